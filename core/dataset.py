@@ -1,0 +1,117 @@
+"""The `Dataset`: a table of labelled examples with stable ids and column roles.
+
+Every source (files, the Hub, a saved `datasets` folder, a DataFrame, the built-in
+demos) ends up as one of these; everything downstream (representations, AFLite,
+z-statistics, exports) reads it and never the raw source.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass
+class Dataset:
+    """A labelled table.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per example. Its index holds the stable example ids (strings,
+        unique, index name ``"id"``); they survive filtering and export.
+    label : str
+        The label column. Values are label *names* (``ClassLabel`` integers are
+        already mapped to their names); rows without a usable label were dropped.
+    text : list of str
+        Text columns (e.g. ``["premise", "hypothesis"]``); may be empty.
+    embedding : str or None
+        Column holding precomputed vectors (lists or arrays), if any.
+    image : str or None
+        Column holding images (2-D/3-D arrays), if any.
+    features : list of str
+        Boolean or categorical columns the user marked as features (z-statistics).
+    name : str
+        Where it came from, for people (a path, a Hub name, ``demo:nli``).
+    dropped : dict
+        Reason -> number of rows dropped while loading (e.g. unusable label).
+    messages : list of str
+        Notes for the user produced while loading (dropped rows, empty texts).
+    truth : list of str
+        Ground-truth columns of the demos (e.g. ``biased``, ``artifact``); never
+        fed to a representation.
+    """
+
+    table: pd.DataFrame
+    label: str
+    text: list = field(default_factory=list)
+    embedding: Optional[str] = None
+    image: Optional[str] = None
+    features: list = field(default_factory=list)
+    name: str = ""
+    dropped: dict = field(default_factory=dict)
+    messages: list = field(default_factory=list)
+    truth: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    @property
+    def ids(self) -> np.ndarray:
+        return self.table.index.to_numpy(dtype=object)
+
+    @property
+    def y(self) -> np.ndarray:
+        """Label names, aligned with `ids`."""
+        return self.table[self.label].to_numpy()
+
+    @property
+    def classes(self) -> list:
+        return sorted(pd.unique(self.table[self.label]).tolist(), key=str)
+
+    def label_counts(self) -> pd.Series:
+        return self.table[self.label].value_counts().sort_index()
+
+    @property
+    def fingerprint(self) -> str:
+        """A content hash of ids, labels and the role columns (16 hex digits).
+
+        Used to key caches of representations and projections: the same data in
+        the same roles gives the same fingerprint, whatever file it came from.
+        """
+        h = hashlib.sha256()
+        h.update(repr((self.label, list(self.text), self.embedding, self.image)).encode())
+        cols = [self.label, *self.text]
+        if self.embedding:
+            cols.append(self.embedding)
+        frame = self.table[cols].copy()
+        if self.embedding:
+            frame[self.embedding] = [np.asarray(v, dtype=np.float32).tobytes() for v in frame[self.embedding]]
+        h.update(pd.util.hash_pandas_object(frame.astype(str), index=True).to_numpy().tobytes())
+        if self.image:
+            for v in self.table[self.image]:
+                h.update(np.asarray(v).tobytes())
+        return h.hexdigest()[:16]
+
+    def subset(self, ids: Sequence) -> "Dataset":
+        """The examples with these ids, in the dataset's order, roles kept."""
+        keep = self.table.index.isin(list(ids))
+        return replace(self, table=self.table[keep], dropped=dict(self.dropped), messages=list(self.messages))
+
+    def role_of(self, column: str) -> str:
+        if column == self.label:
+            return "label"
+        if column in self.text:
+            return "text"
+        if column == self.embedding:
+            return "embedding"
+        if column == self.image:
+            return "image"
+        if column in self.features:
+            return "feature"
+        if column in self.truth:
+            return "ground truth"
+        return "other"
