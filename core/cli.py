@@ -1,0 +1,199 @@
+"""Command line: ``python -m core COMMAND ...`` (also installed as ``artifact-lens``).
+
+Every command takes the same column options as `core.sources.load_dataset`. Bad
+input prints one ``error: ...`` line naming the problem and the fix, exits with 2,
+and leaves no partial output file (outputs are written to a temporary file and
+renamed into place).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from core.errors import Cancelled, InputError
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dataset", help="file (.csv/.tsv/.jsonl/.parquet), save_to_disk folder, Hub name, or demo:nli / demo:circles / demo:digits")
+    g = p.add_argument_group("columns (auto-detected when omitted)")
+    g.add_argument("--text", help="text column(s), comma-separated, e.g. premise,hypothesis")
+    g.add_argument("--label", help="label column")
+    g.add_argument("--id", help="id column (default: the row number in the source)")
+    g.add_argument("--embedding", help="column holding precomputed vectors")
+    g.add_argument("--image", help="column holding images")
+    g.add_argument("--feature", action="append", default=None, help="a boolean/categorical column to use as a feature (repeatable)")
+    g.add_argument("--config", help="Hub/datasets config name")
+    g.add_argument("--split", help="split to load (e.g. validation)")
+
+
+def load_from_args(args):
+    from core.sources import load_dataset
+
+    return load_dataset(
+        args.dataset, text=args.text, label=args.label, id=args.id, embedding=args.embedding,
+        image=args.image, features=args.feature, config=args.config, split=args.split,
+    )
+
+
+@contextmanager
+def atomic_output(path: str):
+    """Yield a temporary path beside `path`; move it into place only if the block succeeds."""
+    target = Path(path)
+    if target.parent and not target.parent.exists():
+        raise InputError(f"the output folder {target.parent} does not exist; create it or choose another --out.")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part" + "".join(target.suffixes), dir=target.parent or ".")
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def progress_bar(desc: str, quiet: bool):
+    from core.progress import TqdmProgress
+
+    if quiet:
+        return None
+    return TqdmProgress(desc)
+
+
+def print_messages(ds, quiet=False):
+    if not quiet:
+        for m in ds.messages:
+            print(f"note: {m}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_info(args) -> int:
+    from core.sources import detect_roles
+
+    ds = load_from_args(args)
+    roles = {c: ds.role_of(c) for c in ds.table.columns}
+    counts = ds.label_counts()
+    info = {
+        "dataset": ds.name,
+        "rows": len(ds),
+        "fingerprint": ds.fingerprint,
+        "labels": {str(k): int(v) for k, v in counts.items()},
+        "columns": roles,
+        "detected": {k: v for k, v in detect_roles(ds.table.reset_index()).items() if v},
+        "dropped": ds.dropped,
+        "messages": ds.messages,
+    }
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    print(f"dataset      {ds.name}")
+    print(f"rows         {len(ds)}")
+    print(f"fingerprint  {ds.fingerprint}")
+    print("labels")
+    width = max(len(str(k)) for k in counts.index)
+    for k, v in counts.items():
+        print(f"  {str(k):<{width}}  {v:>8}  {v / len(ds):6.1%}")
+    print("columns")
+    for c, r in roles.items():
+        print(f"  {c:<24} {r}")
+    if ds.dropped:
+        print("dropped rows")
+        for reason, n in ds.dropped.items():
+            print(f"  {reason}: {n}")
+    for m in ds.messages:
+        print(f"note: {m}")
+    return 0
+
+
+def cmd_represent(args) -> int:
+    import numpy as np
+
+    from core.representations import represent
+
+    out = Path(args.out)
+    if out.suffix.lower() not in (".npy", ".npz", ".parquet"):
+        raise InputError(f"--out must end in .npy, .npz or .parquet (got '{out.name}').")
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    bar = progress_bar("represent", args.quiet)
+    try:
+        rep = represent(ds, args.representation, cache_dir=args.cache_dir, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    with atomic_output(args.out) as tmp:
+        ids = np.asarray(rep.ids).astype(str)
+        if out.suffix.lower() == ".npy":
+            with open(tmp, "wb") as f:
+                np.save(f, rep.X)
+        elif out.suffix.lower() == ".npz":
+            with open(tmp, "wb") as f:
+                np.savez(f, X=rep.X, ids=ids, excluded_ids=np.asarray(rep.excluded_ids).astype(str))
+        else:
+            import pandas as pd
+
+            pd.DataFrame({"id": ids, "embedding": list(rep.X)}).to_parquet(tmp, index=False)
+    if not args.quiet:
+        print(f"wrote {rep.X.shape[0]} x {rep.X.shape[1]} float32 ({rep.spec}) to {args.out}")
+        if len(rep.excluded_ids):
+            print(f"note: {len(rep.excluded_ids)} warm-up examples were used to train the representation and are not in the output.")
+    return 0
+
+
+# ---------------------------------------------------------------- main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m core",
+        description="Artifact Lens: find and filter dataset artifacts (AFLite, z-statistics).",
+    )
+    parser.add_argument("--cache-dir", help="cache folder for representations (default: $ARTIFACT_LENS_CACHE or ~/.cache/artifact-lens)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("info", help="rows, label distribution, columns and their roles, dropped rows",
+                       description="Show what the tool sees in a dataset: rows, labels, column roles, dropped rows.")
+    add_dataset_args(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("represent", help="build a representation (an N x d float32 matrix) and save it",
+                       description="Build a representation Phi of a dataset and write it to .npy, .npz (X, ids) or .parquet (id, embedding).")
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", required=True,
+                   help="spec, e.g. tfidf-svd:fields=hypothesis,dim=128 | warmup:fields=hypothesis,fraction=0.1 | embedding | file:path=emb.npy | glove | pixels:pca=32")
+    p.add_argument("--out", required=True, help="output file (.npy, .npz or .parquet)")
+    p.set_defaults(func=cmd_represent)
+
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    if getattr(args, "cache_dir", None):
+        os.environ["ARTIFACT_LENS_CACHE"] = args.cache_dir
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Cancelled:
+        print("cancelled", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("interrupted; no output was written", file=sys.stderr)
+        return 130
