@@ -1,0 +1,222 @@
+"""Loading datasets from every supported source, column roles, ids and bad input."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.errors import InputError
+from core.sources import detect_roles, load_dataset
+
+NLI = pd.DataFrame(
+    {
+        "premise": ["A man sleeps .", "A dog runs .", "Kids play .", "A cat sits .", "Two men talk .", "A girl sings ."],
+        "hypothesis": ["Nobody sleeps .", "An animal moves .", "Kids are tall .", "A cat .", "Men chat .", "She sings ."],
+        "label": ["contradiction", "entailment", "neutral", "entailment", "entailment", "neutral"],
+    }
+)
+
+
+def write(frame: pd.DataFrame, path, kind):
+    if kind == "csv":
+        frame.to_csv(path, index=False)
+    elif kind == "tsv":
+        frame.to_csv(path, sep="\t", index=False)
+    elif kind == "jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path, index=False)
+
+
+@pytest.mark.parametrize("kind", ["csv", "tsv", "jsonl", "parquet"])
+def test_local_files_load_with_detected_roles(tmp_path, kind):
+    path = tmp_path / f"nli.{kind}"
+    write(NLI, path, kind)
+    ds = load_dataset(path)
+    assert len(ds) == 6
+    assert ds.text == ["premise", "hypothesis"] and ds.label == "label"
+    assert ds.label_counts().to_dict() == {"contradiction": 1, "entailment": 3, "neutral": 2}
+    assert list(ds.ids) == [str(i) for i in range(6)]
+    assert ds.table.loc["2", "hypothesis"] == "Kids are tall ."
+
+
+def test_same_content_same_fingerprint_across_formats(tmp_path):
+    write(NLI, tmp_path / "a.csv", "csv")
+    write(NLI, tmp_path / "a.parquet", "parquet")
+    a, b = load_dataset(tmp_path / "a.csv"), load_dataset(tmp_path / "a.parquet")
+    assert a.fingerprint == b.fingerprint
+    changed = NLI.assign(label=NLI.label[::-1].to_numpy())
+    assert load_dataset(changed).fingerprint != a.fingerprint
+
+
+def test_dataframe_and_role_overrides():
+    frame = NLI.rename(columns={"premise": "s1", "hypothesis": "s2", "label": "gold"}).assign(
+        uid=[f"ex{i}" for i in range(6)], flag=[True, False] * 3
+    )
+    ds = load_dataset(frame, text="s2", label="gold", id="uid", features=["flag"])
+    assert ds.text == ["s2"] and ds.label == "gold" and ds.features == ["flag"]
+    assert list(ds.ids) == [f"ex{i}" for i in range(6)]
+    assert ds.role_of("s1") == "other"
+
+
+@pytest.mark.parametrize(
+    "columns, text",
+    [
+        (["sentence1", "sentence2", "label"], ["sentence1", "sentence2"]),
+        (["text", "label"], ["text"]),
+        (["premise", "hypothesis", "gold_label"], ["premise", "hypothesis"]),
+    ],
+)
+def test_common_layouts_are_detected(columns, text):
+    roles = detect_roles(pd.DataFrame(columns=columns))
+    assert roles["text"] == text
+    assert roles["label"] == columns[-1]
+
+
+def test_image_layout_is_detected():
+    frame = pd.DataFrame({"image": [np.zeros((2, 2))] * 4, "label": [0, 1, 0, 1]})
+    ds = load_dataset(frame)
+    assert ds.image == "image" and ds.text == []
+
+
+def test_unusable_labels_are_dropped_and_counted_ids_stay_stable(tmp_path):
+    frame = NLI.astype({"label": object})
+    frame.loc[1, "label"] = "-"  # SNLI's raw files
+    frame.loc[4, "label"] = -1  # SNLI's Hub copy
+    path = tmp_path / "nli.jsonl"
+    write(frame, path, "jsonl")
+    ds = load_dataset(path)
+    assert len(ds) == 4
+    assert ds.dropped == {"no usable label": 2}
+    assert any("dropped 2 of 6" in m for m in ds.messages)
+    # ids are row numbers of the source, so they survive dropping and subsetting
+    assert list(ds.ids) == ["0", "2", "3", "5"]
+    assert list(ds.subset(["5", "2"]).ids) == ["2", "5"]
+
+
+def test_save_to_disk_folder_with_classlabel_names(tmp_path):
+    import datasets as hf
+
+    features = hf.Features(
+        {
+            "premise": hf.Value("string"),
+            "hypothesis": hf.Value("string"),
+            "label": hf.ClassLabel(names=["entailment", "neutral", "contradiction"]),
+        }
+    )
+    codes = {"entailment": 0, "neutral": 1, "contradiction": 2}
+    data = {"premise": NLI.premise.tolist(), "hypothesis": NLI.hypothesis.tolist(), "label": [codes[l] for l in NLI.label]}
+    data["label"][0] = -1  # ClassLabel's "no label"
+    hf.DatasetDict({"validation": hf.Dataset.from_dict(data, features=features)}).save_to_disk(tmp_path / "saved")
+    ds = load_dataset(tmp_path / "saved")
+    assert len(ds) == 5 and ds.dropped == {"no usable label": 1}
+    assert set(ds.classes) == {"entailment", "neutral"}
+    assert ds.table.loc["1", "label"] == "entailment"
+
+
+@pytest.fixture
+def hub_repo(tmp_path):
+    """A folder shaped like a Hub dataset repo: README.md with `configs`, data files."""
+    root = tmp_path / "org__nli-mini"
+    (root / "data").mkdir(parents=True)
+    write(NLI, root / "data" / "a_validation.jsonl", "jsonl")
+    write(NLI.iloc[:4], root / "data" / "b_validation.jsonl", "jsonl")
+    (root / "README.md").write_text(
+        "---\nconfigs:\n- config_name: a\n  data_files:\n  - split: validation\n    path: data/a_validation.jsonl\n"
+        "- config_name: b\n  data_files:\n  - split: validation\n    path: data/b_validation.jsonl\n---\n# mini\n"
+    )
+    return root
+
+
+def test_hub_shaped_folder_loads_through_datasets_load_dataset(hub_repo):
+    a = load_dataset(str(hub_repo), config="a", split="validation")
+    b = load_dataset(str(hub_repo), config="b", split="validation")
+    assert (len(a), len(b)) == (6, 4)
+    assert a.text == ["premise", "hypothesis"]
+
+
+def test_hub_shaped_folder_without_config_lists_configs(hub_repo):
+    with pytest.raises(InputError, match=r"several configs \(a, b\).*--config"):
+        load_dataset(str(hub_repo))
+
+
+def test_hub_name_while_offline_is_a_clear_error():
+    with pytest.raises(InputError, match="offline mode is on.*local file or folder"):
+        load_dataset("no-such-org/no-such-dataset")
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_unknown_file_type(tmp_path):
+    path = tmp_path / "data.xlsx"
+    path.write_bytes(b"PK\x03\x04")
+    with pytest.raises(InputError, match=r"unknown file type '.xlsx'.*\.csv, \.tsv, \.jsonl"):
+        load_dataset(path)
+
+
+def test_missing_path_is_not_treated_as_hub_name(tmp_path):
+    with pytest.raises(InputError, match="no file or folder at"):
+        load_dataset(str(tmp_path / "nope.csv"))
+
+
+def test_malformed_jsonl(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"premise": "a", "label": "x"}\n{"premise": "b", "label": \n')
+    with pytest.raises(InputError, match="could not read .*bad.jsonl as JSON Lines.*one JSON object per line"):
+        load_dataset(path)
+
+
+def test_corrupt_parquet(tmp_path):
+    path = tmp_path / "bad.parquet"
+    path.write_bytes(b"this is not parquet at all")
+    with pytest.raises(InputError, match="could not read .*bad.parquet as Parquet"):
+        load_dataset(path)
+
+
+def test_misspelled_column_lists_columns_and_suggests():
+    with pytest.raises(InputError, match=r"no column 'hypothesys'.*Did you mean 'hypothesis'.*premise, hypothesis, label"):
+        load_dataset(NLI, text=["premise", "hypothesys"])
+
+
+def test_single_class_label():
+    with pytest.raises(InputError, match="single class"):
+        load_dataset(NLI.assign(label="neutral"))
+
+
+def test_duplicate_ids():
+    with pytest.raises(InputError, match="duplicated ids.*must be unique"):
+        load_dataset(NLI.assign(pid=["a", "b", "a", "c", "d", "d"]), id="pid")
+
+
+def test_empty_texts_are_counted_and_kept():
+    frame = NLI.copy()
+    frame.loc[[0, 3], "hypothesis"] = ["", None]
+    ds = load_dataset(frame)
+    assert len(ds) == 6
+    assert any("2 examples have an empty 'hypothesis'" in m for m in ds.messages)
+
+
+def test_non_text_column_as_text():
+    with pytest.raises(InputError, match="'n' is not text"):
+        load_dataset(NLI.assign(n=range(6)), text="n")
+
+
+def test_no_label_column_found():
+    with pytest.raises(InputError, match="could not find a label column.*--label"):
+        load_dataset(NLI.rename(columns={"label": "verdict"}))
+
+
+def test_unknown_demo():
+    with pytest.raises(InputError, match="unknown demo 'foo'.*demo:nli"):
+        load_dataset("demo:foo")
+
+
+# ---------------------------------------------------------------- real data
+
+
+def test_snli_dev(snli_path):
+    ds = load_dataset(snli_path)
+    assert len(ds) == 9842
+    assert ds.label_counts().to_dict() == {"contradiction": 3278, "entailment": 3329, "neutral": 3235}
+    assert ds.text == ["premise", "hypothesis"]
