@@ -115,13 +115,13 @@ def cmd_info(args) -> int:
 
 
 def cmd_represent(args) -> int:
+    out = Path(args.out)
+    if out.suffix.lower() not in (".npy", ".npz", ".parquet"):
+        raise InputError(f"--out must end in .npy, .npz or .parquet (got '{out.name}').")
     import numpy as np
 
     from core.representations import represent
 
-    out = Path(args.out)
-    if out.suffix.lower() not in (".npy", ".npz", ".parquet"):
-        raise InputError(f"--out must end in .npy, .npz or .parquet (got '{out.name}').")
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     bar = progress_bar("represent", args.quiet)
