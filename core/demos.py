@@ -50,9 +50,13 @@ def _rng(random_state):
 # Bias geometry (see `make_circles`): biased points of class c sit around
 # +/- BIAS_SHIFT along a seeded unit direction u of the bias space, noise points
 # around 0; both spread BIAS_SPREAD in every direction orthogonal to u, while along
-# u the noise points spread only NOISE_SPREAD_U. Chosen by simulation so that a
-# linear model is ~97% right on biased points, is at chance on noise points, and
-# its decisions on noise points vary from one AFLite partition to the next.
+# u the noise points spread only NOISE_SPREAD_U. Chosen by simulation: a linear
+# model is ~98% right on biased points and at chance on noise points. If noise
+# points spread as widely along u as biased ones (isotropic noise), every linear
+# model of every partition puts a given noise point on the same side, so half of
+# them look perfectly predictable and AFLite cannot tell them from biased points
+# (simulated: 41% biased among the retained at 30%, vs 23% with these values; a
+# straightforward AFLite, LR, m=64, t=10%, k=5%, tau=0, seed 0).
 BIAS_SHIFT = 1.0
 BIAS_SPREAD = 0.5
 NOISE_SPREAD_U = 0.1
@@ -179,14 +183,14 @@ _SUBJECTS = [  # (premise phrase, paraphrase used in hypotheses)
 _PLURAL = {"Two men", "Two women", "Two guys", "Two ladies"}
 _CLOTHES = ["in a red shirt", "in a blue jacket", "wearing a hat", "in a green dress",
             "wearing sunglasses", "in a black coat", "wearing a scarf", "in jeans", "", ""]
-_ACTIVITIES = [  # (activity, synonym phrase of about the same length)
-    ("running", "jogging"), ("riding a bike", "cycling"), ("playing guitar", "strumming a guitar"),
-    ("eating lunch", "having lunch"), ("reading a book", "reading a novel"),
-    ("painting a fence", "painting a wall"), ("walking a dog", "walking their dog"),
-    ("cooking dinner", "making dinner"), ("dancing", "moving to music"),
-    ("swimming", "doing laps"), ("throwing a ball", "tossing a ball"),
-    ("climbing a rock", "scaling a rock"), ("selling fruit", "selling apples"),
-    ("taking a photo", "snapping a picture"), ("washing a car", "cleaning a car"),
+_ACTIVITIES = [  # (activity, paraphrase sharing no content word with it)
+    ("running", "jogging"), ("riding a bike", "cycling"), ("playing guitar", "making music"),
+    ("eating lunch", "having a meal"), ("reading a book", "enjoying a novel"),
+    ("painting a fence", "decorating a railing"), ("walking a dog", "strolling with a pet"),
+    ("cooking dinner", "preparing food"), ("dancing", "moving to a beat"),
+    ("swimming", "doing laps"), ("throwing a ball", "tossing a toy"),
+    ("climbing a rock", "scaling a cliff"), ("selling fruit", "offering apples"),
+    ("taking a photo", "snapping a picture"), ("washing a car", "cleaning a vehicle"),
     ("singing", "performing a song"),
 ]
 _PLACES = [  # (place, outdoor?)
@@ -202,7 +206,6 @@ _MODIFIERS = ["in the morning", "with a friend", "in the rain", "after work",
 # Cue words of the planted artifacts (kept out of every un-artifacted hypothesis).
 _NEGATIONS = ["not", "nobody", "no", "never"]
 _SLEEP = ["sleeping", "napping", "asleep", "dozing"]
-_GENERAL_SUBJECTS = ["A person", "People", "Someone"]
 _PURPOSES = ["to win a prize", "to win the contest", "for a competition", "for a school project",
              "for a charity event", "to impress a friend"]
 _EXTRA_CLAUSES = ["while waiting for a bus that is running late",
@@ -235,7 +238,9 @@ def make_nli(n=3000, artifact_share=0.6, random_state=0) -> Dataset:
     hypothesis always has the form "<paraphrased subject> is <activity> <place>
     <modifier>", where entailment paraphrases the activity and keeps the modifier,
     contradiction swaps the activity for another one and keeps the modifier, and
-    neutral keeps the activity and swaps the modifier. So its words, length and
+    neutral keeps the activity's wording and swaps the modifier (every activity
+    has two phrasings, the premise uses either, so the hypothesis phrase has the
+    same distribution under every label). So its words, length and
     overlap with the premise carry (almost) no label information on their own.
 
     ``artifact_share`` of the examples instead get one artifact, chosen uniformly
@@ -280,6 +285,8 @@ def make_nli(n=3000, artifact_share=0.6, random_state=0) -> Dataset:
     subj = rng.integers(0, len(_SUBJECTS), n)
     cloth = rng.integers(0, len(_CLOTHES), n)
     act = rng.integers(0, len(_ACTIVITIES), n)
+    form = rng.integers(0, 2, n)  # which of the two phrasings the premise uses
+    other_form = rng.integers(0, 2, n)
     other_act = (act + rng.integers(1, len(_ACTIVITIES), n)) % len(_ACTIVITIES)
     place = rng.integers(0, len(_PLACES), n)
     mod = rng.integers(0, len(_MODIFIERS), n)
@@ -289,8 +296,10 @@ def make_nli(n=3000, artifact_share=0.6, random_state=0) -> Dataset:
     premises, hypotheses, labels, artifacts = [], [], [], []
     for i in range(n):
         s_p, s_h = _SUBJECTS[subj[i]]
-        a_p, a_syn = _ACTIVITIES[act[i]]
-        a_other = _ACTIVITIES[other_act[i]][0]
+        # Each hypothesis activity phrase is, whatever the label, a uniform draw
+        # from all phrasings: only its relation to the premise differs.
+        a_p, a_syn = _ACTIVITIES[act[i]][form[i]], _ACTIVITIES[act[i]][1 - form[i]]
+        a_other = _ACTIVITIES[other_act[i]][other_form[i]]
         pl, outdoor = _PLACES[place[i]]
         m_p, m_other = _MODIFIERS[mod[i]], _MODIFIERS[other_mod[i]]
         c = _CLOTHES[cloth[i]]
@@ -324,7 +333,7 @@ def make_nli(n=3000, artifact_share=0.6, random_state=0) -> Dataset:
                 verb = _SLEEP[r % len(_SLEEP)]
                 h = f"{s_h} {_be(s_h)} {verb} {pl}."
             elif kind == "generalisation":
-                g = _GENERAL_SUBJECTS[r % len(_GENERAL_SUBJECTS)]
+                g = "People" if s_p in _PLURAL else ("A person", "Someone")[r % 2]
                 where = "outdoors" if outdoor else pl
                 h = f"{g} {'are' if g == 'People' else 'is'} {a_p} {where}."
             elif kind == "overlap":
