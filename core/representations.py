@@ -240,6 +240,7 @@ def _resolve(dataset: Dataset, kind: str, options: dict) -> dict:
             opts["dim"] = None  # the TF-IDF/SVD size only applies to text input
         elif kind in ("tfidf-svd", "warmup"):
             opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
+        if kind in ("tfidf-svd", "warmup"):
             opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
         if kind == "tfidf-svd":
             opts["min_df"] = _int_option(kind, "min_df", opts["min_df"], 1)
