@@ -149,6 +149,78 @@ def cmd_represent(args) -> int:
     return 0
 
 
+def _size(text: str):
+    """A CLI size: '0.3' is a fraction, '3000' a count (as in the Python API)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number; give a count (3000) or a fraction (0.3)") from None
+    return int(value) if value >= 1 and value == int(value) and "." not in text else value
+
+
+def _representation(ds, spec, args):
+    from core.representations import represent
+
+    bar = progress_bar("represent", args.quiet)
+    try:
+        return represent(ds, spec, cache_dir=args.cache_dir, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+
+
+def cmd_aflite(args) -> int:
+    import numpy as np
+
+    from core import export
+    from core.runs import fit_run
+
+    for path in filter(None, (args.out, args.manifest, args.export)):
+        if not Path(path).parent.exists():
+            raise InputError(f"the output folder {Path(path).parent} does not exist; create it or choose another path.")
+    if Path(args.out).suffix.lower() != ".csv":
+        raise InputError(f"--out must be a .csv file (got '{Path(args.out).name}').")
+    if args.export and Path(args.export).suffix.lower() not in (".csv", ".parquet", ".jsonl", ""):
+        raise InputError(f"--export must end in .csv, .parquet or .jsonl, or be a folder name (got '{Path(args.export).name}').")
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    rep = _representation(ds, args.representation, args)
+    params = dict(n_partitions=args.m, train_size=args.train_size, slice_size=args.k, tau=args.tau,
+                  target_size=args.target_size, model=args.model, strategy=args.strategy,
+                  random_state=args.seed)
+    quality = None
+    if args.quality:
+        if args.quality not in ds.table.columns:
+            raise InputError(f"--quality column '{args.quality}' does not exist; the columns are: {', '.join(ds.table.columns)}.")
+        quality = ds.table[args.quality].reindex(np.asarray(rep.ids)).to_numpy(dtype=float)
+    bar = progress_bar("aflite", args.quiet)
+    try:
+        run = fit_run(ds, rep, params, progress=bar, quality=quality)
+    finally:
+        if bar:
+            bar.close()
+    scored = export.export_frame(ds, run, which="all", include_arrays=False)
+    scored = scored[["id", ds.label, "predictability", "removed_at", "retained", "warmup"]]
+    manifest = run.manifest(retained_ids=[str(i) for i in np.asarray(run.ids)[run.retained]],
+                            command="python -m core " + " ".join(sys.argv[1:]) if sys.argv else "")
+    with atomic_output(args.out) as tmp:
+        scored.to_csv(tmp, index=False, float_format="%.6g")
+    if args.manifest:
+        with atomic_output(args.manifest) as tmp:
+            Path(tmp).write_text(json.dumps(manifest, indent=1, default=str))
+    if args.export:
+        fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
+        frame = export.export_frame(ds, run, which=args.which)
+        manifest_out = export.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds)
+        export.write(frame, args.export, fmt=fmt, manifest=manifest_out)
+    if not args.quiet:
+        kept = int(run.retained.sum())
+        print(f"AFLite: kept {kept} of {len(run.ids)} scored examples in {run.n_phases} phases ({run.seconds:.1f} s); wrote {args.out}")
+        if len(run.excluded_ids):
+            print(f"note: {len(run.excluded_ids)} warm-up examples trained the representation and were not scored (warmup=true).")
+    return 0
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -174,6 +246,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="spec, e.g. tfidf-svd:fields=hypothesis,dim=128 | warmup:fields=hypothesis,fraction=0.1 | embedding | file:path=emb.npy | glove | pixels:pca=32")
     p.add_argument("--out", required=True, help="output file (.npy, .npz or .parquet)")
     p.set_defaults(func=cmd_represent)
+
+    p = sub.add_parser("aflite", help="AFLite predictability scores and the filtered split",
+                       description="Run AFLite (Le Bras et al. 2020, Algorithm 1) and write every example with its id, label, "
+                                   "predictability, removal phase and whether it is retained. Sizes are a count (3000) or a fraction (0.3).")
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--m", type=int, default=64, help="m: partitions (models) per phase (default 64)")
+    p.add_argument("--train-size", type=_size, default=0.1, help="t: training-set size per model (default 0.1)")
+    p.add_argument("--k", type=_size, default=0.01, help="k: examples removed per phase (default 0.01)")
+    p.add_argument("--tau", type=float, default=0.75, help="τ: early-stopping threshold in [0, 1] (default 0.75)")
+    p.add_argument("--target-size", type=_size, default=0.5, help="n: stop at this size (default 0.5)")
+    p.add_argument("--model", default="ridge", help="model family: ridge (default), logistic, svm, ensemble")
+    p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
+    p.add_argument("--quality", help="a numeric column: among p ≥ τ, remove the lowest-quality examples first (paper 002)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")
+    p.add_argument("--manifest", help="run manifest JSON: parameters, seed, representation, versions, fingerprint, retained ids")
+    p.add_argument("--export", help="also export a split with all columns (.csv, .parquet, .jsonl, or a folder for save_to_disk)")
+    p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split for --export (default retained)")
+    p.set_defaults(func=cmd_aflite)
 
     return parser
 
