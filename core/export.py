@@ -1,0 +1,294 @@
+"""Export a filtered split: CSV, Parquet, JSONL or a `datasets` folder, with the run manifest.
+
+Three selections (`export_frame`):
+
+- ``"retained"``: the examples AFLite kept at the chosen τ and n;
+- ``"removed"``: the examples it removed;
+- ``"all"``: every example with the score columns ``predictability``,
+  ``removed_at`` (the removal phase, -1 if retained), ``retained`` and ``warmup``.
+
+Warm-up examples (used to train the representation Φ) are never scored; they are
+left out of ``"retained"`` and ``"removed"``, appear in ``"all"`` with
+``warmup = True`` and empty scores, and the manifest lists their ids.
+
+Every format can go to bytes (for a download button) or to a path. Writing to a
+path is atomic: the data goes to a temporary file or folder beside the target,
+then is renamed over it, so a failed or interrupted export never leaves a partial
+file. The manifest (JSON) is written beside the data as ``<name>.manifest.json``.
+
+CSV and formula injection: a spreadsheet treats a cell that starts with ``=``,
+``+``, ``-`` or ``@`` (or a tab / carriage return) as a formula. In CSV exports,
+such text cells get a leading apostrophe (``'=HYPERLINK(...)``), the usual
+neutralisation (OWASP "CSV injection"); spreadsheets show the text, not a result.
+Text that is just a number (``-1``, ``+0.5``) is left alone, and so are numeric
+columns. Parquet, JSONL and `datasets` exports keep the text unchanged.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from core.errors import InputError
+
+__all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write",
+           "manifest_for", "file_name"]
+
+FORMATS = ("csv", "parquet", "jsonl", "datasets")
+SELECTIONS = ("retained", "removed", "all")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_EXTENSION = {"csv": ".csv", "parquet": ".parquet", "jsonl": ".jsonl", "datasets": ""}
+_MIME = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "jsonl": "application/jsonl",
+         "datasets": "application/zip"}
+
+
+def _check_choice(name, value, choices):
+    if value not in choices:
+        raise InputError(f"{name}={value!r} is not supported; use one of {', '.join(map(repr, choices))}")
+
+
+def export_frame(dataset, run=None, *, retained=None, which: str = "retained", include_arrays: bool = True) -> pd.DataFrame:
+    """The table to export, with the id as the first column.
+
+    Parameters
+    ----------
+    dataset : core.dataset.Dataset
+    run : core.runs.Run, optional
+        Gives the scored ids, predictability p̃, removal phase and warm-up ids.
+        Without a run, ``which="all"`` exports the dataset as is.
+    retained : array of bool, optional
+        The retained mask aligned with ``run.ids``, for the τ and n the user chose
+        (``run.retained_for(tau, n)``); defaults to the run's fitted mask.
+    which : {"retained", "removed", "all"}
+    include_arrays : bool
+        Keep embedding/image columns (lists of numbers); CSV stores them as JSON text.
+    """
+    _check_choice("which", which, SELECTIONS)
+    table = dataset.table
+    if not include_arrays:
+        table = table.drop(columns=[c for c in (dataset.embedding, dataset.image) if c and c in table.columns])
+    if run is None:
+        if which != "all":
+            raise InputError(f"which={which!r} needs an AFLite run; run the filter first or export which='all'")
+        out = table.copy()
+        out.insert(0, "id", out.index.astype(str))
+        return out.reset_index(drop=True)
+    ids = np.asarray(run.ids).astype(str)
+    mask = run.retained if retained is None else np.asarray(retained, dtype=bool)
+    if mask.shape != ids.shape:
+        raise InputError(f"retained has {mask.shape[0]} entries but the run scored {ids.shape[0]} examples; "
+                         "pass the mask returned by run.retained_for(...)")
+    pos = pd.Index(table.index.astype(str))
+    loc = pos.get_indexer(ids)
+    if (loc < 0).any():
+        missing = ids[loc < 0][:3].tolist()
+        raise InputError(f"the run does not belong to this dataset: ids {missing} are not in it; "
+                         "re-run the filter on the current dataset")
+    if which == "all":
+        out = table.copy()
+        out.insert(0, "id", pos)
+        score = np.full(len(out), np.nan, dtype=np.float64)
+        removed_at = np.full(len(out), -1, dtype=np.int64)
+        kept = np.zeros(len(out), dtype=bool)
+        scored = np.zeros(len(out), dtype=bool)
+        score[loc] = run.predictability
+        # A removal phase only counts when the chosen τ/n actually removes the example.
+        removed_at[loc] = np.where(mask, -1, run.removed_at)
+        kept[loc] = mask
+        scored[loc] = True
+        out["predictability"] = score
+        out["removed_at"] = pd.array(np.where(scored, removed_at, 0), dtype="Int64")
+        out.loc[~scored, "removed_at"] = pd.NA
+        out["retained"] = kept
+        out["warmup"] = ~scored
+        return out.reset_index(drop=True)
+    chosen = loc[mask] if which == "retained" else loc[~mask]
+    out = table.iloc[np.sort(chosen)].copy()
+    out.insert(0, "id", out.index.astype(str))
+    return out.reset_index(drop=True)
+
+
+def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy where text cells that a spreadsheet would run as a formula start with ``'``.
+
+    Only string cells are touched; numbers and strings that are plain numbers stay as they are.
+    """
+    out = frame.copy()
+    for col in out.columns:
+        series = out[col]
+        if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
+            continue
+
+        def fix(v):
+            if isinstance(v, str) and v.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(v):
+                return "'" + v
+            return v
+
+        out[col] = series.map(fix)
+    return out
+
+
+def _arrays_to_json_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """Lists/arrays in cells become JSON text (CSV has no list type)."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype != object:
+            continue
+        sample = out[col].dropna()
+        if len(sample) and isinstance(sample.iloc[0], (list, tuple, np.ndarray)):
+            out[col] = [json.dumps(np.asarray(v).tolist()) if v is not None else None for v in out[col]]
+    return out
+
+
+def _arrays_to_lists(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            sample = out[col].dropna()
+            if len(sample) and isinstance(sample.iloc[0], np.ndarray):
+                out[col] = [np.asarray(v).tolist() for v in out[col]]
+    return out
+
+
+def _csv_bytes(frame: pd.DataFrame) -> bytes:
+    safe = neutralise_formulas(_arrays_to_json_text(frame))
+    return safe.to_csv(index=False).encode("utf-8")
+
+
+def _parquet_bytes(frame: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    _arrays_to_lists(frame).to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def _jsonl_bytes(frame: pd.DataFrame) -> bytes:
+    return _arrays_to_lists(frame).to_json(orient="records", lines=True, force_ascii=False).encode("utf-8")
+
+
+def _save_datasets_folder(frame: pd.DataFrame, folder: Path) -> None:
+    import datasets
+
+    ds = datasets.Dataset.from_pandas(_arrays_to_lists(frame), preserve_index=False)
+    ds.save_to_disk(str(folder))
+
+
+def manifest_for(run, *, which: str, fmt: str, rows: int, tau=None, target_size=None,
+                 dataset=None, extra: Optional[dict] = None) -> dict:
+    """The manifest of one export: the run's record plus what was exported and how."""
+    export = {"selection": which, "format": fmt, "rows": int(rows), "tau": tau, "target_size": target_size,
+              "csv_formula_neutralisation": "text cells starting with = + - @ tab or CR are prefixed with ' "
+                                            "(plain numbers excepted)" if fmt == "csv" else None,
+              "warmup_note": "warm-up examples trained the representation; they are not scored and are "
+                             "not in the retained or removed selections (in 'all' they have warmup=true)"}
+    if run is None:
+        base = {"tool": "artifact-lens", "dataset": {"name": getattr(dataset, "name", ""),
+                                                      "fingerprint": getattr(dataset, "fingerprint", None)},
+                "aflite": None}
+    else:
+        base = run.manifest()
+    base["export"] = export
+    if extra:
+        base["export"].update(extra)
+    return base
+
+
+def file_name(dataset_name: str, which: str, fmt: str) -> str:
+    """A safe default file name such as ``snli_dev-retained.csv``."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(str(dataset_name) or "dataset").stem).strip("._") or "dataset"
+    return f"{stem}-{which}{_EXTENSION[fmt]}" if fmt != "datasets" else f"{stem}-{which}"
+
+
+def mime(fmt: str) -> str:
+    return _MIME[fmt]
+
+
+def to_bytes(frame: pd.DataFrame, fmt: str, manifest: Optional[dict] = None) -> bytes:
+    """The export as bytes, for ``st.download_button``.
+
+    ``"datasets"`` gives a zip of the ``save_to_disk`` folder with ``manifest.json``
+    inside (a folder cannot be downloaded as one file).
+    """
+    _check_choice("fmt", fmt, FORMATS)
+    if fmt == "csv":
+        return _csv_bytes(frame)
+    if fmt == "parquet":
+        return _parquet_bytes(frame)
+    if fmt == "jsonl":
+        return _jsonl_bytes(frame)
+    with tempfile.TemporaryDirectory(prefix="artifact-lens-export-") as tmp:
+        folder = Path(tmp) / "dataset"
+        _save_datasets_folder(frame, folder)
+        if manifest is not None:
+            (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for p in sorted(folder.rglob("*")):
+                if p.is_file():
+                    zf.write(p, p.relative_to(folder).as_posix())
+        return buf.getvalue()
+
+
+def manifest_path(path) -> Path:
+    path = Path(path)
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    return path.with_name(f"{stem}.manifest.json")
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Optional[dict] = None) -> Path:
+    """Write the export to ``path`` atomically, and the manifest beside it.
+
+    ``fmt`` defaults from the extension (a path without one means a `datasets`
+    folder). Returns the data path; the manifest is ``<name>.manifest.json``.
+    """
+    path = Path(path)
+    if fmt is None:
+        fmt = {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", "": "datasets"}.get(path.suffix.lower())
+        if fmt is None:
+            raise InputError(f"cannot tell the export format from {path.name!r}; use .csv, .parquet, .jsonl, "
+                             "a folder name without extension, or pass fmt=")
+    _check_choice("fmt", fmt, FORMATS)
+    if not path.parent.exists():
+        raise InputError(f"the folder {str(path.parent)!r} does not exist; create it or choose another path")
+    if fmt == "datasets":
+        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+        try:
+            _save_datasets_folder(frame, tmp / "data")
+            if path.exists():
+                old = path.with_name(f".{path.name}.old")
+                shutil.rmtree(old, ignore_errors=True)
+                os.replace(path, old)
+                os.replace(tmp / "data", path)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp / "data", path)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        _atomic_write_bytes(path, to_bytes(frame, fmt))
+    if manifest is not None:
+        _atomic_write_bytes(manifest_path(path), json.dumps(manifest, indent=1, default=str).encode())
+    return path

@@ -1,0 +1,232 @@
+"""2-D projections of a representation Φ for the map: UMAP (umap-learn) and a fast PCA.
+
+A projection is computed once per representation and cached on disk, keyed by the
+representation's key (dataset fingerprint + spec), the method and its parameters,
+so the dashboard never recomputes it on a knob change or a page switch.
+
+UMAP cost, and what is done about it (2 cores, no GPU):
+
+- umap-learn compiles its kernels with numba on first import (about 26 s cold).
+  `NUMBA_CACHE_DIR` is pointed at a persistent cache folder when unset, and umap is
+  imported lazily, only when a UMAP projection is actually computed.
+- Inputs wider than ``pca_dims`` (default 50) are first reduced by PCA to
+  ``pca_dims`` dimensions: neighbour search is the bulk of UMAP's time and scales
+  with the dimension, and the map barely changes. The reduction is recorded in `info`.
+- For large N, UMAP is fitted on a seeded sample of ``fit_size`` rows (default
+  20,000) and the remaining rows are placed with ``transform`` in chunks (which
+  also gives progress and cancellation points). Which rows were fitted is recorded.
+
+Cache location: ``cache_dir`` argument, else ``$ARTIFACT_LENS_CACHE``, else
+``~/.cache/artifact-lens``; projections live in its ``projections/`` folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from core.errors import InputError
+from core.progress import check_cancel, report
+
+__all__ = ["Projection", "project", "default_cache_dir", "METHODS"]
+
+METHODS = ("umap", "pca")
+
+
+def default_cache_dir() -> Path:
+    """``$ARTIFACT_LENS_CACHE`` or ``~/.cache/artifact-lens`` (the representations' cache root)."""
+    return Path(os.environ.get("ARTIFACT_LENS_CACHE") or Path.home() / ".cache" / "artifact-lens")
+
+
+def _ensure_numba_cache(cache_root: Path) -> None:
+    # Numba reads NUMBA_CACHE_DIR when it is first imported; setting it later has no effect.
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        folder = cache_root / "numba"
+        folder.mkdir(parents=True, exist_ok=True)
+        os.environ["NUMBA_CACHE_DIR"] = str(folder)
+
+
+@dataclass
+class Projection:
+    """A 2-D layout of the representation's rows.
+
+    Attributes
+    ----------
+    xy : numpy.ndarray, float32, shape (N, 2)
+    ids : numpy.ndarray of str
+        The row ids, aligned with ``xy`` (those of the representation).
+    method : str
+    params : dict
+    info : dict
+        Seconds, PCA pre-reduction, number of rows fitted vs transformed, cache hit.
+    """
+
+    xy: np.ndarray
+    ids: np.ndarray
+    method: str
+    params: dict
+    info: dict = field(default_factory=dict)
+
+
+def _check_params(method, n_neighbors, min_dist, fit_size, pca_dims):
+    if method not in METHODS:
+        raise InputError(f"method={method!r} is not supported; use 'umap' or 'pca' (fast, for previews)")
+    if not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 2:
+        raise InputError(f"n_neighbors={n_neighbors!r} must be an integer >= 2; UMAP's usual value is 15")
+    if not 0.0 <= float(min_dist) <= 1.0:
+        raise InputError(f"min_dist={min_dist!r} must be in [0, 1]; UMAP's usual value is 0.1")
+    if fit_size is not None and (not isinstance(fit_size, (int, np.integer)) or fit_size < 10):
+        raise InputError(f"fit_size={fit_size!r} must be an integer >= 10 (or None to fit on every row)")
+    if pca_dims is not None and (not isinstance(pca_dims, (int, np.integer)) or pca_dims < 2):
+        raise InputError(f"pca_dims={pca_dims!r} must be an integer >= 2 (or None to skip the PCA pre-reduction)")
+
+
+def _cache_file(cache_dir: Path, key: str, method: str, params: dict, shape) -> Path:
+    blob = json.dumps([key, method, params, list(shape)], sort_keys=True, default=str)
+    digest = hashlib.sha256(blob.encode()).hexdigest()[:24]
+    return cache_dir / "projections" / f"{method}-{digest}.npz"
+
+
+def _pca(X: np.ndarray, dims: int, random_state: int) -> np.ndarray:
+    from sklearn.decomposition import PCA
+
+    dims = min(dims, X.shape[1], X.shape[0])
+    return PCA(n_components=dims, random_state=random_state, svd_solver="auto").fit_transform(X).astype(np.float32)
+
+
+def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_neighbors: int = 15,
+            min_dist: float = 0.1, metric: str = "euclidean", random_state: int = 0,
+            fit_size: Optional[int] = 20000, pca_dims: Optional[int] = 50, chunk_size: int = 5000,
+            cache_dir=None, use_cache: bool = True, progress=None, cancel=None) -> Projection:
+    """Project Φ to 2-D, from the disk cache when this exact projection was made before.
+
+    Parameters
+    ----------
+    X : array, shape (N, d)
+        The representation Φ (float32).
+    ids : array of str, optional
+        Row ids (default: ``"0".."N-1"``).
+    key : str, optional
+        A key naming X, e.g. ``f"{dataset.fingerprint}:{rep.spec}"``. Without one, a
+        hash of X's bytes is used (slower for big X, but never a stale hit).
+    method : {"umap", "pca"}
+        ``"pca"`` is instant and deterministic, for tests and previews.
+    n_neighbors, min_dist, metric : UMAP parameters.
+    random_state : int
+        Seeds UMAP, the PCA and the fit sample.
+    fit_size : int or None
+        Fit UMAP on at most this many rows (a seeded sample) and ``transform`` the rest.
+    pca_dims : int or None
+        Reduce X to this many dimensions by PCA before UMAP when it is wider.
+    chunk_size : int
+        Rows per ``transform`` call (progress and cancellation between chunks).
+    cache_dir : path, optional
+        Cache root (see the module docstring); ``use_cache=False`` skips reading and writing it.
+    progress : callable(fraction, message), optional
+    cancel : object with ``is_set()``, optional
+
+    Returns
+    -------
+    Projection
+    """
+    _check_params(method, n_neighbors, min_dist, fit_size, pca_dims)
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] < 3:
+        raise InputError(f"X must be a 2-D array with at least 3 rows to project; got shape {X.shape}")
+    if not np.isfinite(X).all():
+        raise InputError("X contains NaN or inf values; fix the representation before projecting it")
+    X = X.astype(np.float32, copy=False)
+    n = X.shape[0]
+    ids = np.asarray([str(i) for i in range(n)] if ids is None else ids).astype(str)
+    if ids.shape[0] != n:
+        raise InputError(f"ids has {ids.shape[0]} entries but X has {n} rows; pass the representation's ids")
+    if key is None:
+        key = "x:" + hashlib.sha256(np.ascontiguousarray(X).tobytes()).hexdigest()[:24]
+    params = {"random_state": int(random_state)}
+    if method == "umap":
+        params.update(n_neighbors=int(n_neighbors), min_dist=float(min_dist), metric=metric,
+                      fit_size=None if fit_size is None else int(fit_size),
+                      pca_dims=None if pca_dims is None else int(pca_dims))
+    cache_root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    path = _cache_file(cache_root, key, method, params, X.shape)
+    if use_cache and path.exists():
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                xy, cached_ids = npz["xy"], npz["ids"]
+                info = json.loads(str(npz["info"]))
+            if cached_ids.shape == ids.shape and (cached_ids == ids).all():
+                info["cache_hit"] = True
+                report(progress, 1.0, "projection loaded from cache")
+                return Projection(xy=xy, ids=ids, method=method, params=params, info=info)
+        except (OSError, ValueError, KeyError):
+            pass  # a damaged cache file is recomputed and overwritten
+    t0 = time.perf_counter()
+    info: dict = {"rows": int(n), "dims": int(X.shape[1])}
+    if method == "pca":
+        report(progress, 0.1, "PCA projection")
+        xy = _pca(X, 2, random_state) if X.shape[1] > 2 else np.pad(X, ((0, 0), (0, 2 - X.shape[1])))
+    else:
+        xy = _umap(X, params, info, chunk_size, cache_root, progress, cancel)
+    xy = np.ascontiguousarray(xy, dtype=np.float32)
+    info["seconds"] = round(time.perf_counter() - t0, 3)
+    info["cache_hit"] = False
+    if use_cache:
+        _save(path, xy, ids, info)
+    report(progress, 1.0, "projection ready")
+    return Projection(xy=xy, ids=ids, method=method, params=params, info=info)
+
+
+def _umap(X, params, info, chunk_size, cache_root, progress, cancel):
+    rng = np.random.default_rng(params["random_state"])
+    n = X.shape[0]
+    if params["pca_dims"] is not None and X.shape[1] > params["pca_dims"]:
+        report(progress, 0.02, f"PCA {X.shape[1]} → {params['pca_dims']} dimensions")
+        X = _pca(X, params["pca_dims"], params["random_state"])
+        info["pca_dims"] = params["pca_dims"]
+    check_cancel(cancel)
+    report(progress, 0.05, "loading umap-learn (first time compiles with numba)")
+    _ensure_numba_cache(cache_root)
+    import umap  # lazy: the import itself is slow
+
+    check_cancel(cancel)
+    fit_size = params["fit_size"]
+    if fit_size is not None and n > fit_size:
+        fit_rows = np.sort(rng.choice(n, size=fit_size, replace=False))
+    else:
+        fit_rows = np.arange(n)
+    n_neighbors = min(params["n_neighbors"], len(fit_rows) - 1)
+    reducer = umap.UMAP(n_neighbors=n_neighbors, min_dist=params["min_dist"], metric=params["metric"],
+                        random_state=params["random_state"], n_components=2,  # a seed means 1 thread
+                        low_memory=True, transform_seed=params["random_state"], n_jobs=1)
+    report(progress, 0.1, f"fitting UMAP on {len(fit_rows):,} rows")
+    xy = np.empty((n, 2), dtype=np.float32)
+    xy[fit_rows] = reducer.fit_transform(X[fit_rows])
+    info["fitted_rows"] = int(len(fit_rows))
+    rest = np.setdiff1d(np.arange(n), fit_rows, assume_unique=True)
+    info["transformed_rows"] = int(len(rest))
+    for start in range(0, len(rest), chunk_size):
+        check_cancel(cancel)
+        rows = rest[start:start + chunk_size]
+        report(progress, 0.6 + 0.4 * start / max(len(rest), 1), f"placing rows {start:,}–{start + len(rows):,} of {len(rest):,}")
+        xy[rows] = reducer.transform(X[rows])
+    return xy
+
+
+def _save(path: Path, xy, ids, info) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".npz", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, xy=xy, ids=ids, info=np.array(json.dumps(info)))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,181 @@
+"""Exports: selections, formula neutralisation, every format to bytes and to a path, atomicity."""
+import io
+import json
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core import export
+from core.dataset import Dataset
+from core.errors import InputError
+from core.runs import Run
+
+
+@pytest.fixture
+def dataset():
+    table = pd.DataFrame(
+        {
+            "premise": ["=HYPERLINK(\"http://x\")", "a dog runs", "+1+2", "@SUM(A1)", "-5", "-cmd|x", "plain", "b"],
+            "hypothesis": ["h0", "h1", "h2", "h3", "h4", "h5", "h6", "<b>bold</b>"],
+            "label": ["a", "b", "a", "b", "a", "b", "a", "b"],
+            "emb": [np.arange(3, dtype=np.float32) + i for i in range(8)],
+        },
+        index=pd.Index([f"r{i}" for i in range(8)], name="id"),
+    )
+    return Dataset(table=table, label="label", text=["premise", "hypothesis"], embedding="emb", name="toy.csv")
+
+
+@pytest.fixture
+def run():
+    # r0 and r1 were warm-up examples; r2..r7 were scored.
+    ids = np.array([f"r{i}" for i in range(2, 8)])
+    return Run(
+        params={"tau": 0.5, "random_state": 3},
+        dataset_name="toy.csv",
+        dataset_fingerprint="f" * 16,
+        representation="tfidf-svd:fields=hypothesis",
+        ids=ids,
+        excluded_ids=np.array(["r0", "r1"]),
+        record={"seed": 3, "history": [{"phase": 0}, {"phase": 1}]},
+        arrays={
+            "predictability": np.array([0.1, 0.9, 0.2, 0.8, 0.3, 0.4], dtype=np.float32),
+            "removed_at": np.array([-1, 0, -1, 1, -1, -1]),
+        },
+    )
+
+
+def test_retained_and_removed_exclude_warmup(dataset, run):
+    kept = export.export_frame(dataset, run, which="retained")
+    gone = export.export_frame(dataset, run, which="removed")
+    assert kept["id"].tolist() == ["r2", "r4", "r6", "r7"]
+    assert gone["id"].tolist() == ["r3", "r5"]
+    assert list(kept.columns[:3]) == ["id", "premise", "hypothesis"]
+
+
+def test_all_has_score_columns_and_marks_warmup(dataset, run):
+    frame = export.export_frame(dataset, run, which="all")
+    assert len(frame) == 8
+    assert frame["warmup"].tolist() == [True, True] + [False] * 6
+    assert np.isnan(frame["predictability"].iloc[0])
+    assert frame["predictability"].iloc[3] == pytest.approx(0.9)
+    assert frame["removed_at"].iloc[3] == 0 and frame["removed_at"].iloc[5] == 1
+    assert frame["removed_at"].iloc[2] == -1
+    assert pd.isna(frame["removed_at"].iloc[0])
+    assert frame["retained"].tolist() == [False, False, True, False, True, False, True, True]
+
+
+def test_live_mask_overrides_fitted(dataset, run):
+    mask = np.array([True, True, True, False, True, True])  # a larger τ keeps r3
+    kept = export.export_frame(dataset, run, retained=mask, which="retained")
+    assert "r3" in kept["id"].tolist()
+    frame = export.export_frame(dataset, run, retained=mask, which="all")
+    assert frame.set_index("id").loc["r3", "removed_at"] == -1  # not removed at this τ
+    with pytest.raises(InputError, match="retained has 2 entries"):
+        export.export_frame(dataset, run, retained=[True, False])
+
+
+def test_bad_choices(dataset, run):
+    with pytest.raises(InputError, match="which="):
+        export.export_frame(dataset, run, which="kept")
+    with pytest.raises(InputError, match="needs an AFLite run"):
+        export.export_frame(dataset, None, which="retained")
+    with pytest.raises(InputError, match="fmt="):
+        export.to_bytes(pd.DataFrame({"a": [1]}), "xlsx")
+
+
+def test_run_from_other_dataset_is_refused(dataset, run):
+    other = Dataset(table=dataset.table.rename(index=lambda i: "z" + i), label="label", text=["premise"])
+    with pytest.raises(InputError, match="does not belong"):
+        export.export_frame(other, run)
+
+
+def test_csv_neutralises_formulas_but_not_numbers(dataset, run):
+    frame = export.export_frame(dataset, run, which="all")
+    data = export.to_bytes(frame, "csv")
+    back = pd.read_csv(io.BytesIO(data), keep_default_na=False)
+    premise = back.set_index("id")["premise"]
+    assert premise["r0"] == "'=HYPERLINK(\"http://x\")"
+    assert premise["r2"] == "'+1+2"
+    assert premise["r3"] == "'@SUM(A1)"
+    assert premise["r5"] == "'-cmd|x"
+    assert str(premise["r4"]) == "-5"  # a plain number stays a number
+    assert premise["r6"] == "plain"
+    assert back.set_index("id").loc["r7", "hypothesis"] == "<b>bold</b>"  # text stays text
+    # embeddings become JSON lists in CSV
+    assert json.loads(back["emb"].iloc[1]) == [1.0, 2.0, 3.0]
+    # numeric score columns are untouched (negative removal phase stays -1)
+    assert int(back.set_index("id").loc["r2", "removed_at"]) == -1
+    assert back.set_index("id").loc["r0", "removed_at"] == ""  # warm-up: no phase
+
+
+def test_parquet_and_jsonl_keep_text_unchanged(dataset, run):
+    frame = export.export_frame(dataset, run, which="retained")
+    pq = pd.read_parquet(io.BytesIO(export.to_bytes(frame, "parquet")))
+    assert pq["premise"].tolist() == frame["premise"].tolist()
+    assert list(pq["emb"].iloc[0]) == [2.0, 3.0, 4.0]
+    lines = export.to_bytes(frame, "jsonl").decode().strip().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["r2", "r4", "r6", "r7"]
+    assert json.loads(lines[0])["premise"] == "+1+2"
+
+
+def test_datasets_zip_and_folder(dataset, run, tmp_path):
+    import datasets
+
+    frame = export.export_frame(dataset, run, which="removed")
+    manifest = export.manifest_for(run, which="removed", fmt="datasets", rows=len(frame), tau=0.5)
+    blob = export.to_bytes(frame, "datasets", manifest)
+    with zipfile.ZipFile(io.BytesIO(blob)) as zf:
+        names = zf.namelist()
+        assert "manifest.json" in names and "dataset_info.json" in names
+        assert json.loads(zf.read("manifest.json"))["export"]["rows"] == 2
+    out = export.write(frame, tmp_path / "removed", manifest=manifest)
+    back = datasets.load_from_disk(str(out))
+    assert back["id"] == ["r3", "r5"]
+    assert json.loads((tmp_path / "removed.manifest.json").read_text())["export"]["selection"] == "removed"
+    # overwriting an existing folder works and leaves no temp folders behind
+    export.write(frame.iloc[:1], tmp_path / "removed", manifest=manifest)
+    assert datasets.load_from_disk(str(out))["id"] == ["r3"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["removed", "removed.manifest.json"]
+
+
+def test_write_csv_with_manifest(dataset, run, tmp_path):
+    frame = export.export_frame(dataset, run, which="retained")
+    manifest = export.manifest_for(run, which="retained", fmt="csv", rows=len(frame), tau=0.5, target_size=0.3)
+    path = export.write(frame, tmp_path / "kept.csv", manifest=manifest)
+    assert path.read_bytes() == export.to_bytes(frame, "csv")
+    m = json.loads((tmp_path / "kept.manifest.json").read_text())
+    assert m["warmup_excluded_ids"] == ["r0", "r1"]
+    assert m["dataset"]["warmup_excluded"] == 2
+    assert m["export"]["rows"] == 4 and m["export"]["tau"] == 0.5
+    assert m["aflite"]["seed"] == 3
+    assert m["representation"]["spec"] == "tfidf-svd:fields=hypothesis"
+
+
+def test_write_is_atomic_on_failure(dataset, run, tmp_path, monkeypatch):
+    target = tmp_path / "kept.csv"
+    target.write_text("old content")
+
+    def boom(frame, fmt, manifest=None):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(export, "to_bytes", boom)
+    with pytest.raises(RuntimeError):
+        export.write(export.export_frame(dataset, run), target)
+    assert target.read_text() == "old content"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.csv"]
+
+
+def test_write_errors(dataset, run, tmp_path):
+    frame = export.export_frame(dataset, run)
+    with pytest.raises(InputError, match="export format"):
+        export.write(frame, tmp_path / "x.xlsx")
+    with pytest.raises(InputError, match="does not exist"):
+        export.write(frame, tmp_path / "nope" / "x.csv")
+
+
+def test_export_without_run_all(dataset):
+    frame = export.export_frame(dataset, None, which="all", include_arrays=False)
+    assert frame["id"].tolist()[:2] == ["r0", "r1"] and "emb" not in frame.columns
+    assert export.file_name("../data/snli dev.jsonl", "retained", "csv") == "snli_dev-retained.csv"

@@ -1,0 +1,79 @@
+"""Projections: PCA preview, UMAP with sample-fit + transform, the disk cache, bad input."""
+import os
+import threading
+from pathlib import Path
+
+# A persistent numba cache makes umap's kernels load instead of compile on later runs.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "artifact-lens" / "numba"))
+
+import numpy as np
+import pytest
+
+from core.errors import Cancelled, InputError  # noqa: E402
+from core.projection import project  # noqa: E402
+
+
+@pytest.fixture
+def blobs():
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=8, size=(3, 10))
+    y = np.repeat(np.arange(3), 60)
+    X = (centres[y] + rng.normal(size=(180, 10))).astype(np.float32)
+    return X, y
+
+
+def test_pca_is_cached_by_key(blobs, tmp_path):
+    X, _ = blobs
+    calls = []
+    p = project(X, key="rep-a", method="pca", cache_dir=tmp_path, progress=lambda f, m: calls.append(f))
+    assert p.xy.shape == (180, 2) and p.xy.dtype == np.float32 and not p.info["cache_hit"]
+    assert calls[-1] == 1.0
+    again = project(X, key="rep-a", method="pca", cache_dir=tmp_path)
+    assert again.info["cache_hit"]
+    np.testing.assert_array_equal(again.xy, p.xy)
+    # another key (another representation) is computed anew
+    assert not project(X, key="rep-b", method="pca", cache_dir=tmp_path).info["cache_hit"]
+    # no cache when asked
+    assert not project(X, key="rep-a", method="pca", cache_dir=tmp_path, use_cache=False).info["cache_hit"]
+
+
+def test_ids_must_match_the_cache(blobs, tmp_path):
+    X, _ = blobs
+    ids = np.array([f"i{i}" for i in range(180)])
+    project(X, ids, key="k", method="pca", cache_dir=tmp_path)
+    other = project(X, ids[::-1], key="k", method="pca", cache_dir=tmp_path)
+    assert not other.info["cache_hit"]  # same key but other ids: never a stale hit
+    np.testing.assert_array_equal(other.ids, ids[::-1])
+
+
+def test_bad_input(tmp_path):
+    with pytest.raises(InputError, match="method="):
+        project(np.zeros((5, 2)), method="tsne", cache_dir=tmp_path)
+    with pytest.raises(InputError, match="NaN"):
+        project(np.full((5, 2), np.nan), method="pca", cache_dir=tmp_path)
+    with pytest.raises(InputError, match="ids has 2"):
+        project(np.zeros((5, 2)), ["a", "b"], method="pca", cache_dir=tmp_path)
+    with pytest.raises(InputError, match="n_neighbors"):
+        project(np.zeros((5, 2)), n_neighbors=1, cache_dir=tmp_path)
+    with pytest.raises(InputError, match="at least 3 rows"):
+        project(np.zeros((2, 2)), method="pca", cache_dir=tmp_path)
+
+
+def test_cancel_before_umap(blobs, tmp_path):
+    ev = threading.Event()
+    ev.set()
+    with pytest.raises(Cancelled):
+        project(blobs[0], method="umap", cache_dir=tmp_path, cancel=ev)
+
+
+@pytest.mark.slow
+def test_umap_fit_sample_and_transform_rest(blobs, tmp_path):
+    """UMAP keeps the three blobs apart, including the rows placed by transform (numba: slow first time)."""
+    X, y = blobs
+    p = project(X, key="blobs", method="umap", n_neighbors=10, fit_size=120, pca_dims=5, cache_dir=tmp_path)
+    assert p.info["fitted_rows"] == 120 and p.info["transformed_rows"] == 60 and p.info["pca_dims"] == 5
+    centroids = np.array([p.xy[y == c].mean(axis=0) for c in range(3)])
+    nearest = np.argmin(((p.xy[:, None, :] - centroids[None]) ** 2).sum(-1), axis=1)
+    assert (nearest == y).mean() > 0.95
+    assert project(X, key="blobs", method="umap", n_neighbors=10, fit_size=120, pca_dims=5,
+                   cache_dir=tmp_path).info["cache_hit"]

@@ -1,0 +1,189 @@
+"""Runs: the plain record, its files, the store, and the thread job runner."""
+import json
+import threading
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.dataset import Dataset
+from core.errors import Cancelled, InputError
+from core.runs import Job, JobRunner, Run, RunStore, fit_run, package_versions, run_key
+
+PARAMS = dict(n_partitions=8, train_size=0.2, slice_size=0.05, tau=0.0, target_size=0.4, random_state=1)
+
+
+@pytest.fixture(scope="module")
+def problem():
+    rng = np.random.default_rng(0)
+    n = 300
+    y = rng.integers(0, 3, n)
+    X = rng.normal(size=(n, 6)).astype(np.float32)
+    X[: n // 2, 0] += y[: n // 2] * 2.0  # half the examples carry an easy signal
+    ids = np.array([f"e{i}" for i in range(n + 10)])
+    table = pd.DataFrame({"text": [f"t{i}" for i in range(n + 10)],
+                          "label": np.r_[np.array(["a", "b", "c"])[y], ["a", "b"] * 5]},
+                         index=pd.Index(ids, name="id"))
+    ds = Dataset(table=table, label="label", text=["text"], name="toy")
+    # the last 10 examples play the warm-up set: not in X
+    rep = SimpleNamespace(X=X, ids=ids[:n], excluded_ids=ids[n:], spec="toy:dim=6", info={"dim": 6})
+    return ds, rep
+
+
+@pytest.fixture(scope="module")
+def run(problem):
+    ds, rep = problem
+    phases = []
+    r = fit_run(ds, rep, PARAMS, on_phase=phases.append)
+    r.test_phases = phases
+    return r
+
+
+def test_fit_run_records_everything(run, problem):
+    ds, rep = problem
+    assert len(run.ids) == 300 and list(run.excluded_ids) == [f"e{i}" for i in range(300, 310)]
+    assert run.retained.sum() == 120  # n = 40 % of 300
+    assert run.n_phases == len(run.history) == len(run.test_phases) > 1
+    assert run.history[0]["size"] == 300
+    assert run.dataset_fingerprint == ds.fingerprint and run.representation == "toy:dim=6"
+    assert run.params["n_partitions"] == 8 and run.record["seed"] == 1
+    assert run.versions["numpy"] == np.__version__
+    # the signal half is removed more often than the noise half
+    assert (~run.retained[:150]).mean() > (~run.retained[150:]).mean()
+
+
+def test_save_load_roundtrip_answers_tau_and_n_identically(run, tmp_path):
+    folder = run.save(tmp_path / "r")
+    back = Run.load(folder)
+    assert back.key == run.key
+    np.testing.assert_array_equal(back.ids, run.ids)
+    np.testing.assert_array_equal(back.retained, run.retained)
+    np.testing.assert_array_equal(back.predictability, run.predictability)
+    for tau, n in [(0.5, None), (None, 0.6), (0.7, 0.5), (0.95, None)]:
+        np.testing.assert_array_equal(back.retained_for(tau, n), run.retained_for(tau, n))
+    np.testing.assert_array_equal(back.scores_at(1), run.scores_at(1))
+    # a larger τ never keeps fewer examples
+    assert run.retained_for(0.9).sum() >= run.retained_for(0.5).sum() >= run.retained.sum()
+    # JSON is plain
+    meta = json.loads((folder / "run.json").read_text())
+    assert meta["record"]["history"][0]["phase"] == 0
+
+
+def test_retained_for_below_fitted_needs_refit(run):
+    from core.aflite import RefitNeeded
+
+    with pytest.raises(RefitNeeded, match="refit"):
+        run.retained_for(target_size=0.2)
+
+
+def test_manifest(run):
+    m = run.manifest(note="x")
+    json.dumps(m)
+    assert m["dataset"]["warmup_excluded"] == 10 and len(m["warmup_excluded_ids"]) == 10
+    assert m["aflite"]["seed"] == 1 and m["aflite"]["n_phases"] == run.n_phases
+    assert m["note"] == "x" and m["run_key"] == run.key
+
+
+def test_run_key_depends_on_params_data_and_spec():
+    base = run_key("f1", "spec", PARAMS)
+    assert base == run_key("f1", "spec", dict(reversed(list(PARAMS.items()))))
+    assert base != run_key("f2", "spec", PARAMS)
+    assert base != run_key("f1", "spec2", PARAMS)
+    assert base != run_key("f1", "spec", dict(PARAMS, n_partitions=16))
+
+
+def test_store(run, tmp_path):
+    store = RunStore(tmp_path / "runs")
+    assert store.get(run.key) is None
+    store.put(run)
+    assert store.get(run.key) is run  # memory layer
+    fresh = RunStore(tmp_path / "runs")  # a new process: from disk
+    loaded = fresh.get(run.key)
+    np.testing.assert_array_equal(loaded.retained_for(0.8), run.retained_for(0.8))
+    assert fresh.keys() == [run.key]
+    (tmp_path / "runs" / run.key / "arrays.npz").write_bytes(b"broken")
+    assert RunStore(tmp_path / "runs").get(run.key) is None  # a damaged entry is a miss
+
+
+def test_bad_run_folder(tmp_path):
+    (tmp_path / "run.json").write_text("{}")
+    with pytest.raises(InputError, match="cannot read the run"):
+        Run.load(tmp_path)
+
+
+def test_fit_run_refuses_foreign_representation(problem):
+    ds, rep = problem
+    bad = SimpleNamespace(X=rep.X, ids=np.array([f"x{i}" for i in range(len(rep.ids))]), spec="s")
+    with pytest.raises(InputError, match="does not match the dataset"):
+        fit_run(ds, bad, PARAMS)
+
+
+def test_job_progress_records_result():
+    gate = threading.Event()
+
+    def work(ctx):
+        ctx.progress(0.25, "a quarter")
+        ctx.emit({"phase": 0})
+        gate.wait(5)
+        ctx.emit({"phase": 1})
+        return 42
+
+    job = Job(work, name="w").start()
+    for _ in range(100):
+        if job.records:
+            break
+        time.sleep(0.01)
+    snap = job.snapshot()
+    assert snap["status"] == "running" and snap["fraction"] == 0.25 and snap["message"] == "a quarter"
+    assert snap["records"] == [{"phase": 0}]
+    gate.set()
+    job.wait(5)
+    assert job.status == "done" and job.result == 42 and job.fraction == 1.0
+    assert [r["phase"] for r in job.records] == [0, 1]
+
+
+def test_job_cancel_and_error():
+    def slow(ctx):
+        for i in range(1000):
+            ctx.progress(i / 1000, "step")
+            time.sleep(0.005)
+        return "finished"
+
+    job = Job(slow).start()
+    time.sleep(0.05)
+    job.cancel()
+    job.wait(5)
+    assert job.status == "cancelled" and isinstance(job.error, Cancelled) and job.result is None
+
+    def broken(ctx):
+        raise InputError("bad column 'x'; use 'y'")
+
+    job = Job(broken).start().wait(5)
+    assert job.status == "error" and "bad column" in str(job.error) and job.done
+
+
+def test_job_runner_dedupes_running_keys():
+    gate = threading.Event()
+    runner = JobRunner()
+    a = runner.submit("k", lambda ctx: gate.wait(5) and "x")
+    b = runner.submit("k", lambda ctx: "other")
+    assert a is b and runner.running() == [a]
+    gate.set()
+    a.wait(5)
+    c = runner.submit("k", lambda ctx: "again").wait(5)
+    assert c is not a and c.result == "again" and runner.get("k") is c
+
+
+def test_cancel_reaches_aflite(problem):
+    ds, rep = problem
+    ev = threading.Event()
+    ev.set()
+    with pytest.raises(Cancelled):
+        fit_run(ds, rep, PARAMS, cancel=ev)
+
+
+def test_package_versions():
+    v = package_versions()
+    assert v["pandas"] == pd.__version__ and "python" in v
