@@ -366,19 +366,25 @@ def _fingerprint(dataset: Dataset) -> str:
     """
     try:
         return dataset.fingerprint
-    except (UnicodeDecodeError, TypeError, ValueError):
+    except Exception:
         h = hashlib.sha256()
         h.update(repr((dataset.label, list(dataset.text), dataset.embedding, dataset.image)).encode())
         cols = [dataset.label, *dataset.text]
         frame = dataset.table[cols].astype(str)
         if dataset.embedding:
-            frame[dataset.embedding] = [np.asarray(v, dtype=np.float32).tobytes().hex()
-                                        for v in dataset.table[dataset.embedding]]
+            frame[dataset.embedding] = [_vector_key(v) for v in dataset.table[dataset.embedding]]
         h.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
         if dataset.image:
             for v in dataset.table[dataset.image]:
                 h.update(np.asarray(v).tobytes())
         return h.hexdigest()[:16]
+
+
+def _vector_key(v) -> str:
+    try:
+        return np.asarray(v, dtype=np.float32).tobytes().hex()
+    except (TypeError, ValueError):  # not numbers: the embedding builder reports it
+        return repr(v)
 
 
 def _remaining_ids(dataset: Dataset, excluded) -> np.ndarray:
