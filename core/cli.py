@@ -221,6 +221,96 @@ def cmd_aflite(args) -> int:
     return 0
 
 
+def _check_csv_out(*paths):
+    for path in filter(None, paths):
+        p = Path(path)
+        if p.suffix.lower() != ".csv":
+            raise InputError(f"'{p.name}' must be a .csv file.")
+        if not p.parent.exists():
+            raise InputError(f"the output folder {p.parent} does not exist; create it or choose another path.")
+
+
+def _write_csv(frame, path):
+    with atomic_output(path) as tmp:
+        frame.to_csv(tmp, index=False, float_format="%.6g")
+
+
+def _with_ids(frame):
+    return frame.rename_axis("id").reset_index()
+
+
+def cmd_zstats(args) -> int:
+    from core.zstats import compute_z
+
+    _check_csv_out(args.out)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    bar = progress_bar("z-statistics", args.quiet)
+    try:
+        zs = compute_z(ds, min_count=args.min_count, alpha=args.alpha, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    _write_csv(zs.table, args.out)
+    if not args.quiet:
+        s = zs.summary()
+        print(f"{s['n_tests']} features tested on {s['n_examples']} examples; z* = {s['z_star']:.2f} "
+              f"(one-sided Bonferroni, alpha = {s['alpha']}); {s['n_significant_features']} features exceed it; "
+              f"largest z = {s['z_max']:.1f} for {s['z_max_feature']}")
+        top = zs.top(args.top)
+        for lab, rows in top.groupby("label", sort=False):
+            feats = ", ".join(f"{f} ({z:.1f})" for f, z in zip(rows["feature"], rows["z"]))
+            print(f"  {lab}: {feats}")
+        print(f"wrote {len(zs.table)} rows to {args.out}")
+    return 0
+
+
+def cmd_zfilter(args) -> int:
+    from core.sources import load_dataset
+    from core.zstats import z_filter
+
+    _check_csv_out(args.out, args.rejected)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    seed = None
+    if args.seed_dataset:
+        seed = load_dataset(args.seed_dataset, text=args.text, label=args.label, features=args.feature,
+                            config=args.config, split=args.split)
+    bar = progress_bar("z-filtering", args.quiet)
+    try:
+        res = z_filter(ds, seed_data=seed, batch_size=args.batch_size, k=args.k, alpha=args.alpha,
+                       min_count=args.min_count, random_state=args.seed, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    _write_csv(_with_ids(res.accepted), args.out)
+    if args.rejected:
+        _write_csv(_with_ids(res.rejected), args.rejected)
+    if not args.quiet:
+        s = res.summary()
+        print(f"accepted {s['accepted']}, rejected {s['rejected']} in {s['batches']} batches; "
+              f"largest z {s['z_max_before']:.1f} ({s['z_max_before_feature']}) before, "
+              f"{s['z_max_after']:.1f} ({s['z_max_after_feature']}) after")
+    return 0
+
+
+def cmd_consistency(args) -> int:
+    from core.zstats import consistency_filter
+
+    _check_csv_out(args.out, args.dropped)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    res = consistency_filter(ds, threshold=args.threshold, folds=args.folds, random_state=args.seed)
+    _write_csv(_with_ids(res.kept), args.out)
+    if args.dropped:
+        _write_csv(_with_ids(res.dropped), args.dropped)
+    if not args.quiet:
+        s = res.summary()
+        print(f"kept {s['kept']}, dropped {s['dropped']} (gold-label probability <= {s['threshold']}); "
+              f"cross-fitted accuracy {s['accuracy']:.3f}")
+    return 0
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -266,6 +356,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export", help="also export a split with all columns (.csv, .parquet, .jsonl, or a folder for save_to_disk)")
     p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split for --export (default retained)")
     p.set_defaults(func=cmd_aflite)
+
+    p = sub.add_parser("zstats", help="z-statistics of simple features (n-grams, lengths, overlap, partial input) vs labels",
+                       description="Compute the z-statistic of every task-independent feature against every label "
+                                   "(Gardner et al. 2021; Wu et al. 2022, eq. 2) and write the table as CSV.")
+    add_dataset_args(p)
+    p.add_argument("--min-count", type=int, default=20, help="test only features seen in at least this many examples (default 20)")
+    p.add_argument("--alpha", type=float, default=0.01, help="family-wise level of the Bonferroni threshold z* (default 0.01)")
+    p.add_argument("--top", type=int, default=8, help="features per label to print (default 8)")
+    p.add_argument("--out", required=True, help="z-table CSV: feature, label, n, count, p_hat, z, significant, kind, field")
+    p.set_defaults(func=cmd_zstats)
+
+    p = sub.add_parser("zfilter", help="z-filtering (Wu et al. 2022, Algorithm 1), optionally against a seed dataset",
+                       description="Accept examples in shuffled batches unless they carry one of the k most biased features "
+                                   "of their label on what was accepted so far. With --seed-dataset, screen candidates "
+                                   "against a seed set's biased features (conditional z-filtering).")
+    add_dataset_args(p)
+    p.add_argument("--seed-dataset", help="seed dataset D_seed (same columns); candidates must avoid its biased features")
+    p.add_argument("--batch-size", type=_size, default=500, help="candidates per batch: a count or a fraction (default 500)")
+    p.add_argument("--k", type=int, default=20, help="biased features per label (default 20, as the paper)")
+    p.add_argument("--alpha", type=float, default=None, help="also require z above the Bonferroni threshold at this level")
+    p.add_argument("--min-count", type=int, default=1, help="only features seen this often in the accepted set can be biased (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the batch shuffle (default 0)")
+    p.add_argument("--out", required=True, help="accepted examples CSV")
+    p.add_argument("--rejected", help="rejected examples CSV, with the feature that caused each rejection")
+    p.set_defaults(func=cmd_zfilter)
+
+    p = sub.add_parser("consistency", help="consistency filtering: drop examples a cross-fitted model finds unlikely",
+                       description="Drop examples whose gold label gets probability <= --threshold from a model trained "
+                                   "on the other folds (Wu et al. 2022, section 2.2.2).")
+    add_dataset_args(p)
+    p.add_argument("--threshold", type=float, default=0.2, help="probability threshold in [0, 1) (default 0.2)")
+    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="kept examples CSV")
+    p.add_argument("--dropped", help="dropped examples CSV, with the gold-label probability")
+    p.set_defaults(func=cmd_consistency)
 
     return parser
 
