@@ -78,3 +78,80 @@ def test_module_entry_point_reports_errors_without_traceback(tmp_path):
     )
     assert proc.returncode == 2
     assert "unknown file type" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- engine commands
+
+
+def test_represent_writes_npz_with_ids(tmp_path, capsys):
+    out = tmp_path / "phi.npz"
+    assert main(["-q", "represent", "demo:nli:n=300", "-r", "tfidf-svd:fields=hypothesis,dim=16", "--out", str(out)]) == 0
+    with __import__("numpy").load(out) as npz:
+        assert npz["X"].shape == (300, 16) and npz["X"].dtype == "float32"
+        assert npz["ids"][0] == "nli-00000"
+
+
+def test_represent_unknown_spec_leaves_no_file(tmp_path, capsys):
+    out = tmp_path / "phi.npy"
+    assert main(["represent", "demo:nli:n=200", "-r", "bogus", "--out", str(out)]) == 2
+    assert "error:" in capsys.readouterr().err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_aflite_writes_scores_manifest_and_export(tmp_path):
+    out, man, exp = tmp_path / "scored.csv", tmp_path / "run.json", tmp_path / "kept.jsonl"
+    code = main(["-q", "aflite", "demo:nli:n=600", "-r", "tfidf-svd:fields=hypothesis,dim=32", "--m", "8",
+                 "--k", "0.05", "--tau", "0", "--target-size", "0.5", "--out", str(out), "--manifest", str(man),
+                 "--export", str(exp), "--seed", "3"])
+    assert code == 0
+    scored = pd.read_csv(out)
+    assert list(scored.columns) == ["id", "label", "predictability", "removed_at", "retained", "warmup"]
+    assert len(scored) == 600 and scored["retained"].sum() == 300
+    assert (scored.loc[scored.retained, "removed_at"] == -1).all()
+    assert (scored.loc[~scored.retained, "removed_at"] >= 0).all()
+    manifest = json.loads(man.read_text())
+    assert manifest["aflite"]["params"]["n_partitions"] == 8 and manifest["aflite"]["seed"] == 3
+    assert manifest["representation"]["spec"].startswith("tfidf-svd:fields=hypothesis")
+    assert sorted(manifest["retained_ids"]) == sorted(scored.loc[scored.retained, "id"])
+    assert manifest["versions"]["numpy"] and manifest["dataset"]["fingerprint"]
+    kept = pd.read_json(exp, lines=True)
+    assert sorted(kept["id"]) == sorted(scored.loc[scored.retained, "id"]) and "hypothesis" in kept.columns
+
+
+def test_aflite_with_warmup_marks_warmup_rows(tmp_path):
+    out = tmp_path / "scored.csv"
+    code = main(["-q", "aflite", "demo:nli:n=600", "-r", "warmup:fields=hypothesis,fraction=0.1", "--m", "8",
+                 "--k", "0.05", "--tau", "0", "--target-size", "0.5", "--out", str(out)])
+    assert code == 0
+    scored = pd.read_csv(out)
+    assert len(scored) == 600 and scored["warmup"].sum() == 60
+    assert not scored.loc[scored.warmup, "retained"].any()
+    assert scored.loc[scored.warmup, "predictability"].isna().all()
+
+
+def test_aflite_bad_tau_is_a_clear_error(tmp_path, capsys):
+    out = tmp_path / "scored.csv"
+    assert main(["aflite", "demo:nli:n=300", "-r", "tfidf-svd:dim=8", "--tau", "1.5", "--out", str(out)]) == 2
+    assert "tau" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_zstats_and_zfilter(tmp_path, capsys):
+    z = tmp_path / "z.csv"
+    assert main(["zstats", "demo:nli:n=900", "--min-count", "5", "--out", str(z)]) == 0
+    printed = capsys.readouterr().out
+    table = pd.read_csv(z)
+    assert {"feature", "label", "n", "count", "p_hat", "z"} <= set(table.columns)
+    top = table.sort_values("z", ascending=False).groupby("label").head(5)
+    # the demo plants negation cues on contradictions
+    assert top[top.label == "contradiction"].feature.str.contains("nobody|not|no@|never").any()
+    assert "z* =" in printed
+    acc, rej = tmp_path / "acc.csv", tmp_path / "rej.csv"
+    assert main(["zfilter", "demo:nli:n=900", "--batch-size", "150", "--k", "5", "--out", str(acc), "--rejected", str(rej)]) == 0
+    printed = capsys.readouterr().out
+    a, r = pd.read_csv(acc), pd.read_csv(rej)
+    assert len(a) + len(r) == 900 and len(r) > 0
+    assert r["rejected_by"].notna().all()
+    before, after = [float(x.split()[0]) for x in printed.split("largest z ")[1].split(" before, ")]
+    assert after < before
+
