@@ -193,7 +193,12 @@ class _Plan:
 
 def _partition_plan(n_s: int, t: int, m: int, d_gram: int, rng: np.random.Generator) -> _Plan:
     perm = rng.permutation(n_s)
+    # About t/32 rows per block, but at least min(128, t/8): blocks much smaller than
+    # 128 rows make the per-block products slow, and >= 8 blocks per training set
+    # keep the partitions close to independent draws.
     size = max(1, -(-t // _BLOCKS_PER_TRAIN))
+    if size < 128:
+        size = max(size, min(128, -(-t // 8)))
     # Cap the number of blocks so the block Gram matrices fit the memory budget.
     max_blocks = max(8, _BLOCK_GRAM_BYTES // (4 * d_gram * d_gram))
     size = max(size, -(-n_s // max_blocks))
@@ -689,64 +694,81 @@ class AFLite:
         H_b = Z̃_bᵀY_b (Z̃ = [Z, 1]); partition p's normal equations are the sum over
         its whole blocks (one matrix product for all p) plus its partial block.
         Pass 2 predicts with all m models in one product per chunk of rows.
+        Runs on one BLAS thread: on a busy 2-core machine multi-threaded BLAS was up
+        to 30x slower on (128 × 257) blocks and 2-5x slower on the larger products
+        of this function (measured), and the products are small enough that a
+        second thread gains little when the machine is idle.
         """
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1, user_api="blas"):
+            return self._ridge_phase_1(Z, mean, y_pos, n_classes, rows_of_pos, plan, sub, cancel)
+
+    def _ridge_phase_1(self, Z, mean, y_pos, n_classes, rows_of_pos, plan, sub, cancel):
+        from scipy.linalg import lapack
+
         n_s, m, C = len(rows_of_pos), self.m_, n_classes
         d1 = Z.shape[1] + 1
         size, B = plan.size, plan.n_blocks
-        G = np.zeros((B, d1, d1), dtype=np.float32)
-        H = np.zeros((B, d1, C), dtype=np.float32)
+        G = np.empty((B, d1, d1), dtype=np.float32)
+        H = np.empty((B, d1, C), dtype=np.float32)
         eye = np.eye(C, dtype=np.float32)
         blocks_per_chunk = max(1, _CHUNK_ROWS // size)
         for b0 in range(0, B, blocks_per_chunk):
             check_cancel(cancel)
             b1 = min(B, b0 + blocks_per_chunk)
             lo, hi = b0 * size, min(n_s, b1 * size)
-            Zc = np.zeros(((b1 - b0) * size, d1), dtype=np.float32)   # zero rows pad the last block
-            Zc[: hi - lo, :-1] = self._rows(Z, mean, rows_of_pos[lo:hi])
-            Zc[: hi - lo, -1] = 1.0
-            Yc = np.zeros(((b1 - b0) * size, C), dtype=np.float32)
-            Yc[: hi - lo] = eye[y_pos[lo:hi]]
-            Zb = Zc.reshape(b1 - b0, size, d1)
-            G[b0:b1] = np.matmul(Zb.transpose(0, 2, 1), Zb)
-            H[b0:b1] = np.matmul(Zb.transpose(0, 2, 1), Yc.reshape(b1 - b0, size, C))
+            Zc = np.empty((hi - lo, d1), dtype=np.float32)
+            Zc[:, :-1] = self._rows(Z, mean, rows_of_pos[lo:hi])
+            Zc[:, -1] = 1.0
+            Yc = eye[y_pos[lo:hi]]
+            for b in range(b0, b1):
+                s0, s1 = (b - b0) * size, min(hi - lo, (b - b0 + 1) * size)
+                zb = Zc[s0:s1]
+                np.matmul(zb.T, zb, out=G[b])
+                np.matmul(zb.T, Yc[s0:s1], out=H[b])
         sub(0.3, "ridge: block Gram matrices")
-        F = plan.full.T.astype(np.float32)                      # (m, B)
-        A = (F @ G.reshape(B, -1)).reshape(m, d1, d1).astype(np.float64)
-        Hp = (F @ H.reshape(B, -1)).reshape(m, d1, C).astype(np.float64)
+        F = np.ascontiguousarray(plan.full.T, dtype=np.float32)     # (m, B)
+        A = (F @ G.reshape(B, -1)).reshape(m, d1, d1)
+        Hp = (F @ H.reshape(B, -1)).reshape(m, d1, C)
         del G, H
-        W = np.empty((d1, m * C), dtype=np.float32)
-        from scipy.linalg import lapack
-
+        W = np.empty((d1, C, m), dtype=np.float32)   # class-major columns: out[:, c, p]
         alpha = float(self.alpha)
+        diag = np.arange(d1 - 1)
         for p in range(m):
+            a = A[p].astype(np.float64)
+            h = Hp[p].astype(np.float64)
             r = int(plan.part_r[p])
             if r:
                 start = int(plan.part_b[p]) * size
                 Zp = np.empty((r, d1), dtype=np.float32)
                 Zp[:, :-1] = self._rows(Z, mean, rows_of_pos[start:start + r])
                 Zp[:, -1] = 1.0
-                A[p] += Zp.T @ Zp
-                Hp[p] += Zp.T @ eye[y_pos[start:start + r]]
-            a = A[p].copy()
+                a += Zp.T @ Zp
+                h += Zp.T @ eye[y_pos[start:start + r]]
             lam = alpha * max(np.trace(a[:-1, :-1]) / (d1 - 1), 1e-12)
-            a[np.arange(d1 - 1), np.arange(d1 - 1)] += lam       # intercept not penalised
-            _, x, info = lapack.dposv(a, Hp[p], lower=0, overwrite_a=1, overwrite_b=0)
+            a[diag, diag] += lam                              # intercept not penalised
+            a_keep = a.copy()
+            _, x, info = lapack.dposv(a, h, lower=0, overwrite_a=1, overwrite_b=0)
             if info != 0:  # numerically singular: fall back to least squares
-                a = A[p].copy()
-                a[np.arange(d1 - 1), np.arange(d1 - 1)] += lam
-                x = np.linalg.lstsq(a, Hp[p], rcond=None)[0]
-            W[:, p * C:(p + 1) * C] = x
+                x = np.linalg.lstsq(a_keep, h, rcond=None)[0]
+            W[:, :, p] = x
         sub(0.6, "ridge: solved")
         check_cancel(cancel)
+        Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, C * m))
+        w0 = W[-1].reshape(C * m)
         c = np.zeros(n_s)
         h = np.zeros(n_s)
-        Wz, w0 = W[:-1], W[-1]
         for lo in range(0, n_s, _CHUNK_ROWS):
             hi = min(n_s, lo + _CHUNK_ROWS)
-            out = (self._rows(Z, mean, rows_of_pos[lo:hi]) @ Wz + w0).reshape(hi - lo, m, C)
-            yhat = out.argmax(axis=2)
+            out = (self._rows(Z, mean, rows_of_pos[lo:hi]) @ Wz + w0).reshape(hi - lo, C, m)
+            yc = y_pos[lo:hi]
+            own = np.take_along_axis(out, yc[:, None, None], axis=1)[:, 0, :]
+            best = out[:, 0, :].copy()
+            for cl in range(1, C):
+                np.maximum(best, out[:, cl, :], out=best)
             held = ~plan.in_train(lo, hi)
-            c[lo:hi] = ((yhat == y_pos[lo:hi, None]) & held).sum(axis=1)
+            c[lo:hi] = ((own >= best) & held).sum(axis=1)    # own score is the max: correct
             h[lo:hi] = held.sum(axis=1)
         sub(1.0, "ridge: predicted")
         return c, h
