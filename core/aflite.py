@@ -290,6 +290,22 @@ def _select(scores, size_s, tau, k, n, strategy, u, noise=None, quality=None):
     return chosen, n_pass, reason is not None, reason
 
 
+# --------------------------------------------------------------------------- BLAS threads
+
+_CONTROLLER = None
+
+
+def _one_blas_thread():
+    """Context: BLAS on one thread (the controller is built once: building it costs ms)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        import scipy.linalg  # noqa: F401  (load scipy's BLAS before inspecting libraries)
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
 # --------------------------------------------------------------------------- families
 
 def _sklearn_model(name: str, seed: int):
@@ -699,9 +715,7 @@ class AFLite:
         of this function (measured), and the products are small enough that a
         second thread gains little when the machine is idle.
         """
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(1, user_api="blas"):
+        with _one_blas_thread():
             return self._ridge_phase_1(Z, mean, y_pos, n_classes, rows_of_pos, plan, sub, cancel)
 
     def _ridge_phase_1(self, Z, mean, y_pos, n_classes, rows_of_pos, plan, sub, cancel):
