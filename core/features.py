@@ -23,7 +23,7 @@ Tokenisation (the one place it is defined; as Gardner et al. 2021)
 Text is lowercased; every character that is not a letter, a digit, a combining
 mark or whitespace is deleted (so ``don't`` -> ``dont``, ``t-shirt`` ->
 ``tshirt``, ``.`` -> nothing); the rest is split on whitespace. Missing text is
-the empty string. `tokenize` applies the rule to one string; `build_features`
+the empty string. `tokenize` applies the rule to one string (`tokenize_many` to a list); `build_features`
 applies the same rule, vectorised with pyarrow, to whole columns.
 
 Speed: tokens are dictionary-encoded by pyarrow, bigrams are integer pairs of
@@ -183,8 +183,16 @@ def tokenize(text: Optional[str]) -> list:
     >>> tokenize("A man isn't sleeping .")
     ['a', 'man', 'isnt', 'sleeping']
     """
-    codes, doc, vocab = _tokenise_column([text])
-    return vocab[codes].tolist()
+    return tokenize_many([text])[0]
+
+
+def tokenize_many(texts) -> list:
+    """`tokenize` for many strings at once (one vectorised pass)."""
+    texts = list(texts)
+    codes, doc, vocab = _tokenise_column(np.asarray(texts, dtype=object))
+    words = vocab[codes]
+    cuts = np.searchsorted(doc, np.arange(1, len(texts)))
+    return [part.tolist() for part in np.split(words, cuts)] if texts else []
 
 
 def _tokenise_column(values):

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from core.errors import InputError
-from core.features import FeatureOptions, build_features, cross_fitted_nb, keep_columns, tokenize
+from core.features import FeatureOptions, build_features, cross_fitted_nb, keep_columns, tokenize, tokenize_many
 
 
 def test_tokenize_lowercases_strips_punctuation_and_splits_on_whitespace():
@@ -12,6 +12,7 @@ def test_tokenize_lowercases_strips_punctuation_and_splits_on_whitespace():
     assert tokenize("  Two\tT-shirts,  café\u00a0NAÏVE!! ") == ["two", "tshirts", "café", "naïve"]
     assert tokenize(None) == []
     assert tokenize(" . , ") == []
+    assert tokenize_many(["A b", "", None, "c ."]) == [["a", "b"], [], [], ["c"]]
 
 
 def _pair_frame():
@@ -52,8 +53,7 @@ def test_pair_features_lengths_ratio_overlap_and_columns():
     assert frame.loc["null", "n"] == 4
 
 
-def _python_ngrams(text, field):
-    toks = tokenize(text)
+def _python_ngrams(toks, field):
     grams = {f"{t}@{field}" for t in toks}
     grams |= {f"{a} {b}@{field}" for a, b in zip(toks, toks[1:])}
     return grams
@@ -65,11 +65,13 @@ def test_vectorised_ngrams_match_a_plain_python_reference():
     texts = [" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(300)]
     df = pd.DataFrame({"t": texts, "label": rng.integers(0, 2, 300).astype(str)})
     fm = build_features(df, text=["t"], options=FeatureOptions(lengths=False, null=False, partial_input=None))
+    tokens = tokenize_many(texts)
+    assert tokens[5] == tokenize(texts[5]) and len(tokens) == len(texts)
     for i, text in enumerate(texts):
-        assert set(fm.features_of(i)) == _python_ngrams(text, "t"), text
+        assert set(fm.features_of(i)) == _python_ngrams(tokens[i], "t"), text
     # min_count keeps exactly the n-grams present in at least that many rows
     fm3 = build_features(df, text=["t"], min_count=3, options=FeatureOptions(lengths=False, null=False, partial_input=None))
-    ref = pd.Series([g for t in texts for g in _python_ngrams(t, "t")]).value_counts()
+    ref = pd.Series([g for t in tokens for g in _python_ngrams(t, "t")]).value_counts()
     assert set(fm3.names) == set(ref[ref >= 3].index)
     assert dict(zip(fm3.names, fm3.n)) == ref[ref >= 3].to_dict()
 
