@@ -104,7 +104,8 @@ def _pca(X: np.ndarray, dims: int, random_state: int) -> np.ndarray:
 def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_neighbors: int = 15,
             min_dist: float = 0.1, metric: str = "euclidean", random_state: int = 0,
             fit_size: Optional[int] = 20000, pca_dims: Optional[int] = 50, chunk_size: int = 5000,
-            cache_dir=None, use_cache: bool = True, progress=None, cancel=None) -> Projection:
+            cache_dir=None, use_cache: bool = True, only_cached: bool = False, progress=None,
+            cancel=None) -> Optional[Projection]:
     """Project Φ to 2-D, from the disk cache when this exact projection was made before.
 
     Parameters
@@ -129,12 +130,14 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
         Rows per ``transform`` call (progress and cancellation between chunks).
     cache_dir : path, optional
         Cache root (see the module docstring); ``use_cache=False`` skips reading and writing it.
+    only_cached : bool
+        Return the cached projection or None, never compute (a cheap check for the app).
     progress : callable(fraction, message), optional
     cancel : object with ``is_set()``, optional
 
     Returns
     -------
-    Projection
+    Projection (or None with ``only_cached`` on a cache miss)
     """
     _check_params(method, n_neighbors, min_dist, fit_size, pca_dims)
     X = np.asarray(X)
@@ -167,6 +170,8 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
                 return Projection(xy=xy, ids=ids, method=method, params=params, info=info)
         except (OSError, ValueError, KeyError):
             pass  # a damaged cache file is recomputed and overwritten
+    if only_cached:
+        return None
     t0 = time.perf_counter()
     info: dict = {"rows": int(n), "dims": int(X.shape[1])}
     if method == "pca":

@@ -32,10 +32,12 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
+import pandas as pd
 
 from core.errors import Cancelled, InputError
 
-__all__ = ["Run", "RunStore", "run_key", "fit_run", "package_versions", "Job", "JobContext", "JobRunner"]
+__all__ = ["Run", "RunStore", "run_key", "fit_run", "label_summary", "phase_frame", "phase_scores",
+           "examples_frame", "live_columns", "filter_examples", "page", "package_versions", "Job", "JobContext", "JobRunner"]
 
 _VERSIONED = ("artifact-lens", "numpy", "scipy", "pandas", "scikit-learn", "datasets", "pyarrow", "umap-learn", "streamlit")
 
@@ -69,15 +71,23 @@ def _jsonable(value):
     return value
 
 
+def full_params(params: dict) -> dict:
+    """AFLite parameters with the defaults filled in (what a finished run records)."""
+    from core.aflite import AFLite
+
+    return _jsonable(AFLite(**params).get_params())
+
+
 def run_key(fingerprint: str, spec: str, params: dict) -> str:
     """The store key of a run: a hash of (dataset fingerprint, representation spec, parameters).
 
     τ and n are deliberately part of ``params`` only as the *fitted* values: the
     dashboard fits with a low τ and a small n and answers larger ones from the
     trajectory, so the key changes only with k, m, t, the family, the strategy,
-    the seed, the representation or the data.
+    the seed, the representation or the data. Omitted parameters count as their
+    defaults, so ``{}`` and the full default set give the same key.
     """
-    blob = json.dumps([fingerprint, spec, _jsonable(params)], sort_keys=True, default=str)
+    blob = json.dumps([fingerprint, spec, full_params(params)], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
@@ -470,3 +480,148 @@ class JobRunner:
     def forget(self, key: str) -> None:
         with self._lock:
             self._jobs.pop(key, None)
+
+
+# ---------------------------------------------------------------------- views of a run
+# Small tables the dashboard and the CLI draw; kept here so pages hold no logic.
+
+def label_summary(labels, retained) -> pd.DataFrame:
+    """Retained/removed counts per label and the label balance before and after.
+
+    Parameters
+    ----------
+    labels : array (N,)
+        Label of each scored example.
+    retained : bool array (N,)
+        The retained mask for the chosen τ and n.
+
+    Returns
+    -------
+    DataFrame indexed by label with ``total, retained, removed, removed_share,
+    share_before, share_after`` (shares of each label among all / retained examples),
+    plus a final ``all`` row.
+    """
+    labels = pd.Series(np.asarray(labels), name="label")
+    retained = np.asarray(retained, dtype=bool)
+    total = labels.value_counts().sort_index()
+    kept = labels[retained].value_counts().reindex(total.index, fill_value=0)
+    out = pd.DataFrame({"total": total, "retained": kept, "removed": total - kept})
+    out["removed_share"] = out["removed"] / out["total"]
+    out["share_before"] = out["total"] / max(int(out["total"].sum()), 1)
+    out["share_after"] = out["retained"] / max(int(out["retained"].sum()), 1)
+    all_row = pd.DataFrame({"total": [out["total"].sum()], "retained": [out["retained"].sum()],
+                            "removed": [out["removed"].sum()]}, index=["all"])
+    all_row["removed_share"] = all_row["removed"] / all_row["total"].clip(lower=1)
+    all_row["share_before"] = 1.0
+    all_row["share_after"] = 1.0
+    out = pd.concat([out, all_row])
+    out.index.name = "label"
+    return out
+
+
+def phase_frame(run: Run, retained=None) -> pd.DataFrame:
+    """The per-phase history as a table; with a live mask, which phases that τ/n still runs."""
+    frame = pd.DataFrame(run.history)
+    if retained is not None and len(frame):
+        removed_at = np.where(np.asarray(retained, dtype=bool), -1, run.removed_at)
+        live = pd.Series(removed_at[removed_at >= 0]).value_counts()
+        frame["removed_at_chosen_tau_n"] = frame["phase"].map(live).fillna(0).astype(int)
+    return frame
+
+
+def phase_scores(run: Run, labels=None, max_phases: int = 40, max_points: int = 4000, random_state: int = 0) -> pd.DataFrame:
+    """Long table of p̃ per phase (``phase, score, label``), for 'scores phase by phase' plots.
+
+    At most ``max_phases`` phases (evenly spaced, the first and last always kept) and
+    ``max_points`` seeded random scores per phase, so the chart stays light at any N.
+    """
+    n = run.n_phases
+    if n == 0:
+        return pd.DataFrame(columns=["phase", "score", "label"])
+    phases = np.unique(np.linspace(0, n - 1, min(n, max_phases)).round().astype(int))
+    offsets = np.asarray(run.arrays["phase_offsets"])
+    scores = np.asarray(run.arrays["phase_scores"])
+    removed_at = run.removed_at
+    labels = None if labels is None else np.asarray(labels)
+    rng = np.random.default_rng(random_state)
+    parts = []
+    for j in phases:
+        members = np.flatnonzero((removed_at == -1) | (removed_at >= j))
+        s = scores[offsets[j]:offsets[j + 1]]
+        pick = np.arange(len(s)) if len(s) <= max_points else np.sort(rng.choice(len(s), max_points, replace=False))
+        part = pd.DataFrame({"phase": j, "score": s[pick]})
+        if labels is not None:
+            part["label"] = labels[members[pick]]
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True).dropna(subset=["score"])
+
+
+def examples_frame(dataset, run: Optional[Run]) -> pd.DataFrame:
+    """One row per example: id, label, the text fields, p̃, removal phase and warm-up flag.
+
+    ``pos`` is the example's row in ``run.ids`` (-1 for warm-up / unscored), used to
+    apply a live retained mask without copying the table: ``mask[pos]``.
+    """
+    table = dataset.table
+    cols = [dataset.label, *dataset.text, *[c for c in table.columns if c not in (dataset.embedding, dataset.image)]]
+    cols = list(dict.fromkeys(c for c in cols if c in table.columns and c not in (dataset.embedding, dataset.image)))
+    out = table[cols].copy()
+    ids = table.index.astype(str)
+    out.insert(0, "id", ids)
+    pos = np.full(len(out), -1, dtype=np.int64)
+    score = np.full(len(out), np.nan, dtype=np.float32)
+    removed_at = np.full(len(out), -1, dtype=np.int64)
+    if run is not None:
+        loc = pd.Index(ids).get_indexer(np.asarray(run.ids).astype(str))
+        ok = loc >= 0
+        pos[loc[ok]] = np.flatnonzero(ok)
+        score[loc[ok]] = run.predictability[ok]
+        removed_at[loc[ok]] = run.removed_at[ok]
+    out["predictability"] = score
+    out["removed_at"] = removed_at
+    out["warmup"] = pos < 0
+    out["pos"] = pos
+    return out.reset_index(drop=True)
+
+
+def live_columns(frame: pd.DataFrame, retained) -> pd.DataFrame:
+    """``frame`` (from `examples_frame`) with ``retained`` and ``removed_at`` for a live mask."""
+    retained = np.asarray(retained, dtype=bool)
+    pos = frame["pos"].to_numpy()
+    scored = pos >= 0
+    kept = np.zeros(len(frame), dtype=bool)
+    kept[scored] = retained[pos[scored]]
+    out = frame.copy()
+    out["retained"] = kept
+    out["removed_at"] = np.where(kept | ~scored, -1, frame["removed_at"].to_numpy())
+    return out
+
+
+def filter_examples(frame: pd.DataFrame, *, query: str = "", fields=(), labels=None, score_range=None,
+                    ids=None, label_column: str = "label") -> pd.DataFrame:
+    """Rows of ``frame`` matching a plain-text search (case-insensitive substring in ``fields``),
+    a set of labels, a predictability range and/or a set of ids (e.g. those carrying a feature)."""
+    keep = np.ones(len(frame), dtype=bool)
+    if query:
+        hit = np.zeros(len(frame), dtype=bool)
+        for f in fields:
+            hit |= frame[f].astype(str).str.contains(query, case=False, regex=False, na=False).to_numpy()
+        keep &= hit
+    if labels:
+        keep &= frame[label_column].isin(list(labels)).to_numpy()
+    if score_range is not None:
+        lo, hi = score_range
+        s = frame["predictability"].to_numpy()
+        keep &= (s >= lo) & (s <= hi)
+    if ids is not None:
+        keep &= frame["id"].isin(pd.Index(np.asarray(ids).astype(str))).to_numpy()
+    return frame[keep]
+
+
+def page(frame: pd.DataFrame, number: int, size: int, sort_by: Optional[str] = None, ascending: bool = True):
+    """One page (1-based) of ``frame`` after sorting, and the number of pages."""
+    if sort_by:
+        frame = frame.sort_values(sort_by, ascending=ascending, kind="stable")
+    pages = max(1, -(-len(frame) // max(int(size), 1)))
+    number = min(max(int(number), 1), pages)
+    return frame.iloc[(number - 1) * size: number * size], pages

@@ -1,0 +1,65 @@
+"""Examples: retained and removed examples side by side, with search, filters, sorting and pages."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import app_state as S
+from core.runs import filter_examples, live_columns, page
+
+ss = st.session_state
+st.title("Examples")
+st.caption("Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered.")
+run = S.current_run()
+ds = S.current_dataset()
+if run is None:
+    st.warning("No AFLite run for this dataset yet: score it on the Data page.")
+    st.stop()
+
+
+@st.fragment
+def browsers():
+    mask = S.live_knobs(run)
+    frame = live_columns(S.example_table(run), mask)
+    frame = frame[~frame["warmup"]]
+    with st.container(border=True):
+        c1, c2, c3 = st.columns([2, 2, 2])
+        query = c1.text_input("Search the text fields", key="ex_query")
+        labels = c2.multiselect("Labels", ds.classes, key="ex_labels")
+        lo, hi = c3.slider("p̃ range", 0.0, 1.0, (0.0, 1.0), 0.01, key="ex_range")
+        c4, c5, c6, c7 = st.columns([2, 2, 1, 1])
+        feature = c4.text_input("Has feature (e.g. sleeping@hypothesis)", key="ex_feature",
+                                help="A z-statistics feature name, as on the Features page.")
+        sortable = ["predictability", "removed_at", "id", ds.label, *ds.text]
+        sort_by = c5.selectbox("Sort by", sortable, key="ex_sort")
+        ascending = c6.toggle("Ascending", value=False, key="ex_asc")
+        size = c7.selectbox("Per page", [10, 25, 50, 100], index=1, key="ex_size")
+    ids = S.ids_with_feature(feature.strip()) if feature.strip() else None
+    if ids is not None and not len(ids):
+        st.warning(f"No example carries the feature {feature.strip()!r}; check its name on the Features page.")
+    chosen = filter_examples(frame, query=query, fields=ds.text, labels=labels, score_range=(lo, hi), ids=ids,
+                             label_column=ds.label)
+    cols = ["id", ds.label, "predictability", "removed_at", *ds.text,
+            *[c for c in frame.columns if c not in ("id", ds.label, "predictability", "removed_at", "warmup", "pos",
+                                                    "retained", *ds.text)]]
+    config = {"predictability": st.column_config.ProgressColumn("p̃", min_value=0.0, max_value=1.0, format="%.2f"),
+              "removed_at": st.column_config.NumberColumn("removed at phase")}
+    if ds.image:
+        cols.insert(1, "thumbnail")
+        config["thumbnail"] = st.column_config.ImageColumn("image", width="small")
+    left, right = st.columns(2)
+    for side, status, box in (("retained", True, left), ("removed", False, right)):
+        part = chosen[chosen["retained"] == status]
+        with box:
+            st.markdown(f"**{side.capitalize()}**: {len(part):,} matching")
+            number = st.number_input("Page", 1, 10**9, 1, key=f"ex_page_{side}")
+            rows, pages = page(part, number, size, sort_by=sort_by, ascending=ascending)
+            rows = rows.copy()
+            if ds.image:
+                images = ds.table[ds.image].reindex(rows["id"])
+                rows["thumbnail"] = [S.thumbnail_uri(v) for v in images]
+            st.dataframe(rows[[c for c in cols if c in rows.columns]], hide_index=True, column_config=config,
+                         key=f"ex_table_{side}", height=min(40 + 35 * len(rows), 900))
+            st.caption(f"page {min(number, pages)} of {pages}")
+
+
+browsers()
