@@ -84,6 +84,7 @@ STRATEGIES = ("greedy-slice", "slice-sample", "greedy")
 _BLOCKS_PER_TRAIN = 32          # blocks per training set (speed/memory balance)
 _BLOCK_GRAM_BYTES = 256 << 20   # cap on the per-phase block Gram matrices
 _CHUNK_ROWS = 8192              # rows gathered at a time (bounds temporary memory)
+_PCA_ROWS = 20000               # rows used to estimate the principal axes
 
 
 class RefitNeeded(InputError):
@@ -546,10 +547,32 @@ class AFLite:
         self.strategy_ = self.strategy
         self.quality_ = None if q is None else q.astype(np.float64)
 
+        self._u = _tiebreak(self.seed_, N)
         t0 = time.perf_counter()
-        Z, mean, self.reduction_ = self._prepare(X, progress)
-        n_classes = len(classes)
-        u_all = _tiebreak(self.seed_, N)
+        # One BLAS thread for the whole fit: on a shared 2-core machine multi-threaded
+        # BLAS was 2-30x slower on every product here (measured), e.g. the 768-d PCA
+        # eigendecomposition 3.8 s vs 0.45 s under load.
+        with _one_blas_thread():
+            Z, mean, self.reduction_ = self._prepare(X, progress)
+            out = self._run_phases(Z, mean, codes, len(classes), q, progress, cancel, on_phase)
+        removed_at, rank, pred, history, j, scores_list, noise_list = out
+        self.removed_at_ = removed_at
+        self.removal_rank_ = rank
+        self.retained_ = removed_at == -1
+        self.predictability_ = pred
+        self.history_ = history
+        self.n_phases_ = j
+        self.phase_offsets_ = np.concatenate([[0], np.cumsum([len(s) for s in scores_list])]).astype(np.int64)
+        self.phase_scores_ = (np.concatenate(scores_list) if scores_list else np.empty(0, np.float32))
+        self.phase_noise_ = np.concatenate(noise_list) if noise_list else None
+        self.fit_seconds_ = round(time.perf_counter() - t0, 4)
+        return self
+
+    # ------------------------------------------------------------------ internals
+
+    def _run_phases(self, Z, mean, codes, n_classes, q, progress, cancel, on_phase):
+        N = len(codes)
+        u_all = self._u
 
         removed_at = np.full(N, -1, dtype=np.int64)
         rank = np.full(N, -1, dtype=np.int64)
@@ -617,20 +640,8 @@ class AFLite:
             if stop:
                 break
 
-        self.removed_at_ = removed_at
-        self.removal_rank_ = rank
-        self.retained_ = removed_at == -1
-        self.predictability_ = pred
-        self.history_ = history
-        self.n_phases_ = j
-        self.phase_offsets_ = np.concatenate([[0], np.cumsum([len(s) for s in scores_list])]).astype(np.int64)
-        self.phase_scores_ = (np.concatenate(scores_list) if scores_list else np.empty(0, np.float32))
-        self.phase_noise_ = np.concatenate(noise_list) if noise_list else None
-        self.fit_seconds_ = round(time.perf_counter() - t0, 4)
-        self._u = u_all
-        return self
+        return removed_at, rank, pred, history, j, scores_list, noise_list
 
-    # ------------------------------------------------------------------ internals
 
     def _prepare(self, X, progress):
         """Centre X (and project it on its top principal components if d > max_dim)."""
@@ -643,21 +654,25 @@ class AFLite:
         if self.max_dim is None or d <= self.max_dim:
             return X, mean32, None
         report(progress, 0.0, f"projecting {d} dims on {self.max_dim} principal components")
+        # The principal axes are estimated on at most _PCA_ROWS seeded random rows (the
+        # covariance costs rows·d²); every row is then projected.
+        rows = np.arange(N)
+        if N > _PCA_ROWS:
+            rng = np.random.default_rng(np.random.SeedSequence([self.seed_, 0x9CA]))
+            rows = np.sort(rng.choice(N, size=_PCA_ROWS, replace=False))
         cov = np.zeros((d, d), dtype=np.float64)
-        for lo in range(0, N, _CHUNK_ROWS):
-            c = X[lo:lo + _CHUNK_ROWS] - mean32
+        for lo in range(0, len(rows), _CHUNK_ROWS):
+            c = X[rows[lo:lo + _CHUNK_ROWS]] - mean32
             cov += (c.T @ c).astype(np.float64)
-        from scipy.linalg import eigh
-
-        w, V = eigh(cov, subset_by_index=[d - self.max_dim, d - 1])
-        order = np.argsort(w)[::-1]
+        w, V = np.linalg.eigh(cov)
+        order = np.argsort(w)[::-1][: self.max_dim]
         V = np.ascontiguousarray(V[:, order], dtype=np.float32)
-        total = float(np.trace(cov))
+        total = float(w.sum())
         Z = np.empty((N, self.max_dim), dtype=np.float32)
         for lo in range(0, N, _CHUNK_ROWS):
             Z[lo:lo + _CHUNK_ROWS] = (X[lo:lo + _CHUNK_ROWS] - mean32) @ V
-        info = {"method": "pca", "d_in": int(d), "d_out": int(self.max_dim),
-                "explained_variance_ratio": round(float(w.sum()) / total, 6) if total > 0 else 1.0}
+        info = {"method": "pca", "d_in": int(d), "d_out": int(self.max_dim), "fit_rows": int(len(rows)),
+                "explained_variance_ratio": round(float(w[order].sum()) / total, 6) if total > 0 else 1.0}
         return Z, np.zeros(self.max_dim, dtype=np.float32), info
 
     def _rows(self, Z, mean, idx):
@@ -710,15 +725,7 @@ class AFLite:
         H_b = Z̃_bᵀY_b (Z̃ = [Z, 1]); partition p's normal equations are the sum over
         its whole blocks (one matrix product for all p) plus its partial block.
         Pass 2 predicts with all m models in one product per chunk of rows.
-        Runs on one BLAS thread: on a busy 2-core machine multi-threaded BLAS was up
-        to 30x slower on (128 × 257) blocks and 2-5x slower on the larger products
-        of this function (measured), and the products are small enough that a
-        second thread gains little when the machine is idle.
         """
-        with _one_blas_thread():
-            return self._ridge_phase_1(Z, mean, y_pos, n_classes, rows_of_pos, plan, sub, cancel)
-
-    def _ridge_phase_1(self, Z, mean, y_pos, n_classes, rows_of_pos, plan, sub, cancel):
         from scipy.linalg import lapack
 
         n_s, m, C = len(rows_of_pos), self.m_, n_classes
