@@ -84,16 +84,14 @@ class Dataset:
         """
         h = hashlib.sha256()
         h.update(repr((self.label, list(self.text), self.embedding, self.image)).encode())
-        cols = [self.label, *self.text]
-        if self.embedding:
-            cols.append(self.embedding)
-        frame = self.table[cols].copy()
-        if self.embedding:
-            frame[self.embedding] = [np.asarray(v, dtype=np.float32).tobytes() for v in frame[self.embedding]]
-        h.update(pd.util.hash_pandas_object(frame.astype(str), index=True).to_numpy().tobytes())
-        if self.image:
-            for v in self.table[self.image]:
-                h.update(np.asarray(v).tobytes())
+        frame = self.table[[self.label, *self.text]].astype(str)
+        h.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+        for col in filter(None, (self.embedding, self.image)):
+            for v in self.table[col]:
+                try:
+                    h.update(np.asarray(v, dtype=np.float32).tobytes())
+                except (TypeError, ValueError):  # ragged or not numbers: the representation reports it
+                    h.update(repr(v).encode())
         return h.hexdigest()[:16]
 
     def subset(self, ids: Sequence) -> "Dataset":
