@@ -137,11 +137,14 @@ class FeatureMatrix:
     field: np.ndarray
     ids: np.ndarray
     info: dict = dc_field(default_factory=dict)
+    _n: Optional[np.ndarray] = dc_field(default=None, repr=False, compare=False)
 
     @property
     def n(self) -> np.ndarray:
         """Number of examples having each feature, shape (F,)."""
-        return np.bincount(self.X.indices, minlength=self.X.shape[1])
+        if self._n is None:
+            self._n = np.bincount(self.X.indices, minlength=self.X.shape[1])
+        return self._n
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame({"feature": self.names, "kind": self.kind, "field": self.field, "n": self.n})
@@ -167,12 +170,24 @@ class FeatureMatrix:
 # --------------------------------------------------------------------------- tokenising
 
 
-def _normalise(values) -> pa.Array:
-    """Lowercase and strip punctuation (the module docstring's rule), as pyarrow strings."""
-    arr = pa.array(values, type=pa.large_string(), from_pandas=True)
+def _arrow_strings(values) -> pa.Array:
+    """A pyarrow large_string array of the values (zero-copy for pandas' arrow-backed strings)."""
+    arr = None
+    if isinstance(values, pd.Series) and not pd.api.types.is_object_dtype(values):
+        try:
+            arr = pa.array(values, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            arr = None
+    if arr is None:
+        arr = pa.array(np.asarray(values, dtype=object), type=pa.large_string(), from_pandas=True)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
-    arr = pc.fill_null(arr, "")
+    return arr.cast(pa.large_string())
+
+
+def _normalise(values) -> pa.Array:
+    """Lowercase and strip punctuation (the module docstring's rule), as pyarrow strings."""
+    arr = pc.fill_null(_arrow_strings(values), "")
     arr = pc.utf8_lower(arr)
     return pc.replace_substring_regex(arr, pattern=_STRIP_PATTERN, replacement="")
 
@@ -546,7 +561,7 @@ def build_features(
     for i, col in enumerate(text):
         check_cancel(cancel)
         report(progress, i / steps, f"tokenising {col}")
-        tok = _tokenise_column(table[col].to_numpy(dtype=object))
+        tok = _tokenise_column(table[col])
         tokens[col] = tok
         Xf, n_uni, bigram_names, lengths = _ngram_block(*tok, N, col, tuple(options.ngram_range))
         ngrams.append((col, Xf, n_uni, bigram_names, tok[2]))

@@ -30,6 +30,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import scipy.sparse as sp
 from scipy.stats import norm
 
@@ -192,20 +193,27 @@ def _zstats_from_counts(fm: FeatureMatrix, counts, n, labels, label_counts, min_
     order = np.argsort(-zf, kind="stable")
     feat = np.repeat(idx, L)[order]
     lab = np.tile(np.arange(L), len(idx))[order]
-    labels_arr = np.asarray(labels, dtype=object)
     cnt = counts[idx].ravel()[order]
     nn = n[feat].astype(np.int64)
+    # Millions of rows on big data: feature names go through arrow (zero-copy into pandas' str
+    # dtype), the few distinct labels, kinds and fields become categoricals.
+    feature_col = pa.array(fm.names, type=pa.large_string()).take(pa.array(feat)).to_pandas()
+
+    def categorical(values, codes):
+        cats, inverse = np.unique(np.asarray(values, dtype=object).astype(str), return_inverse=True)
+        return pd.Categorical.from_codes(inverse[codes], categories=cats)
+
     table = pd.DataFrame(
         {
-            "feature": fm.names[feat],
-            "label": labels_arr[lab],
+            "feature": feature_col,
+            "label": pd.Categorical.from_codes(lab, categories=pd.Index(list(labels), dtype=object)),
             "n": nn,
             "count": cnt.astype(np.int64),
             "p_hat": cnt / nn,
             "z": zf[order],
             "significant": zf[order] > z_star,
-            "kind": fm.kind[feat],
-            "field": fm.field[feat],
+            "kind": categorical(fm.kind, feat),
+            "field": categorical(fm.field, feat),
         }
     )
     table.attrs.update({"z_star": z_star, "alpha": alpha, "p0": p0, "n_tests": n_tests})
@@ -245,12 +253,7 @@ def _resolve(data, label=None, text=None, pair="auto", features=None, what="data
             label = "label"
         features = list(features or [])
         if text is None:
-            text = [
-                c for c in table.columns
-                if c != label and c not in features
-                and (pd.api.types.is_object_dtype(table[c]) or pd.api.types.is_string_dtype(table[c]))
-                and table[c].dropna().map(lambda v: isinstance(v, str)).all()
-            ]
+            text = [c for c in table.columns if c != label and c not in features and _holds_strings(table[c])]
     else:
         raise InputError(
             f"{what} must be a pandas DataFrame or a core.dataset.Dataset, not {type(data).__name__}; "
@@ -280,6 +283,15 @@ def _resolve(data, label=None, text=None, pair="auto", features=None, what="data
         if len(pair) != 2 or any(p not in text for p in pair):
             raise InputError(f"pair={pair!r} must name two of the text columns {text} (e.g. ('premise', 'hypothesis')).")
     return _Input(table, label, text, pair, list(features))
+
+
+def _holds_strings(s: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
+        return False
+    if pd.api.types.is_object_dtype(s):
+        sample = s.dropna().iloc[:2000]
+        return len(sample) > 0 and all(isinstance(v, str) for v in sample)
+    return pd.api.types.is_string_dtype(s)
 
 
 def _classes(values: pd.Series, what="data") -> list:
