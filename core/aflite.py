@@ -160,66 +160,134 @@ def _check_X(X):
 
 # --------------------------------------------------------------------------- partitions
 
-class _Plan:
-    """The m training sets of one phase, as blocks of a permutation of S_j.
+def _block_size(N: int, t: int, d_gram: int) -> int:
+    """Rows per block: about t/32, but at least min(128, t/8).
 
-    ``perm[pos]`` is the index into S_j (canonical order) of position ``pos``. Block
-    ``b`` holds positions [b·size, (b+1)·size). Partition p trains on the blocks with
-    ``full[b, p]`` plus the first ``part_r[p]`` positions of block ``part_b[p]``.
+    Much smaller blocks make the per-block products slow; >= 8 blocks per training
+    set keep the partitions close to independent draws. The number of blocks is
+    capped so the block Gram matrices (d_gram² floats each) fit the memory budget.
     """
-
-    def __init__(self, perm, size, n_blocks, full, part_b, part_r):
-        self.perm, self.size, self.n_blocks = perm, size, n_blocks
-        self.full, self.part_b, self.part_r = full, part_b, part_r
-
-    def in_train(self, lo: int, hi: int) -> np.ndarray:
-        """(hi-lo, m) bool: is position pos in partition p's training set."""
-        pos = np.arange(lo, hi)
-        blk = pos // self.size
-        off = pos - blk * self.size
-        out = self.full[blk]
-        out |= (blk[:, None] == self.part_b[None, :]) & (off[:, None] < self.part_r[None, :])
-        return out
-
-    def train_positions(self, p: int) -> np.ndarray:
-        blocks = np.flatnonzero(self.full[:, p])
-        pos = (blocks[:, None] * self.size + np.arange(self.size)[None, :]).ravel()
-        pos = pos[pos < len(self.perm)]
-        r = int(self.part_r[p])
-        if r:
-            start = int(self.part_b[p]) * self.size
-            pos = np.concatenate([pos, np.arange(start, start + r)])
-        return np.sort(pos)
-
-
-def _partition_plan(n_s: int, t: int, m: int, d_gram: int, rng: np.random.Generator) -> _Plan:
-    perm = rng.permutation(n_s)
-    # About t/32 rows per block, but at least min(128, t/8): blocks much smaller than
-    # 128 rows make the per-block products slow, and >= 8 blocks per training set
-    # keep the partitions close to independent draws.
     size = max(1, -(-t // _BLOCKS_PER_TRAIN))
     if size < 128:
         size = max(size, min(128, -(-t // 8)))
-    # Cap the number of blocks so the block Gram matrices fit the memory budget.
     max_blocks = max(8, _BLOCK_GRAM_BYTES // (4 * d_gram * d_gram))
-    size = max(size, -(-n_s // max_blocks))
-    n_blocks = -(-n_s // size)
-    sizes = np.full(n_blocks, size, dtype=np.int64)
-    sizes[-1] = n_s - size * (n_blocks - 1)
-    order = np.argsort(rng.random((m, n_blocks)), axis=1)      # a random block order per partition
-    cum = np.cumsum(sizes[order], axis=1)
-    n_whole = (cum <= t).sum(axis=1)                             # whole blocks that fit in t
-    full = np.zeros((n_blocks, m), dtype=bool)
-    part_b = np.full(m, -1, dtype=np.int64)
-    part_r = np.zeros(m, dtype=np.int64)
+    return max(size, -(-N // max_blocks))
+
+
+class _Blocks:
+    """A fixed assignment of the N rows to blocks of ``size`` rows, from the seed alone.
+
+    Rows keep their block for the whole fit; a block shrinks as its rows are removed.
+    """
+
+    def __init__(self, seed: int, N: int, size: int):
+        rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xB10C]))
+        self.block_of = np.empty(N, dtype=np.int64)
+        self.block_of[rng.permutation(N)] = np.arange(N) // size
+        self.size = size
+        self.n_blocks = -(-N // size)
+
+
+class _RidgeState:
+    """Per-block G_b = Z̃_bᵀZ̃_b and H_b = Z̃_bᵀY_b over the current S (float32).
+
+    Built once per fit (one pass over X); after each phase the removed rows'
+    contributions are subtracted, so a phase never re-reads all of S for its Gram
+    matrices.
+    """
+
+    def __init__(self, Z, mean, codes, n_classes, blocks, rows, cancel):
+        self.Z, self.mean, self.codes, self.rows = Z, mean, codes, rows
+        self.block_of = blocks.block_of
+        B, d1, C = blocks.n_blocks, Z.shape[1] + 1, n_classes
+        self.eye = np.eye(C, dtype=np.float32)
+        # GH[b] = Z̃_bᵀ [Z̃_b, Y_b]: G_b and H_b side by side, one product per block.
+        self.GH = np.zeros((B, d1, d1 + C), dtype=np.float32)
+        order = np.argsort(self.block_of, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(np.bincount(self.block_of, minlength=B))])
+        per_chunk = max(1, _CHUNK_ROWS // blocks.size)
+        for b0 in range(0, B, per_chunk):
+            check_cancel(cancel)
+            b1 = min(B, b0 + per_chunk)
+            idx = order[starts[b0]:starts[b1]]
+            ZY = self._zy(idx)
+            for b in range(b0, b1):
+                s0, s1 = starts[b] - starts[b0], starts[b + 1] - starts[b0]
+                np.matmul(ZY[s0:s1, :d1].T, ZY[s0:s1], out=self.GH[b])
+
+    def _zy(self, idx):
+        """[Z̃, Y] for the rows idx."""
+        d = self.Z.shape[1]
+        out = np.empty((len(idx), d + 1 + self.eye.shape[0]), dtype=np.float32)
+        out[:, :d] = self.rows(self.Z, self.mean, idx)
+        out[:, d] = 1.0
+        out[:, d + 1:] = self.eye[self.codes[idx]]
+        return out
+
+    def remove(self, removed_rows: np.ndarray) -> None:
+        if len(removed_rows) == 0:
+            return
+        removed_rows = np.sort(removed_rows)
+        blk = self.block_of[removed_rows]
+        order = np.argsort(blk, kind="stable")
+        removed_rows, blk = removed_rows[order], blk[order]
+        ZY = self._zy(removed_rows)
+        d1 = self.Z.shape[1] + 1
+        bounds = np.flatnonzero(np.diff(blk)) + 1
+        for lo, hi in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(blk)]])):
+            self.GH[blk[lo]] -= ZY[lo:hi, :d1].T @ ZY[lo:hi]
+
+
+class _Plan:
+    """The m training sets of one phase over S_j (positions into S_j, ascending rows).
+
+    Partition p trains on every member of the blocks with ``full[b, p]`` plus the
+    positions ``partial[p]`` (drawn from one more block), exactly t in all.
+    """
+
+    def __init__(self, blk, full, partial):
+        self.blk, self.full, self.partial = blk, full, partial
+
+    def in_train(self, lo: int, hi: int) -> np.ndarray:
+        """(hi-lo, m) bool: is position pos of S_j in partition p's training set."""
+        out = self.full[self.blk[lo:hi]]
+        for p, pos in enumerate(self.partial):
+            sel = pos[(pos >= lo) & (pos < hi)]
+            out[sel - lo, p] = True
+        return out
+
+    def train_positions(self, p: int) -> np.ndarray:
+        whole = np.flatnonzero(self.full[self.blk, p])
+        return np.sort(np.concatenate([whole, self.partial[p]]))
+
+
+def _partition_plan(blocks: _Blocks, S: np.ndarray, t: int, m: int, rng: np.random.Generator) -> _Plan:
+    """Phase j's partitions: a function of (seed, j, S_j) only, hence the exact trajectory.
+
+    Each training set takes whole blocks in a random order while they fit in t, then
+    t − (rows taken) random members of the next block.
+    """
+    B = blocks.n_blocks
+    blk = blocks.block_of[S]
+    counts = np.bincount(blk, minlength=B)
+    by_block = np.argsort(blk, kind="stable")                  # positions grouped by block
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    order = np.argsort(rng.random((m, B)), axis=1)             # a random block order per partition
+    cum = np.cumsum(counts[order], axis=1)
+    n_whole = (cum <= t).sum(axis=1)
+    full = np.zeros((B, m), dtype=bool)
+    partial = []
     for p in range(m):
         q = int(n_whole[p])
         full[order[p, :q], p] = True
         taken = int(cum[p, q - 1]) if q else 0
+        pos = np.empty(0, dtype=np.int64)
         if taken < t:
-            part_b[p] = order[p, q]
-            part_r[p] = t - taken
-    return _Plan(perm, size, n_blocks, full, part_b, part_r)
+            b = order[p, q]
+            members = by_block[starts[b]:starts[b + 1]]
+            pos = np.sort(rng.choice(members, size=t - taken, replace=False))
+        partial.append(pos)
+    return _Plan(blk, full, partial)
 
 
 def _phase_rng(seed: int, phase: int) -> np.random.Generator:
@@ -554,6 +622,8 @@ class AFLite:
         # eigendecomposition 3.8 s vs 0.45 s under load.
         with _one_blas_thread():
             Z, mean, self.reduction_ = self._prepare(X, progress)
+            d_gram = Z.shape[1] + 1 if "ridge" in self.families_ else 1
+            self.block_size_ = _block_size(N, self.t_, d_gram)
             out = self._run_phases(Z, mean, codes, len(classes), q, progress, cancel, on_phase)
         removed_at, rank, pred, history, j, scores_list, noise_list = out
         self.removed_at_ = removed_at
@@ -580,14 +650,18 @@ class AFLite:
         S = np.arange(N)
         scores_list, noise_list, history = [], [], []
         expected_phases = max(1, -(-(N - self.n_) // self.k_))
+        blocks = _Blocks(self.seed_, N, self.block_size_)
+        state = None
+        if "ridge" in self.families_:
+            report(progress, 0.0, "ridge: block Gram matrices")
+            state = _RidgeState(Z, mean, codes, n_classes, blocks, self._rows, cancel)
         j = 0
         while len(S) > self.n_:
             check_cancel(cancel)
             ts = time.perf_counter()
             frac0 = min(j / expected_phases, 0.99)
             rng = _phase_rng(self.seed_, j)
-            d_gram = (Z.shape[1] + 1) if "ridge" in self.families_ else 1
-            plan = _partition_plan(len(S), self.t_, self.m_, d_gram, rng)
+            plan = _partition_plan(blocks, S, self.t_, self.m_, rng)
             noise = None
             if self.strategy_ == "slice-sample":
                 noise = rng.gumbel(size=len(S)).astype(np.float32)
@@ -595,7 +669,7 @@ class AFLite:
             def sub(f, msg, _j=j, _f0=frac0):
                 report(progress, _f0 + f * (min((_j + 1) / expected_phases, 1.0) - _f0), msg)
 
-            correct, held = self._score_phase(Z, mean, codes, n_classes, S, plan, sub, cancel, j)
+            correct, held = self._score_phase(Z, mean, codes, n_classes, S, plan, sub, cancel, j, state)
             with np.errstate(invalid="ignore", divide="ignore"):
                 scores = np.where(held > 0, correct / np.maximum(held, 1), np.nan).astype(np.float32)
 
@@ -631,6 +705,8 @@ class AFLite:
             }
             history.append(rec)
             S = S[keep]
+            if state is not None and not stop:
+                state.remove(removed_rows)
             report(progress, min((j + 1) / expected_phases, 1.0) if not stop else 1.0,
                    f"phase {j + 1}: |S| = {len(S)}, removed {len(chosen)}")
             if on_phase is not None:
@@ -681,113 +757,91 @@ class AFLite:
             out -= mean
         return out
 
-    def _score_phase(self, Z, mean, codes, n_classes, S, plan, sub, cancel, phase):
+    def _score_phase(self, Z, mean, codes, n_classes, S, plan, sub, cancel, phase, state):
         """Counts of correct and of all held-out predictions for each member of S_j."""
         n_s = len(S)
         correct = np.zeros(n_s, dtype=np.float64)
         held = np.zeros(n_s, dtype=np.float64)
-        rows_of_pos = S[plan.perm]          # dataset row at each position
-        y_pos = codes[rows_of_pos]
+        y_s = codes[S]
         n_fam = len(self.families_)
         for fi, fam in enumerate(self.families_):
             def fsub(f, msg, _fi=fi):
                 sub((_fi + f) / n_fam, msg)
             if fam == "ridge":
-                c, h = self._ridge_phase(Z, mean, y_pos, n_classes, rows_of_pos, plan, fsub, cancel)
+                c, h = self._ridge_phase(Z, mean, y_s, n_classes, S, plan, fsub, cancel, state)
             else:
-                c, h = self._sklearn_phase(fam, Z, mean, y_pos, rows_of_pos, plan, fsub, cancel, phase)
-            correct[plan.perm] += c
-            held[plan.perm] += h
+                c, h = self._sklearn_phase(fam, Z, mean, y_s, S, plan, fsub, cancel, phase)
+            correct += c
+            held += h
         return correct, held
 
-    def _sklearn_phase(self, fam, Z, mean, y_pos, rows_of_pos, plan, sub, cancel, phase):
-        n_s, m = len(rows_of_pos), self.m_
+    def _sklearn_phase(self, fam, Z, mean, y_s, S, plan, sub, cancel, phase):
+        n_s, m = len(S), self.m_
         c = np.zeros(n_s)
         h = np.zeros(n_s)
-        Zs = self._rows(Z, mean, rows_of_pos)
+        Zs = self._rows(Z, mean, S)
         for p in range(m):
             check_cancel(cancel)
             tr = plan.train_positions(p)
             te = np.ones(n_s, dtype=bool)
             te[tr] = False
             te = np.flatnonzero(te)
-            yhat = _fit_predict_sklearn(fam, Zs[tr], y_pos[tr], Zs[te],
+            yhat = _fit_predict_sklearn(fam, Zs[tr], y_s[tr], Zs[te],
                                         seed=(self.seed_ * 1000003 + phase * 1009 + p) % (2**31))
-            c[te] += yhat == y_pos[te]
+            c[te] += yhat == y_s[te]
             h[te] += 1
             sub((p + 1) / m, f"{fam} model {p + 1}/{m}")
         return c, h
 
-    def _ridge_phase(self, Z, mean, y_pos, n_classes, rows_of_pos, plan, sub, cancel):
+    def _ridge_phase(self, Z, mean, y_s, n_classes, S, plan, sub, cancel, state):
         """Closed-form one-vs-rest ridge for all m partitions of a phase.
 
-        Pass 1 builds per-block Gram matrices G_b = Z̃_bᵀZ̃_b and cross products
-        H_b = Z̃_bᵀY_b (Z̃ = [Z, 1]); partition p's normal equations are the sum over
-        its whole blocks (one matrix product for all p) plus its partial block.
-        Pass 2 predicts with all m models in one product per chunk of rows.
+        ``state`` holds per-block Gram matrices G_b = Z̃_bᵀZ̃_b and cross products
+        H_b = Z̃_bᵀY_b (Z̃ = [Z, 1]) of the current S, kept up to date by subtracting
+        removed rows. Partition p's normal equations are the sum over its whole
+        blocks (one matrix product for all p) plus its partial rows; all m models
+        then predict S in one product per chunk of rows.
         """
         from scipy.linalg import lapack
 
-        n_s, m, C = len(rows_of_pos), self.m_, n_classes
+        n_s, m, C = len(S), self.m_, n_classes
         d1 = Z.shape[1] + 1
-        size, B = plan.size, plan.n_blocks
-        G = np.empty((B, d1, d1), dtype=np.float32)
-        H = np.empty((B, d1, C), dtype=np.float32)
-        eye = np.eye(C, dtype=np.float32)
-        blocks_per_chunk = max(1, _CHUNK_ROWS // size)
-        for b0 in range(0, B, blocks_per_chunk):
-            check_cancel(cancel)
-            b1 = min(B, b0 + blocks_per_chunk)
-            lo, hi = b0 * size, min(n_s, b1 * size)
-            Zc = np.empty((hi - lo, d1), dtype=np.float32)
-            Zc[:, :-1] = self._rows(Z, mean, rows_of_pos[lo:hi])
-            Zc[:, -1] = 1.0
-            Yc = eye[y_pos[lo:hi]]
-            for b in range(b0, b1):
-                s0, s1 = (b - b0) * size, min(hi - lo, (b - b0 + 1) * size)
-                zb = Zc[s0:s1]
-                np.matmul(zb.T, zb, out=G[b])
-                np.matmul(zb.T, Yc[s0:s1], out=H[b])
-        sub(0.3, "ridge: block Gram matrices")
+        B = state.GH.shape[0]
         F = np.ascontiguousarray(plan.full.T, dtype=np.float32)     # (m, B)
-        A = (F @ G.reshape(B, -1)).reshape(m, d1, d1)
-        Hp = (F @ H.reshape(B, -1)).reshape(m, d1, C)
-        del G, H
+        AH = (F @ state.GH.reshape(B, -1)).reshape(m, d1, d1 + C)
+        sub(0.3, "ridge: normal equations")
         W = np.empty((d1, C, m), dtype=np.float32)   # class-major columns: out[:, c, p]
         alpha = float(self.alpha)
         diag = np.arange(d1 - 1)
         for p in range(m):
-            a = A[p].astype(np.float64)
-            h = Hp[p].astype(np.float64)
-            r = int(plan.part_r[p])
-            if r:
-                start = int(plan.part_b[p]) * size
-                Zp = np.empty((r, d1), dtype=np.float32)
-                Zp[:, :-1] = self._rows(Z, mean, rows_of_pos[start:start + r])
-                Zp[:, -1] = 1.0
-                a += Zp.T @ Zp
-                h += Zp.T @ eye[y_pos[start:start + r]]
+            check_cancel(cancel)
+            ah = AH[p].astype(np.float64)
+            pos = plan.partial[p]
+            if len(pos):
+                ZY = state._zy(S[pos])
+                ah += ZY[:, :d1].T @ ZY
+            a, h = np.ascontiguousarray(ah[:, :d1]), np.ascontiguousarray(ah[:, d1:])
             lam = alpha * max(np.trace(a[:-1, :-1]) / (d1 - 1), 1e-12)
             a[diag, diag] += lam                              # intercept not penalised
-            a_keep = a.copy()
-            _, x, info = lapack.dposv(a, h, lower=0, overwrite_a=1, overwrite_b=0)
+            _, x, info = lapack.dposv(a, h, lower=0, overwrite_a=0, overwrite_b=0)
             if info != 0:  # numerically singular: fall back to least squares
-                x = np.linalg.lstsq(a_keep, h, rcond=None)[0]
+                x = np.linalg.lstsq(a, h, rcond=None)[0]
             W[:, :, p] = x
         sub(0.6, "ridge: solved")
-        check_cancel(cancel)
         Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, C * m))
         w0 = W[-1].reshape(C * m)
         c = np.zeros(n_s)
         h = np.zeros(n_s)
         for lo in range(0, n_s, _CHUNK_ROWS):
+            check_cancel(cancel)
             hi = min(n_s, lo + _CHUNK_ROWS)
-            out = (self._rows(Z, mean, rows_of_pos[lo:hi]) @ Wz + w0).reshape(hi - lo, C, m)
-            yc = y_pos[lo:hi]
-            own = np.take_along_axis(out, yc[:, None, None], axis=1)[:, 0, :]
+            out = (self._rows(Z, mean, S[lo:hi]) @ Wz + w0).reshape(hi - lo, C, m)
+            yc = y_s[lo:hi]
+            own = np.where((yc == 0)[:, None], out[:, 0, :], 0.0)
             best = out[:, 0, :].copy()
             for cl in range(1, C):
                 np.maximum(best, out[:, cl, :], out=best)
+                own += np.where((yc == cl)[:, None], out[:, cl, :], 0.0)
             held = ~plan.in_train(lo, hi)
             c[lo:hi] = ((own >= best) & held).sum(axis=1)    # own score is the max: correct
             h[lo:hi] = held.sum(axis=1)
@@ -819,12 +873,9 @@ class AFLite:
         if not _is_int(phase) or not 0 <= phase < self.n_phases_:
             raise InputError(f"phase={phase!r} is invalid: give 0 <= phase < {self.n_phases_}.")
         S = self._members(phase)
-        d_gram = (self._d_used() + 1) if "ridge" in self.families_ else 1
-        plan = _partition_plan(len(S), self.t_, self.m_, d_gram, _phase_rng(self.seed_, phase))
-        return [np.sort(S[plan.perm[plan.train_positions(p)]]) for p in range(self.m_)]
-
-    def _d_used(self):
-        return self.reduction_["d_out"] if self.reduction_ else self.n_features_in_
+        plan = _partition_plan(_Blocks(self.seed_, self.n_samples_, self.block_size_), S, self.t_,
+                               self.m_, _phase_rng(self.seed_, phase))
+        return [S[plan.train_positions(p)] for p in range(self.m_)]
 
     def _resolve_query(self, tau, target_size):
         self._check_fitted()
@@ -948,6 +999,7 @@ class AFLite:
             "resolved": {"N": int(self.n_samples_), "d": int(self.n_features_in_), "m": self.m_,
                          "t": self.t_, "k": self.k_, "n": self.n_, "tau": self.tau_,
                          "families": list(self.families_), "strategy": self.strategy_,
+                         "block_size": int(self.block_size_),
                          "quality_order": self.quality_ is not None},
             "seed": int(self.seed_),
             "classes": [c.item() if hasattr(c, "item") else c for c in self.classes_],
@@ -987,6 +1039,7 @@ class AFLite:
             af.n_samples_, af.n_features_in_ = res["N"], res["d"]
             af.m_, af.t_, af.k_, af.n_, af.tau_ = res["m"], res["t"], res["k"], res["n"], res["tau"]
             af.families_, af.strategy_ = tuple(res["families"]), res["strategy"]
+            af.block_size_ = res["block_size"]
             af.seed_ = rec["seed"]
             af.classes_ = np.asarray(rec["classes"])
             af.reduction_ = rec["reduction"]
