@@ -22,6 +22,8 @@ from core.errors import Cancelled, InputError
 
 
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a -q given before the command is not reset by the subcommand's default.
+    p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars or notes")
     p.add_argument("dataset", help="file (.csv/.tsv/.jsonl/.parquet), save_to_disk folder, Hub name, or demo:nli / demo:circles / demo:digits")
     g = p.add_argument_group("columns (auto-detected when omitted)")
     g.add_argument("--text", help="text column(s), comma-separated, e.g. premise,hypothesis")

@@ -324,7 +324,7 @@ def _load_cached(npy: Path, sidecar: Path, dataset: Dataset, spec: str):
         return None  # unreadable: rebuild and overwrite
     excluded = np.asarray(meta.get("excluded_ids", []), dtype=object)
     ids = _remaining_ids(dataset, excluded)
-    if (meta.get("spec") != spec or meta.get("fingerprint") != _fingerprint(dataset) or X.dtype != np.float32
+    if (meta.get("spec") != spec or meta.get("fingerprint") != dataset.fingerprint or X.dtype != np.float32
             or list(X.shape) != list(meta.get("shape", [])) or X.shape[0] != len(ids)):
         return None
     info = dict(meta.get("info", {}))
@@ -336,7 +336,7 @@ def _store(npy: Path, sidecar: Path, rep: Representation, dataset: Dataset) -> N
     _atomic_write(npy, lambda f: np.save(f, np.ascontiguousarray(rep.X, dtype=np.float32)))
     meta = {
         "spec": rep.spec,
-        "fingerprint": _fingerprint(dataset),
+        "fingerprint": dataset.fingerprint,
         "dataset": dataset.name,
         "shape": list(rep.X.shape),
         "dtype": "float32",
@@ -356,35 +356,6 @@ def _json_default(o):
     if isinstance(o, np.ndarray):
         return o.tolist()
     return str(o)
-
-
-def _fingerprint(dataset: Dataset) -> str:
-    """`Dataset.fingerprint`, or the same content hash computed here if it fails.
-
-    (With pandas 3, ``Dataset.fingerprint`` fails on embedding columns: it turns the
-    vectors' raw bytes into str. Until that is fixed there, hash them as hex.)
-    """
-    try:
-        return dataset.fingerprint
-    except Exception:
-        h = hashlib.sha256()
-        h.update(repr((dataset.label, list(dataset.text), dataset.embedding, dataset.image)).encode())
-        cols = [dataset.label, *dataset.text]
-        frame = dataset.table[cols].astype(str)
-        if dataset.embedding:
-            frame[dataset.embedding] = [_vector_key(v) for v in dataset.table[dataset.embedding]]
-        h.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
-        if dataset.image:
-            for v in dataset.table[dataset.image]:
-                h.update(np.asarray(v).tobytes())
-        return h.hexdigest()[:16]
-
-
-def _vector_key(v) -> str:
-    try:
-        return np.asarray(v, dtype=np.float32).tobytes().hex()
-    except (TypeError, ValueError):  # not numbers: the embedding builder reports it
-        return repr(v)
 
 
 def _remaining_ids(dataset: Dataset, excluded) -> np.ndarray:
@@ -439,7 +410,7 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
     use_cache = cache_dir is not False and kind != "file"
     if use_cache:
         npy, sidecar = _cache_paths(cache_dir if cache_dir is not None else default_cache_dir(),
-                                    _fingerprint(dataset), canon)
+                                    dataset.fingerprint, canon)
         hit = _load_cached(npy, sidecar, dataset, canon)
         if hit is not None:
             report(progress, 1.0, "loaded from cache")
