@@ -23,6 +23,10 @@ PAGES = [
 nav = st.navigation(PAGES)
 app_state.init()
 app_state.sidebar()
-if st.session_state.get("last_error"):
-    st.error(st.session_state.last_error)
-nav.run()
+# Pages call app_state.page_setup(), which draws the sidebar itself only when a page
+# script runs without this file (streamlit's AppTest reruns a page directly).
+st.session_state["_in_app"] = True
+try:
+    nav.run()
+finally:
+    st.session_state["_in_app"] = False

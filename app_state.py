@@ -435,6 +435,15 @@ def thumbnail_uri(image, size: int = 48) -> Optional[str]:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
+def page_setup() -> None:
+    """Called first by every page: state, sidebar and the last error, even when the page runs alone."""
+    if not _ss().get("_in_app"):
+        init()
+        sidebar()
+    if _ss().get("last_error"):
+        st.error(_ss().last_error)
+
+
 def sidebar() -> None:
     """Current dataset, representation and run, plus the background job's progress."""
     ds = current_dataset()

@@ -338,8 +338,9 @@ class RunStore:
             return None
         try:
             run = Run.load(folder)
-        except InputError:
-            return None  # a damaged entry is a cache miss, not a failure
+            run.estimator()  # a run saved by an older engine that cannot answer τ/n is a miss
+        except Exception:
+            return None  # a damaged or outdated entry is a cache miss, not a failure
         with self._lock:
             self._memory[key] = run
         return run

@@ -7,6 +7,7 @@ from core.errors import InputError
 ss = st.session_state
 reg = S.registry()
 st.title("Data")
+S.page_setup()
 st.caption("Load a labelled dataset, check its columns and labels, then build a representation Φ and score it with AFLite.")
 
 # ---------------------------------------------------------------- source
@@ -58,9 +59,10 @@ pending_key = ss.get("pending_ds_key") or ss.ds_key
 ds = reg.dataset(pending_key)
 is_current = pending_key == ss.ds_key
 label = ss.get("pending_source", {}).get("label", ss.get("source_label", "")) if not is_current else ds.name
-st.subheader(("Current dataset: " if is_current else "Loaded (not scored yet): ") + str(ds.name or label))
+st.subheader("Current dataset" if is_current else "Loaded dataset (not scored yet)")
+st.text(str(ds.name or label))  # a user-given name: shown as text
 for message in ds.messages:
-    st.info(message)
+    st.info(message)  # written by core.sources
 c1, c2, c3 = st.columns(3)
 c1.metric("Examples", f"{len(ds):,}")
 c2.metric("Labels", len(ds.classes))

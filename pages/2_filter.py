@@ -9,6 +9,7 @@ from core.runs import label_summary, phase_frame
 
 ss = st.session_state
 st.title("Filter")
+S.page_setup()
 st.caption("AFLite (paper 000, Algorithm 1): m models per phase, each trained on t examples, score every held-out "
            "example; each phase removes the k most predictable examples with p̃ ≥ τ until fewer than k pass τ or "
            "|S| ≤ n.")

@@ -7,6 +7,7 @@ import app_state as S
 from core.runs import live_columns, phase_scores
 
 st.title("Predictability")
+S.page_setup()
 st.caption("p̃(i): the share of the models that held example i out and predicted its label correctly "
            "(paper 000, eq. 4), from the last phase that scored it. The dashed line is τ.")
 run = S.current_run()
@@ -56,7 +57,7 @@ def charts():
 charts()
 
 st.subheader("Scores phase by phase")
-long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy())
+long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), max_phases=12)
 fig = px.box(long, x="phase", y="score", color="label", points=False,
              title="p̃ of the examples still in S at each phase (sampled phases)")
 fig.add_hline(y=st.session_state.tau, line_dash="dash", annotation_text="τ")

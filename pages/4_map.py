@@ -9,6 +9,7 @@ from core.runs import live_columns
 
 ss = st.session_state
 st.title("Map")
+S.page_setup()
 run = S.current_run()
 ds = S.current_dataset()
 rep = S.current_representation()
@@ -89,7 +90,7 @@ def draw():
     s2.metric("Removed by AFLite", f"{int((~chosen['retained']).sum()):,}")
     s3.metric("Mean p̃", f"{chosen['predictability'].mean():.2f}")
     st.dataframe(chosen.drop(columns=["pos"]), hide_index=True, key="map_selection")
-    st.caption("Label counts in the selection: " + ", ".join(
+    st.text("Label counts in the selection: " + ", ".join(
         f"{k}: {v}" for k, v in chosen[ds.label].value_counts().items()))
 
 

@@ -12,6 +12,7 @@ from core.zstats import compute_z, consistency_filter, z_filter
 
 ss = st.session_state
 st.title("Features")
+S.page_setup()
 st.caption("z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − p0)/n). "
            "Points above the dashed curve exceed the Bonferroni threshold z* and give their label away.")
 ds = S.current_dataset()

@@ -8,6 +8,7 @@ from core.runs import filter_examples, live_columns, page
 
 ss = st.session_state
 st.title("Examples")
+S.page_setup()
 st.caption("Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered.")
 run = S.current_run()
 ds = S.current_dataset()
@@ -38,7 +39,7 @@ def browsers():
         st.warning(f"No example carries the feature {feature.strip()!r}; check its name on the Features page.")
     chosen = filter_examples(frame, query=query, fields=ds.text, labels=labels, score_range=(lo, hi), ids=ids,
                              label_column=ds.label)
-    cols = ["id", ds.label, "predictability", "removed_at", *ds.text,
+    cols = ["id", ds.label, "predictability", *ds.text, "removed_at",
             *[c for c in frame.columns if c not in ("id", ds.label, "predictability", "removed_at", "warmup", "pos",
                                                     "retained", *ds.text)]]
     config = {"predictability": st.column_config.ProgressColumn("p̃", min_value=0.0, max_value=1.0, format="%.2f"),
@@ -57,7 +58,8 @@ def browsers():
             if ds.image:
                 images = ds.table[ds.image].reindex(rows["id"])
                 rows["thumbnail"] = [S.thumbnail_uri(v) for v in images]
-            st.dataframe(rows[[c for c in cols if c in rows.columns]], hide_index=True, column_config=config,
+            shown = [c for c in cols if c in rows.columns and not (status and c == "removed_at")]
+            st.dataframe(rows[shown], hide_index=True, column_config=config,
                          key=f"ex_table_{side}", height=min(40 + 35 * len(rows), 900))
             st.caption(f"page {min(number, pages)} of {pages}")
 

@@ -8,6 +8,7 @@ from core import export
 
 ss = st.session_state
 st.title("Export")
+S.page_setup()
 st.caption("Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "
            "show them as text (formula-injection protection); other formats keep the text unchanged.")
 run = S.current_run()

@@ -1,0 +1,283 @@
+"""Every dashboard page through streamlit's AppTest: set the knobs, assert what changes.
+
+Runs on the built-in NLI demo (3,000 examples, a 16-partition AFLite run that takes
+about a second) with a temporary cache and the PCA map (UMAP is exercised in
+tests/unit/test_projection.py and the browser test).
+"""
+import io
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+CACHE = Path(os.environ.setdefault("ARTIFACT_LENS_CACHE", str(Path(__file__).resolve().parents[2] / "test-artifacts" / "app-cache")))
+os.environ["ARTIFACT_LENS_MAP"] = "pca"
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from streamlit.runtime import memory_media_file_storage as mem  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+
+
+def page(name):
+    return f"pages/{name}.py"
+
+
+def metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def no_exceptions(at):
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.fixture
+def at():
+    os.chdir(ROOT)
+    app = AppTest.from_file(APP, default_timeout=180).run()
+    no_exceptions(app)
+    return app
+
+
+def wait_for_job(at, timeout=120):
+    """Let the background job finish, then rerun so its result becomes current."""
+    import app_state
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        jobs = app_state.registry().jobs.running()
+        if not jobs:
+            break
+        time.sleep(0.2)
+    assert not app_state.registry().jobs.running(), "background job did not finish"
+    at.run()
+    at.run()  # the job panel applies the result and reruns the app
+    no_exceptions(at)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Capture the bytes behind every download button: url file name -> bytes."""
+    seen = {}
+    original = mem.MemoryMediaFileStorage.load_and_get_id
+
+    def capture(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        seen[file_id] = path_or_data if isinstance(path_or_data, bytes) else Path(path_or_data).read_bytes()
+        return file_id
+
+    monkeypatch.setattr(mem.MemoryMediaFileStorage, "load_and_get_id", capture)
+
+    def get(button):
+        file_id = Path(button.proto.url).stem
+        return seen[file_id]
+
+    return get
+
+
+# ---------------------------------------------------------------- Data
+def test_opens_on_the_scored_demo(at):
+    m = metrics(at)
+    assert m["Examples"] == "3,000" and m["Labels"] == "3"
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "demo:nli" in sidebar and "tfidf-svd:fields=hypothesis" in sidebar and "phases" in sidebar
+    counts = at.dataframe[-1].value
+    assert int(counts["examples"].sum()) == 3000
+
+
+def test_bad_path_shows_error_and_keeps_the_run(at, tmp_path):
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(str(tmp_path / "missing.csv"))
+    at.button[0].click().run()  # the form's Load button
+    no_exceptions(at)
+    assert any("no file or folder" in e.value for e in at.error)
+    assert metrics(at)["Examples"] == "3,000"
+    bad = tmp_path / "bad.csv"
+    bad.write_text("premise,hypothesis\nonly,two columns\n")  # no label column
+    at.text_input(key="src_path").input(str(bad))
+    at.button[0].click().run()
+    assert any("label column" in e.value for e in at.error)
+    at.switch_page(page("2_filter")).run()
+    no_exceptions(at)
+    assert metrics(at)["Retained"] == "1,500"  # the previous run is still in use
+
+
+def test_load_a_csv_pick_columns_and_score_it(at, tmp_path):
+    rng = np.random.default_rng(0)
+    n = 240
+    labels = np.array(["yes", "no"])[rng.integers(0, 2, n)]
+    words = np.where(labels == "yes", "sunny bright", "rain cold")
+    frame = pd.DataFrame({"uid": [f"u{i}" for i in range(n)],
+                          "text": [f"{w} day {i % 7} <b>html</b>" if i % 3 else f"the day {i % 5}" for i, w in enumerate(words)],
+                          "label": labels})
+    path = tmp_path / "mine.csv"
+    frame.to_csv(path, index=False)
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(str(path))
+    at.button[0].click().run()
+    no_exceptions(at)
+    assert metrics(at)["Examples"] == "240"
+    assert any("not scored yet" in s.value for s in at.subheader)
+    at.text_input(key="rep_custom").input("tfidf-svd:fields=text,dim=8")
+    submit = [b for b in at.button if "Build" in b.label][0]
+    submit.click().run()
+    wait_for_job(at)
+    sidebar = " ".join(t.value for t in at.sidebar.text)
+    assert "mine.csv" in sidebar and "240 examples" in sidebar and "dim=8" in sidebar
+    at.switch_page(page("2_filter")).run()
+    no_exceptions(at)
+    m = metrics(at)
+    assert int(m["Retained"].replace(",", "")) + int(m["Removed"].replace(",", "")) == 240
+
+
+# ---------------------------------------------------------------- Filter
+def test_filter_tau_and_n_are_live(at):
+    at.switch_page(page("2_filter")).run()
+    no_exceptions(at)
+    assert metrics(at)["Retained"] == "1,500"
+    at.slider(key="w_target").set_value(0.7).run()
+    assert metrics(at)["Retained"] == "2,100"
+    table = at.dataframe[0].value
+    assert int(table.loc["all", "retained"]) == 2100 and int(table.drop(index="all")["retained"].sum()) == 2100
+    at.slider(key="w_target").set_value(0.5).run()
+    before = int(metrics(at)["Retained"].replace(",", ""))
+    at.slider(key="w_tau").set_value(0.99).run()
+    after = int(metrics(at)["Retained"].replace(",", ""))
+    assert after >= before
+    # the knobs are shared: the Export page exports the same count
+    at.switch_page(page("7_export")).run()
+    assert metrics(at)["Rows to export"] == f"{after:,}"
+
+
+def test_refit_runs_in_background_and_returns_instantly(at):
+    import app_state
+
+    at.switch_page(page("2_filter")).run()
+    at.select_slider(key="w_m").set_value(8)
+    at.button[0].click().run()  # Run AFLite
+    no_exceptions(at)
+    wait_for_job(at)
+    assert "m=8 " in " ".join(t.value for t in at.sidebar.text)
+    n_runs = len(app_state.registry().store.keys())
+    at.select_slider(key="w_m").set_value(16)
+    at.button[0].click().run()
+    # the run with m = 16 is in the store: applied without a background job
+    assert not app_state.registry().jobs.running()
+    assert "m=16 " in " ".join(t.value for t in at.sidebar.text)
+    assert len(app_state.registry().store.keys()) == n_runs
+
+
+# ---------------------------------------------------------------- Predictability
+def test_predictability_counts_follow_tau(at):
+    at.switch_page(page("3_predictability")).run()
+    no_exceptions(at)
+    assert len(at.get("plotly_chart")) == 4
+    counts = at.dataframe[0].value
+    assert int(counts["retained"].sum()) == 1500 and int(counts.to_numpy().sum()) == 3000
+    at.slider(key="w_target").set_value(0.8).run()
+    counts = at.dataframe[0].value
+    assert int(counts["retained"].sum()) == 2400
+
+
+# ---------------------------------------------------------------- Map
+def test_map_draws_webgl_points_with_row_ids(at):
+    import json
+
+    at.switch_page(page("4_map")).run()
+    no_exceptions(at)
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    traces = fig["data"]
+    assert {t["type"] for t in traces} == {"scattergl"}
+    assert len(traces) == 3 and sum(len(t["customdata"]) for t in traces) == 3000
+    rows = sorted(int(c[0]) for t in traces for c in t["customdata"])
+    assert rows == list(range(3000))
+    at.selectbox(key="map_colour").set_value("predictability").run()
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert len(fig["data"]) == 1 and fig["data"][0]["marker"]["showscale"]
+    at.selectbox(key="map_colour").set_value("retained").run()
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert sorted(len(t["customdata"]) for t in fig["data"]) == [1500, 1500]
+
+
+# ---------------------------------------------------------------- Features
+def test_features_pick_a_feature_and_z_filter(at):
+    at.switch_page(page("5_features")).run()
+    no_exceptions(at)
+    m = metrics(at)
+    assert float(m["Largest z"]) > float(m["z*"])
+    at.selectbox(key="z_feature").set_value("nobody@hypothesis").run()
+    no_exceptions(at)
+    m = metrics(at)
+    carrying = int(m["Examples with the feature"].replace(",", ""))
+    removed = int(m["Removed by AFLite (at the live τ, n)"].replace(",", ""))
+    assert carrying > 0 and 0 < removed <= carrying
+    shown = at.dataframe[1].value
+    assert len(shown) == min(carrying, 500)
+    assert shown["hypothesis"].str.lower().str.contains("nobody").all()
+    at.number_input(key="zf_batch").set_value(300)
+    [b for b in at.button if b.label == "Run z-filtering"][0].click().run()
+    no_exceptions(at)
+    m = metrics(at)
+    assert float(m["Largest z after"]) < float(m["Largest z before"])
+    assert int(m["Accepted"].replace(",", "")) + int(m["Rejected"].replace(",", "")) == 3000
+
+
+def test_consistency_filtering_threshold(at):
+    at.switch_page(page("5_features")).run()
+    [b for b in at.button if b.label == "Run consistency filtering"][0].click().run()
+    no_exceptions(at)
+    low = int(metrics(at)["Dropped"].replace(",", ""))
+    at.slider(key="cf_threshold").set_value(0.5)
+    [b for b in at.button if b.label == "Run consistency filtering"][0].click().run()
+    high = int(metrics(at)["Dropped"].replace(",", ""))
+    assert high > low
+
+
+# ---------------------------------------------------------------- Examples
+def test_examples_search_filter_and_pages(at):
+    at.switch_page(page("6_examples")).run()
+    no_exceptions(at)
+    kept, gone = at.dataframe[0].value, at.dataframe[1].value
+    assert len(kept) == 25 and len(gone) == 25
+    assert "removed_at" not in kept.columns and (gone["removed_at"] >= 0).all()
+    at.text_input(key="ex_query").input("nobody").run()
+    gone = at.dataframe[1].value
+    assert len(gone) and gone["hypothesis"].str.lower().str.contains("nobody").all()
+    at.text_input(key="ex_query").input("").run()
+    at.multiselect(key="ex_labels").set_value(["neutral"]).run()
+    assert set(at.dataframe[0].value["label"]) == {"neutral"}
+    at.slider(key="ex_range").set_value((0.0, 0.5)).run()
+    kept = at.dataframe[0].value
+    assert (kept["predictability"] <= 0.5).all()
+    at.toggle(key="ex_asc").set_value(True).run()
+    at.number_input(key="ex_page_retained").set_value(2).run()
+    page2 = at.dataframe[0].value
+    assert page2["predictability"].is_monotonic_increasing and not set(page2["id"]) & set(kept["id"])
+
+
+# ---------------------------------------------------------------- Export
+def test_export_bytes_follow_the_knobs(at, downloads):
+    at.switch_page(page("7_export")).run()
+    no_exceptions(at)
+    data = downloads(at.get("download_button")[0])
+    frame = pd.read_csv(io.BytesIO(data))
+    assert len(frame) == 1500 and frame["id"].is_unique
+    at.slider  # noqa: B018  (τ/n live on other pages; set n there and come back)
+    at.switch_page(page("2_filter")).run()
+    at.slider(key="w_target").set_value(0.6).run()
+    at.switch_page(page("7_export")).run()
+    frame = pd.read_csv(io.BytesIO(downloads(at.get("download_button")[0])))
+    assert len(frame) == 1800
+    at.radio(key="exp_which").set_value("all").run()
+    at.radio(key="exp_fmt").set_value("jsonl").run()
+    lines = downloads(at.get("download_button")[0]).decode().strip().splitlines()
+    assert len(lines) == 3000
+    rows = pd.read_json(io.StringIO("\n".join(lines)), lines=True)
+    assert int(rows["retained"].sum()) == 1800 and {"predictability", "removed_at", "warmup"} <= set(rows.columns)
+    manifest = downloads(at.get("download_button")[1])
+    assert b'"selection": "all"' in manifest and b'"target_size": 1800' in manifest
