@@ -31,13 +31,18 @@ or n' would have stopped (`AFLite.retained_for`).
 
 Partitions
 ----------
-Phase j draws a random permutation of S_j (canonical order: ascending row index)
-and cuts it into equal blocks of about t/32 examples; each of the m training sets
-(S \\ T_j in the paper) is a random choice of whole blocks plus the first rows of one
-more block, exactly t examples. Since the permutation is uniform, every training
-set is a uniformly random t-subset of S_j, as in Algorithm 1; the blocks let the
-ridge family build each partition's Gram matrix from per-block Gram matrices
-computed once per phase (the main speed-up), and all families use the same plan.
+The rows are dealt once, from the seed alone, into fixed blocks of about t/32 rows
+(at least min(128, t/8)); a block shrinks as its rows are removed. Phase j draws,
+from a generator seeded by (random_state, j), a random block order per partition;
+each of the m training sets (S \\ T_j in the paper) takes whole blocks in that order
+while they fit in t, then t − (rows taken) random members of the next block: exactly
+t examples of S_j, and a function of (random_state, j, S_j) only. In phase 0 every
+training set is a uniformly random t-subset of D, as in Algorithm 1; the one
+difference from fully independent draws is that rows of the same block (at most
+t/8 rows; about t/32 for t ≥ 4096) enter or leave a training set together. The blocks
+are what make the ridge family fast: its per-block Gram matrices are built once per
+fit and downdated by the removed rows, so a phase never re-reads S for them. All
+families use the same plan.
 
 Examples never held out
 -----------------------
@@ -84,7 +89,7 @@ STRATEGIES = ("greedy-slice", "slice-sample", "greedy")
 _BLOCKS_PER_TRAIN = 32          # blocks per training set (speed/memory balance)
 _BLOCK_GRAM_BYTES = 256 << 20   # cap on the per-phase block Gram matrices
 _CHUNK_ROWS = 8192              # rows gathered at a time (bounds temporary memory)
-_PCA_ROWS = 20000               # rows used to estimate the principal axes
+_PCA_ROWS = 10000               # rows used to estimate the principal axes
 
 
 class RefitNeeded(InputError):
@@ -148,10 +153,14 @@ def _check_X(X):
         raise InputError(f"X has dtype {X.dtype}: give numbers (an (N, d) float array).")
     if X.shape[1] == 0:
         raise InputError("X has 0 columns: give a representation with at least one feature.")
-    X = np.asarray(X, dtype=np.float32, order="C")
-    bad = ~np.isfinite(X)
-    if bad.any():
-        rows = np.flatnonzero(bad.any(axis=1))
+    X = np.asarray(X, dtype=np.float32, order="C")   # no copy for float32 input (e.g. a memmap)
+    bad_rows = []
+    for lo in range(0, X.shape[0], _CHUNK_ROWS * 4):   # chunked: no N×d temporary
+        bad = ~np.isfinite(X[lo:lo + _CHUNK_ROWS * 4]).all(axis=1)
+        if bad.any():
+            bad_rows.append(lo + np.flatnonzero(bad))
+    if bad_rows:
+        rows = np.concatenate(bad_rows)
         raise InputError(
             f"X has NaN or infinite values in {len(rows)} row(s) (first: row {rows[0]}): "
             "drop or impute those rows, or fix the representation.")
@@ -701,12 +710,13 @@ class AFLite:
                 "min_removed_score": float(scores[chosen].min()) if len(chosen) else float("nan"),
                 "n_never_held_out": int((~ok).sum()),
                 "stop_reason": reason,
-                "seconds": round(time.perf_counter() - ts, 4),
+                "seconds": 0.0,
             }
             history.append(rec)
             S = S[keep]
             if state is not None and not stop:
-                state.remove(removed_rows)
+                state.remove(removed_rows)      # downdate the block Gram matrices for phase j+1
+            rec["seconds"] = round(time.perf_counter() - ts, 4)
             report(progress, min((j + 1) / expected_phases, 1.0) if not stop else 1.0,
                    f"phase {j + 1}: |S| = {len(S)}, removed {len(chosen)}")
             if on_phase is not None:
