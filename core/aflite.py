@@ -117,6 +117,12 @@ def _resolve_size(name: str, symbol: str, value, N: int) -> int:
         f"dataset as a float in (0, 1), e.g. {name}=0.1.")
 
 
+def _num(x):
+    """A float for JSON records (None instead of NaN)."""
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
 def _check_tau(tau, name="tau"):
     if not _is_real(tau) or not (0.0 <= float(tau) <= 1.0) or math.isnan(float(tau)):
         raise InputError(f"{name}={tau!r} (τ) is invalid: the early-stopping threshold is a "
@@ -474,10 +480,15 @@ class AFLite:
     removal_rank_ : (N,) int
         Rank of the example in its phase's removal order (0 = first), -1 if retained.
     history_ : list of dict
-        One record per phase: ``phase``, ``size`` (|S_j|), ``n_passing_tau`` (c_j),
-        ``removed``, ``mean_score``, ``R`` (eq. 5 on S_j), ``R_after`` (eq. 5 on what
-        the phase kept, with that phase's scores), ``heldout_accuracy`` (eq. 2,
-        pooled), ``n_never_held_out``, ``stop_reason``, ``seconds``.
+        One JSON-ready record per phase j: ``phase``; ``size`` (|S_j|);
+        ``n_passing_tau`` (c_j, members with p̃ ≥ τ); ``removed``; ``mean_score``
+        (mean p̃ over S_j); ``R`` (representation bias, eq. 5: Σ p̃(i) with eq. 4's
+        1/|S| normalisation, i.e. the same mean; None when no member was scored);
+        ``R_after`` (eq. 5 over what the phase kept, with that phase's scores);
+        ``heldout_accuracy`` (eq. 2: all held-out predictions pooled);
+        ``min_removed_score``; ``n_never_held_out``; ``stop_reason`` ("tau": fewer
+        than k passed τ; "target_size": reached n; None: filtering went on);
+        ``seconds``.
     n_phases_ : int
     classes_ : ndarray
     n_, t_, k_, m_ : int
@@ -703,11 +714,11 @@ class AFLite:
                 "size": int(len(S)),
                 "n_passing_tau": int(n_pass),
                 "removed": int(len(chosen)),
-                "mean_score": float(scored.mean()) if len(scored) else float("nan"),
-                "R": float(scored.mean()) if len(scored) else float("nan"),
-                "R_after": float(kept_scored.mean()) if len(kept_scored) else float("nan"),
-                "heldout_accuracy": float(correct.sum() / max(held.sum(), 1)),
-                "min_removed_score": float(scores[chosen].min()) if len(chosen) else float("nan"),
+                "mean_score": _num(scored.mean()) if len(scored) else None,
+                "R": _num(scored.mean()) if len(scored) else None,
+                "R_after": _num(kept_scored.mean()) if len(kept_scored) else None,
+                "heldout_accuracy": _num(correct.sum() / max(held.sum(), 1)),
+                "min_removed_score": _num(scores[chosen].min()) if len(chosen) else None,
                 "n_never_held_out": int((~ok).sum()),
                 "stop_reason": reason,
                 "seconds": 0.0,
@@ -727,7 +738,6 @@ class AFLite:
                 break
 
         return removed_at, rank, pred, history, j, scores_list, noise_list
-
 
     def _prepare(self, X, progress):
         """Centre X (and project it on its top principal components if d > max_dim)."""
