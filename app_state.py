@@ -241,7 +241,7 @@ def pipeline(ctx, ds_key: str, spec: str, params: dict) -> dict:
     return {"ds_key": ds_key, "spec": rep.spec, "run_key": key}
 
 
-def start_pipeline(ds_key: str, spec: str, params: dict, label: str = "") -> None:
+def start_pipeline(ds_key: str, spec: str, params: dict, label: str = "", source_label: Optional[str] = None) -> None:
     """Start (or join) the background job for this dataset, representation and parameters."""
     from core.runs import run_key
 
@@ -252,17 +252,20 @@ def start_pipeline(ds_key: str, spec: str, params: dict, label: str = "") -> Non
     if rep is not None and reg.store.get(run_key(ds.fingerprint, rep.spec, params)) is not None:
         # A run with these parameters exists: returning to earlier settings is instant.
         _apply_result({"ds_key": ds_key, "spec": rep.spec, "run_key": run_key(ds.fingerprint, rep.spec, params)},
-                      params)
+                      params, source_label)
         return
     reg.jobs.submit(job_key, lambda ctx: pipeline(ctx, ds_key, spec, params), name=label or "AFLite run")
     ss = _ss()
     ss.job_key = job_key
     ss.job_params = dict(params)
+    ss.job_source_label = source_label
     ss.last_error = None
 
 
-def _apply_result(result: dict, params: dict) -> None:
+def _apply_result(result: dict, params: dict, source_label: Optional[str] = None) -> None:
     ss = _ss()
+    if source_label is not None and result["ds_key"] != ss.ds_key:
+        ss.source_label = source_label
     ss.ds_key = result["ds_key"]
     ss.spec = result["spec"]
     ss.run_key = result["run_key"]
@@ -292,7 +295,7 @@ def job_panel(where=None) -> None:
             ss = _ss()
             ss.job_key = None
             if job.status == "done":
-                _apply_result(job.result, ss.get("job_params", ss.params))
+                _apply_result(job.result, ss.get("job_params", ss.params), ss.get("job_source_label"))
                 ss.last_error = None
                 st.rerun(scope="app")
             elif job.status == "cancelled":
@@ -450,7 +453,7 @@ def sidebar() -> None:
     run = current_run()
     with st.sidebar:
         st.markdown("**Dataset**")
-        st.text(f"{ds.name or _ss().get('source_label', '')}\n{len(ds):,} examples, {len(ds.classes)} labels")
+        st.text(f"{_ss().get('source_label') or ds.name}\n{len(ds):,} examples, {len(ds.classes)} labels")
         st.markdown("**Representation Φ**")
         st.text(_ss().spec)
         st.markdown("**Run**")

@@ -58,9 +58,9 @@ if loaded:
 pending_key = ss.get("pending_ds_key") or ss.ds_key
 ds = reg.dataset(pending_key)
 is_current = pending_key == ss.ds_key
-label = ss.get("pending_source", {}).get("label", ss.get("source_label", "")) if not is_current else ds.name
+label = ss.get("pending_source", {}).get("label", "") if not is_current else (ss.get("source_label") or ds.name)
 st.subheader("Current dataset" if is_current else "Loaded dataset (not scored yet)")
-st.text(str(ds.name or label))  # a user-given name: shown as text
+st.text(str(label or ds.name))  # a user-given name: shown as text
 for message in ds.messages:
     st.info(message)  # written by core.sources
 c1, c2, c3 = st.columns(3)
@@ -134,9 +134,8 @@ if go:
 
     try:
         parse_spec(spec)
-        S.start_pipeline(pending_key, spec, dict(ss.params), label="Φ + AFLite")
-        if not is_current:
-            ss.source_label = label
+        S.start_pipeline(pending_key, spec, dict(ss.params), label="Φ + AFLite",
+                         source_label=None if is_current else str(label))
         st.rerun()
     except InputError as exc:
         st.error(str(exc))

@@ -75,7 +75,7 @@ def draw():
             fig.add_trace(go.Scattergl(x=x[sel], y=y[sel], mode="markers", name=f"{colour}={cat}",
                                        customdata=custom[sel], hovertemplate=hover,
                                        marker=dict(size=size, opacity=0.75)))
-    fig.update_layout(height=560, margin=dict(l=10, r=10, t=30, b=10), dragmode="lasso",
+    fig.update_layout(height=560, margin=dict(l=10, r=10, t=30, b=10), dragmode="select",
                       title=f"{proj.method.upper()} of Φ ({len(sub):,} points)", legend=dict(itemsizing="constant"))
     event = st.plotly_chart(fig, key="map", on_select="rerun", selection_mode=("box", "lasso"))
     points = (event or {}).get("selection", {}).get("points", []) if event else []
