@@ -15,6 +15,8 @@ Two levels of state:
 """
 from __future__ import annotations
 
+import re
+
 import base64
 import hashlib
 import io
@@ -146,6 +148,18 @@ def current_run():
     if run is None or run.dataset_fingerprint != current_dataset().fingerprint:
         return None
     return run
+
+
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def plain(message) -> str:
+    """A message for st.error/st.info/st.warning with Markdown escaped.
+
+    Those elements render Markdown, and messages from core can quote values from
+    the data (labels, column names, file names): escaping keeps them plain text.
+    """
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(message))
 
 
 def set_error(message: Optional[str]) -> None:
@@ -444,7 +458,7 @@ def page_setup() -> None:
         init()
         sidebar()
     if _ss().get("last_error"):
-        st.error(_ss().last_error)
+        st.error(plain(_ss().last_error))
 
 
 def sidebar() -> None:

@@ -52,7 +52,7 @@ if loaded:
                 roles = {"config": config.strip() or None, "split": split.strip() or None}
                 S.load_into_pending(hub.strip(), roles, label=hub.strip())
     except InputError as exc:
-        st.error(str(exc))
+        st.error(S.plain(exc))
 
 # ---------------------------------------------------------------- the dataset on view
 pending_key = ss.get("pending_ds_key") or ss.ds_key
@@ -62,7 +62,7 @@ label = ss.get("pending_source", {}).get("label", "") if not is_current else (ss
 st.subheader("Current dataset" if is_current else "Loaded dataset (not scored yet)")
 st.text(str(label or ds.name))  # a user-given name: shown as text
 for message in ds.messages:
-    st.info(message)  # written by core.sources
+    st.info(S.plain(message))  # written by core.sources
 c1, c2, c3 = st.columns(3)
 c1.metric("Examples", f"{len(ds):,}")
 c2.metric("Labels", len(ds.classes))
@@ -94,7 +94,7 @@ with st.expander("Column roles (auto-detected; override here)", expanded=False):
             S.load_into_pending(source, new_roles, label=str(source))
             st.rerun()
         except InputError as exc:
-            st.error(str(exc))
+            st.error(S.plain(exc))
     st.dataframe({"column": list(roles), "role": list(roles.values())}, hide_index=True)
 
 left, right = st.columns([3, 1])
@@ -138,7 +138,7 @@ if go:
                          source_label=None if is_current else str(label))
         st.rerun()
     except InputError as exc:
-        st.error(str(exc))
+        st.error(S.plain(exc))
 job = S.current_job()
 if job is not None and not job.done:
     st.info("Scoring in the background (progress and Cancel in the sidebar). "

@@ -30,7 +30,7 @@ if proj is None:
         j = S.projection_job()
         if j is None or j.done:
             if j is not None and j.status == "error":
-                st.error(str(j.error))
+                st.error(S.plain(j.error))
                 return
             st.rerun(scope="app")
         snap = j.snapshot()

@@ -34,7 +34,7 @@ try:
     with st.spinner("Computing z-statistics (once per dataset and settings)…"):
         zs = S.zstats(int(min_count), float(alpha))
 except InputError as exc:
-    st.error(str(exc))
+    st.error(S.plain(exc))
     st.stop()
 kind = kinds or None
 field = fields or None
@@ -101,7 +101,7 @@ if ss.get("zf_params"):
         st.plotly_chart(zfilter_history(res), key="zf_history")
         st.dataframe(res.reasons().head(50), hide_index=True, key="zf_reasons")
     except InputError as exc:
-        st.error(str(exc))
+        st.error(S.plain(exc))
 
 # ---------------------------------------------------------------- consistency filtering
 st.subheader("Consistency filtering (paper 004 §2.2.2)")
@@ -129,4 +129,4 @@ if ss.get("cf_params"):
         st.caption(f"Cross-fitted model accuracy: {res.accuracy:.3f}")
         st.dataframe(res.dropped.head(500), key="cf_dropped")
     except InputError as exc:
-        st.error(str(exc))
+        st.error(S.plain(exc))

@@ -36,7 +36,7 @@ def browsers():
         size = c7.selectbox("Per page", [10, 25, 50, 100], index=1, key="ex_size")
     ids = S.ids_with_feature(feature.strip()) if feature.strip() else None
     if ids is not None and not len(ids):
-        st.warning(f"No example carries the feature {feature.strip()!r}; check its name on the Features page.")
+        st.warning(S.plain(f"No example carries the feature {feature.strip()!r}; check its name on the Features page."))
     chosen = filter_examples(frame, query=query, fields=ds.text, labels=labels, score_range=(lo, hi), ids=ids,
                              label_column=ds.label)
     cols = ["id", ds.label, "predictability", *ds.text, "removed_at",

@@ -107,6 +107,19 @@ def test_bad_path_shows_error_and_keeps_the_run(at, tmp_path):
     assert metrics(at)["Retained"] == "1,500"  # the previous run is still in use
 
 
+def test_error_messages_quoting_data_are_escaped_not_rendered(at, tmp_path):
+    bad = tmp_path / "one_class.csv"
+    bad.write_text("text,label\nhello,**bold** [link](http://x)\nworld,**bold** [link](http://x)\n")
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(str(bad))
+    at.button[0].click().run()
+    no_exceptions(at)
+    shown = [e.value for e in at.error if "single class" in e.value]
+    assert shown, [e.value for e in at.error]
+    # the label value is quoted with its Markdown escaped, so it shows as typed
+    assert r"\*\*bold\*\* \[link\]\(http\:" in shown[0]
+
+
 def test_load_a_csv_pick_columns_and_score_it(at, tmp_path):
     rng = np.random.default_rng(0)
     n = 240
