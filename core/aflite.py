@@ -55,13 +55,12 @@ matters only for tiny m with a large t.
 """
 from __future__ import annotations
 
-import io
 import json
 import math
 import numbers
 import time
 import warnings
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional
 
 import numpy as np
 
