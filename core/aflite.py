@@ -900,6 +900,9 @@ class AFLite:
         self._check_fitted()
         if not _is_int(phase) or not 0 <= phase < self.n_phases_:
             raise InputError(f"phase={phase!r} is invalid: give 0 <= phase < {self.n_phases_}.")
+        if self.block_size_ is None:
+            raise InputError("this trajectory was saved without its block size: refit to rebuild "
+                             "its training sets.")
         S = self._members(phase)
         plan = _partition_plan(_Blocks(self.seed_, self.n_samples_, self.block_size_), S, self.t_,
                                self.m_, _phase_rng(self.seed_, phase))
@@ -1067,7 +1070,7 @@ class AFLite:
             af.n_samples_, af.n_features_in_ = res["N"], res["d"]
             af.m_, af.t_, af.k_, af.n_, af.tau_ = res["m"], res["t"], res["k"], res["n"], res["tau"]
             af.families_, af.strategy_ = tuple(res["families"]), res["strategy"]
-            af.block_size_ = res["block_size"]
+            af.block_size_ = res.get("block_size")   # only `training_sets` needs it
             af.seed_ = rec["seed"]
             af.classes_ = np.asarray(rec["classes"])
             af.reduction_ = rec["reduction"]
