@@ -185,20 +185,26 @@ def live_values(run) -> tuple:
     return tau, n_count
 
 
-def live_mask(run) -> np.ndarray:
-    """The retained mask for the session's τ and n (from the trajectory, cached per run/τ/n)."""
+def live_result(run) -> dict:
+    """What a fresh fit at the session's τ and n gives (``retained``, ``removed_at``,
+    ``predictability``, ``n_phases``), from the trajectory, cached per run/τ/n."""
     tau, n = live_values(run)
-    return _mask(run.key, tau, n)
+    return _live(run.key, tau, n)
+
+
+def live_mask(run) -> np.ndarray:
+    return live_result(run)["retained"]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _mask(run_key: str, tau: float, n: int) -> np.ndarray:
+def _live(run_key: str, tau: float, n: int) -> dict:
     run = registry().store.get(run_key)
-    return run.retained_for(tau=tau, target_size=int(n))
+    return run.result_for(tau=tau, target_size=int(n))
 
 
-def live_knobs(run, *, n_too: bool = True):
-    """The live τ (and n) sliders; their values go to the session so every page shares them."""
+def live_knobs(run, *, n_too: bool = True) -> dict:
+    """The live τ (and n) sliders; their values go to the session so every page shares them.
+    Returns `live_result` for the new values."""
     ss = _ss()
     b = live_bounds(run)
     N = b["N"]
@@ -212,7 +218,7 @@ def live_knobs(run, *, n_too: bool = True):
         ss.target = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99,
                                    float(min(max(n0 / N, lo), 0.99)), 0.01, key="w_target",
                                    help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
-    return live_mask(run)
+    return live_result(run)
 
 
 def example_table(run) -> pd.DataFrame:

@@ -55,10 +55,11 @@ def main():
     labels = ds.table[ds.label].reindex(pd.Index(run.ids)).to_numpy()
 
     def redraw(tau, n):
-        mask = run.retained_for(tau=tau, target_size=n)
+        result = run.result_for(tau=tau, target_size=n)
+        mask = result["retained"]
         summary = label_summary(labels, mask)
         phases = phase_frame(run, mask)
-        live = live_columns(frame, mask)
+        live = live_columns(frame, result)
         body = summary.drop(index="all")
         fig = go.Figure([go.Bar(x=body.index.astype(str), y=body["share_before"]),
                          go.Bar(x=body.index.astype(str), y=body["share_after"])])

@@ -57,7 +57,7 @@ def _check_choice(name, value, choices):
         raise InputError(f"{name}={value!r} is not supported; use one of {', '.join(map(repr, choices))}")
 
 
-def export_frame(dataset, run=None, *, retained=None, which: str = "retained", include_arrays: bool = True) -> pd.DataFrame:
+def export_frame(dataset, run=None, *, live=None, which: str = "retained", include_arrays: bool = True) -> pd.DataFrame:
     """The table to export, with the id as the first column.
 
     Parameters
@@ -66,9 +66,10 @@ def export_frame(dataset, run=None, *, retained=None, which: str = "retained", i
     run : core.runs.Run, optional
         Gives the scored ids, predictability p̃, removal phase and warm-up ids.
         Without a run, ``which="all"`` exports the dataset as is.
-    retained : array of bool, optional
-        The retained mask aligned with ``run.ids``, for the τ and n the user chose
-        (``run.retained_for(tau, n)``); defaults to the run's fitted mask.
+    live : dict, optional
+        ``run.result_for(tau, n)`` for the τ and n the user chose: its ``retained``,
+        ``removed_at`` and ``predictability`` (aligned with ``run.ids``) replace the
+        fitted run's. Default: the fitted run.
     which : {"retained", "removed", "all"}
     include_arrays : bool
         Keep embedding/image columns (lists of numbers); CSV stores them as JSON text.
@@ -84,10 +85,12 @@ def export_frame(dataset, run=None, *, retained=None, which: str = "retained", i
         out.insert(0, "id", out.index.astype(str))
         return out.reset_index(drop=True)
     ids = np.asarray(run.ids).astype(str)
-    mask = run.retained if retained is None else np.asarray(retained, dtype=bool)
+    if live is None:
+        live = {"retained": run.retained, "removed_at": run.removed_at, "predictability": run.predictability}
+    mask = np.asarray(live["retained"], dtype=bool)
     if mask.shape != ids.shape:
-        raise InputError(f"retained has {mask.shape[0]} entries but the run scored {ids.shape[0]} examples; "
-                         "pass the mask returned by run.retained_for(...)")
+        raise InputError(f"live['retained'] has {mask.shape[0]} entries but the run scored {ids.shape[0]} examples; "
+                         "pass the result of run.result_for(tau, n)")
     pos = pd.Index(table.index.astype(str))
     loc = pos.get_indexer(ids)
     if (loc < 0).any():
@@ -101,9 +104,8 @@ def export_frame(dataset, run=None, *, retained=None, which: str = "retained", i
         removed_at = np.full(len(out), -1, dtype=np.int64)
         kept = np.zeros(len(out), dtype=bool)
         scored = np.zeros(len(out), dtype=bool)
-        score[loc] = run.predictability
-        # A removal phase only counts when the chosen τ/n actually removes the example.
-        removed_at[loc] = np.where(mask, -1, run.removed_at)
+        score[loc] = live["predictability"]
+        removed_at[loc] = np.where(mask, -1, live["removed_at"])
         kept[loc] = mask
         scored[loc] = True
         out["predictability"] = score

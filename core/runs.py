@@ -585,16 +585,26 @@ def examples_frame(dataset, run: Optional[Run]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def live_columns(frame: pd.DataFrame, retained) -> pd.DataFrame:
-    """``frame`` (from `examples_frame`) with ``retained`` and ``removed_at`` for a live mask."""
-    retained = np.asarray(retained, dtype=bool)
+def live_columns(frame: pd.DataFrame, live: dict) -> pd.DataFrame:
+    """``frame`` (from `examples_frame`) as a fresh fit at the live τ and n would show it.
+
+    ``live`` is ``Run.result_for(tau, n)``: its ``retained``, ``removed_at`` and
+    ``predictability`` (the score of the last phase run at that τ and n) replace the
+    fitted run's columns.
+    """
     pos = frame["pos"].to_numpy()
     scored = pos >= 0
-    kept = np.zeros(len(frame), dtype=bool)
-    kept[scored] = retained[pos[scored]]
+    at = pos[scored]
     out = frame.copy()
+    kept = np.zeros(len(frame), dtype=bool)
+    kept[scored] = np.asarray(live["retained"], dtype=bool)[at]
+    removed_at = np.full(len(frame), -1, dtype=np.int64)
+    removed_at[scored] = np.asarray(live["removed_at"])[at]
+    score = np.full(len(frame), np.nan, dtype=np.float32)
+    score[scored] = np.asarray(live["predictability"])[at]
     out["retained"] = kept
-    out["removed_at"] = np.where(kept | ~scored, -1, frame["removed_at"].to_numpy())
+    out["removed_at"] = removed_at
+    out["predictability"] = score
     return out
 
 

@@ -22,7 +22,7 @@ if run is None:
 # ---------------------------------------------------------------- live knobs (fragment: redraws only this part)
 @st.fragment
 def live():
-    mask = S.live_knobs(run)
+    mask = S.live_knobs(run)["retained"]
     labels = ds.table[ds.label].reindex(pd.Index(run.ids)).to_numpy()
     summary = label_summary(labels, mask)
     m1, m2, m3, m4 = st.columns(4)

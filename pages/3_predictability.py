@@ -21,9 +21,9 @@ LAYOUT = dict(height=340, margin=dict(l=10, r=10, t=40, b=10))
 
 @st.fragment
 def charts():
-    mask = S.live_knobs(run, n_too=True)
+    live = S.live_knobs(run, n_too=True)
     tau = st.session_state.tau
-    frame = live_columns(S.example_table(run), mask)
+    frame = live_columns(S.example_table(run), live)
     frame = frame[~frame["warmup"]]
     frame = frame.assign(status=frame["retained"].map({True: "retained", False: "removed"}))
     label = ds.label

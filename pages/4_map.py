@@ -51,8 +51,7 @@ size = c3.slider("Point size", 2, 10, 4, key="map_size")
 
 @st.fragment
 def draw():
-    mask = S.live_knobs(run)
-    live = live_columns(frame, mask)
+    live = live_columns(frame, S.live_knobs(run))
     # rows of the projection (= representation rows) -> rows of the example table
     row_of = pd.Index(live["id"]).get_indexer(proj.ids)
     sub = live.iloc[row_of].reset_index(drop=True)

@@ -65,7 +65,7 @@ else:
                  key="feature_z")
     ids = S.ids_with_feature(feature)
     if run is not None:
-        frame = live_columns(S.example_table(run), S.live_mask(run))
+        frame = live_columns(S.example_table(run), S.live_result(run))
         carrying = frame[frame["id"].isin(pd.Index(ids))]
         scored = carrying[~carrying["warmup"]]
         f1, f2, f3 = st.columns(3)

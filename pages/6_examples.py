@@ -19,8 +19,7 @@ if run is None:
 
 @st.fragment
 def browsers():
-    mask = S.live_knobs(run)
-    frame = live_columns(S.example_table(run), mask)
+    frame = live_columns(S.example_table(run), S.live_knobs(run))
     frame = frame[~frame["warmup"]]
     with st.container(border=True):
         c1, c2, c3 = st.columns([2, 2, 2])

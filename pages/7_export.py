@@ -25,9 +25,9 @@ fmt = c2.radio("Format", list(export.FORMATS), horizontal=True, key="exp_fmt",
 if run is None:
     which = "all"
     st.info("No AFLite run for this dataset yet: the export holds the whole dataset without scores.")
-mask = S.live_mask(run) if run is not None else None
+live = S.live_result(run) if run is not None else None
 tau, n = S.live_values(run) if run is not None else (None, None)
-frame = export.export_frame(ds, run, retained=mask, which=which)
+frame = export.export_frame(ds, run, live=live, which=which)
 manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds)
 m1, m2, m3 = st.columns(3)
 m1.metric("Rows to export", f"{len(frame):,}")

@@ -66,14 +66,19 @@ def test_all_has_score_columns_and_marks_warmup(dataset, run):
     assert frame["retained"].tolist() == [False, False, True, False, True, False, True, True]
 
 
-def test_live_mask_overrides_fitted(dataset, run):
-    mask = np.array([True, True, True, False, True, True])  # a larger τ keeps r3
-    kept = export.export_frame(dataset, run, retained=mask, which="retained")
+def test_live_result_overrides_fitted(dataset, run):
+    # what run.result_for gives at a larger τ: r3 (second scored example) is kept, and
+    # its score is the one of the last phase run at that τ
+    live = {"retained": np.array([True, True, True, False, True, True]),
+            "removed_at": np.array([-1, -1, -1, 1, -1, -1]),
+            "predictability": np.array([0.1, 0.7, 0.2, 0.8, 0.3, 0.4], dtype=np.float32)}
+    kept = export.export_frame(dataset, run, live=live, which="retained")
     assert "r3" in kept["id"].tolist()
-    frame = export.export_frame(dataset, run, retained=mask, which="all")
-    assert frame.set_index("id").loc["r3", "removed_at"] == -1  # not removed at this τ
-    with pytest.raises(InputError, match="retained has 2 entries"):
-        export.export_frame(dataset, run, retained=[True, False])
+    frame = export.export_frame(dataset, run, live=live, which="all").set_index("id")
+    assert frame.loc["r3", "removed_at"] == -1 and bool(frame.loc["r3", "retained"])
+    assert frame.loc["r3", "predictability"] == pytest.approx(0.7)
+    with pytest.raises(InputError, match="has 2 entries"):
+        export.export_frame(dataset, run, live={**live, "retained": [True, False]})
 
 
 def test_bad_choices(dataset, run):

@@ -187,3 +187,21 @@ def test_cancel_reaches_aflite(problem):
 def test_package_versions():
     v = package_versions()
     assert v["pandas"] == pd.__version__ and "python" in v
+
+
+def test_live_columns_show_what_a_fresh_fit_at_that_tau_reports(run, problem):
+    from core.aflite import AFLite
+    from core.runs import examples_frame, live_columns
+
+    ds, rep = problem
+    tau, n = 0.7, int(0.5 * len(rep.ids))
+    live = live_columns(examples_frame(ds, run), run.result_for(tau=tau, target_size=n)).set_index("id")
+    y = ds.table.loc[rep.ids, "label"].to_numpy()
+    fresh = AFLite(**{**PARAMS, "tau": tau, "target_size": n}).fit(rep.X, y)
+    scored = live.loc[rep.ids]
+    assert scored["retained"].tolist() == fresh.retained_.tolist()
+    assert scored["removed_at"].tolist() == fresh.removed_at_.tolist()
+    np.testing.assert_allclose(scored["predictability"].to_numpy(), fresh.predictability_)
+    # the fitted run went deeper, so at least one example shows an earlier phase's score
+    assert not np.allclose(scored["predictability"].to_numpy(), run.predictability)
+    assert live.loc[rep.excluded_ids, "predictability"].isna().all()
