@@ -458,6 +458,15 @@ def thumbnail_uri(image, size: int = 48) -> Optional[str]:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
+def require_run():
+    """The current dataset's AFLite run; without one, say how to make it and stop the page."""
+    run = current_run()
+    if run is None:
+        st.warning("The current dataset has no AFLite run yet: build Φ and score it on the Data page.")
+        st.stop()
+    return run
+
+
 def page_setup() -> None:
     """Called first by every page: state, sidebar and the last error, even when the page runs alone."""
     if not _ss().get("_in_app"):

@@ -13,11 +13,8 @@ S.page_setup()
 st.caption("AFLite (paper 000, Algorithm 1): m models per phase, each trained on t examples, score every held-out "
            "example; each phase removes the k most predictable examples with p̃ ≥ τ until fewer than k pass τ or "
            "|S| ≤ n.")
-run = S.current_run()
+run = S.require_run()
 ds = S.current_dataset()
-if run is None:
-    st.warning("The current dataset has no AFLite run yet: build Φ and score it on the Data page.")
-    st.stop()
 
 # ---------------------------------------------------------------- live knobs (fragment: redraws only this part)
 @st.fragment

@@ -10,11 +10,8 @@ st.title("Predictability")
 S.page_setup()
 st.caption("p̃(i): the share of the models that held example i out and predicted its label correctly "
            "(paper 000, eq. 4), from the last phase that scored it. The dashed line is τ.")
-run = S.current_run()
+run = S.require_run()
 ds = S.current_dataset()
-if run is None:
-    st.warning("No AFLite run for this dataset yet: score it on the Data page.")
-    st.stop()
 
 LAYOUT = dict(height=340, margin=dict(l=10, r=10, t=40, b=10))
 

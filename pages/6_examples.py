@@ -10,11 +10,8 @@ ss = st.session_state
 st.title("Examples")
 S.page_setup()
 st.caption("Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered.")
-run = S.current_run()
+run = S.require_run()
 ds = S.current_dataset()
-if run is None:
-    st.warning("No AFLite run for this dataset yet: score it on the Data page.")
-    st.stop()
 
 
 @st.fragment
