@@ -257,6 +257,11 @@ def pipeline(ctx, ds_key: str, spec: str, params: dict) -> dict:
 
         run = fit_run(ds, rep, params, progress=sub(0.4, 1.0), cancel=cancel, on_phase=on_phase)
         reg.store.put(run)
+    if MAP_METHOD == "umap":
+        from core.projection import project
+
+        if project(rep.X, rep.ids, key=_projection_key(ds, rep), method="umap", only_cached=True) is None:
+            start_umap(ds, rep)
     report(progress, 1.0, f"run ready: {run.n_phases} phases")
     return {"ds_key": ds_key, "spec": rep.spec, "run_key": key}
 
@@ -353,23 +358,38 @@ def projection(method: str, *, start: bool = True):
     with reg.lock:
         if key in reg.projections:
             return reg.projections[key]
-    cache_key = f"{ds.fingerprint}:{rep.spec}"
     if method == "pca":
-        proj = project(rep.X, rep.ids, key=cache_key, method="pca")
+        proj = project(rep.X, rep.ids, key=_projection_key(ds, rep), method="pca")
     else:
-        proj = project(rep.X, rep.ids, key=cache_key, method="umap", only_cached=True)
+        proj = project(rep.X, rep.ids, key=_projection_key(ds, rep), method="umap", only_cached=True)
         if proj is None:
             if start:
-                X, ids = rep.X, rep.ids
-                job = reg.jobs.submit("proj:" + cache_key,
-                                      lambda ctx: project(X, ids, key=cache_key, method="umap",
-                                                          progress=ctx.progress, cancel=ctx.cancel),
-                                      name="UMAP")
-                ss.proj_job = job.key
+                ss.proj_job = start_umap(ds, rep).key
             return None
     with reg.lock:
         reg.projections[key] = proj
     return proj
+
+
+def _projection_key(ds, rep) -> str:
+    return f"{ds.fingerprint}:{rep.spec}"
+
+
+def start_umap(ds, rep):
+    """Start (or join) the background UMAP of this representation; it is cached on disk.
+
+    Started as soon as a representation is scored, so the map is usually ready by
+    the time the Map page is opened; it runs in a child process so the server stays
+    responsive (see `core.projection.project_in_subprocess`).
+    """
+    from core.projection import project_in_subprocess
+
+    key = _projection_key(ds, rep)
+    X, ids = rep.X, rep.ids
+    return registry().jobs.submit(
+        "proj:" + key,
+        lambda ctx: project_in_subprocess(X, ids, key=key, method="umap", progress=ctx.progress, cancel=ctx.cancel),
+        name="UMAP")
 
 
 def projection_job():

@@ -77,3 +77,30 @@ def test_umap_fit_sample_and_transform_rest(blobs, tmp_path):
     assert (nearest == y).mean() > 0.95
     assert project(X, key="blobs", method="umap", n_neighbors=10, fit_size=120, pca_dims=5,
                    cache_dir=tmp_path).info["cache_hit"]
+
+
+def test_project_in_subprocess_caches_and_reports_progress(tmp_path):
+    from core.projection import project, project_in_subprocess
+
+    X = np.random.default_rng(0).normal(size=(60, 5)).astype(np.float32)
+    seen = []
+    out = project_in_subprocess(X, key="sub", method="pca", cache_dir=tmp_path, progress=lambda f, m="": seen.append(f))
+    again = project(X, key="sub", method="pca", cache_dir=tmp_path, only_cached=True)
+    assert again is not None and np.array_equal(out.xy, again.xy)
+    assert seen and seen[-1] == 1.0
+
+
+def test_project_in_subprocess_reports_bad_input_and_cancels(tmp_path):
+    import threading
+
+    from core.errors import Cancelled
+    from core.projection import project_in_subprocess
+
+    bad = np.ones((10, 3), np.float32)
+    bad[0, 0] = np.nan
+    with pytest.raises(InputError, match="NaN"):
+        project_in_subprocess(bad, key="bad", method="pca", cache_dir=tmp_path)
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(Cancelled):
+        project_in_subprocess(np.ones((10, 3), np.float32), key="c", method="pca", cache_dir=tmp_path, cancel=stop)
