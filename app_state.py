@@ -117,6 +117,8 @@ def init() -> None:
     ss = _ss()
     if "ds_key" in ss:
         return
+    if _restore_from_url():
+        return
     reg = registry()
     key = dataset_key(DEFAULT_SOURCE, {})
     with st.spinner("Loading the synthetic NLI demo and scoring it with a small AFLite run…"):
@@ -129,6 +131,36 @@ def init() -> None:
     ss.run_key = result["run_key"]
     ss.tau = DEFAULT_TAU
     ss.target = DEFAULT_TARGET
+    _remember_in_url()
+
+
+def _restore_from_url() -> bool:
+    """Reopen the dataset, representation and run named in the URL (a reload or a
+    shared link), when this server still holds them; otherwise start on the demo."""
+    qp = st.query_params
+    ds_key, spec, run_key_ = qp.get("ds"), qp.get("spec"), qp.get("run")
+    reg = registry()
+    ds = reg.dataset(ds_key) if ds_key else None
+    run = reg.store.get(run_key_) if run_key_ else None
+    if ds is None or run is None or (ds_key, spec) not in reg.representations or run.dataset_fingerprint != ds.fingerprint:
+        return False
+    ss = _ss()
+    ss.ds_key, ss.spec, ss.run_key = ds_key, spec, run_key_
+    ss.source_label = qp.get("source") or ds.name
+    ss.params = {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}
+    ss.tau = float(qp.get("tau", DEFAULT_TAU))
+    target = float(qp.get("n", DEFAULT_TARGET))
+    ss.target = int(target) if target >= 1 else target
+    return True
+
+
+def _remember_in_url() -> None:
+    """Keep the session's dataset, representation, run and live τ/n in the URL, so a
+    reload or a copied link opens the same view."""
+    ss = _ss()
+    st.query_params.update({"ds": ss.ds_key, "spec": ss.spec, "run": ss.run_key or "",
+                            "source": str(ss.get("source_label") or ""), "tau": f"{float(ss.tau):.2f}",
+                            "n": str(ss.target)})
 
 
 def current_dataset():
@@ -218,6 +250,7 @@ def live_knobs(run, *, n_too: bool = True) -> dict:
         ss.target = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99,
                                    float(min(max(n0 / N, lo), 0.99)), 0.01, key="w_target",
                                    help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
+    _remember_in_url()
     return live_result(run)
 
 
@@ -295,6 +328,7 @@ def _apply_result(result: dict, params: dict, source_label: Optional[str] = None
     ss.spec = result["spec"]
     ss.run_key = result["run_key"]
     ss.params = dict(params)
+    _remember_in_url()
 
 
 def current_job():

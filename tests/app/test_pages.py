@@ -294,3 +294,21 @@ def test_export_bytes_follow_the_knobs(at, downloads):
     assert int(rows["retained"].sum()) == 1800 and {"predictability", "removed_at", "warmup"} <= set(rows.columns)
     manifest = downloads(at.get("download_button")[1])
     assert b'"selection": "all"' in manifest and b'"target_size": 1800' in manifest
+
+
+def test_a_reload_or_shared_link_reopens_the_same_run_and_tau(at):
+    at.switch_page(page("2_filter")).run()
+    at.slider(key="w_tau").set_value(0.9).run()
+    no_exceptions(at)
+    kept = metrics(at)["Retained"]
+    params = dict(at.query_params)
+    assert params["tau"] in ("0.90", ["0.90"]) and params["run"]
+    # a new session (a reload, or a colleague opening the link) on the same server
+    again = AppTest.from_file(APP, default_timeout=180)
+    for k, v in params.items():
+        again.query_params[k] = v[0] if isinstance(v, list) else v
+    again.run()
+    again.switch_page(page("2_filter")).run()
+    no_exceptions(again)
+    assert again.slider(key="w_tau").value == pytest.approx(0.9)
+    assert metrics(again)["Retained"] == kept
