@@ -45,12 +45,20 @@ def load_from_args(args):
     )
 
 
+def check_output(path, suffixes, flag: str) -> None:
+    """Fail before any work when an output path cannot be written as asked."""
+    p = Path(path)
+    if p.suffix.lower() not in suffixes:
+        kinds = " or ".join(s or "a folder name" for s in suffixes)
+        raise InputError(f"{flag} must end in {kinds} (got '{p.name}').")
+    if not p.parent.exists():
+        raise InputError(f"the folder {p.parent} for {flag} does not exist; create it or choose another path.")
+
+
 @contextmanager
 def atomic_output(path: str):
     """Yield a temporary path beside `path`; move it into place only if the block succeeds."""
     target = Path(path)
-    if target.parent and not target.parent.exists():
-        raise InputError(f"the output folder {target.parent} does not exist; create it or choose another --out.")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part" + "".join(target.suffixes), dir=target.parent or ".")
     os.close(fd)
     try:
@@ -117,21 +125,13 @@ def cmd_info(args) -> int:
 
 
 def cmd_represent(args) -> int:
-    out = Path(args.out)
-    if out.suffix.lower() not in (".npy", ".npz", ".parquet"):
-        raise InputError(f"--out must end in .npy, .npz or .parquet (got '{out.name}').")
+    check_output(args.out, (".npy", ".npz", ".parquet"), "--out")
     import numpy as np
 
-    from core.representations import represent
-
+    out = Path(args.out)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
-    bar = progress_bar("represent", args.quiet)
-    try:
-        rep = represent(ds, args.representation, cache_dir=args.cache_dir, progress=bar)
-    finally:
-        if bar:
-            bar.close()
+    rep = _representation(ds, args.representation, args)
     with atomic_output(args.out) as tmp:
         ids = np.asarray(rep.ids).astype(str)
         if out.suffix.lower() == ".npy":
@@ -194,17 +194,16 @@ def _evaluate(ds, rep, run, args) -> dict:
 
 def cmd_aflite(args) -> int:
     import numpy as np
+    import pandas as pd
 
     from core import export
     from core.runs import fit_run
 
-    for path in filter(None, (args.out, args.manifest, args.export)):
-        if not Path(path).parent.exists():
-            raise InputError(f"the output folder {Path(path).parent} does not exist; create it or choose another path.")
-    if Path(args.out).suffix.lower() != ".csv":
-        raise InputError(f"--out must be a .csv file (got '{Path(args.out).name}').")
-    if args.export and Path(args.export).suffix.lower() not in (".csv", ".parquet", ".jsonl", ""):
-        raise InputError(f"--export must end in .csv, .parquet or .jsonl, or be a folder name (got '{Path(args.export).name}').")
+    check_output(args.out, (".csv",), "--out")
+    if args.manifest:
+        check_output(args.manifest, (".json",), "--manifest")
+    if args.export:
+        check_output(args.export, (".csv", ".parquet", ".jsonl", ""), "--export")
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = _representation(ds, args.representation, args)
@@ -215,7 +214,10 @@ def cmd_aflite(args) -> int:
     if args.quality:
         if args.quality not in ds.table.columns:
             raise InputError(f"--quality column '{args.quality}' does not exist; the columns are: {', '.join(ds.table.columns)}.")
-        quality = ds.table[args.quality].reindex(np.asarray(rep.ids)).to_numpy(dtype=float)
+        quality = pd.to_numeric(ds.table[args.quality], errors="coerce").reindex(np.asarray(rep.ids)).to_numpy(dtype=float)
+        if np.isnan(quality).any():
+            raise InputError(f"--quality column '{args.quality}' has {int(np.isnan(quality).sum())} empty or non-numeric "
+                             "values; fill them or choose a numeric column.")
     bar = progress_bar("aflite", args.quiet)
     try:
         run = fit_run(ds, rep, params, progress=bar, quality=quality)
@@ -247,13 +249,10 @@ def cmd_aflite(args) -> int:
     return 0
 
 
-def _check_csv_out(*paths):
-    for path in filter(None, paths):
-        p = Path(path)
-        if p.suffix.lower() != ".csv":
-            raise InputError(f"'{p.name}' must be a .csv file.")
-        if not p.parent.exists():
-            raise InputError(f"the output folder {p.parent} does not exist; create it or choose another path.")
+def _check_csv_out(**flags):
+    for flag, path in flags.items():
+        if path:
+            check_output(path, (".csv",), "--" + flag)
 
 
 def _write_csv(frame, path):
@@ -268,7 +267,7 @@ def _with_ids(frame):
 def cmd_zstats(args) -> int:
     from core.zstats import compute_z
 
-    _check_csv_out(args.out)
+    _check_csv_out(out=args.out)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     bar = progress_bar("z-statistics", args.quiet)
@@ -295,7 +294,7 @@ def cmd_zfilter(args) -> int:
     from core.sources import load_dataset
     from core.zstats import z_filter
 
-    _check_csv_out(args.out, args.rejected)
+    _check_csv_out(out=args.out, rejected=args.rejected)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     seed = None
@@ -323,7 +322,7 @@ def cmd_zfilter(args) -> int:
 def cmd_consistency(args) -> int:
     from core.zstats import consistency_filter
 
-    _check_csv_out(args.out, args.dropped)
+    _check_csv_out(out=args.out, dropped=args.dropped)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     res = consistency_filter(ds, threshold=args.threshold, folds=args.folds, random_state=args.seed)

@@ -155,3 +155,42 @@ def test_zstats_and_zfilter(tmp_path, capsys):
     before, after = [float(x.split()[0]) for x in printed.split("largest z ")[1].split(" before, ")]
     assert after < before
 
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--manifest", "run.txt"], "--manifest must end in .json"),
+        (["--quality", "hypothesis"], "--quality column 'hypothesis' has .* non-numeric"),
+        (["--export", "kept.xlsx"], "--export must end in .csv or .parquet or .jsonl or a folder name"),
+    ],
+)
+def test_aflite_bad_options_fail_before_any_output(tmp_path, monkeypatch, capsys, extra, message):
+    monkeypatch.chdir(tmp_path)
+    code = main(["aflite", "demo:nli:n=300", "-r", "tfidf-svd:dim=8", "--out", "scored.csv", *extra])
+    assert code == 2
+    assert __import__("re").search(message, capsys.readouterr().err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_output_folder(tmp_path, capsys):
+    assert main(["zstats", "demo:nli:n=300", "--out", str(tmp_path / "no" / "z.csv")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_aflite_quality_order(tmp_path):
+    from core.demos import make_nli
+
+    ds = make_nli(n=400, random_state=0)
+    table = ds.table.reset_index()
+    table["quality"] = range(len(table))  # lower index = lower quality: removed first among p >= tau
+    path = tmp_path / "nli.csv"
+    table.to_csv(path, index=False)
+    out = tmp_path / "scored.csv"
+    assert main(["-q", "aflite", str(path), "--text", "premise,hypothesis", "-r", "tfidf-svd:fields=hypothesis,dim=16",
+                 "--m", "8", "--k", "0.05", "--tau", "0", "--target-size", "0.5", "--quality", "quality",
+                 "--out", str(out)]) == 0
+    scored = pd.read_csv(out).merge(table[["id", "quality"]], on="id")
+    first = scored[scored.removed_at == 0]
+    # with τ = 0 every example passes, so phase 0 removes exactly the k lowest-quality ones
+    assert sorted(first["quality"]) == list(range(20))
