@@ -113,9 +113,9 @@ kinds = list(S.REP_KINDS)
 default_kind = "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd")
 with st.form("rep_form"):
     rk = st.selectbox("Kind", kinds, index=kinds.index(default_kind), format_func=lambda k: f"{k}: {S.REP_KINDS[k]}",
-                      key="rep_kind")
+                      key=f"rep_kind:{pending_key}")  # per dataset: the default follows its columns
     fields = st.multiselect("Text fields (choose a subset for a partial-input representation, e.g. hypothesis only)",
-                            ds.text, default=ds.text[-1:] if len(ds.text) > 1 else ds.text, key="rep_fields")
+                            ds.text, default=ds.text[-1:] if len(ds.text) > 1 else ds.text, key=f"rep_fields:{pending_key}")
     c1, c2 = st.columns(2)
     dim = c1.number_input("Dimensions (TF-IDF/SVD, warm-up input, pixel PCA)", 2, 1024, 64, key="rep_dim")
     fraction = c2.slider("Warm-up fraction", 0.02, 0.5, 0.1, 0.01, key="rep_fraction",

@@ -148,6 +148,26 @@ def test_load_a_csv_pick_columns_and_score_it(at, tmp_path):
     assert int(m["Retained"].replace(",", "")) + int(m["Removed"].replace(",", "")) == 240
 
 
+@pytest.mark.parametrize("demo, size, examples", [("circles", 600, "600"), ("digits", None, "1,797")])
+def test_non_text_demos_work_on_every_page(at, demo, size, examples):
+    at.selectbox(key="demo_name").set_value(demo)  # form widgets: sent with the submit
+    if size:
+        at.number_input(key="demo_size").set_value(size)
+    at.button[0].click().run()
+    no_exceptions(at)
+    assert metrics(at)["Examples"] == examples
+    [b for b in at.button if "Build" in b.label][0].click().run()
+    wait_for_job(at)
+    assert f"{examples} examples" in " ".join(t.value for t in at.sidebar.text)
+    for name in ("2_filter", "3_predictability", "4_map", "5_features", "6_examples", "7_export"):
+        at.switch_page(page(name)).run()
+        no_exceptions(at)
+    if demo == "digits":  # image thumbnails in the example browsers
+        at.switch_page(page("6_examples")).run()
+        shown = [d.value for d in at.dataframe if "thumbnail" in d.value.columns]
+        assert shown and all(str(v).startswith("data:image/png") for v in shown[0]["thumbnail"])
+
+
 # ---------------------------------------------------------------- Filter
 def test_filter_tau_and_n_are_live(at):
     at.switch_page(page("2_filter")).run()
