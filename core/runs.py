@@ -37,7 +37,7 @@ import pandas as pd
 from core.errors import Cancelled, InputError
 
 __all__ = ["Run", "RunStore", "run_key", "fit_run", "label_summary", "phase_frame", "phase_scores",
-           "examples_frame", "live_columns", "filter_examples", "page", "package_versions", "Job", "JobContext", "JobRunner"]
+           "examples_frame", "live_columns", "below_chance", "filter_examples", "page", "package_versions", "Job", "JobContext", "JobRunner"]
 
 _VERSIONED = ("artifact-lens", "numpy", "scipy", "pandas", "scikit-learn", "datasets", "pyarrow", "umap-learn", "streamlit")
 
@@ -528,6 +528,28 @@ def phase_frame(run: Run, retained=None) -> pd.DataFrame:
         live = pd.Series(removed_at[removed_at >= 0]).value_counts()
         frame["removed_at_chosen_tau_n"] = frame["phase"].map(live).fillna(0).astype(int)
     return frame
+
+
+def below_chance(run: Run, live: dict, margin: float = 0.02) -> Optional[dict]:
+    """Whether filtering at the live τ and n went past removing artifacts.
+
+    When the pooled held-out accuracy of the last phase that runs at this τ and n
+    (``history_[j]["heldout_accuracy"]``, on S_j) is below chance (1 / number of
+    labels) by more than ``margin``, the models predict the remaining labels *worse*
+    than guessing: what is left is adversarial to the representation rather than
+    merely free of its shortcuts (AFLite over-filtering). Returns ``phase``,
+    ``accuracy`` and ``chance`` then, else None.
+    """
+    history = run.history
+    n_classes = len(run.record.get("classes", []))
+    if not history or n_classes < 2:
+        return None
+    last = history[min(int(live["n_phases"]) - 1, len(history) - 1)]
+    accuracy = last.get("heldout_accuracy")
+    chance = 1.0 / n_classes
+    if accuracy is None or accuracy >= chance - margin:
+        return None
+    return {"phase": int(last["phase"]), "accuracy": float(accuracy), "chance": chance}
 
 
 def phase_scores(run: Run, labels=None, max_phases: int = 40, max_points: int = 4000, random_state: int = 0) -> pd.DataFrame:

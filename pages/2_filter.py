@@ -5,7 +5,7 @@ import streamlit as st
 
 import app_state as S
 from core.aflite import FAMILIES, STRATEGIES
-from core.runs import label_summary, phase_frame
+from core.runs import below_chance, label_summary, phase_frame
 
 ss = st.session_state
 st.title("Filter")
@@ -19,7 +19,13 @@ ds = S.current_dataset()
 # ---------------------------------------------------------------- live knobs (fragment: redraws only this part)
 @st.fragment
 def live():
-    mask = S.live_knobs(run)["retained"]
+    result = S.live_knobs(run)
+    mask = result["retained"]
+    past = below_chance(run, result)
+    if past:
+        st.info(f"At this τ and n the last phase (phase {past['phase']}) predicts held-out labels with accuracy "
+                f"{past['accuracy']:.2f}, below chance ({past['chance']:.2f}): the remaining examples are adversarial "
+                "to Φ, not just free of its shortcuts. A larger n or τ keeps more of the data.")
     labels = ds.table[ds.label].reindex(pd.Index(run.ids)).to_numpy()
     summary = label_summary(labels, mask)
     m1, m2, m3, m4 = st.columns(4)

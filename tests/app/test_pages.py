@@ -187,6 +187,15 @@ def test_filter_tau_and_n_are_live(at):
     assert metrics(at)["Rows to export"] == f"{after:,}"
 
 
+def test_filter_warns_when_filtering_goes_below_chance(at):
+    at.switch_page(page("2_filter")).run()
+    assert not [i for i in at.info if "below chance" in i.value]  # the default τ = 0.75, n = 0.5
+    at.slider(key="w_tau").set_value(0.0).run()
+    at.slider(key="w_target").set_value(0.3).run()  # the demo run's deepest phases score below 1/3
+    no_exceptions(at)
+    assert [i for i in at.info if "below chance" in i.value]
+
+
 def test_refit_runs_in_background_and_returns_instantly(at):
     import app_state
 

@@ -205,3 +205,15 @@ def test_live_columns_show_what_a_fresh_fit_at_that_tau_reports(run, problem):
     # the fitted run went deeper, so at least one example shows an earlier phase's score
     assert not np.allclose(scored["predictability"].to_numpy(), run.predictability)
     assert live.loc[rep.excluded_ids, "predictability"].isna().all()
+
+
+def test_below_chance_flags_over_filtering():
+    from core.runs import below_chance
+
+    history = [{"phase": 0, "heldout_accuracy": 0.61}, {"phase": 1, "heldout_accuracy": 0.40},
+               {"phase": 2, "heldout_accuracy": 0.25}]
+    run = Run(params={}, dataset_name="toy", dataset_fingerprint="f" * 16, representation="r",
+              ids=np.array(["a"]), record={"classes": ["x", "y", "z"], "history": history})
+    assert below_chance(run, {"n_phases": 2}) is None  # 0.40 > 1/3
+    flagged = below_chance(run, {"n_phases": 3})
+    assert flagged == {"phase": 2, "accuracy": 0.25, "chance": pytest.approx(1 / 3)}
