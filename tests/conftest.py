@@ -15,17 +15,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+def _shared(name):
+    path = SHARED_DATA / name
+    if not path.exists():
+        pytest.skip(f"../shared/data/{name} is not here (a fresh clone has no ../shared)")
+    return path
+
+
 @pytest.fixture
 def snli_path():
-    path = SHARED_DATA / "snli_dev.jsonl"
-    if not path.exists():
-        pytest.skip("../shared/data/snli_dev.jsonl is not here (a fresh clone has no ../shared)")
-    return path
+    return _shared("snli_dev.jsonl")
 
 
 @pytest.fixture
 def mnli_path():
-    path = SHARED_DATA / "mnli_dev_matched.jsonl"
-    if not path.exists():
-        pytest.skip("../shared/data/mnli_dev_matched.jsonl is not here (a fresh clone has no ../shared)")
-    return path
+    return _shared("mnli_dev_matched.jsonl")
