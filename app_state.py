@@ -15,13 +15,12 @@ Two levels of state:
 """
 from __future__ import annotations
 
-import re
-
 import base64
 import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 import threading
 from pathlib import Path

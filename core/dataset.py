@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Optional, Sequence
 
 import numpy as np
@@ -75,12 +76,15 @@ class Dataset:
     def label_counts(self) -> pd.Series:
         return self.table[self.label].value_counts().sort_index()
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """A content hash of ids, labels and the role columns (16 hex digits).
 
-        Used to key caches of representations and projections: the same data in
-        the same roles gives the same fingerprint, whatever file it came from.
+        Used to key caches of representations, projections and runs: the same data
+        in the same roles gives the same fingerprint, whatever file it came from.
+        Computed once per object (tens of ms at 20k rows, and the app asks on every
+        rerun): the table is treated as read-only; `subset` and
+        `dataclasses.replace` make new objects with their own fingerprint.
         """
         h = hashlib.sha256()
         h.update(repr((self.label, list(self.text), self.embedding, self.image)).encode())
