@@ -24,10 +24,56 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def switches(count: int) -> dict:
+    """Resident memory and cache bytes after ``count`` dataset/representation switches of one
+    server (the way the Data page switches), with the default cache budget."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import json
+        import os
+        import resource
+
+        import streamlit as st
+
+        from dashboard import current, pipelines
+        from dashboard.server import server
+        from dashboard.session import Source
+
+        def rss_mb():
+            with open("/proc/self/status") as fh:
+                return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024
+
+        params = dict(n_partitions=16, train_size=0.1, slice_size=0.02, tau=0.0, target_size=0.3, random_state=0)
+        before = rss_mb()
+        specs = ["tfidf-svd:fields=hypothesis,dim=64", "tfidf-svd:fields=premise+hypothesis,dim=32"]
+        for i in range(int(os.environ["BENCH_SWITCHES"])):
+            source = Source(f"demo:nli:n={5000 + 500 * (i % 25)}", {}, "")
+            key, ds = current.load(source)
+            spec = current.check_spec(specs[i // 25 % 2], ds)
+            pipelines.apply_result(pipelines.score(None, key, ds, spec, params), params, source)
+            run = current.run()
+            current.table(run).browse(current.live_result(run))
+        stats = server().cache.stats()
+        st.text(json.dumps({"rss_before_mb": round(before), "rss_after_mb": round(rss_mb()),
+                            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                            "cache_mb": round(stats["bytes"] / 2**20, 1), "cache_budget_mb": stats["budget"] >> 20,
+                            "cache_entries": stats["entries"], "evictions": stats["evictions"]}))
+
+    os.environ["BENCH_SWITCHES"] = str(count)
+    t = time.perf_counter()
+    at = AppTest.from_function(script, default_timeout=3600).run()
+    figures = json.loads(at.text[0].value)
+    figures["switches"] = count
+    figures["switch_seconds"] = round(time.perf_counter() - t, 1)
+    return {"memory_after_switches": figures}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--no-umap", action="store_true")
+    ap.add_argument("--switches", type=int, default=50, help="dataset/representation switches for the memory figure")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="dash-bench-")
     os.environ["ARTIFACT_LENS_CACHE"] = tmp
@@ -35,11 +81,13 @@ def main():
 
     import numpy as np
     import pandas as pd
-    import plotly.graph_objects as go
 
+    from core.aflite_plots import bias_per_phase, label_balance
     from core.demos import make_nli
     from core.representations import represent
-    from core.runs import examples_frame, fit_run, label_summary, live_columns, phase_frame
+    from core.runs import fit_run
+    from core.summaries import label_summary, phase_frame, phases_run
+    from core.tables import ExampleTable
 
     out = {"n": args.n}
     ds = make_nli(n=args.n, random_state=0)
@@ -51,7 +99,7 @@ def main():
     run = fit_run(ds, rep, params)
     out["aflite_seconds"] = round(time.perf_counter() - t, 2)
     out["phases"] = run.n_phases
-    frame = examples_frame(ds, run)
+    table = ExampleTable(ds, run)
     labels = ds.table[ds.label].reindex(pd.Index(run.ids)).to_numpy()
 
     def redraw(tau, n):
@@ -59,11 +107,9 @@ def main():
         mask = result["retained"]
         summary = label_summary(labels, mask)
         phases = phase_frame(run, mask)
-        live = live_columns(frame, result)
-        body = summary.drop(index="all")
-        fig = go.Figure([go.Bar(x=body.index.astype(str), y=body["share_before"]),
-                         go.Bar(x=body.index.astype(str), y=body["share_after"])])
-        fig.to_json()
+        live = table.browse(result)
+        label_balance(summary).to_json()
+        bias_per_phase(phases, phases_run(phases)).to_json()
         return int(mask.sum()), len(phases), len(live)
 
     redraw(0.5, 0.5)  # warm-up
@@ -98,6 +144,7 @@ def main():
         times.append((time.perf_counter() - t) * 1000)
     out["apptest_tau_rerun_ms"] = round(statistics.median(times), 1)
     out["apptest_n"] = 3000
+    out.update(switches(args.switches))
 
     if not args.no_umap:
         from core.projection import project

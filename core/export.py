@@ -39,12 +39,12 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
+from core.tables import SELECTIONS, ExampleTable
 
 __all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write",
            "manifest_for", "file_name"]
 
 FORMATS = ("csv", "parquet", "jsonl", "datasets")
-SELECTIONS = ("retained", "removed", "all")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _EXTENSION = {"csv": ".csv", "parquet": ".parquet", "jsonl": ".jsonl", "datasets": ""}
@@ -58,66 +58,12 @@ def _check_choice(name, value, choices):
 
 
 def export_frame(dataset, run=None, *, live=None, which: str = "retained", include_arrays: bool = True) -> pd.DataFrame:
-    """The table to export, with the id as the first column.
+    """The table to export (see `core.tables.ExampleTable.export`, which it calls).
 
-    Parameters
-    ----------
-    dataset : core.dataset.Dataset
-    run : core.runs.Run, optional
-        Gives the scored ids, predictability p̃, removal phase and warm-up ids.
-        Without a run, ``which="all"`` exports the dataset as is.
-    live : dict, optional
-        ``run.result_for(tau, n)`` for the τ and n the user chose: its ``retained``,
-        ``removed_at`` and ``predictability`` (aligned with ``run.ids``) replace the
-        fitted run's. Default: the fitted run.
-    which : {"retained", "removed", "all"}
-    include_arrays : bool
-        Keep embedding/image columns (lists of numbers); CSV stores them as JSON text.
+    ``live`` is ``run.result_for(tau, n)`` for the τ and n the user chose (default:
+    the fitted run); ``which`` is ``"retained"``, ``"removed"`` or ``"all"``.
     """
-    _check_choice("which", which, SELECTIONS)
-    table = dataset.table
-    if not include_arrays:
-        table = table.drop(columns=[c for c in (dataset.embedding, dataset.image) if c and c in table.columns])
-    if run is None:
-        if which != "all":
-            raise InputError(f"which={which!r} needs an AFLite run; run the filter first or export which='all'")
-        out = table.copy()
-        out.insert(0, "id", out.index.astype(str))
-        return out.reset_index(drop=True)
-    ids = np.asarray(run.ids).astype(str)
-    if live is None:
-        live = {"retained": run.retained, "removed_at": run.removed_at, "predictability": run.predictability}
-    mask = np.asarray(live["retained"], dtype=bool)
-    if mask.shape != ids.shape:
-        raise InputError(f"live['retained'] has {mask.shape[0]} entries but the run scored {ids.shape[0]} examples; "
-                         "pass the result of run.result_for(tau, n)")
-    pos = pd.Index(table.index.astype(str))
-    loc = pos.get_indexer(ids)
-    if (loc < 0).any():
-        missing = ids[loc < 0][:3].tolist()
-        raise InputError(f"the run does not belong to this dataset: ids {missing} are not in it; "
-                         "re-run the filter on the current dataset")
-    if which == "all":
-        out = table.copy()
-        out.insert(0, "id", pos)
-        score = np.full(len(out), np.nan, dtype=np.float64)
-        removed_at = np.full(len(out), -1, dtype=np.int64)
-        kept = np.zeros(len(out), dtype=bool)
-        scored = np.zeros(len(out), dtype=bool)
-        score[loc] = live["predictability"]
-        removed_at[loc] = np.where(mask, -1, live["removed_at"])
-        kept[loc] = mask
-        scored[loc] = True
-        out["predictability"] = score
-        out["removed_at"] = pd.array(np.where(scored, removed_at, 0), dtype="Int64")
-        out.loc[~scored, "removed_at"] = pd.NA
-        out["retained"] = kept
-        out["warmup"] = ~scored
-        return out.reset_index(drop=True)
-    chosen = loc[mask] if which == "retained" else loc[~mask]
-    out = table.iloc[np.sort(chosen)].copy()
-    out.insert(0, "id", out.index.astype(str))
-    return out.reset_index(drop=True)
+    return ExampleTable(dataset, run).export(live, which=which, include_arrays=include_arrays)
 
 
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:

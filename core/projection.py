@@ -37,16 +37,12 @@ from typing import Optional
 import numpy as np
 
 from core.errors import InputError
+from core import paths
 from core.progress import check_cancel, report
 
-__all__ = ["Projection", "project", "project_in_subprocess", "default_cache_dir", "METHODS"]
+__all__ = ["Projection", "project", "project_in_subprocess", "METHODS"]
 
 METHODS = ("umap", "pca")
-
-
-def default_cache_dir() -> Path:
-    """``$ARTIFACT_LENS_CACHE`` or ``~/.cache/artifact-lens`` (the representations' cache root)."""
-    return Path(os.environ.get("ARTIFACT_LENS_CACHE") or Path.home() / ".cache" / "artifact-lens")
 
 
 def _ensure_numba_cache(cache_root: Path) -> None:
@@ -161,7 +157,7 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
         params.update(n_neighbors=int(n_neighbors), min_dist=float(min_dist), metric=metric,
                       fit_size=None if fit_size is None else int(fit_size),
                       pca_dims=None if pca_dims is None else int(pca_dims))
-    cache_root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    cache_root = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
     path = _cache_file(cache_root, key, method, params, X.shape)
     if use_cache and path.exists():
         try:
@@ -252,7 +248,7 @@ def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_
     child's stdout; cancelling terminates the child. ``params`` are `project`'s.
     """
     check_cancel(cancel)
-    cache_root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    cache_root = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
     cache_root.mkdir(parents=True, exist_ok=True)
     ids = None if ids is None else np.asarray(ids).astype(str)
     with tempfile.TemporaryDirectory(prefix="artifact-lens-proj-", dir=cache_root) as tmp:

@@ -62,10 +62,11 @@ import numpy as np
 import pandas as pd
 
 from core.dataset import Dataset
+from core import paths
 from core.errors import InputError, MissingExtraError
 from core.progress import check_cancel, report
 
-__all__ = ["Representation", "represent", "parse_spec", "canonical_spec", "default_cache_dir", "KINDS"]
+__all__ = ["Representation", "represent", "parse_spec", "resolve_spec", "canonical_spec", "KINDS"]
 
 # Bump when a representation's computation changes, so old cache entries are not reused.
 CACHE_VERSION = 1
@@ -272,6 +273,13 @@ def _resolve(dataset: Dataset, kind: str, options: dict) -> dict:
     return opts
 
 
+def resolve_spec(dataset: Dataset, spec: str) -> str:
+    """The canonical spec `represent` would record for ``spec`` on ``dataset`` (defaults
+    and dataset-derived options filled in): the key under which Φ is cached."""
+    kind, options = parse_spec(spec)
+    return canonical_spec(kind, _resolve(dataset, kind, options))
+
+
 def canonical_spec(kind: str, opts: dict) -> str:
     """The spec with every option in the kind's declared order (unset ones left out)."""
     parts = [f"{k}={_fmt(opts[k])}" for k in KINDS[kind] if opts.get(k) is not None]
@@ -283,12 +291,6 @@ def _fmt(v):
 
 
 # ============================================================== cache
-
-
-def default_cache_dir() -> Path:
-    """``$ARTIFACT_LENS_CACHE`` if set, else ``~/.cache/artifact-lens``."""
-    env = os.environ.get("ARTIFACT_LENS_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "artifact-lens"
 
 
 def _cache_paths(cache_dir, fingerprint: str, spec: str):
@@ -377,7 +379,7 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
     spec : str
         ``KIND[:key=value,…]``; see the module docstring for kinds and options.
     cache_dir : str, Path, None or False
-        Cache folder; None means `default_cache_dir`; False disables the cache.
+        Cache folder; None means `core.paths.cache_dir`; False disables the cache.
     progress : callable, optional
         ``progress(fraction, message)``.
     cancel : object with ``is_set()``, optional
@@ -409,7 +411,7 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
 
     use_cache = cache_dir is not False and kind != "file"
     if use_cache:
-        npy, sidecar = _cache_paths(cache_dir if cache_dir is not None else default_cache_dir(),
+        npy, sidecar = _cache_paths(cache_dir if cache_dir is not None else paths.cache_dir(),
                                     dataset.fingerprint, canon)
         hit = _load_cached(npy, sidecar, dataset, canon)
         if hit is not None:

@@ -1,45 +1,52 @@
-"""Runs: a plain record of one AFLite run, a small on-disk store, and a thread job runner.
+"""Runs: the plain record of one AFLite run, and the on-disk store of finished runs.
 
 A `Run` holds everything needed to show, reproduce and export one filtering run:
 the AFLite parameters (m = ``n_partitions``, t = ``train_size``, k = ``slice_size``,
 τ = ``tau``, n = ``target_size``), the seed, the representation spec, the dataset
-fingerprint, package versions, the per-phase history and the trajectory arrays.
-It is plain data: JSON (``run.json``) plus numpy arrays (``arrays.npz``, no pickle),
-so a later SQL-backed store can keep the JSON in a table and the arrays beside it.
+fingerprint, package versions, and the recorded `core.aflite.Trajectory` (the
+per-phase history and arrays that answer any larger τ and n without refitting).
+On disk it is plain data: ``run.json`` plus numpy arrays (``arrays.npz``, no
+pickle), so a SQL-backed store can keep the JSON in a table and the arrays beside it.
 
 `RunStore` keys runs by their parameters (`run_key`), so going back to earlier
-knob settings loads the finished run instead of recomputing it.
-
-`Job` / `JobRunner` run long work (representations, AFLite fits, projections) in a
-plain background thread that the app polls: progress fraction and message,
-records as they arrive (one per AFLite phase), cancellation through a
-`threading.Event`, and the result or the error. Nothing here imports streamlit.
+knob settings loads the finished run instead of recomputing it. It tells three
+cases apart: a missing run and an *outdated* one (saved in an older format) are
+misses to recompute; a *corrupt* one raises `CorruptRun` (logged; the app shows
+it) and is never silently recomputed over.
 """
 from __future__ import annotations
 
 import hashlib
-import io
 import json
+import logging
 import os
+import platform
 import shutil
 import tempfile
-import threading
 import time
-import traceback
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Optional
 
 import numpy as np
-import pandas as pd
 
-from core.errors import Cancelled, InputError
+from core.aflite import AFLite, Trajectory
+from core.errors import InputError
 
-__all__ = ["Run", "RunStore", "run_key", "fit_run", "label_summary", "phase_frame", "phase_scores",
-           "examples_frame", "live_columns", "below_chance", "filter_examples", "page", "package_versions", "Job", "JobContext", "JobRunner"]
+__all__ = ["Run", "RunStore", "CorruptRun", "run_key", "fit_run", "package_versions", "STORE_FORMAT"]
+
+log = logging.getLogger("artifact_lens.runs")
 
 _VERSIONED = ("artifact-lens", "numpy", "scipy", "pandas", "scikit-learn", "datasets", "pyarrow", "umap-learn", "streamlit")
+
+#: Version of the on-disk layout of a run. Runs saved with another version are
+#: outdated: a miss, recomputed on demand. 2: history without ``mean_score`` (= R).
+STORE_FORMAT = 2
+
+
+class CorruptRun(InputError):
+    """A stored run exists but cannot be read (damaged files); recomputing would hide that."""
 
 
 def package_versions(names=_VERSIONED) -> dict:
@@ -50,8 +57,6 @@ def package_versions(names=_VERSIONED) -> dict:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             out[name] = None
-    import platform
-
     out["python"] = platform.python_version()
     return out
 
@@ -73,19 +78,17 @@ def _jsonable(value):
 
 def full_params(params: dict) -> dict:
     """AFLite parameters with the defaults filled in (what a finished run records)."""
-    from core.aflite import AFLite
-
     return _jsonable(AFLite(**params).get_params())
 
 
 def run_key(fingerprint: str, spec: str, params: dict) -> str:
     """The store key of a run: a hash of (dataset fingerprint, representation spec, parameters).
 
-    τ and n are deliberately part of ``params`` only as the *fitted* values: the
-    dashboard fits with a low τ and a small n and answers larger ones from the
-    trajectory, so the key changes only with k, m, t, the family, the strategy,
-    the seed, the representation or the data. Omitted parameters count as their
-    defaults, so ``{}`` and the full default set give the same key.
+    τ and n are part of ``params`` only as the *fitted* values: the dashboard fits
+    with a low τ and a small n and answers larger ones from the trajectory, so the
+    key changes only with k, m, t, the family, the strategy, the seed, the
+    representation or the data. Omitted parameters count as their defaults, so
+    ``{}`` and the full default set give the same key.
     """
     blob = json.dumps([fingerprint, spec, full_params(params)], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
@@ -105,15 +108,11 @@ class Run:
         The canonical representation spec (Φ).
     ids : numpy.ndarray of str
         Ids of the scored examples, aligned with every trajectory array.
+    trajectory : core.aflite.Trajectory
+        The recorded run: resolved sizes, seed, classes, per-phase history and the
+        arrays that answer `retained_for` / `result_for`.
     excluded_ids : numpy.ndarray of str
         Warm-up examples: used to train Φ, excluded from scoring, filtering and export.
-    record : dict
-        The estimator's JSON record (``AFLite.to_record()``: resolved sizes, seed,
-        classes, dimension reduction, per-phase history).
-    arrays : dict of str -> numpy.ndarray
-        The trajectory arrays as ``AFLite.save_trajectory`` writes them
-        (``removed_at``, ``removal_rank``, ``predictability``, ``phase_scores``,
-        ``phase_offsets``, ...): all `retained_for` needs.
     versions : dict
         Package versions (`package_versions`).
     representation_info : dict
@@ -129,36 +128,26 @@ class Run:
     dataset_fingerprint: str
     representation: str
     ids: np.ndarray
+    trajectory: Trajectory
     excluded_ids: np.ndarray = field(default_factory=lambda: np.array([], dtype=str))
-    record: dict = field(default_factory=dict)
-    arrays: dict = field(default_factory=dict)
     versions: dict = field(default_factory=package_versions)
     representation_info: dict = field(default_factory=dict)
     seconds: float = 0.0
     created: float = field(default_factory=time.time)
-    _estimator: Any = field(default=None, repr=False, compare=False)
 
-    # ------------------------------------------------------------------ building
     @classmethod
-    def from_estimator(cls, estimator, *, ids, dataset_name: str, dataset_fingerprint: str,
+    def from_estimator(cls, estimator: AFLite, *, ids, dataset_name: str, dataset_fingerprint: str,
                        representation: str, excluded_ids=(), representation_info=None,
                        seconds: Optional[float] = None) -> "Run":
-        """Record a fitted `core.aflite.AFLite` through its own trajectory format."""
-        buf = io.BytesIO()
-        estimator.save_trajectory(buf)
-        buf.seek(0)
-        with np.load(buf, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files if k != "record"}
-            record = json.loads(str(npz["record"]))
+        """Record a fitted `core.aflite.AFLite`."""
+        traj = estimator.trajectory_
         if seconds is None:
-            seconds = float(record.get("fit_seconds") or 0.0)
-        run = cls(params=_jsonable(record.get("params", {})), dataset_name=dataset_name,
-                  dataset_fingerprint=dataset_fingerprint, representation=representation,
-                  ids=np.asarray(ids).astype(str), excluded_ids=np.asarray(list(excluded_ids)).astype(str),
-                  record=_jsonable(record), arrays=arrays,
-                  representation_info=_jsonable(dict(representation_info or {})), seconds=float(seconds))
-        run._estimator = estimator
-        return run
+            seconds = float(traj.record.get("fit_seconds") or 0.0)
+        return cls(params=_jsonable(traj.record.get("params", {})), dataset_name=dataset_name,
+                   dataset_fingerprint=dataset_fingerprint, representation=representation,
+                   ids=np.asarray(ids).astype(str), trajectory=traj,
+                   excluded_ids=np.asarray(list(excluded_ids)).astype(str),
+                   representation_info=_jsonable(dict(representation_info or {})), seconds=float(seconds))
 
     # ------------------------------------------------------------------ reading
     @property
@@ -166,54 +155,54 @@ class Run:
         return run_key(self.dataset_fingerprint, self.representation, self.params)
 
     @property
+    def record(self) -> dict:
+        return self.trajectory.record
+
+    @property
     def history(self) -> list:
-        return list(self.record.get("history", []))
+        return list(self.trajectory.history)
 
     @property
     def removed_at(self) -> np.ndarray:
-        return np.asarray(self.arrays["removed_at"], dtype=np.int64)
+        return self.trajectory.removed_at
 
     @property
     def retained(self) -> np.ndarray:
-        return self.removed_at == -1
+        return self.trajectory.retained
 
     @property
     def predictability(self) -> np.ndarray:
-        return np.asarray(self.arrays["predictability"], dtype=np.float32)
+        return self.trajectory.predictability
 
     @property
     def n_phases(self) -> int:
-        return int(self.record.get("n_phases", len(self.history)))
+        return int(self.trajectory.n_phases)
 
     @property
     def resolved(self) -> dict:
         """The resolved sizes (N, m, t, k, n, τ) of the fit."""
         return dict(self.record.get("resolved", {}))
 
-    def estimator(self):
-        """The fitted AFLite, rebuilt from the record (``AFLite.load_trajectory``) after a reload."""
-        if self._estimator is None:
-            from core.aflite import AFLite
-
-            buf = io.BytesIO()
-            np.savez(buf, record=np.array(json.dumps(self.record, default=str)), **self.arrays)
-            buf.seek(0)
-            self._estimator = AFLite.load_trajectory(buf)
-        return self._estimator
+    @property
+    def classes(self) -> list:
+        return list(self.record.get("classes", []))
 
     def retained_for(self, tau: Optional[float] = None, target_size=None) -> np.ndarray:
         """The retained mask (aligned with `ids`) for τ' ≥ τ and n' ≥ n, from the trajectory (no refit)."""
-        if tau is None and target_size is None:
-            return self.retained
-        return np.asarray(self.estimator().retained_for(tau=tau, target_size=target_size), dtype=bool)
+        return self.trajectory.retained_for(tau=tau, target_size=target_size)
 
     def result_for(self, tau: Optional[float] = None, target_size=None) -> dict:
         """``retained``, ``removed_at``, ``predictability`` and ``n_phases`` for τ' and n' (no refit)."""
-        return self.estimator().result_for(tau=tau, target_size=target_size)
+        return self.trajectory.result_for(tau=tau, target_size=target_size)
 
     def scores_at(self, phase: int) -> np.ndarray:
         """p̃ of every scored example in phase ``phase`` (NaN for examples no longer in S)."""
-        return self.estimator().scores_at(phase)
+        return self.trajectory.scores_at(phase)
+
+    def nbytes(self) -> int:
+        """Memory held by the run's arrays (for the dashboard's cache budget)."""
+        arrays = self.trajectory.to_arrays().values()
+        return int(sum(a.nbytes for a in arrays) + self.ids.nbytes + self.excluded_ids.nbytes)
 
     def manifest(self, **extra) -> dict:
         """The run's description as JSON-able data (what exports put beside the data)."""
@@ -242,6 +231,7 @@ class Run:
         tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
             meta = {
+                "format": STORE_FORMAT,
                 "params": self.params, "dataset_name": self.dataset_name,
                 "dataset_fingerprint": self.dataset_fingerprint, "representation": self.representation,
                 "record": _jsonable(self.record), "versions": self.versions,
@@ -249,7 +239,7 @@ class Run:
                 "created": self.created, "key": self.key,
             }
             (tmp / "run.json").write_text(json.dumps(meta, indent=1, default=str))
-            arrays = {f"a:{k}": np.asarray(v) for k, v in self.arrays.items()}
+            arrays = {f"a:{k}": np.asarray(v) for k, v in self.trajectory.to_arrays().items()}
             arrays["ids"] = np.asarray(self.ids).astype(str)
             arrays["excluded_ids"] = np.asarray(self.excluded_ids).astype(str)
             np.savez(tmp / "arrays.npz", **arrays)
@@ -261,6 +251,19 @@ class Run:
             raise
         return folder
 
+    @staticmethod
+    def stored_format(folder) -> Optional[int]:
+        """The ``format`` a saved run declares (1 for runs saved before formats were recorded);
+        None when there is no ``run.json``. Raises `CorruptRun` when it cannot be parsed."""
+        path = Path(folder) / "run.json"
+        if not path.exists():
+            return None
+        try:
+            return int(json.loads(path.read_text()).get("format", 1))
+        except (OSError, ValueError, AttributeError) as exc:
+            raise CorruptRun(f"the stored run in {folder} is damaged ({exc}); delete that folder to "
+                             "recompute it") from exc
+
     @classmethod
     def load(cls, folder) -> "Run":
         folder = Path(folder)
@@ -269,11 +272,12 @@ class Run:
             with np.load(folder / "arrays.npz", allow_pickle=False) as npz:
                 arrays = {k[2:]: npz[k] for k in npz.files if k.startswith("a:")}
                 ids, excluded = npz["ids"], npz["excluded_ids"]
-        except (OSError, ValueError, KeyError) as exc:
-            raise InputError(f"cannot read the run in {folder}: {exc}; delete the folder to recompute it") from exc
+            trajectory = Trajectory.from_arrays(meta["record"], arrays)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CorruptRun(f"cannot read the run in {folder}: {exc}; delete the folder to recompute it") from exc
         return cls(params=meta["params"], dataset_name=meta["dataset_name"],
                    dataset_fingerprint=meta["dataset_fingerprint"], representation=meta["representation"],
-                   ids=ids, excluded_ids=excluded, record=meta.get("record", {}), arrays=arrays,
+                   ids=ids, trajectory=trajectory, excluded_ids=excluded,
                    versions=meta.get("versions", {}), representation_info=meta.get("representation_info", {}),
                    seconds=meta.get("seconds", 0.0), created=meta.get("created", time.time()))
 
@@ -293,12 +297,9 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
         Passed to ``AFLite.fit`` (``on_phase`` gets each phase's record as it finishes;
         ``quality`` is a per-example score aligned with ``representation.ids``).
     """
-    from core.aflite import AFLite
-
     ids = np.asarray(representation.ids).astype(str)
     labels = dataset.table[dataset.label]
-    index = labels.index.astype(str)
-    loc = index.get_indexer(ids)
+    loc = labels.index.astype(str).get_indexer(ids)
     if (loc < 0).any():
         raise InputError("the representation does not match the dataset (unknown ids such as "
                          f"{ids[loc < 0][:3].tolist()}); rebuild the representation for this dataset")
@@ -313,7 +314,10 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
 
 
 class RunStore:
-    """Finished runs on disk, one folder per `run_key`, with an in-memory layer.
+    """Finished runs on disk, one folder per `run_key`.
+
+    No memory layer here: the dashboard keeps loaded runs in its bounded cache, and
+    the CLI reads a run once.
 
     Parameters
     ----------
@@ -323,338 +327,40 @@ class RunStore:
 
     def __init__(self, root):
         self.root = Path(root)
-        self._memory: dict = {}
-        self._lock = threading.Lock()
 
     def path(self, key: str) -> Path:
         return self.root / key
 
     def get(self, key: str) -> Optional[Run]:
-        with self._lock:
-            if key in self._memory:
-                return self._memory[key]
+        """The stored run, or None when it is missing or outdated (saved in another format).
+
+        Raises
+        ------
+        CorruptRun
+            The run's files exist but cannot be read; the message names the folder.
+        """
         folder = self.path(key)
-        if not (folder / "run.json").exists():
-            return None
         try:
-            run = Run.load(folder)
-            run.estimator()  # a run saved by an older engine that cannot answer τ/n is a miss
-        except Exception:
-            return None  # a damaged or outdated entry is a cache miss, not a failure
-        with self._lock:
-            self._memory[key] = run
-        return run
+            fmt = Run.stored_format(folder)
+            if fmt is None:
+                return None
+            if fmt != STORE_FORMAT:
+                log.info("run %s was saved in format %s (now %s): recomputing it", key, fmt, STORE_FORMAT)
+                return None
+            return Run.load(folder)
+        except CorruptRun as exc:
+            log.warning("%s", exc)
+            raise
 
     def put(self, run: Run) -> str:
         key = run.key
         run.save(self.path(key))
-        with self._lock:
-            self._memory[key] = run
         return key
 
     def __contains__(self, key: str) -> bool:
-        return self.get(key) is not None
+        return (self.path(key) / "run.json").exists()
 
     def keys(self) -> list:
-        on_disk = [p.name for p in self.root.glob("*") if (p / "run.json").exists()] if self.root.exists() else []
-        return sorted(set(on_disk) | set(self._memory))
-
-
-# ---------------------------------------------------------------------- jobs
-class JobContext:
-    """What a job's function receives: progress, records, and the cancel token."""
-
-    def __init__(self, job: "Job"):
-        self._job = job
-        self.cancel = job._cancel
-
-    def progress(self, fraction: float, message: str = "") -> None:
-        """A ``progress(fraction, message)`` callback; also raises `Cancelled` when cancelled."""
-        with self._job._lock:
-            self._job.fraction = min(max(float(fraction), 0.0), 1.0)
-            if message:
-                self._job.message = str(message)
-        if self.cancel.is_set():
-            raise Cancelled("cancelled by the user")
-
-    def emit(self, record) -> None:
-        """Publish an intermediate record (e.g. one AFLite phase) for the app to draw."""
-        with self._job._lock:
-            self._job.records.append(record)
-
-
-class Job:
-    """A function running in a daemon thread, polled by the app.
-
-    ``fn(ctx)`` gets a `JobContext`; its return value becomes `result`, an
-    exception becomes `error` (`Cancelled` gives status ``"cancelled"``).
-    Status: ``"pending"``, ``"running"``, ``"done"``, ``"error"``, ``"cancelled"``.
-    """
-
-    def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key: Optional[str] = None):
-        self.fn, self.name, self.key = fn, name, key
-        self.status = "pending"
-        self.fraction, self.message = 0.0, ""
-        self.records: list = []
-        self.result = None
-        self.error: Optional[BaseException] = None
-        self.traceback = ""
-        self.started = self.finished = None
-        self._cancel = threading.Event()
-        self._lock = threading.Lock()
-        self._thread: Optional[threading.Thread] = None
-
-    def start(self) -> "Job":
-        if self._thread is not None:
-            return self
-        self.status, self.started = "running", time.time()
-        self._thread = threading.Thread(target=self._run, name=f"job:{self.name}", daemon=True)
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        ctx = JobContext(self)
-        try:
-            result = self.fn(ctx)
-        except Cancelled as exc:
-            self.error, self.status = exc, "cancelled"
-        except BaseException as exc:  # reported to the app, which shows it and keeps going
-            self.error, self.status = exc, "error"
-            self.traceback = traceback.format_exc()
-        else:
-            self.result, self.fraction, self.status = result, 1.0, "done"
-        finally:
-            self.finished = time.time()
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    @property
-    def done(self) -> bool:
-        return self.status in ("done", "error", "cancelled")
-
-    @property
-    def elapsed(self) -> float:
-        if self.started is None:
-            return 0.0
-        return (self.finished or time.time()) - self.started
-
-    def wait(self, timeout: Optional[float] = None) -> "Job":
-        if self._thread is not None:
-            self._thread.join(timeout)
-        return self
-
-    def snapshot(self) -> dict:
-        with self._lock:
-            return {"name": self.name, "status": self.status, "fraction": self.fraction,
-                    "message": self.message, "records": list(self.records), "elapsed": self.elapsed}
-
-
-class JobRunner:
-    """Jobs by key: submitting a key whose job is still running returns that job."""
-
-    def __init__(self):
-        self._jobs: dict = {}
-        self._lock = threading.Lock()
-
-    def submit(self, key: str, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
-        with self._lock:
-            job = self._jobs.get(key)
-            if job is not None and not job.done:
-                return job
-            job = Job(fn, name=name or key, key=key)
-            self._jobs[key] = job
-        return job.start()
-
-    def get(self, key: str) -> Optional[Job]:
-        with self._lock:
-            return self._jobs.get(key)
-
-    def running(self) -> list:
-        with self._lock:
-            return [j for j in self._jobs.values() if not j.done]
-
-    def forget(self, key: str) -> None:
-        with self._lock:
-            self._jobs.pop(key, None)
-
-
-# ---------------------------------------------------------------------- views of a run
-# Small tables the dashboard and the CLI draw; kept here so pages hold no logic.
-
-def label_summary(labels, retained) -> pd.DataFrame:
-    """Retained/removed counts per label and the label balance before and after.
-
-    Parameters
-    ----------
-    labels : array (N,)
-        Label of each scored example.
-    retained : bool array (N,)
-        The retained mask for the chosen τ and n.
-
-    Returns
-    -------
-    DataFrame indexed by label with ``total, retained, removed, removed_share,
-    share_before, share_after`` (shares of each label among all / retained examples),
-    plus a final ``all`` row.
-    """
-    labels = pd.Series(np.asarray(labels), name="label")
-    retained = np.asarray(retained, dtype=bool)
-    total = labels.value_counts().sort_index()
-    kept = labels[retained].value_counts().reindex(total.index, fill_value=0)
-    out = pd.DataFrame({"total": total, "retained": kept, "removed": total - kept})
-    out["removed_share"] = out["removed"] / out["total"]
-    out["share_before"] = out["total"] / max(int(out["total"].sum()), 1)
-    out["share_after"] = out["retained"] / max(int(out["retained"].sum()), 1)
-    all_row = pd.DataFrame({"total": [out["total"].sum()], "retained": [out["retained"].sum()],
-                            "removed": [out["removed"].sum()]}, index=["all"])
-    all_row["removed_share"] = all_row["removed"] / all_row["total"].clip(lower=1)
-    all_row["share_before"] = 1.0
-    all_row["share_after"] = 1.0
-    out = pd.concat([out, all_row])
-    out.index.name = "label"
-    return out
-
-
-def phase_frame(run: Run, retained=None) -> pd.DataFrame:
-    """The per-phase history as a table; with a live mask, which phases that τ/n still runs."""
-    frame = pd.DataFrame(run.history)
-    if retained is not None and len(frame):
-        removed_at = np.where(np.asarray(retained, dtype=bool), -1, run.removed_at)
-        live = pd.Series(removed_at[removed_at >= 0]).value_counts()
-        frame["removed_at_chosen_tau_n"] = frame["phase"].map(live).fillna(0).astype(int)
-    return frame
-
-
-def below_chance(run: Run, live: dict, margin: float = 0.02) -> Optional[dict]:
-    """Whether filtering at the live τ and n went past removing artifacts.
-
-    When the pooled held-out accuracy of the last phase that runs at this τ and n
-    (``history_[j]["heldout_accuracy"]``, on S_j) is below chance (1 / number of
-    labels) by more than ``margin``, the models predict the remaining labels *worse*
-    than guessing: what is left is adversarial to the representation rather than
-    merely free of its shortcuts (AFLite over-filtering). Returns ``phase``,
-    ``accuracy`` and ``chance`` then, else None.
-    """
-    history = run.history
-    n_classes = len(run.record.get("classes", []))
-    if not history or n_classes < 2:
-        return None
-    last = history[min(int(live["n_phases"]) - 1, len(history) - 1)]
-    accuracy = last.get("heldout_accuracy")
-    chance = 1.0 / n_classes
-    if accuracy is None or accuracy >= chance - margin:
-        return None
-    return {"phase": int(last["phase"]), "accuracy": float(accuracy), "chance": chance}
-
-
-def phase_scores(run: Run, labels=None, max_phases: int = 40, max_points: int = 4000, random_state: int = 0) -> pd.DataFrame:
-    """Long table of p̃ per phase (``phase, score, label``), for 'scores phase by phase' plots.
-
-    At most ``max_phases`` phases (evenly spaced, the first and last always kept) and
-    ``max_points`` seeded random scores per phase, so the chart stays light at any N.
-    """
-    n = run.n_phases
-    if n == 0:
-        return pd.DataFrame(columns=["phase", "score", "label"])
-    phases = np.unique(np.linspace(0, n - 1, min(n, max_phases)).round().astype(int))
-    offsets = np.asarray(run.arrays["phase_offsets"])
-    scores = np.asarray(run.arrays["phase_scores"])
-    removed_at = run.removed_at
-    labels = None if labels is None else np.asarray(labels)
-    rng = np.random.default_rng(random_state)
-    parts = []
-    for j in phases:
-        members = np.flatnonzero((removed_at == -1) | (removed_at >= j))
-        s = scores[offsets[j]:offsets[j + 1]]
-        pick = np.arange(len(s)) if len(s) <= max_points else np.sort(rng.choice(len(s), max_points, replace=False))
-        part = pd.DataFrame({"phase": j, "score": s[pick]})
-        if labels is not None:
-            part["label"] = labels[members[pick]]
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True).dropna(subset=["score"])
-
-
-def examples_frame(dataset, run: Optional[Run]) -> pd.DataFrame:
-    """One row per example: id, label, the text fields, p̃, removal phase and warm-up flag.
-
-    ``pos`` is the example's row in ``run.ids`` (-1 for warm-up / unscored), used to
-    apply a live retained mask without copying the table: ``mask[pos]``.
-    """
-    table = dataset.table
-    cols = [dataset.label, *dataset.text, *[c for c in table.columns if c not in (dataset.embedding, dataset.image)]]
-    cols = list(dict.fromkeys(c for c in cols if c in table.columns and c not in (dataset.embedding, dataset.image)))
-    out = table[cols].copy()
-    ids = table.index.astype(str)
-    out.insert(0, "id", ids)
-    pos = np.full(len(out), -1, dtype=np.int64)
-    score = np.full(len(out), np.nan, dtype=np.float32)
-    removed_at = np.full(len(out), -1, dtype=np.int64)
-    if run is not None:
-        loc = pd.Index(ids).get_indexer(np.asarray(run.ids).astype(str))
-        ok = loc >= 0
-        pos[loc[ok]] = np.flatnonzero(ok)
-        score[loc[ok]] = run.predictability[ok]
-        removed_at[loc[ok]] = run.removed_at[ok]
-    out["predictability"] = score
-    out["removed_at"] = removed_at
-    out["warmup"] = pos < 0
-    out["pos"] = pos
-    return out.reset_index(drop=True)
-
-
-def live_columns(frame: pd.DataFrame, live: dict) -> pd.DataFrame:
-    """``frame`` (from `examples_frame`) as a fresh fit at the live τ and n would show it.
-
-    ``live`` is ``Run.result_for(tau, n)``: its ``retained``, ``removed_at`` and
-    ``predictability`` (the score of the last phase run at that τ and n) replace the
-    fitted run's columns.
-    """
-    pos = frame["pos"].to_numpy()
-    scored = pos >= 0
-    at = pos[scored]
-    out = frame.copy()
-    kept = np.zeros(len(frame), dtype=bool)
-    kept[scored] = np.asarray(live["retained"], dtype=bool)[at]
-    removed_at = np.full(len(frame), -1, dtype=np.int64)
-    removed_at[scored] = np.asarray(live["removed_at"])[at]
-    score = np.full(len(frame), np.nan, dtype=np.float32)
-    score[scored] = np.asarray(live["predictability"])[at]
-    out["retained"] = kept
-    out["removed_at"] = removed_at
-    out["predictability"] = score
-    return out
-
-
-def filter_examples(frame: pd.DataFrame, *, query: str = "", fields=(), labels=None, score_range=None,
-                    ids=None, label_column: str = "label") -> pd.DataFrame:
-    """Rows of ``frame`` matching a plain-text search (case-insensitive substring in ``fields``),
-    a set of labels, a predictability range and/or a set of ids (e.g. those carrying a feature)."""
-    keep = np.ones(len(frame), dtype=bool)
-    if query:
-        hit = np.zeros(len(frame), dtype=bool)
-        for f in fields:
-            hit |= frame[f].astype(str).str.contains(query, case=False, regex=False, na=False).to_numpy()
-        keep &= hit
-    if labels:
-        keep &= frame[label_column].isin(list(labels)).to_numpy()
-    if score_range is not None:
-        lo, hi = score_range
-        s = frame["predictability"].to_numpy()
-        keep &= (s >= lo) & (s <= hi)
-    if ids is not None:
-        keep &= frame["id"].isin(pd.Index(np.asarray(ids).astype(str))).to_numpy()
-    return frame[keep]
-
-
-def page(frame: pd.DataFrame, number: int, size: int, sort_by: Optional[str] = None, ascending: bool = True):
-    """One page (1-based) of ``frame`` after sorting, and the number of pages."""
-    if sort_by:
-        frame = frame.sort_values(sort_by, ascending=ascending, kind="stable")
-    pages = max(1, -(-len(frame) // max(int(size), 1)))
-    number = min(max(int(number), 1), pages)
-    return frame.iloc[(number - 1) * size: number * size], pages
+        if not self.root.exists():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / "run.json").exists())

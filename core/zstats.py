@@ -35,6 +35,7 @@ import scipy.sparse as sp
 from scipy.stats import norm
 
 from core.errors import InputError
+from core.labels import encode_labels
 from core.features import FeatureMatrix, FeatureOptions, build_features, check_text_columns
 from core.progress import check_cancel, report
 
@@ -374,7 +375,7 @@ def compute_z(
     min_count = _check_min_count(min_count)
     inp = _resolve(data, label, text, pair, features)
     classes = _classes(inp.table[inp.label])
-    y = pd.Categorical(inp.table[inp.label], categories=classes).codes.astype(np.int64)
+    y = encode_labels(inp.table[inp.label].to_numpy(), classes, what=inp.label)[0]
     sub = _subprogress(progress, 0.0, 0.9)
     fm = _features_for(inp, inp.table, y, classes, min_count=min_count, options=options,
                        random_state=random_state, progress=sub, cancel=cancel)
@@ -593,7 +594,7 @@ def z_filter(
         classes = _classes(inp.table[inp.label])
         combined = inp.table[cols].reset_index(drop=True)
         n_seed = 0
-    y = pd.Categorical(combined[inp.label], categories=classes).codes.astype(np.int64)
+    y = encode_labels(combined[inp.label].to_numpy(), classes, what=inp.label)[0]
     L = len(classes)
     p0 = 1.0 / L
     fit_rows = np.arange(len(combined)) < n_seed if n_seed else None
@@ -646,13 +647,16 @@ def z_filter(
         report(progress, 0.3 + 0.65 * (b + 1) / n_batches, f"batch {b + 1}/{n_batches}: {int(accepted.sum())} accepted")
 
     check_cancel(cancel)
+    # alpha=None filters on the k largest z alone; the before/after tables still mark
+    # significance, at compute_z's default level.
+    report_alpha = 0.01 if alpha is None else alpha
     label_counts = lambda yy: dict(zip(classes, np.bincount(yy, minlength=L).tolist()))  # noqa: E731
     all_counts = _label_counts(X, y, L)
     before = _zstats_from_counts(fm, all_counts, fm.n.astype(np.float64), classes, label_counts(y), min_count,
-                                 alpha or 0.01, len(y))
+                                 report_alpha, len(y))
     after = _zstats_from_counts(fm, counts, n, classes,
                                 label_counts(np.concatenate([y[:n_seed], y[n_seed:][accepted]])), min_count,
-                                alpha or 0.01, n_seed + int(accepted.sum()))
+                                report_alpha, n_seed + int(accepted.sum()))
     table = inp.table
     rej = table[~accepted].copy()
     rej["rejected_by"] = rejected_by[~accepted]
@@ -822,9 +826,10 @@ def consistency_filter(
         classes = _classes(inp.table[inp.label])
         combined = inp.table[cols].reset_index(drop=True)
         n_ref = 0
-    gold = pd.Categorical(inp.table[inp.label], categories=classes).codes.astype(np.int64)
-    if (gold < 0).any():
-        raise InputError(f"data has labels the reference lacks: {sorted(set(inp.table[inp.label]) - set(classes), key=str)}.")
+    lacking = sorted(set(inp.table[inp.label]) - set(classes), key=str)
+    if lacking:
+        raise InputError(f"data has labels the reference lacks: {lacking}.")
+    gold = encode_labels(inp.table[inp.label].to_numpy(), classes, what=inp.label)[0]
     if X is None:
         report(progress, 0.0, "features")
         fm = build_features(combined, text=inp.text, pair=inp.pair, options=opts, min_count=min_count, cancel=cancel)
@@ -833,7 +838,7 @@ def consistency_filter(
         M = X.X if hasattr(X, "X") and hasattr(X, "ids") else X
         if M.shape[0] != len(inp.table):
             raise InputError(f"X has {M.shape[0]} rows but data has {len(inp.table)} examples; pass one row per example.")
-    y_all = pd.Categorical(combined[inp.label], categories=classes).codes.astype(np.int64)
+    y_all = encode_labels(combined[inp.label].to_numpy(), classes, what=inp.label)[0]
     L = len(classes)
     proba = np.zeros((len(inp.table), L))
     if n_ref:

@@ -1,53 +1,30 @@
 """Predictability: distributions of AFLite's scores p̃ per label, retained vs removed, and phase by phase."""
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
-import app_state as S
-from core.runs import live_columns, phase_scores
+from core.aflite_plots import phase_boxes, score_histogram, score_violins
+from core.summaries import phase_scores
+from dashboard import current
+from dashboard.knobs import live_knobs
+from dashboard.page import require_run, start_page
 
-st.title("Predictability")
-S.page_setup()
-st.caption("p̃(i): the share of the models that held example i out and predicted its label correctly "
-           "(paper 000, eq. 4), from the last phase that scored it. The dashed line is τ.")
-run = S.require_run()
-ds = S.current_dataset()
-
-LAYOUT = dict(height=340, margin=dict(l=10, r=10, t=40, b=10))
+sess = start_page("Predictability", caption=(
+    "p̃(i): the share of the models that held example i out and predicted its label correctly (paper 000, "
+    "eq. 4), from the last phase that scored it. The dashed line is τ."))
+run, ds = require_run()
 
 
 @st.fragment
 def charts():
-    live = S.live_knobs(run, n_too=True)
-    tau = st.session_state.tau
-    frame = live_columns(S.example_table(run), live)
+    live = live_knobs(run)
+    tau = sess.tau
+    frame = current.table(run).browse(live)
     frame = frame[~frame["warmup"]]
     frame = frame.assign(status=frame["retained"].map({True: "retained", False: "removed"}))
-    label = ds.label
     c1, c2 = st.columns(2)
-    with c1:
-        fig = px.histogram(frame, x="predictability", color=label, barmode="overlay", opacity=0.6, nbins=40,
-                           title="p̃ per label", range_x=[0, 1])
-        fig.add_vline(x=tau, line_dash="dash", annotation_text=f"τ = {tau:.2f}")
-        fig.update_layout(**LAYOUT)
-        st.plotly_chart(fig, key="hist_label")
-    with c2:
-        fig = px.histogram(frame, x="predictability", color="status", barmode="overlay", opacity=0.6, nbins=40,
-                           title="p̃: retained vs removed", range_x=[0, 1],
-                           color_discrete_map={"retained": "#2a6f97", "removed": "#e07a5f"})
-        fig.add_vline(x=tau, line_dash="dash")
-        fig.update_layout(**LAYOUT)
-        st.plotly_chart(fig, key="hist_status")
-    fig = go.Figure()
-    for status, colour in (("retained", "#2a6f97"), ("removed", "#e07a5f")):
-        part = frame[frame["status"] == status]
-        fig.add_violin(x=part[label].astype(str), y=part["predictability"], name=status, line_color=colour,
-                       side="negative" if status == "retained" else "positive", points=False, spanmode="hard")
-    fig.add_hline(y=tau, line_dash="dash", annotation_text="τ")
-    fig.update_layout(title="p̃ per label, retained (left) vs removed (right)", violinmode="overlay",
-                      yaxis_range=[0, 1], **LAYOUT)
-    st.plotly_chart(fig, key="violin")
-    counts = frame.groupby([label, "status"]).size().unstack(fill_value=0)
+    c1.plotly_chart(score_histogram(frame, ds.label, tau, title="p̃ per label"), key="hist_label")
+    c2.plotly_chart(score_histogram(frame, "status", tau, title="p̃: retained vs removed"), key="hist_status")
+    st.plotly_chart(score_violins(frame, ds.label, tau), key="violin")
+    counts = frame.groupby([ds.label, "status"]).size().unstack(fill_value=0)
     st.dataframe(counts, key="status_counts")
 
 
@@ -55,8 +32,4 @@ charts()
 
 st.subheader("Scores phase by phase")
 long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), max_phases=12)
-fig = px.box(long, x="phase", y="score", color="label", points=False,
-             title="p̃ of the examples still in S at each phase (sampled phases)")
-fig.add_hline(y=st.session_state.tau, line_dash="dash", annotation_text="τ")
-fig.update_layout(yaxis_range=[0, 1], **LAYOUT)
-st.plotly_chart(fig, key="phases")
+st.plotly_chart(phase_boxes(long, sess.tau), key="phases")

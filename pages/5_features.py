@@ -1,22 +1,20 @@
 """Features: z-statistics of simple features (Gardner plot, top features), what AFLite removed of them,
 z-filtering and consistency filtering."""
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-import app_state as S
 from core.errors import InputError
-from core.runs import live_columns
 from core.zplots import gardner_plot, top_features_bar, zfilter_history
 from core.zstats import compute_z, consistency_filter, z_filter
+from dashboard import current
+from dashboard.formatting import metric_row, plain
+from dashboard.page import start_page
 
-ss = st.session_state
-st.title("Features")
-S.page_setup()
-st.caption("z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − p0)/n). "
-           "Points above the dashed curve exceed the Bonferroni threshold z* and give their label away.")
-ds = S.current_dataset()
-run = S.current_run()
+sess = start_page("Features", caption=(
+    "z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − "
+    "p0)/n). Points above the dashed curve exceed the Bonferroni threshold z* and give their label away."))
+ds = current.dataset()
+run = current.run()
 if not ds.text and not ds.features:
     st.info("This dataset has no text or feature columns, so there are no simple features to test. "
             "Mark boolean or categorical columns as features on the Data page.")
@@ -29,21 +27,22 @@ with st.form("z_form"):
     kinds = c3.multiselect("Feature kinds", ["ngram", "length", "overlap", "ratio", "pred", "null", "column"],
                            key="z_kinds")
     fields = c4.multiselect("Fields", ds.text + list(ds.features), key="z_fields")
-    st.form_submit_button("Update")
+    st.form_submit_button("Update", key="z_update")
 try:
     with st.spinner("Computing z-statistics (once per dataset and settings)…"):
-        zs = S.zstats(int(min_count), float(alpha))
+        zs = current.zstats(int(min_count), float(alpha))
 except InputError as exc:
-    st.error(S.plain(exc))
+    st.error(plain(exc))
     st.stop()
 kind = kinds or None
 field = fields or None
 summary = zs.summary()
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Features tested", f"{summary['n_tests']:,}")
-m2.metric("z*", f"{summary['z_star']:.2f}")
-m3.metric("Significant features", f"{summary['n_significant_features']:,}")
-m4.metric("Largest z", f"{summary['z_max']:.1f}")
+metric_row({
+    "Features tested": f"{summary['n_tests']:,}",
+    "z*": f"{summary['z_star']:.2f}",
+    "Significant features": f"{summary['n_significant_features']:,}",
+    "Largest z": f"{summary['z_max']:.1f}",
+})
 st.text(f"Largest z: {summary['z_max_feature']}")
 
 fig = gardner_plot(zs, kind=kind, field=field)
@@ -63,16 +62,17 @@ else:
     rows = zs.table[zs.table["feature"] == feature]
     st.dataframe(rows[["feature", "label", "n", "count", "p_hat", "z", "significant"]], hide_index=True,
                  key="feature_z")
-    ids = S.ids_with_feature(feature)
+    ids = current.ids_with_feature(feature)
     if run is not None:
-        frame = live_columns(S.example_table(run), S.live_result(run))
+        frame = current.table(run).browse(current.live_result(run))
         carrying = frame[frame["id"].isin(pd.Index(ids))]
         scored = carrying[~carrying["warmup"]]
-        f1, f2, f3 = st.columns(3)
-        f1.metric("Examples with the feature", f"{len(carrying):,}")
-        f2.metric("Removed by AFLite (at the live τ, n)", f"{int((~scored['retained']).sum()):,}")
-        f3.metric("Removed share", f"{(~scored['retained']).mean():.0%}" if len(scored) else "–")
-        st.dataframe(carrying.drop(columns=["pos"]).head(500), hide_index=True, key="feature_examples")
+        metric_row({
+            "Examples with the feature": f"{len(carrying):,}",
+            "Removed by AFLite (at the live τ, n)": f"{int((~scored['retained']).sum()):,}",
+            "Removed share": f"{(~scored['retained']).mean():.0%}" if len(scored) else "–",
+        })
+        st.dataframe(carrying.head(500), hide_index=True, key="feature_examples")
     else:
         st.dataframe(ds.table.loc[ids].head(500), key="feature_examples")
 
@@ -84,24 +84,25 @@ with st.form("zfilter_form"):
     k = c2.number_input("k biased features per label", 1, 500, 20, key="zf_k")
     zmin = c3.number_input("min count", 1, 1000, 5, key="zf_min")
     seed = c4.number_input("Shuffle seed", 0, 10**6, 0, key="zf_seed")
-    run_zf = st.form_submit_button("Run z-filtering")
+    run_zf = st.form_submit_button("Run z-filtering", key="run_zfilter")
 if run_zf:
-    ss.zf_params = (int(batch), int(k), int(zmin), int(seed))
-if ss.get("zf_params"):
-    b, kk, mc, sd = ss.zf_params
+    sess.zfilter_params = (int(batch), int(k), int(zmin), int(seed))
+if sess.zfilter_params:
+    b, kk, mc, sd = sess.zfilter_params
     try:
         with st.spinner("z-filtering…"):
-            res = S.cached("zfilter", ss.zf_params,
+            res = current.cached("zfilter", sess.zfilter_params,
                            lambda: z_filter(ds, batch_size=b, k=kk, min_count=mc, random_state=sd))
-        z1, z2, z3, z4 = st.columns(4)
-        z1.metric("Accepted", f"{len(res.accepted):,}")
-        z2.metric("Rejected", f"{len(res.rejected):,}")
-        z3.metric("Largest z before", f"{res.z_max_before:.1f}")
-        z4.metric("Largest z after", f"{res.z_max_after:.1f}")
+        metric_row({
+            "Accepted": f"{len(res.accepted):,}",
+            "Rejected": f"{len(res.rejected):,}",
+            "Largest z before": f"{res.z_max_before:.1f}",
+            "Largest z after": f"{res.z_max_after:.1f}",
+        })
         st.plotly_chart(zfilter_history(res), key="zf_history")
         st.dataframe(res.reasons().head(50), hide_index=True, key="zf_reasons")
     except InputError as exc:
-        st.error(S.plain(exc))
+        st.error(plain(exc))
 
 # ---------------------------------------------------------------- consistency filtering
 st.subheader("Consistency filtering (paper 004 §2.2.2)")
@@ -109,24 +110,25 @@ with st.form("cons_form"):
     c1, c2 = st.columns(2)
     threshold = c1.slider("τ: drop when p(gold | x) ≤ τ", 0.0, 0.95, 0.2, 0.05, key="cf_threshold")
     folds = c2.number_input("Cross-fitting folds", 2, 10, 5, key="cf_folds")
-    run_cf = st.form_submit_button("Run consistency filtering")
+    run_cf = st.form_submit_button("Run consistency filtering", key="run_consistency")
 if run_cf:
-    ss.cf_params = (float(threshold), int(folds))
-if ss.get("cf_params"):
-    th, fo = ss.cf_params
+    sess.consistency_params = (float(threshold), int(folds))
+if sess.consistency_params:
+    th, fo = sess.consistency_params
     try:
         with st.spinner("Cross-fitting the model…"):
-            base = S.cached("consistency", fo, lambda: consistency_filter(ds, folds=fo))
+            base = current.cached("consistency", fo, lambda: consistency_filter(ds, folds=fo))
             res = base.with_threshold(th)
             kept_ids = res.scores.index[res.scores["kept"].to_numpy()]
-            after = S.cached("consistency-z", (fo, th, int(min_count), float(alpha)),
+            after = current.cached("consistency-z", (fo, th, int(min_count), float(alpha)),
                              lambda: compute_z(ds.subset(kept_ids), min_count=int(min_count), alpha=float(alpha)))
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric("Kept", f"{int(res.scores['kept'].sum()):,}")
-        c2.metric("Dropped", f"{int((~res.scores['kept']).sum()):,}")
-        c3.metric("Largest z before", f"{zs.z_max:.1f}")
-        c4.metric("Largest z after", f"{after.z_max:.1f}")
+        metric_row({
+            "Kept": f"{int(res.scores['kept'].sum()):,}",
+            "Dropped": f"{int((~res.scores['kept']).sum()):,}",
+            "Largest z before": f"{zs.z_max:.1f}",
+            "Largest z after": f"{after.z_max:.1f}",
+        })
         st.caption(f"Cross-fitted model accuracy: {res.accuracy:.3f}")
         st.dataframe(res.dropped.head(500), key="cf_dropped")
     except InputError as exc:
-        st.error(S.plain(exc))
+        st.error(plain(exc))

@@ -1,22 +1,20 @@
 """Examples: retained and removed examples side by side, with search, filters, sorting and pages."""
-import numpy as np
-import pandas as pd
 import streamlit as st
 
-import app_state as S
-from core.runs import filter_examples, live_columns, page
+from core.tables import filter_examples, page
+from dashboard import current
+from dashboard.formatting import plain, thumbnail_uri
+from dashboard.knobs import live_knobs
+from dashboard.page import require_run, start_page
 
-ss = st.session_state
-st.title("Examples")
-S.page_setup()
-st.caption("Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered.")
-run = S.require_run()
-ds = S.current_dataset()
+start_page("Examples", caption=(
+    "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered."))
+run, ds = require_run()
 
 
 @st.fragment
 def browsers():
-    frame = live_columns(S.example_table(run), S.live_knobs(run))
+    frame = current.table(run).browse(live_knobs(run))
     frame = frame[~frame["warmup"]]
     with st.container(border=True):
         c1, c2, c3 = st.columns([2, 2, 2])
@@ -30,13 +28,13 @@ def browsers():
         sort_by = c5.selectbox("Sort by", sortable, key="ex_sort")
         ascending = c6.toggle("Ascending", value=False, key="ex_asc")
         size = c7.selectbox("Per page", [10, 25, 50, 100], index=1, key="ex_size")
-    ids = S.ids_with_feature(feature.strip()) if feature.strip() else None
+    ids = current.ids_with_feature(feature.strip()) if feature.strip() else None
     if ids is not None and not len(ids):
-        st.warning(S.plain(f"No example carries the feature {feature.strip()!r}; check its name on the Features page."))
+        st.warning(plain(f"No example carries the feature {feature.strip()!r}; check its name on the Features page."))
     chosen = filter_examples(frame, query=query, fields=ds.text, labels=labels, score_range=(lo, hi), ids=ids,
                              label_column=ds.label)
     cols = ["id", ds.label, "predictability", *ds.text, "removed_at",
-            *[c for c in frame.columns if c not in ("id", ds.label, "predictability", "removed_at", "warmup", "pos",
+            *[c for c in frame.columns if c not in ("id", ds.label, "predictability", "removed_at", "warmup",
                                                     "retained", *ds.text)]]
     config = {"predictability": st.column_config.ProgressColumn("p̃", min_value=0.0, max_value=1.0, format="%.2f"),
               "removed_at": st.column_config.NumberColumn("removed at phase")}
@@ -53,7 +51,7 @@ def browsers():
             rows = rows.copy()
             if ds.image:
                 images = ds.table[ds.image].reindex(rows["id"])
-                rows["thumbnail"] = [S.thumbnail_uri(v) for v in images]
+                rows["thumbnail"] = [thumbnail_uri(v) for v in images]
             shown = [c for c in cols if c in rows.columns and not (status and c == "removed_at")]
             st.dataframe(rows[shown], hide_index=True, column_config=config,
                          key=f"ex_table_{side}", height=min(40 + 35 * len(rows), 900))

@@ -3,16 +3,17 @@ import json
 
 import streamlit as st
 
-import app_state as S
 from core import export
+from dashboard import current
+from dashboard.formatting import metric_row
+from dashboard.page import start_page
+from dashboard.server import server
 
-ss = st.session_state
-st.title("Export")
-S.page_setup()
-st.caption("Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "
-           "show them as text (formula-injection protection); other formats keep the text unchanged.")
-run = S.current_run()
-ds = S.current_dataset()
+sess = start_page("Export", caption=(
+    "Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "
+    "show them as text (formula-injection protection); other formats keep the text unchanged."))
+run = current.run()
+ds = current.dataset()
 
 c1, c2 = st.columns(2)
 which = c1.radio("Selection", ["retained", "removed", "all"], horizontal=True, key="exp_which",
@@ -25,24 +26,21 @@ fmt = c2.radio("Format", list(export.FORMATS), horizontal=True, key="exp_fmt",
 if run is None:
     which = "all"
     st.info("No AFLite run for this dataset yet: the export holds the whole dataset without scores.")
-live = S.live_result(run) if run is not None else None
-tau, n = S.live_values(run) if run is not None else (None, None)
+live = current.live_result(run) if run is not None else None
+tau, n = current.live_values(run) if run is not None else (None, None)
 frame = export.export_frame(ds, run, live=live, which=which)
 manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds)
-m1, m2, m3 = st.columns(3)
-m1.metric("Rows to export", f"{len(frame):,}")
-m2.metric("τ / n", f"{tau:.2f} / {n:,}" if run is not None else "–")
-m3.metric("Warm-up examples excluded", f"{len(run.excluded_ids):,}" if run is not None else "0")
+metric_row({
+    "Rows to export": f"{len(frame):,}",
+    "τ / n": f"{tau:.2f} / {n:,}" if run is not None else "–",
+    "Warm-up examples excluded": f"{len(run.excluded_ids):,}" if run is not None else "0",
+})
 st.dataframe(frame.head(100).drop(columns=[c for c in (ds.embedding, ds.image) if c], errors="ignore"),
              hide_index=True, key="exp_preview")
 
-
-@st.cache_data(max_entries=8, show_spinner="Preparing the file…")
-def _bytes(run_key, ds_key, which, fmt, tau, n, _frame, _manifest):
-    return export.to_bytes(_frame, fmt, _manifest)
-
-
-data = _bytes(run.key if run else None, ss.ds_key, which, fmt, tau, n, frame, manifest)
+data = server().cache.get_or_compute(
+    "export", (sess.ds_key, run.key if run else None, which, fmt, tau, n),
+    lambda: export.to_bytes(frame, fmt, manifest))
 name = export.file_name(ds.name, which, fmt) + (".zip" if fmt == "datasets" else "")
 d1, d2 = st.columns(2)
 d1.download_button(f"Download {name}", data, file_name=name, mime=export.mime(fmt), type="primary", key="dl_data")

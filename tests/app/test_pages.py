@@ -44,17 +44,35 @@ def at():
     return app
 
 
+def frame_with(at, *columns):
+    """The first dataframe on the page that has these columns (dataframes have no widget key)."""
+    for element in at.dataframe:
+        value = element.value
+        if set(columns) <= set(value.columns) | {value.index.name}:
+            return value
+    raise AssertionError(f"no dataframe with columns {columns}")
+
+
+def browsers(at):
+    """(retained, removed) tables of the Examples page: only the removed one has a removal phase."""
+    frames = [d.value for d in at.dataframe if "predictability" in d.value.columns]
+    kept = [f for f in frames if "removed_at" not in f.columns]
+    gone = [f for f in frames if "removed_at" in f.columns]
+    assert len(kept) == len(gone) == 1, [list(f.columns) for f in frames]
+    return kept[0], gone[0]
+
+
 def wait_for_job(at, timeout=120):
     """Let the background job finish, then rerun so its result becomes current."""
-    import app_state
+    from dashboard.server import server
 
     deadline = time.time() + timeout
     while time.time() < deadline:
-        jobs = app_state.registry().jobs.running()
+        jobs = server().jobs.running()
         if not jobs:
             break
         time.sleep(0.2)
-    assert not app_state.registry().jobs.running(), "background job did not finish"
+    assert not server().jobs.running(), "background job did not finish"
     at.run()
     at.run()  # the job panel applies the result and reruns the app
     no_exceptions(at)
@@ -86,21 +104,21 @@ def test_opens_on_the_scored_demo(at):
     assert m["Examples"] == "3,000" and m["Labels"] == "3"
     sidebar = " ".join(t.value for t in at.sidebar.text)
     assert "demo:nli" in sidebar and "tfidf-svd:fields=hypothesis" in sidebar and "phases" in sidebar
-    counts = at.dataframe[-1].value
+    counts = frame_with(at, "examples")
     assert int(counts["examples"].sum()) == 3000
 
 
 def test_bad_path_shows_error_and_keeps_the_run(at, tmp_path):
     at.radio(key="src_kind").set_value("Local path").run()
     at.text_input(key="src_path").input(str(tmp_path / "missing.csv"))
-    at.button[0].click().run()  # the form's Load button
+    at.button(key="load").click().run()
     no_exceptions(at)
     assert any("no file or folder" in e.value for e in at.error)
     assert metrics(at)["Examples"] == "3,000"
     bad = tmp_path / "bad.csv"
     bad.write_text("premise,hypothesis\nonly,two columns\n")  # no label column
     at.text_input(key="src_path").input(str(bad))
-    at.button[0].click().run()
+    at.button(key="load").click().run()
     assert any("label column" in e.value for e in at.error)
     at.switch_page(page("2_filter")).run()
     no_exceptions(at)
@@ -112,7 +130,7 @@ def test_error_messages_quoting_data_are_escaped_not_rendered(at, tmp_path):
     bad.write_text("text,label\nhello,**bold** [link](http://x)\nworld,**bold** [link](http://x)\n")
     at.radio(key="src_kind").set_value("Local path").run()
     at.text_input(key="src_path").input(str(bad))
-    at.button[0].click().run()
+    at.button(key="load").click().run()
     no_exceptions(at)
     shown = [e.value for e in at.error if "single class" in e.value]
     assert shown, [e.value for e in at.error]
@@ -132,13 +150,12 @@ def test_load_a_csv_pick_columns_and_score_it(at, tmp_path):
     frame.to_csv(path, index=False)
     at.radio(key="src_kind").set_value("Local path").run()
     at.text_input(key="src_path").input(str(path))
-    at.button[0].click().run()
+    at.button(key="load").click().run()
     no_exceptions(at)
     assert metrics(at)["Examples"] == "240"
     assert any("not scored yet" in s.value for s in at.subheader)
     at.text_input(key="rep_custom").input("tfidf-svd:fields=text,dim=8")
-    submit = [b for b in at.button if "Build" in b.label][0]
-    submit.click().run()
+    at.button(key="build").click().run()
     wait_for_job(at)
     sidebar = " ".join(t.value for t in at.sidebar.text)
     assert "mine.csv" in sidebar and "240 examples" in sidebar and "dim=8" in sidebar
@@ -153,10 +170,10 @@ def test_non_text_demos_work_on_every_page(at, demo, size, examples):
     at.selectbox(key="demo_name").set_value(demo)  # form widgets: sent with the submit
     if size:
         at.number_input(key="demo_size").set_value(size)
-    at.button[0].click().run()
+    at.button(key="load").click().run()
     no_exceptions(at)
     assert metrics(at)["Examples"] == examples
-    [b for b in at.button if "Build" in b.label][0].click().run()
+    at.button(key="build").click().run()
     wait_for_job(at)
     assert f"{examples} examples" in " ".join(t.value for t in at.sidebar.text)
     for name in ("2_filter", "3_predictability", "4_map", "5_features", "6_examples", "7_export"):
@@ -175,7 +192,7 @@ def test_filter_tau_and_n_are_live(at):
     assert metrics(at)["Retained"] == "1,500"
     at.slider(key="w_target").set_value(0.7).run()
     assert metrics(at)["Retained"] == "2,100"
-    table = at.dataframe[0].value
+    table = frame_with(at, "total", "retained", "share_after")
     assert int(table.loc["all", "retained"]) == 2100 and int(table.drop(index="all")["retained"].sum()) == 2100
     at.slider(key="w_target").set_value(0.5).run()
     before = int(metrics(at)["Retained"].replace(",", ""))
@@ -197,21 +214,21 @@ def test_filter_warns_when_filtering_goes_below_chance(at):
 
 
 def test_refit_runs_in_background_and_returns_instantly(at):
-    import app_state
+    from dashboard.server import server
 
     at.switch_page(page("2_filter")).run()
     at.select_slider(key="w_m").set_value(8)
-    at.button[0].click().run()  # Run AFLite
+    at.button(key="run_aflite").click().run()
     no_exceptions(at)
     wait_for_job(at)
     assert "m=8 " in " ".join(t.value for t in at.sidebar.text)
-    n_runs = len(app_state.registry().store.keys())
+    n_runs = len(server().store.keys())
     at.select_slider(key="w_m").set_value(16)
-    at.button[0].click().run()
+    at.button(key="run_aflite").click().run()
     # the run with m = 16 is in the store: applied without a background job
-    assert not app_state.registry().jobs.running()
+    assert not server().jobs.running()
     assert "m=16 " in " ".join(t.value for t in at.sidebar.text)
-    assert len(app_state.registry().store.keys()) == n_runs
+    assert len(server().store.keys()) == n_runs
 
 
 # ---------------------------------------------------------------- Predictability
@@ -219,10 +236,10 @@ def test_predictability_counts_follow_tau(at):
     at.switch_page(page("3_predictability")).run()
     no_exceptions(at)
     assert len(at.get("plotly_chart")) == 4
-    counts = at.dataframe[0].value
+    counts = frame_with(at, "retained", "removed")
     assert int(counts["retained"].sum()) == 1500 and int(counts.to_numpy().sum()) == 3000
     at.slider(key="w_target").set_value(0.8).run()
-    counts = at.dataframe[0].value
+    counts = frame_with(at, "retained", "removed")
     assert int(counts["retained"].sum()) == 2400
 
 
@@ -258,11 +275,11 @@ def test_features_pick_a_feature_and_z_filter(at):
     carrying = int(m["Examples with the feature"].replace(",", ""))
     removed = int(m["Removed by AFLite (at the live τ, n)"].replace(",", ""))
     assert carrying > 0 and 0 < removed <= carrying
-    shown = at.dataframe[1].value
+    shown = frame_with(at, "id", "hypothesis", "retained")
     assert len(shown) == min(carrying, 500)
     assert shown["hypothesis"].str.lower().str.contains("nobody").all()
     at.number_input(key="zf_batch").set_value(300)
-    [b for b in at.button if b.label == "Run z-filtering"][0].click().run()
+    at.button(key="run_zfilter").click().run()
     no_exceptions(at)
     m = metrics(at)
     assert float(m["Largest z after"]) < float(m["Largest z before"])
@@ -271,11 +288,11 @@ def test_features_pick_a_feature_and_z_filter(at):
 
 def test_consistency_filtering_threshold(at):
     at.switch_page(page("5_features")).run()
-    [b for b in at.button if b.label == "Run consistency filtering"][0].click().run()
+    at.button(key="run_consistency").click().run()
     no_exceptions(at)
     low = int(metrics(at)["Dropped"].replace(",", ""))
     at.slider(key="cf_threshold").set_value(0.5)
-    [b for b in at.button if b.label == "Run consistency filtering"][0].click().run()
+    at.button(key="run_consistency").click().run()
     high = int(metrics(at)["Dropped"].replace(",", ""))
     assert high > low
 
@@ -284,21 +301,21 @@ def test_consistency_filtering_threshold(at):
 def test_examples_search_filter_and_pages(at):
     at.switch_page(page("6_examples")).run()
     no_exceptions(at)
-    kept, gone = at.dataframe[0].value, at.dataframe[1].value
+    kept, gone = browsers(at)
     assert len(kept) == 25 and len(gone) == 25
     assert "removed_at" not in kept.columns and (gone["removed_at"] >= 0).all()
     at.text_input(key="ex_query").input("nobody").run()
-    gone = at.dataframe[1].value
+    gone = browsers(at)[1]
     assert len(gone) and gone["hypothesis"].str.lower().str.contains("nobody").all()
     at.text_input(key="ex_query").input("").run()
     at.multiselect(key="ex_labels").set_value(["neutral"]).run()
-    assert set(at.dataframe[0].value["label"]) == {"neutral"}
+    assert set(browsers(at)[0]["label"]) == {"neutral"}
     at.slider(key="ex_range").set_value((0.0, 0.5)).run()
-    kept = at.dataframe[0].value
+    kept = browsers(at)[0]
     assert (kept["predictability"] <= 0.5).all()
     at.toggle(key="ex_asc").set_value(True).run()
     at.number_input(key="ex_page_retained").set_value(2).run()
-    page2 = at.dataframe[0].value
+    page2 = browsers(at)[0]
     assert page2["predictability"].is_monotonic_increasing and not set(page2["id"]) & set(kept["id"])
 
 

@@ -10,6 +10,7 @@ import pytest
 from core import export
 from core.dataset import Dataset
 from core.errors import InputError
+from core.aflite import Trajectory
 from core.runs import Run
 
 
@@ -29,21 +30,20 @@ def dataset():
 
 @pytest.fixture
 def run():
-    # r0 and r1 were warm-up examples; r2..r7 were scored.
+    # r0 and r1 were warm-up examples; r2..r7 were scored. Phase 0 removed r3, phase 1 r5.
     ids = np.array([f"r{i}" for i in range(2, 8)])
-    return Run(
-        params={"tau": 0.5, "random_state": 3},
-        dataset_name="toy.csv",
-        dataset_fingerprint="f" * 16,
-        representation="tfidf-svd:fields=hypothesis",
-        ids=ids,
-        excluded_ids=np.array(["r0", "r1"]),
-        record={"seed": 3, "history": [{"phase": 0}, {"phase": 1}]},
-        arrays={
-            "predictability": np.array([0.1, 0.9, 0.2, 0.8, 0.3, 0.4], dtype=np.float32),
-            "removed_at": np.array([-1, 0, -1, 1, -1, -1]),
-        },
-    )
+    predictability = np.array([0.1, 0.9, 0.2, 0.8, 0.3, 0.4], dtype=np.float32)
+    record = {"params": {"tau": 0.5, "random_state": 3}, "seed": 3, "classes": ["a", "b"], "n_phases": 2,
+              "history": [{"phase": 0}, {"phase": 1}],
+              "resolved": {"N": 6, "d": 3, "m": 2, "t": 1, "k": 1, "n": 4, "tau": 0.5, "families": ["ridge"],
+                           "strategy": "greedy-slice", "block_size": 1, "quality_order": False}}
+    arrays = {"removed_at": np.array([-1, 0, -1, 1, -1, -1]), "removal_rank": np.array([-1, 0, -1, 0, -1, -1]),
+              "predictability": predictability,
+              "phase_scores": np.r_[predictability, predictability[[0, 2, 3, 4, 5]]].astype(np.float32),
+              "phase_offsets": np.array([0, 6, 11])}
+    return Run(params=record["params"], dataset_name="toy.csv", dataset_fingerprint="f" * 16,
+               representation="tfidf-svd:fields=hypothesis", ids=ids, excluded_ids=np.array(["r0", "r1"]),
+               trajectory=Trajectory.from_arrays(record, arrays))
 
 
 def test_retained_and_removed_exclude_warmup(dataset, run):

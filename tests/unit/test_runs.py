@@ -10,7 +10,8 @@ import pytest
 
 from core.dataset import Dataset
 from core.errors import Cancelled, InputError
-from core.runs import Job, JobRunner, Run, RunStore, fit_run, package_versions, run_key
+from core.jobs import Job, JobRunner
+from core.runs import STORE_FORMAT, CorruptRun, Run, RunStore, fit_run, package_versions, run_key
 
 PARAMS = dict(n_partitions=8, train_size=0.2, slice_size=0.05, tau=0.0, target_size=0.4, random_state=1)
 
@@ -98,18 +99,36 @@ def test_store(run, tmp_path):
     store = RunStore(tmp_path / "runs")
     assert store.get(run.key) is None
     store.put(run)
-    assert store.get(run.key) is run  # memory layer
+    assert run.key in store
     fresh = RunStore(tmp_path / "runs")  # a new process: from disk
     loaded = fresh.get(run.key)
     np.testing.assert_array_equal(loaded.retained_for(0.8), run.retained_for(0.8))
     assert fresh.keys() == [run.key]
-    (tmp_path / "runs" / run.key / "arrays.npz").write_bytes(b"broken")
-    assert RunStore(tmp_path / "runs").get(run.key) is None  # a damaged entry is a miss
+
+
+def test_store_tells_outdated_from_corrupt(run, tmp_path, caplog):
+    store = RunStore(tmp_path / "runs")
+    folder = store.path(store.put(run))
+    meta = json.loads((folder / "run.json").read_text())
+    assert meta["format"] == STORE_FORMAT
+    # saved by an older version of the store: a miss, recomputed on demand
+    (folder / "run.json").write_text(json.dumps({**meta, "format": STORE_FORMAT - 1}))
+    assert store.get(run.key) is None
+    # damaged files: an error that names the folder, logged, never a silent miss
+    (folder / "run.json").write_text(json.dumps(meta))
+    (folder / "arrays.npz").write_bytes(b"broken")
+    with caplog.at_level("WARNING", logger="artifact_lens.runs"):
+        with pytest.raises(CorruptRun, match=str(folder)):
+            store.get(run.key)
+    assert any(str(folder) in r.getMessage() for r in caplog.records)
+    (folder / "run.json").write_text("{not json")
+    with pytest.raises(CorruptRun, match="damaged"):
+        store.get(run.key)
 
 
 def test_bad_run_folder(tmp_path):
     (tmp_path / "run.json").write_text("{}")
-    with pytest.raises(InputError, match="cannot read the run"):
+    with pytest.raises(CorruptRun, match="cannot read the run"):
         Run.load(tmp_path)
 
 
@@ -164,6 +183,25 @@ def test_job_cancel_and_error():
     assert job.status == "error" and "bad column" in str(job.error) and job.done
 
 
+def test_job_traceback_is_logged(caplog):
+    def crash(ctx):
+        return {}["missing"]
+
+    with caplog.at_level("ERROR", logger="artifact_lens.jobs"):
+        job = Job(crash, name="crash").start().wait(5)
+    assert job.status == "error" and "KeyError" in job.traceback and "crash" in job.traceback
+    assert any("Traceback" in r.getMessage() and "KeyError" in r.getMessage() for r in caplog.records)
+
+
+def test_job_runner_forgets_old_finished_jobs():
+    runner = JobRunner(keep_finished=3)
+    for i in range(8):
+        runner.submit(f"k{i}", lambda ctx: "done").wait(5)
+    runner.submit("last", lambda ctx: "done").wait(5)
+    kept = [k for k in [f"k{i}" for i in range(8)] + ["last"] if runner.get(k) is not None]
+    assert len(kept) <= 4 and "last" in kept and runner.get("k0") is None
+
+
 def test_job_runner_dedupes_running_keys():
     gate = threading.Event()
     runner = JobRunner()
@@ -191,11 +229,11 @@ def test_package_versions():
 
 def test_live_columns_show_what_a_fresh_fit_at_that_tau_reports(run, problem):
     from core.aflite import AFLite
-    from core.runs import examples_frame, live_columns
+    from core.tables import ExampleTable
 
     ds, rep = problem
     tau, n = 0.7, int(0.5 * len(rep.ids))
-    live = live_columns(examples_frame(ds, run), run.result_for(tau=tau, target_size=n)).set_index("id")
+    live = ExampleTable(ds, run).browse(run.result_for(tau=tau, target_size=n)).set_index("id")
     y = ds.table.loc[rep.ids, "label"].to_numpy()
     fresh = AFLite(**{**PARAMS, "tau": tau, "target_size": n}).fit(rep.X, y)
     scored = live.loc[rep.ids]
@@ -208,12 +246,11 @@ def test_live_columns_show_what_a_fresh_fit_at_that_tau_reports(run, problem):
 
 
 def test_below_chance_flags_over_filtering():
-    from core.runs import below_chance
+    from core.summaries import below_chance
 
     history = [{"phase": 0, "heldout_accuracy": 0.61}, {"phase": 1, "heldout_accuracy": 0.40},
                {"phase": 2, "heldout_accuracy": 0.25}]
-    run = Run(params={}, dataset_name="toy", dataset_fingerprint="f" * 16, representation="r",
-              ids=np.array(["a"]), record={"classes": ["x", "y", "z"], "history": history})
+    run = SimpleNamespace(classes=["x", "y", "z"], history=history)  # all below_chance reads of a run
     assert below_chance(run, {"n_phases": 2}) is None  # 0.40 > 1/3
     flagged = below_chance(run, {"n_phases": 3})
     assert flagged == {"phase": 2, "accuracy": 0.25, "chance": pytest.approx(1 / 3)}

@@ -1,0 +1,29 @@
+"""AFLite: adversarial filtering of dataset biases (paper 000, Algorithm 1), as a small package.
+
+Where things happen
+-------------------
+- `estimator`: the `AFLite` estimator (scikit-learn API): parameters, input checks,
+  the phase loop, the record.
+- `partitions`: the m training sets of each phase (a function of the seed, the
+  phase number and the current set S only).
+- `scorers`: the model families behind one interface; they produce the
+  predictability scores p̃(i) of a phase (eq. 4).
+- `selection`: **where τ, k and n are applied**: which examples a phase removes and
+  when filtering stops (the exact stopping rule is in its docstring), and the one
+  size resolver (count or fraction → examples).
+- `trajectory`: the recorded run (`Trajectory`): members and scores of every phase,
+  exact answers for any larger τ and n without refitting, save/load.
+- `baselines`: random subset and single-model filtering (paper 000 §4.2).
+
+Paper symbols: m = ``n_partitions``, t = ``train_size``, k = ``slice_size``,
+τ = ``tau``, n = ``target_size``; S is the current set, p̃(i) the predictability
+score (eq. 4), R = Σ p̃ the representation bias (eq. 5).
+"""
+from core.aflite.baselines import random_subset, single_model_filter
+from core.aflite.estimator import FAMILIES, STRATEGIES, AFLite, NotFitted, ParameterError
+from core.aflite.inputs import encode_labels
+from core.aflite.selection import resolve_size
+from core.aflite.trajectory import RefitNeeded, Trajectory
+
+__all__ = ["AFLite", "Trajectory", "RefitNeeded", "ParameterError", "NotFitted", "FAMILIES", "STRATEGIES",
+           "random_subset", "single_model_filter", "resolve_size", "encode_labels"]

@@ -1,0 +1,507 @@
+"""The AFLite estimator (paper 000, Algorithm 1): it checks parameters and input and runs
+the phases; partitions, model families, the rule for τ/k/n and the recorded
+trajectory live in their own modules of `core.aflite`."""
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+from typing import Callable, Optional
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import Interval, InvalidParameterError, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from core.aflite.inputs import check_X, encode_labels
+from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
+from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer
+from core.aflite.selection import check_tau, resolve_size, select
+from core.aflite.trajectory import Trajectory
+from core.errors import InputError
+from core.progress import check_cancel, report
+
+__all__ = ["AFLite", "ParameterError", "NotFitted", "FAMILIES", "STRATEGIES"]
+
+#: Model families for M. "ensemble" pools the predictions of "logistic" and "svm"
+#: trained on the same partitions (paper 002, Algorithm 1).
+FAMILIES = ("ridge", "logistic", "svm", "ensemble")
+_ENSEMBLE = ("logistic", "svm")
+
+#: Strategies (paper 003 §2): "greedy-slice" (B, AFLite), "slice-sample" (C, the
+#: Gumbel top-k trick), "greedy" (A, = greedy slicing with k = 1).
+STRATEGIES = ("greedy-slice", "slice-sample", "greedy")
+
+PCA_ROWS = 10000               # rows used to estimate the principal axes
+
+_SIZE = [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="neither")]
+# How to fix each parameter, appended to scikit-learn's message.
+_HINTS = {"n_partitions": "e.g. n_partitions=64 (m)", "train_size": "e.g. train_size=0.1 (t)",
+          "slice_size": "e.g. slice_size=0.01 (k)", "tau": "e.g. tau=0.75 (τ)", "target_size": "e.g. target_size=0.5 (n)",
+          "model": f"one of {', '.join(FAMILIES)} or a list of them", "strategy": f"one of {', '.join(STRATEGIES)}",
+          "max_dim": "a positive integer or None", "alpha": "a positive ridge penalty, e.g. alpha=1e-3",
+          "random_state": "a non-negative integer seed or None"}
+
+
+class ParameterError(InputError, InvalidParameterError):
+    """A constructor parameter of the wrong type or range (scikit-learn's check, with a hint)."""
+
+
+class NotFitted(InputError, NotFittedError):
+    """A fitted attribute or method was used before `fit`."""
+
+
+def _num(x):
+    """A float for JSON records (None instead of NaN)."""
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+class _OneBlasThread:
+    """BLAS on one thread (the controller is built once per process: building it costs ms)."""
+
+    controller = None
+
+    @classmethod
+    def limit(cls):
+        if cls.controller is None:
+            import scipy.linalg  # noqa: F401  (load scipy's BLAS before inspecting libraries)
+            from threadpoolctl import ThreadpoolController
+
+            cls.controller = ThreadpoolController()
+        return cls.controller.limit(limits=1, user_api="blas")
+
+
+class AFLite(BaseEstimator):
+    """AFLite (paper 000, Algorithm 1) with a recorded trajectory for live τ and n.
+
+    Parameters
+    ----------
+    n_partitions : int, default 64
+        m, the number of random partitions (models) per filtering phase.
+    train_size : int or float in (0, 1), default 0.1
+        t, the training-set size of every model (a count, or a fraction of N); fixed
+        across phases as in the paper, and t < n is required.
+    slice_size : int or float in (0, 1), default 0.01
+        k, the number of examples removed per phase (count or fraction of N).
+        Ignored by ``strategy="greedy"``, which uses k = 1.
+    tau : float in [0, 1], default 0.75
+        τ, the early-stopping threshold: only examples with p̃ ≥ τ are removed, and
+        filtering stops when fewer than k pass it.
+    target_size : int or float in (0, 1), default 0.5
+        n, the size at which filtering stops (count or fraction of N); the last
+        slice is truncated so the filtered set never drops below n.
+    model : str or sequence of str, default "ridge"
+        The model family M: "ridge" (closed-form one-vs-rest least squares, all m
+        partitions solved from shared block Gram matrices), "logistic" (scikit-learn's
+        LogisticRegression, the paper's family), "svm" (LinearSVC), "ensemble"
+        (= logistic + svm, paper 002), or a sequence of family names whose
+        predictions are pooled. See `core.aflite.scorers`; measured speed and quality
+        of each family are in benchmarks/README.md.
+    strategy : {"greedy-slice", "slice-sample", "greedy"}, default "greedy-slice"
+        Paper 003 §2: greedy slicing (AFLite); slice sampling (draw k without
+        replacement with probability ∝ p̃ among p̃ ≥ τ, Gumbel top-k); plain greedy
+        (k = 1).
+    max_dim : int or None, default 256
+        If X has more than ``max_dim`` columns, it is centred and projected once onto
+        its top ``max_dim`` principal components (axes estimated on at most 10,000
+        seeded random rows) before filtering, for every family; recorded in
+        ``reduction_``. This bounds the d × d work per partition, at a cost in
+        fidelity (the models never see the dropped directions; measured in
+        benchmarks/README.md). None filters on all dimensions.
+    alpha : float, default 1e-3
+        Ridge penalty relative to the mean feature energy (family "ridge" only).
+    random_state : int or None, default 0
+        Seed of the partitions, tie-breaks and Gumbel noise. None draws a seed and
+        records it in ``seed_``.
+
+    Attributes
+    ----------
+    trajectory_ : core.aflite.Trajectory
+        The recorded run; answers `retained_for` / `result_for` for larger τ and n.
+    retained_ : (N,) bool
+        In the filtered set S.
+    predictability_ : (N,) float32
+        p̃ in the last phase that scored the example (NaN only if no phase did).
+    removed_at_ : (N,) int
+        The phase (0-based) that removed the example, -1 if retained.
+    removal_rank_ : (N,) int
+        Rank of the example in its phase's removal order (0 = first), -1 if retained.
+    history_ : list of dict
+        One JSON-ready record per phase j: ``phase``; ``size`` (|S_j|);
+        ``n_passing_tau`` (c_j, members with p̃ ≥ τ); ``removed``; ``R``
+        (representation bias, eq. 5: Σ p̃(i) with eq. 4's 1/|S| normalisation, i.e.
+        the mean p̃ over S_j; None when no member was scored); ``R_after`` (eq. 5
+        over what the phase kept, with that phase's scores); ``heldout_accuracy``
+        (eq. 2: all held-out predictions pooled); ``min_removed_score``;
+        ``n_never_held_out``; ``stop_reason`` ("tau": fewer than k passed τ;
+        "target_size": reached n; None: filtering went on); ``seconds``.
+    n_phases_ : int
+    classes_ : ndarray
+    n_, t_, k_, m_ : int
+        The resolved sizes (n, t, k, m).
+    seed_ : int
+    reduction_ : dict or None
+        The recorded dimension reduction (method, dims, explained variance).
+
+    Notes
+    -----
+    An example that falls in the training set of all m partitions of a phase gets no
+    prediction, so its p̃ is undefined: it is recorded as NaN, it does not count
+    towards c_j (it did not pass τ) and it cannot be removed in that phase; its
+    ``predictability_`` is the score of the last phase that did score it. With the
+    defaults (t = 10 %, m = 64) this has probability 0.1^64 per example; it matters
+    only for tiny m with a large t.
+    """
+
+    _parameter_constraints = {
+        "n_partitions": [Interval(Integral, 1, None, closed="left")],
+        "train_size": _SIZE,
+        "slice_size": _SIZE,
+        "tau": [Interval(Real, 0, 1, closed="both")],
+        "target_size": _SIZE,
+        "model": [StrOptions(set(FAMILIES)), list, tuple],
+        "strategy": [StrOptions(set(STRATEGIES))],
+        "max_dim": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, n_partitions=64, train_size=0.1, slice_size=0.01, tau=0.75,
+                 target_size=0.5, model="ridge", strategy="greedy-slice", max_dim=256,
+                 alpha=1e-3, random_state=0):
+        self.n_partitions = n_partitions
+        self.train_size = train_size
+        self.slice_size = slice_size
+        self.tau = tau
+        self.target_size = target_size
+        self.model = model
+        self.strategy = strategy
+        self.max_dim = max_dim
+        self.alpha = alpha
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ parameters
+    def _validate(self):
+        try:
+            self._validate_params()
+        except InvalidParameterError as exc:
+            name = next((p for p in _HINTS if f"'{p}'" in str(exc)), None)
+            raise ParameterError(f"{exc} Give {_HINTS[name]}." if name else str(exc)) from None
+
+    def _families(self):
+        names = [self.model] if isinstance(self.model, str) else list(self.model)
+        if not names:
+            raise ParameterError(f"model={self.model!r} is empty: give one of {', '.join(FAMILIES)} or a list of them.")
+        out = []
+        for name in names:
+            if name not in FAMILIES:
+                raise ParameterError(f"model={name!r} is not a known family: use one of {', '.join(FAMILIES)}.")
+            out.extend(_ENSEMBLE if name == "ensemble" else [name])
+        return tuple(dict.fromkeys(out))
+
+    def _resolve(self, N: int, n_classes: int) -> dict:
+        """Sizes in examples and the cross-parameter rules that need N (t < n, k ≥ 1, ...)."""
+        if N < 4:
+            raise InputError(f"X has only {N} rows: AFLite needs at least 4 examples (more "
+                             "rows, or a smaller problem is not worth filtering).")
+        rs = self.random_state
+        seed = int(np.random.SeedSequence().generate_state(1)[0]) if rs is None else int(rs)
+        n = resolve_size("target_size", "n", self.target_size, N)
+        t = resolve_size("train_size", "t", self.train_size, N)
+        k = 1 if self.strategy == "greedy" else resolve_size("slice_size", "k", self.slice_size, N)
+        if n >= N:
+            raise InputError(f"target_size={self.target_size!r} gives n={n} ≥ N={N}: nothing would be "
+                             f"removed; give a target size below N (e.g. target_size=0.5).")
+        if k < 1:
+            raise InputError(f"slice_size={self.slice_size!r} gives k={k} examples (N={N}): each "
+                             f"phase must remove at least 1 example; raise slice_size (e.g. to "
+                             f"{max(1.0 / N, 0.01):.3g} or the count 1).")
+        if t < 1:
+            raise InputError(f"train_size={self.train_size!r} gives t={t} examples (N={N}): raise "
+                             "train_size so every model trains on at least one example per class.")
+        if t >= n:
+            raise InputError(
+                f"train_size={self.train_size!r} gives t={t} ≥ target size n={n}: Algorithm 1 needs "
+                f"t < n, otherwise a late phase (|S| close to n) would have t ≥ |S| and nothing "
+                f"held out; lower train_size or raise target_size.")
+        if t < n_classes:
+            raise InputError(f"train_size={self.train_size!r} gives t={t} examples for {n_classes} "
+                             "classes: too few rows for the requested parameters; raise train_size "
+                             "(or give more rows).")
+        return dict(m=int(self.n_partitions), t=t, k=k, n=n, tau=check_tau(self.tau),
+                    families=self._families(), seed=seed)
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y, *, quality=None, progress=None, cancel=None,
+            on_phase: Optional[Callable[[dict], None]] = None):
+        """Run AFLite on (X, y) and record its trajectory.
+
+        Parameters
+        ----------
+        X : (N, d) array of float
+            The representation Φ(X) (used as float32).
+        y : (N,) labels of any hashable type.
+        quality : (N,) float array, optional
+            A per-example quality score (paper 002): among p̃ ≥ τ a phase removes the
+            k with the lowest quality (ties: most predictable first) instead of the k
+            most predictable.
+        progress : callable(fraction, message), optional
+        cancel : object with ``is_set()``, optional
+            Checked between models; raises `core.errors.Cancelled`.
+        on_phase : callable(record), optional
+            Called after each phase with that phase's `history_` record plus three
+            arrays (not JSON): ``indices`` (rows of S_j), ``scores`` (their p̃) and
+            ``removed_indices`` (rows removed, in removal order).
+
+        Returns
+        -------
+        self
+        """
+        self._validate()
+        X = check_X(X)
+        codes, classes = encode_labels(y)
+        N = X.shape[0]
+        if len(codes) != N:
+            raise InputError(f"len(X)={N} but len(y)={len(codes)}: give exactly one label per row of X.")
+        if len(classes) < 2:
+            raise InputError(f"y has a single class ({classes[0]!r}): AFLite needs at least two "
+                             "classes to measure predictability; check the label column.")
+        cfg = self._resolve(N, len(classes))
+        q = None
+        if quality is not None:
+            q = np.asarray(quality, dtype=np.float64)
+            if q.shape != (N,):
+                raise InputError(f"quality has shape {q.shape}: give one score per row of X, shape ({N},).")
+            if not np.isfinite(q).all():
+                raise InputError("quality has NaN or infinite values: give a finite score for every row.")
+            if self.strategy == "slice-sample":
+                raise InputError("quality cannot be combined with strategy='slice-sample': quality "
+                                 "fixes the removal order; use strategy='greedy-slice'.")
+
+        t0 = time.perf_counter()
+        self.n_features_in_ = X.shape[1]
+        # One BLAS thread for the whole fit: on a shared 2-core machine multi-threaded
+        # BLAS was 2-30x slower on every product here (benchmarks/README.md).
+        with _OneBlasThread.limit():
+            Z, mean, self.reduction_ = self._prepare(X, cfg["seed"], progress)
+            d_gram = Z.shape[1] + 1 if "ridge" in cfg["families"] else 1
+            cfg["block_size"] = block_size(N, cfg["t"], d_gram)
+            arrays, history = self._run_phases(Z, mean, codes, len(classes), cfg, q, progress, cancel, on_phase)
+        record = {
+            "algorithm": "aflite",
+            "params": self._record_params(),
+            "resolved": {"N": int(N), "d": int(X.shape[1]), "m": cfg["m"], "t": cfg["t"], "k": cfg["k"],
+                         "n": cfg["n"], "tau": cfg["tau"], "families": list(cfg["families"]),
+                         "strategy": self.strategy, "block_size": int(cfg["block_size"]),
+                         "quality_order": q is not None},
+            "seed": cfg["seed"],
+            "classes": [c.item() if hasattr(c, "item") else c for c in classes],
+            "reduction": self.reduction_,
+            "n_phases": len(history),
+            "n_retained": int((arrays["removed_at"] == -1).sum()),
+            "fit_seconds": round(time.perf_counter() - t0, 4),
+            "history": history,
+        }
+        self.trajectory_ = Trajectory(record, arrays)
+        return self
+
+    def _record_params(self) -> dict:
+        params = self.get_params()
+        if not isinstance(params["model"], str):
+            params["model"] = list(params["model"])
+        return params
+
+    def _run_phases(self, Z, mean, codes, n_classes, cfg, q, progress, cancel, on_phase):
+        N, k, n, tau, seed = len(codes), cfg["k"], cfg["n"], cfg["tau"], cfg["seed"]
+        u_all = tiebreak(seed, N)
+        removed_at = np.full(N, -1, dtype=np.int64)
+        rank = np.full(N, -1, dtype=np.int64)
+        pred = np.full(N, np.nan, dtype=np.float32)
+        S = np.arange(N)
+        scores_list, noise_list, history = [], [], []
+        expected_phases = max(1, -(-(N - n) // k))
+        blocks = Blocks(seed, N, cfg["block_size"])
+        scorers = []
+        for fam in cfg["families"]:
+            if fam == "ridge":
+                report(progress, 0.0, "ridge: block Gram matrices")
+                scorers.append(RidgeScorer(Z, mean, codes, n_classes, blocks, self.alpha, cancel))
+            else:
+                scorers.append(SklearnScorer(fam, Z, mean, codes, seed))
+        j = 0
+        while len(S) > n:
+            check_cancel(cancel)
+            ts = time.perf_counter()
+            frac0 = min(j / expected_phases, 0.99)
+            rng = phase_rng(seed, j)
+            plan = partition_plan(blocks, S, cfg["t"], cfg["m"], rng)
+            noise = rng.gumbel(size=len(S)).astype(np.float32) if self.strategy == "slice-sample" else None
+
+            def sub(f, msg, _j=j, _f0=frac0):
+                report(progress, _f0 + f * (min((_j + 1) / expected_phases, 1.0) - _f0), msg)
+
+            correct = np.zeros(len(S))
+            held = np.zeros(len(S))
+            for si, scorer in enumerate(scorers):
+                c, h = scorer.score(S, plan, lambda f, msg, _si=si: sub((_si + f) / len(scorers), msg), cancel, j)
+                correct += c
+                held += h
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scores = np.where(held > 0, correct / np.maximum(held, 1), np.nan).astype(np.float32)
+
+            chosen, n_pass, reason = select(scores, len(S), tau, k, n, self.strategy, u_all[S], noise,
+                                            None if q is None else q[S])
+            removed_rows = S[chosen]
+            removed_at[removed_rows] = j
+            rank[removed_rows] = np.arange(len(chosen))
+            ok = ~np.isnan(scores)
+            pred[S[ok]] = scores[ok]
+            scores_list.append(scores)
+            if noise is not None:
+                noise_list.append(noise)
+
+            keep = np.ones(len(S), dtype=bool)
+            keep[chosen] = False
+            scored, kept_scored = scores[ok], scores[ok & keep]
+            rec = {
+                "phase": j,
+                "size": int(len(S)),
+                "n_passing_tau": int(n_pass),
+                "removed": int(len(chosen)),
+                "R": _num(scored.mean()) if len(scored) else None,
+                "R_after": _num(kept_scored.mean()) if len(kept_scored) else None,
+                "heldout_accuracy": _num(correct.sum() / max(held.sum(), 1)),
+                "min_removed_score": _num(scores[chosen].min()) if len(chosen) else None,
+                "n_never_held_out": int((~ok).sum()),
+                "stop_reason": reason,
+                "seconds": 0.0,
+            }
+            history.append(rec)
+            members = S
+            S = S[keep]
+            if reason is None:
+                for scorer in scorers:
+                    scorer.remove(removed_rows)     # e.g. downdate the block Gram matrices for phase j+1
+            rec["seconds"] = round(time.perf_counter() - ts, 4)
+            report(progress, min((j + 1) / expected_phases, 1.0) if reason is None else 1.0,
+                   f"phase {j + 1}: |S| = {len(S)}, removed {len(chosen)}")
+            if on_phase is not None:
+                on_phase(dict(rec, indices=members, scores=scores, removed_indices=removed_rows))
+            j += 1
+            if reason is not None:
+                break
+
+        arrays = {
+            "removed_at": removed_at, "removal_rank": rank, "predictability": pred,
+            "phase_scores": np.concatenate(scores_list) if scores_list else np.empty(0, np.float32),
+            "phase_offsets": np.concatenate([[0], np.cumsum([len(s) for s in scores_list])]).astype(np.int64),
+        }
+        if noise_list:
+            arrays["phase_noise"] = np.concatenate(noise_list)
+        if q is not None:
+            arrays["quality"] = q
+        return arrays, history
+
+    def _prepare(self, X, seed, progress):
+        """Centre X (and project it on its top principal components if d > max_dim)."""
+        N, d = X.shape
+        mean = np.zeros(d, dtype=np.float64)
+        for lo in range(0, N, CHUNK_ROWS * 4):
+            mean += X[lo:lo + CHUNK_ROWS * 4].sum(axis=0, dtype=np.float64)
+        mean /= N
+        mean32 = mean.astype(np.float32)
+        if self.max_dim is None or d <= self.max_dim:
+            return X, mean32, None
+        report(progress, 0.0, f"projecting {d} dims on {self.max_dim} principal components")
+        # The principal axes are estimated on at most PCA_ROWS seeded random rows (the
+        # covariance costs rows·d²); every row is then projected.
+        rows = np.arange(N)
+        if N > PCA_ROWS:
+            rng = np.random.default_rng(np.random.SeedSequence([seed, 0x9CA]))
+            rows = np.sort(rng.choice(N, size=PCA_ROWS, replace=False))
+        cov = np.zeros((d, d), dtype=np.float64)
+        for lo in range(0, len(rows), CHUNK_ROWS):
+            c = X[rows[lo:lo + CHUNK_ROWS]] - mean32
+            cov += (c.T @ c).astype(np.float64)
+        w, V = np.linalg.eigh(cov)
+        order = np.argsort(w)[::-1][: self.max_dim]
+        V = np.ascontiguousarray(V[:, order], dtype=np.float32)
+        total = float(w.sum())
+        Z = np.empty((N, self.max_dim), dtype=np.float32)
+        for lo in range(0, N, CHUNK_ROWS):
+            Z[lo:lo + CHUNK_ROWS] = (X[lo:lo + CHUNK_ROWS] - mean32) @ V
+        info = {"method": "pca", "d_in": int(d), "d_out": int(self.max_dim), "fit_rows": int(len(rows)),
+                "explained_variance_ratio": round(float(w[order].sum()) / total, 6) if total > 0 else 1.0}
+        return Z, np.zeros(self.max_dim, dtype=np.float32), info
+
+
+    # ------------------------------------------------------------------ the fitted run
+    def _trajectory(self) -> Trajectory:
+        try:
+            check_is_fitted(self, "trajectory_")
+        except NotFittedError as exc:
+            raise NotFitted(f"{exc} (or use AFLite.load_trajectory).") from None
+        return self.trajectory_
+
+    def retained_for(self, tau=None, target_size=None) -> np.ndarray:
+        """See `Trajectory.retained_for`: the filtered set for τ' ≥ τ and n' ≥ n, no refit."""
+        return self._trajectory().retained_for(tau, target_size)
+
+    def result_for(self, tau=None, target_size=None) -> dict:
+        """See `Trajectory.result_for`."""
+        return self._trajectory().result_for(tau, target_size)
+
+    def scores_at(self, phase: int) -> np.ndarray:
+        """See `Trajectory.scores_at`."""
+        return self._trajectory().scores_at(phase)
+
+    def training_sets(self, phase: int) -> list:
+        """See `Trajectory.training_sets`."""
+        return self._trajectory().training_sets(phase)
+
+    def to_record(self) -> dict:
+        """A plain JSON-serialisable record: parameters, resolved sizes, seed, reduction, history."""
+        return self._trajectory().record
+
+    def save_trajectory(self, path) -> None:
+        """Write the trajectory arrays and the JSON record to an ``.npz`` file."""
+        self._trajectory().save(path)
+
+    @classmethod
+    def load_trajectory(cls, path) -> "AFLite":
+        """An `AFLite` restored from `save_trajectory`: `retained_for`, `result_for`,
+        `scores_at` and `to_record` work on it; `fit` it again to refit."""
+        traj = Trajectory.load(path)
+        params = dict(traj.record["params"])
+        if isinstance(params.get("model"), list):
+            params["model"] = tuple(params["model"])
+        est = cls(**params)
+        est.trajectory_ = traj
+        est.n_features_in_ = traj.record["resolved"]["d"]
+        est.reduction_ = traj.record.get("reduction")
+        return est
+
+    # Fitted attributes, read from the trajectory (one copy of every array).
+    retained_ = property(lambda self: self._trajectory().retained)
+    predictability_ = property(lambda self: self._trajectory().predictability)
+    removed_at_ = property(lambda self: self._trajectory().removed_at)
+    removal_rank_ = property(lambda self: self._trajectory().removal_rank)
+    history_ = property(lambda self: self._trajectory().history)
+    n_phases_ = property(lambda self: self._trajectory().n_phases)
+    classes_ = property(lambda self: self._trajectory().classes)
+    n_samples_ = property(lambda self: self._trajectory().n_samples)
+    n_ = property(lambda self: self._trajectory().n)
+    t_ = property(lambda self: self._trajectory().t)
+    k_ = property(lambda self: self._trajectory().k)
+    m_ = property(lambda self: self._trajectory().m)
+    tau_ = property(lambda self: self._trajectory().tau)
+    seed_ = property(lambda self: self._trajectory().seed)
+    strategy_ = property(lambda self: self._trajectory().strategy)
+    block_size_ = property(lambda self: self._trajectory().block_size)
+    families_ = property(lambda self: tuple(self._trajectory().record["resolved"]["families"]))
+    phase_scores_ = property(lambda self: self._trajectory().arrays["phase_scores"])
+    phase_offsets_ = property(lambda self: self._trajectory().arrays["phase_offsets"])
+    phase_noise_ = property(lambda self: self._trajectory().phase_noise)
+    quality_ = property(lambda self: self._trajectory().quality)
+    fit_seconds_ = property(lambda self: self._trajectory().record.get("fit_seconds"))

@@ -1,0 +1,43 @@
+"""Checks of the inputs of a fit: the representation X and the labels y."""
+from __future__ import annotations
+
+import numpy as np
+
+from core.errors import InputError
+from core.labels import encode_labels as _encode
+
+__all__ = ["check_X", "encode_labels"]
+
+_CHECK_ROWS = 32768   # rows checked at a time (no N×d temporary)
+
+
+def encode_labels(y):
+    """Labels of any hashable type -> (codes, classes), sorted classes when sortable."""
+    return _encode(y, what="y")
+
+
+def check_X(X) -> np.ndarray:
+    """X as a C-ordered float32 (N, d) matrix (no copy for float32 input, e.g. a memmap)."""
+    try:
+        X = np.asarray(X)
+    except Exception as exc:  # ragged lists etc.
+        raise InputError(f"X could not be read as a matrix ({exc}): give an (N, d) float array.") from None
+    if X.ndim != 2:
+        raise InputError(f"X has shape {X.shape}: give an (N, d) matrix, one row per example.")
+    if not (np.issubdtype(X.dtype, np.floating) or np.issubdtype(X.dtype, np.integer)
+            or X.dtype == bool):
+        raise InputError(f"X has dtype {X.dtype}: give numbers (an (N, d) float array).")
+    if X.shape[1] == 0:
+        raise InputError("X has 0 columns: give a representation with at least one feature.")
+    X = np.asarray(X, dtype=np.float32, order="C")
+    bad_rows = []
+    for lo in range(0, X.shape[0], _CHECK_ROWS):
+        bad = ~np.isfinite(X[lo:lo + _CHECK_ROWS]).all(axis=1)
+        if bad.any():
+            bad_rows.append(lo + np.flatnonzero(bad))
+    if bad_rows:
+        rows = np.concatenate(bad_rows)
+        raise InputError(
+            f"X has NaN or infinite values in {len(rows)} row(s) (first: row {rows[0]}): "
+            "drop or impute those rows, or fix the representation.")
+    return X

@@ -1,0 +1,161 @@
+"""Background jobs: long work (representations, AFLite fits, projections) in a thread the app polls.
+
+A `Job` runs ``fn(ctx)`` in a daemon thread. ``ctx`` (a `JobContext`) reports a
+progress fraction and message, publishes records as they arrive (one per AFLite
+phase) and carries the cancel token (a `threading.Event`). The job ends with a
+result, a `Cancelled`, or an error whose traceback is logged (logger
+``artifact_lens.jobs``) and kept on the job for the page that started it.
+`JobRunner` keeps jobs by key, so asking twice for the same work joins the first job.
+Nothing here imports streamlit.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from typing import Any, Callable, Optional
+
+from core.errors import Cancelled, InputError
+
+__all__ = ["Job", "JobContext", "JobRunner"]
+
+log = logging.getLogger("artifact_lens.jobs")
+
+
+class JobContext:
+    """What a job's function receives: progress, records, and the cancel token."""
+
+    def __init__(self, job: "Job"):
+        self._job = job
+        self.cancel = job._cancel
+
+    def progress(self, fraction: float, message: str = "") -> None:
+        """A ``progress(fraction, message)`` callback; also raises `Cancelled` when cancelled."""
+        with self._job._lock:
+            self._job.fraction = min(max(float(fraction), 0.0), 1.0)
+            if message:
+                self._job.message = str(message)
+        if self.cancel.is_set():
+            raise Cancelled("cancelled by the user")
+
+    def emit(self, record) -> None:
+        """Publish an intermediate record (e.g. one AFLite phase) for the app to draw."""
+        with self._job._lock:
+            self._job.records.append(record)
+
+
+class Job:
+    """A function running in a daemon thread, polled by the app.
+
+    ``fn(ctx)`` gets a `JobContext`; its return value becomes `result`, an
+    exception becomes `error` (`Cancelled` gives status ``"cancelled"``).
+    Status: ``"pending"``, ``"running"``, ``"done"``, ``"error"``, ``"cancelled"``.
+    """
+
+    def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key: Optional[str] = None):
+        self.fn, self.name, self.key = fn, name, key
+        self.status = "pending"
+        self.fraction, self.message = 0.0, ""
+        self.records: list = []
+        self.result = None
+        self.error: Optional[BaseException] = None
+        self.traceback = ""
+        self.started = self.finished = None
+        self._cancel = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: Optional[threading.Thread] = None
+
+    def start(self) -> "Job":
+        if self._thread is not None:
+            return self
+        self.status, self.started = "running", time.time()
+        self._thread = threading.Thread(target=self._run, name=f"job:{self.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        ctx = JobContext(self)
+        try:
+            result = self.fn(ctx)
+        except Cancelled as exc:
+            self.error, self.status = exc, "cancelled"
+        except BaseException as exc:  # reported to the app, which shows it and keeps going
+            self.error, self.status = exc, "error"
+            self.traceback = traceback.format_exc()
+            if isinstance(exc, InputError):  # a user's mistake: the message says what to fix
+                log.info("job %s stopped: %s", self.name, exc)
+            else:
+                log.error("job %s failed\n%s", self.name, self.traceback)
+        else:
+            self.result, self.fraction, self.status = result, 1.0, "done"
+        finally:
+            self.finished = time.time()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        return self.status in ("done", "error", "cancelled")
+
+    @property
+    def elapsed(self) -> float:
+        if self.started is None:
+            return 0.0
+        return (self.finished or time.time()) - self.started
+
+    def wait(self, timeout: Optional[float] = None) -> "Job":
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return {"name": self.name, "status": self.status, "fraction": self.fraction,
+                    "message": self.message, "records": list(self.records), "elapsed": self.elapsed}
+
+
+class JobRunner:
+    """Jobs by key: submitting a key whose job is still running returns that job.
+
+    Finished jobs are kept (their result or error is read once by the page that
+    polls them) up to ``keep_finished``; older finished jobs are forgotten, so a
+    long-lived server does not accumulate results.
+    """
+
+    def __init__(self, keep_finished: int = 32):
+        self._jobs: dict = {}
+        self._lock = threading.Lock()
+        self.keep_finished = keep_finished
+
+    def submit(self, key: str, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is not None and not job.done:
+                return job
+            job = Job(fn, name=name or key, key=key)
+            self._jobs.pop(key, None)
+            self._jobs[key] = job
+            finished = [k for k, j in self._jobs.items() if j.done]   # oldest first
+            for k in finished[:max(0, len(finished) - self.keep_finished)]:
+                del self._jobs[k]
+        return job.start()
+
+    def get(self, key: str) -> Optional[Job]:
+        with self._lock:
+            return self._jobs.get(key)
+
+    def running(self) -> list:
+        with self._lock:
+            return [j for j in self._jobs.values() if not j.done]
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._jobs.pop(key, None)
+
+

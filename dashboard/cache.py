@@ -1,0 +1,165 @@
+"""A memory-bounded cache for the shared server: ``get_or_compute(kind, key, fn)``.
+
+Every large object the dashboard holds (datasets, representations Φ, runs, example
+tables, projections, z-statistics, live results) goes through one `BoundedCache`.
+Entries are measured in bytes (`sizeof`) when stored; past the budget the least
+recently used entries are evicted, so a server that runs for weeks stays flat.
+Everything cached can be recomputed (datasets from their source, Φ and
+projections from the disk cache, runs from the run store), so an eviction costs
+time, never data. The budget is ``$ARTIFACT_LENS_CACHE_MB`` (default 1024 MB).
+
+No streamlit here: the cache is plain Python and unit-tested on its own.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Hashable, Optional
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["BoundedCache", "sizeof", "default_budget"]
+
+log = logging.getLogger("artifact_lens.cache")
+
+DEFAULT_BUDGET_MB = 1024
+
+
+def default_budget() -> int:
+    """Bytes: ``$ARTIFACT_LENS_CACHE_MB`` megabytes, else 1024 MB."""
+    raw = os.environ.get("ARTIFACT_LENS_CACHE_MB")
+    try:
+        mb = float(raw) if raw else DEFAULT_BUDGET_MB
+    except ValueError:
+        log.warning("ARTIFACT_LENS_CACHE_MB=%r is not a number; using %s MB", raw, DEFAULT_BUDGET_MB)
+        mb = DEFAULT_BUDGET_MB
+    return int(mb * (1 << 20))
+
+
+def sizeof(value: Any, _seen: Optional[set] = None, _depth: int = 0) -> int:
+    """Approximate bytes held by ``value``: arrays, sparse matrices and DataFrames exactly,
+    objects through their attributes (three levels deep), shared objects counted once.
+    An object with an ``nbytes`` attribute or method is trusted."""
+    seen = set() if _seen is None else _seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        return 0 if value.base is not None and id(value.base) in seen else int(value.nbytes)
+    if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
+        usage = value.memory_usage(deep=True, index=True) if not isinstance(value, pd.Index) \
+            else value.memory_usage(deep=True)
+        return int(np.sum(usage))
+    if hasattr(value, "data") and hasattr(value, "indices") and hasattr(value, "indptr"):  # scipy sparse
+        return int(value.data.nbytes + value.indices.nbytes + value.indptr.nbytes)
+    nbytes = getattr(value, "nbytes", None)
+    if nbytes is not None and not isinstance(value, (np.generic, bytes)):
+        return int(nbytes() if callable(nbytes) else nbytes)
+    if isinstance(value, (str, bytes, int, float, bool, type(None), np.generic)) or _depth >= 3:
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        items = list(value.values())
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+    else:
+        items = list(getattr(value, "__dict__", {}).values())
+    return sys.getsizeof(value) + sum(sizeof(v, seen, _depth + 1) for v in items)
+
+
+class BoundedCache:
+    """Least-recently-used cache bounded by bytes, safe across threads and sessions.
+
+    Parameters
+    ----------
+    budget : int, optional
+        Bytes (default `default_budget`). One entry larger than the budget is kept
+        alone (it is in use) and everything else is evicted.
+    """
+
+    def __init__(self, budget: Optional[int] = None):
+        self.budget = default_budget() if budget is None else int(budget)
+        self._entries: "OrderedDict[tuple, tuple]" = OrderedDict()   # (kind, key) -> (value, bytes)
+        self._computing: dict = {}                                   # (kind, key) -> Lock
+        self._lock = threading.Lock()
+        self.nbytes = 0
+        self.hits = self.misses = self.evictions = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def peek(self, kind: str, key: Hashable):
+        """The cached value or None, without computing (and without refreshing its age)."""
+        with self._lock:
+            entry = self._entries.get((kind, key))
+            return None if entry is None else entry[0]
+
+    def put(self, kind: str, key: Hashable, value) -> Any:
+        """Store ``value`` (None is not stored) and evict past the budget; returns it."""
+        if value is None:
+            return None
+        size = sizeof(value)
+        with self._lock:
+            old = self._entries.pop((kind, key), None)
+            if old is not None:
+                self.nbytes -= old[1]
+            self._entries[(kind, key)] = (value, size)
+            self.nbytes += size
+            self._evict(keep=(kind, key))
+        return value
+
+    def get_or_compute(self, kind: str, key: Hashable, fn: Callable[[], Any]):
+        """The value for (kind, key), computing it with ``fn()`` on a miss.
+
+        Concurrent callers of the same missing entry wait for one computation. A
+        ``None`` result is returned but not stored; an exception propagates and
+        stores nothing.
+        """
+        full = (kind, key)
+        with self._lock:
+            entry = self._entries.get(full)
+            if entry is not None:
+                self._entries.move_to_end(full)
+                self.hits += 1
+                return entry[0]
+            gate = self._computing.setdefault(full, threading.Lock())
+        with gate:
+            with self._lock:
+                entry = self._entries.get(full)
+                if entry is not None:       # computed by the caller we waited for
+                    self._entries.move_to_end(full)
+                    self.hits += 1
+                    return entry[0]
+                self.misses += 1
+            try:
+                return self.put(kind, key, fn())
+            finally:
+                with self._lock:
+                    self._computing.pop(full, None)
+
+    def discard(self, kind: str, key: Hashable) -> None:
+        with self._lock:
+            entry = self._entries.pop((kind, key), None)
+            if entry is not None:
+                self.nbytes -= entry[1]
+
+    def stats(self) -> dict:
+        with self._lock:
+            kinds: dict = {}
+            for (kind, _), (_, size) in self._entries.items():
+                kinds[kind] = kinds.get(kind, 0) + size
+            return {"entries": len(self._entries), "bytes": self.nbytes, "budget": self.budget,
+                    "hits": self.hits, "misses": self.misses, "evictions": self.evictions, "by_kind": kinds}
+
+    def _evict(self, keep: tuple) -> None:
+        while self.nbytes > self.budget and len(self._entries) > 1:
+            oldest = next(iter(self._entries))
+            if oldest == keep:
+                self._entries.move_to_end(oldest)
+                continue
+            _, size = self._entries.pop(oldest)
+            self.nbytes -= size
+            self.evictions += 1

@@ -1,0 +1,198 @@
+"""What the session is looking at, fetched through the server's bounded cache.
+
+Each function names one object (the dataset, Φ, the run, the example table, the
+live result, z-statistics, the projection) and how to recompute it on a miss, so an
+eviction costs time, never state: datasets reload from their `Source`, Φ and
+projections come back from the disk cache, runs from the run store.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Optional
+
+import numpy as np
+
+import streamlit as st
+
+from core.errors import InputError
+from dashboard.formatting import plain
+from dashboard.server import server
+from dashboard.session import Source, session
+
+MAP_METHOD = os.environ.get("ARTIFACT_LENS_MAP", "umap")  # tests and previews may use "pca"
+
+
+# ---------------------------------------------------------------------- datasets
+def dataset_key(source: Source) -> str:
+    blob = json.dumps([str(source.source), source.roles], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def load(source: Source):
+    """(key, Dataset) for a source: loaded once, then from the cache. Raises InputError."""
+    key = dataset_key(source)
+    server().cache.put("source", key, source)   # tiny; lets a shared link reload an evicted dataset
+    return key, dataset_by_key(key, source)
+
+
+def dataset_by_key(key: str, source: Optional[Source] = None):
+    """The dataset with this key, reloaded from ``source`` (or the remembered one) on a miss;
+    None when the server does not know how to load it."""
+    from core.sources import load_dataset
+
+    cache = server().cache
+
+    def reload():
+        src = source or cache.peek("source", key)
+        if src is None:
+            return None
+        roles = {k: v for k, v in src.roles.items() if v not in (None, "", [])}
+        return load_dataset(src.source, **roles)
+
+    return cache.get_or_compute("dataset", key, reload)
+
+
+def dataset():
+    sess = session()
+    return dataset_by_key(sess.ds_key, sess.source)
+
+
+def representation():
+    """Φ of the current dataset (the disk cache makes a reload after eviction cheap)."""
+    from core.representations import represent
+
+    sess = session()
+    ds = dataset()
+    return server().cache.get_or_compute("representation", (sess.ds_key, sess.spec),
+                                         lambda: represent(ds, sess.spec))
+
+
+# ---------------------------------------------------------------------- runs
+def run_by_key(key: Optional[str]):
+    """A finished run from the cache or the store; None when there is none. Raises
+    `core.runs.CorruptRun` for a damaged stored run."""
+    if not key:
+        return None
+    srv = server()
+    return srv.cache.get_or_compute("run", key, lambda: srv.store.get(key))
+
+
+def run():
+    """The current dataset's run, or None (no run yet, a run of other data, or a damaged
+    stored run, which is shown as an error and left on disk for the user to inspect)."""
+    from core.runs import CorruptRun
+
+    try:
+        found = run_by_key(session().run_key)
+    except CorruptRun as exc:
+        st.error(plain(exc))
+        return None
+    if found is None or found.dataset_fingerprint != dataset().fingerprint:
+        return None
+    return found
+
+
+def table(run_):
+    """The `core.tables.ExampleTable` of the current dataset and this run (shared, read-only)."""
+    from core.tables import ExampleTable
+
+    sess = session()
+    return server().cache.get_or_compute("table", (sess.ds_key, run_.key), lambda: ExampleTable(dataset(), run_))
+
+
+def live_values(run_) -> tuple:
+    """The session's τ and n (a count), clamped to what the run answers without a refit."""
+    sess = session()
+    return run_.trajectory.clamp(sess.tau, sess.target)
+
+
+def live_result(run_) -> dict:
+    """What a fresh fit at the session's τ and n gives (``retained``, ``removed_at``,
+    ``predictability``, ``n_phases``), from the trajectory."""
+    tau, n = live_values(run_)
+    return server().cache.get_or_compute("live", (run_.key, tau, n), lambda: run_.result_for(tau, n))
+
+
+# ---------------------------------------------------------------------- z-statistics
+def cached(kind: str, key, compute):
+    """A result about the current dataset (z-statistics, z-filtering, ...), cached by ``key``."""
+    return server().cache.get_or_compute(kind, (session().ds_key, key), compute)
+
+
+def zstats(min_count: int = 5, alpha: float = 0.01):
+    from core.zstats import compute_z
+
+    ds = dataset()
+    return cached("zstats", (int(min_count), float(alpha)),
+                  lambda: compute_z(ds, min_count=int(min_count), alpha=float(alpha)))
+
+
+def feature_matrix():
+    """The binary example × feature matrix (`core.features`) of the current dataset."""
+    from core.features import build_features
+    from core.labels import encode_labels
+
+    ds = dataset()
+
+    def build():
+        y, classes = encode_labels(ds.y, ds.classes, what=ds.label)
+        pair = tuple(ds.text) if len(ds.text) == 2 else None
+        return build_features(ds.table, text=ds.text, y_codes=y, classes=list(classes), pair=pair,
+                              columns=ds.features or ())
+
+    return cached("features", None, build)
+
+
+def ids_with_feature(name: str) -> np.ndarray:
+    """Ids of the examples that carry feature ``name``."""
+    fm = feature_matrix()
+    hits = np.flatnonzero(fm.names == name)
+    if not len(hits):
+        return np.array([], dtype=str)
+    col = fm.X[:, int(hits[0])]
+    return np.asarray(fm.ids)[col.nonzero()[0]].astype(str)
+
+
+# ---------------------------------------------------------------------- projections
+def projection_key(ds, rep) -> str:
+    return f"{ds.fingerprint}:{rep.spec}"
+
+
+def projection(method: str, *, start: bool = True):
+    """The 2-D projection of the current Φ, or None while UMAP is computed.
+
+    PCA is instant and computed inline; UMAP runs once per representation in a
+    background job (disk-cached), never on a knob change.
+    """
+    from core.projection import project
+
+    from dashboard.pipelines import start_umap
+
+    sess = session()
+    ds, rep = dataset(), representation()
+    key = projection_key(ds, rep)
+    if method == "pca":
+        return server().cache.get_or_compute("projection", (key, method),
+                                             lambda: project(rep.X, rep.ids, key=key, method="pca"))
+    proj = server().cache.get_or_compute(
+        "projection", (key, method), lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True))
+    if proj is None and start:
+        sess.proj_job = start_umap(ds, rep).key
+    return proj
+
+
+def projection_job():
+    key = session().proj_job
+    return server().jobs.get(key) if key else None
+
+
+def check_spec(spec: str, ds) -> str:
+    """The canonical spec of ``spec`` for ``ds`` (raises InputError naming the problem)."""
+    from core.representations import resolve_spec
+
+    if not spec:
+        raise InputError("no representation spec given; choose a kind or type a spec such as "
+                         "tfidf-svd:fields=hypothesis")
+    return resolve_spec(ds, spec)

@@ -1,0 +1,45 @@
+"""Data shown as data: Markdown escaped in messages, images as small PNG thumbnails; metric rows."""
+from __future__ import annotations
+
+import base64
+import io
+import re
+from typing import Optional
+
+import numpy as np
+import streamlit as st
+
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def plain(message) -> str:
+    """A message for st.error/st.info/st.warning with Markdown escaped.
+
+    Those elements render Markdown, and messages from core can quote values from
+    the data (labels, column names, file names): escaping keeps them plain text.
+    """
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(message))
+
+
+def thumbnail_uri(image, size: int = 48) -> Optional[str]:
+    """A PNG data URI of an image array (greyscale or RGB), for st.dataframe's ImageColumn."""
+    from PIL import Image
+
+    arr = np.asarray(image, dtype=np.float32)
+    if arr.ndim == 1:
+        side = int(round(np.sqrt(arr.size)))
+        if side * side != arr.size:
+            return None
+        arr = arr.reshape(side, side)
+    lo, hi = float(arr.min()), float(arr.max())
+    arr = ((arr - lo) / (hi - lo if hi > lo else 1.0) * 255).astype(np.uint8)
+    img = Image.fromarray(arr).resize((size, size), Image.NEAREST)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def metric_row(metrics: dict) -> None:
+    """One row of ``st.metric``s: label -> value."""
+    for column, (label, value) in zip(st.columns(len(metrics)), metrics.items()):
+        column.metric(label, value)

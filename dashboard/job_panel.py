@@ -1,0 +1,46 @@
+"""Progress, phases so far and a Cancel button for the session's background job."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.errors import InputError
+from dashboard import pipelines
+from dashboard.session import session
+
+
+def job_panel() -> None:
+    """Polls twice a second while the job runs; when it ends, its result becomes the
+    current run, or its error is kept for the page to show (the previous run stays)."""
+    job = pipelines.current_job()
+
+    @st.fragment(run_every=0.5 if (job is not None and not job.done) else None)
+    def _panel():
+        sess = session()
+        job = pipelines.current_job()
+        if job is None:
+            return
+        if job.done:
+            sess.job_key = None
+            if job.status == "done":
+                pipelines.apply_result(job.result, sess.job_params or sess.params, sess.job_source)
+                sess.last_error = None
+                st.rerun(scope="app")
+            elif job.status == "cancelled":
+                st.warning("Cancelled; the previous dataset and run are still in use.")
+            else:
+                user_error = isinstance(job.error, InputError)
+                sess.fail(str(job.error) if user_error else f"{type(job.error).__name__}: {job.error}",
+                          "" if user_error else job.traceback, sess.job_page)
+                st.rerun(scope="app")
+            return
+        snap = job.snapshot()
+        st.progress(snap["fraction"], text=f"{snap['name']}: {snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
+        if snap["records"]:
+            last = snap["records"][-1]
+            r = last.get("R")
+            st.caption(f"phase {last.get('phase', 0) + 1}: |S| = {last.get('size')}, removed {last.get('removed')}"
+                       + (f", R = {r:.3f}" if r is not None else ""))
+        if st.button("Cancel", key="cancel_job"):
+            job.cancel()
+
+    _panel()

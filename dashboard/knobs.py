@@ -1,0 +1,33 @@
+"""The live τ and n sliders: answered from the run's trajectory, never by a refit."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from dashboard import current, url
+from dashboard.session import session
+
+
+def live_knobs(run, *, n_too: bool = True) -> dict:
+    """Draw the τ (and n) sliders; their values go to the session so every page shares them.
+
+    Bounds come from the run: τ ≥ the fitted τ and n ≥ the fitted n (below them the
+    recorded trajectory cannot answer). Returns `current.live_result` for the new values.
+    """
+    sess = session()
+    bounds = run.trajectory.live_bounds()
+    N = bounds["N"]
+    tau0, n0 = current.live_values(run)
+    cols = st.columns(2 if n_too else 1)
+    sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], 1.0, float(tau0), 0.01,
+                              key="w_tau", help="Only examples with predictability ≥ τ are removed; filtering stops "
+                                                "when fewer than k pass τ.")
+    if n_too:
+        # the slider shows shares in steps of 0.01: its lowest step must not fall below the fitted n
+        lo = min(math.ceil(bounds["n_min"] / N * 100) / 100, 0.99)
+        sess.target = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99,
+                                     float(min(max(n0 / N, lo), 0.99)), 0.01, key="w_target",
+                                     help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
+    url.remember()
+    return current.live_result(run)

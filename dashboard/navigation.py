@@ -1,0 +1,14 @@
+"""The dashboard's pages, in menu order. `app.py` registers exactly these; a test fails
+when a file in ``pages/`` is missing here. Adding a page: one layout file in ``pages/``
+that starts with `dashboard.page.start_page`, one line here, one AppTest."""
+
+#: (file, title, Material icon); the first page opens by default.
+PAGES = [
+    ("pages/1_data.py", "Data", ":material/database:"),
+    ("pages/2_filter.py", "Filter", ":material/filter_alt:"),
+    ("pages/3_predictability.py", "Predictability", ":material/bar_chart:"),
+    ("pages/4_map.py", "Map", ":material/scatter_plot:"),
+    ("pages/5_features.py", "Features", ":material/text_fields:"),
+    ("pages/6_examples.py", "Examples", ":material/table_rows:"),
+    ("pages/7_export.py", "Export", ":material/download:"),
+]

@@ -1,0 +1,48 @@
+"""What every page does first (`start_page`), and the guard for pages that need a run."""
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import current, pipelines, url
+from dashboard.formatting import plain
+from dashboard.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source, session
+from dashboard.sidebar import sidebar
+
+
+def start_page(title: str, caption: str = "") -> Session:
+    """Title (and caption), session state (the scored demo on a first visit, or what the
+    URL names), sidebar and the last error. Every page calls it first, whether it runs
+    inside ``app.py`` or alone (as streamlit's AppTest runs it)."""
+    st.title(title)
+    if caption:
+        st.caption(caption)
+    sess = session()
+    if not sess.ready and not url.restore():
+        _open_demo(sess)
+    sidebar()
+    error = sess.last_error
+    if error:
+        st.error(plain(error["message"]))
+        if error.get("traceback") and error.get("page") == title:
+            with st.expander("Details (traceback)"):
+                st.code(error["traceback"], language=None)
+    return sess
+
+
+def _open_demo(sess: Session) -> None:
+    with st.spinner("Loading the synthetic NLI demo and scoring it with a small AFLite run…"):
+        source = Source(DEFAULT_SOURCE, {}, DEFAULT_SOURCE)
+        key, ds = current.load(source)
+        result = pipelines.score(None, key, ds, current.check_spec(DEFAULT_SPEC, ds), DEFAULT_PARAMS)
+    sess.source = source
+    pipelines.apply_result(result, DEFAULT_PARAMS, source)
+
+
+def require_run():
+    """(run, dataset): the current dataset's AFLite run and the dataset; without a run, say
+    how to make one and stop the page."""
+    run = current.run()
+    if run is None:
+        st.warning("The current dataset has no AFLite run yet: build Φ and score it on the Data page.")
+        st.stop()
+    return run, current.dataset()

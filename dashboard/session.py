@@ -1,0 +1,74 @@
+"""The per-tab state of the dashboard: one typed `Session` under one key of ``st.session_state``.
+
+Only small values live here (keys, parameters, the live τ and n, the job being
+watched); the objects they name are in the server's bounded cache
+(`dashboard.server`), so many sessions share one copy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import streamlit as st
+
+__all__ = ["Session", "session", "DEFAULT_SOURCE", "DEFAULT_SPEC", "DEFAULT_PARAMS", "DEFAULT_TAU",
+           "DEFAULT_TARGET"]
+
+DEFAULT_SOURCE = "demo:nli"
+DEFAULT_SPEC = "tfidf-svd:fields=hypothesis,dim=64"
+# The fit uses τ = 0 and a small n: the live knobs answer any larger τ and n from the
+# trajectory without refitting (paper 000, Algorithm 1; see core.aflite).
+FIT_TAU = 0.0
+DEFAULT_PARAMS = dict(n_partitions=16, train_size=0.1, slice_size=0.02, tau=FIT_TAU, target_size=0.3,
+                      model="ridge", strategy="greedy-slice", random_state=0)
+DEFAULT_TAU = 0.75
+DEFAULT_TARGET = 0.5
+
+_KEY = "artifact_lens"
+
+
+@dataclass
+class Source:
+    """How to (re)load a dataset: what `core.sources.load_dataset` is given, and its name for people."""
+
+    source: str
+    roles: dict = field(default_factory=dict)
+    label: str = ""
+
+
+@dataclass
+class Session:
+    """What one browser tab is looking at."""
+
+    ds_key: str = ""                                   # the current dataset (cache key)
+    source: Optional[Source] = None                    # ... and how to reload it
+    spec: str = ""                                     # its representation Φ (canonical spec)
+    params: dict = field(default_factory=lambda: dict(DEFAULT_PARAMS))
+    run_key: Optional[str] = None                      # the current run
+    tau: float = DEFAULT_TAU                           # live τ
+    target: Union[int, float] = DEFAULT_TARGET         # live n: a count, or a share of N in (0, 1)
+    pending_key: Optional[str] = None                  # a loaded dataset not scored yet (Data page)
+    pending_source: Optional[Source] = None
+    job_key: Optional[str] = None                      # the background job this tab watches
+    job_params: Optional[dict] = None
+    job_source: Optional[Source] = None                # becomes `source` when the job's dataset is new
+    job_page: str = ""                                 # the page that started it (shows its traceback)
+    proj_job: Optional[str] = None
+    zfilter_params: Optional[tuple] = None             # the Features page's last submitted forms
+    consistency_params: Optional[tuple] = None
+    last_error: Optional[dict] = None                  # {"message", "traceback", "page"}
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.ds_key)
+
+    def fail(self, message: str, traceback: str = "", page: str = "") -> None:
+        self.last_error = {"message": str(message), "traceback": traceback, "page": page}
+
+
+def session() -> Session:
+    """This tab's `Session` (created empty on first use)."""
+    state = st.session_state
+    if _KEY not in state:
+        state[_KEY] = Session()
+    return state[_KEY]
