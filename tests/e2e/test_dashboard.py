@@ -110,6 +110,7 @@ def test_tour(page, shots, tmp_path):
     wait_idle(page)
     page.get_by_role("button", name="Load", exact=True).click()
     page.wait_for_selector("text=Loaded dataset (not scored yet)")
+    wait_idle(page)  # the rerun may still be replacing the previous dataset's metrics
     assert metric(page, "Examples") == 300
     page.get_by_role("button", name="Build Φ and score with AFLite").click()
     page.wait_for_selector('[data-testid="stSidebar"] >> text=uploaded.csv', timeout=120_000)
