@@ -57,9 +57,8 @@ def check_tau(tau, name="tau") -> float:
 
 
 def passing(scores: np.ndarray, tau: float) -> np.ndarray:
-    """Positions of the members with p̃ ≥ τ (NaN, never held out, never passes)."""
-    with np.errstate(invalid="ignore"):
-        return np.flatnonzero(scores >= tau)
+    """(|S_j|,) bool: which members have p̃ ≥ τ (NaN, never held out, never passes)."""
+    return scores >= tau
 
 
 def phase_step(n_pass: int, size: int, k: int, n: int):
@@ -107,7 +106,7 @@ def select(scores, size_s, tau, k, n, strategy, u, noise=None, quality=None):
     n_pass : c_j, the number of members with p̃ ≥ τ.
     reason : "tau", "target_size" or None (see `phase_step`); filtering stops unless None.
     """
-    elig = passing(scores, tau)
+    elig = np.flatnonzero(passing(scores, tau))
     r, reason = phase_step(len(elig), size_s, k, n)
     s = scores[elig].astype(np.float64)
     if quality is not None:

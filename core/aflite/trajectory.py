@@ -58,6 +58,7 @@ class Trajectory:
         self.retained = self.removed_at == -1
         self.quality = arrays.get("quality")
         self.phase_noise = arrays.get("phase_noise")
+        self._scores, self._offsets = arrays["phase_scores"], arrays["phase_offsets"]
 
     @classmethod
     def from_arrays(cls, record: dict, arrays: dict) -> "Trajectory":
@@ -82,8 +83,7 @@ class Trajectory:
 
     def phase_scores(self, phase: int) -> np.ndarray:
         """p̃ of `members(phase)`, aligned with them (NaN = never held out)."""
-        off = self.arrays["phase_offsets"]
-        return self.arrays["phase_scores"][off[phase]:off[phase + 1]]
+        return self._scores[self._offsets[phase]:self._offsets[phase + 1]]
 
     def _check_phase(self, phase) -> int:
         if not is_int(phase) or not 0 <= phase < self.n_phases:
@@ -154,13 +154,12 @@ class Trajectory:
         for j in range(self.n_phases):
             s = self.phase_scores(j)
             if prefix:
-                r, reason = phase_step(len(passing(s, tau)), len(s), self.k, n)
+                r, reason = phase_step(int(np.count_nonzero(passing(s, tau))), len(s), self.k, n)
                 if reason is not None:
                     return j, r, None
                 continue
             members = self.members(j)
-            noise = None if self.phase_noise is None else self.phase_noise[
-                self.arrays["phase_offsets"][j]:self.arrays["phase_offsets"][j + 1]]
+            noise = None if self.phase_noise is None else self.phase_noise[self._offsets[j]:self._offsets[j + 1]]
             chosen, _, reason = select(s, len(s), tau, self.k, n, self.strategy, self._u[members], noise,
                                        None if self.quality is None else self.quality[members])
             if reason is not None:
@@ -176,18 +175,18 @@ class Trajectory:
         # Unreachable for τ' ≥ τ, n' ≥ n: the recorded run's last phase also stops the fresh run.
         raise RuntimeError("trajectory walk did not stop; the recorded trajectory is inconsistent")
 
-    def _removed_at_for(self, tau, n):
-        """(removed_at, J): the removal phases a fresh fit with (τ', n') records, and its last phase."""
+    def _cut(self, tau, n):
+        """(J, removed in J): the last phase a fresh fit with (τ', n') runs, and the (N,) mask of
+        the rows it removes there (the recorded run may have removed more in phase J)."""
         if (tau, n) == (self.tau, self.n):
-            return self.removed_at.copy(), self.n_phases - 1
+            J = self.n_phases - 1
+            return J, self.removed_at == J
         J, r, removed_last = self._walk(tau, n)
-        ra = self.removed_at
-        removed_at = np.where((ra >= 0) & (ra < J), ra, -1)
         if removed_last is None:
-            removed_at[(ra == J) & (self.removal_rank < r)] = J
-        else:
-            removed_at[removed_last] = J
-        return removed_at, J
+            return J, (self.removed_at == J) & (self.removal_rank < r)
+        last = np.zeros(self.n_samples, dtype=bool)
+        last[removed_last] = True
+        return J, last
 
     def retained_for(self, tau=None, target_size=None) -> np.ndarray:
         """(N,) bool: the filtered set a fresh fit with this τ and n would return, without refitting.
@@ -206,13 +205,18 @@ class Trajectory:
             depends on phases the recorded run never ran.
         """
         tau, n = self._resolve_query(tau, target_size)
-        return self._removed_at_for(tau, n)[0] == -1
+        J, last = self._cut(tau, n)
+        ra = self.removed_at
+        return ((ra == -1) | (ra >= J)) & ~last
 
     def result_for(self, tau=None, target_size=None) -> dict:
         """What a fresh fit with this τ and n gives: ``retained``, ``removed_at``,
         ``predictability`` (N,) arrays and ``n_phases``; same rules as `retained_for`."""
         tau, n = self._resolve_query(tau, target_size)
-        removed_at, J = self._removed_at_for(tau, n)
+        J, last = self._cut(tau, n)
+        ra = self.removed_at
+        removed_at = np.where((ra >= 0) & (ra < J), ra, -1)
+        removed_at[last] = J
         pred = np.full(self.n_samples, np.nan, dtype=np.float32)
         for j in range(J + 1):
             s = self.phase_scores(j)
