@@ -480,7 +480,11 @@ class ZFilterResult:
 
 
 def _size(value, total: int, name: str) -> int:
-    """An int count or a float fraction in (0, 1) of `total` (scikit-learn style)."""
+    """An int count or a float fraction in (0, 1) of `total` (scikit-learn style).
+
+    Unlike AFLite's sizes (`core.aflite.resolve_size`, rounded down so n never
+    overshoots), a batch fraction rounds up: a batch must hold at least one example.
+    """
     if isinstance(value, bool):
         value = None
     if isinstance(value, (int, np.integer)) and value >= 1:

@@ -13,7 +13,6 @@ import os
 from typing import Optional
 
 import numpy as np
-
 import streamlit as st
 
 from core.errors import InputError
