@@ -5,8 +5,9 @@ the AFLite parameters (m = ``n_partitions``, t = ``train_size``, k = ``slice_siz
 τ = ``tau``, n = ``target_size``), the seed, the representation spec, the dataset
 fingerprint, package versions, and the recorded `core.aflite.Trajectory` (the
 per-phase history and arrays that answer any larger τ and n without refitting).
-On disk it is plain data: ``run.json`` plus numpy arrays (``arrays.npz``, no
-pickle), so a SQL-backed store can keep the JSON in a table and the arrays beside it.
+On disk it is plain data: one ``.npz`` file (no pickle) holding the numpy arrays and
+the JSON record, so a SQL-backed store can keep the JSON in a table and the arrays
+beside it.
 
 `RunStore` keys runs by their parameters (`run_key`), so going back to earlier
 knob settings loads the finished run instead of recomputing it. It tells three
@@ -21,9 +22,9 @@ import json
 import logging
 import os
 import platform
-import shutil
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -41,8 +42,10 @@ log = logging.getLogger("artifact_lens.runs")
 _VERSIONED = ("artifact-lens", "numpy", "scipy", "pandas", "scikit-learn", "datasets", "pyarrow", "umap-learn", "streamlit")
 
 #: Version of the on-disk layout of a run. Runs saved with another version are
-#: outdated: a miss, recomputed on demand. 2: history without ``mean_score`` (= R).
-STORE_FORMAT = 2
+#: outdated: a miss, recomputed on demand. 2: history without ``mean_score`` (= R);
+#: 3: one ``<key>.npz`` file per run (JSON inside), replaced atomically.
+STORE_FORMAT = 3
+_TEMP_SUFFIX = ".tmp"
 
 
 class CorruptRun(InputError):
@@ -224,62 +227,85 @@ class Run:
         return out
 
     # ------------------------------------------------------------------ files
-    def save(self, folder) -> Path:
-        """Write ``run.json`` and ``arrays.npz`` into ``folder`` (atomically: temp folder + rename)."""
-        folder = Path(folder)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-        try:
-            meta = {
-                "format": STORE_FORMAT,
-                "params": self.params, "dataset_name": self.dataset_name,
-                "dataset_fingerprint": self.dataset_fingerprint, "representation": self.representation,
-                "record": _jsonable(self.record), "versions": self.versions,
-                "representation_info": self.representation_info, "seconds": self.seconds,
-                "created": self.created, "key": self.key,
-            }
-            (tmp / "run.json").write_text(json.dumps(meta, indent=1, default=str))
-            arrays = {f"a:{k}": np.asarray(v) for k, v in self.trajectory.to_arrays().items()}
-            arrays["ids"] = np.asarray(self.ids).astype(str)
-            arrays["excluded_ids"] = np.asarray(self.excluded_ids).astype(str)
-            np.savez(tmp / "arrays.npz", **arrays)
-            if folder.exists():
-                shutil.rmtree(folder, ignore_errors=True)
-            os.replace(tmp, folder)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return folder
+    def save(self, path) -> Path:
+        """Write the run to one ``.npz`` file, atomically.
 
-    @staticmethod
-    def stored_format(folder) -> Optional[int]:
-        """The ``format`` a saved run declares (1 for runs saved before formats were recorded);
-        None when there is no ``run.json``. Raises `CorruptRun` when it cannot be parsed."""
-        path = Path(folder) / "run.json"
-        if not path.exists():
-            return None
+        The data goes to a temporary file beside ``path`` (named with this process's
+        id), is flushed to disk, then renamed over ``path``: a reader sees the old run
+        or the new one, never a half-written file, and an existing run stays readable
+        until the new one is complete. Concurrent writers of the same path each rename
+        a complete file; the last one wins.
+        """
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "format": STORE_FORMAT,
+            "params": self.params, "dataset_name": self.dataset_name,
+            "dataset_fingerprint": self.dataset_fingerprint, "representation": self.representation,
+            "record": _jsonable(self.record), "versions": self.versions,
+            "representation_info": self.representation_info, "seconds": self.seconds,
+            "created": self.created, "key": self.key,
+        }
+        arrays = {f"a:{k}": np.asarray(v) for k, v in self.trajectory.to_arrays().items()}
+        arrays["ids"] = np.asarray(self.ids).astype(str)
+        arrays["excluded_ids"] = np.asarray(self.excluded_ids).astype(str)
+        arrays["meta"] = np.array(json.dumps(meta, default=str))
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=_TEMP_SUFFIX, dir=path.parent)
         try:
-            return int(json.loads(path.read_text()).get("format", 1))
-        except (OSError, ValueError, AttributeError) as exc:
-            raise CorruptRun(f"the stored run in {folder} is damaged ({exc}); delete that folder to "
-                             "recompute it") from exc
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, **arrays)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+            _fsync_folder(path.parent)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        return path
 
     @classmethod
-    def load(cls, folder) -> "Run":
-        folder = Path(folder)
+    def load(cls, path, *, expect_format: Optional[int] = None) -> Optional["Run"]:
+        """A run written by `save`; with ``expect_format``, None when the file declares another
+        format (an outdated run). Raises `CorruptRun` when the file cannot be read."""
+        path = Path(path)
         try:
-            meta = json.loads((folder / "run.json").read_text())
-            with np.load(folder / "arrays.npz", allow_pickle=False) as npz:
+            with np.load(path, allow_pickle=False) as npz:
+                meta = json.loads(str(npz["meta"]))
+                if expect_format is not None and meta.get("format") != expect_format:
+                    return None
                 arrays = {k[2:]: npz[k] for k in npz.files if k.startswith("a:")}
                 ids, excluded = npz["ids"], npz["excluded_ids"]
             trajectory = Trajectory.from_arrays(meta["record"], arrays)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CorruptRun(f"cannot read the run in {folder}: {exc}; delete the folder to recompute it") from exc
-        return cls(params=meta["params"], dataset_name=meta["dataset_name"],
-                   dataset_fingerprint=meta["dataset_fingerprint"], representation=meta["representation"],
-                   ids=ids, trajectory=trajectory, excluded_ids=excluded,
-                   versions=meta.get("versions", {}), representation_info=meta.get("representation_info", {}),
-                   seconds=meta.get("seconds", 0.0), created=meta.get("created", time.time()))
+            return cls(params=meta["params"], dataset_name=meta["dataset_name"],
+                       dataset_fingerprint=meta["dataset_fingerprint"], representation=meta["representation"],
+                       ids=ids, trajectory=trajectory, excluded_ids=excluded,
+                       versions=meta.get("versions", {}), representation_info=meta.get("representation_info", {}),
+                       seconds=meta.get("seconds", 0.0), created=meta.get("created", time.time()))
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+            raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc}); delete it to "
+                             "recompute the run") from exc
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename durable (POSIX: the folder entry is flushed with the folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None, on_phase=None,
@@ -314,22 +340,24 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
 
 
 class RunStore:
-    """Finished runs on disk, one folder per `run_key`.
+    """Finished runs on disk, one ``<key>.npz`` file per `run_key`.
 
     No memory layer here: the dashboard keeps loaded runs in its bounded cache, and
-    the CLI reads a run once.
+    the CLI reads a run once. Temporary files of writers that died (a killed process)
+    are removed when a store is opened; they are never listed as runs.
 
     Parameters
     ----------
     root : path
-        Folder holding one sub-folder per run.
+        Folder holding the runs.
     """
 
     def __init__(self, root):
         self.root = Path(root)
+        self.remove_stale_temporaries()
 
     def path(self, key: str) -> Path:
-        return self.root / key
+        return self.root / f"{key}.npz"
 
     def get(self, key: str) -> Optional[Run]:
         """The stored run, or None when it is missing or outdated (saved in another format).
@@ -337,30 +365,64 @@ class RunStore:
         Raises
         ------
         CorruptRun
-            The run's files exist but cannot be read; the message names the folder.
+            The run's file exists but cannot be read; the message names the file.
         """
-        folder = self.path(key)
+        path = self.path(key)
+        if not path.exists():
+            if (self.root / key / "run.json").exists():
+                log.info("run %s was saved in an older layout: recomputing it", key)
+            return None
         try:
-            fmt = Run.stored_format(folder)
-            if fmt is None:
-                return None
-            if fmt != STORE_FORMAT:
-                log.info("run %s was saved in format %s (now %s): recomputing it", key, fmt, STORE_FORMAT)
-                return None
-            return Run.load(folder)
+            run = Run.load(path, expect_format=STORE_FORMAT)
         except CorruptRun as exc:
             log.warning("%s", exc)
             raise
+        if run is None:
+            log.info("run %s was saved in another format (now %s): recomputing it", key, STORE_FORMAT)
+        return run
 
-    def put(self, run: Run) -> str:
+    def put(self, run: Run) -> Optional[str]:
+        """Save the run; its key, or None when it could not be written (logged: the run
+        itself is still good, so a full or read-only disk never fails the work that made it)."""
         key = run.key
-        run.save(self.path(key))
+        try:
+            run.save(self.path(key))
+        except OSError as exc:
+            log.warning("could not save run %s in %s (%s); it stays in memory only", key, self.root, exc)
+            return None
         return key
 
     def __contains__(self, key: str) -> bool:
-        return (self.path(key) / "run.json").exists()
+        return self.path(key).exists()
 
     def keys(self) -> list:
         if not self.root.exists():
             return []
-        return sorted(p.name for p in self.root.iterdir() if (p / "run.json").exists())
+        return sorted(p.name[:-4] for p in self.root.glob("*.npz") if not p.name.startswith("."))
+
+    def remove_stale_temporaries(self) -> int:
+        """Delete temporary files left by writers that are no longer running; how many."""
+        removed = 0
+        if not self.root.exists():
+            return 0
+        for tmp in self.root.glob(f".*{_TEMP_SUFFIX}"):
+            parts = tmp.name.split(".")
+            pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
+            if pid is not None and _alive(pid):
+                continue  # another process is writing it now
+            try:
+                tmp.unlink()
+                removed += 1
+            except OSError:
+                pass
+        return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

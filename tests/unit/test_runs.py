@@ -56,8 +56,8 @@ def test_fit_run_records_everything(run, problem):
 
 
 def test_save_load_roundtrip_answers_tau_and_n_identically(run, tmp_path):
-    folder = run.save(tmp_path / "r")
-    back = Run.load(folder)
+    path = run.save(tmp_path / "r.npz")
+    back = Run.load(path)
     assert back.key == run.key
     np.testing.assert_array_equal(back.ids, run.ids)
     np.testing.assert_array_equal(back.retained, run.retained)
@@ -68,7 +68,8 @@ def test_save_load_roundtrip_answers_tau_and_n_identically(run, tmp_path):
     # a larger τ never keeps fewer examples
     assert run.retained_for(0.9).sum() >= run.retained_for(0.5).sum() >= run.retained.sum()
     # JSON is plain
-    meta = json.loads((folder / "run.json").read_text())
+    with np.load(path, allow_pickle=False) as npz:
+        meta = json.loads(str(npz["meta"]))
     assert meta["record"]["history"][0]["phase"] == 0
 
 
@@ -106,30 +107,53 @@ def test_store(run, tmp_path):
     assert fresh.keys() == [run.key]
 
 
+def _rewrite_meta(path, **changes):
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps({**meta, **changes}))
+    np.savez(path, **arrays)
+
+
 def test_store_tells_outdated_from_corrupt(run, tmp_path, caplog):
     store = RunStore(tmp_path / "runs")
-    folder = store.path(store.put(run))
-    meta = json.loads((folder / "run.json").read_text())
-    assert meta["format"] == STORE_FORMAT
+    path = store.path(store.put(run))
+    assert Run.load(path, expect_format=STORE_FORMAT) is not None
     # saved by an older version of the store: a miss, recomputed on demand
-    (folder / "run.json").write_text(json.dumps({**meta, "format": STORE_FORMAT - 1}))
+    _rewrite_meta(path, format=STORE_FORMAT - 1)
     assert store.get(run.key) is None
-    # damaged files: an error that names the folder, logged, never a silent miss
-    (folder / "run.json").write_text(json.dumps(meta))
-    (folder / "arrays.npz").write_bytes(b"broken")
+    # damaged files: an error that names the file, logged, never a silent miss
+    path.write_bytes(path.read_bytes()[:200])
     with caplog.at_level("WARNING", logger="artifact_lens.runs"):
-        with pytest.raises(CorruptRun, match=str(folder)):
+        with pytest.raises(CorruptRun, match="damaged"):
             store.get(run.key)
-    assert any(str(folder) in r.getMessage() for r in caplog.records)
-    (folder / "run.json").write_text("{not json")
-    with pytest.raises(CorruptRun, match="damaged"):
-        store.get(run.key)
+    assert any(str(path) in r.getMessage() for r in caplog.records)
+    # an old-layout folder (format 1) is an outdated miss too
+    (tmp_path / "runs" / "abc").mkdir()
+    (tmp_path / "runs" / "abc" / "run.json").write_text("{}")
+    assert store.get("abc") is None and "abc" not in store.keys()
 
 
-def test_bad_run_folder(tmp_path):
-    (tmp_path / "run.json").write_text("{}")
+def test_a_failed_save_keeps_the_run_and_leaves_no_temporary(run, tmp_path, monkeypatch, caplog):
+    store = RunStore(tmp_path / "runs")
+    store.put(run)
+    before = store.path(run.key).read_bytes()
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", full_disk)
+    with caplog.at_level("WARNING", logger="artifact_lens.runs"):
+        assert store.put(run) is None          # logged, not raised: the job that made the run goes on
+    assert "No space left" in caplog.text
+    assert store.path(run.key).read_bytes() == before   # the old copy is untouched
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [f"{run.key}.npz"]
+
+
+def test_bad_run_file(tmp_path):
+    (tmp_path / "r.npz").write_text("{}")
     with pytest.raises(CorruptRun, match="cannot read the run"):
-        Run.load(tmp_path)
+        Run.load(tmp_path / "r.npz")
 
 
 def test_fit_run_refuses_foreign_representation(problem):
