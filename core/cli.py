@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from core.errors import Cancelled, InputError
+from core.safe_csv import write_csv
 
 
 # ---------------------------------------------------------------- helpers
@@ -231,8 +232,7 @@ def cmd_aflite(args) -> int:
     if args.evaluate:
         extra["evaluation"] = _evaluate(ds, rep, run, args)
     manifest = run.manifest(**extra)
-    with atomic_output(args.out) as tmp:
-        scored.to_csv(tmp, index=False, float_format="%.6g")
+    _write_csv(scored, args.out)
     if args.manifest:
         with atomic_output(args.manifest) as tmp:
             Path(tmp).write_text(json.dumps(manifest, indent=1, default=str))
@@ -256,8 +256,9 @@ def _check_csv_out(**flags):
 
 
 def _write_csv(frame, path):
+    """Every CSV the CLI writes: the safe writer (`core.safe_csv`), atomically."""
     with atomic_output(path) as tmp:
-        frame.to_csv(tmp, index=False, float_format="%.6g")
+        write_csv(frame, tmp, float_format="%.6g")
 
 
 def _with_ids(frame):

@@ -16,12 +16,9 @@ path is atomic: the data goes to a temporary file or folder beside the target,
 then is renamed over it, so a failed or interrupted export never leaves a partial
 file. The manifest (JSON) is written beside the data as ``<name>.manifest.json``.
 
-CSV and formula injection: a spreadsheet treats a cell that starts with ``=``,
-``+``, ``-`` or ``@`` (or a tab / carriage return) as a formula. In CSV exports,
-such text cells get a leading apostrophe (``'=HYPERLINK(...)``), the usual
-neutralisation (OWASP "CSV injection"); spreadsheets show the text, not a result.
-Text that is just a number (``-1``, ``+0.5``) is left alone, and so are numeric
-columns. Parquet, JSONL and `datasets` exports keep the text unchanged.
+CSV goes through `core.safe_csv` (formula neutralisation of cells and headers,
+every text cell quoted); Parquet, JSONL and `datasets` exports keep the text
+unchanged.
 """
 from __future__ import annotations
 
@@ -39,14 +36,13 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
+from core.safe_csv import NEUTRALISATION, neutralise_formulas, to_csv_bytes
 from core.tables import SELECTIONS, ExampleTable
 
 __all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write",
            "manifest_for", "file_name"]
 
 FORMATS = ("csv", "parquet", "jsonl", "datasets")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _EXTENSION = {"csv": ".csv", "parquet": ".parquet", "jsonl": ".jsonl", "datasets": ""}
 _MIME = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "jsonl": "application/jsonl",
          "datasets": "application/zip"}
@@ -66,38 +62,6 @@ def export_frame(dataset, run=None, *, live=None, which: str = "retained", inclu
     return ExampleTable(dataset, run).export(live, which=which, include_arrays=include_arrays)
 
 
-def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy where text cells that a spreadsheet would run as a formula start with ``'``.
-
-    Only string cells are touched; numbers and strings that are plain numbers stay as they are.
-    """
-    out = frame.copy()
-    for col in out.columns:
-        series = out[col]
-        if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
-            continue
-
-        def fix(v):
-            if isinstance(v, str) and v.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(v):
-                return "'" + v
-            return v
-
-        out[col] = series.map(fix)
-    return out
-
-
-def _arrays_to_json_text(frame: pd.DataFrame) -> pd.DataFrame:
-    """Lists/arrays in cells become JSON text (CSV has no list type)."""
-    out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype != object:
-            continue
-        sample = out[col].dropna()
-        if len(sample) and isinstance(sample.iloc[0], (list, tuple, np.ndarray)):
-            out[col] = [json.dumps(np.asarray(v).tolist()) if v is not None else None for v in out[col]]
-    return out
-
-
 def _arrays_to_lists(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for col in out.columns:
@@ -106,11 +70,6 @@ def _arrays_to_lists(frame: pd.DataFrame) -> pd.DataFrame:
             if len(sample) and isinstance(sample.iloc[0], np.ndarray):
                 out[col] = [np.asarray(v).tolist() for v in out[col]]
     return out
-
-
-def _csv_bytes(frame: pd.DataFrame) -> bytes:
-    safe = neutralise_formulas(_arrays_to_json_text(frame))
-    return safe.to_csv(index=False).encode("utf-8")
 
 
 def _parquet_bytes(frame: pd.DataFrame) -> bytes:
@@ -134,8 +93,7 @@ def manifest_for(run, *, which: str, fmt: str, rows: int, tau=None, target_size=
                  dataset=None, extra: Optional[dict] = None) -> dict:
     """The manifest of one export: the run's record plus what was exported and how."""
     export = {"selection": which, "format": fmt, "rows": int(rows), "tau": tau, "target_size": target_size,
-              "csv_formula_neutralisation": "text cells starting with = + - @ tab or CR are prefixed with ' "
-                                            "(plain numbers excepted)" if fmt == "csv" else None,
+              "csv_formula_neutralisation": NEUTRALISATION if fmt == "csv" else None,
               "warmup_note": "warm-up examples trained the representation; they are not scored and are "
                              "not in the retained or removed selections (in 'all' they have warmup=true)"}
     if run is None:
@@ -168,7 +126,7 @@ def to_bytes(frame: pd.DataFrame, fmt: str, manifest: Optional[dict] = None) -> 
     """
     _check_choice("fmt", fmt, FORMATS)
     if fmt == "csv":
-        return _csv_bytes(frame)
+        return to_csv_bytes(frame)
     if fmt == "parquet":
         return _parquet_bytes(frame)
     if fmt == "jsonl":

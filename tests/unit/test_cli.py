@@ -1,4 +1,5 @@
 """The CLI: output of each command, exit code 2 with one clear line on bad input, no partial files."""
+import csv
 import json
 import os
 import subprocess
@@ -194,3 +195,22 @@ def test_aflite_quality_order(tmp_path):
     first = scored[scored.removed_at == 0]
     # with τ = 0 every example passes, so phase 0 removes exactly the k lowest-quality ones
     assert sorted(first["quality"]) == list(range(20))
+
+
+def test_cli_csv_outputs_go_through_the_safe_writer(tmp_path):
+    # a hostile dataset: formulas in the id, the text and the label
+    rows = pd.DataFrame({"uid": [f"=cmd{i}" if i % 2 else f"r{i}" for i in range(120)],
+                         "text": ["=HYPERLINK(\"http://x\")" if i % 3 == 0 else f"line\rwith return {i}" for i in range(120)],
+                         "label": ["+yes" if i % 2 else "no" for i in range(120)]})
+    src = tmp_path / "hostile.csv"
+    rows.to_csv(src, index=False, quoting=csv.QUOTE_ALL)
+    scores, accepted = tmp_path / "scores.csv", tmp_path / "acc.csv"
+    assert main(["-q", "aflite", str(src), "--id", "uid", "-r", "tfidf-svd:fields=text,dim=4", "--m", "4",
+                 "--out", str(scores)]) == 0
+    assert main(["-q", "zfilter", str(src), "--id", "uid", "--batch-size", "40", "--out", str(accepted)]) == 0
+    for path in (scores, accepted):
+        frame = pd.read_csv(path, keep_default_na=False, dtype=str)
+        assert not frame.apply(lambda col: col.str.startswith(("=", "+"))).any().any(), path.name
+        assert frame["label"].isin(["'+yes", "no"]).all()
+    text = pd.read_csv(accepted, keep_default_na=False, dtype=str)["text"]
+    assert text.str.contains("\r").any()   # a lone CR stays inside its cell

@@ -1,0 +1,83 @@
+"""The one CSV writer: every CSV the project writes (CLI and dashboard) goes through it.
+
+Two dangers of CSV, both handled here:
+
+- **Formula injection**: a spreadsheet runs a cell that starts with ``=``, ``+``,
+  ``-`` or ``@`` (or a tab / carriage return) as a formula. Such text cells *and
+  header names* get a leading apostrophe (``'=HYPERLINK(...)``), the usual
+  neutralisation (OWASP "CSV injection"); spreadsheets show the text, not a result.
+  Text that is just a number (``-1``, ``+0.5``) is left alone, and so are numeric
+  columns. Ids are text like any other cell: an id ``=1`` is written ``'=1``
+  (`NEUTRALISATION` says so in manifests).
+- **Broken rows**: every text cell is quoted (``csv.QUOTE_NONNUMERIC``), so a lone
+  carriage return or newline, quotes, tabs and NUL stay inside their cell and the
+  file reads back cell for cell (UTF-8, emoji and right-to-left text included).
+
+Lists and arrays in cells (embeddings) are written as JSON text.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["to_csv_bytes", "write_csv", "neutralise_formulas", "neutralise", "NEUTRALISATION"]
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+#: What manifests say about CSV files.
+NEUTRALISATION = ("text cells and column names starting with = + - @ tab or CR are prefixed with ' "
+                  "(plain numbers excepted), ids included; every text cell is quoted")
+
+
+def neutralise(value):
+    """``value`` with a leading ``'`` when a spreadsheet would run it as a formula."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(value):
+        return "'" + value
+    return value
+
+
+def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy where text cells and column names that a spreadsheet would run as a formula
+    start with ``'``; numbers and strings that are plain numbers stay as they are."""
+    out = frame.copy()
+    for col in out.columns:
+        series = out[col]
+        if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+            out[col] = series.map(neutralise)
+    out.columns = [neutralise(str(c)) for c in out.columns]
+    return out
+
+
+def _arrays_to_json_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """Lists/arrays in cells become JSON text (CSV has no list type)."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype != object:
+            continue
+        sample = out[col].dropna()
+        if len(sample) and isinstance(sample.iloc[0], (list, tuple, np.ndarray)):
+            out[col] = [json.dumps(np.asarray(v).tolist()) if v is not None else None for v in out[col]]
+    return out
+
+
+def to_csv_bytes(frame: pd.DataFrame, float_format: Optional[str] = None) -> bytes:
+    """``frame`` as safe CSV (UTF-8, no index); ``float_format`` as in pandas (e.g. ``"%.6g"``)."""
+    safe = neutralise_formulas(_arrays_to_json_text(frame))
+    return safe.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\r\n",
+                       float_format=float_format).encode("utf-8")
+
+
+def write_csv(frame: pd.DataFrame, path_or_file, float_format: Optional[str] = None) -> None:
+    """Write safe CSV to a path or a binary file object (callers make it atomic)."""
+    data = to_csv_bytes(frame, float_format)
+    if hasattr(path_or_file, "write"):
+        path_or_file.write(data)
+    else:
+        with open(path_or_file, "wb") as fh:
+            fh.write(data)
