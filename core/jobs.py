@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 import traceback
+import uuid
 from typing import Any, Callable, Optional
 
 from core.errors import Cancelled, InputError
@@ -61,6 +62,7 @@ class Job:
         self.result = None
         self.error: Optional[BaseException] = None
         self.traceback = ""
+        self.error_id = ""
         self.started = self.finished = None
         self._cancel = threading.Event()
         self._lock = threading.Lock()
@@ -85,8 +87,9 @@ class Job:
             self.traceback = traceback.format_exc()
             if isinstance(exc, InputError):  # a user's mistake: the message says what to fix
                 log.info("job %s stopped: %s", self.name, exc)
-            else:
-                log.error("job %s failed\n%s", self.name, self.traceback)
+            else:  # the id lets a user who saw only a short message find this traceback
+                self.error_id = uuid.uuid4().hex[:8]
+                log.error("job %s failed (error id %s)\n%s", self.name, self.error_id, self.traceback)
         else:
             self.result, self.fraction, self.status = result, 1.0, "done"
         finally:

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from core import paths
+from core.errors import InputError
 from dashboard import current
 from dashboard.session import Source, session
 
@@ -40,19 +41,65 @@ def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, pa
     return kind + (":" + ",".join(opts) if opts else "")
 
 
+DEFAULT_UPLOADS_MB = 2048
+
+
+def data_folders() -> list:
+    """Folders the Data page's "Local path" may read: ``$ARTIFACT_LENS_DATA_DIRS``
+    (separated by ``os.pathsep``), else the working folder and the cache."""
+    raw = os.environ.get("ARTIFACT_LENS_DATA_DIRS")
+    folders = [p for p in raw.split(os.pathsep) if p.strip()] if raw else [os.getcwd(), str(paths.cache_dir())]
+    return [Path(p).expanduser().resolve() for p in folders]
+
+
+def check_local_path(text: str) -> str:
+    """``text`` when it names a file or folder inside `data_folders`; else an InputError that
+    says which folders are allowed and how an administrator adds one."""
+    path = Path(text).expanduser().resolve()
+    allowed = data_folders()
+    if not any(path == folder or folder in path.parents for folder in allowed):
+        raise InputError(f"{text} is outside the folders this server may read ("
+                         + ", ".join(str(f) for f in allowed) + "); upload the file instead, or ask the "
+                         "administrator to add its folder to ARTIFACT_LENS_DATA_DIRS")
+    return text
+
+
 def save_upload(name: str, data: bytes) -> Path:
-    """An uploaded file saved under the cache (named by its content hash), so core.sources can read it."""
+    """An uploaded file saved under the cache (named by its content hash), so core.sources can
+    read it. Uploads are kept within ``$ARTIFACT_LENS_UPLOADS_MB`` (default 2048 MB): the least
+    recently used ones are deleted past it."""
     digest = hashlib.sha256(data).hexdigest()[:16]
     suffixes = "".join(Path(name).suffixes[-2:]) or ".csv"
     folder = paths.cache_dir() / "uploads"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{digest}{suffixes}"
-    if not path.exists():
+    if path.exists():
+        path.touch()   # recently used: evicted last
+    else:
         fd, tmp = tempfile.mkstemp(dir=folder)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
+    _evict_uploads(folder, keep=path)
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _evict_uploads(folder: Path, keep: Path) -> None:
+    budget = float(os.environ.get("ARTIFACT_LENS_UPLOADS_MB") or DEFAULT_UPLOADS_MB) * (1 << 20)
+    files = sorted((p for p in folder.iterdir() if p.is_file() and p != keep), key=lambda p: p.stat().st_mtime)
+    total = keep.stat().st_size + sum(p.stat().st_size for p in files)
+    for old in files:   # oldest first
+        if total <= budget:
+            break
+        total -= old.stat().st_size
+        old.unlink(missing_ok=True)
 
 
 def load_pending(source: Source):

@@ -28,9 +28,11 @@ def job_panel() -> None:
             elif job.status == "cancelled":
                 st.warning("Cancelled; the previous dataset and run are still in use.")
             else:
-                user_error = isinstance(job.error, InputError)
-                sess.fail(str(job.error) if user_error else f"{type(job.error).__name__}: {job.error}",
-                          "" if user_error else job.traceback, sess.job_page)
+                if isinstance(job.error, InputError):
+                    sess.fail(str(job.error))
+                else:
+                    sess.fail(f"{job.name} failed: {type(job.error).__name__}: {job.error} (error id "
+                              f"{job.error_id}; the traceback is in the server log)", job.traceback, sess.job_page)
                 st.rerun(scope="app")
             return
         snap = job.snapshot()

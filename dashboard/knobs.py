@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import current, url
 from dashboard.session import session
+from dashboard.sidebar import show_live
 
 
 def live_knobs(run, *, n_too: bool = True) -> dict:
@@ -30,4 +31,5 @@ def live_knobs(run, *, n_too: bool = True) -> dict:
                                      float(min(max(n0 / N, lo), 0.99)), 0.01, key="w_target",
                                      help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
     url.remember()
+    show_live(run)
     return current.live_result(run)

@@ -19,14 +19,21 @@ def start_page(title: str, caption: str = "") -> Session:
     sess = session()
     if not sess.ready and not url.restore():
         _open_demo(sess)
+    url.remember()   # every page keeps dataset, Φ, run, τ and n in the URL
     sidebar()
     error = sess.last_error
     if error:
         st.error(plain(error["message"]))
-        if error.get("traceback") and error.get("page") == title:
+        if error.get("traceback") and error.get("page") == title and _tracebacks_shown():
             with st.expander("Details (traceback)"):
                 st.code(error["traceback"], language=None)
     return sess
+
+
+def _tracebacks_shown() -> bool:
+    """Only where the server shows error details (a curator's own machine, not the shipped
+    default): tracebacks name server paths."""
+    return str(st.get_option("client.showErrorDetails")).lower() in ("full", "stacktrace", "true")
 
 
 def _open_demo(sess: Session) -> None:

@@ -7,7 +7,7 @@ watched); the objects they name are in the server's bounded cache
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import streamlit as st
 
@@ -57,6 +57,7 @@ class Session:
     zfilter_params: Optional[tuple] = None             # the Features page's last submitted forms
     consistency_params: Optional[tuple] = None
     last_error: Optional[dict] = None                  # {"message", "traceback", "page"}
+    live_line: Any = None                              # this run's sidebar placeholder for the live τ/n
 
     @property
     def ready(self) -> bool:

@@ -13,7 +13,12 @@ def remember() -> None:
     sess = session()
     st.query_params.update({"ds": sess.ds_key, "spec": sess.spec, "run": sess.run_key or "",
                             "source": sess.source.label if sess.source else "",
-                            "tau": f"{float(sess.tau):.2f}", "n": str(sess.target)})
+                            "tau": f"{float(sess.tau):.2f}", "n": _short(sess.target)})
+
+
+def _short(target) -> str:
+    """n for the URL: a count as is, a share with 4 significant digits (0.35, not 0.34992887…)."""
+    return str(int(target)) if float(target) >= 1 else f"{float(target):.4g}"
 
 
 def restore() -> bool:

@@ -1,4 +1,6 @@
 """Data: choose the source, map the columns, choose the representation Φ, start scoring."""
+from pathlib import Path
+
 import streamlit as st
 
 from core.errors import InputError
@@ -20,8 +22,10 @@ with st.form("source_form"):
                                  "synthetic experiment; digits: scikit-learn's 8×8 images.")
         size = st.number_input("Examples (nli, circles)", 200, 200000, 3000, step=500, key="demo_size")
     elif kind == "Local path":
-        path = st.text_input("File or folder", placeholder="../shared/data/snli_dev.jsonl", key="src_path",
+        path = st.text_input("File or folder", placeholder="data/snli_dev.jsonl", key="src_path",
                              help="CSV, TSV, JSONL/JSON, Parquet, or a save_to_disk / Hub-shaped folder.")
+        st.caption("This server reads files in: " + ", ".join(str(f) for f in data_inputs.data_folders())
+                   + " (an administrator sets ARTIFACT_LENS_DATA_DIRS).")
     elif kind == "Upload":
         upload = st.file_uploader("CSV, TSV, JSONL or Parquet file", type=["csv", "tsv", "jsonl", "json", "parquet"],
                                   key="src_upload")
@@ -40,8 +44,8 @@ if loaded:
                 data_inputs.load_pending(Source(source, {}, source))
             elif kind == "Local path":
                 if not path.strip():
-                    raise InputError("no path given; type a file or folder path, e.g. ../shared/data/snli_dev.jsonl")
-                data_inputs.load_pending(Source(path.strip(), {}, path.strip()))
+                    raise InputError("no path given; type a file or folder path, e.g. data/snli_dev.jsonl")
+                data_inputs.load_pending(Source(data_inputs.check_local_path(path.strip()), {}, path.strip()))
             elif kind == "Upload":
                 if upload is None:
                     raise InputError("no file chosen; pick a CSV, TSV, JSONL or Parquet file to upload")
@@ -51,6 +55,8 @@ if loaded:
                 if not hub.strip():
                     raise InputError("no Hub name given; type a dataset name such as 'snli'")
                 roles = {"config": config.strip() or None, "split": split.strip() or None}
+                if Path(hub.strip()).expanduser().exists():   # a local folder typed as a Hub name
+                    data_inputs.check_local_path(hub.strip())
                 data_inputs.load_pending(Source(hub.strip(), roles, hub.strip()))
     except InputError as exc:
         st.error(plain(exc))

@@ -6,6 +6,7 @@ tests/unit/test_projection.py and the browser test).
 """
 import io
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import pytest
 
 CACHE = Path(os.environ.setdefault("ARTIFACT_LENS_CACHE", str(Path(__file__).resolve().parents[2] / "test-artifacts" / "app-cache")))
 os.environ["ARTIFACT_LENS_MAP"] = "pca"
+# the Data page reads local paths only inside these folders (the tests' files live in tmp)
+os.environ["ARTIFACT_LENS_DATA_DIRS"] = os.pathsep.join([tempfile.gettempdir(), str(CACHE)])
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
@@ -123,6 +126,17 @@ def test_bad_path_shows_error_and_keeps_the_run(at, tmp_path):
     at.switch_page(page("2_filter")).run()
     no_exceptions(at)
     assert metrics(at)["Retained"] == "1,500"  # the previous run is still in use
+
+
+def test_local_paths_outside_the_allowed_folders_are_refused(at, monkeypatch):
+    outside = ROOT / "README.md"   # exists, but the project folder is not in ARTIFACT_LENS_DATA_DIRS here
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(str(outside))
+    at.button(key="load").click().run()
+    no_exceptions(at)
+    assert any("outside the folders this server may read" in e.value for e in at.error)
+    assert any("ARTIFACT\\_LENS\\_DATA\\_DIRS" in e.value for e in at.error)
+    assert metrics(at)["Examples"] == "3,000"   # the current dataset is kept
 
 
 def test_error_messages_quoting_data_are_escaped_not_rendered(at, tmp_path):
@@ -358,3 +372,15 @@ def test_a_reload_or_shared_link_reopens_the_same_run_and_tau(at):
     no_exceptions(again)
     assert again.slider(key="w_tau").value == pytest.approx(0.9)
     assert metrics(again)["Retained"] == kept
+
+
+def test_sidebar_url_and_sliders_agree_on_every_page(at):
+    at.switch_page(page("2_filter")).run()
+    at.slider(key="w_target").set_value(0.63).run()   # a fragment rerun
+    at.slider(key="w_tau").set_value(0.9).run()
+    live = [t.value for t in at.sidebar.text if t.value.startswith("live:")]
+    assert live == ["live: τ=0.90, n=1,890"], live
+    assert dict(at.query_params)["n"] in ("0.63", ["0.63"])
+    at.switch_page(page("7_export")).run()   # a page without knobs keeps the view in the URL
+    params = dict(at.query_params)
+    assert params["run"] and params["tau"] in ("0.90", ["0.90"]) and params["n"] in ("0.63", ["0.63"])

@@ -58,6 +58,11 @@ def test_tour(page, shots, tmp_path):
     page.keyboard.press("End")
     wait_idle(page)
     assert metric(page, "Retained") >= moved
+    # the sidebar tells the same τ and n as the sliders, without a page switch
+    page.wait_for_selector('[data-testid="stSidebar"] >> text=live: τ=1.00', timeout=10_000)
+    share = float(page.get_by_role("slider").nth(1).get_attribute("aria-valuenow"))
+    assert f"n={int(share * 3000 + 1e-9):,}" in page.locator('[data-testid="stSidebar"]').inner_text()
+    assert "tau=1.00" in page.url
     page.wait_for_selector(".js-plotly-plot")
     shot(page, shots, "2_filter")
 
