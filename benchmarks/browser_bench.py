@@ -45,7 +45,8 @@ def main():
 
     port = free_port()
     cache = tempfile.mkdtemp(prefix="artifact-lens-browser-bench-")
-    env = dict(os.environ, HF_HUB_OFFLINE="1", ARTIFACT_LENS_CACHE=cache, ARTIFACT_LENS_MAP=args.map)
+    env = dict(os.environ, HF_HUB_OFFLINE="1", ARTIFACT_LENS_CACHE=cache, ARTIFACT_LENS_MAP=args.map,
+               ARTIFACT_LENS_DATA_DIRS=str(Path(args.data).resolve().parent))   # the Data page may read it
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
