@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
-import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 from core.errors import Cancelled, InputError
+from core.outputs import Outputs
 from core.safe_csv import write_csv
 
 
@@ -44,30 +44,6 @@ def load_from_args(args):
         args.dataset, text=args.text, label=args.label, id=args.id, embedding=args.embedding,
         image=args.image, features=args.feature, config=args.config, split=args.split,
     )
-
-
-def check_output(path, suffixes, flag: str) -> None:
-    """Fail before any work when an output path cannot be written as asked."""
-    p = Path(path)
-    if p.suffix.lower() not in suffixes:
-        kinds = " or ".join(s or "a folder name" for s in suffixes)
-        raise InputError(f"{flag} must end in {kinds} (got '{p.name}').")
-    if not p.parent.exists():
-        raise InputError(f"the folder {p.parent} for {flag} does not exist; create it or choose another path.")
-
-
-@contextmanager
-def atomic_output(path: str):
-    """Yield a temporary path beside `path`; move it into place only if the block succeeds."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part" + "".join(target.suffixes), dir=target.parent or ".")
-    os.close(fd)
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def progress_bar(desc: str, quiet: bool):
@@ -126,25 +102,26 @@ def cmd_info(args) -> int:
 
 
 def cmd_represent(args) -> int:
-    check_output(args.out, (".npy", ".npz", ".parquet"), "--out")
+    args.outputs.declare("--out", args.out, (".npy", ".npz", ".parquet"))
     import numpy as np
 
     out = Path(args.out)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = _representation(ds, args.representation, args)
-    with atomic_output(args.out) as tmp:
-        ids = np.asarray(rep.ids).astype(str)
-        if out.suffix.lower() == ".npy":
-            with open(tmp, "wb") as f:
-                np.save(f, rep.X)
-        elif out.suffix.lower() == ".npz":
-            with open(tmp, "wb") as f:
-                np.savez(f, X=rep.X, ids=ids, excluded_ids=np.asarray(rep.excluded_ids).astype(str))
-        else:
-            import pandas as pd
+    tmp = args.outputs.path_for("--out")
+    ids = np.asarray(rep.ids).astype(str)
+    if out.suffix.lower() == ".npy":
+        with open(tmp, "wb") as f:
+            np.save(f, rep.X)
+    elif out.suffix.lower() == ".npz":
+        with open(tmp, "wb") as f:
+            np.savez(f, X=rep.X, ids=ids, excluded_ids=np.asarray(rep.excluded_ids).astype(str))
+    else:
+        import pandas as pd
 
-            pd.DataFrame({"id": ids, "embedding": list(rep.X)}).to_parquet(tmp, index=False)
+        pd.DataFrame({"id": ids, "embedding": list(rep.X)}).to_parquet(tmp, index=False)
+    args.outputs.commit()
     if not args.quiet:
         print(f"wrote {rep.X.shape[0]} x {rep.X.shape[1]} float32 ({rep.spec}) to {args.out}")
         if len(rep.excluded_ids):
@@ -200,11 +177,12 @@ def cmd_aflite(args) -> int:
     from core import export
     from core.runs import fit_run
 
-    check_output(args.out, (".csv",), "--out")
-    if args.manifest:
-        check_output(args.manifest, (".json",), "--manifest")
+    outs = args.outputs
+    outs.declare("--out", args.out, (".csv",))
+    outs.declare("--manifest", args.manifest, (".json",))
+    outs.declare("--export", args.export, (".csv", ".parquet", ".jsonl", ""), folder_ok=True)
     if args.export:
-        check_output(args.export, (".csv", ".parquet", ".jsonl", ""), "--export")
+        outs.declare("the export's manifest", export.manifest_path(args.export), (".json",))
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = _representation(ds, args.representation, args)
@@ -232,15 +210,16 @@ def cmd_aflite(args) -> int:
     if args.evaluate:
         extra["evaluation"] = _evaluate(ds, rep, run, args)
     manifest = run.manifest(**extra)
-    _write_csv(scored, args.out)
+    _write_csv(scored, outs.path_for("--out"))
     if args.manifest:
-        with atomic_output(args.manifest) as tmp:
-            Path(tmp).write_text(json.dumps(manifest, indent=1, default=str))
+        Path(outs.path_for("--manifest")).write_text(json.dumps(manifest, indent=1, default=str))
     if args.export:
         fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
         frame = export.export_frame(ds, run, which=args.which)
+        export.write(frame, outs.path_for("--export"), fmt=fmt)
         manifest_out = export.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds)
-        export.write(frame, args.export, fmt=fmt, manifest=manifest_out)
+        Path(outs.path_for("the export's manifest")).write_text(json.dumps(manifest_out, indent=1, default=str))
+    outs.commit()
     if not args.quiet:
         kept = int(run.retained.sum())
         print(f"AFLite: kept {kept} of {len(run.ids)} scored examples in {run.n_phases} phases ({run.seconds:.1f} s); wrote {args.out}")
@@ -249,16 +228,14 @@ def cmd_aflite(args) -> int:
     return 0
 
 
-def _check_csv_out(**flags):
+def _declare_csv(args, **flags):
     for flag, path in flags.items():
-        if path:
-            check_output(path, (".csv",), "--" + flag)
+        args.outputs.declare("--" + flag, path, (".csv",))
 
 
 def _write_csv(frame, path):
-    """Every CSV the CLI writes: the safe writer (`core.safe_csv`), atomically."""
-    with atomic_output(path) as tmp:
-        write_csv(frame, tmp, float_format="%.6g")
+    """Every CSV the CLI writes: the safe writer (`core.safe_csv`), to the transaction's temporary."""
+    write_csv(frame, path, float_format="%.6g")
 
 
 def _with_ids(frame):
@@ -268,7 +245,7 @@ def _with_ids(frame):
 def cmd_zstats(args) -> int:
     from core.zstats import compute_z
 
-    _check_csv_out(out=args.out)
+    _declare_csv(args, out=args.out)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     bar = progress_bar("z-statistics", args.quiet)
@@ -277,7 +254,8 @@ def cmd_zstats(args) -> int:
     finally:
         if bar:
             bar.close()
-    _write_csv(zs.table, args.out)
+    _write_csv(zs.table, args.outputs.path_for("--out"))
+    args.outputs.commit()
     if not args.quiet:
         s = zs.summary()
         print(f"{s['n_tests']} features tested on {s['n_examples']} examples; z* = {s['z_star']:.2f} "
@@ -295,7 +273,7 @@ def cmd_zfilter(args) -> int:
     from core.sources import load_dataset
     from core.zstats import z_filter
 
-    _check_csv_out(out=args.out, rejected=args.rejected)
+    _declare_csv(args, out=args.out, rejected=args.rejected)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     seed = None
@@ -309,9 +287,10 @@ def cmd_zfilter(args) -> int:
     finally:
         if bar:
             bar.close()
-    _write_csv(_with_ids(res.accepted), args.out)
+    _write_csv(_with_ids(res.accepted), args.outputs.path_for("--out"))
     if args.rejected:
-        _write_csv(_with_ids(res.rejected), args.rejected)
+        _write_csv(_with_ids(res.rejected), args.outputs.path_for("--rejected"))
+    args.outputs.commit()
     if not args.quiet:
         s = res.summary()
         print(f"accepted {s['accepted']}, rejected {s['rejected']} in {s['batches']} batches; "
@@ -323,13 +302,14 @@ def cmd_zfilter(args) -> int:
 def cmd_consistency(args) -> int:
     from core.zstats import consistency_filter
 
-    _check_csv_out(out=args.out, dropped=args.dropped)
+    _declare_csv(args, out=args.out, dropped=args.dropped)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     res = consistency_filter(ds, threshold=args.threshold, folds=args.folds, random_state=args.seed)
-    _write_csv(_with_ids(res.kept), args.out)
+    _write_csv(_with_ids(res.kept), args.outputs.path_for("--out"))
     if args.dropped:
-        _write_csv(_with_ids(res.dropped), args.dropped)
+        _write_csv(_with_ids(res.dropped), args.outputs.path_for("--dropped"))
+    args.outputs.commit()
     if not args.quiet:
         s = res.summary()
         print(f"kept {s['kept']}, dropped {s['dropped']} (gold-label probability <= {s['threshold']}); "
@@ -423,22 +403,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency")
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt   # SIGTERM (a kill, a scheduler) ends a command like Ctrl-C
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
-        parser.print_help()
+        parser.print_usage(sys.stderr)
+        print("error: no command given; choose one of " + ", ".join(COMMANDS) + " (see python -m core --help).",
+              file=sys.stderr)
         return 2
     if getattr(args, "cache_dir", None):
         os.environ["ARTIFACT_LENS_CACHE"] = args.cache_dir
+    args.outputs = Outputs(inputs=[getattr(args, "dataset", None), getattr(args, "seed_dataset", None)])
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:   # a read-only folder, a full disk, a path that turned into a folder
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}; check the path, its permissions and the free space, "
+              "then run the command again.", file=sys.stderr)
+        return 2
     except Cancelled:
         print("cancelled", file=sys.stderr)
         return 130
     except KeyboardInterrupt:
-        print("interrupted; no output was written", file=sys.stderr)
+        written = args.outputs.report()
+        print("interrupted; " + (f"only these outputs were written: {written}" if written else "no output was written"),
+              file=sys.stderr)
         return 130
+    finally:
+        args.outputs.abort()   # temporaries of outputs not moved into place
+        signal.signal(signal.SIGTERM, previous)

@@ -18,7 +18,10 @@ column when there is one, otherwise its row number in the source.
 """
 from __future__ import annotations
 
+import csv
 import difflib
+import gzip
+import json
 import os
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
@@ -94,6 +97,7 @@ def load_dataset(
         With a message naming the problem and the fix.
     """
     if isinstance(source, str) and source.startswith("demo:"):
+        _check_split_given_for(source, split)
         ds = _load_demo(source)
         if any(v is not None for v in (text, label, id, embedding, image, features)):
             return assign_roles(ds.table.reset_index(), name=ds.name, text=text or ds.text, label=label or ds.label,
@@ -130,6 +134,7 @@ def _read(source, *, config, split):
     if path.is_dir():
         return _read_folder(path, config=config, split=split)
     if path.is_file():
+        _check_split_given_for(str(path), split)
         return _read_file(path), str(path), {}
     if _looks_like_path(text_source):
         raise InputError(
@@ -137,6 +142,53 @@ def _read(source, *, config, split):
             f"{os.getcwd()}), or give a Hugging Face Hub name such as 'snli'."
         )
     return _read_hub(text_source, config=config, split=split)
+
+
+def _check_label_values(values: pd.Series, label: str) -> None:
+    """Labels are text or numbers, one kind per column: 1 and "1" would be two classes."""
+    present = values.dropna()
+    nested = present.map(lambda v: isinstance(v, (list, tuple, dict, set, np.ndarray)))
+    if nested.any():
+        raise InputError(f"the label column '{label}' holds lists or dicts (e.g. {present[nested].iloc[0]!r}); "
+                         "give one label per example (text or a number), or choose another column with --label.")
+    is_text = present.map(lambda v: isinstance(v, str))
+    if is_text.any() and not is_text.all():
+        number, text = present[~is_text].iloc[0], present[is_text].iloc[0]
+        raise InputError(f"the label column '{label}' mixes numbers and text (e.g. {number!r} and {text!r}), "
+                         "which would count as different labels; write every label the same way "
+                         "(all text or all numbers).")
+
+
+def _check_split_given_for(source: str, split) -> None:
+    if split is not None:
+        raise InputError(f"--split/split= ({split!r}) applies to save_to_disk folders and Hub datasets; "
+                         f"{source} has a single split: drop --split, or point at the dataset's folder.")
+
+
+def _duplicate_header(path: Path, sep: str) -> None:
+    """Repeated column names (pandas would silently rename the second 'a' to 'a.1')."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise InputError(f"{path} repeats column names ({', '.join(map(repr, repeated))}); give every column a "
+                         "unique name in the header row.")
+
+
+def _bad_json_line(path: Path) -> str:
+    """Where a JSON Lines file first fails to parse, by line number."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                if not isinstance(json.loads(line), dict):
+                    return f"line {number} is not a JSON object"
+            except ValueError as exc:
+                return f"line {number} is not valid JSON ({exc.msg})"
+    return ""
 
 
 def _looks_like_path(s: str) -> bool:
@@ -169,10 +221,16 @@ def _read_file(path: Path) -> pd.DataFrame:
     ext = file_type(path)
     try:
         if ext == ".csv":
+            _duplicate_header(path, ",")
             frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
         elif ext == ".tsv":
+            _duplicate_header(path, "\t")
             frame = pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""], quoting=3)
         elif ext == ".jsonl":
+            where = _bad_json_line(path)
+            if where:
+                raise InputError(f"could not read {path} as JSON Lines: {where}. Fix that line (one JSON object "
+                                 "per line, UTF-8) or export the file again.")
             frame = pd.read_json(path, lines=True, dtype=False)
         elif ext == ".json":
             try:
@@ -181,6 +239,8 @@ def _read_file(path: Path) -> pd.DataFrame:
                 frame = pd.read_json(path, lines=True, dtype=False)
         else:
             frame = pd.read_parquet(path)
+    except InputError:
+        raise
     except (ValueError, UnicodeDecodeError, OSError, pd.errors.ParserError) as exc:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(
@@ -446,6 +506,7 @@ def assign_roles(
             index=frame.index, dtype=object,
         )
     usable = values.notna() & ~values.astype(str).str.strip().str.lower().isin(UNUSABLE_LABELS)
+    _check_label_values(values[usable], label)   # unusable markers such as "-" or "" are dropped, not mixed
     n_bad = int((~usable).sum())
     if n_bad:
         dropped["no usable label"] = n_bad
