@@ -306,6 +306,8 @@ def cmd_consistency(args) -> int:
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     res = consistency_filter(ds, threshold=args.threshold, folds=args.folds, random_state=args.seed)
+    for note in res.params.get("notes", []):
+        print(f"note: {note}", file=sys.stderr)
     _write_csv(_with_ids(res.kept), args.outputs.path_for("--out"))
     if args.dropped:
         _write_csv(_with_ids(res.dropped), args.outputs.path_for("--dropped"))
@@ -428,7 +430,8 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:   # a read-only folder, a full disk, a path that turned into a folder
-        where = f" ({exc.filename})" if exc.filename else ""
+        where = args.outputs.describe(exc.filename) or exc.filename
+        where = f" ({where})" if where else ""
         print(f"error: {exc.strerror or exc}{where}; check the path, its permissions and the free space, "
               "then run the command again.", file=sys.stderr)
         return 2

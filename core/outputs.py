@@ -64,6 +64,11 @@ class Outputs:
             if t.resolve() == resolved:
                 raise InputError(f"{flag} and {other} name the same file ({target}); give each output its own path.")
         temporary = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        try:   # a read-only or special file system says no here, before any work
+            temporary.touch()
+            temporary.unlink()
+        except OSError as exc:
+            raise InputError(f"cannot write {flag} in {parent} ({exc.strerror or exc}); choose another folder.") from None
         self._targets[flag] = (target, temporary)
 
     def path_for(self, flag: str) -> str:
@@ -103,6 +108,13 @@ class Outputs:
                 shutil.rmtree(temporary, ignore_errors=True)
             elif temporary.exists():
                 temporary.unlink()
+
+    def describe(self, path) -> Optional[str]:
+        """``"--flag target"`` when ``path`` is one of the temporaries (for error messages)."""
+        for flag, (target, temporary) in self._targets.items():
+            if str(path) == str(temporary):
+                return f"{flag} {target}"
+        return None
 
     def report(self) -> Optional[str]:
         """What an interrupt leaves: None (nothing written) or the files that were."""

@@ -845,17 +845,24 @@ def consistency_filter(
     y_all = encode_labels(combined[inp.label].to_numpy(), classes, what=inp.label)[0]
     L = len(classes)
     proba = np.zeros((len(inp.table), L))
+    notes, folds_used = [], None
     if n_ref:
         check_cancel(cancel)
         report(progress, 0.3, "fitting on the reference")
         m = clone(model).fit(M[:n_ref], y_all[:n_ref])
         proba[:, m.classes_] = m.predict_proba(M[n_ref:])
     else:
-        min_class = np.bincount(gold, minlength=L).min()
-        splitter = StratifiedKFold(n_splits=int(min(folds, max(min_class, 2))), shuffle=True, random_state=random_state)
+        if folds > len(gold):
+            raise InputError(f"folds={folds} is more than the {len(gold)} examples; choose at most {len(gold)} "
+                             "(5 is usual).")
+        min_class = int(np.bincount(gold, minlength=L).min())
+        folds_used = int(min(folds, max(min_class, 2)))
+        if folds_used < folds:   # stratified folds need every label in every fold
+            notes.append(f"folds={folds} lowered to {folds_used}: the smallest label has only {min_class} examples.")
+        splitter = StratifiedKFold(n_splits=folds_used, shuffle=True, random_state=random_state)
         for i, (tr, te) in enumerate(splitter.split(np.zeros(len(gold)), gold)):
             check_cancel(cancel)
-            report(progress, 0.1 + 0.9 * i / folds, f"fold {i + 1}/{folds}")
+            report(progress, 0.1 + 0.9 * i / folds_used, f"fold {i + 1}/{folds_used}")
             m = clone(model).fit(M[tr], gold[tr])
             proba[np.ix_(te, m.classes_)] = m.predict_proba(M[te])
     p_gold = proba[np.arange(len(gold)), gold]
@@ -867,5 +874,6 @@ def consistency_filter(
     acc = float((proba.argmax(axis=1) == gold).mean())
     report(progress, 1.0, f"accuracy {acc:.3f}")
     params = {"label": inp.label, "text": list(inp.text), "threshold": float(threshold), "folds": int(folds),
-              "model": repr(model), "reference_size": n_ref, "min_count": min_count}
+              "folds_used": folds_used, "model": repr(model), "reference_size": n_ref, "min_count": min_count,
+              "notes": notes}
     return ConsistencyResult(scores, float(threshold), inp.table, acc, params)

@@ -214,3 +214,66 @@ def test_cli_csv_outputs_go_through_the_safe_writer(tmp_path):
         assert frame["label"].isin(["'+yes", "no"]).all()
     text = pd.read_csv(accepted, keep_default_na=False, dtype=str)["text"]
     assert text.str.contains("\r").any()   # a lone CR stays inside its cell
+
+
+def _listing(folder):
+    return sorted(p.name for p in folder.iterdir())   # dotfiles included
+
+
+def test_interrupt_after_the_first_output_writes_nothing(tmp_path, capsys, monkeypatch):
+    import core.cli as cli
+
+    out, rejected = tmp_path / "acc.csv", tmp_path / "rej.csv"
+    calls = []
+    real = cli.write_csv
+
+    def write_then_interrupt(frame, path, **kw):
+        real(frame, path, **kw)
+        calls.append(path)
+        if len(calls) == 1:
+            raise KeyboardInterrupt   # Ctrl-C right after the first output was written
+
+    monkeypatch.setattr(cli, "write_csv", write_then_interrupt)
+    code = main(["-q", "zfilter", "demo:nli:n=300", "--out", str(out), "--rejected", str(rejected)])
+    assert code == 130 and "no output was written" in capsys.readouterr().err
+    assert _listing(tmp_path) == []
+
+
+def test_sigterm_is_handled_like_ctrl_c(tmp_path):
+    out = tmp_path / "s.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "core", "aflite", "demo:nli:n=20000", "-r",
+                             "tfidf-svd:fields=hypothesis,dim=64", "--m", "64", "--k", "0.002", "--out", str(out)],
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            env=dict(os.environ, ARTIFACT_LENS_CACHE=str(tmp_path / "cache")))
+    first = proc.stderr.read(1)   # the first progress bar: the command is at work
+    proc.terminate()
+    err = first + proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130, err
+    assert "interrupted; no output was written" in err and "Traceback" not in err
+    assert [n for n in _listing(tmp_path) if n != "cache"] == []
+
+
+def test_a_full_disk_is_one_error_line_and_no_file(tmp_path, capsys, monkeypatch):
+    import core.cli as cli
+
+    def full(frame, path, **kw):
+        with open(path, "wb") as fh:
+            fh.write(b"partial")
+        raise OSError(28, "No space left on device", path)
+
+    monkeypatch.setattr(cli, "write_csv", full)
+    out = tmp_path / "z.csv"
+    assert main(["-q", "zstats", "demo:nli:n=300", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: No space left on device") and f"--out {out}" in err[0]
+    assert _listing(tmp_path) == []
+
+
+def test_outputs_respect_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        assert main(["-q", "zstats", "demo:nli:n=300", "--out", str(tmp_path / "z.csv")]) == 0
+    finally:
+        os.umask(old)
+    assert oct((tmp_path / "z.csv").stat().st_mode & 0o777) == oct(0o644)
+    assert _listing(tmp_path) == ["z.csv"]
