@@ -8,7 +8,7 @@ from core.labels import encode_labels as _encode
 
 __all__ = ["check_X", "encode_labels"]
 
-_CHECK_ROWS = 32768   # rows checked at a time (no N×d temporary)
+_CHECK_ROWS = 8192    # rows checked at a time (bounds the temporary: 8192 × d floats)
 
 
 def encode_labels(y):
@@ -16,8 +16,15 @@ def encode_labels(y):
     return _encode(y, what="y")
 
 
+#: |x| above this overflows float32 sums of products (Gram matrices) at realistic N and d
+MAX_ABS = 1e12
+
+
 def check_X(X) -> np.ndarray:
     """X as a C-ordered float32 (N, d) matrix (no copy for float32 input, e.g. a memmap)."""
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise InputError("X is a sparse matrix: give a dense (N, d) array, e.g. X.toarray() for a small one, or "
+                         "reduce it first (e.g. TruncatedSVD) as the tfidf-svd representation does.")
     try:
         X = np.asarray(X)
     except Exception as exc:  # ragged lists etc.
@@ -29,15 +36,23 @@ def check_X(X) -> np.ndarray:
         raise InputError(f"X has dtype {X.dtype}: give numbers (an (N, d) float array).")
     if X.shape[1] == 0:
         raise InputError("X has 0 columns: give a representation with at least one feature.")
+    if X.shape[0] == 0:
+        raise InputError("X has no rows: give one row per example.")
     X = np.asarray(X, dtype=np.float32, order="C")
-    bad_rows = []
+    bad_rows, largest = [], 0.0
     for lo in range(0, X.shape[0], _CHECK_ROWS):
-        bad = ~np.isfinite(X[lo:lo + _CHECK_ROWS]).all(axis=1)
+        row_max = np.abs(X[lo:lo + _CHECK_ROWS]).max(axis=1)   # NaN/inf propagate into the row maximum
+        bad = ~np.isfinite(row_max)
         if bad.any():
             bad_rows.append(lo + np.flatnonzero(bad))
+        if not bad.all():
+            largest = max(largest, float(row_max[~bad].max()))
     if bad_rows:
         rows = np.concatenate(bad_rows)
         raise InputError(
             f"X has NaN or infinite values in {len(rows)} row(s) (first: row {rows[0]}): "
             "drop or impute those rows, or fix the representation.")
+    if largest > MAX_ABS:
+        raise InputError(f"X has values as large as {largest:.3g}, which overflow the models' sums of products; "
+                         "scale X first (e.g. standardise each column).")
     return X

@@ -125,6 +125,9 @@ class Trajectory:
             n = self.n
         else:
             n = resolve_size("target_size", "n", target_size, self.n_samples)
+            if n < 1:
+                raise InputError(f"target_size={target_size!r} is invalid: give a count of at least 1 or a "
+                                 "fraction in (0, 1).")
             if n >= self.n_samples:
                 raise InputError(f"target_size={target_size!r} gives n={n} ≥ N={self.n_samples}: "
                                  "give a target size below N.")
@@ -234,7 +237,11 @@ class Trajectory:
     @classmethod
     def load(cls, path) -> "Trajectory":
         """A trajectory written by `save` (or by ``AFLite.save_trajectory``)."""
-        with np.load(path, allow_pickle=False) as z:
-            record = json.loads(str(z["record"]))
-            arrays = {k: z[k] for k in z.files if k != "record"}
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                record = json.loads(str(z["record"]))
+                arrays = {k: z[k] for k in z.files if k != "record"}
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            raise InputError(f"the trajectory file {path} is damaged or not a trajectory ({type(exc).__name__}); "
+                             "save it again with AFLite.save_trajectory, or refit.") from None
         return cls.from_arrays(record, arrays)

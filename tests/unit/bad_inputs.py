@@ -160,3 +160,31 @@ def _jsonl(path, records):
 
 
 __all__ = ["CASES", "make_files", "gzip"]
+
+
+# Bad input to the Python API (name, call on core.aflite, fragment): the engine's own checks.
+def _api_cases():
+    import scipy.sparse as sp
+
+    from core.aflite import AFLite, Trajectory
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 4)), rng.integers(0, 2, 200)
+    fitted = AFLite(n_partitions=4, tau=0.0, target_size=0.3).fit(X, y)
+    return [
+        ("no rows", lambda: AFLite().fit(np.empty((0, 3)), []), "no rows"),
+        ("sparse X", lambda: AFLite().fit(sp.random(50, 5, format="csr"), np.arange(50) % 2), "sparse"),
+        ("overflowing X", lambda: AFLite().fit(np.full((50, 3), 1e30), np.arange(50) % 2), "scale X"),
+        ("NaN in X", lambda: AFLite().fit(np.where(np.eye(50, 3) > 0, np.nan, 0.0), np.arange(50) % 2), "NaN"),
+        ("labels of another length", lambda: AFLite().fit(X, y[:-1]), "len"),
+        ("missing labels", lambda: AFLite().fit(X, [None] * 200), "missing"),
+        ("2-D labels", lambda: AFLite().fit(X, np.c_[y, y]), "1-D"),
+        ("negative n live", lambda: fitted.retained_for(target_size=-1), "invalid"),
+        ("zero n live", lambda: fitted.retained_for(target_size=0), "invalid"),
+        ("n above N live", lambda: fitted.retained_for(target_size=200), "below N"),
+        ("NaN tau live", lambda: fitted.retained_for(tau=float("nan")), "invalid"),
+        ("tau below fitted", lambda: AFLite(n_partitions=4, tau=0.5, target_size=0.3).fit(X, y).retained_for(0.2),
+         "refit"),
+        ("unknown phase", lambda: fitted.scores_at(99), "invalid"),
+        ("damaged trajectory", lambda: Trajectory.load(__import__("io").BytesIO(b"garbage")), "damaged"),
+    ]

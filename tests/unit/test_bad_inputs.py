@@ -36,3 +36,19 @@ def test_bad_input_is_one_clear_error_and_leaves_nothing(name, argv, fragment, f
     assert fragment.lower() in lines[0].lower(), lines[0]
     assert sorted(p.name for p in out.iterdir()) == before           # no output, no hidden temporary
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == inputs_before   # inputs untouched
+
+
+def _api_ids():
+    from bad_inputs import _api_cases
+
+    return _api_cases()
+
+
+@pytest.mark.parametrize("case", _api_ids(), ids=lambda c: c[0])
+def test_bad_input_to_the_engine_is_an_input_error_naming_it(case):
+    from core.errors import InputError
+
+    name, call, fragment = case
+    with pytest.raises(InputError) as info:
+        call()
+    assert fragment.lower() in str(info.value).lower(), str(info.value)
