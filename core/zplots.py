@@ -142,9 +142,13 @@ def gardner_plot(
                                    arrowhead=0, arrowwidth=1, ax=18, ay=-18, font=dict(size=10, color=colours[lab]))
     fig.update_xaxes(type="log", title="n (examples with the feature)")
     fig.update_yaxes(title="p̂(label | feature)", range=[0, 1.03])
+    n_tests = int(z.n_tests if hasattr(z, "n_tests") else z.attrs.get("n_tests", 0))
+    shown = table["feature"].nunique()
+    # z* divides α by every feature tested; a kind/field filter only hides some of them
+    over = f"Bonferroni over the {n_tests:,} features tested" + (f", {shown:,} shown" if shown != n_tests else "")
     fig.update_layout(
         title=title or (f"Features vs labels: {int(sig.sum()):,} of {len(table):,} (feature, label) points above "
-                        f"z* = {z_star:.2f} (Bonferroni over {table['feature'].nunique():,} features)"),
+                        f"z* = {z_star:.2f} ({over})"),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), margin=dict(t=80, l=60, r=20, b=50),
         template="plotly_white",
     )

@@ -303,3 +303,15 @@ def test_gardner_plot_and_bars():
     assert all(len(t.y) <= 4 for t in bars.data)
     r = z_filter(planted_nli(300, seed=13), batch_size=50)
     assert len(zfilter_history(r).data) == 3
+
+
+def test_gardner_title_counts_the_features_tested_like_the_summary():
+    from core.sources import load_dataset
+    from core.zplots import gardner_plot
+
+    zs = compute_z(load_dataset("demo:nli:n=900"), min_count=5)
+    n_tests = zs.summary()["n_tests"]
+    assert f"Bonferroni over the {n_tests:,} features tested)" in gardner_plot(zs).layout.title.text
+    shown = zs.table[zs.table["kind"] == "ngram"]["feature"].nunique()
+    assert shown < n_tests
+    assert f"{n_tests:,} features tested, {shown:,} shown" in gardner_plot(zs, kind="ngram").layout.title.text
