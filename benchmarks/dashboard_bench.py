@@ -61,6 +61,7 @@ def switches(count: int) -> dict:
                             "cache_entries": stats["entries"], "evictions": stats["evictions"]}))
 
     os.environ["BENCH_SWITCHES"] = str(count)
+    os.environ["ARTIFACT_LENS_MAP"] = "pca"   # no UMAP per switch: the figure is the server's own memory
     t = time.perf_counter()
     at = AppTest.from_function(script, default_timeout=3600).run()
     figures = json.loads(at.text[0].value)

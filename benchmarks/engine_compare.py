@@ -22,7 +22,6 @@ Run from the project root::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import statistics

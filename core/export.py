@@ -35,6 +35,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from core import paths
 from core.errors import InputError
 from core.safe_csv import NEUTRALISATION, neutralise_formulas, to_csv_bytes
 from core.tables import SELECTIONS, ExampleTable
@@ -150,20 +151,6 @@ def manifest_path(path) -> Path:
     return path.with_name(f"{stem}.manifest.json")
 
 
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Optional[dict] = None) -> Path:
     """Write the export to ``path`` atomically, and the manifest beside it.
 
@@ -194,7 +181,7 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     else:
-        _atomic_write_bytes(path, to_bytes(frame, fmt))
+        paths.atomic_write(path, lambda fh: fh.write(to_bytes(frame, fmt)))
     if manifest is not None:
-        _atomic_write_bytes(manifest_path(path), json.dumps(manifest, indent=1, default=str).encode())
+        paths.atomic_write(manifest_path(path), lambda fh: fh.write(json.dumps(manifest, indent=1, default=str).encode()))
     return path

@@ -16,15 +16,10 @@ import uuid
 from pathlib import Path
 from typing import Optional
 
+from core import paths
 from core.errors import InputError
 
 __all__ = ["Outputs"]
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 class Outputs:
@@ -80,7 +75,7 @@ class Outputs:
 
     def commit(self) -> list:
         """Move every output into place; the targets written, in order."""
-        mode = 0o666 & ~_umask()
+        mode = 0o666 & ~paths.umask()
         for target, temporary in self._targets.values():
             if not temporary.exists():
                 raise InputError(f"internal: {target} was declared but never written")

@@ -1,4 +1,5 @@
-"""Where artifact-lens keeps files it can recompute: the one cache-directory function.
+"""Where artifact-lens keeps files it can recompute (the one cache-directory function), and
+the one way it writes a file atomically.
 
 Representations (``representations/``), projections (``projections/``), finished
 runs (``runs/``) and uploaded files (``uploads/``) all live under `cache_dir`.
@@ -6,9 +7,10 @@ runs (``runs/``) and uploaded files (``uploads/``) all live under `cache_dir`.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
-__all__ = ["cache_dir"]
+__all__ = ["cache_dir", "atomic_write", "umask"]
 
 
 def cache_dir() -> Path:
@@ -16,3 +18,36 @@ def cache_dir() -> Path:
     so tests and servers can point it elsewhere through the environment)."""
     env = os.environ.get("ARTIFACT_LENS_CACHE")
     return Path(env).expanduser() if env else Path.home() / ".cache" / "artifact-lens"
+
+
+def umask() -> int:
+    """The process umask (read without changing it for longer than the call)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path, write, *, tag: str = "") -> Path:
+    """Write a file so readers see the old content or the new, never a part.
+
+    ``write(fh)`` fills a temporary file beside ``path`` (a hidden name that ends in
+    ``.tmp``; ``tag`` goes into it, e.g. the writer's process id); it is flushed to
+    disk, given the permissions the umask allows (``mkstemp`` would leave 0600), and
+    renamed over ``path``. On any error the temporary is removed and the old file
+    is untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{tag}{'.' if tag else ''}", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~umask())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path

@@ -225,16 +225,7 @@ def _umap(X, params, info, chunk_size, cache_root, progress, cancel):
 
 
 def _save(path: Path, xy, ids, info) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".npz", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, xy=xy, ids=ids, info=np.array(json.dumps(info)))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    paths.atomic_write(path, lambda fh: np.savez(fh, xy=xy, ids=ids, info=np.array(json.dumps(info))))
 
 
 def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_dir=None, progress=None,

@@ -49,14 +49,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -299,23 +296,6 @@ def _cache_paths(cache_dir, fingerprint: str, spec: str):
     return folder / f"{key}.npy", folder / f"{key}.json"
 
 
-def _atomic_write(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _load_cached(npy: Path, sidecar: Path, dataset: Dataset, spec: str):
     if not sidecar.exists() or not npy.exists():
         return None
@@ -335,7 +315,7 @@ def _load_cached(npy: Path, sidecar: Path, dataset: Dataset, spec: str):
 
 
 def _store(npy: Path, sidecar: Path, rep: Representation, dataset: Dataset) -> None:
-    _atomic_write(npy, lambda f: np.save(f, np.ascontiguousarray(rep.X, dtype=np.float32)))
+    paths.atomic_write(npy, lambda f: np.save(f, np.ascontiguousarray(rep.X, dtype=np.float32)))
     meta = {
         "spec": rep.spec,
         "fingerprint": dataset.fingerprint,
@@ -347,7 +327,7 @@ def _store(npy: Path, sidecar: Path, rep: Representation, dataset: Dataset) -> N
         "cache_version": CACHE_VERSION,
         "info": {k: v for k, v in rep.info.items() if k not in ("cached", "cache_path")},
     }
-    _atomic_write(sidecar, lambda f: f.write(json.dumps(meta, indent=1, default=_json_default).encode()))
+    paths.atomic_write(sidecar, lambda f: f.write(json.dumps(meta, indent=1, default=_json_default).encode()))
 
 
 def _json_default(o):

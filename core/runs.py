@@ -22,7 +22,6 @@ import json
 import logging
 import os
 import platform
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from typing import Optional
 
 import numpy as np
 
+from core import paths
 from core.aflite import AFLite, Trajectory
 from core.errors import InputError
 
@@ -45,7 +45,7 @@ _VERSIONED = ("artifact-lens", "numpy", "scipy", "pandas", "scikit-learn", "data
 #: outdated: a miss, recomputed on demand. 2: history without ``mean_score`` (= R);
 #: 3: one ``<key>.npz`` file per run (JSON inside), replaced atomically.
 STORE_FORMAT = 3
-_TEMP_SUFFIX = ".tmp"
+_TEMP_SUFFIX = ".tmp"   # what core.paths.atomic_write names its temporaries
 
 
 class CorruptRun(InputError):
@@ -250,19 +250,9 @@ class Run:
         arrays["ids"] = np.asarray(self.ids).astype(str)
         arrays["excluded_ids"] = np.asarray(self.excluded_ids).astype(str)
         arrays["meta"] = np.array(json.dumps(meta, default=str))
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=_TEMP_SUFFIX, dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **arrays)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o666 & ~_umask())
-            os.replace(tmp, path)
-            _fsync_folder(path.parent)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        # the process id in the temporary's name tells a dead writer's leftovers from a live one's
+        paths.atomic_write(path, lambda fh: np.savez(fh, **arrays), tag=str(os.getpid()))
+        _fsync_folder(path.parent)
         return path
 
     @classmethod
@@ -286,12 +276,6 @@ class Run:
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
             raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc}); delete it to "
                              "recompute the run") from exc
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -20,7 +20,10 @@ from dashboard.formatting import plain
 from dashboard.server import server
 from dashboard.session import Source, session
 
-MAP_METHOD = os.environ.get("ARTIFACT_LENS_MAP", "umap")  # tests and previews may use "pca"
+def map_method() -> str:
+    """The map the dashboard computes in the background: ``$ARTIFACT_LENS_MAP`` ("umap" by
+    default; tests and previews use "pca", which needs no background job)."""
+    return os.environ.get("ARTIFACT_LENS_MAP", "umap")
 
 
 # ---------------------------------------------------------------------- datasets

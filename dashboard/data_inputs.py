@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 from core import paths
@@ -76,19 +75,9 @@ def save_upload(name: str, data: bytes) -> Path:
     if path.exists():
         path.touch()   # recently used: evicted last
     else:
-        fd, tmp = tempfile.mkstemp(dir=folder)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        paths.atomic_write(path, lambda fh: fh.write(data))
     _evict_uploads(folder, keep=path)
     return path
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _evict_uploads(folder: Path, keep: Path) -> None:

@@ -48,7 +48,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict) -> dict:
         return fitted
 
     found = srv.cache.get_or_compute("run", key, fit)
-    if current.MAP_METHOD == "umap":
+    if current.map_method() == "umap":
         from core.projection import project
 
         pkey = current.projection_key(ds, rep)
@@ -109,7 +109,15 @@ def start_umap(ds, rep):
 
     key = current.projection_key(ds, rep)
     X, ids = rep.X, rep.ids
-    return server().jobs.submit(
-        "proj:" + key,
-        lambda ctx: project_in_subprocess(X, ids, key=key, method="umap", progress=ctx.progress, cancel=ctx.cancel),
-        name="UMAP")
+    slots = server().map_slots
+
+    def work(ctx):
+        # one UMAP child process per server at a time: quick dataset switches queue, not pile up
+        while not slots.acquire(timeout=0.5):
+            ctx.progress(0.0, "waiting for another map to finish")
+        try:
+            return project_in_subprocess(X, ids, key=key, method="umap", progress=ctx.progress, cancel=ctx.cancel)
+        finally:
+            slots.release()
+
+    return server().jobs.submit("proj:" + key, work, name="UMAP")

@@ -1,6 +1,8 @@
 """The process-wide part of the dashboard, shared by every session: cache, run store, jobs."""
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
 from core import paths
@@ -22,12 +24,15 @@ class Server:
         Finished runs on disk, keyed by their parameters.
     jobs : core.jobs.JobRunner
         Background work, by key.
+    map_slots : threading.Semaphore
+        UMAP child processes allowed at once (one: each takes a core for minutes).
     """
 
     def __init__(self):
         self.cache = BoundedCache()
         self.store = RunStore(paths.cache_dir() / "runs")
         self.jobs = JobRunner()
+        self.map_slots = threading.Semaphore(1)
 
 
 @st.cache_resource(show_spinner=False)

@@ -4,7 +4,7 @@ import streamlit as st
 from core.aflite import FAMILIES, STRATEGIES
 from core.aflite_plots import bias_per_phase, label_balance
 from core.summaries import below_chance, label_summary, phase_frame, phases_run
-from dashboard import current, pipelines
+from dashboard import pipelines
 from dashboard.knobs import live_knobs
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page

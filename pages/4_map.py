@@ -13,7 +13,7 @@ run, ds = require_run()
 methods = ["umap", "pca"]
 c1, c2, c3 = st.columns([1, 2, 1])
 method = c1.radio("Projection", methods,
-                  index=methods.index(current.MAP_METHOD if current.MAP_METHOD in methods else "umap"),
+                  index=methods.index(current.map_method() if current.map_method() in methods else "umap"),
                   format_func={"umap": "UMAP", "pca": "PCA (instant)"}.get, horizontal=True, key="map_method")
 proj = current.projection(method)
 if proj is None:

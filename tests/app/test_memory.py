@@ -45,6 +45,7 @@ def test_cache_stays_within_budget_over_fifty_switches(monkeypatch, tmp_path):
     monkeypatch.setenv("ARTIFACT_LENS_CACHE_MB", "2")
     monkeypatch.setenv("SWITCHES", "50")
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path))
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")   # no UMAP child process per switch
     server.clear()   # a fresh server that reads the budget above
     try:
         at = AppTest.from_function(_fifty_switches, default_timeout=300).run()

@@ -1,5 +1,4 @@
 """The same bad data gives the same message through Python, the CLI and the Data page."""
-import os
 import sys
 from pathlib import Path
 

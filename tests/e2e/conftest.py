@@ -4,7 +4,6 @@ Skipped when /usr/bin/chromium or the playwright package is missing (a developer
 machine without them); `.ci/run` installs Chromium, so CI runs them.
 """
 import os
-import shutil
 import socket
 import subprocess
 import sys

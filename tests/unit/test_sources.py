@@ -1,5 +1,4 @@
 """Loading datasets from every supported source, column roles, ids and bad input."""
-import json
 
 import numpy as np
 import pandas as pd
