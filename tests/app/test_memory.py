@@ -1,5 +1,4 @@
 """A shared server stays within its cache budget however many datasets its users switch through."""
-import os
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest

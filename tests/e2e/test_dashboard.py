@@ -94,6 +94,9 @@ def test_tour(page, shots, tmp_path):
 
     go(page, "Features")
     page.wait_for_selector(".js-plotly-plot")
+    # the plot title and the metric count the same features
+    tested = metric(page, "Features tested")
+    page.wait_for_selector(f"text=Bonferroni over the {tested:,} features tested")
     shot(page, shots, "5_features")
 
     go(page, "Examples")
@@ -125,6 +128,7 @@ def test_tour(page, shots, tmp_path):
 
     go(page, "Export")
     rows_to_export = metric(page, "Rows to export")
+    assert "run=" in page.url and "tau=" in page.url   # a reload here reopens this run, not the demo
     assert 0 < rows_to_export < 300
     shot(page, shots, "7_export")
     with page.expect_download() as info:
