@@ -129,7 +129,7 @@ def test_bad_path_shows_error_and_keeps_the_run(at, tmp_path):
 
 
 def test_local_paths_outside_the_allowed_folders_are_refused(at, monkeypatch):
-    outside = ROOT / "README.md"   # exists, but the project folder is not in ARTIFACT_LENS_DATA_DIRS here
+    outside = Path("/etc/hostname")   # outside the tests' ARTIFACT_LENS_DATA_DIRS (the temp folder and the cache)
     at.radio(key="src_kind").set_value("Local path").run()
     at.text_input(key="src_path").input(str(outside))
     at.button(key="load").click().run()
