@@ -63,6 +63,16 @@ def check_local_path(text: str) -> str:
     return text
 
 
+def check_spec_paths(spec: str) -> str:
+    """``spec`` when every file it names (kind ``file``) is inside `data_folders`."""
+    from core.representations import parse_spec
+
+    kind, options = parse_spec(spec)
+    if kind == "file" and options.get("path"):
+        check_local_path(str(options["path"]))
+    return spec
+
+
 def save_upload(name: str, data: bytes) -> Path:
     """An uploaded file saved under the cache (named by its content hash), so core.sources can
     read it. Uploads are kept within ``$ARTIFACT_LENS_UPLOADS_MB`` (default 2048 MB): the least

@@ -139,7 +139,8 @@ st.caption("Spec: ")
 st.code(spec, language=None)
 if go:
     try:
-        pipelines.start(view_key, spec, dict(sess.params), label="Φ + AFLite", source=on_view, page="Data")
+        pipelines.start(view_key, data_inputs.check_spec_paths(spec), dict(sess.params), label="Φ + AFLite",
+                        source=on_view, page="Data")
         st.rerun()
     except InputError as exc:
         st.error(plain(exc))

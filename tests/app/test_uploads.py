@@ -36,3 +36,11 @@ def test_local_paths_must_be_inside_the_data_folders(tmp_path, monkeypatch):
             data_inputs.check_local_path(str(bad))
     monkeypatch.delenv("ARTIFACT_LENS_DATA_DIRS")
     assert str(tmp_path) not in " ".join(map(str, data_inputs.data_folders()))   # default: cwd and cache
+
+
+def test_vector_files_must_be_inside_the_data_folders(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARTIFACT_LENS_DATA_DIRS", str(tmp_path))
+    assert data_inputs.check_spec_paths(f"file:path={tmp_path}/v.npy") == f"file:path={tmp_path}/v.npy"
+    assert data_inputs.check_spec_paths("tfidf-svd:dim=8") == "tfidf-svd:dim=8"
+    with pytest.raises(InputError, match="outside the folders"):
+        data_inputs.check_spec_paths("file:path=/etc/passwd")
