@@ -30,3 +30,17 @@ def snli_path():
 @pytest.fixture
 def mnli_path():
     return _shared("mnli_dev_matched.jsonl")
+
+
+# ---------------------------------------------------------------- a real PostgreSQL server
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A PostgreSQL server started for the tests (see tests/pg_server.py); skipped with a
+    message where Debian's postgresql package is absent."""
+    from pg_server import PostgresMissing, postgres_server
+
+    try:
+        with postgres_server() as url:
+            yield url
+    except PostgresMissing as exc:
+        pytest.skip(str(exc))

@@ -1,0 +1,91 @@
+"""The team store's tables (SQLAlchemy 2). Large arrays live in files beside the database;
+rows hold their paths and checksums. Reviews are append-only: a change of mind is a new row."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Optional
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+ROLES = ("owner", "curator", "annotator")
+DECISIONS = ("agree", "keep", "remove")   # agree with the filter, keep anyway, remove anyway
+RUN_STATUSES = ("running", "done", "interrupted", "failed")
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Workspace(Base):
+    __tablename__ = "workspaces"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class Member(Base):
+    __tablename__ = "members"
+    __table_args__ = (UniqueConstraint("workspace_id", "email"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id"))
+    email: Mapped[str] = mapped_column(String(320))
+    role: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class DatasetRecord(Base):
+    __tablename__ = "datasets"
+    __table_args__ = (UniqueConstraint("workspace_id", "fingerprint"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id"))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(500))
+    source: Mapped[str] = mapped_column(Text)
+    roles: Mapped[dict] = mapped_column(JSON, default=dict)          # the column mapping
+    created_by: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class RunRecord(Base):
+    __tablename__ = "runs"
+    __table_args__ = (UniqueConstraint("workspace_id", "key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id"))
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
+    key: Mapped[str] = mapped_column(String(64))
+    representation: Mapped[str] = mapped_column(Text)
+    params: Mapped[dict] = mapped_column(JSON)
+    seed: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
+    versions: Mapped[dict] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(20), default="running")
+    file: Mapped[Optional[str]] = mapped_column(Text, nullable=True)       # the trajectory, beside the database
+    sha256: Mapped[Optional[str]] = mapped_column(String(64), nullable=True)
+    created_by: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class SavedView(Base):
+    __tablename__ = "views"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
+    name: Mapped[str] = mapped_column(String(200))
+    tau: Mapped[float] = mapped_column(Float)
+    target_size: Mapped[int] = mapped_column(Integer)
+    created_by: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class Review(Base):
+    __tablename__ = "reviews"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    example_id: Mapped[str] = mapped_column(String(200), index=True)
+    decision: Mapped[str] = mapped_column(String(20))
+    note: Mapped[str] = mapped_column(Text, default="")
+    reviewer: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
