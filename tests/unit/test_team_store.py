@@ -130,3 +130,20 @@ def test_concurrent_reviewers_lose_nothing(store, toy):
 def test_an_unreachable_database_is_a_clear_error():
     with pytest.raises(InputError, match=r"cannot reach the database at postgresql\+psycopg://u:\*\*\*@127.0.0.1:9/"):
         TeamStore("postgresql+psycopg://u:secret@127.0.0.1:9/none")
+
+
+def test_opening_the_store_keeps_the_applications_logging(tmp_path):
+    import logging
+
+    app_logger = logging.getLogger("artifact_lens.jobs")
+    handler = logging.StreamHandler()
+    app_logger.addHandler(handler)
+    app_logger.setLevel(logging.INFO)
+    root_handlers = list(logging.getLogger().handlers)
+    try:
+        store = TeamStore(f"sqlite:///{tmp_path}/t.sqlite")
+        assert store.migrate() == "0001"   # a second upgrade is a no-op at the newest revision
+        assert handler in app_logger.handlers and app_logger.level == logging.INFO and not app_logger.disabled
+        assert logging.getLogger().handlers == root_handlers
+    finally:
+        app_logger.removeHandler(handler)
