@@ -70,9 +70,6 @@ class Outputs:
         """The temporary path to write ``flag``'s output to (a file, or a folder the writer creates)."""
         return str(self._targets[flag][1])
 
-    def declared(self, flag: str) -> bool:
-        return flag in self._targets
-
     def commit(self) -> list:
         """Move every output into place; the targets written, in order."""
         mode = 0o666 & ~paths.umask()

@@ -8,10 +8,8 @@ import sys
 import time
 
 import numpy as np
-import pandas as pd
 
-from core.dataset import Dataset
-from core.runs import RunStore, fit_run
+from core.runs import RunStore
 
 WRITER = r"""
 import random, sys
@@ -25,18 +23,9 @@ while True:
 """
 
 
-def _runs(tmp_path, count=5):
-    rng = np.random.default_rng(0)
-    n = 400
-    y = rng.integers(0, 3, n)
-    X = rng.normal(size=(n, 8)).astype(np.float32)
-    X[:, 0] += y
-    table = pd.DataFrame({"text": [f"t{i}" for i in range(n)], "label": np.array(["a", "b", "c"])[y]},
-                         index=pd.Index([f"e{i}" for i in range(n)], name="id"))
-    ds = Dataset(table=table, label="label", text=["text"], name="toy")
-    rep = type("Rep", (), {"X": X, "ids": table.index.to_numpy(), "excluded_ids": [], "spec": "toy", "info": {}})
-    base = fit_run(ds, rep, dict(n_partitions=8, train_size=0.1, slice_size=0.02, tau=0.0, target_size=0.3))
+def _runs(toy_run, count=5):
     # the same trajectory under five keys (the key hashes the parameters)
+    base = toy_run[1]
     return [dataclasses.replace(base, params={**base.params, "random_state": i}) for i in range(count)]
 
 
@@ -47,8 +36,8 @@ def _start(root, seeds):
     return proc
 
 
-def test_twenty_kills_of_four_writers_lose_nothing(tmp_path):
-    runs = _runs(tmp_path)
+def test_twenty_kills_of_four_writers_lose_nothing(tmp_path, toy_run):
+    runs = _runs(toy_run)
     seeds = [r.save(tmp_path / "seeds" / f"{i}.npz") for i, r in enumerate(runs)]
     root = tmp_path / "runs"
     store = RunStore(root)

@@ -3,12 +3,10 @@ import threading
 import uuid
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from core.dataset import Dataset
 from core.errors import InputError
-from core.runs import CorruptRun, fit_run
+from core.runs import CorruptRun
 from core.store import NotAllowed, TeamStore
 
 
@@ -21,18 +19,9 @@ def store(request, tmp_path):
     return schema_free
 
 
-@pytest.fixture(scope="module")
-def toy():
-    rng = np.random.default_rng(0)
-    n = 300
-    y = rng.integers(0, 3, n)
-    X = rng.normal(size=(n, 6)).astype(np.float32)
-    X[:, 0] += y
-    table = pd.DataFrame({"text": [f"t{i}" for i in range(n)], "label": np.array(["a", "b", "c"])[y]},
-                         index=pd.Index([f"e{i}" for i in range(n)], name="id"))
-    ds = Dataset(table=table, label="label", text=["text"], name="toy")
-    rep = type("Rep", (), {"X": X, "ids": table.index.to_numpy(), "excluded_ids": [], "spec": "toy", "info": {}})
-    return ds, fit_run(ds, rep, dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3))
+@pytest.fixture
+def toy(toy_run):
+    return toy_run
 
 
 def _workspace(store):
