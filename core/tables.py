@@ -104,6 +104,11 @@ class ExampleTable:
         return self.ids.get_indexer(np.asarray(ids).astype(str))
 
     # ------------------------------------------------------------------ reading
+    def prepare_browsing(self) -> "ExampleTable":
+        """Build the reading table now (a cache that measures this object's size counts it)."""
+        self._browse_base  # noqa: B018  (a cached property: computed once)
+        return self
+
     @cached_property
     def _browse_base(self) -> pd.DataFrame:
         ds = self.dataset

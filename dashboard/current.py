@@ -101,7 +101,8 @@ def table(run_):
     from core.tables import ExampleTable
 
     sess = session()
-    return server().cache.get_or_compute("table", (sess.ds_key, run_.key), lambda: ExampleTable(dataset(), run_))
+    return server().cache.get_or_compute("table", (sess.ds_key, run_.key),
+                                         lambda: ExampleTable(dataset(), run_).prepare_browsing())
 
 
 def live_values(run_) -> tuple:

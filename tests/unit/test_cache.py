@@ -68,3 +68,12 @@ def test_budget_from_the_environment(monkeypatch):
     assert default_budget() == 3 << 20
     monkeypatch.setenv("ARTIFACT_LENS_CACHE_MB", "lots")
     assert default_budget() == 1024 << 20
+
+
+def test_an_example_table_is_measured_with_its_reading_table(toy_run):
+    from core.tables import ExampleTable
+
+    ds, run = toy_run
+    bare = sizeof(ExampleTable(ds, run))
+    prepared = sizeof(ExampleTable(ds, run).prepare_browsing())
+    assert prepared > bare + len(ds) * 8   # the browse table (ids, labels, text) is counted
