@@ -34,7 +34,21 @@ STRATEGIES = ("greedy-slice", "slice-sample", "greedy")
 
 PCA_ROWS = 10000               # rows used to estimate the principal axes
 
-_SIZE = [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="neither")]
+
+
+class _Number(Interval):
+    """scikit-learn's `Interval` without bools (``n_partitions=True`` is a mistake, not m = 1)
+    and with any real type as a fraction (e.g. a ``np.float32`` from a computation)."""
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        if self.type is RealNotInt:
+            return isinstance(val, Real) and not isinstance(val, Integral) and val in self
+        return super().is_satisfied_by(val)
+
+
+_SIZE = [_Number(Integral, 1, None, closed="left"), _Number(RealNotInt, 0, 1, closed="neither")]
 # How to fix each parameter, appended to scikit-learn's message.
 _HINTS = {"n_partitions": "e.g. n_partitions=64 (m)", "train_size": "e.g. train_size=0.1 (t)",
           "slice_size": "e.g. slice_size=0.01 (k)", "tau": "e.g. tau=0.75 (τ)", "target_size": "e.g. target_size=0.5 (n)",
@@ -155,16 +169,16 @@ class AFLite(BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_partitions": [Interval(Integral, 1, None, closed="left")],
+        "n_partitions": [_Number(Integral, 1, None, closed="left")],
         "train_size": _SIZE,
         "slice_size": _SIZE,
-        "tau": [Interval(Real, 0, 1, closed="both")],
+        "tau": [_Number(Real, 0, 1, closed="both")],
         "target_size": _SIZE,
         "model": [StrOptions(set(FAMILIES)), list, tuple],
         "strategy": [StrOptions(set(STRATEGIES))],
-        "max_dim": [Interval(Integral, 1, None, closed="left"), None],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+        "max_dim": [_Number(Integral, 1, None, closed="left"), None],
+        "alpha": [_Number(Real, 0, None, closed="neither")],
+        "random_state": [_Number(Integral, 0, None, closed="left"), None],
     }
 
     def __init__(self, n_partitions=64, train_size=0.1, slice_size=0.01, tau=0.75,
@@ -213,6 +227,9 @@ class AFLite(BaseEstimator):
         if n >= N:
             raise InputError(f"target_size={self.target_size!r} gives n={n} ≥ N={N}: nothing would be "
                              f"removed; give a target size below N (e.g. target_size=0.5).")
+        if n < 1:
+            raise InputError(f"target_size={self.target_size!r} gives n={n} examples: give a "
+                             "target size of at least 1 example.")
         if k < 1:
             raise InputError(f"slice_size={self.slice_size!r} gives k={k} examples (N={N}): each "
                              f"phase must remove at least 1 example; raise slice_size (e.g. to "
@@ -434,7 +451,6 @@ class AFLite(BaseEstimator):
         info = {"method": "pca", "d_in": int(d), "d_out": int(self.max_dim), "fit_rows": int(len(rows)),
                 "explained_variance_ratio": round(float(w[order].sum()) / total, 6) if total > 0 else 1.0}
         return Z, np.zeros(self.max_dim, dtype=np.float32), info
-
 
     # ------------------------------------------------------------------ the fitted run
     def _trajectory(self) -> Trajectory:
