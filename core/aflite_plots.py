@@ -13,6 +13,8 @@ The z-statistics figures are in `core.zplots`.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pandas as pd
 import plotly.express as px
@@ -82,11 +84,12 @@ def phase_boxes(long: pd.DataFrame, tau: float, height: int = 340) -> go.Figure:
 
 
 def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: str, size: int = 4,
-                   title: str = "", colour_name: str = "") -> go.Figure:
+                   title: str = "", colour_name: str = "", palette: Optional[dict] = None) -> go.Figure:
     """WebGL scatter of ``xy`` (row i of ``xy`` is row i of ``frame``), coloured by column ``colour``.
 
     Numeric colours with more than 12 distinct values (and p̃) get a colour scale; anything
-    else one trace per value (named ``colour_name=value``). Hover shows id, label and p̃;
+    else one trace per value (named ``colour_name=value``, coloured by ``palette[value]``
+    when given, e.g. the review traffic lights). Hover shows id, label and p̃;
     ``customdata[0]`` is the row.
     """
     colour_name = colour_name or colour
@@ -107,7 +110,8 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
             sel = (cats == cat).to_numpy()
             fig.add_trace(go.Scattergl(x=x[sel], y=y[sel], mode="markers", name=f"{colour_name}={cat}",
                                        customdata=custom[sel], hovertemplate=hover,
-                                       marker=dict(size=size, opacity=0.75)))
+                                       marker=dict(size=size, opacity=0.75,
+                                                   color=(palette or {}).get(cat))))
     fig.update_layout(height=560, margin=dict(l=10, r=10, t=30, b=10), dragmode="select", title=title,
                       legend=dict(itemsizing="constant"))
     return fig

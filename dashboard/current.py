@@ -73,12 +73,50 @@ def representation():
 
 # ---------------------------------------------------------------------- runs
 def run_by_key(key: Optional[str]):
-    """A finished run from the cache or the store; None when there is none. Raises
-    `core.runs.CorruptRun` for a damaged stored run."""
+    """A finished run from the cache, the run store, or the workspace's saved runs (checksum
+    verified); None when there is none. Raises `core.runs.CorruptRun` for a damaged run."""
     if not key:
         return None
     srv = server()
-    return srv.cache.get_or_compute("run", key, lambda: srv.store.get(key))
+
+    def load():
+        found = srv.store.get(key)
+        if found is None:
+            from dashboard.team import member
+
+            m = member()
+            rec = srv.team.run_record(m.workspace_id, key, by=m.email)
+            if rec is not None and rec["status"] == "done":
+                found = srv.team.open_run(m.workspace_id, key, by=m.email)
+        return found
+
+    return srv.cache.get_or_compute("run", key, load)
+
+
+def workspace_runs():
+    """The runs the member's workspace holds (who made them, when, status), newest first."""
+    from dashboard.team import member
+
+    m = member()
+    return server().team.runs(m.workspace_id, by=m.email)
+
+
+def team_run_id(run_) -> Optional[int]:
+    """The id of this run in the member's workspace, or None when it is not saved there."""
+    from dashboard.team import member
+
+    m = member()
+    rec = server().team.run_record(m.workspace_id, run_.key, by=m.email)
+    return rec["id"] if rec is not None and rec["status"] == "done" else None
+
+
+def review_standing(run_id: int):
+    """`core.review.standing` of the run's reviews, read fresh (teammates review meanwhile)."""
+    from core.review import standing
+    from dashboard.team import member
+
+    m = member()
+    return standing(server().team.reviews(m.workspace_id, run_id, by=m.email))
 
 
 def run():

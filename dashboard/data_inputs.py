@@ -74,6 +74,13 @@ def check_spec_paths(spec: str) -> str:
 
 
 def save_upload(name: str, data: bytes) -> Path:
+    from dashboard.team import require
+
+    require("load data")   # before a byte reaches the server's disk
+    return _save_upload(name, data)
+
+
+def _save_upload(name: str, data: bytes) -> Path:
     """An uploaded file saved under the cache (named by its content hash), so core.sources can
     read it. Uploads are kept within ``$ARTIFACT_LENS_UPLOADS_MB`` (default 2048 MB): the least
     recently used ones are deleted past it."""
@@ -102,7 +109,11 @@ def _evict_uploads(folder: Path, keep: Path) -> None:
 
 
 def load_pending(source: Source):
-    """Load a dataset (raises InputError) and make it the Data page's pending choice."""
+    """Load a dataset (raises InputError, or `core.store.NotAllowed` for a role that does not
+    load data) and make it the Data page's pending choice."""
+    from dashboard.team import require
+
+    require("load data")
     key, ds = current.load(source)
     sess = session()
     sess.pending_key, sess.pending_source = key, source

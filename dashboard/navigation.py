@@ -11,4 +11,6 @@ PAGES = [
     ("pages/5_features.py", "Features", ":material/text_fields:"),
     ("pages/6_examples.py", "Examples", ":material/table_rows:"),
     ("pages/7_export.py", "Export", ":material/download:"),
+    ("pages/8_review.py", "Review", ":material/rate_review:"),
+    ("pages/9_team.py", "Team", ":material/group:"),
 ]

@@ -3,21 +3,28 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import current, pipelines, url
+from core.errors import InputError
+from dashboard import current, pipelines, team, url
 from dashboard.formatting import plain
 from dashboard.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source, session
 from dashboard.sidebar import sidebar
 
 
 def start_page(title: str, caption: str = "") -> Session:
-    """Title (and caption), session state (the scored demo on a first visit, or what the
-    URL names), sidebar and the last error. Every page calls it first, whether it runs
-    inside ``app.py`` or alone (as streamlit's AppTest runs it)."""
+    """Sign-in (a shared instance shows nothing before it), title (and caption), session
+    state (the workspace's newest run or the scored demo on a first visit, or what the URL
+    names), sidebar and the last error. Every page calls it first, whether it runs inside
+    ``app.py`` or alone (as streamlit's AppTest runs it)."""
     st.title(title)
+    try:
+        team.sign_in()
+    except InputError as exc:   # e.g. the team database cannot be reached: say so, keep serving
+        st.error(plain(exc))
+        st.stop()
     if caption:
         st.caption(caption)
     sess = session()
-    if not sess.ready and not url.restore():
+    if not sess.ready and not url.restore() and not _open_newest_run(sess):
         _open_demo(sess)
     url.remember()   # every page keeps dataset, Φ, run, τ and n in the URL
     sidebar()
@@ -34,6 +41,21 @@ def _tracebacks_shown() -> bool:
     """Only where the server shows error details (a curator's own machine, not the shipped
     default): tracebacks name server paths."""
     return str(st.get_option("client.showErrorDetails")).lower() in ("full", "stacktrace", "true")
+
+
+def _open_newest_run(sess: Session) -> bool:
+    """On a shared instance, open the workspace's newest finished run (what a teammate
+    opening it wants); single-user, the demo opens as always."""
+    if not team.member().signed_in:
+        return False
+    runs = current.workspace_runs()
+    for key in runs.loc[runs["status"] == "done", "key"]:
+        try:
+            pipelines.open_team_run(key)
+            return True
+        except InputError as exc:   # its dataset no longer loads, or its file is damaged
+            sess.fail(f"The workspace's newest run could not be opened: {exc}")
+    return False
 
 
 def _open_demo(sess: Session) -> None:

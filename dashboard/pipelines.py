@@ -1,8 +1,12 @@
-"""Background work of the dashboard: Φ + AFLite run, and UMAP; applying a finished job.
+"""Background work of the dashboard: Φ + AFLite run, and UMAP; applying a finished job;
+saving runs to the member's workspace and opening saved ones.
 
 The job functions get everything they need as arguments (they run in a thread
 without a streamlit session) and return plain keys; `apply_result` makes them the
-session's current dataset, Φ and run.
+session's current dataset, Φ and run. A run started from the dashboard is recorded in
+the team store as "running" before its job starts, and saved (file, checksum, "done")
+by the job itself, so closing the tab loses nothing and a server crash leaves it
+"interrupted" (resumable from the Team page).
 """
 from __future__ import annotations
 
@@ -12,14 +16,16 @@ from typing import Optional
 
 import numpy as np
 
+from core.errors import Cancelled
 from core.progress import report
-from dashboard import current
+from dashboard import current, team
 from dashboard.server import server
 from dashboard.session import Source, session
 
 
-def score(ctx, ds_key: str, ds, spec: str, params: dict) -> dict:
-    """Φ (cached) then the AFLite run (stored by its parameters); ``ctx`` may be None."""
+def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None) -> dict:
+    """Φ (cached) then the AFLite run (stored by its parameters); ``ctx`` may be None.
+    ``save(run)``, when given, records the finished run in a workspace."""
     from core.representations import represent
     from core.runs import fit_run, run_key
 
@@ -48,6 +54,8 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict) -> dict:
         return fitted
 
     found = srv.cache.get_or_compute("run", key, fit)
+    if save is not None:
+        save(found)
     if current.map_method() == "umap":
         from core.projection import project
 
@@ -61,9 +69,11 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict) -> dict:
 def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Optional[Source] = None,
           page: str = "") -> None:
     """Start (or join) the background job for this dataset, Φ and parameters; a run that
-    is already stored becomes current at once. Raises InputError for a bad spec."""
-    from core.runs import run_key
+    is already stored becomes current at once. Raises InputError for a bad spec and
+    `core.store.NotAllowed` when the member's role does not run filters."""
+    from core.runs import package_versions, run_key
 
+    m = team.require("run filters")
     srv, sess = server(), session()
     ds = current.dataset_by_key(ds_key, source)
     spec = current.check_spec(spec, ds)
@@ -72,9 +82,27 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
         # returning to earlier settings is instant
         apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
         return
+    src = source or sess.source or srv.cache.peek("source", ds_key)
+    dataset_id = srv.team.save_dataset(m.workspace_id, ds, source=src.source if src else ds.name,
+                                       roles=src.roles if src else {}, by=m.email)
+    srv.team.begin_run(m.workspace_id, dataset_id, key, representation=spec, params=dict(params),
+                       seed=params.get("random_state"), versions=package_versions(), by=m.email)
+    store, ws, email = srv.team, m.workspace_id, m.email
+
+    def work(ctx):
+        try:
+            return score(ctx, ds_key, ds, spec, params,
+                         save=lambda run: store.save_run(ws, dataset_id, run, by=email))
+        except Cancelled:
+            store.end_run(ws, key, "interrupted")
+            raise
+        except BaseException:
+            store.end_run(ws, key, "failed")
+            raise
+
     blob = json.dumps([ds_key, spec, params], sort_keys=True, default=str)
     job_key = "run:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
-    srv.jobs.submit(job_key, lambda ctx: score(ctx, ds_key, ds, spec, params), name=label or "AFLite run")
+    srv.jobs.submit(job_key, work, name=label or "AFLite run")
     sess.job_key, sess.job_params, sess.job_source, sess.job_page = job_key, dict(params), source, page
     sess.last_error = None
 
@@ -91,6 +119,40 @@ def apply_result(result: dict, params: dict, source: Optional[Source] = None) ->
     sess.ds_key, sess.spec, sess.run_key = result["ds_key"], result["spec"], result["run_key"]
     sess.params = dict(params)
     url.remember()
+
+
+def save_to_workspace(run) -> int:
+    """Save the session's current run (and its dataset) in the member's workspace, so
+    teammates can open and review it; returns its id there."""
+    m = team.require("run filters")
+    srv, sess = server(), session()
+    ds = current.dataset()
+    src = sess.source
+    dataset_id = srv.team.save_dataset(m.workspace_id, ds, source=src.source if src else ds.name,
+                                       roles=src.roles if src else {}, by=m.email)
+    return srv.team.save_run(m.workspace_id, dataset_id, run, by=m.email)
+
+
+def open_team_run(key: str) -> None:
+    """Make a run saved in the member's workspace current: its dataset is reloaded from the
+    recorded source and column mapping, its run read from the file (checksum verified)."""
+    from core.errors import InputError
+
+    m = team.require("read")
+    rec = server().team.run_record(m.workspace_id, key, by=m.email)
+    if rec is None or rec["status"] != "done":
+        raise InputError(f"run {key} is not a finished run of this workspace; choose one from the list.")
+    source = Source(rec["source"], dict(rec["roles"] or {}), rec["dataset"])
+    ds_key, ds = current.load(source)
+    run = current.run_by_key(key)
+    if run is None or run.dataset_fingerprint != ds.fingerprint:
+        raise InputError(f"the dataset of run {key} ({rec['dataset']}) has changed since the run was made; "
+                         "load it again and run the filter anew.")
+    from dashboard.session import DEFAULT_PARAMS
+
+    apply_result({"ds_key": ds_key, "spec": run.representation, "run_key": key},
+                 {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}, source)
+    session().source = source
 
 
 def current_job():

@@ -58,6 +58,9 @@ class Session:
     consistency_params: Optional[tuple] = None
     last_error: Optional[dict] = None                  # {"message", "traceback", "page"}
     live_line: Any = None                              # this run's sidebar placeholder for the live τ/n
+    workspace_id: Optional[int] = None                 # the team workspace this tab works in
+    member: Any = None                                 # dashboard.team.Member, set by sign-in on every page
+    review_order: str = "predictability"               # the Review page's queue order
 
     @property
     def ready(self) -> bool:

@@ -1,11 +1,14 @@
-"""The sidebar: current dataset, Φ and run, plus the background job's progress."""
+"""The sidebar: who is signed in (or single-user mode), the workspace, the current dataset,
+Φ and run, plus the background job's progress."""
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard import current
 from dashboard.job_panel import job_panel
+from dashboard.server import server
 from dashboard.session import session
+from dashboard.team import member
 
 
 def show_live(run) -> None:
@@ -16,11 +19,36 @@ def show_live(run) -> None:
         placeholder.text(f"live: τ={tau:.2f}, n={n:,}")
 
 
+def _team() -> None:
+    m = member()
+    if not m.signed_in:
+        st.caption("Single-user mode: no sign-in is configured, so everything here is yours. A shared "
+                   "instance with sign-in and roles: see the README's \"Hosting for a team\".")
+        return
+    spaces = server().team.workspaces_of(m.email)
+    st.text(f"{m.email}\n{m.role} in {m.workspace}")
+    if len(spaces) > 1:
+        ids = [w[0] for w in spaces]
+        st.selectbox("Workspace", ids, index=ids.index(m.workspace_id), key="workspace_pick",
+                     format_func=dict((w[0], f"{w[1]} ({w[2]})") for w in spaces).get, on_change=_switch)
+    st.button("Sign out", key="sign_out", on_click=st.logout)
+
+
+def _switch() -> None:
+    # another workspace: its newest run opens (nothing of the previous workspace stays on view)
+    sess = session()
+    sess.workspace_id = st.session_state["workspace_pick"]
+    sess.member, sess.ds_key, sess.run_key, sess.source = None, "", None, None
+    sess.pending_key = sess.pending_source = sess.job_key = None
+    st.query_params.clear()
+
+
 def sidebar() -> None:
     sess = session()
     ds = current.dataset()
     run = current.run()
     with st.sidebar:
+        _team()
         st.markdown("**Dataset**")
         name = sess.source.label if sess.source and sess.source.label else ds.name
         st.text(f"{name}\n{len(ds):,} examples, {len(ds.classes)} labels")

@@ -21,14 +21,36 @@ def _short(target) -> str:
     return str(int(target)) if float(target) >= 1 else f"{float(target):.4g}"
 
 
+def _in_workspace(run_key: str) -> bool:
+    from dashboard.team import member
+
+    m = member()
+    rec = server().team.run_record(m.workspace_id, run_key, by=m.email)
+    return rec is not None and rec["status"] == "done"
+
+
 def restore() -> bool:
     """Reopen what the URL names; False (start on the demo) when the server cannot."""
     qp = st.query_params
     ds_key, spec, run_key = qp.get("ds"), qp.get("spec"), qp.get("run")
     if not (ds_key and spec and run_key):
         return False
+    if _in_workspace(run_key):   # a teammate's link: the workspace knows how to reopen it
+        from core.errors import InputError
+        from dashboard.pipelines import open_team_run
+
+        try:
+            open_team_run(run_key)
+        except InputError:
+            return False
+        _restore_live(qp)
+        return True
+    # beyond the workspace's runs, a link opens a run the server has cached only for a member
+    # who may load data (they could load and score it themselves): never for an annotator
+    from dashboard.team import member
+
     source = server().cache.peek("source", ds_key)
-    if source is None:
+    if source is None or not member().can("load data"):
         return False
     try:
         ds = current.dataset_by_key(ds_key, source)
@@ -40,10 +62,15 @@ def restore() -> bool:
     sess = session()
     sess.ds_key, sess.source, sess.spec, sess.run_key = ds_key, source, spec, run_key
     sess.params = {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}
+    _restore_live(qp)
+    return True
+
+
+def _restore_live(qp) -> None:
+    sess = session()
     try:
         sess.tau = float(qp.get("tau", DEFAULT_TAU))
         target = float(qp.get("n", DEFAULT_TARGET))
     except ValueError:
         sess.tau, target = DEFAULT_TAU, DEFAULT_TARGET
     sess.target = int(target) if target >= 1 else target
-    return True

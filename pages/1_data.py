@@ -8,33 +8,40 @@ from dashboard import current, data_inputs, pipelines
 from dashboard.formatting import metric_row, plain
 from dashboard.page import start_page
 from dashboard.session import Source
+from dashboard.team import member
 
 sess = start_page("Data", caption=(
     "Load a labelled dataset, check its columns and labels, then build a representation Φ and score it "
     "with AFLite."))
+can_load = member().can("load data")   # the actions check the role again themselves
+if not can_load:
+    st.info(f"Your role here is {member().role}: you read and review the workspace's runs (open them on the "
+            "Team page). Loading data and running filters need a curator or owner.")
 
 # ---------------------------------------------------------------- source
-kind = st.radio("Source", ["Demo", "Local path", "Upload", "Hugging Face Hub"], horizontal=True, key="src_kind")
-with st.form("source_form"):
-    if kind == "Demo":
-        demo = st.selectbox("Demo dataset", ["nli", "circles", "digits"], key="demo_name",
-                            help="nli: synthetic premise/hypothesis pairs with planted artifacts; circles: paper 000's "
-                                 "synthetic experiment; digits: scikit-learn's 8×8 images.")
-        size = st.number_input("Examples (nli, circles)", 200, 200000, 3000, step=500, key="demo_size")
-    elif kind == "Local path":
-        path = st.text_input("File or folder", placeholder="data/snli_dev.jsonl", key="src_path",
-                             help="CSV, TSV, JSONL/JSON, Parquet, or a save_to_disk / Hub-shaped folder.")
-        st.caption("This server reads files in: " + ", ".join(str(f) for f in data_inputs.data_folders())
-                   + " (an administrator sets ARTIFACT_LENS_DATA_DIRS).")
-    elif kind == "Upload":
-        upload = st.file_uploader("CSV, TSV, JSONL or Parquet file", type=["csv", "tsv", "jsonl", "json", "parquet"],
-                                  key="src_upload")
-    else:
-        hub = st.text_input("Hub name", placeholder="snli", key="src_hub")
-        c1, c2 = st.columns(2)
-        config = c1.text_input("Config (optional)", key="src_config")
-        split = c2.text_input("Split (optional)", key="src_split")
-    loaded = st.form_submit_button("Load", type="primary", key="load")
+loaded = False
+if can_load:
+    kind = st.radio("Source", ["Demo", "Local path", "Upload", "Hugging Face Hub"], horizontal=True, key="src_kind")
+    with st.form("source_form"):
+        if kind == "Demo":
+            demo = st.selectbox("Demo dataset", ["nli", "circles", "digits"], key="demo_name",
+                                help="nli: synthetic premise/hypothesis pairs with planted artifacts; circles: paper 000's "
+                                     "synthetic experiment; digits: scikit-learn's 8×8 images.")
+            size = st.number_input("Examples (nli, circles)", 200, 200000, 3000, step=500, key="demo_size")
+        elif kind == "Local path":
+            path = st.text_input("File or folder", placeholder="data/snli_dev.jsonl", key="src_path",
+                                 help="CSV, TSV, JSONL/JSON, Parquet, or a save_to_disk / Hub-shaped folder.")
+            st.caption("This server reads files in: " + ", ".join(str(f) for f in data_inputs.data_folders())
+                       + " (an administrator sets ARTIFACT_LENS_DATA_DIRS).")
+        elif kind == "Upload":
+            upload = st.file_uploader("CSV, TSV, JSONL or Parquet file", type=["csv", "tsv", "jsonl", "json", "parquet"],
+                                      key="src_upload")
+        else:
+            hub = st.text_input("Hub name", placeholder="snli", key="src_hub")
+            c1, c2 = st.columns(2)
+            config = c1.text_input("Config (optional)", key="src_config")
+            split = c2.text_input("Split (optional)", key="src_split")
+        loaded = st.form_submit_button("Load", type="primary", key="load")
 
 if loaded:
     try:
@@ -78,30 +85,31 @@ metric_row({
 
 roles = {c: ds.role_of(c) for c in ds.table.columns}
 with st.expander("Column roles (auto-detected; override here)", expanded=False):
-    cols = list(ds.table.columns)
-    with st.form("roles_form"):
-        text_cols = st.multiselect("Text columns", cols, default=[c for c in ds.text if c in cols], key="role_text")
-        label_col = st.selectbox("Label column", cols, index=cols.index(ds.label) if ds.label in cols else 0,
-                                 key="role_label")
-        none = "(none)"
-        emb_col = st.selectbox("Embedding column", [none] + cols,
-                               index=(cols.index(ds.embedding) + 1) if ds.embedding in cols else 0, key="role_emb")
-        img_col = st.selectbox("Image column", [none] + cols,
-                               index=(cols.index(ds.image) + 1) if ds.image in cols else 0, key="role_img")
-        feat_cols = st.multiselect("Feature columns (for z-statistics)", cols,
-                                   default=[c for c in ds.features if c in cols], key="role_feat")
-        apply_roles = st.form_submit_button("Apply roles", key="apply_roles")
-    if apply_roles:
-        base = on_view or Source(ds.name, {}, ds.name)
-        new_roles = dict(base.roles)
-        new_roles.update(text=text_cols or None, label=label_col,
-                         embedding=None if emb_col == none else emb_col,
-                         image=None if img_col == none else img_col, features=feat_cols or None)
-        try:
-            data_inputs.load_pending(Source(base.source, new_roles, base.label))
-            st.rerun()
-        except InputError as exc:
-            st.error(plain(exc))
+    if can_load:
+        cols = list(ds.table.columns)
+        with st.form("roles_form"):
+            text_cols = st.multiselect("Text columns", cols, default=[c for c in ds.text if c in cols], key="role_text")
+            label_col = st.selectbox("Label column", cols, index=cols.index(ds.label) if ds.label in cols else 0,
+                                     key="role_label")
+            none = "(none)"
+            emb_col = st.selectbox("Embedding column", [none] + cols,
+                                   index=(cols.index(ds.embedding) + 1) if ds.embedding in cols else 0, key="role_emb")
+            img_col = st.selectbox("Image column", [none] + cols,
+                                   index=(cols.index(ds.image) + 1) if ds.image in cols else 0, key="role_img")
+            feat_cols = st.multiselect("Feature columns (for z-statistics)", cols,
+                                       default=[c for c in ds.features if c in cols], key="role_feat")
+            apply_roles = st.form_submit_button("Apply roles", key="apply_roles")
+        if apply_roles:
+            base = on_view or Source(ds.name, {}, ds.name)
+            new_roles = dict(base.roles)
+            new_roles.update(text=text_cols or None, label=label_col,
+                             embedding=None if emb_col == none else emb_col,
+                             image=None if img_col == none else img_col, features=feat_cols or None)
+            try:
+                data_inputs.load_pending(Source(base.source, new_roles, base.label))
+                st.rerun()
+            except InputError as exc:
+                st.error(plain(exc))
     st.dataframe({"column": list(roles), "role": list(roles.values())}, hide_index=True, key="roles_table")
 
 left, right = st.columns([3, 1])
@@ -116,34 +124,35 @@ with right:
 
 # ---------------------------------------------------------------- representation
 st.subheader("Representation Φ")
-kinds = list(data_inputs.REP_KINDS)
-default_kind = "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd")
-with st.form("rep_form"):
-    rk = st.selectbox("Kind", kinds, index=kinds.index(default_kind),
-                      format_func=lambda k: f"{k}: {data_inputs.REP_KINDS[k]}",
-                      key=f"rep_kind:{view_key}")  # per dataset: the default follows its columns
-    fields = st.multiselect("Text fields (choose a subset for a partial-input representation, e.g. hypothesis only)",
-                            ds.text, default=ds.text[-1:] if len(ds.text) > 1 else ds.text, key=f"rep_fields:{view_key}")
-    c1, c2 = st.columns(2)
-    dim = c1.number_input("Dimensions (TF-IDF/SVD, warm-up input, pixel PCA)", 2, 1024, 64, key="rep_dim")
-    fraction = c2.slider("Warm-up fraction", 0.02, 0.5, 0.1, 0.01, key="rep_fraction",
-                         help="Share of examples that trains the warm-up extractor; they are excluded downstream.")
-    path = st.text_input("Vector file (kind 'file')", key="rep_path")
-    model = st.text_input("sentence-transformers model name or local folder (kind 'sbert')", key="rep_model")
-    custom = st.text_input("Or type a full spec (overrides the above)", key="rep_custom",
-                           placeholder="warmup:fields=hypothesis,fraction=0.1")
-    go = st.form_submit_button("Build Φ and score with AFLite", type="primary", key="build")
-spec = custom.strip() or data_inputs.build_spec(rk, fields=fields, dim=dim, fraction=fraction, path=path.strip(),
-                                                model=model.strip())
-st.caption("Spec: ")
-st.code(spec, language=None)
-if go:
-    try:
-        pipelines.start(view_key, data_inputs.check_spec_paths(spec), dict(sess.params), label="Φ + AFLite",
-                        source=on_view, page="Data")
-        st.rerun()
-    except InputError as exc:
-        st.error(plain(exc))
+if can_load:
+    kinds = list(data_inputs.REP_KINDS)
+    default_kind = "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd")
+    with st.form("rep_form"):
+        rk = st.selectbox("Kind", kinds, index=kinds.index(default_kind),
+                          format_func=lambda k: f"{k}: {data_inputs.REP_KINDS[k]}",
+                          key=f"rep_kind:{view_key}")  # per dataset: the default follows its columns
+        fields = st.multiselect("Text fields (choose a subset for a partial-input representation, e.g. hypothesis only)",
+                                ds.text, default=ds.text[-1:] if len(ds.text) > 1 else ds.text, key=f"rep_fields:{view_key}")
+        c1, c2 = st.columns(2)
+        dim = c1.number_input("Dimensions (TF-IDF/SVD, warm-up input, pixel PCA)", 2, 1024, 64, key="rep_dim")
+        fraction = c2.slider("Warm-up fraction", 0.02, 0.5, 0.1, 0.01, key="rep_fraction",
+                             help="Share of examples that trains the warm-up extractor; they are excluded downstream.")
+        path = st.text_input("Vector file (kind 'file')", key="rep_path")
+        model = st.text_input("sentence-transformers model name or local folder (kind 'sbert')", key="rep_model")
+        custom = st.text_input("Or type a full spec (overrides the above)", key="rep_custom",
+                               placeholder="warmup:fields=hypothesis,fraction=0.1")
+        go = st.form_submit_button("Build Φ and score with AFLite", type="primary", key="build")
+    spec = custom.strip() or data_inputs.build_spec(rk, fields=fields, dim=dim, fraction=fraction, path=path.strip(),
+                                                    model=model.strip())
+    st.caption("Spec: ")
+    st.code(spec, language=None)
+    if go:
+        try:
+            pipelines.start(view_key, data_inputs.check_spec_paths(spec), dict(sess.params), label="Φ + AFLite",
+                            source=on_view, page="Data")
+            st.rerun()
+        except InputError as exc:
+            st.error(plain(exc))
 job = pipelines.current_job()
 if job is not None and not job.done:
     st.info("Scoring in the background (progress and Cancel in the sidebar). "

@@ -4,12 +4,15 @@ import streamlit as st
 from core.aflite import FAMILIES, STRATEGIES
 from core.aflite_plots import bias_per_phase, label_balance
 from core.summaries import below_chance, label_summary, phase_frame, phases_run
-from dashboard import pipelines
+from core.errors import InputError
+from dashboard import current, pipelines
+from dashboard.formatting import plain
 from dashboard.knobs import live_knobs
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
 from dashboard.server import server
 from dashboard.session import FIT_TAU
+from dashboard.team import member
 
 sess = start_page("Filter", caption=(
     "AFLite (paper 000, Algorithm 1): m models per phase, each trained on t examples, score every "
@@ -53,7 +56,43 @@ def live():
 
 live()
 
+# ---------------------------------------------------------------- saved views (τ, n, a name) of this run
+def open_view(tau: float, n: int) -> None:
+    # a callback runs before the sliders are drawn: they start from the view's values
+    sess.tau, sess.target = tau, n
+    for key in ("w_tau", "w_target"):
+        st.session_state.pop(key, None)
+
+
+with st.expander("Saved views of this run"):
+    run_id = current.team_run_id(run)
+    if run_id is None:
+        st.caption("This run is not saved in the workspace yet; save it (Team page, or review an example) to "
+                   "save views of it.")
+    else:
+        views = server().team.views(member().workspace_id, run_id, by=member().email)
+        if len(views):
+            pick = st.selectbox("Open a view", views["id"], key="view_pick", format_func=lambda i: (
+                lambda v: f"{v['name']}: τ = {v['tau']:.2f}, n = {v['target_size']:,} ({v['created_by']})")(
+                views.set_index("id").loc[i]))
+            chosen = views.set_index("id").loc[pick]
+            st.button("Open this view", key="view_open", on_click=open_view,
+                      args=(float(chosen["tau"]), int(chosen["target_size"])))
+        if member().can("save views"):
+            with st.form("view_form"):
+                name = st.text_input("Name this view (the live τ and n)", key="view_name")
+                if st.form_submit_button("Save view", key="view_save"):
+                    tau, n = current.live_values(run)
+                    try:
+                        server().team.save_view(member().workspace_id, run_id, name, tau, n, by=member().email)
+                        st.success(plain(f"Saved {name.strip()!r}: τ = {tau:.2f}, n = {n:,}."))
+                    except InputError as exc:
+                        st.error(plain(exc))
+
 # ---------------------------------------------------------------- refit knobs (a form: one background run per submit)
+if not member().can("run filters"):
+    st.caption(f"Your role here is {member().role}: τ and n are yours to move; new runs need a curator or owner.")
+    st.stop()
 st.subheader("Run parameters (k, m, t, family, strategy)")
 p = dict(sess.params)
 with st.form("aflite_form"):
@@ -75,8 +114,11 @@ with st.form("aflite_form"):
 if submitted:
     params = dict(n_partitions=int(m), train_size=float(t), slice_size=float(k), tau=FIT_TAU, target_size=float(n_fit),
                   model=model, strategy=strategy, random_state=int(seed))
-    pipelines.start(sess.ds_key, sess.spec, params, label="AFLite run", page="Filter")
-    st.rerun()
+    try:
+        pipelines.start(sess.ds_key, sess.spec, params, label="AFLite run", page="Filter")
+        st.rerun()
+    except InputError as exc:
+        st.error(plain(exc))
 job = pipelines.current_job()
 if job is not None and not job.done:
     st.info("A run with the new parameters is computing in the background (progress in the sidebar); "

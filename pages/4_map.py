@@ -6,6 +6,8 @@ from dashboard import current
 from dashboard.formatting import metric_row, plain
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
+from dashboard.review_panel import BADGES, review_panel, with_lights
+from core.review import LIGHT_COLOURS
 
 sess = start_page("Map")
 run, ds = require_run()
@@ -34,18 +36,24 @@ if proj is None:
     proj = current.projection("pca")
 
 table = current.table(run)
-colour = c2.selectbox("Colour by", ["label", "predictability", "retained", "removal phase", *table.other_columns],
-                      key="map_colour")
+colour = c2.selectbox("Colour by", ["label", "predictability", "retained", "removal phase", "review",
+                                    *table.other_columns], key="map_colour",
+                      help="review: the traffic lights of team review (green agreed, yellow disputed or overridden, "
+                           "red removed and not reviewed); needs the run saved in the workspace.")
 size = c3.slider("Point size", 2, 10, 4, key="map_size")
 rows_of_points = table.rows_of(proj.ids)   # projection rows (= rows of Φ) -> table rows
 
 
 @st.fragment
 def draw():
-    points = table.browse(live_knobs(run)).iloc[rows_of_points].reset_index(drop=True)
+    points = with_lights(table.browse(live_knobs(run)).iloc[rows_of_points].reset_index(drop=True), run)
     column = {"label": ds.label, "retained": "retained", "removal phase": "removed_at"}.get(colour, colour)
+    if column == "review" and "review" not in points:
+        st.caption("The run is not saved in the workspace, so it has no reviews yet: coloured by label.")
+        column = ds.label
+    palette = {BADGES[light]: LIGHT_COLOURS[light] for light in BADGES} if column == "review" else None
     fig = projection_map(proj.xy, points, colour=column, colour_name=colour, label=ds.label, size=size,
-                         title=f"{proj.method.upper()} of Φ ({len(points):,} points)")
+                         title=f"{proj.method.upper()} of Φ ({len(points):,} points)", palette=palette)
     event = st.plotly_chart(fig, key="map", on_select="rerun", selection_mode=("box", "lasso"))
     rows = selected_rows(event)
     st.subheader(f"Selected examples: {len(rows):,}")
@@ -58,9 +66,14 @@ def draw():
         "Removed by AFLite": f"{int((~chosen['retained']).sum()):,}",
         "Mean p̃": f"{chosen['predictability'].mean():.2f}",
     })
-    st.dataframe(chosen, hide_index=True, key="map_selection")
+    pick = st.dataframe(chosen, hide_index=True, key="map_selection", on_select="rerun", selection_mode="single-row")
     st.text("Label counts in the selection: " + ", ".join(
         f"{k}: {v}" for k, v in chosen[ds.label].value_counts().items()))
+    if pick.selection.rows:
+        with st.container(border=True):
+            review_panel(run, str(chosen["id"].iloc[pick.selection.rows[0]]), key="map_review", scope="fragment")
+    else:
+        st.caption("Select a row of the list to read that example and review it.")
 
 
 draw()

@@ -6,6 +6,7 @@ from dashboard import current
 from dashboard.formatting import plain, thumbnail_uri
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
+from dashboard.review_panel import review_panel, with_lights
 
 start_page("Examples", caption=(
     "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered."))
@@ -33,8 +34,8 @@ def browsers():
         st.warning(plain(f"No example carries the feature {feature.strip()!r}; check its name on the Features page."))
     chosen = filter_examples(frame, query=query, fields=ds.text, labels=labels, score_range=(lo, hi), ids=ids,
                              label_column=ds.label)
-    cols = ["id", ds.label, "predictability", *ds.text, "removed_at",
-            *[c for c in frame.columns if c not in ("id", ds.label, "predictability", "removed_at", "warmup",
+    cols = ["id", "review", ds.label, "predictability", *ds.text, "removed_at",
+            *[c for c in frame.columns if c not in ("id", "review", ds.label, "predictability", "removed_at", "warmup",
                                                     "retained", *ds.text)]]
     config = {"predictability": st.column_config.ProgressColumn("p̃", min_value=0.0, max_value=1.0, format="%.2f"),
               "removed_at": st.column_config.NumberColumn("removed at phase")}
@@ -42,20 +43,29 @@ def browsers():
         cols.insert(1, "thumbnail")
         config["thumbnail"] = st.column_config.ImageColumn("image", width="small")
     left, right = st.columns(2)
+    picked = []
     for side, status, box in (("retained", True, left), ("removed", False, right)):
         part = chosen[chosen["retained"] == status]
         with box:
             st.markdown(f"**{side.capitalize()}**: {len(part):,} matching")
             number = st.number_input("Page", 1, 10**9, 1, key=f"ex_page_{side}")
             rows, pages = page(part, number, size, sort_by=sort_by, ascending=ascending)
-            rows = rows.copy()
+            rows = with_lights(rows, run)
             if ds.image:
                 images = ds.table[ds.image].reindex(rows["id"])
                 rows["thumbnail"] = [thumbnail_uri(v) for v in images]
             shown = [c for c in cols if c in rows.columns and not (status and c == "removed_at")]
-            st.dataframe(rows[shown], hide_index=True, column_config=config,
-                         key=f"ex_table_{side}", height=min(40 + 35 * len(rows), 900))
+            event = st.dataframe(rows[shown], hide_index=True, column_config=config, key=f"ex_table_{side}",
+                                 height=min(40 + 35 * len(rows), 900), on_select="rerun", selection_mode="single-row")
             st.caption(f"page {min(number, pages)} of {pages}")
+            if event.selection.rows:
+                picked.append(str(rows["id"].iloc[event.selection.rows[0]]))
+    st.subheader("Review")
+    if not picked:
+        st.caption("Select a row in either table to read the example and review it.")
+        return
+    with st.container(border=True):
+        review_panel(run, picked[-1], key="ex_review", scope="fragment")
 
 
 browsers()

@@ -4,7 +4,8 @@ import json
 import streamlit as st
 
 from core import export
-from dashboard import current
+from core.review import reviewed_result
+from dashboard import current, team
 from dashboard.formatting import metric_row
 from dashboard.page import start_page
 from dashboard.server import server
@@ -28,18 +29,28 @@ if run is None:
     st.info("No AFLite run for this dataset yet: the export holds the whole dataset without scores.")
 live = current.live_result(run) if run is not None else None
 tau, n = current.live_values(run) if run is not None else (None, None)
+run_id = current.team_run_id(run) if run is not None else None
+overrides = []
+if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
+    live, overrides = reviewed_result(run, live, current.review_standing(run_id))
 frame = export.export_frame(ds, run, live=live, which=which)
-manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds)
+manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
+                               extra={"review_overrides": overrides} if run_id is not None else None)
 metric_row({
     "Rows to export": f"{len(frame):,}",
     "τ / n": f"{tau:.2f} / {n:,}" if run is not None else "–",
     "Warm-up examples excluded": f"{len(run.excluded_ids):,}" if run is not None else "0",
+    "Review overrides applied": f"{sum(o['changed'] for o in overrides):,}" if run_id is not None else "–",
 })
 st.dataframe(frame.head(100).drop(columns=[c for c in (ds.embedding, ds.image) if c], errors="ignore"),
              hide_index=True, key="exp_preview")
 
+if not team.member().can("export"):
+    st.info(f"Your role here is {team.member().role}: exports need a curator or owner.")
+    st.stop()
+team.require("export")   # the action itself asks the store, whatever the page showed
 data = server().cache.get_or_compute(
-    "export", (sess.ds_key, run.key if run else None, which, fmt, tau, n),
+    "export", (sess.ds_key, run.key if run else None, which, fmt, tau, n, json.dumps(overrides, sort_keys=True)),
     lambda: export.to_bytes(frame, fmt, manifest))
 name = export.file_name(ds.name, which, fmt) + (".zip" if fmt == "datasets" else "")
 d1, d2 = st.columns(2)

@@ -22,21 +22,24 @@ from typing import Optional
 
 import pandas as pd
 from sqlalchemy import create_engine, event, func, select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import sessionmaker
 
 from core import paths
 from core.errors import InputError
 from core.runs import CorruptRun, Run
-from core.store.models import (DECISIONS, ROLES, DatasetRecord, Member, Review, RunRecord, SavedView, Workspace)
+from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, Review, RunRecord, SavedView,
+                               Workspace, now)
 
-__all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "default_url", "PERMISSIONS"]
+__all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
+           "DEFAULT_WORKSPACE", "LOCAL_USER", "LOCAL_WORKSPACE"]
 
 log = logging.getLogger("artifact_lens.store")
 
 #: action -> roles allowed to do it
 PERMISSIONS = {
     "manage members": ("owner",),
+    "delete data": ("owner", "curator"),
     "load data": ("owner", "curator"),
     "run filters": ("owner", "curator"),
     "save views": ("owner", "curator"),
@@ -44,6 +47,13 @@ PERMISSIONS = {
     "review": ("owner", "curator", "annotator"),
     "read": ("owner", "curator", "annotator"),
 }
+
+
+#: the workspace a fresh instance's first owner gets
+DEFAULT_WORKSPACE = "default"
+#: single-user mode (no sign-in configured): this user owns the workspace "local". Not an
+#: e-mail address, so no one signs in as it.
+LOCAL_USER, LOCAL_WORKSPACE = "local", "local"
 
 
 class NotAllowed(InputError):
@@ -113,6 +123,47 @@ class TeamStore:
                 s.add(Member(workspace_id=ws.id, email=owner.lower(), role="owner"))
             return ws.id
 
+    def bootstrap(self, email: str, *, owner: Optional[str] = None) -> None:
+        """Called at each sign-in. With an ``owner`` setting that address owns the default
+        workspace (created, or promoted if a member already); without one, the first person
+        to sign in to a fresh instance (no signed-in members yet) owns it. Of two first
+        sign-ins at once, the unique workspace name lets exactly one win."""
+        with self.Session() as s:
+            others = s.scalar(select(func.count()).select_from(Member).where(Member.email != LOCAL_USER))
+        if owner is None and others:
+            return
+        try:
+            ws = self.workspace(DEFAULT_WORKSPACE, owner=owner or email)
+        except IntegrityError:
+            log.info("another sign-in created the default workspace first")
+            return
+        if owner is not None:
+            with self.Session.begin() as s:
+                member = s.scalar(select(Member).where(Member.workspace_id == ws, Member.email == owner.lower()))
+                if member is None:
+                    s.add(Member(workspace_id=ws, email=owner.lower(), role="owner"))
+                elif member.role != "owner":
+                    member.role = "owner"
+
+    def workspaces_of(self, email: str) -> list:
+        """``[(workspace_id, name, role), ...]`` of the member, by name."""
+        with self.Session() as s:
+            rows = s.execute(select(Workspace.id, Workspace.name, Member.role).join(Member)
+                             .where(Member.email == email.lower()).order_by(Workspace.name)).all()
+        return [tuple(r) for r in rows]
+
+    def create_workspace(self, name: str, *, by: str) -> int:
+        """A new workspace owned by ``by``, who must own a workspace already."""
+        name = name.strip()
+        if not name:
+            raise InputError("give the new workspace a name.")
+        if not any(role == "owner" for _, _, role in self.workspaces_of(by)):
+            raise NotAllowed(f"{by} owns no workspace; only owners create workspaces (ask an owner).")
+        with self.Session() as s:
+            if s.scalar(select(Workspace.id).where(Workspace.name == name)) is not None:
+                raise InputError(f"a workspace called {name!r} exists already; choose another name.")
+        return self.workspace(name, owner=by)
+
     def role_of(self, workspace_id: int, email: str) -> Optional[str]:
         with self.Session() as s:
             return s.scalar(select(Member.role).where(Member.workspace_id == workspace_id,
@@ -141,7 +192,8 @@ class TeamStore:
                     raise InputError(f"{email} is the last owner of this workspace; make someone else owner first.")
                 member.role = role
 
-    def members(self, workspace_id: int) -> pd.DataFrame:
+    def members(self, workspace_id: int, *, by: str) -> pd.DataFrame:
+        self.require(workspace_id, by, "read")
         with self.Session() as s:
             rows = s.execute(select(Member.email, Member.role, Member.created_at)
                              .where(Member.workspace_id == workspace_id).order_by(Member.email)).all()
@@ -161,9 +213,52 @@ class TeamStore:
             s.flush()
             return rec.id
 
-    def save_run(self, workspace_id: int, dataset_id: int, run: Run, *, by: str) -> int:
-        """Store a finished run: its file first (atomic), then its row (one transaction)."""
+    def datasets(self, workspace_id: int, *, by: str) -> pd.DataFrame:
+        """The workspace's datasets (not deleted): ``id, name, source, roles, fingerprint, created_by, created_at``."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            rows = s.execute(select(DatasetRecord.id, DatasetRecord.name, DatasetRecord.source, DatasetRecord.roles,
+                                    DatasetRecord.fingerprint, DatasetRecord.created_by, DatasetRecord.created_at)
+                             .where(DatasetRecord.workspace_id == workspace_id, DatasetRecord.deleted_at.is_(None))
+                             .order_by(DatasetRecord.created_at.desc())).all()
+        return pd.DataFrame(rows, columns=["id", "name", "source", "roles", "fingerprint", "created_by", "created_at"])
+
+    def delete_dataset(self, workspace_id: int, dataset_id: int, *, by: str) -> None:
+        """Hide a dataset and its runs from the workspace. Nothing is erased: the rows, run
+        files and reviews stay (a backup restores by clearing ``deleted_at``)."""
+        self.require(workspace_id, by, "delete data")
+        with self.Session.begin() as s:
+            rec = s.get(DatasetRecord, dataset_id)
+            if rec is None or rec.workspace_id != workspace_id:
+                raise InputError(f"no dataset {dataset_id} in this workspace.")
+            rec.deleted_at, rec.deleted_by = now(), by.lower()
+
+    def begin_run(self, workspace_id: int, dataset_id: int, key: str, *, representation: str, params: dict,
+                  seed: Optional[int], versions: dict, by: str) -> int:
+        """Record a run as started (status "running"): a restart finds it and marks it
+        interrupted. A run that is done already is left as it is."""
         self.require(workspace_id, by, "run filters")
+        with self.Session.begin() as s:
+            rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
+            if rec is None:
+                rec = RunRecord(workspace_id=workspace_id, dataset_id=dataset_id, key=key, representation=representation,
+                                params=params, seed=seed, versions=versions, created_by=by.lower(), status="running")
+                s.add(rec)
+            elif rec.status != "done":
+                rec.status, rec.created_by, rec.created_at = "running", by.lower(), now()
+            rec.updated_at = now()
+            s.flush()
+            return rec.id
+
+    def save_run(self, workspace_id: int, dataset_id: int, run: Run, *, by: str) -> int:
+        """Store a finished run: its file first (atomic, checksummed), then its row (one
+        transaction). A crash between the two leaves a file and no "done" row: never a row
+        that points at a missing or partial file."""
+        self.require(workspace_id, by, "run filters")
+        with self.Session() as s:
+            rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == run.key))
+            if rec is not None and rec.status == "done":
+                return rec.id
         path = run.save(self.files / f"ws{workspace_id}" / f"{run.key}.npz")
         digest = _sha256(path)
         with self.Session.begin() as s:
@@ -173,9 +268,55 @@ class TeamStore:
                                 representation=run.representation, params=run.params,
                                 seed=run.record.get("seed"), versions=run.versions, created_by=by.lower())
                 s.add(rec)
-            rec.status, rec.file, rec.sha256 = "done", str(path), digest
+            rec.status, rec.file, rec.sha256, rec.updated_at = "done", str(path), digest, now()
             s.flush()
             return rec.id
+
+    def end_run(self, workspace_id: int, key: str, status: str) -> None:
+        """Mark a run that did not finish: "failed" (an error) or "interrupted" (cancelled)."""
+        if status not in ("failed", "interrupted"):
+            raise InputError(f"a run ends as failed or interrupted, not {status!r}.")
+        with self.Session.begin() as s:
+            rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
+            if rec is not None and rec.status == "running":
+                rec.status, rec.updated_at = status, now()
+
+    def recover(self) -> int:
+        """At server start: every run still "running" belonged to a process that is gone
+        (one server per database), so it is marked "interrupted". Returns how many."""
+        with self.Session.begin() as s:
+            stale = s.scalars(select(RunRecord).where(RunRecord.status == "running")).all()
+            for rec in stale:
+                rec.status, rec.updated_at = "interrupted", now()
+            if stale:
+                log.warning("%d run(s) were interrupted by a restart: %s", len(stale), ", ".join(r.key for r in stale))
+            return len(stale)
+
+    def discard_run(self, workspace_id: int, key: str, *, by: str) -> None:
+        """Forget an interrupted or failed run (a finished run is kept: reviews point at it)."""
+        self.require(workspace_id, by, "run filters")
+        with self.Session.begin() as s:
+            rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
+            if rec is None:
+                raise InputError(f"no run {key} in this workspace.")
+            if rec.status not in ("interrupted", "failed"):
+                raise InputError(f"run {key} is {rec.status}; only interrupted or failed runs can be discarded.")
+            s.delete(rec)
+
+    def run_record(self, workspace_id: int, key: str, *, by: str) -> Optional[dict]:
+        """The run's row with its dataset's source and column mapping (to reopen it), or None."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            row = s.execute(select(RunRecord, DatasetRecord).join(DatasetRecord, RunRecord.dataset_id == DatasetRecord.id)
+                            .where(RunRecord.workspace_id == workspace_id, RunRecord.key == key,
+                                   DatasetRecord.deleted_at.is_(None))).first()
+        if row is None:
+            return None
+        run, ds = row
+        return {"id": run.id, "key": run.key, "status": run.status, "representation": run.representation,
+                "params": run.params, "created_by": run.created_by, "created_at": run.created_at,
+                "dataset_id": ds.id, "dataset": ds.name, "source": ds.source, "roles": ds.roles,
+                "fingerprint": ds.fingerprint}
 
     def open_run(self, workspace_id: int, key: str, *, by: str) -> Run:
         """A saved run, from its file, after checking its checksum (`CorruptRun` if it differs)."""
@@ -186,17 +327,21 @@ class TeamStore:
             raise InputError(f"no finished run {key} in this workspace; choose one from the list of runs.")
         path = Path(rec.file)
         if not path.exists() or _sha256(path) != rec.sha256:
-            raise CorruptRun(f"the file of run {key} ({path}) is missing or does not match its checksum; "
-                             "restore it from a backup or run the filter again.")
+            raise CorruptRun(f"the file of run {key} ({path.name}) is missing or does not match its checksum; "
+                             "restore the team files from a backup or run the filter again.")
         return Run.load(path)
 
-    def runs(self, workspace_id: int) -> pd.DataFrame:
-        """Runs with who made them and when, newest first."""
+    def runs(self, workspace_id: int, *, by: str) -> pd.DataFrame:
+        """Runs of the workspace's datasets with who made them and when, newest first."""
+        self.require(workspace_id, by, "read")
         with self.Session() as s:
-            rows = s.execute(select(RunRecord.key, RunRecord.representation, RunRecord.status, RunRecord.created_by,
-                                    RunRecord.created_at, RunRecord.params)
-                             .where(RunRecord.workspace_id == workspace_id).order_by(RunRecord.created_at.desc())).all()
-        return pd.DataFrame(rows, columns=["key", "representation", "status", "created_by", "created_at", "params"])
+            rows = s.execute(select(RunRecord.key, DatasetRecord.name, RunRecord.representation, RunRecord.status,
+                                    RunRecord.created_by, RunRecord.created_at, RunRecord.params)
+                             .join(DatasetRecord, RunRecord.dataset_id == DatasetRecord.id)
+                             .where(RunRecord.workspace_id == workspace_id, DatasetRecord.deleted_at.is_(None))
+                             .order_by(RunRecord.created_at.desc(), RunRecord.id.desc())).all()
+        return pd.DataFrame(rows, columns=["key", "dataset", "representation", "status", "created_by", "created_at",
+                                           "params"])
 
     def run_id(self, workspace_id: int, key: str) -> int:
         with self.Session() as s:
@@ -207,11 +352,33 @@ class TeamStore:
 
     def save_view(self, workspace_id: int, run_id: int, name: str, tau: float, target_size: int, *, by: str) -> int:
         self.require(workspace_id, by, "save views")
+        if not name.strip():
+            raise InputError("give the view a name.")
         with self.Session.begin() as s:
-            view = SavedView(run_id=run_id, name=name, tau=float(tau), target_size=int(target_size), created_by=by.lower())
+            self._run_in(s, workspace_id, run_id)
+            view = SavedView(run_id=run_id, name=name.strip(), tau=float(tau), target_size=int(target_size),
+                             created_by=by.lower())
             s.add(view)
             s.flush()
             return view.id
+
+    def views(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
+        """Saved views of a run: ``id, name, tau, target_size, created_by, created_at``, newest first."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            rows = s.execute(select(SavedView.id, SavedView.name, SavedView.tau, SavedView.target_size,
+                                    SavedView.created_by, SavedView.created_at)
+                             .where(SavedView.run_id == run_id).order_by(SavedView.id.desc())).all()
+        return pd.DataFrame(rows, columns=["id", "name", "tau", "target_size", "created_by", "created_at"])
+
+    @staticmethod
+    def _run_in(s, workspace_id: int, run_id: int) -> RunRecord:
+        """The run, checked to belong to the workspace (an id from another workspace is refused)."""
+        rec = s.get(RunRecord, run_id)
+        if rec is None or rec.workspace_id != workspace_id:
+            raise InputError(f"no run {run_id} in this workspace; choose one from the list of runs.")
+        return rec
 
     # ------------------------------------------------------------------ reviews
     def review(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str = "", *,
@@ -223,15 +390,19 @@ class TeamStore:
         if decision != "agree" and not note.strip():
             raise InputError(f"overriding the filter ({decision}) needs a note that says why.")
         with self.Session.begin() as s:
+            if self._run_in(s, workspace_id, run_id).status != "done":
+                raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
             row = Review(run_id=run_id, example_id=str(example_id), decision=decision, note=note, reviewer=by.lower())
             s.add(row)
             s.flush()
             return row.id
 
-    def reviews(self, run_id: int, *, latest: bool = True) -> pd.DataFrame:
-        """Reviews of a run (``example_id, reviewer, decision, note, created_at``); with ``latest``
-        only each reviewer's last decision on each example."""
+    def reviews(self, workspace_id: int, run_id: int, *, by: str, latest: bool = True) -> pd.DataFrame:
+        """Reviews of a run (``id, example_id, reviewer, decision, note, created_at``, in the
+        order they were made); with ``latest`` only each reviewer's last decision on each example."""
+        self.require(workspace_id, by, "read")
         with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
             rows = s.execute(select(Review.id, Review.example_id, Review.reviewer, Review.decision, Review.note,
                                     Review.created_at).where(Review.run_id == run_id).order_by(Review.id)).all()
         frame = pd.DataFrame(rows, columns=["id", "example_id", "reviewer", "decision", "note", "created_at"])
@@ -239,18 +410,18 @@ class TeamStore:
             frame = frame.drop_duplicates(["example_id", "reviewer"], keep="last")
         return frame.reset_index(drop=True)
 
-    def disagreements(self, run_id: int) -> pd.DataFrame:
+    def disagreements(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
         """Examples whose reviewers' latest decisions differ: ``example_id`` and the decisions."""
-        latest = self.reviews(run_id)
+        latest = self.reviews(workspace_id, run_id, by=by)
         if not len(latest):
             return pd.DataFrame(columns=["example_id", "decisions"])
         grouped = latest.groupby("example_id")["decision"].agg(lambda d: sorted(set(d)))
         split = grouped[grouped.map(len) > 1]
         return pd.DataFrame({"example_id": split.index, "decisions": split.to_numpy()}).reset_index(drop=True)
 
-    def progress(self, run_id: int) -> pd.DataFrame:
+    def progress(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
         """Examples reviewed per reviewer (latest decisions)."""
-        latest = self.reviews(run_id)
+        latest = self.reviews(workspace_id, run_id, by=by)
         return latest.groupby("reviewer").size().rename("reviewed").reset_index()
 
 

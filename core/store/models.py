@@ -49,6 +49,8 @@ class DatasetRecord(Base):
     roles: Mapped[dict] = mapped_column(JSON, default=dict)          # the column mapping
     created_by: Mapped[str] = mapped_column(String(320))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    deleted_at: Mapped[Optional[datetime]] = mapped_column(DateTime(timezone=True), nullable=True)
+    deleted_by: Mapped[Optional[str]] = mapped_column(String(320), nullable=True)
 
 
 class RunRecord(Base):
@@ -62,11 +64,12 @@ class RunRecord(Base):
     params: Mapped[dict] = mapped_column(JSON)
     seed: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
     versions: Mapped[dict] = mapped_column(JSON, default=dict)
-    status: Mapped[str] = mapped_column(String(20), default="running")
+    status: Mapped[str] = mapped_column(String(20), default="running", index=True)
     file: Mapped[Optional[str]] = mapped_column(Text, nullable=True)       # the trajectory, beside the database
     sha256: Mapped[Optional[str]] = mapped_column(String(64), nullable=True)
     created_by: Mapped[str] = mapped_column(String(320))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated_at: Mapped[Optional[datetime]] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class SavedView(Base):

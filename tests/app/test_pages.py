@@ -20,23 +20,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from streamlit.runtime import memory_media_file_storage as mem  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from apptest_helpers import frame_with, metrics, no_exceptions, page  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-
-
-def page(name):
-    return f"pages/{name}.py"
-
-
-def metrics(at):
-    return {m.label: m.value for m in at.metric}
-
-
-def no_exceptions(at):
-    assert not at.exception, [e.value for e in at.exception]
 
 
 @pytest.fixture
@@ -45,15 +34,6 @@ def at():
     app = AppTest.from_file(APP, default_timeout=180).run()
     no_exceptions(app)
     return app
-
-
-def frame_with(at, *columns):
-    """The first dataframe on the page that has these columns (dataframes have no widget key)."""
-    for element in at.dataframe:
-        value = element.value
-        if set(columns) <= set(value.columns) | {value.index.name}:
-            return value
-    raise AssertionError(f"no dataframe with columns {columns}")
 
 
 def browsers(at):
@@ -79,26 +59,6 @@ def wait_for_job(at, timeout=120):
     at.run()
     at.run()  # the job panel applies the result and reruns the app
     no_exceptions(at)
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """Capture the bytes behind every download button: url file name -> bytes."""
-    seen = {}
-    original = mem.MemoryMediaFileStorage.load_and_get_id
-
-    def capture(self, path_or_data, mimetype, kind, filename=None):
-        file_id = original(self, path_or_data, mimetype, kind, filename)
-        seen[file_id] = path_or_data if isinstance(path_or_data, bytes) else Path(path_or_data).read_bytes()
-        return file_id
-
-    monkeypatch.setattr(mem.MemoryMediaFileStorage, "load_and_get_id", capture)
-
-    def get(button):
-        file_id = Path(button.proto.url).stem
-        return seen[file_id]
-
-    return get
 
 
 # ---------------------------------------------------------------- Data

@@ -1,0 +1,101 @@
+"""Team review of one example (Examples, Map and Review pages), and the traffic-light column.
+
+The decision is written by `core.store.TeamStore.review`, which checks the member's role
+itself; the rules for lights and overrides are in `core.review`.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+import streamlit as st
+
+from core.errors import InputError
+from core.review import lights
+from dashboard import current, pipelines
+from dashboard.formatting import plain
+from dashboard.server import server
+from dashboard.team import member
+
+#: the badge of each light, as text (never HTML): tables, captions and the map legend
+BADGES = {"green": "🟢 agreed", "yellow": "🟡 disputed / overridden", "red": "🔴 removed, not reviewed", "": "–"}
+DECISION_LABELS = {"agree": "Agree with the filter", "keep": "Keep anyway", "remove": "Remove anyway"}
+
+
+def with_lights(frame, run):
+    """``frame`` (rows of `ExampleTable.browse`) with a ``review`` badge column, when the run
+    is saved in the workspace (else unchanged)."""
+    run_id = current.team_run_id(run)
+    if run_id is None:
+        return frame.copy()
+    light = lights(frame["id"], frame["retained"], current.review_standing(run_id))
+    out = frame.copy()
+    out.insert(1, "review", [BADGES[x] for x in light])
+    return out
+
+
+def save_run_offer(run, key: str) -> Optional[int]:
+    """The run's id in the workspace; if it is not saved there, an offer to save it (for
+    those who may) and None."""
+    run_id = current.team_run_id(run)
+    if run_id is not None:
+        return run_id
+    st.info("Reviews attach to runs saved in the workspace, where teammates see them; this run is not saved yet.")
+    if member().can("run filters") and st.button("Save this run to the workspace", key=f"{key}_save_run"):
+        try:
+            pipelines.save_to_workspace(run)
+            st.rerun()
+        except InputError as exc:
+            st.error(plain(exc))
+    return None
+
+
+def review_panel(run, example_id: str, key: str, scope: str = "app") -> None:
+    """One example: its fields as text, its light, its review history, and the review form.
+    ``scope="fragment"`` when drawn inside a fragment (a review redraws only that)."""
+    run_id = save_run_offer(run, key)
+    ds = current.dataset()
+    table = current.table(run)
+    row = table.rows_of([example_id])[0]
+    if row < 0:
+        st.warning(plain(f"Example {example_id} is not in the current dataset."))
+        return
+    frame = table.browse(current.live_result(run)).iloc[[row]]
+    rec = frame.iloc[0]
+    st.markdown("**Example**")
+    st.text(f"id: {example_id}\nlabel: {rec[ds.label]}")
+    for field in ds.text:
+        st.text(f"{field}: {rec[field]}")
+    p = rec["predictability"]
+    status = "retained" if rec["retained"] else f"removed at phase {int(rec['removed_at']) + 1}"
+    st.text(f"p̃ = {p:.2f}, {status}" if not np.isnan(p) else f"not scored (warm-up), {status}")
+    if run_id is None:
+        return
+    m = member()
+    light = lights([example_id], [bool(rec["retained"])], current.review_standing(run_id))[0]
+    st.text(f"review: {BADGES[light]}")
+    history = server().team.reviews(m.workspace_id, run_id, by=m.email, latest=False)
+    history = history[history["example_id"] == str(example_id)]
+    if len(history):
+        st.dataframe(history[["created_at", "reviewer", "decision", "note"]], hide_index=True, key=f"{key}_history")
+    if not m.can("review"):
+        return
+    with st.form(f"{key}_form", clear_on_submit=True):
+        decision = st.radio("Your decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get, horizontal=True,
+                            key=f"{key}_decision")
+        note = st.text_input("Note (required to keep or remove anyway)", key=f"{key}_note")
+        submitted = st.form_submit_button("Save review", type="primary", key=f"{key}_submit")
+    if submitted and submit(run_id, example_id, decision, note):
+        st.rerun(scope=scope)   # the light, the history and the queue show the new decision
+
+
+def submit(run_id: int, example_id: str, decision: str, note: str) -> bool:
+    """Write one review (the store checks the role and the note); say what happened."""
+    m = member()
+    try:
+        server().team.review(m.workspace_id, run_id, str(example_id), decision, note, by=m.email)
+    except InputError as exc:
+        st.error(plain(exc))
+        return False
+    st.toast(f"Saved: {DECISION_LABELS[decision].lower()} on {example_id}")
+    return True

@@ -1,0 +1,68 @@
+"""Review: a queue of examples for each reviewer, where reviewers disagree, and who has done what."""
+import streamlit as st
+
+from core.review import QUEUE_ORDERS, lights, queue
+from dashboard import current
+from dashboard.formatting import metric_row
+from dashboard.page import require_run, start_page
+from dashboard.review_panel import BADGES, review_panel, save_run_offer
+from dashboard.server import server
+from dashboard.team import member, seed_of
+
+sess = start_page("Review", caption=(
+    "Agree with the filter, keep anyway or remove anyway (a note says why). Every decision is kept with "
+    "who and when; a change of mind is a new decision. Lights: 🟢 agreed, 🟡 disputed or overridden, "
+    "🔴 removed by the filter and not reviewed."))
+run, ds = require_run()
+run_id = save_run_offer(run, "rv")
+if run_id is None:
+    st.stop()
+m = member()
+team = server().team
+frame = current.table(run).browse(current.live_result(run))
+frame = frame[~frame["warmup"]]
+latest = team.reviews(m.workspace_id, run_id, by=m.email)
+stand = current.review_standing(run_id)
+light = lights(frame["id"], frame["retained"], stand)
+metric_row({
+    "Reviewed": f"{stand.shape[0]:,} of {len(frame):,}",
+    BADGES["green"]: f"{(light == 'green').sum():,}",
+    BADGES["yellow"]: f"{(light == 'yellow').sum():,}",
+    BADGES["red"]: f"{(light == 'red').sum():,}",
+})
+
+queue_tab, disputes_tab, progress_tab = st.tabs(["Your queue", "Disagreements", "Progress"])
+with queue_tab:
+    order = st.radio("Serve", QUEUE_ORDERS, horizontal=True, key="rv_order",
+                     format_func={"predictability": "highest p̃ first", "random": "random order"}.get)
+    mine = latest.loc[latest["reviewer"] == m.email, "example_id"]
+    todo = queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email))
+    st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}.")
+    if len(todo):
+        with st.container(border=True):
+            review_panel(run, str(todo[0]), key="rv_queue")
+    else:
+        st.success("You have reviewed every example of this run.")
+
+with disputes_tab:
+    dis = team.disagreements(m.workspace_id, run_id, by=m.email)
+    if not len(dis):
+        st.caption("No example has reviewers who disagree.")
+    else:
+        shown = dis.assign(decisions=dis["decisions"].map(", ".join)).merge(
+            frame[["id", ds.label, *ds.text, "predictability", "retained"]], left_on="example_id", right_on="id",
+            how="left").drop(columns="id")
+        event = st.dataframe(shown, hide_index=True, key="rv_disputes", on_select="rerun",
+                             selection_mode="single-row")
+        if event.selection.rows:
+            with st.container(border=True):
+                review_panel(run, str(shown["example_id"].iloc[event.selection.rows[0]]), key="rv_dispute")
+
+with progress_tab:
+    done = team.progress(m.workspace_id, run_id, by=m.email)
+    if not len(done):
+        st.caption("Nobody has reviewed this run yet.")
+    else:
+        counts = latest.pivot_table(index="reviewer", columns="decision", values="example_id", aggfunc="count",
+                                    fill_value=0)
+        st.dataframe(done.set_index("reviewer").join(counts).reset_index(), hide_index=True, key="rv_progress")

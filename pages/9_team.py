@@ -1,0 +1,92 @@
+"""Team: the workspace's runs (open, resume, discard), its datasets, members and roles."""
+import streamlit as st
+
+from core.errors import InputError
+from core.store import ROLES
+from dashboard import current, pipelines
+from dashboard.formatting import plain
+from dashboard.page import start_page
+from dashboard.server import server
+from dashboard.session import DEFAULT_PARAMS, Source
+from dashboard.team import member
+
+sess = start_page("Team", caption=(
+    "Runs saved here open for every member without recomputing. Owners manage members and workspaces; "
+    "curators load data, run filters, save views and export; annotators review."))
+m = member()
+team = server().team
+
+
+def act(fn, *args, **kwargs) -> None:
+    """Run an action (each checks the role itself) and show its refusal as a message."""
+    try:
+        fn(*args, **kwargs)
+    except InputError as exc:
+        st.error(plain(exc))
+        return
+    st.rerun()
+
+
+def resume(rec: dict) -> None:
+    """Start an interrupted or failed run again with its recorded dataset and parameters."""
+    source = Source(rec["source"], dict(rec["roles"] or {}), rec["dataset"])
+    ds_key, _ = current.load(source)
+    params = {k: v for k, v in rec["params"].items() if k in DEFAULT_PARAMS}
+    pipelines.start(ds_key, rec["representation"], {**DEFAULT_PARAMS, **params}, label="AFLite run (resumed)",
+                    source=source, page="Team")
+
+
+st.subheader(f"Runs in {m.workspace}")
+runs = team.runs(m.workspace_id, by=m.email)
+if not len(runs):
+    st.caption("No runs saved here yet: score a dataset on the Data page (curators and owners).")
+else:
+    shown = runs.assign(params=runs["params"].map(lambda p: ", ".join(
+        f"{k}={p[k]}" for k in ("n_partitions", "slice_size", "train_size", "model") if k in p)))
+    event = st.dataframe(shown, hide_index=True, key="team_runs", on_select="rerun", selection_mode="single-row")
+    if event.selection.rows:
+        key = runs["key"].iloc[event.selection.rows[0]]
+        rec = team.run_record(m.workspace_id, key, by=m.email)
+        c1, c2, c3 = st.columns(3)
+        if rec["status"] == "done":
+            if c1.button("Open this run", type="primary", key="team_open"):
+                act(pipelines.open_team_run, key)
+        elif rec["status"] in ("interrupted", "failed") and m.can("run filters"):
+            if c2.button("Resume (run it again)", key="team_resume"):
+                act(resume, rec)
+            if c3.button("Discard", key="team_discard"):
+                act(team.discard_run, m.workspace_id, key, by=m.email)
+        else:
+            st.caption(f"This run is {rec['status']}.")
+
+st.subheader("Datasets")
+datasets = team.datasets(m.workspace_id, by=m.email)
+st.dataframe(datasets.drop(columns=["roles", "fingerprint"]), hide_index=True, key="team_datasets")
+if len(datasets) and m.can("delete data"):
+    with st.form("delete_form"):
+        gone = st.selectbox("Remove a dataset from this workspace (its runs go with it; reviews are kept in the "
+                            "database)", datasets["id"], key="team_delete_pick",
+                            format_func=dict(zip(datasets["id"], datasets["name"])).get)
+        sure = st.checkbox("Yes, remove it", key="team_delete_sure")
+        if st.form_submit_button("Remove", key="team_delete"):
+            if not sure:
+                st.warning("Tick \"Yes, remove it\" first.")
+            else:
+                act(team.delete_dataset, m.workspace_id, int(gone), by=m.email)
+
+st.subheader("Members")
+st.dataframe(team.members(m.workspace_id, by=m.email), hide_index=True, key="team_members")
+if m.can("manage members"):
+    with st.form("member_form", clear_on_submit=True):
+        c1, c2 = st.columns([3, 1])
+        email = c1.text_input("E-mail address (as the identity provider sends it)", key="team_email")
+        role = c2.selectbox("Role", ROLES, index=ROLES.index("annotator"), key="team_role")
+        if st.form_submit_button("Add or change", key="team_set_role"):
+            if not email.strip():
+                st.error("Type the member's e-mail address.")
+            else:
+                act(team.set_role, m.workspace_id, email.strip(), role, by=m.email)
+    with st.form("workspace_form", clear_on_submit=True):
+        name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
+        if st.form_submit_button("Create workspace", key="team_ws_create"):
+            act(team.create_workspace, name, by=m.email)

@@ -1,0 +1,198 @@
+"""The team instance through streamlit's AppTest: sign-in gate, roles checked by the actions
+themselves, reviews shared between members, traffic lights, overrides in the export.
+
+Each test gets a fresh server (a new team database in a temporary folder). Sign-in itself
+(OIDC in a real browser) is tested in tests/e2e/test_auth.py; here ``AppTest.user`` plays
+the identity provider's answer.
+"""
+import io
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptest_helpers import metrics, no_exceptions, page
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
+        "client_secret": "s", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
+OWNER, CURATOR, ANNOTATOR = "owner@team.org", "cur@team.org", "ann@team.org"
+
+
+@pytest.fixture
+def fresh_server(tmp_path, monkeypatch):
+    """A new team database (and server) for this test; ``$ARTIFACT_LENS_OWNER`` names the owner."""
+    from dashboard.server import server
+
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
+    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
+    os.chdir(ROOT)
+    server.clear()
+    yield
+    server.clear()
+
+
+def app(email=None, *, auth=True):
+    """An AppTest of the whole app as one browser tab: signed in as ``email``, signed out
+    (``email=None``), or single-user (``auth=False``)."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    if auth:
+        at.secrets["auth"] = dict(AUTH)
+        at.user = {"is_logged_in": True, "email": email} if email else {"is_logged_in": False}
+    return at
+
+
+def texts(at) -> str:
+    return " ".join(str(e.value) for kind in ("markdown", "text", "caption", "info", "warning", "error", "title")
+                    for e in getattr(at, kind))
+
+
+def test_before_sign_in_nothing_about_the_data_is_shown(fresh_server):
+    for name in ("1_data", "2_filter", "6_examples", "7_export", "8_review", "9_team"):
+        at = app(None)
+        at.switch_page(page(name)).run() if name != "1_data" else at.run()
+        no_exceptions(at)
+        assert at.button(key="sign_in").label == "Sign in"
+        assert not at.dataframe and not at.metric and not at.sidebar.text
+        assert "demo" not in texts(at) and "hypothesis" not in texts(at), name
+
+
+def test_single_user_mode_says_so_and_owns_everything(fresh_server):
+    at = app(auth=False).run()
+    no_exceptions(at)
+    assert "Single-user mode" in " ".join(c.value for c in at.sidebar.caption)
+    assert metrics(at)["Examples"] == "3,000"
+    at.switch_page(page("9_team")).run()
+    members = [d.value for d in at.dataframe if "role" in d.value.columns][0]
+    assert members[["email", "role"]].values.tolist() == [["local", "owner"]]
+
+
+def test_a_signed_in_member_without_a_role_is_told_whom_to_ask(fresh_server):
+    at = app("stranger@else.org").run()
+    no_exceptions(at)
+    assert "no role in any workspace" in texts(at) and not at.dataframe
+    assert at.button(key="sign_out")
+
+
+def test_an_annotator_sees_no_actions_and_the_actions_refuse(fresh_server):
+    from core.store import NotAllowed
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    no_exceptions(owner)
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    ann = app(ANNOTATOR).run()
+    no_exceptions(ann)
+    assert "annotator in default" in " ".join(t.value for t in ann.sidebar.text)
+    assert not [b for b in ann.button if b.key == "load"] and "need a curator or owner" in texts(ann)
+    ann.switch_page(page("2_filter")).run()
+    assert not [b for b in ann.button if b.key == "run_aflite"]
+    ann.switch_page(page("7_export")).run()
+    assert not ann.get("download_button") and "exports need a curator or owner" in texts(ann)
+    ann.switch_page(page("9_team")).run()
+    assert not [b for b in ann.button if b.key in ("team_set_role", "team_delete", "team_ws_create")]
+    # the actions themselves, called directly as a crafted request would
+    with pytest.raises(NotAllowed, match="annotator"):
+        server().team.set_role(ws, ANNOTATOR, "owner", by=ANNOTATOR)
+    with pytest.raises(NotAllowed, match="annotator"):
+        server().team.delete_dataset(ws, 1, by=ANNOTATOR)
+    with pytest.raises(NotAllowed, match="annotator"):
+        server().team.begin_run(ws, 1, "k", representation="r", params={}, seed=0, versions={}, by=ANNOTATOR)
+
+
+def test_dashboard_actions_check_the_role_of_the_tab(fresh_server):
+    """`pipelines.start`, `data_inputs.load_pending` and uploads refuse for an annotator even
+    when called without the page's buttons."""
+    script = """
+import streamlit as st
+from core.store import NotAllowed
+from dashboard import data_inputs, pipelines, team
+from dashboard.session import Source, session
+team.sign_in()
+out = []
+for name, call in [("load", lambda: data_inputs.load_pending(Source("demo:nli:n=300", {}, "x"))),
+                   ("upload", lambda: data_inputs.save_upload("a.csv", b"a,b\\n1,2\\n")),
+                   ("run", lambda: pipelines.start("k", "tfidf-svd", {})),
+                   ("export", lambda: team.require("export"))]:
+    try:
+        call()
+        out.append(name + ": allowed")
+    except NotAllowed as exc:
+        out.append(name + ": refused")
+st.text("; ".join(out))
+"""
+    from dashboard.server import server
+
+    app(OWNER).run()
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    at = AppTest.from_string(script, default_timeout=60)
+    at.secrets["auth"] = dict(AUTH)
+    at.user = {"is_logged_in": True, "email": ANNOTATOR}
+    at.run()
+    no_exceptions(at)
+    assert at.text[0].value == "load: refused; upload: refused; run: refused; export: refused"
+
+
+def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    no_exceptions(owner)
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    # the owner saves the demo run to the workspace from the Review page, then reviews its queue
+    owner.switch_page(page("8_review")).run()
+    owner.button(key="rv_save_run").click().run()
+    no_exceptions(owner)
+    first = _queue_head(owner)
+    owner.radio(key="rv_queue_decision").set_value("keep")
+    owner.text_input(key="rv_queue_note").input("a real contradiction, not an artifact")
+    owner.button(key="rv_queue_submit").click().run()
+    no_exceptions(owner)
+    assert _queue_head(owner) != first                      # the queue moved on
+    owner.switch_page(page("2_filter")).run()
+    owner.slider(key="w_tau").set_value(0.9).run()          # the owner's own τ
+
+    ann = app(ANNOTATOR).run()                              # opens the workspace's newest run
+    no_exceptions(ann)
+    ann.switch_page(page("2_filter")).run()
+    assert ann.slider(key="w_tau").value == 0.75             # the owner's τ did not leak
+    ann.switch_page(page("8_review")).run()
+    no_exceptions(ann)
+    assert _queue_head(ann) == first                        # the annotator has not reviewed it
+    ann.radio(key="rv_queue_decision").set_value("agree")
+    ann.button(key="rv_queue_submit").click().run()
+    no_exceptions(ann)
+    m = metrics(ann)
+    assert m["Reviewed"].startswith("1 of") and m["🟡 disputed / overridden"] == "1"
+    dis = [d.value for d in ann.dataframe if "decisions" in d.value.columns][0]
+    assert dis["example_id"].tolist() == [first] and dis["decisions"].tolist() == ["agree, keep"]
+
+    # the owner's export applies the team's word: the latest decision (the annotator's "agree")
+    owner.switch_page(page("7_export")).run()
+    no_exceptions(owner)
+    manifest = json.loads(downloads(owner.get("download_button")[1]))
+    assert manifest["export"]["review_overrides"] == []      # "agree" came last: no override
+    run_id = server().team.run_id(ws, server().team.runs(ws, by=OWNER)["key"].iloc[0])
+    server().team.review(ws, run_id, first, "remove", "duplicate", by=OWNER)   # the owner's later word
+    owner.run()
+    frame = pd.read_csv(io.BytesIO(downloads(owner.get("download_button")[0])))
+    manifest = json.loads(downloads(owner.get("download_button")[1]))
+    (override,) = manifest["export"]["review_overrides"]
+    assert override["example_id"] == first and override["reviewer"] == OWNER and override["decision"] == "remove"
+    assert override["created_at"] and override["note"] == "duplicate"
+    assert (first not in set(frame["id"].astype(str))) and override["changed"] == (override["filter"] == "retained")
+
+
+def _queue_head(at) -> str:
+    texts_ = [t.value for t in at.text if t.value.startswith("id: ")]
+    assert texts_, "no example is served"
+    return texts_[0].split("\n")[0][len("id: "):]
+
