@@ -50,9 +50,8 @@ def save_run_offer(run, key: str) -> Optional[int]:
     return None
 
 
-def review_panel(run, example_id: str, key: str, scope: str = "app") -> None:
-    """One example: its fields as text, its light, its review history, and the review form.
-    ``scope="fragment"`` when drawn inside a fragment (a review redraws only that)."""
+def review_panel(run, example_id: str, key: str) -> None:
+    """One example: its fields as text, its light, its review history, and the review form."""
     run_id = save_run_offer(run, key)
     ds = current.dataset()
     table = current.table(run)
@@ -86,7 +85,7 @@ def review_panel(run, example_id: str, key: str, scope: str = "app") -> None:
         note = st.text_input("Note (required to keep or remove anyway)", key=f"{key}_note")
         submitted = st.form_submit_button("Save review", type="primary", key=f"{key}_submit")
     if submitted and submit(run_id, example_id, decision, note):
-        st.rerun(scope=scope)   # the light, the history and the queue show the new decision
+        st.rerun()   # the lights, the history and the queue show the new decision
 
 
 def submit(run_id: int, example_id: str, decision: str, note: str) -> bool:

@@ -71,7 +71,7 @@ def draw():
         f"{k}: {v}" for k, v in chosen[ds.label].value_counts().items()))
     if pick.selection.rows:
         with st.container(border=True):
-            review_panel(run, str(chosen["id"].iloc[pick.selection.rows[0]]), key="map_review", scope="fragment")
+            review_panel(run, str(chosen["id"].iloc[pick.selection.rows[0]]), key="map_review")
     else:
         st.caption("Select a row of the list to read that example and review it.")
 

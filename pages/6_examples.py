@@ -43,7 +43,7 @@ def browsers():
         cols.insert(1, "thumbnail")
         config["thumbnail"] = st.column_config.ImageColumn("image", width="small")
     left, right = st.columns(2)
-    picked = []
+    picked, on_pages = [], []
     for side, status, box in (("retained", True, left), ("removed", False, right)):
         part = chosen[chosen["retained"] == status]
         with box:
@@ -51,6 +51,7 @@ def browsers():
             number = st.number_input("Page", 1, 10**9, 1, key=f"ex_page_{side}")
             rows, pages = page(part, number, size, sort_by=sort_by, ascending=ascending)
             rows = with_lights(rows, run)
+            on_pages.extend(rows["id"])
             if ds.image:
                 images = ds.table[ds.image].reindex(rows["id"])
                 rows["thumbnail"] = [thumbnail_uri(v) for v in images]
@@ -60,12 +61,15 @@ def browsers():
             st.caption(f"page {min(number, pages)} of {pages}")
             if event.selection.rows:
                 picked.append(str(rows["id"].iloc[event.selection.rows[0]]))
-    st.subheader("Review")
-    if not picked:
-        st.caption("Select a row in either table to read the example and review it.")
+    st.subheader("Read and review")
+    shown_ids = picked or [str(i) for i in on_pages]
+    chosen = picked[-1] if picked else st.selectbox(
+        "Example (or select a row in either table)", shown_ids, index=None, key="ex_pick",
+        placeholder="choose an example shown above")
+    if chosen is None:
         return
     with st.container(border=True):
-        review_panel(run, picked[-1], key="ex_review", scope="fragment")
+        review_panel(run, chosen, key="ex_review")
 
 
 browsers()

@@ -43,9 +43,11 @@ if not len(runs):
 else:
     shown = runs.assign(params=runs["params"].map(lambda p: ", ".join(
         f"{k}={p[k]}" for k in ("n_partitions", "slice_size", "train_size", "model") if k in p)))
-    event = st.dataframe(shown, hide_index=True, key="team_runs", on_select="rerun", selection_mode="single-row")
-    if event.selection.rows:
-        key = runs["key"].iloc[event.selection.rows[0]]
+    st.dataframe(shown, hide_index=True, key="team_runs")
+    labels = {k: f"{d} · {s} · {who} · {when:%Y-%m-%d %H:%M} · {k[:8]}" for k, d, s, who, when in
+              zip(runs["key"], runs["dataset"], runs["status"], runs["created_by"], runs["created_at"])}
+    key = st.selectbox("Run", list(labels), format_func=labels.get, key="team_run_pick")
+    if key is not None:
         rec = team.run_record(m.workspace_id, key, by=m.email)
         c1, c2, c3 = st.columns(3)
         if rec["status"] == "done":

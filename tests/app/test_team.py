@@ -196,3 +196,99 @@ def _queue_head(at) -> str:
     assert texts_, "no example is served"
     return texts_[0].split("\n")[0][len("id: "):]
 
+
+
+def _saved_demo(at):
+    """Save the tab's current run (the demo) to its workspace; (workspace id, run id, run key)."""
+    from dashboard.server import server
+
+    at.switch_page(page("8_review")).run()
+    at.button(key="rv_save_run").click().run()
+    no_exceptions(at)
+    team = server().team
+    ws = team.workspaces_of(OWNER)[0][0]
+    key = team.runs(ws, by=OWNER)["key"].iloc[0]
+    return ws, team.run_id(ws, key), key
+
+
+def test_examples_page_reviews_with_lights_and_a_required_note(fresh_server):
+    at = app(OWNER).run()
+    _saved_demo(at)
+    at.switch_page(page("6_examples")).run()
+    no_exceptions(at)
+    removed = [d.value for d in at.dataframe if "removed_at" in d.value.columns][0]
+    assert set(removed["review"]) == {"🔴 removed, not reviewed"}
+    target = str(removed["id"].iloc[0])
+    at.selectbox(key="ex_pick").set_value(target).run()
+    assert any(t.value == f"id: {target}\nlabel: {removed['label'].iloc[0]}" for t in at.text)
+    at.radio(key="ex_review_decision").set_value("keep")
+    at.button(key="ex_review_submit").click().run()
+    assert any("needs a note" in e.value for e in at.error)              # nothing was written
+    at.selectbox(key="ex_pick").set_value(target).run()
+    at.radio(key="ex_review_decision").set_value("keep")
+    at.text_input(key="ex_review_note").input("the premise really says so")
+    at.button(key="ex_review_submit").click().run()
+    no_exceptions(at)
+    removed = [d.value for d in at.dataframe if "removed_at" in d.value.columns][0]
+    assert removed.set_index("id").loc[target, "review"] == "🟡 disputed / overridden"
+    assert (removed["review"] == "🔴 removed, not reviewed").sum() == len(removed) - 1
+
+
+def test_map_colours_by_review_light(fresh_server):
+    at = app(OWNER).run()
+    _saved_demo(at)
+    at.switch_page(page("4_map")).run()
+    at.selectbox(key="map_colour").set_value("review").run()
+    no_exceptions(at)
+    fig = at.get("plotly_chart")[0].proto.spec
+    assert '"name":"review=🔴 removed, not reviewed"' in fig and '"color":"#d1352b"' in fig
+
+
+def test_saved_views_reopen_tau_and_n(fresh_server):
+    at = app(OWNER).run()
+    _saved_demo(at)
+    at.switch_page(page("2_filter")).run()
+    at.slider(key="w_tau").set_value(0.9)
+    at.slider(key="w_target").set_value(0.7).run()
+    at.text_input(key="view_name").input("strict")
+    at.button(key="view_save").click().run()
+    no_exceptions(at)
+    at.slider(key="w_tau").set_value(0.8).run()
+    at.button(key="view_open").click().run()
+    no_exceptions(at)
+    assert at.slider(key="w_tau").value == 0.9 and at.slider(key="w_target").value == 0.7
+    assert metrics(at)["Retained"] == "2,100"
+
+
+def test_an_interrupted_run_can_be_resumed_or_discarded(fresh_server):
+    from dashboard.server import server
+
+    at = app(OWNER).run()
+    ws, run_id, key = _saved_demo(at)
+    team = server().team
+    from core.runs import run_key
+    from dashboard.session import DEFAULT_PARAMS
+
+    rec = team.run_record(ws, key, by=OWNER)
+    dataset_id, spec = rec["dataset_id"], rec["representation"]
+    # two runs a crash left "running": one with made-up parameters, one as the Filter page starts it
+    team.begin_run(ws, dataset_id, "gone", representation=spec, params={}, seed=0, versions={}, by=OWNER)
+    params = dict(DEFAULT_PARAMS, n_partitions=8)
+    again = run_key(rec["fingerprint"], spec, params)
+    team.begin_run(ws, dataset_id, again, representation=spec, params=params, seed=0, versions={}, by=OWNER)
+    assert team.recover() == 2
+    at.switch_page(page("9_team")).run()
+    runs = [d.value for d in at.dataframe if "status" in d.value.columns][0]
+    assert sorted(runs.loc[runs["status"] == "interrupted", "key"]) == sorted([again, "gone"])
+    at.selectbox(key="team_run_pick").set_value("gone").run()
+    at.button(key="team_discard").click().run()
+    no_exceptions(at)
+    assert "gone" not in set(team.runs(ws, by=OWNER)["key"])
+    at.selectbox(key="team_run_pick").set_value(again).run()
+    at.button(key="team_resume").click().run()
+    no_exceptions(at)
+    for job in server().jobs.running():
+        job.wait(120)
+    assert team.run_record(ws, again, by=OWNER)["status"] == "done"
+    assert team.open_run(ws, again, by=OWNER).params["n_partitions"] == 8
+    assert set(team.runs(ws, by=OWNER)["status"]) == {"done"}
