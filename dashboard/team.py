@@ -8,17 +8,22 @@ single-user: the local user owns the default workspace, and the sidebar says so.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 import streamlit as st
 
+from core.errors import InputError
 from core.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS
 from dashboard.formatting import plain
 from dashboard.server import server
 from dashboard.session import session
+
+log = logging.getLogger("artifact_lens.auth")
 
 __all__ = ["Member", "auth_configured", "owner_setting", "sign_in", "member", "require", "seed_of"]
 
@@ -38,10 +43,19 @@ class Member:
 
 
 def auth_configured() -> bool:
-    """Whether ``.streamlit/secrets.toml`` has an ``[auth]`` section."""
+    """Whether ``.streamlit/secrets.toml`` has an ``[auth]`` section. A secrets file that
+    exists but cannot be read raises InputError: a broken configuration must not open a
+    shared instance single-user to everyone."""
     try:
         return "auth" in st.secrets
-    except Exception:  # noqa: BLE001  (no secrets file at all: single-user)
+    except Exception as exc:  # noqa: BLE001  (streamlit says "not found" for both cases)
+        files = [Path(f).expanduser() for f in (st.get_option("secrets.files") or [])]
+        broken = [f for f in files if f.exists()]
+        if broken:
+            log.error("cannot read the secrets file %s: %s", broken[0], exc)
+            raise InputError(f"the secrets file {broken[0].name} cannot be read (the reason is in the server log); "
+                             "an administrator fixes it (see the README's \"Hosting for a team\") and restarts "
+                             "the server.") from None
         return False
 
 

@@ -45,12 +45,12 @@ def restore() -> bool:
             return False
         _restore_live(qp)
         return True
-    # beyond the workspace's runs, a link opens a run the server has cached only for a member
-    # who may load data (they could load and score it themselves): never for an annotator
+    # beyond the workspace's runs, a link opens a run the server has cached only single-user:
+    # on a shared instance it could be another workspace's data
     from dashboard.team import member
 
     source = server().cache.peek("source", ds_key)
-    if source is None or not member().can("load data"):
+    if source is None or member().signed_in:
         return False
     try:
         ds = current.dataset_by_key(ds_key, source)

@@ -8,6 +8,7 @@ from core.zplots import gardner_plot, top_features_bar, zfilter_history
 from core.zstats import compute_z, consistency_filter, z_filter
 from dashboard import current
 from dashboard.formatting import metric_row, plain
+from dashboard.team import member
 from dashboard.page import start_page
 
 sess = start_page("Features", caption=(
@@ -77,6 +78,9 @@ else:
         st.dataframe(ds.table.loc[ids].head(500), key="feature_examples")
 
 # ---------------------------------------------------------------- z-filtering
+if not member().can("run filters"):   # filters cost the shared server minutes of CPU
+    st.caption(f"Your role here is {member().role}: z-filtering and consistency filtering need a curator or owner.")
+    st.stop()
 st.subheader("z-filtering (paper 004, Algorithm 1)")
 with st.form("zfilter_form"):
     c1, c2, c3, c4 = st.columns(4)
@@ -85,7 +89,7 @@ with st.form("zfilter_form"):
     zmin = c3.number_input("min count", 1, 1000, 5, key="zf_min")
     seed = c4.number_input("Shuffle seed", 0, 10**6, 0, key="zf_seed")
     run_zf = st.form_submit_button("Run z-filtering", key="run_zfilter")
-if run_zf:
+if run_zf and member().can("run filters"):
     sess.zfilter_params = (int(batch), int(k), int(zmin), int(seed))
 if sess.zfilter_params:
     b, kk, mc, sd = sess.zfilter_params
@@ -111,7 +115,7 @@ with st.form("cons_form"):
     threshold = c1.slider("τ: drop when p(gold | x) ≤ τ", 0.0, 0.95, 0.2, 0.05, key="cf_threshold")
     folds = c2.number_input("Cross-fitting folds", 2, 10, 5, key="cf_folds")
     run_cf = st.form_submit_button("Run consistency filtering", key="run_consistency")
-if run_cf:
+if run_cf and member().can("run filters"):
     sess.consistency_params = (float(threshold), int(folds))
 if sess.consistency_params:
     th, fo = sess.consistency_params

@@ -292,3 +292,28 @@ def test_an_interrupted_run_can_be_resumed_or_discarded(fresh_server):
     assert team.run_record(ws, again, by=OWNER)["status"] == "done"
     assert team.open_run(ws, again, by=OWNER).params["n_partitions"] == 8
     assert set(team.runs(ws, by=OWNER)["status"]) == {"done"}
+
+
+def test_a_broken_secrets_file_or_missing_key_stops_with_a_clear_message(fresh_server, tmp_path, monkeypatch):
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text("[auth\nclient_id = 1\n")
+    import streamlit
+    from streamlit import config
+    from streamlit.runtime.secrets import Secrets
+
+    before = config.get_option("secrets.files")
+    config.set_option("secrets.files", [str(secrets)])
+    monkeypatch.setattr(streamlit, "secrets", Secrets())   # reads the files named above, once
+    try:
+        at = AppTest.from_file(APP, default_timeout=60).run()
+    finally:
+        config.set_option("secrets.files", before)
+    shown = " ".join(e.value.replace("\\", "") for e in at.error)   # messages are Markdown-escaped
+    assert "secrets file secrets.toml cannot be read" in shown and str(tmp_path) not in shown
+    assert not at.dataframe and not at.metric and not at.exception
+    # a readable [auth] section that lacks keys names them
+    at = app("someone@team.org")
+    at.secrets["auth"] = {"client_id": "c", "client_secret": "s"}
+    at.run()
+    assert any("lacks redirect_uri, cookie_secret, server_metadata_url" in e.value.replace("\\", "") for e in at.error)
+    assert not at.dataframe and not at.metric
