@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Optional
 
 import numpy as np
@@ -82,9 +83,7 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
         # returning to earlier settings is instant
         apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
         return
-    src = source or sess.source or srv.cache.peek("source", ds_key)
-    dataset_id = srv.team.save_dataset(m.workspace_id, ds, source=src.source if src else ds.name,
-                                       roles=src.roles if src else {}, by=m.email)
+    dataset_id = _save_dataset(m, ds, source or sess.source or srv.cache.peek("source", ds_key))
     srv.team.begin_run(m.workspace_id, dataset_id, key, representation=spec, params=dict(params),
                        seed=params.get("random_state"), versions=package_versions(), by=m.email)
     store, ws, email = srv.team, m.workspace_id, m.email
@@ -125,12 +124,22 @@ def save_to_workspace(run) -> int:
     """Save the session's current run (and its dataset) in the member's workspace, so
     teammates can open and review it; returns its id there."""
     m = team.require("run filters")
-    srv, sess = server(), session()
-    ds = current.dataset()
-    src = sess.source
-    dataset_id = srv.team.save_dataset(m.workspace_id, ds, source=src.source if src else ds.name,
-                                       roles=src.roles if src else {}, by=m.email)
-    return srv.team.save_run(m.workspace_id, dataset_id, run, by=m.email)
+    dataset_id = _save_dataset(m, current.dataset(), session().source)
+    return server().team.save_run(m.workspace_id, dataset_id, run, by=m.email)
+
+
+def _save_dataset(m, ds, src: Optional[Source]) -> int:
+    """Record the dataset in the member's workspace with how to reload it; an upload is
+    copied beside the team database first (the uploads folder is a bounded cache)."""
+    from core import paths
+
+    team_store = server().team
+    where = str(src.source) if src else ds.name
+    uploads = paths.cache_dir() / "uploads"
+    if src is not None and Path(where).parent == uploads and Path(where).is_file():
+        where = team_store.keep_file(m.workspace_id, where)
+    return team_store.save_dataset(m.workspace_id, ds, source=where, roles=src.roles if src else {}, by=m.email,
+                                   name=src.label if src and src.label else ds.name)
 
 
 def open_team_run(key: str) -> None:

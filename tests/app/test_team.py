@@ -317,3 +317,47 @@ def test_a_broken_secrets_file_or_missing_key_stops_with_a_clear_message(fresh_s
     at.run()
     assert any("lacks redirect_uri, cookie_secret, server_metadata_url" in e.value.replace("\\", "") for e in at.error)
     assert not at.dataframe and not at.metric
+
+
+def test_a_teammate_opens_a_run_on_an_upload_after_the_upload_cache_is_gone(fresh_server, tmp_path):
+    """An uploaded file is copied beside the team database when its run is saved, so the
+    uploads folder (a bounded cache) can lose it and the workspace's run still opens."""
+    import shutil
+
+    from core import paths
+    from dashboard.server import server
+
+    rows = pd.DataFrame({"premise": [f"a man number {i} sits" for i in range(240)],
+                         "hypothesis": [("nobody sleeps" if i % 3 == 0 else f"someone {i} waits") for i in range(240)],
+                         "label": [["contradiction", "neutral", "entailment"][i % 3] for i in range(240)]})
+    script = f"""
+import streamlit as st
+from dashboard import data_inputs, pipelines, team
+from dashboard.session import Source
+team.sign_in()
+saved = data_inputs.save_upload("my pairs.csv", {rows.to_csv(index=False).encode()!r})
+ds = data_inputs.load_pending(Source(str(saved), {{}}, "my pairs.csv"))
+from dashboard.session import session
+pipelines.start(session().pending_key, "tfidf-svd:fields=hypothesis,dim=8", dict(n_partitions=4, train_size=0.2,
+                slice_size=0.05, tau=0.0, target_size=0.5, model="ridge", strategy="greedy-slice", random_state=0),
+                source=Source(str(saved), {{}}, "my pairs.csv"))
+st.text("started")
+"""
+    at = AppTest.from_string(script, default_timeout=60)
+    at.secrets["auth"] = dict(AUTH)
+    at.user = {"is_logged_in": True, "email": OWNER}
+    at.run()
+    no_exceptions(at)
+    for job in server().jobs.running():
+        job.wait(120)
+    team = server().team
+    ws = team.workspaces_of(OWNER)[0][0]
+    team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    listed = team.runs(ws, by=OWNER)
+    assert listed["dataset"].tolist() == ["my pairs.csv"] and listed["status"].tolist() == ["done"]
+    shutil.rmtree(paths.cache_dir() / "uploads")             # the bounded uploads cache evicted it
+    server.clear()                                           # and the server restarted (its memory is gone)
+    ann = app(ANNOTATOR).run()                               # opens the workspace's newest run
+    no_exceptions(ann)
+    assert metrics(ann)["Examples"] == "240"
+    assert "my pairs.csv" in " ".join(t.value for t in ann.sidebar.text)
