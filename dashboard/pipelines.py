@@ -79,11 +79,13 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
     ds = current.dataset_by_key(ds_key, source)
     spec = current.check_spec(spec, ds)
     key = run_key(ds.fingerprint, spec, params)
-    if key in srv.store:
-        # returning to earlier settings is instant
+    dataset_id = _save_dataset(m, ds, source or sess.source or srv.cache.peek("source", ds_key))
+    stored = current.run_by_key(key) if key in srv.store else None
+    if stored is not None:
+        # returning to earlier settings is instant; the workspace gets the run too
+        srv.team.save_run(m.workspace_id, dataset_id, stored, by=m.email)
         apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
         return
-    dataset_id = _save_dataset(m, ds, source or sess.source or srv.cache.peek("source", ds_key))
     srv.team.begin_run(m.workspace_id, dataset_id, key, representation=spec, params=dict(params),
                        seed=params.get("random_state"), versions=package_versions(), by=m.email)
     store, ws, email = srv.team, m.workspace_id, m.email

@@ -35,6 +35,7 @@ def restore() -> bool:
     ds_key, spec, run_key = qp.get("ds"), qp.get("spec"), qp.get("run")
     if not (ds_key and spec and run_key):
         return False
+    qp = dict(qp)   # read now: opening the run rewrites the URL from the session
     if _in_workspace(run_key):   # a teammate's link: the workspace knows how to reopen it
         from core.errors import InputError
         from dashboard.pipelines import open_team_run
