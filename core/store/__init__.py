@@ -51,6 +51,8 @@ PERMISSIONS = {
 
 #: the workspace a fresh instance's first owner gets
 DEFAULT_WORKSPACE = "default"
+#: longest workspace or view name (their columns' size: PostgreSQL refuses longer, SQLite would not)
+_NAME_MAX = 200
 #: single-user mode (no sign-in configured): this user owns the workspace "local". Not an
 #: e-mail address, so no one signs in as it.
 LOCAL_USER, LOCAL_WORKSPACE = "local", "local"
@@ -157,6 +159,8 @@ class TeamStore:
         name = name.strip()
         if not name:
             raise InputError("give the new workspace a name.")
+        if len(name) > _NAME_MAX:
+            raise InputError(f"a workspace name has at most {_NAME_MAX} characters ({len(name)} given); shorten it.")
         if not any(role == "owner" for _, _, role in self.workspaces_of(by)):
             raise NotAllowed(f"{by} owns no workspace; only owners create workspaces (ask an owner).")
         with self.Session() as s:
@@ -200,18 +204,32 @@ class TeamStore:
         return pd.DataFrame(rows, columns=["email", "role", "since"])
 
     # ------------------------------------------------------------------ datasets and runs
-    def save_dataset(self, workspace_id: int, dataset, *, source: str, roles: dict, by: str) -> int:
+    def save_dataset(self, workspace_id: int, dataset, *, source: str, roles: dict, by: str,
+                     name: Optional[str] = None) -> int:
+        """Record a dataset (by fingerprint: saving it again returns the same id, and brings
+        back one that was removed); ``name`` is its name for people (default its own)."""
         self.require(workspace_id, by, "load data")
         with self.Session.begin() as s:
             found = s.scalar(select(DatasetRecord).where(DatasetRecord.workspace_id == workspace_id,
                                                          DatasetRecord.fingerprint == dataset.fingerprint))
             if found is not None:
+                found.deleted_at = found.deleted_by = None
                 return found.id
-            rec = DatasetRecord(workspace_id=workspace_id, fingerprint=dataset.fingerprint, name=dataset.name,
+            rec = DatasetRecord(workspace_id=workspace_id, fingerprint=dataset.fingerprint, name=name or dataset.name,
                                 source=str(source), roles=dict(roles), created_by=by.lower())
             s.add(rec)
             s.flush()
             return rec.id
+
+    def keep_file(self, workspace_id: int, path) -> str:
+        """A copy of a file beside the database (e.g. an upload, which the server's cache may
+        evict), so the workspace's runs can always reload their dataset; its path."""
+        path = Path(path)
+        dest = self.files / f"ws{workspace_id}" / "data" / path.name
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            paths.atomic_write(dest, lambda fh: fh.write(path.read_bytes()))
+        return str(dest)
 
     def datasets(self, workspace_id: int, *, by: str) -> pd.DataFrame:
         """The workspace's datasets (not deleted): ``id, name, source, roles, fingerprint, created_by, created_at``."""
@@ -354,8 +372,11 @@ class TeamStore:
         self.require(workspace_id, by, "save views")
         if not name.strip():
             raise InputError("give the view a name.")
+        if len(name.strip()) > _NAME_MAX:
+            raise InputError(f"a view name has at most {_NAME_MAX} characters ({len(name.strip())} given); shorten it.")
         with self.Session.begin() as s:
-            self._run_in(s, workspace_id, run_id)
+            if self._run_in(s, workspace_id, run_id).status != "done":   # else discard_run would hit the view's key
+                raise InputError(f"run {run_id} is not finished; views attach to finished runs.")
             view = SavedView(run_id=run_id, name=name.strip(), tau=float(tau), target_size=int(target_size),
                              created_by=by.lower())
             s.add(view)
