@@ -111,12 +111,16 @@ def team_run_id(run_) -> Optional[int]:
 
 
 def review_standing(run_id: int):
-    """`core.review.standing` of the run's reviews, read fresh (teammates review meanwhile)."""
+    """`core.review.standing` of the run's reviews: current (teammates review meanwhile), yet
+    read from the database only when a review was added since (keyed by the review stamp)."""
     from core.review import standing
     from dashboard.team import member
 
     m = member()
-    return standing(server().team.reviews(m.workspace_id, run_id, by=m.email))
+    team = server().team
+    stamp = team.review_stamp(m.workspace_id, run_id, by=m.email)
+    return server().cache.get_or_compute("reviews", (run_id, stamp),
+                                         lambda: standing(team.reviews(m.workspace_id, run_id, by=m.email)))
 
 
 def run():

@@ -431,6 +431,16 @@ class TeamStore:
             frame = frame.drop_duplicates(["example_id", "reviewer"], keep="last")
         return frame.reset_index(drop=True)
 
+    def review_stamp(self, workspace_id: int, run_id: int, *, by: str) -> tuple:
+        """(number of reviews, newest review id) of a run: reviews are append-only, so this
+        names the state of its reviews (a cache key that changes with every new decision)."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            count, newest = s.execute(select(func.count(Review.id), func.max(Review.id))
+                                      .where(Review.run_id == run_id)).one()
+        return int(count), int(newest or 0)
+
     def disagreements(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
         """Examples whose reviewers' latest decisions differ: ``example_id`` and the decisions."""
         latest = self.reviews(workspace_id, run_id, by=by)
