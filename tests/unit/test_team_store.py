@@ -318,6 +318,11 @@ def test_deleting_a_dataset_hides_it_and_its_runs_but_keeps_the_reviews(store, t
         rec = s.get(DatasetRecord, first)
     assert [tuple(r) for r in kept] == [("e1", "remove"), ("e2", "agree")]
     assert rec.deleted_at is not None and rec.deleted_by == "cur@x.org"
+    # loading the same data again brings the dataset back, with its runs and their reviews
+    assert store.save_dataset(ws, ds, source="toy.csv", roles={}, by="cur@x.org") == first
+    assert sorted(store.datasets(ws, by="ann@x.org")["id"]) == sorted([first, second])
+    assert store.runs(ws, by="ann@x.org")["key"].tolist() == [run.key]
+    assert store.reviews(ws, run_id, by="ann@x.org")["example_id"].tolist() == ["e1", "e2"]
 
 
 def test_runs_begin_end_recover_and_discard(fresh_url, tmp_path, toy):
