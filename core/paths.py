@@ -51,3 +51,33 @@ def atomic_write(path, write, *, tag: str = "") -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def remove_stale_temporaries(folder, *, recursive: bool = False) -> int:
+    """Delete the temporaries of `atomic_write` calls whose writer process is gone (a crash
+    or a kill mid-write); how many. A temporary tagged with a live process id is kept."""
+    folder = Path(folder)
+    if not folder.exists():
+        return 0
+    removed = 0
+    for tmp in (folder.rglob if recursive else folder.glob)(".*.tmp"):
+        parts = tmp.name.split(".")
+        pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
+        if pid is not None and _alive(pid):
+            continue  # another process is writing it now
+        try:
+            tmp.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

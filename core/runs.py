@@ -45,7 +45,6 @@ _VERSIONED = ("artifact-lens", "numpy", "scipy", "pandas", "scikit-learn", "data
 #: outdated: a miss, recomputed on demand. 2: history without ``mean_score`` (= R);
 #: 3: one ``<key>.npz`` file per run (JSON inside), replaced atomically.
 STORE_FORMAT = 3
-_TEMP_SUFFIX = ".tmp"   # what core.paths.atomic_write names its temporaries
 
 
 class CorruptRun(InputError):
@@ -386,27 +385,4 @@ class RunStore:
 
     def remove_stale_temporaries(self) -> int:
         """Delete temporary files left by writers that are no longer running; how many."""
-        removed = 0
-        if not self.root.exists():
-            return 0
-        for tmp in self.root.glob(f".*{_TEMP_SUFFIX}"):
-            parts = tmp.name.split(".")
-            pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
-            if pid is not None and _alive(pid):
-                continue  # another process is writing it now
-            try:
-                tmp.unlink()
-                removed += 1
-            except OSError:
-                pass
-        return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        return paths.remove_stale_temporaries(self.root)

@@ -53,6 +53,7 @@ PERMISSIONS = {
 DEFAULT_WORKSPACE = "default"
 #: longest workspace or view name (their columns' size: PostgreSQL refuses longer, SQLite would not)
 _NAME_MAX = 200
+_EMAIL_MAX, _EXAMPLE_ID_MAX = 320, 200
 #: single-user mode (no sign-in configured): this user owns the workspace "local". Not an
 #: e-mail address, so no one signs in as it.
 LOCAL_USER, LOCAL_WORKSPACE = "local", "local"
@@ -163,10 +164,18 @@ class TeamStore:
             raise InputError(f"a workspace name has at most {_NAME_MAX} characters ({len(name)} given); shorten it.")
         if not any(role == "owner" for _, _, role in self.workspaces_of(by)):
             raise NotAllowed(f"{by} owns no workspace; only owners create workspaces (ask an owner).")
-        with self.Session() as s:
-            if s.scalar(select(Workspace.id).where(Workspace.name == name)) is not None:
-                raise InputError(f"a workspace called {name!r} exists already; choose another name.")
-        return self.workspace(name, owner=by)
+        taken = InputError(f"a workspace called {name!r} exists already; choose another name.")
+        try:
+            with self.Session.begin() as s:   # the unique name decides a race between two owners
+                if s.scalar(select(Workspace.id).where(Workspace.name == name)) is not None:
+                    raise taken
+                ws = Workspace(name=name)
+                s.add(ws)
+                s.flush()
+                s.add(Member(workspace_id=ws.id, email=by.lower(), role="owner"))
+                return ws.id
+        except IntegrityError:
+            raise taken from None
 
     def role_of(self, workspace_id: int, email: str) -> Optional[str]:
         with self.Session() as s:
@@ -186,6 +195,10 @@ class TeamStore:
         self.require(workspace_id, by, "manage members")
         if role not in ROLES:
             raise InputError(f"role {role!r} is unknown; choose one of {', '.join(ROLES)}.")
+        if not 3 <= len(email.strip()) <= _EMAIL_MAX or "@" not in email:
+            raise InputError(f"{email[:80]!r} is not an e-mail address (at most {_EMAIL_MAX} characters); type the "
+                             "address the identity provider sends.")
+        email = email.strip()
         with self.Session.begin() as s:
             member = s.scalar(select(Member).where(Member.workspace_id == workspace_id, Member.email == email.lower()))
             if member is None:
@@ -302,6 +315,9 @@ class TeamStore:
     def recover(self) -> int:
         """At server start: every run still "running" belonged to a process that is gone
         (one server per database), so it is marked "interrupted". Returns how many."""
+        swept = paths.remove_stale_temporaries(self.files, recursive=True)   # half-written run files
+        if swept:
+            log.info("removed %d temporary file(s) of interrupted writes in %s", swept, self.files)
         with self.Session.begin() as s:
             stale = s.scalars(select(RunRecord).where(RunRecord.status == "running")).all()
             for rec in stale:
@@ -340,7 +356,9 @@ class TeamStore:
         """A saved run, from its file, after checking its checksum (`CorruptRun` if it differs)."""
         self.require(workspace_id, by, "read")
         with self.Session() as s:
-            rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
+            rec = s.scalar(select(RunRecord).join(DatasetRecord, RunRecord.dataset_id == DatasetRecord.id)
+                           .where(RunRecord.workspace_id == workspace_id, RunRecord.key == key,
+                                  DatasetRecord.deleted_at.is_(None)))
         if rec is None or rec.status != "done":
             raise InputError(f"no finished run {key} in this workspace; choose one from the list of runs.")
         path = Path(rec.file)
@@ -395,9 +413,10 @@ class TeamStore:
 
     @staticmethod
     def _run_in(s, workspace_id: int, run_id: int) -> RunRecord:
-        """The run, checked to belong to the workspace (an id from another workspace is refused)."""
+        """The run, checked to belong to the workspace and to a dataset it still holds (an id
+        from another workspace, or of a removed dataset, is refused)."""
         rec = s.get(RunRecord, run_id)
-        if rec is None or rec.workspace_id != workspace_id:
+        if rec is None or rec.workspace_id != workspace_id or s.get(DatasetRecord, rec.dataset_id).deleted_at:
             raise InputError(f"no run {run_id} in this workspace; choose one from the list of runs.")
         return rec
 
@@ -410,6 +429,9 @@ class TeamStore:
             raise InputError(f"decision {decision!r} is unknown; choose one of {', '.join(DECISIONS)}.")
         if decision != "agree" and not note.strip():
             raise InputError(f"overriding the filter ({decision}) needs a note that says why.")
+        if len(str(example_id)) > _EXAMPLE_ID_MAX:
+            raise InputError(f"example id {str(example_id)[:40]!r}… is longer than {_EXAMPLE_ID_MAX} characters, more "
+                             "than reviews can store; give the dataset shorter ids (an id column).")
         with self.Session.begin() as s:
             if self._run_in(s, workspace_id, run_id).status != "done":
                 raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
