@@ -30,21 +30,10 @@ OWNER = "owner@x.org"
 
 def _toy_run():
     """A 60-example dataset and a run fitted on it in milliseconds."""
-    import numpy as np
-    import pandas as pd
-
-    from core.dataset import Dataset
     from core.runs import fit_run
+    from toy import toy_data
 
-    rng = np.random.default_rng(0)
-    n = 60
-    y = rng.integers(0, 3, n)
-    X = rng.normal(size=(n, 4)).astype(np.float32)
-    X[:, 0] += y
-    table = pd.DataFrame({"text": [f"t{i}" for i in range(n)], "label": np.array(["a", "b", "c"])[y]},
-                         index=pd.Index([f"e{i}" for i in range(n)], name="id"))
-    ds = Dataset(table=table, label="label", text=["text"], name="bench")
-    rep = type("Rep", (), {"X": X, "ids": table.index.to_numpy(), "excluded_ids": [], "spec": "bench", "info": {}})
+    ds, rep = toy_data(60, 4, name="bench")
     return ds, fit_run(ds, rep, dict(n_partitions=4, train_size=0.2, slice_size=0.1, tau=0.0, target_size=0.5))
 
 

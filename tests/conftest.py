@@ -35,21 +35,10 @@ def mnli_path():
 @pytest.fixture(scope="session")
 def toy_run():
     """(dataset, run): 300 examples in 3 classes, one informative column, a small AFLite run."""
-    import numpy as np
-    import pandas as pd
-
-    from core.dataset import Dataset
     from core.runs import fit_run
+    from toy import toy_data
 
-    rng = np.random.default_rng(0)
-    n = 300
-    y = rng.integers(0, 3, n)
-    X = rng.normal(size=(n, 6)).astype(np.float32)
-    X[:, 0] += y
-    table = pd.DataFrame({"text": [f"t{i}" for i in range(n)], "label": np.array(["a", "b", "c"])[y]},
-                         index=pd.Index([f"e{i}" for i in range(n)], name="id"))
-    ds = Dataset(table=table, label="label", text=["text"], name="toy")
-    rep = type("Rep", (), {"X": X, "ids": table.index.to_numpy(), "excluded_ids": [], "spec": "toy", "info": {}})
+    ds, rep = toy_data()
     return ds, fit_run(ds, rep, dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3))
 
 

@@ -92,7 +92,10 @@ class TeamStore:
                          else paths.cache_dir()) / "team-files"
         self.files = Path(files) if files is not None else default_files
         try:
-            self.engine = create_engine(self.url, pool_pre_ping=True)
+            # a server thread per active session may hold a connection at once: a pool of 5 (the
+            # default) timed out under 20 concurrent reviewers; PostgreSQL allows 100 by default
+            pool = {} if self.url.startswith("sqlite") else {"pool_size": 20, "max_overflow": 20, "pool_timeout": 60}
+            self.engine = create_engine(self.url, pool_pre_ping=True, **pool)
             if self.engine.dialect.name == "sqlite":
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             self.migrate()

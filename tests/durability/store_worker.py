@@ -20,11 +20,10 @@ from __future__ import annotations
 import random
 import sys
 import time
+from pathlib import Path
 
-import numpy as np
-import pandas as pd
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/: the shared toy data
 
-from core.dataset import Dataset
 from core.runs import fit_run, run_key
 from core.store import DECISIONS, TeamStore
 
@@ -35,15 +34,9 @@ N_EXAMPLES = 60
 
 def toy_data():
     """A 60-example dataset and a 4-d representation: a fit takes milliseconds."""
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 3, N_EXAMPLES)
-    X = rng.normal(size=(N_EXAMPLES, 4)).astype(np.float32)
-    X[:, 0] += y
-    table = pd.DataFrame({"text": [f"t{i}" for i in range(N_EXAMPLES)], "label": np.array(["a", "b", "c"])[y]},
-                         index=pd.Index([f"e{i}" for i in range(N_EXAMPLES)], name="id"))
-    ds = Dataset(table=table, label="label", text=["text"], name="durable")
-    rep = type("Rep", (), {"X": X, "ids": table.index.to_numpy(), "excluded_ids": [], "spec": "toy-4d", "info": {}})
-    return ds, rep
+    from toy import toy_data as make
+
+    return make(N_EXAMPLES, 4, name="durable")
 
 
 def params_for(seed: int) -> dict:
