@@ -319,6 +319,68 @@ def cmd_consistency(args) -> int:
     return 0
 
 
+def _int_list(text: str):
+    try:
+        return tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of whole numbers, e.g. 1,5,10,50") from None
+
+
+def cmd_evaluate(args) -> int:
+    """Issue 12: the evaluation of a run, written as JSON/CSV tables, figures and report.html."""
+    import numpy as np
+
+    from core.evaluation import EvaluationOptions, evaluate
+    from core.evaluation_report import run_input, write_files
+
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "evaluation.json").exists())):
+        raise InputError(f"--out {out} exists and is not an earlier evaluation folder; choose a new or empty folder.")
+    args.outputs.declare("--out", args.out, None, folder_ok=True)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    given = run_input(args.run, ds, tau=args.tau, target_size=args.target_size)
+    rep = _representation(ds, args.representation or given["spec"], args)
+    retained = np.isin(np.asarray(rep.ids).astype(str), given["retained_ids"])
+    synthetic = args.synthetic if args.synthetic is not None else ds.name.startswith("demo:circles")
+    partial = None if args.partial is None else ("" if args.partial.lower() == "none" else args.partial)
+    opts = EvaluationOptions(families=tuple(f.strip() for f in args.families.split(",") if f.strip()),
+                             eval_share=args.eval_share, stratified=args.stratified, partial_spec=partial,
+                             knn_ks=args.ks, coarse_step=args.step, coarse_tolerance=args.tolerance,
+                             coarse_family=args.coarse_family, difficulty=args.difficulty, synthetic=synthetic,
+                             seed=args.seed)
+    bar = progress_bar("evaluate", args.quiet)
+    try:
+        ev = evaluate(ds, rep, retained, history=given["history"], n_phases_chosen=given["n_phases"], options=opts,
+                      context={"run_key": given["run_key"], "tau": given["tau"], "n": given["n"]}, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    notes = write_files(ev, args.outputs.path_for("--out"), figure_format=args.figures)
+    args.outputs.commit()
+    if not args.quiet:
+        from core.evaluation_report import family_wide
+
+        print(f"Model families on {ev.context['representation']}: accuracy (Δ to full); intervals in the report:")
+        print(family_wide(ev.tables["families"], ci=False).to_string())
+        if "partial_input" in ev.tables:
+            print(f"Partial input ({ev.context['partial_representation']}):")
+            print(family_wide(ev.tables["partial_input"], ci=False).to_string())
+        s = ev.summary
+        print(f"Coarse action: {s['coarse_family']} stops improving at {s['coarse_fraction']:.0%} of the data "
+              f"(suggested n = {s['coarse_n']}).")
+        if "difficulty_p_value" in s:
+            print(f"Difficulty ({s['difficulty_column']}): retained − removed mean {s['difficulty_difference']:+.4g}, "
+                  f"permutation p = {s['difficulty_p_value']:.4g}.")
+        if "synthetic" in ev.tables:
+            print("Synthetic circles:")
+            print(ev.tables["synthetic"].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        for n in ev.notes + notes:
+            print(f"note: {n}", file=sys.stderr)
+        print(f"wrote {args.out}/ (report.html, evaluation.json, CSV tables, figures) in {s['seconds']:.1f} s")
+    return 0
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -402,10 +464,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dropped", help="dropped examples CSV, with the gold-label probability")
     p.set_defaults(func=cmd_consistency)
 
+    p = sub.add_parser("evaluate", help="evaluate a run: model families vs baselines, partial input, KNN distances, coarse action, report",
+                       description="Evaluate an AFLite run the way the papers do (paper 000 Table 3 and Fig. 2, paper 003 "
+                                   "Table 3, paper 002 Algorithm 1) and write JSON/CSV tables, figures and report.html to --out.")
+    add_dataset_args(p)
+    p.add_argument("--run", required=True, help="the run: the manifest JSON of 'aflite --manifest', or a run .npz")
+    p.add_argument("--out", required=True, help="output folder (created; an earlier evaluation folder is replaced)")
+    p.add_argument("--representation", "-r", help="what the model families see (default: the run's representation)")
+    p.add_argument("--tau", type=float, help="τ to evaluate at (a run .npz only; default: the run's)")
+    p.add_argument("--target-size", type=_size, help="n to evaluate at (a run .npz only; default: the run's)")
+    p.add_argument("--families", default="logistic,svm,rbf-svm,knn,mlp", help="model families (default: logistic,svm,rbf-svm,knn,mlp)")
+    p.add_argument("--eval-share", type=float, default=0.2, help="i.i.d. held-out share (default 0.2)")
+    p.add_argument("--stratified", action="store_true", help="stratify the random baseline by label")
+    p.add_argument("--partial", help="partial-input representation (default: tfidf-svd over the last text field; 'none' to skip)")
+    p.add_argument("--ks", type=_int_list, default=(1, 5, 10, 50), help="K of the KNN distances (default 1,5,10,50)")
+    p.add_argument("--step", type=float, default=0.1, help="coarse action: step b (default 0.1)")
+    p.add_argument("--tolerance", type=float, default=0.0, help="coarse action: smallest accuracy gain that counts (default 0)")
+    p.add_argument("--coarse-family", default="logistic", help="coarse action: model family (default logistic)")
+    p.add_argument("--difficulty", help="a numeric column to compare among retained / removed / random")
+    p.add_argument("--synthetic", dest="synthetic", action="store_true", default=None, help="add the circles report (default: on for demo:circles)")
+    p.add_argument("--no-synthetic", dest="synthetic", action="store_false")
+    p.add_argument("--figures", default="png", choices=["png", "html", "none"], help="figure files (default png; html where no static renderer works)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.set_defaults(func=cmd_evaluate)
+
     return parser
 
 
-COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency")
+COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate")
 
 
 def _interrupt(signum, frame):

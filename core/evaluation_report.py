@@ -1,0 +1,242 @@
+"""Files of an evaluation: JSON and CSV tables, every figure as PNG (or HTML), and a one-page HTML
+report to attach to a data card (self-contained: images inlined, every value escaped, no network).
+
+* `run_input`: what ``python -m core evaluate --run`` reads: the manifest JSON that
+  ``python -m core aflite --manifest`` writes, or a run ``.npz`` from the run store.
+* `render_png`: plotly figures to PNG bytes through kaleido (which drives a local
+  Chrome/Chromium; ``pip install -e .[report]``); None and a note when it cannot.
+* `html_report`: the one-page report.
+* `write_files`: everything above into one folder.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from core.errors import InputError
+from core.safe_csv import write_csv
+
+__all__ = ["run_input", "render_png", "html_report", "write_files", "family_wide", "TABLE_FILES"]
+
+#: table name -> CSV file
+TABLE_FILES = {"families": "families.csv", "partial_input": "partial_input.csv", "knn": "knn_distances.csv",
+               "phases": "phases.csv", "coarse": "coarse_action.csv", "difficulty": "difficulty.csv",
+               "difficulty_hist": "difficulty_histogram.csv", "synthetic": "synthetic.csv",
+               "training_sets": "training_sets.csv"}
+
+
+# ---------------------------------------------------------------------- what --run reads
+def run_input(path, dataset, *, tau=None, target_size=None) -> dict:
+    """The run to evaluate: ``retained_ids``, ``history``, ``spec``, ``run_key``, ``tau``, ``n``,
+    ``n_phases`` (phases that run at that τ/n).
+
+    ``path`` is the manifest JSON of ``python -m core aflite --manifest`` (the run as fitted;
+    another τ/n needs the run file) or a run ``.npz`` (any τ' ≥ τ and n' ≥ n, from its
+    trajectory). The run must have been made on ``dataset`` (same fingerprint)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"--run {path}: no such file; give the manifest JSON written by "
+                         "'python -m core aflite ... --manifest run.json' or a run .npz.")
+    if path.suffix.lower() == ".npz":
+        from core.runs import Run
+
+        run = Run.load(path)
+        _same_data(run.dataset_fingerprint, dataset, path)
+        tau_, n_ = run.trajectory.clamp(run.resolved.get("tau") if tau is None else tau,
+                                        run.resolved.get("n") if target_size is None else target_size)
+        res = run.result_for(tau_, n_)
+        return {"retained_ids": np.asarray(run.ids)[res["retained"]].astype(str), "history": run.history,
+                "spec": run.representation, "run_key": run.key, "tau": float(tau_), "n": int(n_),
+                "n_phases": int(res["n_phases"]), "params": run.params}
+    if path.suffix.lower() != ".json":
+        raise InputError(f"--run {path.name}: give the manifest .json of 'python -m core aflite --manifest' or a run .npz.")
+    try:
+        man = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--run {path}: not readable JSON ({exc}).") from None
+    missing = [k for k in ("dataset", "representation", "aflite", "retained_ids", "run_key")
+               if not isinstance(man, dict) or k not in man]
+    if missing:
+        raise InputError(f"--run {path.name} is not an AFLite run manifest (no {', '.join(missing)}); give the file "
+                         "written by 'python -m core aflite ... --manifest run.json'.")
+    _same_data(man["dataset"].get("fingerprint"), dataset, path)
+    resolved = man["aflite"].get("resolved", {})
+    if (tau is not None and tau != resolved.get("tau")) or (target_size is not None and target_size != resolved.get("n")):
+        raise InputError("--tau/--target-size need the run's trajectory, which a manifest does not hold; evaluate the "
+                         "run as fitted (drop them), or run aflite again with those values.")
+    phases = man["aflite"].get("phases", [])
+    return {"retained_ids": np.asarray(man["retained_ids"]).astype(str), "history": phases,
+            "spec": man["representation"]["spec"], "run_key": man["run_key"], "tau": resolved.get("tau"),
+            "n": resolved.get("n"), "n_phases": int(sum(1 for p in phases if p.get("removed", 0) > 0)),
+            "params": man["aflite"].get("params", {})}
+
+
+def _same_data(fingerprint, dataset, path):
+    if fingerprint != dataset.fingerprint:
+        raise InputError(f"--run {path.name} was made on another dataset (fingerprint {fingerprint}) than "
+                         f"{dataset.name} (fingerprint {dataset.fingerprint}); give the dataset and column options "
+                         "the run was made with.")
+
+
+# ---------------------------------------------------------------------- figures
+def render_png(figs: dict, *, width: int = 1000, height: Optional[int] = None) -> tuple:
+    """(name -> PNG bytes, note): None and a note naming the cause when no static renderer works here."""
+    if not figs:
+        return {}, ""
+    try:
+        import kaleido  # noqa: F401
+        import plotly.io as pio
+    except ImportError:
+        return None, ("static PNG figures need kaleido (pip install -e .[report]) and a local Chrome or "
+                      "Chromium; wrote interactive HTML figures instead")
+    try:
+        out = {}
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            names = list(figs)
+            files = [str(Path(tmp) / f"{n}.png") for n in names]
+            pio.write_images([figs[n] for n in names], files, width=width,
+                             height=[figs[n].layout.height or 400 for n in names] if height is None else height)
+            for n, f in zip(names, files):
+                out[n] = Path(f).read_bytes()
+        return out, ""
+    except Exception as exc:   # kaleido raises its own errors when no browser can start
+        return None, (f"static PNG figures could not be rendered here ({type(exc).__name__}: {str(exc)[:120]}); "
+                      "wrote interactive HTML figures instead")
+
+
+# ---------------------------------------------------------------------- tables for people
+def family_wide(frame: pd.DataFrame, ci: bool = True) -> pd.DataFrame:
+    """Paper 000 Table 3 layout: one row per family, one column per (evaluation split, training
+    set); cells ``accuracy [95 % interval] (Δ to full)`` as text."""
+    if frame is None or not len(frame):
+        return pd.DataFrame()
+
+    def cell(r):
+        if not np.isfinite(r["accuracy"]):
+            return "n/a"
+        s = f"{r['accuracy']:.3f}"
+        if ci and np.isfinite(r.get("ci_low", np.nan)):
+            s += f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+        if r["train_set"] != "full" and np.isfinite(r.get("delta_full", np.nan)):
+            s += f" (Δ {r['delta_full']:+.3f})"
+        return s
+
+    data = frame.assign(cell=frame.apply(cell, axis=1), column=frame["eval_set"] + " · " + frame["train_set"])
+    wide = data.pivot(index="family", columns="column", values="cell")
+    order = list(dict.fromkeys(data["column"]))
+    return wide.reindex(index=list(dict.fromkeys(data["family"])), columns=order)
+
+
+def _table_html(frame: pd.DataFrame, floats: str = "{:.3f}") -> str:
+    if frame is None or not len(frame):
+        return "<p><em>nothing to show</em></p>"
+    shown = frame.copy()
+    for c in shown.columns:
+        if pd.api.types.is_float_dtype(shown[c]):
+            shown[c] = shown[c].map(lambda v: "" if pd.isna(v) else floats.format(v))
+    return shown.to_html(escape=True, border=0, classes="t", na_rep="")
+
+
+def html_report(ev, images: Optional[dict] = None) -> str:
+    """The one-page report of an `core.evaluation.Evaluation`. ``images``: name -> PNG bytes
+    (inlined as data URIs); without them the figures are inline plotly HTML (plotly.js
+    included once, so the page works offline)."""
+    from core.evaluation_plots import figures
+
+    e = html.escape
+    ctx, s, t = ev.context, ev.summary, ev.tables
+    figs = figures(ev)
+    first = [True]
+
+    def fig(name):
+        if name not in figs:
+            return ""
+        if images and name in images:
+            data = base64.b64encode(images[name]).decode()
+            return f'<img alt="{e(name)}" src="data:image/png;base64,{data}">'
+        out = figs[name].to_html(full_html=False, include_plotlyjs=first[0], default_width="100%")
+        first[0] = False
+        return out
+
+    facts = [("dataset", ctx.get("dataset")), ("run", ctx.get("run_key")), ("representation Φ", ctx.get("representation")),
+             ("τ", ctx.get("tau")), ("n", ctx.get("n")), ("scored examples", ctx.get("N")),
+             ("retained", ctx.get("retained")), ("held-out share", ev.options.get("eval_share")),
+             ("filtered evaluation split", ctx.get("eval_filter")), ("seed", ev.options.get("seed"))]
+    parts = [f"<h1>Evaluation of a filtered split: {e(str(ctx.get('dataset', '')))}</h1>",
+             "<table class='t'>" + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in facts
+                                           if v is not None) + "</table>"]
+    parts.append("<h2>Model families (paper 000 Table 3)</h2><p>Accuracy on the i.i.d. held-out split and on "
+                 "that split filtered by AFLite, for models trained on the full training split, its AFLite-retained "
+                 "part, a random subset of the same size"
+                 + (" (stratified by label)" if ev.options.get("stratified") else "")
+                 + " and the single-model filter's subset of the same size; [95 % bootstrap interval], (Δ to full).</p>")
+    parts.append(_table_html(family_wide(t.get("families"))) + fig("families"))
+    if "partial_input" in t:
+        parts.append(f"<h2>Partial input: {e(str(ctx.get('partial_representation')))}</h2>")
+        parts.append(_table_html(family_wide(t["partial_input"])) + fig("partial_input"))
+    parts.append("<h2>KNN distances (paper 003 Table 3)</h2>" + _table_html(t.get("knn")) + fig("knn"))
+    parts.append("<h2>Representation bias per phase</h2>" + fig("phases"))
+    parts.append("<h2>Coarse action (paper 002 Algorithm 1, lines 2–9)</h2>"
+                 f"<p>Held-out accuracy of {e(str(s.get('coarse_family')))} stops improving (tolerance "
+                 f"{e(str(s.get('coarse_tolerance')))}) at <b>{s.get('coarse_fraction', 0):.0%}</b> of the data: "
+                 f"suggested target size n = <b>{e(str(s.get('coarse_n')))}</b>.</p>"
+                 + _table_html(t.get("coarse")) + fig("coarse"))
+    if "difficulty" in t:
+        p = s.get("difficulty_p_value")
+        parts.append(f"<h2>External difficulty: {e(str(s.get('difficulty_column')))}</h2>"
+                     + (f"<p>Permutation p-value (retained vs removed mean): {p:.4g}</p>" if p is not None and np.isfinite(p) else "")
+                     + _table_html(t["difficulty"]) + fig("difficulty"))
+    if "synthetic" in t:
+        parts.append("<h2>Synthetic circles (paper 000 §3, Fig. 2)</h2>" + _table_html(t["synthetic"])
+                     + fig("synthetic_accuracy") + fig("synthetic_scatter"))
+    if ev.notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in ev.notes) + "</ul>")
+    style = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+             "table.t{border-collapse:collapse;font-size:13px;margin:.5em 0}"
+             "table.t td,table.t th{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left}"
+             "img{max-width:100%}")
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>Artifact Lens evaluation</title>"
+            f"<style>{style}</style></head><body>" + "\n".join(parts)
+            + "<p><small>Written by Artifact Lens (python -m core evaluate).</small></p></body></html>")
+
+
+# ---------------------------------------------------------------------- one folder
+def write_files(ev, folder, *, figure_format: str = "png") -> list:
+    """Write ``evaluation.json``, the CSV tables, the figures (``png``, ``html`` or ``none``) and
+    ``report.html`` into ``folder`` (created); returns notes (e.g. PNG not available)."""
+    from core.evaluation_plots import figures
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    notes = []
+    (folder / "evaluation.json").write_text(ev.to_json())
+    for name, file in TABLE_FILES.items():
+        if name in ev.tables:
+            write_csv(ev.tables[name], folder / file, float_format="%.6g")
+    if "families" in ev.tables:
+        write_csv(family_wide(ev.tables["families"]).reset_index(), folder / "families_table.csv")
+    if "partial_input" in ev.tables:
+        write_csv(family_wide(ev.tables["partial_input"]).reset_index(), folder / "partial_input_table.csv")
+    figs = figures(ev)
+    images = None
+    if figure_format == "png":
+        images, note = render_png(figs)
+        if images is None:
+            notes.append(note)
+            figure_format = "html"
+        else:
+            for name, data in images.items():
+                (folder / f"{name}.png").write_bytes(data)
+    if figure_format == "html":
+        for name, f in figs.items():
+            f.write_html(folder / f"{name}.html", include_plotlyjs="directory", full_html=True)   # + plotly.min.js
+    (folder / "report.html").write_text(html_report(ev, images))
+    return notes
