@@ -13,4 +13,5 @@ PAGES = [
     ("pages/7_export.py", "Export", ":material/download:"),
     ("pages/8_review.py", "Review", ":material/rate_review:"),
     ("pages/9_team.py", "Team", ":material/group:"),
+    ("pages/10_evaluate.py", "Evaluate", ":material/fact_check:"),
 ]

@@ -61,6 +61,8 @@ class Session:
     workspace_id: Optional[int] = None                 # the team workspace this tab works in
     member: Any = None                                 # dashboard.team.Member, set by sign-in on every page
     review_order: str = "predictability"               # the Review page's queue order
+    eval_job: Optional[str] = None                     # the Evaluate page's background job
+    eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
 
     @property
     def ready(self) -> bool:

@@ -1,0 +1,65 @@
+"""The Evaluate page's work: evaluations of the current run in a background job (`core.jobs`),
+kept on disk beside the run store (`core.evaluation.EvaluationStore`, keyed by run key, τ, n and
+options), so a reload or a teammate on the same server reads them instead of recomputing."""
+from __future__ import annotations
+
+from typing import Optional
+
+from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, evaluation_key
+from dashboard import current, team
+from dashboard.server import server
+from dashboard.session import session
+
+
+def store() -> EvaluationStore:
+    return EvaluationStore(server().store.root / "evaluations")
+
+
+def stored(run) -> list:
+    """The stored evaluations of this run, newest first."""
+    return store().for_run(run.key)
+
+
+def start(run, options: EvaluationOptions):
+    """Start (or join) the evaluation of the current run at the live τ/n with ``options``; one
+    already stored becomes the shown one at once. Raises `core.store.NotAllowed` unless the
+    member runs filters, InputError for bad options."""
+    team.require("run filters")
+    options.check()
+    sess = session()
+    tau, n = current.live_values(run)
+    key = evaluation_key(run.key, float(tau), int(n), options.to_dict())
+    if store().get(key) is not None:
+        sess.eval_key, sess.eval_job = key, None
+        return None
+    ds, rep = current.dataset(), current.representation()
+    live = current.live_result(run)
+    retained, n_phases, history = live["retained"], int(live["n_phases"]), run.history
+    context = {"run_key": run.key, "tau": float(tau), "n": int(n)}
+    target = store()
+
+    def work(ctx):
+        from core.evaluation import evaluate
+
+        ev = evaluate(ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
+                      context=context, progress=ctx.progress, cancel=ctx.cancel)
+        return target.put(ev)
+
+    job = server().jobs.submit("eval:" + key, work, name="Evaluation")
+    sess.eval_job = job.key
+    return job
+
+
+def job():
+    key = session().eval_job
+    return server().jobs.get(key) if key else None
+
+
+def shown(run) -> Optional[Evaluation]:
+    """The evaluation to show: the one this tab asked for, else the newest stored one of the run."""
+    found = stored(run)
+    key = session().eval_key
+    for ev in found:
+        if ev.key == key:
+            return ev
+    return found[0] if found else None

@@ -1,0 +1,148 @@
+"""Evaluate: prove the filtered split is less biased and harder (paper 000 Table 3 and Fig. 2, paper 003
+Table 3, paper 002 Algorithm 1), in a background job; results are stored with the run."""
+import time
+
+import streamlit as st
+
+from core.errors import InputError
+from core.evaluation import SEPARATIONS, TABLE_FAMILIES, EvaluationOptions, default_partial_spec
+from core.evaluation_plots import figures
+from core.evaluation_report import family_wide, html_report
+from dashboard import current
+from dashboard import evaluation as evaluation_jobs
+from dashboard.formatting import metric_row, plain
+from dashboard.page import require_run, start_page
+from dashboard.team import member
+
+sess = start_page("Evaluate", caption=(
+    "Model families trained on the full, AFLite-filtered, random and single-model-filtered training sets, evaluated "
+    "on an i.i.d. held-out split and on that split filtered by AFLite; KNN distances; the coarse action; an "
+    "external difficulty check; the synthetic circles. At the live τ and n; stored with the run."))
+run, ds = require_run()
+tau, n = current.live_values(run)
+live = current.live_result(run)
+st.caption(f"The split at τ = {tau:.2f}, n = {n:,}: {int(live['retained'].sum()):,} of {len(run.ids):,} retained.")
+
+# ---------------------------------------------------------------- options (curators and owners)
+if member().can("run filters"):
+    numeric = [c for c in ds.table.columns if ds.table[c].dtype.kind in "biuf" and ds.table[c].dtype != bool]
+    with st.form("eval_form"):
+        c1, c2, c3 = st.columns(3)
+        families = c1.multiselect("Model families", list(TABLE_FAMILIES), list(TABLE_FAMILIES), key="eval_families")
+        share = c2.slider("Held-out share (i.i.d. evaluation split)", 0.1, 0.5, 0.2, 0.05, key="eval_share")
+        stratified = c3.checkbox("Stratify the random baseline by label", key="eval_stratified")
+        c4, c5, c6 = st.columns(3)
+        partial = c4.text_input("Partial-input representation (empty: none)", default_partial_spec(ds) or "",
+                                key="eval_partial")
+        ks = c5.text_input("KNN distances: K", "1,5,10,50", key="eval_ks")
+        difficulty = c6.selectbox("External difficulty column", ["(none)"] + [str(c) for c in numeric],
+                                  key="eval_difficulty")
+        c7, c8, c9, c10 = st.columns(4)
+        step = c7.slider("Coarse action: step b", 0.05, 0.25, 0.1, 0.05, key="eval_step")
+        tolerance = c8.number_input("Coarse action: tolerance", 0.0, 0.2, 0.0, 0.001, format="%.3f", key="eval_tol")
+        synthetic = c9.checkbox(f"Synthetic circles at separations {', '.join(map(str, SEPARATIONS))}",
+                                ds.name.startswith("demo:circles"), key="eval_synthetic")
+        seed = c10.number_input("Seed", 0, 2**31 - 1, 0, key="eval_seed")
+        submitted = st.form_submit_button("Evaluate", type="primary", key="eval_run")
+    if submitted:
+        try:
+            k_values = tuple(int(v) for v in ks.split(",") if v.strip())
+            options = EvaluationOptions(families=tuple(families), eval_share=float(share), stratified=bool(stratified),
+                                        partial_spec=partial.strip(), knn_ks=k_values, coarse_step=float(step),
+                                        coarse_tolerance=float(tolerance),
+                                        difficulty=None if difficulty == "(none)" else difficulty,
+                                        synthetic=bool(synthetic), seed=int(seed))
+            evaluation_jobs.start(run, options)
+        except ValueError as exc:   # InputError (NotAllowed too: the role check), or K values that are not numbers
+            st.error(plain(exc if isinstance(exc, InputError) else f"K must be whole numbers such as 1,5,10,50 ({exc})."))
+else:
+    st.caption(f"Your role here is {member().role}: you see the stored evaluations; new ones need a curator or owner.")
+
+
+# ---------------------------------------------------------------- the background job
+@st.fragment(run_every=0.5 if (evaluation_jobs.job() is not None and not evaluation_jobs.job().done) else None)
+def progress():
+    job = evaluation_jobs.job()
+    if job is None:
+        return
+    if job.done:
+        sess.eval_job = None
+        if job.status == "done":
+            sess.eval_key = job.result
+            st.rerun(scope="app")
+        elif job.status == "cancelled":
+            st.warning("Evaluation cancelled.")
+        else:
+            st.error(plain(job.error if isinstance(job.error, InputError) else
+                           f"The evaluation failed: {type(job.error).__name__}: {job.error} (error id {job.error_id})"))
+        return
+    snap = job.snapshot()
+    st.progress(snap["fraction"], text=f"Evaluation: {snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
+    if st.button("Cancel", key="eval_cancel"):
+        job.cancel()
+
+
+progress()
+
+# ---------------------------------------------------------------- results
+found = evaluation_jobs.stored(run)
+if not found:
+    st.info("No evaluation of this run yet." + (" Choose the options above and press Evaluate."
+                                                if member().can("run filters") else ""))
+    st.stop()
+ev = evaluation_jobs.shown(run)
+if len(found) > 1:
+    labels = {e.key: (f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(e.created))}: τ = {e.context.get('tau'):.2f}, "
+                      f"n = {e.context.get('n'):,}, {', '.join(e.options['families'])}") for e in found}
+    pick = st.selectbox("Stored evaluations of this run", list(labels), index=list(labels).index(ev.key),
+                        format_func=labels.get, key="eval_pick")
+    ev = next(e for e in found if e.key == pick)
+ctx, s, t = ev.context, ev.summary, ev.tables
+figs = figures(ev)
+metric_row({"τ, n evaluated": f"{ctx.get('tau'):.2f}, {ctx.get('n'):,}",
+            "Coarse action stops at": f"{s['coarse_fraction']:.0%}",
+            "Suggested n": f"{s['coarse_n']:,}",
+            "Difficulty p-value": f"{s['difficulty_p_value']:.3g}" if s.get("difficulty_p_value") is not None else "–"})
+
+
+def use_n(value: int) -> None:
+    sess.target = int(value)
+    st.session_state.pop("w_target", None)   # the Filter page's n slider starts from it
+
+
+lowest = run.trajectory.live_bounds()["n_min"]
+st.button(f"Use n = {s['coarse_n']:,} on the Filter page", key="eval_use_n", on_click=use_n,
+          args=(max(int(s["coarse_n"]), int(lowest)),))
+if s["coarse_n"] < lowest:
+    st.caption(f"This run answers n ≥ {lowest:,} without a refit; the button sets n = {lowest:,}. Run AFLite with a "
+               "smaller deepest n (Filter page) to go lower.")
+for note in ev.notes:
+    st.warning(plain(note))
+
+st.subheader("Model families (paper 000 Table 3)")
+st.caption(f"On {ctx.get('representation')}. Filtered evaluation split: {ctx.get('eval_filter')}. "
+           "Cells: accuracy [95 % bootstrap interval] (Δ to full).")
+st.dataframe(family_wide(t["families"]), key="eval_families_table")
+st.plotly_chart(figs["families"], key="eval_families_fig")
+if "partial_input" in t:
+    st.subheader(f"Partial input: {ctx.get('partial_representation')}")
+    st.dataframe(family_wide(t["partial_input"]), key="eval_partial_table")
+    st.plotly_chart(figs["partial_input"], key="eval_partial_fig")
+st.subheader("KNN distances (paper 003 Table 3)")
+st.dataframe(t["knn"], hide_index=True, key="eval_knn_table")
+st.plotly_chart(figs["knn"], key="eval_knn_fig")
+st.subheader("Representation bias per phase")
+st.plotly_chart(figs["phases"], key="eval_phases_fig")
+st.subheader("Coarse action (paper 002 Algorithm 1)")
+st.plotly_chart(figs["coarse"], key="eval_coarse_fig")
+if "difficulty" in t:
+    st.subheader(f"External difficulty: {s.get('difficulty_column')}")
+    st.dataframe(t["difficulty"], hide_index=True, key="eval_difficulty_table")
+    st.plotly_chart(figs["difficulty"], key="eval_difficulty_fig")
+if "synthetic" in t:
+    st.subheader("Synthetic circles (paper 000 Fig. 2)")
+    st.dataframe(t["synthetic"], hide_index=True, key="eval_synthetic_table")
+    st.plotly_chart(figs["synthetic_accuracy"], key="eval_synthetic_acc")
+    st.plotly_chart(figs["synthetic_scatter"], key="eval_synthetic_scatter")
+st.download_button("Download the HTML report", html_report(ev), file_name="evaluation_report.html",
+                   mime="text/html", key="eval_report")

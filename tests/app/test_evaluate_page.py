@@ -1,0 +1,161 @@
+"""The Evaluate page through streamlit's AppTest: options form, background job with progress and
+Cancel, results stored with the run (a new tab and a restarted server read them), "use this n",
+bad options, and the role check (annotators see stored results only)."""
+import os
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptest_helpers import metrics, no_exceptions, page
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
+        "client_secret": "s", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
+OWNER, ANNOTATOR = "owner@team.org", "ann@team.org"
+
+
+@pytest.fixture
+def fresh_server(tmp_path, monkeypatch):
+    """A new server with its own cache folder (runs, evaluations) and team database."""
+    from dashboard.server import server
+
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
+    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    os.chdir(ROOT)
+    server.clear()
+    yield
+    server.clear()
+
+
+def app(email=None):
+    at = AppTest.from_file(APP, default_timeout=180)
+    if email:
+        at.secrets["auth"] = dict(AUTH)
+        at.user = {"is_logged_in": True, "email": email}
+    return at
+
+
+def texts(at) -> str:
+    return " ".join(str(e.value) for kind in ("markdown", "text", "caption", "info", "warning", "error")
+                    for e in getattr(at, kind))
+
+
+def wait_for_jobs(at, timeout=120):
+    from dashboard.server import server
+
+    deadline = time.time() + timeout
+    while server().jobs.running() and time.time() < deadline:
+        time.sleep(0.2)
+    assert not server().jobs.running(), "background job did not finish"
+    at.run()
+    at.run()
+    no_exceptions(at)
+
+
+def small_options(at):
+    at.multiselect(key="eval_families").set_value(["logistic"])
+    at.text_input(key="eval_ks").input("1,5")
+    at.slider(key="eval_step").set_value(0.25)
+
+
+def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_server):
+    from dashboard.server import server
+
+    at = app().run()
+    at.switch_page(page("10_evaluate")).run()
+    no_exceptions(at)
+    assert "No evaluation of this run yet" in texts(at)
+    # bad options: a message, no job
+    at.text_input(key="eval_ks").input("1,five")
+    at.button(key="eval_run").click().run()
+    assert any("K must be whole numbers" in e.value for e in at.error)
+    assert not server().jobs.running()
+    small_options(at)
+    at.button(key="eval_run").click().run()
+    wait_for_jobs(at)
+    m = metrics(at)
+    assert m["Coarse action stops at"].endswith("%") and "Suggested n" in m
+    table = [d.value for d in at.dataframe if "i.i.d. · full" in d.value.columns]
+    assert len(table) == 2                     # Φ and the partial input (hypothesis-only)
+    assert list(table[0].index) == ["logistic"] and "AFLite-filtered · random" in table[0].columns
+    assert len(at.get("plotly_chart")) >= 5
+    # "use this n": the session's live n, which the Filter page's slider starts from
+    suggested = int(m["Suggested n"].replace(",", ""))
+    at.button(key="eval_use_n").click().run()
+    target = at.session_state["artifact_lens"].target
+    assert target == max(suggested, 900)               # the demo run answers n ≥ 900 (30 % of 3,000)
+    at.switch_page(page("2_filter")).run()
+    no_exceptions(at)
+    assert at.slider(key="w_target").value == pytest.approx(round(target / 3000, 2), abs=0.011)
+    # a new tab, and a restarted server, read the stored evaluation: nothing is recomputed
+    server.clear()
+    other = app().run()
+    other.switch_page(page("10_evaluate")).run()
+    no_exceptions(other)
+    assert metrics(other)["Suggested n"] == m["Suggested n"]
+    assert not server().jobs.running() and other.session_state["artifact_lens"].eval_job is None
+
+
+def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
+    from dashboard import evaluation as evaluation_jobs
+    from dashboard.server import server
+
+    at = app().run()
+    at.switch_page(page("10_evaluate")).run()
+    at.checkbox(key="eval_synthetic").check()          # the slowest options: every family, circles too
+    at.button(key="eval_run").click().run()
+    no_exceptions(at)
+    assert at.button(key="eval_cancel")
+    at.button(key="eval_cancel").click().run()
+    deadline = time.time() + 60
+    while server().jobs.running() and time.time() < deadline:
+        time.sleep(0.1)
+    at.run()
+    no_exceptions(at)
+    assert "Evaluation cancelled" in texts(at)
+    assert not list((Path(os.environ["ARTIFACT_LENS_CACHE"]) / "runs" / "evaluations").glob("*.json"))
+    assert "No evaluation of this run yet" in texts(at)
+
+
+def test_an_annotator_sees_stored_results_but_no_form_and_start_refuses(fresh_server):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("10_evaluate")).run()
+    small_options(owner)
+    owner.button(key="eval_run").click().run()
+    wait_for_jobs(owner)
+    shown = metrics(owner)["Suggested n"]
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("10_evaluate")).run()
+    no_exceptions(ann)
+    assert not [b for b in ann.button if b.key == "eval_run"] and "need a curator or owner" in texts(ann)
+    assert metrics(ann)["Suggested n"] == shown          # the owner's stored evaluation
+    script = """
+import streamlit as st
+from core.evaluation import EvaluationOptions
+from core.store import NotAllowed
+from dashboard import current, team
+from dashboard import evaluation as evaluation_jobs
+from dashboard.page import start_page
+start_page("Probe")
+try:
+    evaluation_jobs.start(current.run(), EvaluationOptions(families=("logistic",)))
+    st.text("allowed")
+except NotAllowed as exc:
+    st.text("refused: " + str(exc))
+"""
+    probe = AppTest.from_string(script, default_timeout=120)
+    probe.secrets["auth"] = dict(AUTH)
+    probe.user = {"is_logged_in": True, "email": ANNOTATOR}
+    probe.run()
+    no_exceptions(probe)
+    assert any(t.value.startswith("refused") for t in probe.text), [t.value for t in probe.text]
