@@ -940,6 +940,9 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
         except InputError as exc:
             notes.append(f"partial-input table: the representation {partial_spec!r} cannot be built ({exc})")
             prep = None
+        if prep is not None and prep.spec == representation.spec:
+            notes.append(f"partial-input table: {prep.spec} is Φ itself (the run is already partial-input), so it "
+                         "repeats the families table; evaluate with a full-input representation to compare the two")
         if prep is not None:
             pos = pd.Index(np.asarray(prep.ids).astype(str)).get_indexer(ids)
             if (pos < 0).any():
