@@ -139,8 +139,10 @@ class TeamApp:
             'client_id = "artifact-lens-e2e"\n'
             'client_secret = "not-a-secret"\n'
             f'server_metadata_url = "{idp_url}/.well-known/openid-configuration"\n')
+        # ARTIFACT_LENS_E2E_DB_URL runs the same walk on another database (e.g. PostgreSQL)
+        db_url = os.environ.get("ARTIFACT_LENS_E2E_DB_URL") or f"sqlite:///{folder}/team.sqlite"
         self.env = dict(os.environ, ARTIFACT_LENS_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1",
-                        ARTIFACT_LENS_DB_URL=f"sqlite:///{folder}/team.sqlite", ARTIFACT_LENS_OWNER=owner,
+                        ARTIFACT_LENS_DB_URL=db_url, ARTIFACT_LENS_OWNER=owner,
                         ARTIFACT_LENS_MAP="pca", AUTHLIB_INSECURE_TRANSPORT="1",
                         NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR",
                                                        str(Path.home() / ".cache/artifact-lens/numba")))
