@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from core.dataset import Dataset
-from core.errors import InputError
+from core.errors import InputError, RolesNeeded
 
 FILE_TYPES = {
     ".csv": "CSV",
@@ -458,21 +458,21 @@ def assign_roles(
 
     label = _check_column(frame, label, "label column") if label else detected["label"]
     if label is None:
-        raise InputError(
+        raise RolesNeeded(
             "could not find a label column (looked for: " + ", ".join(LABEL_NAMES) + "). "
-            f"The columns are: {', '.join(frame.columns)}. Name it with --label (label= in Python)."
-        )
+            f"The columns are: {', '.join(frame.columns)}. Name it with --label (label= in Python).",
+            role="label", columns=frame.columns, detected=detected, preview=frame.head(20))
     text_cols = [_check_column(frame, c, "text column") for c in _as_list(text)] or list(detected["text"])
     image = _check_column(frame, image, "image column") if image else detected["image"]
     embedding = _check_column(frame, embedding, "embedding column") if embedding else detected["embedding"]
     feature_cols = [_check_column(frame, c, "feature column") for c in _as_list(features)]
     id_col = _check_column(frame, id, "id column") if id else detected["id"]
     if not text_cols and image is None and embedding is None:
-        raise InputError(
+        raise RolesNeeded(
             "found no text, image or embedding column to represent the examples. "
             f"The columns are: {', '.join(frame.columns)}. Name the text column(s) with --text "
-            "(e.g. --text premise,hypothesis), or --image / --embedding."
-        )
+            "(e.g. --text premise,hypothesis), or --image / --embedding.",
+            role="text", columns=frame.columns, detected=dict(detected, label=label), preview=frame.head(20))
     if label in text_cols:
         raise InputError(f"column '{label}' cannot be both the label and a text column; choose another --text.")
 

@@ -12,13 +12,28 @@ import streamlit as st
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
+#: what the CLI's flags are called on the Data page (core's messages name the flags)
+_CONTROLS = {"label": "the Label column choice", "text": "the Text columns choice", "id": "the Id column choice",
+             "embedding": "the Embedding column choice", "image": "the Image column choice",
+             "config": "the Config box", "split": "the Split box"}
+_FLAG = re.compile(r"--(" + "|".join(_CONTROLS) + r")\b(?:\s*/\s*\1=)?")
+_PYTHON_NOTE = re.compile(r"\s*\((?:or )?[a-z_]+= in Python\)|\s*/\s*(?:" + "|".join(_CONTROLS) + r")=(?=[\s.,;)]|$)")
+
+
+def app_words(message) -> str:
+    """A message from core in the app's words: CLI flags become the names of the app's
+    controls ("--label" -> "the Label column choice"), Python keyword notes are dropped."""
+    text = _PYTHON_NOTE.sub("", str(message))
+    return _FLAG.sub(lambda m: _CONTROLS[m.group(1)], text)
+
+
 def plain(message) -> str:
-    """A message for st.error/st.info/st.warning with Markdown escaped.
+    """A message for st.error/st.info/st.warning in the app's words, with Markdown escaped.
 
     Those elements render Markdown, and messages from core can quote values from
     the data (labels, column names, file names): escaping keeps them plain text.
     """
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(message))
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", app_words(message))
 
 
 def thumbnail_uri(image, size: int = 48) -> Optional[str]:

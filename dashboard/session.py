@@ -49,6 +49,7 @@ class Session:
     target: Union[int, float] = DEFAULT_TARGET         # live n: a count, or a share of N in (0, 1)
     pending_key: Optional[str] = None                  # a loaded dataset not scored yet (Data page)
     pending_source: Optional[Source] = None
+    mapping: Optional[dict] = None                     # a load waiting for its columns' roles (Data page)
     job_key: Optional[str] = None                      # the background job this tab watches
     job_params: Optional[dict] = None
     job_source: Optional[Source] = None                # becomes `source` when the job's dataset is new

@@ -4,7 +4,7 @@ from pathlib import Path
 import streamlit as st
 
 from core.errors import InputError
-from dashboard import current, data_inputs, pipelines
+from dashboard import column_mapping, current, data_inputs, pipelines
 from dashboard.formatting import metric_row, plain
 from dashboard.page import start_page
 from dashboard.session import Source
@@ -47,26 +47,29 @@ if loaded:
     try:
         with st.spinner("Reading the dataset…"):
             if kind == "Demo":
-                source = f"demo:{demo}" + (f":n={int(size)}" if demo in ("nli", "circles") else "")
-                data_inputs.load_pending(Source(source, {}, source))
+                name = f"demo:{demo}" + (f":n={int(size)}" if demo in ("nli", "circles") else "")
+                source = Source(name, {}, name)
             elif kind == "Local path":
                 if not path.strip():
                     raise InputError("no path given; type a file or folder path, e.g. data/snli_dev.jsonl")
-                data_inputs.load_pending(Source(data_inputs.check_local_path(path.strip()), {}, path.strip()))
+                source = Source(data_inputs.check_local_path(path.strip()), {}, path.strip())
             elif kind == "Upload":
                 if upload is None:
                     raise InputError("no file chosen; pick a CSV, TSV, JSONL or Parquet file to upload")
-                saved = data_inputs.save_upload(upload.name, upload.getvalue())
-                data_inputs.load_pending(Source(str(saved), {}, upload.name))
+                source = Source(str(data_inputs.save_upload(upload.name, upload.getvalue())), {}, upload.name)
             else:
                 if not hub.strip():
                     raise InputError("no Hub name given; type a dataset name such as 'snli'")
-                roles = {"config": config.strip() or None, "split": split.strip() or None}
                 if Path(hub.strip()).expanduser().exists():   # a local folder typed as a Hub name
                     data_inputs.check_local_path(hub.strip())
-                data_inputs.load_pending(Source(hub.strip(), roles, hub.strip()))
+                source = Source(hub.strip(), {"config": config.strip() or None, "split": split.strip() or None},
+                                hub.strip())
+            sess.mapping = None
+            column_mapping.load_or_ask(source)
     except InputError as exc:
         st.error(plain(exc))
+if sess.mapping is not None:
+    column_mapping.form()
 
 # ---------------------------------------------------------------- the dataset on view
 is_current = sess.pending_key in (None, sess.ds_key)

@@ -82,7 +82,7 @@ def test_bad_path_shows_error_and_keeps_the_run(at, tmp_path):
     bad.write_text("premise,hypothesis\nonly,two columns\n")  # no label column
     at.text_input(key="src_path").input(str(bad))
     at.button(key="load").click().run()
-    assert any("label column" in e.value for e in at.error)
+    assert any("choose the label column below" in w.value for w in at.warning)   # asked, not loaded
     at.switch_page(page("2_filter")).run()
     no_exceptions(at)
     assert metrics(at)["Retained"] == "1,500"  # the previous run is still in use
@@ -344,3 +344,42 @@ def test_sidebar_url_and_sliders_agree_on_every_page(at):
     at.switch_page(page("7_export")).run()   # a page without knobs keeps the view in the URL
     params = dict(at.query_params)
     assert params["run"] and params["tau"] in ("0.90", ["0.90"]) and params["n"] in ("0.63", ["0.63"])
+
+
+def test_a_file_whose_columns_are_not_recognised_is_mapped_in_the_page(at, tmp_path):
+    """Detection fails (no label/text names it knows): the page shows the columns and a
+    preview, asks in its own words (no CLI flags), and loads with the chosen roles."""
+    rows = pd.DataFrame({"claim": [f"statement number {i} is {'false' if i % 2 else 'true'}" for i in range(60)],
+                         "verdict": ["refuted" if i % 2 else "supported" for i in range(60)],
+                         "ref": [f"r{i}" for i in range(60)]})
+    path = tmp_path / "claims.csv"
+    rows.to_csv(path, index=False)
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(str(path))
+    at.button(key="load").click().run()
+    no_exceptions(at)
+    asked = " ".join(w.value for w in at.warning)
+    assert "choose the label column below" in asked and "--" not in asked
+    preview = frame_with(at, "claim", "verdict", "ref")
+    assert len(preview) == 20 and preview["claim"].iloc[0] == "statement number 0 is true"
+    at.button(key="mapping_load").click().run()                       # no label chosen yet
+    assert any("Choose the label column" in e.value for e in at.error)
+    at.selectbox(key="mapping_label").set_value("verdict")
+    at.multiselect(key="mapping_text").set_value(["claim"])
+    at.selectbox(key="mapping_id").set_value("ref")
+    at.button(key="mapping_load").click().run()
+    no_exceptions(at)
+    assert metrics(at)["Examples"] == "60" and metrics(at)["Labels"] == "2"
+    assert not [w for w in at.warning if "choose the label column" in w.value]
+    roles = frame_with(at, "column", "role")
+    assert dict(zip(roles["column"], roles["role"]))["verdict"] == "label"
+
+
+def test_app_messages_name_app_controls_not_cli_flags():
+    from dashboard.formatting import app_words
+
+    assert app_words("no rows with a usable label in column 'x'; check --label.") == \
+        "no rows with a usable label in column 'x'; check the Label column choice."
+    assert app_words("choose one with --config / config=.") == "choose one with the Config box."
+    assert app_words("Name it with --label (label= in Python).") == "Name it with the Label column choice."
+    assert app_words("a --labeled thing stays") == "a --labeled thing stays"
