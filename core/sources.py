@@ -277,7 +277,11 @@ def _read_folder(path: Path, *, config, split):
 def _read_hub(name: str, *, config, split, local: bool = False):
     import datasets as hf
 
-    offline = os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes")
+    offline = hub_offline()
+    if offline and not local and not _in_local_hub_cache(name):
+        # datasets would still resolve the name through its retry loop (seconds to tens of
+        # seconds) before giving up; with nothing cached there is nothing it could load
+        raise InputError(_hub_unreachable(name, offline, "the dataset is not in the local Hugging Face cache"))
     try:
         obj = hf.load_dataset(name, config, split=split)
     except (ValueError, FileNotFoundError, KeyError) as exc:
@@ -305,6 +309,27 @@ def _read_hub(name: str, *, config, split, local: bool = False):
             raise InputError(f"could not load the folder {name} as a dataset: {type(exc).__name__}: {exc}") from None
         raise InputError(_hub_unreachable(name, offline, f"{type(exc).__name__}: {exc}")) from None
     return _from_hf(obj, name + (f" ({config})" if config else ""), split)
+
+
+def hub_offline() -> bool:
+    """``HF_HUB_OFFLINE`` (or ``HF_DATASETS_OFFLINE``) is set: no Hub request may be made."""
+    return any(os.environ.get(v, "0").strip().lower() in ("1", "true", "yes", "on")
+               for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+
+
+def _in_local_hub_cache(name: str) -> bool:
+    """Whether ``name`` has a copy in the local Hugging Face caches (which offline mode may
+    load): the hub cache (``datasets--org--name``) or the datasets cache (``org___name``)."""
+    try:
+        import datasets.config as hfc
+        from huggingface_hub import constants
+
+        hub = Path(os.environ.get("HF_HUB_CACHE") or constants.HF_HUB_CACHE).expanduser()
+        ds_cache = Path(os.environ.get("HF_DATASETS_CACHE") or hfc.HF_DATASETS_CACHE).expanduser()
+    except Exception:  # noqa: BLE001  (unknown layout: let datasets decide)
+        return True
+    return ((hub / ("datasets--" + name.replace("/", "--"))).exists()
+            or (ds_cache / name.replace("/", "___")).exists())
 
 
 def _hub_unreachable(name: str, offline: bool, detail: str) -> str:

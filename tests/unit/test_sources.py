@@ -144,6 +144,28 @@ def test_hub_name_while_offline_is_a_clear_error():
         load_dataset("no-such-org/no-such-dataset")
 
 
+def test_hub_name_while_offline_fails_before_datasets_is_asked(tmp_path, monkeypatch):
+    """HF_HUB_OFFLINE=1 and nothing cached: the error comes at once, without datasets'
+    resolve-and-retry loop (issue 14: 24 s of retries before the same message)."""
+    import datasets
+
+    calls = []
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: calls.append(a) or (_ for _ in ()).throw(
+        AssertionError("datasets.load_dataset must not be called offline for an uncached name")))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "datasets"))
+    with pytest.raises(InputError, match=r"offline mode is on \(HF_HUB_OFFLINE=1\) \(the dataset is not in the local "
+                                         r"Hugging Face cache\).*local file or folder"):
+        load_dataset("nyu-mll/glue", config="mnli")
+    assert calls == []
+    # a copy in the local cache is what offline mode can load: then datasets is asked
+    (tmp_path / "hub" / "datasets--nyu-mll--glue").mkdir(parents=True)
+    with pytest.raises(InputError, match="offline mode is on"):
+        load_dataset("nyu-mll/glue", config="mnli")
+    assert len(calls) == 1
+
+
 # ---------------------------------------------------------------- bad input
 
 
