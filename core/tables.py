@@ -25,7 +25,10 @@ import pandas as pd
 
 from core.errors import InputError
 
-__all__ = ["ExampleTable", "SELECTIONS", "filter_examples", "page"]
+__all__ = ["ExampleTable", "SELECTIONS", "filter_examples", "mark_hits", "page"]
+
+#: how a search hit is marked in text shown as text (never HTML from the data)
+HIT = ("⟦", "⟧")
 
 SELECTIONS = ("retained", "removed", "all")
 
@@ -186,6 +189,26 @@ def filter_examples(frame: pd.DataFrame, *, query: str = "", fields=(), labels=N
     if ids is not None:
         keep &= frame["id"].isin(pd.Index(np.asarray(ids).astype(str))).to_numpy()
     return frame[keep]
+
+
+def mark_hits(frame: pd.DataFrame, query: str, fields, width: int = 60) -> pd.Series:
+    """Per row, where ``query`` occurs (case-insensitive) in the first of ``fields`` that holds
+    it: a snippet of about ``width`` characters around it with the hit between ⟦ ⟧ (marked
+    as text, so it is shown literally). Empty where nothing matches or without a query."""
+    out = pd.Series([""] * len(frame), index=frame.index, dtype=object)
+    if not query:
+        return out
+    needle = query.lower()
+    for i, (idx, row) in enumerate(frame[list(fields)].astype(str).iterrows()):
+        for value in row:
+            at = value.lower().find(needle)
+            if at < 0:
+                continue
+            lo, hi = max(0, at - width // 2), min(len(value), at + len(query) + width // 2)
+            out.iloc[i] = ("…" if lo else "") + value[lo:at] + HIT[0] + value[at:at + len(query)] + HIT[1] \
+                + value[at + len(query):hi] + ("…" if hi < len(value) else "")
+            break
+    return out
 
 
 def page(frame: pd.DataFrame, number: int, size: int, sort_by: Optional[str] = None, ascending: bool = True):

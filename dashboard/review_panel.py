@@ -50,8 +50,9 @@ def save_run_offer(run, key: str) -> Optional[int]:
     return None
 
 
-def review_panel(run, example_id: str, key: str) -> None:
-    """One example: its fields as text, its light, its review history, and the review form."""
+def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -> None:
+    """One example: its fields as text (unless the page shows them already), its light,
+    its review history, and the review form."""
     run_id = save_run_offer(run, key)
     ds = current.dataset()
     table = current.table(run)
@@ -61,13 +62,14 @@ def review_panel(run, example_id: str, key: str) -> None:
         return
     frame = table.browse(current.live_result(run)).iloc[[row]]
     rec = frame.iloc[0]
-    st.markdown("**Example**")
-    st.text(f"id: {example_id}\nlabel: {rec[ds.label]}")
-    for field in ds.text:
-        st.text(f"{field}: {rec[field]}")
-    p = rec["predictability"]
-    status = "retained" if rec["retained"] else f"removed at phase {int(rec['removed_at']) + 1}"
-    st.text(f"p̃ = {p:.2f}, {status}" if not np.isnan(p) else f"not scored (warm-up), {status}")
+    if show_example:
+        st.markdown("**Example**")
+        st.text(f"id: {example_id}\nlabel: {rec[ds.label]}")
+        for field in ds.text:
+            st.text(f"{field}: {rec[field]}")
+        p = rec["predictability"]
+        status = "retained" if rec["retained"] else f"removed at phase {int(rec['removed_at']) + 1}"
+        st.text(f"p̃ = {p:.2f}, {status}" if not np.isnan(p) else f"not scored (warm-up), {status}")
     if run_id is None:
         return
     m = member()

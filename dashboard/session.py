@@ -61,7 +61,7 @@ class Session:
     live_line: Any = None                              # this run's sidebar placeholder for the live τ/n
     workspace_id: Optional[int] = None                 # the team workspace this tab works in
     member: Any = None                                 # dashboard.team.Member, set by sign-in on every page
-    review_order: str = "predictability"               # the Review page's queue order
+    ex_like: Optional[str] = None                      # Examples: list only the neighbours of this example
     eval_job: Optional[str] = None                     # the Evaluate page's background job
     eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
 

@@ -1,15 +1,19 @@
-"""Examples: retained and removed examples side by side, with search, filters, sorting and pages."""
+"""Examples: retained and removed examples (stacked or side by side) with search, filters, sorting and
+pages; one example in full (fields, p̃ per phase, features with z, nearest neighbours) and its review."""
+import numpy as np
 import streamlit as st
 
-from core.tables import filter_examples, page
+from core.tables import HIT, filter_examples, mark_hits, page
 from dashboard import current
 from dashboard.formatting import plain, thumbnail_uri
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
+from dashboard.example_detail import example_detail, neighbour_ids
 from dashboard.review_panel import review_panel, with_lights
 
-start_page("Examples", caption=(
-    "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered."))
+sess = start_page("Examples", caption=(
+    "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered. Search hits are "
+    f"marked {HIT[0]}like this{HIT[1]} in the match column."))
 run, ds = require_run()
 
 
@@ -29,20 +33,31 @@ def browsers():
         sort_by = c5.selectbox("Sort by", sortable, key="ex_sort")
         ascending = c6.toggle("Ascending", value=False, key="ex_asc")
         size = c7.selectbox("Per page", [10, 25, 50, 100], index=1, key="ex_size")
+        stacked = st.toggle("Stacked (full width: the text fields are readable)", value=True, key="ex_stacked",
+                            help="Off: retained and removed side by side.")
     ids = current.ids_with_feature(feature.strip()) if feature.strip() else None
     if ids is not None and not len(ids):
         st.warning(plain(f"No example carries the feature {feature.strip()!r}; check its name on the Features page."))
+    if sess.ex_like:
+        like = neighbour_ids(sess.ex_like)
+        ids = like if ids is None else np.intersect1d(ids, like)
+        c1, c2 = st.columns([4, 1])
+        c1.info(plain(f"Listing the {len(like) - 1} examples nearest to {sess.ex_like} in Φ, and it."))
+        c2.button("Show all again", key="ex_like_clear", on_click=lambda: setattr(sess, "ex_like", None))
     chosen = filter_examples(frame, query=query, fields=ds.text, labels=labels, score_range=(lo, hi), ids=ids,
                              label_column=ds.label)
-    cols = ["id", "review", ds.label, "predictability", *ds.text, "removed_at",
+    if query:
+        chosen = chosen.assign(match=mark_hits(chosen, query, ds.text))
+    cols = ["id", "review", "match", ds.label, "predictability", *ds.text, "removed_at",
             *[c for c in frame.columns if c not in ("id", "review", ds.label, "predictability", "removed_at", "warmup",
                                                     "retained", *ds.text)]]
     config = {"predictability": st.column_config.ProgressColumn("p̃", min_value=0.0, max_value=1.0, format="%.2f"),
+              "match": st.column_config.TextColumn("match", width="large"),
               "removed_at": st.column_config.NumberColumn("removed at phase")}
     if ds.image:
         cols.insert(1, "thumbnail")
         config["thumbnail"] = st.column_config.ImageColumn("image", width="small")
-    left, right = st.columns(2)
+    left, right = (st.container(), st.container()) if stacked else st.columns(2)
     picked, on_pages = [], []
     for side, status, box in (("retained", True, left), ("removed", False, right)):
         part = chosen[chosen["retained"] == status]
@@ -69,7 +84,8 @@ def browsers():
     if chosen is None:
         return
     with st.container(border=True):
-        review_panel(run, chosen, key="ex_review")
+        example_detail(run, chosen, key="ex_detail")
+        review_panel(run, chosen, key="ex_review", show_example=False)
 
 
 browsers()

@@ -89,6 +89,25 @@ class Trajectory:
             raise InputError(f"phase={phase!r} is invalid: give 0 <= phase < {self.n_phases}.")
         return int(phase)
 
+    def history_of(self, row: int) -> "pd.DataFrame":
+        """One example's way through the run (``row`` is its position in the run): per phase
+        it took part in, ``phase`` (1-based, as shown to people), ``p̃`` (NaN when no model
+        held it out) and ``removed`` (whether that phase removed it)."""
+        import pandas as pd
+
+        if not is_int(row) or not 0 <= int(row) < self.n_samples:
+            raise InputError(f"row={row!r} is invalid: give 0 <= row < {self.n_samples}.")
+        row = int(row)
+        gone = int(self.removed_at[row])
+        last = self.n_phases - 1 if gone < 0 else gone
+        phases, scores = [], []
+        for j in range(last + 1):
+            members = self.members(j)
+            at = int(np.searchsorted(members, row))   # members are ascending
+            phases.append(j + 1)
+            scores.append(float(self.phase_scores(j)[at]))
+        return pd.DataFrame({"phase": phases, "p̃": scores, "removed": [j == gone for j in range(last + 1)]})
+
     def scores_at(self, phase: int) -> np.ndarray:
         """(N,) float32: p̃ of every example in phase ``phase`` (NaN outside S_j / never held out)."""
         phase = self._check_phase(phase)

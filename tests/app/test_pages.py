@@ -383,3 +383,30 @@ def test_app_messages_name_app_controls_not_cli_flags():
     assert app_words("choose one with --config / config=.") == "choose one with the Config box."
     assert app_words("Name it with --label (label= in Python).") == "Name it with the Label column choice."
     assert app_words("a --labeled thing stays") == "a --labeled thing stays"
+
+
+def test_examples_mark_hits_and_open_one_example_in_full(at):
+    at.switch_page(page("6_examples")).run()
+    at.text_input(key="ex_query").input("nobody").run()
+    no_exceptions(at)
+    gone = browsers(at)[1]
+    assert gone["match"].str.contains("⟦nobody⟧", case=False).all()
+    target = str(gone["id"].iloc[0])
+    at.selectbox(key="ex_pick").set_value(target).run()
+    no_exceptions(at)
+    shown = " ".join(t.value for t in at.text)
+    assert f"id: {target}" in shown and "hypothesis: " in shown and "premise: " in shown
+    feats = frame_with(at, "feature", "z", "significant")
+    assert "nobody@hypothesis" in set(feats["feature"]) and feats["z"].is_monotonic_decreasing
+    near = frame_with(at, "similarity")
+    assert len(near) == 10 and target not in set(near["id"]) and near["similarity"].is_monotonic_decreasing
+    at.button(key="ex_detail_more").click().run()
+    no_exceptions(at)
+    at.text_input(key="ex_query").input("").run()
+    kept, gone = browsers(at)
+    listed = set(kept["id"]) | set(gone["id"])
+    assert target in listed and len(listed) <= 51
+    at.button(key="ex_like_clear").click().run()
+    kept, gone = browsers(at)
+    assert len(kept) == len(gone) == 25
+

@@ -184,3 +184,40 @@ def test_numpy_fractions_give_the_same_run_as_python_floats():
 def test_a_fraction_that_rounds_to_no_examples_names_target_size():
     with pytest.raises(InputError, match="target_size=0.001 gives n=0"):
         AFLite(train_size=10, slice_size=10, tau=0.0, target_size=0.001).fit(*_problem())
+
+
+def test_an_examples_way_through_the_run():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    X = (rng.normal(size=(200, 3)) + y[:, None]).astype(np.float32)
+    traj = AFLite(n_partitions=4, train_size=40, slice_size=10, tau=0.0, target_size=100).fit(X, y).trajectory_
+    gone = int(np.flatnonzero(traj.removed_at >= 2)[0])
+    h = traj.history_of(gone)
+    assert h["phase"].tolist() == list(range(1, traj.removed_at[gone] + 2)) and h["removed"].tolist()[-1]
+    assert h["removed"].sum() == 1
+    np.testing.assert_allclose(h["p̃"], [traj.scores_at(j)[gone] for j in range(len(h))])
+    kept = int(np.flatnonzero(traj.removed_at == -1)[0])
+    assert len(traj.history_of(kept)) == traj.n_phases and not traj.history_of(kept)["removed"].any()
+
+
+def test_nearest_neighbours_by_cosine():
+    from core.neighbours import nearest
+
+    X = np.array([[1, 0], [0.9, 0.1], [0, 1], [-1, 0], [0, 0]], dtype=np.float32)
+    rows, sims = nearest(X, 0, 3)
+    assert rows.tolist() == [1, 2, 4] and sims[0] > 0.99 and sims[1] == 0.0
+    assert nearest(X, 4, 10)[0].tolist() == [0, 1, 2, 3]        # a zero row: similarity 0 to all, k capped
+    with pytest.raises(InputError, match="row=9 is invalid"):
+        nearest(X, 9)
+
+
+def test_search_hits_are_marked_as_text():
+    import pandas as pd
+
+    from core.tables import mark_hits
+
+    frame = pd.DataFrame({"premise": ["A man sleeps.", "x" * 100 + "Nobody" + "y" * 100],
+                          "hypothesis": ["<b>nobody</b> is awake", "none"]})
+    got = mark_hits(frame, "nobody", ["premise", "hypothesis"], width=10)
+    assert got.tolist() == ["<b>⟦nobody⟧</b> …", "…xxxxx⟦Nobody⟧yyyyy…"]
+    assert mark_hits(frame, "", ["premise"]).tolist() == ["", ""]

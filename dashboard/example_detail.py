@@ -1,0 +1,81 @@
+"""One example in full (Examples page): its fields, label, p̃ phase by phase, its features
+with their z for its label, and its nearest neighbours in Φ ("more like this")."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.neighbours import nearest
+from dashboard import current
+from dashboard.session import session
+
+LIKE_THIS = 50   # how many neighbours "more like this" lists
+
+
+def example_detail(run, example_id: str, key: str) -> None:
+    ds = current.dataset()
+    table = current.table(run)
+    row = table.rows_of([example_id])[0]
+    if row < 0:
+        return
+    rec = table.browse(current.live_result(run)).iloc[row]
+    arrays = {ds.embedding, ds.image}
+    values = ds.table.iloc[row]
+    st.text("\n".join([f"id: {example_id}"] + [f"{c}: {values[c]}" for c in ds.table.columns if c not in arrays]))
+    p = rec["predictability"]
+    st.text(("not scored (warm-up)" if np.isnan(p) else f"p̃ = {p:.2f} at the live τ and n, ")
+            + ("retained" if rec["retained"] else f"removed in phase {int(rec['removed_at']) + 1}"))
+    run_pos = pd.Index(np.asarray(run.ids).astype(str)).get_indexer([example_id])[0]
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**p̃ phase by phase**")
+        if run_pos < 0:
+            st.caption("A warm-up example: it trained Φ, so AFLite never scored it.")
+        else:
+            history = run.trajectory.history_of(int(run_pos))
+            st.bar_chart(history.set_index("phase")["p̃"], height=180)
+            gone = history.loc[history["removed"], "phase"]
+            st.caption(f"Removed in phase {int(gone.iloc[0])} of the fitted run." if len(gone)
+                       else f"Kept through all {run.n_phases} phases of the fitted run.")
+    with right:
+        st.markdown(f"**Its features, z for its label ({rec[ds.label]})**")
+        st.dataframe(_feature_z(example_id, str(rec[ds.label])), hide_index=True, key=f"{key}_features", height=200)
+    st.markdown("**Nearest neighbours in Φ** (cosine similarity; near 1 = possible duplicates)")
+    like = _neighbours(example_id, 10)
+    st.dataframe(like, hide_index=True, key=f"{key}_neighbours")
+    st.button("More like this: list its 50 nearest neighbours above", key=f"{key}_more",
+              on_click=_more_like, args=(example_id,))
+
+
+def _feature_z(example_id: str, label: str) -> pd.DataFrame:
+    fm = current.feature_matrix()
+    at = pd.Index(np.asarray(fm.ids).astype(str)).get_indexer([example_id])[0]
+    if at < 0:
+        return pd.DataFrame(columns=["feature", "z", "significant"])
+    names = fm.features_of(int(at))
+    z = current.zstats().table
+    mine = z[(z["feature"].isin(names)) & (z["label"].astype(str) == label)]
+    return mine[["feature", "z", "significant"]].sort_values("z", ascending=False).reset_index(drop=True)
+
+
+def _neighbours(example_id: str, k: int) -> pd.DataFrame:
+    ds, rep = current.dataset(), current.representation()
+    at = pd.Index(np.asarray(rep.ids).astype(str)).get_indexer([example_id])[0]
+    if at < 0:
+        return pd.DataFrame()
+    rows, sims = nearest(rep.X, int(at), k)
+    ids = np.asarray(rep.ids).astype(str)[rows]
+    out = ds.table.loc[ids, [ds.label, *ds.text]].reset_index()
+    out.insert(1, "similarity", np.round(sims, 3))
+    return out
+
+
+def neighbour_ids(example_id: str) -> np.ndarray:
+    """Ids of the example's `LIKE_THIS` nearest neighbours in Φ, and its own."""
+    found = _neighbours(example_id, LIKE_THIS)
+    return np.append(found[found.columns[0]].astype(str).to_numpy(), example_id) if len(found) else np.array([example_id])
+
+
+def _more_like(example_id: str) -> None:
+    session().ex_like = example_id
