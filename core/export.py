@@ -19,6 +19,14 @@ file. The manifest (JSON) is written beside the data as ``<name>.manifest.json``
 CSV goes through `core.safe_csv` (formula neutralisation of cells and headers,
 every text cell quoted); Parquet, JSONL and `datasets` exports keep the text
 unchanged.
+
+Every writer streams (`write_file`): the rows go out in chunks of ``chunk_rows``, so
+only one chunk is ever converted at a time (CSV through the safe writer chunk by chunk,
+Parquet through pyarrow's ``ParquetWriter`` one row group per chunk, JSONL line by
+line, a `datasets` folder from an Arrow stream file written chunk by chunk, zipped
+from disk). Embeddings stay float32: Parquet keeps them as a list column; CSV has no
+list type, so they become JSON text there, and the dashboard leaves them out of CSV
+unless asked. `to_bytes` and `write` are built on `write_file`.
 """
 from __future__ import annotations
 
@@ -37,13 +45,19 @@ import pandas as pd
 
 from core import paths
 from core.errors import InputError
-from core.safe_csv import NEUTRALISATION, neutralise_formulas, to_csv_bytes
+from core.progress import check_cancel, report
+from core.safe_csv import NEUTRALISATION, neutralise_formulas, write_csv_chunks
 from core.tables import SELECTIONS, ExampleTable
 
-__all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write",
-           "manifest_for", "file_name"]
+__all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write", "write_file",
+           "manifest_for", "file_name", "dataset_label", "summary_line", "CHUNK_ROWS"]
+
+#: Rows converted at a time by the streaming writers (100k × 768 float32: about 15 MB of
+#: vectors per chunk; as CSV JSON text about 60 MB).
+CHUNK_ROWS = 4096
 
 FORMATS = ("csv", "parquet", "jsonl", "datasets")
+_DATA_SUFFIXES = {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".txt", ".arrow", ".zip", ".gz"}
 _EXTENSION = {"csv": ".csv", "parquet": ".parquet", "jsonl": ".jsonl", "datasets": ""}
 _MIME = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "jsonl": "application/jsonl",
          "datasets": "application/zip"}
@@ -65,53 +79,239 @@ def export_frame(dataset, run=None, *, live=None, which: str = "retained", inclu
 
 def _arrays_to_lists(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object:
-            sample = out[col].dropna()
-            if len(sample) and isinstance(sample.iloc[0], np.ndarray):
-                out[col] = [np.asarray(v).tolist() for v in out[col]]
+    for col in array_columns(out):
+        out[col] = [None if v is None else np.asarray(v).tolist() for v in out[col]]
     return out
 
 
-def _parquet_bytes(frame: pd.DataFrame) -> bytes:
-    buf = io.BytesIO()
-    _arrays_to_lists(frame).to_parquet(buf, index=False)
-    return buf.getvalue()
+def array_columns(frame: pd.DataFrame) -> list:
+    """Columns whose cells are arrays or lists (embeddings, images)."""
+    found = []
+    for col in frame.columns:
+        if frame[col].dtype == object:
+            sample = frame[col].dropna()
+            if len(sample) and isinstance(sample.iloc[0], (np.ndarray, list, tuple)):
+                found.append(col)
+    return found
 
 
-def _jsonl_bytes(frame: pd.DataFrame) -> bytes:
-    return _arrays_to_lists(frame).to_json(orient="records", lines=True, force_ascii=False).encode("utf-8")
+def _chunks(frame: pd.DataFrame, chunk_rows: int, progress, cancel, verb: str):
+    n = len(frame)
+    for start in range(0, n, max(int(chunk_rows), 1)):
+        check_cancel(cancel)
+        report(progress, start / max(n, 1), f"{verb} rows {start:,}–{min(start + chunk_rows, n):,} of {n:,}")
+        yield frame.iloc[start:start + chunk_rows]
+    check_cancel(cancel)
 
 
-def _save_datasets_folder(frame: pd.DataFrame, folder: Path) -> None:
+def _arrow_list(cells) -> "pa.Array":
+    """Array cells as one Arrow list column; float32 vectors stay float32, without a Python
+    list per value (equal-length 1-D vectors: one ``np.stack``)."""
+    import pyarrow as pa
+
+    values = list(cells)
+    if values and all(isinstance(v, np.ndarray) and v.ndim == 1 for v in values) \
+            and len({v.shape[0] for v in values}) == 1 and len({v.dtype for v in values}) == 1:
+        flat = np.stack(values).ravel()
+        offsets = np.arange(0, len(values) + 1, dtype=np.int32) * values[0].shape[0]
+        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
+    return pa.array([None if v is None else np.asarray(v).tolist() for v in values])
+
+
+class _ArrowChunks:
+    """Chunks of an export frame as Arrow tables with one schema (taken from the whole frame's
+    plain columns, so a chunk whose text cells are all empty still matches)."""
+
+    def __init__(self, frame: pd.DataFrame):
+        import pyarrow as pa
+
+        self.arrays = array_columns(frame)
+        self.plain = [c for c in frame.columns if c not in self.arrays]
+        self.plain_schema = pa.Schema.from_pandas(frame[self.plain], preserve_index=False)
+        self.order = list(frame.columns)
+        self.schema = None
+
+    def table(self, chunk: pd.DataFrame) -> "pa.Table":
+        import pyarrow as pa
+
+        table = pa.Table.from_pandas(chunk[self.plain], schema=self.plain_schema, preserve_index=False)
+        columns = {name: table.column(name) for name in self.plain}
+        for col in self.arrays:
+            columns[col] = _arrow_list(chunk[col])
+        out = pa.table({name: columns[name] for name in self.order}).replace_schema_metadata(table.schema.metadata)
+        if self.schema is None:
+            self.schema = out.schema
+        elif out.schema != self.schema:
+            out = out.cast(self.schema)
+        return out
+
+
+def _write_csv(frame, fh, chunk_rows, progress, cancel) -> None:
+    if len(frame) == 0:   # the header alone
+        write_csv_chunks([frame], fh)
+        return
+    write_csv_chunks(_chunks(frame, chunk_rows, progress, cancel, "writing CSV"), fh)
+
+
+def _write_jsonl(frame, fh, chunk_rows, progress, cancel) -> None:
+    for chunk in _chunks(frame, chunk_rows, progress, cancel, "writing JSONL"):
+        text = _arrays_to_lists(chunk).to_json(orient="records", lines=True, force_ascii=False)
+        fh.write(text.encode("utf-8"))
+        if text and not text.endswith("\n"):
+            fh.write(b"\n")
+
+
+def _write_parquet(frame, fh, chunk_rows, progress, cancel) -> None:
+    import pyarrow.parquet as pq
+
+    conv = _ArrowChunks(frame)
+    writer = None
+    try:
+        for chunk in _chunks(frame, chunk_rows, progress, cancel, "writing Parquet"):
+            table = conv.table(chunk)
+            if writer is None:
+                writer = pq.ParquetWriter(fh, table.schema)
+            writer.write_table(table)   # one row group per chunk
+        if writer is None:   # no rows: the schema alone
+            writer = pq.ParquetWriter(fh, conv.table(frame.iloc[:0]).schema)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _save_datasets_folder(frame: pd.DataFrame, folder: Path, chunk_rows: int = CHUNK_ROWS, progress=None,
+                          cancel=None) -> None:
+    """``save_to_disk`` layout, built from an Arrow stream file written chunk by chunk (memory-mapped
+    by `datasets`, never one table in memory)."""
     import datasets
+    import pyarrow as pa
 
-    ds = datasets.Dataset.from_pandas(_arrays_to_lists(frame), preserve_index=False)
-    ds.save_to_disk(str(folder))
+    folder = Path(folder)
+    stage = folder.with_name(folder.name + ".arrow-stage")
+    stage.mkdir(parents=True, exist_ok=True)
+    try:
+        conv = _ArrowChunks(frame)
+        arrow = stage / "data.arrow"
+        with pa.OSFile(str(arrow), "wb") as sink:
+            writer = None
+            for chunk in _chunks(frame, chunk_rows, progress, cancel, "writing the datasets folder"):
+                table = conv.table(chunk)
+                if writer is None:
+                    writer = pa.ipc.new_stream(sink, table.schema)
+                writer.write_table(table)
+            if writer is None:
+                writer = pa.ipc.new_stream(sink, conv.table(frame.iloc[:0]).schema)
+            writer.close()
+        ds = datasets.Dataset.from_file(str(arrow), in_memory=False)
+        ds.save_to_disk(str(folder))
+        del ds
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _zip_folder(folder: Path, fh) -> None:
+    with zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                zf.write(p, p.relative_to(folder).as_posix())   # read from disk in blocks
+
+
+def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] = None, zipped: bool = True,
+               chunk_rows: int = CHUNK_ROWS, progress=None, cancel=None) -> None:
+    """Stream the export to ``out`` in chunks of ``chunk_rows`` rows.
+
+    ``out`` is a binary file object or a path (not made atomic here: `write` and the
+    callers write to a temporary and rename). ``fmt="datasets"`` writes a zip of the
+    ``save_to_disk`` folder with ``manifest.json`` inside (``zipped=False`` and a path:
+    the folder itself). ``progress(fraction, message)`` and ``cancel`` (an object with
+    ``is_set()``) are checked between chunks; a cancel raises `core.errors.Cancelled`.
+    """
+    _check_choice("fmt", fmt, FORMATS)
+    if fmt == "datasets":
+        with tempfile.TemporaryDirectory(prefix="artifact-lens-export-",
+                                         dir=None if zipped or hasattr(out, "write") else Path(out).parent) as tmp:
+            folder = Path(tmp) / "dataset"
+            _save_datasets_folder(frame, folder, chunk_rows, progress, cancel)
+            if manifest is not None:
+                (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
+            check_cancel(cancel)
+            report(progress, 0.95, "zipping the datasets folder" if zipped else "moving the datasets folder")
+            if not zipped:
+                os.replace(folder, out)
+            elif hasattr(out, "write"):
+                _zip_folder(folder, out)
+            else:
+                with open(out, "wb") as fh:
+                    _zip_folder(folder, fh)
+        report(progress, 1.0, "done")
+        return
+    writer = {"csv": _write_csv, "parquet": _write_parquet, "jsonl": _write_jsonl}[fmt]
+    if hasattr(out, "write"):
+        writer(frame, out, chunk_rows, progress, cancel)
+    else:
+        with open(out, "wb") as fh:
+            writer(frame, fh, chunk_rows, progress, cancel)
+    report(progress, 1.0, "done")
 
 
 def manifest_for(run, *, which: str, fmt: str, rows: int, tau=None, target_size=None,
-                 dataset=None, extra: Optional[dict] = None) -> dict:
-    """The manifest of one export: the run's record plus what was exported and how."""
+                 dataset=None, extra: Optional[dict] = None, dataset_name: Optional[str] = None,
+                 retained_ids=None, include_arrays: Optional[bool] = None) -> dict:
+    """The manifest of one export: the run's record plus what was exported and how.
+
+    ``dataset_name`` is the dataset's name for people (an upload's original file name);
+    the manifest keeps only its last path part (`dataset_label`), never a server folder.
+    ``retained_ids``: the ids retained at the exported τ/n (after review overrides), listed
+    as ``retained_ids`` like the CLI's run manifest.
+    """
     export = {"selection": which, "format": fmt, "rows": int(rows), "tau": tau, "target_size": target_size,
               "csv_formula_neutralisation": NEUTRALISATION if fmt == "csv" else None,
               "warmup_note": "warm-up examples trained the representation; they are not scored and are "
                              "not in the retained or removed selections (in 'all' they have warmup=true)"}
+    if include_arrays is not None:
+        export["embeddings_included"] = bool(include_arrays)
     if run is None:
         base = {"tool": "artifact-lens", "dataset": {"name": getattr(dataset, "name", ""),
                                                       "fingerprint": getattr(dataset, "fingerprint", None)},
                 "aflite": None}
     else:
         base = run.manifest()
+    name = dataset_name or base["dataset"].get("name") or getattr(dataset, "name", "")
+    base["dataset"]["name"] = dataset_label(name)
+    if retained_ids is not None:
+        base["retained_ids"] = [str(i) for i in retained_ids]
     base["export"] = export
     if extra:
         base["export"].update(extra)
     return base
 
 
+def dataset_label(name) -> str:
+    """A dataset's name for files and manifests: a path's last part (``/srv/cache/uploads/ab12.csv``
+    gives ``ab12.csv``; an upload's original name is passed in instead of its cache path); Hub
+    names (``nyu-mll/glue (mnli)``) and demo specs stay as they are."""
+    text = str(name or "").strip()
+    if not text:
+        return "dataset"
+    looks_like_path = (text.startswith(("/", "./", "../", "~")) or "\\" in text
+                       or os.path.exists(os.path.expanduser(text.split(" (")[0])))
+    return Path(text).name if looks_like_path and Path(text).name else text
+
+
+def summary_line(tau, n: int, total: int, rows: int, which: str = "retained") -> str:
+    """The export's summary, e.g. ``τ = 0.75, n = 2,952 (30 %) → 7,916 rows retained``: n as a
+    count and as a share of the ``total`` scored examples."""
+    share = 100.0 * n / total if total else 0.0
+    pct = f"{share:.0f}" if share >= 1 or share == 0 else f"{share:.1f}"
+    word = {"retained": "retained", "removed": "removed", "all": "in all (with scores)"}.get(which, which)
+    return f"τ = {float(tau):.2f}, n = {int(n):,} ({pct} %) → {int(rows):,} rows {word}"
+
+
 def file_name(dataset_name: str, which: str, fmt: str) -> str:
     """A safe default file name such as ``snli_dev-retained.csv``."""
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(str(dataset_name) or "dataset").stem).strip("._") or "dataset"
+    label = dataset_label(dataset_name)
+    stem = Path(label).stem if Path(label).suffix.lower() in _DATA_SUFFIXES else label
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") or "dataset"
     return f"{stem}-{which}{_EXTENSION[fmt]}" if fmt != "datasets" else f"{stem}-{which}"
 
 
@@ -120,29 +320,12 @@ def mime(fmt: str) -> str:
 
 
 def to_bytes(frame: pd.DataFrame, fmt: str, manifest: Optional[dict] = None) -> bytes:
-    """The export as bytes, for ``st.download_button``.
-
-    ``"datasets"`` gives a zip of the ``save_to_disk`` folder with ``manifest.json``
-    inside (a folder cannot be downloaded as one file).
-    """
+    """The export as bytes (small exports, tests). ``"datasets"`` gives a zip of the
+    ``save_to_disk`` folder with ``manifest.json`` inside. Large exports: `write_file`."""
     _check_choice("fmt", fmt, FORMATS)
-    if fmt == "csv":
-        return to_csv_bytes(frame)
-    if fmt == "parquet":
-        return _parquet_bytes(frame)
-    if fmt == "jsonl":
-        return _jsonl_bytes(frame)
-    with tempfile.TemporaryDirectory(prefix="artifact-lens-export-") as tmp:
-        folder = Path(tmp) / "dataset"
-        _save_datasets_folder(frame, folder)
-        if manifest is not None:
-            (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-            for p in sorted(folder.rglob("*")):
-                if p.is_file():
-                    zf.write(p, p.relative_to(folder).as_posix())
-        return buf.getvalue()
+    buf = io.BytesIO()
+    write_file(frame, buf, fmt, manifest=manifest)
+    return buf.getvalue()
 
 
 def manifest_path(path) -> Path:
@@ -151,7 +334,8 @@ def manifest_path(path) -> Path:
     return path.with_name(f"{stem}.manifest.json")
 
 
-def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Optional[dict] = None) -> Path:
+def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Optional[dict] = None, *,
+          progress=None, cancel=None, chunk_rows: int = CHUNK_ROWS) -> Path:
     """Write the export to ``path`` atomically, and the manifest beside it.
 
     ``fmt`` defaults from the extension (a path without one means a `datasets`
@@ -169,7 +353,7 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
     if fmt == "datasets":
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
         try:
-            _save_datasets_folder(frame, tmp / "data")
+            _save_datasets_folder(frame, tmp / "data", chunk_rows, progress, cancel)
             if path.exists():
                 old = path.with_name(f".{path.name}.old")
                 shutil.rmtree(old, ignore_errors=True)
@@ -181,7 +365,8 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     else:
-        paths.atomic_write(path, lambda fh: fh.write(to_bytes(frame, fmt)))
+        paths.atomic_write(path, lambda fh: write_file(frame, fh, fmt, progress=progress, cancel=cancel,
+                                                                chunk_rows=chunk_rows))
     if manifest is not None:
         paths.atomic_write(manifest_path(path), lambda fh: fh.write(json.dumps(manifest, indent=1, default=str).encode()))
     return path

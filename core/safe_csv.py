@@ -25,7 +25,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-__all__ = ["to_csv_bytes", "write_csv", "neutralise_formulas", "neutralise", "NEUTRALISATION"]
+__all__ = ["to_csv_bytes", "write_csv", "write_csv_chunks", "neutralise_formulas", "neutralise", "NEUTRALISATION"]
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -66,11 +66,23 @@ def _arrays_to_json_text(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def to_csv_bytes(frame: pd.DataFrame, float_format: Optional[str] = None) -> bytes:
-    """``frame`` as safe CSV (UTF-8, no index); ``float_format`` as in pandas (e.g. ``"%.6g"``)."""
+def to_csv_bytes(frame: pd.DataFrame, float_format: Optional[str] = None, *, header: bool = True) -> bytes:
+    """``frame`` as safe CSV (UTF-8, no index); ``float_format`` as in pandas (e.g. ``"%.6g"``).
+    ``header=False`` gives the rows only (the second and later chunks of a streamed file)."""
     safe = neutralise_formulas(_arrays_to_json_text(frame))
-    return safe.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\r\n",
+    return safe.to_csv(index=False, header=header, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\r\n",
                        float_format=float_format).encode("utf-8")
+
+
+def write_csv_chunks(chunks, fh, float_format: Optional[str] = None) -> int:
+    """Write an iterable of frames (same columns) to the binary file ``fh`` as one safe CSV:
+    the header once, then each chunk's rows, so only one chunk is in memory as text. Returns
+    the rows written. An empty iterable writes nothing."""
+    rows = 0
+    for i, chunk in enumerate(chunks):
+        fh.write(to_csv_bytes(chunk, float_format, header=i == 0))
+        rows += len(chunk)
+    return rows
 
 
 def write_csv(frame: pd.DataFrame, path_or_file, float_format: Optional[str] = None) -> None:

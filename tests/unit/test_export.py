@@ -162,10 +162,11 @@ def test_write_is_atomic_on_failure(dataset, run, tmp_path, monkeypatch):
     target = tmp_path / "kept.csv"
     target.write_text("old content")
 
-    def boom(frame, fmt, manifest=None):
+    def half(frame, chunk_rows, progress, cancel, verb):   # the first chunk goes out, then the disk fills
+        yield frame.iloc[:1]
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(export, "to_bytes", boom)
+    monkeypatch.setattr(export, "_chunks", half)
     with pytest.raises(RuntimeError):
         export.write(export.export_frame(dataset, run), target)
     assert target.read_text() == "old content"
@@ -184,3 +185,96 @@ def test_export_without_run_all(dataset):
     frame = export.export_frame(dataset, None, which="all", include_arrays=False)
     assert frame["id"].tolist()[:2] == ["r0", "r1"] and "emb" not in frame.columns
     assert export.file_name("../data/snli dev.jsonl", "retained", "csv") == "snli_dev-retained.csv"
+
+
+# ---------------------------------------------------------------- streaming (issue 14: lazy, bounded exports)
+@pytest.fixture
+def wide():
+    """50 rows with float32 embeddings, hostile text and one empty text cell; chunks of 7 rows."""
+    rng = np.random.default_rng(0)
+    emb = rng.standard_normal((50, 6)).astype(np.float32)
+    table = pd.DataFrame({"text": [f"=cmd{i}" if i % 9 == 0 else f"row {i}, \"quoted\"\n" for i in range(50)],
+                          "label": ["a", "b"] * 25, "emb": list(emb)},
+                         index=pd.Index([f"i{i}" for i in range(50)], name="id"))
+    table.loc["i3", "text"] = None
+    return Dataset(table=table, label="label", text=["text"], embedding="emb", name="wide.parquet"), emb
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_streamed_in_chunks_equals_one_piece(wide, fmt, tmp_path):
+    ds, emb = wide
+    frame = export.export_frame(ds, None, which="all")
+    seen = []
+    export.write_file(frame, tmp_path / "a", fmt, chunk_rows=7, progress=lambda f, m: seen.append(f))
+    export.write_file(frame, tmp_path / "b", fmt, chunk_rows=10_000)
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes() or fmt == "parquet"
+    assert len(seen) >= 50 // 7 and seen == sorted(seen) and seen[-1] == 1.0
+    if fmt == "csv":   # one header, every row once, formulas neutralised in every chunk
+        back = pd.read_csv(tmp_path / "a")
+        assert back["id"].tolist() == frame["id"].tolist() and back["text"].iloc[9] == "'=cmd9"
+        assert (tmp_path / "a").read_bytes().count(b'"id"') == 1
+    if fmt == "parquet":   # one row group per chunk; embeddings a float32 list column, read back exactly
+        import pyarrow.parquet as pq
+
+        f = pq.ParquetFile(tmp_path / "a")
+        assert f.metadata.num_row_groups == 8 and f.schema_arrow.field("emb").type.value_type == "float"
+        back = pd.read_parquet(tmp_path / "a")
+        np.testing.assert_array_equal(np.stack(back["emb"]), emb)
+        assert back["text"].isna().tolist() == frame["text"].isna().tolist()
+    if fmt == "jsonl":
+        rows = [json.loads(line) for line in (tmp_path / "a").read_text().splitlines()]
+        assert [r["id"] for r in rows] == frame["id"].tolist() and rows[9]["text"] == "=cmd9"
+
+
+def test_datasets_zip_streamed_keeps_float32_vectors(wide, tmp_path):
+    import datasets
+
+    ds, emb = wide
+    frame = export.export_frame(ds, None, which="all")
+    with open(tmp_path / "d.zip", "wb") as fh:
+        export.write_file(frame, fh, "datasets", manifest={"m": 1}, chunk_rows=7)
+    with zipfile.ZipFile(tmp_path / "d.zip") as zf:
+        zf.extractall(tmp_path / "d")
+    back = datasets.load_from_disk(str(tmp_path / "d"))
+    assert back["id"] == frame["id"].tolist() and back.features["emb"].feature.dtype == "float32"
+    np.testing.assert_array_equal(np.array(back["emb"], dtype=np.float32), emb)
+    assert json.loads((tmp_path / "d" / "manifest.json").read_text()) == {"m": 1}
+
+
+def test_cancel_between_chunks_stops_the_write(wide, tmp_path):
+    import threading
+
+    from core.errors import Cancelled
+
+    ds, _ = wide
+    cancel = threading.Event()
+    frame = export.export_frame(ds, None, which="all")
+
+    def progress(fraction, message):
+        if fraction > 0.3:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        export.write(frame, tmp_path / "x.csv", progress=progress, cancel=cancel, chunk_rows=7)
+    assert list(tmp_path.iterdir()) == []   # nothing half-written
+
+
+def test_csv_without_embeddings_and_empty_selection(wide):
+    ds, _ = wide
+    frame = export.export_frame(ds, None, which="all", include_arrays=False)
+    assert "emb" not in pd.read_csv(io.BytesIO(export.to_bytes(frame, "csv"))).columns
+    empty = frame.iloc[:0]
+    assert export.to_bytes(empty, "csv").decode().strip() == '"id","text","label"'
+    assert pd.read_parquet(io.BytesIO(export.to_bytes(empty, "parquet"))).columns.tolist() == ["id", "text", "label"]
+    assert export.to_bytes(empty, "jsonl") == b""
+
+
+def test_manifest_names_the_dataset_not_a_server_path(dataset, run):
+    m = export.manifest_for(run, which="retained", fmt="csv", rows=4, dataset=dataset,
+                            dataset_name="/srv/cache/uploads/97598c5ede153526.csv", retained_ids=["r2", "r4"])
+    assert m["dataset"]["name"] == "97598c5ede153526.csv" and m["retained_ids"] == ["r2", "r4"]
+    m = export.manifest_for(run, which="retained", fmt="csv", rows=4, dataset_name="my data.csv")
+    assert m["dataset"]["name"] == "my data.csv" and "/" not in json.dumps(m["dataset"])
+    assert export.file_name("my data.csv", "retained", "parquet") == "my_data-retained.parquet"
+    assert export.file_name("nyu-mll/glue", "all", "csv") == "nyu-mll_glue-all.csv"
+    assert export.summary_line(0.75, 2952, 9840, 7916) == "τ = 0.75, n = 2,952 (30 %) → 7,916 rows retained"
