@@ -186,7 +186,9 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     key(ann1, "rv_queue_submit").get_by_role("button").click()
     expect(metric(ann1, YELLOW)).to_have_text("1")
     expect(metric(ann1, "Reviewed")).to_have_text(re.compile(r"^1 of "))
-    assert served_id(ann1) != first                      # ann1's queue moved on
+    wait_idle(ann1)                                      # ann1's queue moved on (stale text waits to be replaced)
+    expect(ann1.locator('[data-testid="stText"]').filter(has_text=re.compile(r"^id: ")).first).not_to_have_text(
+        re.compile(rf"^id: {re.escape(first)}\b"))
     shot(ann1, "auth_review_ann1")
 
     go(ann2, "Review")                                   # a rerun: ann1's decision shows for ann2
