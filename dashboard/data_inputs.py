@@ -21,6 +21,11 @@ REP_KINDS = {
 }
 
 
+#: the inputs each kind of representation takes (the Data page shows only these)
+KIND_INPUTS = {"tfidf-svd": ("fields", "dim"), "warmup": ("fields", "dim", "fraction"), "embedding": (),
+               "file": ("path",), "pixels": ("dim",), "glove": ("fields",), "sbert": ("fields", "model")}
+
+
 def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, path: str = "", model: str = "") -> str:
     """A representation spec string from the Data page's widgets (see core.representations)."""
     f = "+".join(fields)

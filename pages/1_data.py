@@ -130,25 +130,36 @@ st.subheader("Representation Φ")
 if can_load:
     kinds = list(data_inputs.REP_KINDS)
     default_kind = "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd")
-    with st.form("rep_form"):
+    # no form: each input reruns the page, so only the chosen kind's inputs show and the spec follows them
+    with st.container(border=True):
         rk = st.selectbox("Kind", kinds, index=kinds.index(default_kind),
                           format_func=lambda k: f"{k}: {data_inputs.REP_KINDS[k]}",
                           key=f"rep_kind:{view_key}")  # per dataset: the default follows its columns
-        fields = st.multiselect("Text fields (choose a subset for a partial-input representation, e.g. hypothesis only)",
-                                ds.text, default=ds.text[-1:] if len(ds.text) > 1 else ds.text, key=f"rep_fields:{view_key}")
+        needs = data_inputs.KIND_INPUTS[rk]
+        fields, dim, fraction, path, model = ds.text, 64, 0.1, "", ""
+        if "fields" in needs:
+            fields = st.multiselect("Text fields (a subset gives a partial-input representation, e.g. hypothesis "
+                                    "only)", ds.text, default=ds.text[-1:] if len(ds.text) > 1 else ds.text,
+                                    key=f"rep_fields:{view_key}")
         c1, c2 = st.columns(2)
-        dim = c1.number_input("Dimensions (TF-IDF/SVD, warm-up input, pixel PCA)", 2, 1024, 64, key="rep_dim")
-        fraction = c2.slider("Warm-up fraction", 0.02, 0.5, 0.1, 0.01, key="rep_fraction",
-                             help="Share of examples that trains the warm-up extractor; they are excluded downstream.")
-        path = st.text_input("Vector file (kind 'file')", key="rep_path")
-        model = st.text_input("sentence-transformers model name or local folder (kind 'sbert')", key="rep_model")
+        if "dim" in needs:
+            dim = c1.number_input("PCA dimensions" if rk == "pixels" else "Dimensions (SVD)", 2, 1024, 64,
+                                  key="rep_dim")
+        if "fraction" in needs:
+            fraction = c2.slider("Warm-up fraction", 0.02, 0.5, 0.1, 0.01, key="rep_fraction",
+                                 help="Share of examples that trains the warm-up extractor; they are excluded "
+                                      "downstream.")
+        if "path" in needs:
+            path = st.text_input("Vector file (.npy, .npz or Parquet, one row per example)", key="rep_path")
+        if "model" in needs:
+            model = st.text_input("sentence-transformers model name or local folder", key="rep_model")
         custom = st.text_input("Or type a full spec (overrides the above)", key="rep_custom",
                                placeholder="warmup:fields=hypothesis,fraction=0.1")
-        go = st.form_submit_button("Build Φ and score with AFLite", type="primary", key="build")
-    spec = custom.strip() or data_inputs.build_spec(rk, fields=fields, dim=dim, fraction=fraction, path=path.strip(),
-                                                    model=model.strip())
-    st.caption("Spec: ")
-    st.code(spec, language=None)
+        spec = custom.strip() or data_inputs.build_spec(rk, fields=fields, dim=dim, fraction=fraction,
+                                                        path=path.strip(), model=model.strip())
+        st.caption("Spec (the same text works in the CLI and from Python):")
+        st.code(spec, language=None)
+        go = st.button("Build Φ and score with AFLite", type="primary", key="build")
     if go:
         try:
             pipelines.start(view_key, data_inputs.check_spec_paths(spec), dict(sess.params), label="Φ + AFLite",

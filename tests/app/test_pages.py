@@ -410,3 +410,17 @@ def test_examples_mark_hits_and_open_one_example_in_full(at):
     kept, gone = browsers(at)
     assert len(kept) == len(gone) == 25
 
+
+
+def test_the_representation_inputs_and_spec_follow_the_chosen_kind(at):
+    kind_key = next(s.key for s in at.selectbox if s.key and s.key.startswith("rep_kind:"))
+    at.selectbox(key=kind_key).set_value("warmup").run()
+    keys = {w.key for w in [*at.slider, *at.number_input, *at.text_input, *at.multiselect]}
+    assert {"rep_dim", "rep_fraction"} <= keys and "rep_path" not in keys and "rep_model" not in keys
+    at.slider(key="rep_fraction").set_value(0.2).run()
+    assert at.code[0].value == "warmup:fields=hypothesis,dim=64,fraction=0.2"
+    at.selectbox(key=kind_key).set_value("file").run()
+    keys = {w.key for w in [*at.slider, *at.number_input, *at.text_input]}
+    assert "rep_path" in keys and "rep_dim" not in keys and "rep_fraction" not in keys
+    at.text_input(key="rep_path").input("vectors.npy").run()
+    assert at.code[0].value == "file:path=vectors.npy"
