@@ -381,6 +381,35 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
+    from core import export
+
+    fmt = args.format or {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", "": "datasets"}.get(
+        Path(args.out).suffix.lower())
+    if fmt is None:
+        raise InputError(f"cannot tell the format from --out {Path(args.out).name}; end it in .csv, .parquet or .jsonl, "
+                         "give a folder name for a datasets folder, or pass --format.")
+    args.outputs.declare("--out", args.out, (export.EXTENSIONS[fmt],), folder_ok=fmt == "datasets")
+    args.outputs.declare("the export's manifest", export.manifest_path(args.out), (".json",))
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    frame, manifest, summary = export.from_run_file(
+        ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
+        include_arrays=args.embeddings or fmt != "csv", extra={"command": "python -m core " + " ".join(sys.argv[1:])})
+    bar = progress_bar("export", args.quiet)
+    try:
+        export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    Path(args.outputs.path_for("the export's manifest")).write_text(json.dumps(manifest, indent=1, default=str))
+    args.outputs.commit()
+    if not args.quiet:
+        print(f"{summary}; wrote {len(frame):,} rows ({args.which}) to {args.out}")
+    return 0
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -488,10 +517,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.set_defaults(func=cmd_evaluate)
 
+    p = sub.add_parser("export", help="export a saved run's split (retained, removed, or all with scores) with its manifest",
+                       description="Write the split of a saved run to CSV, Parquet, JSONL or a datasets folder, streamed in "
+                                   "chunks, with <name>.manifest.json beside it. Embeddings are left out of CSV unless "
+                                   "--embeddings is given (Parquet, JSONL and datasets folders keep them).")
+    add_dataset_args(p)
+    p.add_argument("--run", required=True, help="a run .npz (the dashboard's run store: any τ/n it answers) or the manifest "
+                                                "JSON of 'aflite --manifest' (the run as fitted; retained or removed)")
+    p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split (default retained)")
+    p.add_argument("--format", choices=["csv", "parquet", "jsonl", "datasets"], help="default: from --out's ending")
+    p.add_argument("--out", required=True, help="output file (.csv, .parquet, .jsonl) or folder (datasets)")
+    p.add_argument("--tau", type=float, help="τ to export at (a run .npz only; default: the run's)")
+    p.add_argument("--target-size", type=_size, help="n to export at (a run .npz only; default: the run's)")
+    p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")
+    p.set_defaults(func=cmd_export)
+
     return parser
 
 
-COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate")
+COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export")
 
 
 def _interrupt(signum, frame):

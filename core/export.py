@@ -370,3 +370,81 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
     if manifest is not None:
         paths.atomic_write(manifest_path(path), lambda fh: fh.write(json.dumps(manifest, indent=1, default=str).encode()))
     return path
+
+
+def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv", tau=None, target_size=None,
+                  include_arrays: bool = True, extra: Optional[dict] = None) -> tuple:
+    """The export of a saved run, for the CLI: ``(frame, manifest, summary)``.
+
+    ``run_path`` is a run ``.npz`` (the dashboard's run store, `core.runs.Run.save`; any τ/n
+    its trajectory answers, default the fitted ones, and every selection) or the manifest
+    JSON of ``python -m core aflite --manifest`` (the run as fitted: ``retained`` or
+    ``removed``; it holds the retained ids but not the scores). The run must have been made
+    on ``dataset`` (same fingerprint).
+    """
+    _check_choice("which", which, SELECTIONS)
+    _check_choice("format", fmt, FORMATS)
+    path = Path(run_path)
+    if not path.is_file():
+        raise InputError(f"--run {path}: no such file; give a run .npz (the dashboard's run store) or the manifest "
+                         "JSON written by 'python -m core aflite ... --manifest run.json'.")
+    if path.suffix.lower() == ".npz":
+        from core.runs import CorruptRun, Run
+
+        try:
+            run = Run.load(path)
+        except CorruptRun as exc:
+            raise InputError(f"--run {path.name}: {exc}") from None
+        _same_dataset(run.dataset_fingerprint, dataset, path)
+        live = run.result_for(tau=tau, target_size=target_size)   # InputError (a refit is needed) names the bound
+        tau_ = run.trajectory.tau if tau is None else float(tau)
+        n_ = run.trajectory.n if target_size is None else run.trajectory.clamp(tau_, target_size)[1]
+        frame = export_frame(dataset, run, live=live, which=which, include_arrays=include_arrays)
+        retained = np.asarray(run.ids)[live["retained"]].astype(str)
+        manifest = manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau_, target_size=int(n_),
+                                dataset=dataset, retained_ids=retained, include_arrays=include_arrays, extra=extra)
+        return frame, manifest, summary_line(tau_, n_, len(run.ids), int(live["retained"].sum()))
+    if path.suffix.lower() != ".json":
+        raise InputError(f"--run {path.name}: give a run .npz or the manifest .json of 'python -m core aflite --manifest'.")
+    try:
+        man = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--run {path}: not readable JSON ({exc}).") from None
+    if not isinstance(man, dict) or not all(k in man for k in ("dataset", "aflite", "retained_ids")):
+        raise InputError(f"--run {path.name} is not an AFLite run manifest; give the file written by "
+                         "'python -m core aflite ... --manifest run.json', or a run .npz.")
+    _same_dataset(man["dataset"].get("fingerprint"), dataset, path)
+    if tau is not None or target_size is not None:
+        raise InputError("--tau/--target-size need the run's trajectory, which a manifest does not hold; give the "
+                         "run .npz, or drop them to export the run as fitted.")
+    if which == "all":
+        raise InputError("--which all writes the score columns, which a manifest does not hold; give the run .npz, "
+                         "or export --which retained / removed.")
+    table = dataset.table
+    ids = table.index.astype(str)
+    kept = ids.isin(pd.Index([str(i) for i in man["retained_ids"]]))
+    warm = ids.isin(pd.Index([str(i) for i in man.get("warmup_excluded_ids", [])]))
+    chosen = kept if which == "retained" else ~kept & ~warm
+    if not include_arrays:
+        table = table.drop(columns=[c for c in (dataset.embedding, dataset.image) if c and c in table.columns])
+    frame = table.iloc[np.flatnonzero(chosen)].reset_index(drop=True)
+    frame.insert(0, "id", np.asarray(ids)[chosen])
+    resolved = man["aflite"].get("resolved", {})
+    manifest = {k: v for k, v in man.items() if k not in ("export", "command")}
+    manifest["dataset"] = dict(man["dataset"], name=dataset_label(man["dataset"].get("name") or dataset.name))
+    manifest["export"] = {"selection": which, "format": fmt, "rows": int(len(frame)), "tau": resolved.get("tau"),
+                          "target_size": resolved.get("n"), "embeddings_included": bool(include_arrays),
+                          "csv_formula_neutralisation": NEUTRALISATION if fmt == "csv" else None, **(extra or {})}
+    scored = int((~warm).sum())
+    return frame, manifest, summary_line(resolved.get("tau", 0.0), resolved.get("n", 0), scored, int(kept.sum()))
+
+
+def _same_dataset(fingerprint, dataset, path) -> None:
+    if fingerprint != dataset.fingerprint:
+        raise InputError(f"--run {Path(path).name} was made on another dataset (fingerprint {fingerprint}) than "
+                         f"{dataset_label(dataset.name)} (fingerprint {dataset.fingerprint}); give the dataset and "
+                         "column options the run was made with.")
+
+
+#: File name endings of each format (the `datasets` format is a folder: no ending).
+EXTENSIONS = dict(_EXTENSION)

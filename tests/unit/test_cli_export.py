@@ -1,0 +1,89 @@
+"""`python -m core export`: a saved run's split streamed to a file with its manifest; bad input is
+one error line, exit 2 and no file."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.cli import main
+from core.representations import represent
+from core.runs import fit_run
+from core.sources import load_dataset
+
+SOURCE = "demo:nli:n=300"
+PARAMS = dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3, model="ridge",
+              strategy="greedy-slice", random_state=0)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A run .npz (as the dashboard's run store keeps it) and the aflite manifest of the same run."""
+    folder = tmp_path_factory.mktemp("runs")
+    ds = load_dataset(SOURCE)
+    run = fit_run(ds, represent(ds, "tfidf-svd:fields=hypothesis,dim=16", cache_dir=folder), PARAMS)
+    run.save(folder / "run.npz")
+    assert main(["-q", "--cache-dir", str(folder), "aflite", SOURCE, "-r", "tfidf-svd:fields=hypothesis,dim=16", "--m", "8", "--k", "0.05",
+                 "--tau", "0", "--target-size", "0.3", "--out", str(folder / "s.csv"),
+                 "--manifest", str(folder / "run.json")]) == 0
+    return ds, run, folder
+
+
+def test_export_from_a_run_file_at_a_live_tau_and_n(saved, tmp_path, capsys):
+    ds, run, folder = saved
+    out = tmp_path / "kept.csv"
+    assert main(["export", SOURCE, "--run", str(folder / "run.npz"), "--tau", "0.6", "--target-size", "150",
+                 "--out", str(out)]) == 0
+    live = run.result_for(0.6, 150)
+    frame = pd.read_csv(out)
+    assert sorted(frame["id"]) == sorted(np.asarray(run.ids)[live["retained"]].tolist())
+    assert "embedding" not in frame.columns and frame.columns[0] == "id"
+    manifest = json.loads((tmp_path / "kept.manifest.json").read_text())
+    assert manifest["dataset"]["name"] == ds.name == "demo:nli" and manifest["export"]["tau"] == 0.6
+    assert manifest["export"]["target_size"] == 150 and manifest["export"]["embeddings_included"] is False
+    assert sorted(manifest["retained_ids"]) == sorted(frame["id"])
+    said = capsys.readouterr().out
+    assert said.startswith(f"τ = 0.60, n = 150 (50 %) → {len(frame):,} rows retained")
+
+
+@pytest.mark.parametrize("fmt,name", [("parquet", "all.parquet"), ("jsonl", "all.jsonl"), ("datasets", "all")])
+def test_every_format_with_scores(saved, tmp_path, fmt, name):
+    import datasets
+
+    ds, run, folder = saved
+    out = tmp_path / name
+    assert main(["-q", "export", SOURCE, "--run", str(folder / "run.npz"), "--which", "all", "--out", str(out)]) == 0
+    if fmt == "parquet":
+        frame = pd.read_parquet(out)
+    elif fmt == "jsonl":
+        frame = pd.read_json(out, lines=True)
+    else:
+        frame = datasets.load_from_disk(str(out)).to_pandas()
+    assert len(frame) == len(ds) and int(frame["retained"].sum()) == int(run.retained.sum())
+    assert {"predictability", "removed_at", "warmup"} <= set(frame.columns)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, name.split(".")[0] + ".manifest.json"])
+
+
+def test_export_from_the_aflite_manifest(saved, tmp_path):
+    ds, run, folder = saved
+    gone = tmp_path / "gone.csv"
+    assert main(["-q", "export", SOURCE, "--run", str(folder / "run.json"), "--which", "removed", "--out", str(gone)]) == 0
+    assert sorted(pd.read_csv(gone)["id"]) == sorted(np.asarray(run.ids)[~run.retained].tolist())
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--run", "RUN.json", "--which", "all"], "--which all writes the score columns"),
+    (["--run", "RUN.json", "--tau", "0.8"], "--tau/--target-size need the run's trajectory"),
+    (["--run", "nope.npz"], "--run nope.npz: no such file"),
+    (["--run", "RUN.npz", "--tau", "-0.5"], "tau"),
+    (["--run", "RUN.npz", "--format", "parquet"], "--out must end in .parquet"),
+    (["--run", "RUN.npz", "--other-data"], "was made on another dataset"),
+])
+def test_bad_input_is_one_error_line_and_no_file(saved, tmp_path, capsys, extra, message):
+    ds, run, folder = saved
+    args = [a.replace("RUN", str(folder / "run")) for a in extra if a != "--other-data"]
+    source = "demo:nli:n=200" if "--other-data" in extra else SOURCE
+    assert main(["-q", "export", source, *args, "--out", str(tmp_path / "x.csv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
