@@ -30,6 +30,7 @@ def live_knobs(run, *, n_too: bool = True) -> dict:
         sess.target = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99,
                                      float(min(max(n0 / N, lo), 0.99)), 0.01, key="w_target",
                                      help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
+        cols[1].caption(f"n = {current.live_values(run)[1]:,} of {N:,} scored examples")
     url.remember()
     show_live(run)
     return current.live_result(run)

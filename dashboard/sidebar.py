@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.summaries import live_view
 from dashboard import current
 from dashboard.job_panel import job_panel
 from dashboard.server import server
@@ -16,7 +17,7 @@ def show_live(run) -> None:
     placeholder = session().live_line
     if placeholder is not None:
         tau, n = current.live_values(run)
-        placeholder.text(f"live: τ={tau:.2f}, n={n:,}")
+        placeholder.text(f"live: {live_view(tau, n, len(run.ids))}")
 
 
 def _team() -> None:

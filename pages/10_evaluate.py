@@ -8,6 +8,7 @@ from core.errors import InputError
 from core.evaluation import SEPARATIONS, TABLE_FAMILIES, EvaluationOptions, default_partial_spec
 from core.evaluation_plots import figures
 from core.evaluation_report import family_wide, html_report
+from core.summaries import live_view
 from dashboard import current
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import metric_row, plain
@@ -21,7 +22,8 @@ sess = start_page("Evaluate", caption=(
 run, ds = require_run()
 tau, n = current.live_values(run)
 live = current.live_result(run)
-st.caption(f"The split at τ = {tau:.2f}, n = {n:,}: {int(live['retained'].sum()):,} of {len(run.ids):,} retained.")
+st.caption(f"The split at {live_view(tau, n, len(run.ids))}: {int(live['retained'].sum()):,} of {len(run.ids):,} "
+           "retained.")
 
 # ---------------------------------------------------------------- options (curators and owners)
 if member().can("run filters"):

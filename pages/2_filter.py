@@ -3,7 +3,7 @@ import streamlit as st
 
 from core.aflite import FAMILIES, STRATEGIES
 from core.aflite_plots import bias_per_phase, label_balance
-from core.summaries import below_chance, label_summary, phase_frame, phases_run
+from core.summaries import below_chance, label_summary, live_view, phase_frame, phases_run
 from core.errors import InputError
 from dashboard import current, pipelines
 from dashboard.formatting import plain
@@ -73,7 +73,7 @@ with st.expander("Saved views of this run"):
         views = server().team.views(member().workspace_id, run_id, by=member().email)
         if len(views):
             pick = st.selectbox("Open a view", views["id"], key="view_pick", format_func=lambda i: (
-                lambda v: f"{v['name']}: τ = {v['tau']:.2f}, n = {v['target_size']:,} ({v['created_by']})")(
+                lambda v: f"{v['name']}: {live_view(v['tau'], v['target_size'], len(run.ids))} ({v['created_by']})")(
                 views.set_index("id").loc[i]))
             chosen = views.set_index("id").loc[pick]
             st.button("Open this view", key="view_open", on_click=open_view,
@@ -85,7 +85,7 @@ with st.expander("Saved views of this run"):
                     tau, n = current.live_values(run)
                     try:
                         server().team.save_view(member().workspace_id, run_id, name, tau, n, by=member().email)
-                        st.success(plain(f"Saved {name.strip()!r}: τ = {tau:.2f}, n = {n:,}."))
+                        st.success(plain(f"Saved {name.strip()!r}: {live_view(tau, n, len(run.ids))}."))
                     except InputError as exc:
                         st.error(plain(exc))
 

@@ -339,7 +339,7 @@ def test_sidebar_url_and_sliders_agree_on_every_page(at):
     at.slider(key="w_target").set_value(0.63).run()   # a fragment rerun
     at.slider(key="w_tau").set_value(0.9).run()
     live = [t.value for t in at.sidebar.text if t.value.startswith("live:")]
-    assert live == ["live: τ=0.90, n=1,890"], live
+    assert live == ["live: τ = 0.90, n = 1,890 (63 %)"], live
     assert dict(at.query_params)["n"] in ("0.63", ["0.63"])
     at.switch_page(page("7_export")).run()   # a page without knobs keeps the view in the URL
     params = dict(at.query_params)

@@ -213,10 +213,10 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     ann1.keyboard.press("End")
     wait_idle(ann1)
     expect(tau1).to_have_attribute("aria-valuetext", "1.00")
-    expect(ann1.locator(SIDEBAR).get_by_text("live: τ=1.00")).to_be_visible()
+    expect(ann1.locator(SIDEBAR).get_by_text("live: τ = 1.00")).to_be_visible()
     go(ann2, "Filter")
     expect(key(ann2, "w_tau").get_by_role("slider")).to_have_attribute("aria-valuetext", "0.75")
-    expect(ann2.locator(SIDEBAR).get_by_text("live: τ=0.75")).to_be_visible()
+    expect(ann2.locator(SIDEBAR).get_by_text("live: τ = 0.75")).to_be_visible()
 
     # (4) an annotator cannot start a run, load data, export or manage members
     expect(ann2.get_by_text("Your role here is annotator")).to_be_visible()

@@ -59,7 +59,7 @@ def test_tour(page, shots, tmp_path):
     wait_idle(page)
     assert metric(page, "Retained") >= moved
     # the sidebar tells the same τ and n as the sliders, without a page switch
-    page.wait_for_selector('[data-testid="stSidebar"] >> text=live: τ=1.00', timeout=10_000)
+    page.wait_for_selector('[data-testid="stSidebar"] >> text=live: τ = 1.00', timeout=10_000)
     assert "tau=1.00" in page.url
     share = float(re.search(r"[?&]n=([0-9.]+)", page.url).group(1))   # what the n slider shows
     assert 0.5 < share <= 0.6
