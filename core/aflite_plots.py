@@ -5,9 +5,13 @@
   with the phases that run at the live τ/n shaded.
 * `score_histogram`, `score_violins`: distributions of p̃ with the τ line.
 * `phase_boxes`: p̃ of the examples still in S, phase by phase (`core.summaries.phase_scores`).
-* `projection_map`: a WebGL scatter of a 2-D projection of Φ; every point carries its
-  row number as ``customdata[0]`` so a selection event maps back to rows
-  (`selected_rows`).
+* `projection_map`: a WebGL scatter of a 2-D projection of Φ, points in a random draw order
+  so no label hides another; every point carries its row number as ``customdata[0]`` so a
+  selection event maps back to rows (`selected_rows`), and a kept selection is drawn again.
+
+Every string from a dataset (labels, column names, ids, text) is escaped by
+`core.plot_text.escape` (data is never plotly markup); labels take their colour from
+`core.palette.label_colours` (the same label, the same colour, in every figure).
 
 The z-statistics figures are in `core.zplots`.
 """
@@ -17,8 +21,10 @@ from typing import Optional
 
 import numpy as np
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
+
+from core.palette import LABEL_PALETTE, label_colours, sorted_classes
+from core.plot_text import escape, escape_all, snippet
 
 __all__ = ["label_balance", "bias_per_phase", "score_histogram", "score_violins", "phase_boxes",
            "projection_map", "selected_rows", "STATUS_COLOURS"]
@@ -27,11 +33,17 @@ STATUS_COLOURS = {"retained": "#2a6f97", "removed": "#e07a5f"}
 _MARGIN = dict(l=10, r=10, t=40, b=10)
 
 
-def label_balance(summary: pd.DataFrame) -> go.Figure:
-    """Grouped bars: each label's share before and after filtering."""
+def label_balance(summary: pd.DataFrame, classes=None) -> go.Figure:
+    """Grouped bars: each label's share before (faded) and after filtering, in the label's colour
+    (`core.palette`); ``classes``: all the dataset's labels, for colours that match every page."""
     body = summary.drop(index="all")
-    fig = go.Figure([go.Bar(name="before", x=body.index.astype(str), y=body["share_before"]),
-                     go.Bar(name="after", x=body.index.astype(str), y=body["share_after"])])
+    colours = label_colours(body.index, classes)
+    cats = escape_all(body.index)
+    marker = [colours[l] for l in body.index]
+    fig = go.Figure([go.Bar(name="before (faded)", x=cats, y=body["share_before"], marker_color=marker, opacity=0.4,
+                            hovertemplate="%{x}: %{y:.1%} before<extra></extra>"),
+                     go.Bar(name="after", x=cats, y=body["share_after"], marker_color=marker,
+                            hovertemplate="%{x}: %{y:.1%} after<extra></extra>")])
     fig.update_layout(title="Label balance before / after", yaxis_tickformat=".0%", height=300,
                       margin=_MARGIN, barmode="group")
     return fig
@@ -50,23 +62,38 @@ def bias_per_phase(phases: pd.DataFrame, n_run: int) -> go.Figure:
     return fig
 
 
-def score_histogram(frame: pd.DataFrame, colour: str, tau: float, *, title: str, height: int = 340) -> go.Figure:
+def score_histogram(frame: pd.DataFrame, colour: str, tau: float, *, title: str, height: int = 340,
+                    classes=None) -> go.Figure:
     """Overlaid histograms of ``frame["predictability"]`` split by ``colour`` (a label
-    column, or ``"status"`` for retained/removed), with a dashed line at τ."""
-    kwargs = {"color_discrete_map": STATUS_COLOURS} if colour == "status" else {}
-    fig = px.histogram(frame, x="predictability", color=colour, barmode="overlay", opacity=0.6, nbins=40,
-                       title=title, range_x=[0, 1], **kwargs)
+    column, in the labels' colours, or ``"status"`` for retained/removed), with a dashed line at τ."""
+    values = frame[colour]
+    if colour == "status":
+        groups = [g for g in STATUS_COLOURS if (values == g).any()]
+        colours = STATUS_COLOURS
+    else:
+        groups = sorted_classes(values)
+        colours = label_colours(groups, classes)
+    fig = go.Figure()
+    for g in groups:
+        part = frame.loc[(values == g).to_numpy(), "predictability"]
+        name = escape(g)
+        fig.add_trace(go.Histogram(x=part, name=name, marker_color=colours[g], opacity=0.6,
+                                   xbins=dict(start=0, end=1.0001, size=0.025),
+                                   hovertemplate=f"{name}<br>p̃ %{{x}}: %{{y}}<extra></extra>"))
     fig.add_vline(x=tau, line_dash="dash", annotation_text=f"τ = {tau:.2f}" if colour != "status" else None)
-    fig.update_layout(height=height, margin=_MARGIN)
+    fig.update_layout(title=title, barmode="overlay", height=height, margin=_MARGIN, xaxis_range=[0, 1],
+                      xaxis_title="predictability p̃", yaxis_title="examples",
+                      legend_title_text=escape(colour))
     return fig
 
 
 def score_violins(frame: pd.DataFrame, label: str, tau: float, height: int = 340) -> go.Figure:
-    """Split violins of p̃ per label: retained on the left, removed on the right."""
+    """Split violins of p̃ per label (labels on the x axis, as text): retained on the left, removed
+    on the right, in the status colours."""
     fig = go.Figure()
     for status, colour in STATUS_COLOURS.items():
         part = frame[frame["status"] == status]
-        fig.add_violin(x=part[label].astype(str), y=part["predictability"], name=status, line_color=colour,
+        fig.add_violin(x=escape_all(part[label]), y=part["predictability"], name=status, line_color=colour,
                        side="negative" if status == "retained" else "positive", points=False, spanmode="hard")
     fig.add_hline(y=tau, line_dash="dash", annotation_text="τ")
     fig.update_layout(title="p̃ per label, retained (left) vs removed (right)", violinmode="overlay",
@@ -74,46 +101,113 @@ def score_violins(frame: pd.DataFrame, label: str, tau: float, height: int = 340
     return fig
 
 
-def phase_boxes(long: pd.DataFrame, tau: float, height: int = 340) -> go.Figure:
-    """Box plots of p̃ per sampled phase and label (from `core.summaries.phase_scores`)."""
-    fig = px.box(long, x="phase", y="score", color="label", points=False,
-                 title="p̃ of the examples still in S at each phase (sampled phases)")
+def phase_boxes(long: pd.DataFrame, tau: float, height: int = 340, classes=None) -> go.Figure:
+    """Box plots of p̃ per sampled phase and label (from `core.summaries.phase_scores`), in the
+    labels' colours."""
+    fig = go.Figure()
+    if "label" in long and len(long):
+        groups = sorted_classes(long["label"])
+        colours = label_colours(groups, classes)
+        for g in groups:
+            part = long[(long["label"] == g).to_numpy()]
+            fig.add_trace(go.Box(x=part["phase"], y=part["score"], name=escape(g), marker_color=colours[g],
+                                 boxpoints=False))
+    else:
+        fig.add_trace(go.Box(x=long["phase"], y=long["score"], name="all", boxpoints=False))
     fig.add_hline(y=tau, line_dash="dash", annotation_text="τ")
-    fig.update_layout(yaxis_range=[0, 1], height=height, margin=_MARGIN)
+    fig.update_layout(title="p̃ of the examples still in S at each phase (sampled phases)", boxmode="group",
+                      yaxis_range=[0, 1], height=height, margin=_MARGIN, xaxis_title="phase", yaxis_title="score")
     return fig
 
 
 def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: str, size: int = 4,
-                   title: str = "", colour_name: str = "", palette: Optional[dict] = None) -> go.Figure:
+                   title: str = "", colour_name: str = "", palette: Optional[dict] = None, classes=None,
+                   text_fields=(), selected=None, snippet_length: int = 80, random_state: int = 0) -> go.Figure:
     """WebGL scatter of ``xy`` (row i of ``xy`` is row i of ``frame``), coloured by column ``colour``.
 
-    Numeric colours with more than 12 distinct values (and p̃) get a colour scale; anything
-    else one trace per value (named ``colour_name=value``, coloured by ``palette[value]``
-    when given, e.g. the review traffic lights). Hover shows id, label and p̃;
-    ``customdata[0]`` is the row.
+    Draw order: every point is in **one** trace, in a seeded random order, with a colour per
+    point; the legend is one empty trace per value. Plotly draws a trace's points in order and
+    traces one after the other, so one trace per label would paint the last label over all
+    the others wherever they mix (a mixed 100k blob looks all one label); in a random order
+    each pixel shows a point drawn at random from those under it, so a mixed region shows
+    its mix. (Interleaving a few traces per label would still leave the last one on top;
+    opacity alone cannot show the mix at 100k points.) The price: clicking a legend entry
+    cannot hide a label's points, so legend clicks are off; colour by another column, or
+    select, to read one label.
+
+    Parameters
+    ----------
+    colour : str
+        Numeric columns with more than 12 distinct values (and p̃) get a colour scale; anything
+        else one legend entry per value (``colour_name=value``), coloured by ``palette[value]``
+        when given (e.g. the review traffic lights), the label palette of `core.palette` for
+        the label column (by ``classes``, all the dataset's labels) and other columns, and the
+        status colours for ``retained``.
+    text_fields : sequence of str
+        Text columns whose first characters the hover shows (``snippet_length`` in all).
+    selected : sequence of int, optional
+        Rows of ``frame`` to show as selected (``selectedpoints``; the others faded), e.g. a
+        selection kept across a τ/n change.
+
+    Every string from the data is escaped (`core.plot_text`). Hover shows id, label, p̃,
+    retained/removed and the text; ``customdata[0]`` is the row (`selected_rows`).
     """
     colour_name = colour_name or colour
-    x, y = xy[:, 0], xy[:, 1]
-    values = frame[colour]
-    hover = "%{customdata[1]}<br>label: %{customdata[2]}<br>p̃: %{customdata[3]:.2f}<extra></extra>"
-    custom = np.column_stack([np.arange(len(frame)), frame["id"].to_numpy(), frame[label].astype(str).to_numpy(),
-                              frame["predictability"].to_numpy()])
+    n = len(frame)
+    order = np.random.default_rng(random_state).permutation(n)
+    x, y = np.asarray(xy[:, 0])[order], np.asarray(xy[:, 1])[order]
+    values = frame[colour].iloc[order]
+    status = np.where(frame["retained"].to_numpy(dtype=bool), "retained", "removed") if "retained" in frame \
+        else np.full(n, "")
+    text_fields = [f for f in text_fields if f in frame]
+    per_field = max(snippet_length // max(len(text_fields), 1), 40)
+    lines = [np.array([f"{escape(f)}: {snippet(v, per_field)}" for v in frame[f].to_numpy()], dtype=object)
+             for f in text_fields]
+    text = lines[0] if len(lines) == 1 else (
+        np.array(["<br>".join(parts) for parts in zip(*lines)], dtype=object) if lines else np.full(n, "", dtype=object))
+    custom = np.empty((n, 6), dtype=object)
+    custom[:, 0] = np.arange(n)
+    custom[:, 1] = escape_all(frame["id"].to_numpy())
+    custom[:, 2] = escape_all(frame[label].to_numpy())
+    custom[:, 3] = frame["predictability"].to_numpy(dtype=float)
+    custom[:, 4] = status
+    custom[:, 5] = text
+    custom = custom[order]
+    hover = ("%{customdata[1]} · %{customdata[2]}<br>p̃ = %{customdata[3]:.2f}, %{customdata[4]}"
+             "<br>%{customdata[5]}<extra></extra>")
+    name = escape(colour_name)
     fig = go.Figure()
+    marker = dict(size=size, opacity=0.8)
     numeric = pd.api.types.is_numeric_dtype(values) and values.dtype != bool and values.nunique() > 12
+    legend = []
     if colour == "predictability" or numeric:
-        fig.add_trace(go.Scattergl(x=x, y=y, mode="markers", customdata=custom, hovertemplate=hover, name=colour_name,
-                                   marker=dict(size=size, color=values, colorscale="Viridis", showscale=True,
-                                               colorbar=dict(title=colour_name))))
+        marker.update(color=values.to_numpy(), colorscale="Viridis", showscale=True, colorbar=dict(title=name))
     else:
-        cats = values.astype(str)
-        for cat in sorted(cats.unique(), key=str):
-            sel = (cats == cat).to_numpy()
-            fig.add_trace(go.Scattergl(x=x[sel], y=y[sel], mode="markers", name=f"{colour_name}={cat}",
-                                       customdata=custom[sel], hovertemplate=hover,
-                                       marker=dict(size=size, opacity=0.75,
-                                                   color=(palette or {}).get(cat))))
+        cats = values.astype(str).to_numpy()
+        present = [str(c) for c in sorted_classes(cats)]
+        if palette:
+            colours = {c: palette.get(c, "#b8b8b8") for c in present}
+        elif colour == label:
+            colours = label_colours(present, None if classes is None else [str(c) for c in classes])
+        elif colour == "retained":
+            colours = {"True": STATUS_COLOURS["retained"], "False": STATUS_COLOURS["removed"]}
+        else:
+            colours = {c: LABEL_PALETTE[i % len(LABEL_PALETTE)] for i, c in enumerate(present)}
+        marker.update(color=[colours[c] for c in cats])
+        legend = [(f"{name}={escape(c)}", colours[c]) for c in present]
+    trace = go.Scattergl(x=x, y=y, mode="markers", name=name, customdata=custom, hovertemplate=hover,
+                         marker=marker, showlegend=False,
+                         selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.15)))
+    if selected is not None:
+        where = np.empty(n, dtype=np.int64)
+        where[order] = np.arange(n)
+        trace.selectedpoints = sorted(int(where[r]) for r in selected if 0 <= int(r) < n)
+    fig.add_trace(trace)
+    for entry, c in legend:
+        fig.add_trace(go.Scattergl(x=[None], y=[None], mode="markers", name=entry, hoverinfo="skip",
+                                   marker=dict(size=9, color=c)))
     fig.update_layout(height=560, margin=dict(l=10, r=10, t=30, b=10), dragmode="select", title=title,
-                      legend=dict(itemsizing="constant"))
+                      legend=dict(itemsizing="constant", itemclick=False, itemdoubleclick=False))
     return fig
 
 

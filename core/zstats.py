@@ -168,17 +168,32 @@ class ZStats:
         out = out.sort_values(["label", "rank"], key=lambda s: s.map(order) if s.name == "label" else s)
         return out.reset_index(drop=True)
 
-    def summary(self) -> dict:
+    def summary(self, *, kind=None, field=None) -> dict:
+        """Counts and the largest z, over the features of these ``kind``/``field`` only when
+        given (``n_shown``: features shown). z* and ``n_tests`` are always those of the whole
+        test: a filter hides features, it does not change the Bonferroni correction."""
+        table = self.table
+        for col, want in (("kind", kind), ("field", field)):
+            if want is not None:
+                want = [want] if isinstance(want, str) else list(want)
+                table = table[table[col].isin(want)]
+        sig = table[table["significant"]]
+        if len(table):
+            row = table.iloc[int(np.nanargmax(table["z"].to_numpy()))]
+            z_max, z_max_feature = float(row["z"]), f"{row['feature']} ({row['label']})"
+        else:
+            z_max, z_max_feature = float("nan"), ""
         return {
             "n_examples": self.n_examples,
             "n_tests": self.n_tests,
+            "n_shown": int(table["feature"].nunique()),
             "labels": list(self.labels),
             "p0": self.p0,
             "alpha": self.alpha,
             "z_star": self.z_star,
-            "n_significant_features": int(self.significant["feature"].nunique()),
-            "z_max": self.z_max,
-            "z_max_feature": self.z_max_feature,
+            "n_significant_features": int(sig["feature"].nunique()),
+            "z_max": z_max,
+            "z_max_feature": z_max_feature,
         }
 
 

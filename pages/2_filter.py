@@ -47,7 +47,7 @@ def live():
         st.dataframe(summary.style.format({"removed_share": "{:.1%}", "share_before": "{:.1%}", "share_after": "{:.1%}"}),
                      key="label_summary")
     with right:
-        st.plotly_chart(label_balance(summary), key="balance")
+        st.plotly_chart(label_balance(summary, classes=ds.classes), key="balance")
     if len(phases):
         st.plotly_chart(bias_per_phase(phases, n_run), key="bias")
         with st.expander("Phase history"):

@@ -21,7 +21,7 @@ def charts():
     frame = frame[~frame["warmup"]]
     frame = frame.assign(status=frame["retained"].map({True: "retained", False: "removed"}))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(score_histogram(frame, ds.label, tau, title="p̃ per label"), key="hist_label")
+    c1.plotly_chart(score_histogram(frame, ds.label, tau, title="p̃ per label", classes=ds.classes), key="hist_label")
     c2.plotly_chart(score_histogram(frame, "status", tau, title="p̃: retained vs removed"), key="hist_status")
     st.plotly_chart(score_violins(frame, ds.label, tau), key="violin")
     counts = frame.groupby([ds.label, "status"]).size().unstack(fill_value=0)
@@ -32,4 +32,4 @@ charts()
 
 st.subheader("Scores phase by phase")
 long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), max_phases=12)
-st.plotly_chart(phase_boxes(long, sess.tau), key="phases")
+st.plotly_chart(phase_boxes(long, sess.tau, classes=ds.classes), key="phases")

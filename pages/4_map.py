@@ -1,4 +1,6 @@
-"""Map: a 2-D projection (UMAP, cached per representation) of Φ; select points to read their examples."""
+"""Map: a 2-D projection (UMAP, cached per representation) of Φ; select points to read their examples
+(the selection is kept while τ and n move)."""
+import numpy as np
 import streamlit as st
 
 from core.aflite_plots import projection_map, selected_rows
@@ -44,6 +46,16 @@ size = c3.slider("Point size", 2, 10, 4, key="map_size")
 rows_of_points = table.rows_of(proj.ids)   # projection rows (= rows of Φ) -> table rows
 
 
+def keep_selection(points) -> None:
+    """on_select callback: a box or lasso (or a cleared selection) replaces the kept ids. The
+    chart itself forgets its selection whenever its figure changes (τ, n, colour, size), so
+    the ids are kept in the tab's session and drawn again as ``selectedpoints``."""
+    event = st.session_state.get("map")
+    rows = selected_rows(event)
+    sess.map_selection = tuple(str(i) for i in points["id"].iloc[rows]) if rows else ()
+    sess.map_selection_of = sess.ds_key
+
+
 @st.fragment
 def draw():
     points = with_lights(table.browse(live_knobs(run)).iloc[rows_of_points].reset_index(drop=True), run)
@@ -52,20 +64,26 @@ def draw():
         st.caption("The run is not saved in the workspace, so it has no reviews yet: coloured by label.")
         column = ds.label
     palette = {BADGES[light]: LIGHT_COLOURS[light] for light in BADGES} if column == "review" else None
+    if sess.map_selection_of != sess.ds_key:
+        sess.map_selection, sess.map_selection_of = (), sess.ds_key
+    rows = np.flatnonzero(points["id"].astype(str).isin(sess.map_selection).to_numpy()).tolist()
     fig = projection_map(proj.xy, points, colour=column, colour_name=colour, label=ds.label, size=size,
-                         title=f"{proj.method.upper()} of Φ ({len(points):,} points)", palette=palette)
-    event = st.plotly_chart(fig, key="map", on_select="rerun", selection_mode=("box", "lasso"))
-    rows = selected_rows(event)
+                         title=f"{proj.method.upper()} of Φ ({len(points):,} points)", palette=palette,
+                         classes=ds.classes, text_fields=ds.text, selected=rows if rows else None)
+    st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(points), selection_mode=("box", "lasso"))
     st.subheader(f"Selected examples: {len(rows):,}")
     if not rows:
-        st.caption("Draw a box or a lasso on the map to list the examples inside it.")
+        st.caption("Draw a box or a lasso on the map to list the examples inside it; the selection stays "
+                   "while τ and n move.")
         return
     chosen = points.iloc[rows]
     metric_row({
         "Selected": f"{len(chosen):,}",
+        "Retained at this τ, n": f"{int(chosen['retained'].sum()):,}",
         "Removed by AFLite": f"{int((~chosen['retained']).sum()):,}",
         "Mean p̃": f"{chosen['predictability'].mean():.2f}",
     })
+    st.button("Clear the selection", key="map_clear", on_click=lambda: setattr(sess, "map_selection", ()))
     pick = st.dataframe(chosen, hide_index=True, key="map_selection", on_select="rerun", selection_mode="single-row")
     st.text("Label counts in the selection: " + ", ".join(
         f"{k}: {v}" for k, v in chosen[ds.label].value_counts().items()))

@@ -226,15 +226,20 @@ def test_map_draws_webgl_points_with_row_ids(at):
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     traces = fig["data"]
     assert {t["type"] for t in traces} == {"scattergl"}
-    assert len(traces) == 3 and sum(len(t["customdata"]) for t in traces) == 3000
-    rows = sorted(int(c[0]) for t in traces for c in t["customdata"])
-    assert rows == list(range(3000))
+    # one trace of points (in a random draw order) and an empty legend entry per label
+    points, legend = traces[0], traces[1:]
+    assert len(points["customdata"]) == 3000 and [t["name"] for t in legend] == [
+        "label=contradiction", "label=entailment", "label=neutral"]
+    rows = [int(c[0]) for c in points["customdata"]]
+    assert sorted(rows) == list(range(3000)) and rows[:50] != sorted(rows[:50])
+    assert len(set(points["marker"]["color"])) == 3
     at.selectbox(key="map_colour").set_value("predictability").run()
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert len(fig["data"]) == 1 and fig["data"][0]["marker"]["showscale"]
     at.selectbox(key="map_colour").set_value("retained").run()
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert sorted(len(t["customdata"]) for t in fig["data"]) == [1500, 1500]
+    colours = fig["data"][0]["marker"]["color"]
+    assert sorted(colours.count(c) for c in set(colours)) == [1500, 1500]
 
 
 # ---------------------------------------------------------------- Features
