@@ -64,6 +64,7 @@ class Session:
     ex_like: Optional[str] = None                      # Examples: list only the neighbours of this example
     eval_job: Optional[str] = None                     # the Evaluate page's background job
     eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
+    export_file: Any = None                            # the Export page's prepared file (dashboard.exports)
     map_selection: tuple = ()                          # the Map's selected example ids (kept across τ/n) ...
     map_selection_of: str = ""                         # ... of this dataset (ds_key)
 

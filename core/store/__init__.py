@@ -30,6 +30,7 @@ from core.errors import InputError
 from core.runs import CorruptRun, Run
 from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, Review, RunRecord, SavedView,
                                Workspace, now)
+from core.store.submissions import SubmissionsMixin
 
 __all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
            "DEFAULT_WORKSPACE", "LOCAL_USER", "LOCAL_WORKSPACE"]
@@ -45,6 +46,8 @@ PERMISSIONS = {
     "save views": ("owner", "curator"),
     "export": ("owner", "curator"),
     "review": ("owner", "curator", "annotator"),
+    "create": ("owner", "curator", "annotator"),      # write examples with feedback (paper 002 §3.2)
+    "validate": ("owner", "curator"),
     "read": ("owner", "curator", "annotator"),
 }
 
@@ -73,7 +76,7 @@ def _safe(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
-class TeamStore:
+class TeamStore(SubmissionsMixin):
     """Open (and migrate) the team store.
 
     Parameters

@@ -5,12 +5,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Optional
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 ROLES = ("owner", "curator", "annotator")
 DECISIONS = ("agree", "keep", "remove")   # agree with the filter, keep anyway, remove anyway
 RUN_STATUSES = ("running", "done", "interrupted", "failed")
+SUBMISSION_STATUSES = ("submitted", "accepted", "rejected", "revised")   # revised: a newer version replaced it
+VALIDATIONS = ("accept", "reject")
 
 
 def now() -> datetime:
@@ -91,4 +93,34 @@ class Review(Base):
     decision: Mapped[str] = mapped_column(String(20))
     note: Mapped[str] = mapped_column(Text, default="")
     reviewer: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class Submission(Base):
+    """An example a creator wrote (paper 002 §3.2), with the feedback it was written against."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (Index("ix_submissions_dataset_status", "dataset_id", "status"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id"))
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
+    creator: Mapped[str] = mapped_column(String(320))
+    fields: Mapped[dict] = mapped_column(JSON)                 # field name -> text
+    label: Mapped[str] = mapped_column(String(200))
+    feedback: Mapped[dict] = mapped_column(JSON)               # the snapshot shown when it was submitted
+    status: Mapped[str] = mapped_column(String(20))
+    revises: Mapped[Optional[int]] = mapped_column(ForeignKey("submissions.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class Validation(Base):
+    """A validator's decision on a submission (append-only; a reject carries a note)."""
+
+    __tablename__ = "validations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    validator: Mapped[str] = mapped_column(String(320))
+    decision: Mapped[str] = mapped_column(String(20))
+    note: Mapped[str] = mapped_column(Text, default="")
+    components: Mapped[dict] = mapped_column(JSON, default=dict)   # optional decision per quality component
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

@@ -302,6 +302,9 @@ def test_examples_search_filter_and_pages(at):
 def test_export_bytes_follow_the_knobs(at, downloads):
     at.switch_page(page("7_export")).run()
     no_exceptions(at)
+    assert [b.proto.label for b in at.get("download_button")] == ["Download the manifest (JSON)"]   # nothing built yet
+    assert any(m.value.startswith("**τ = 0.75, n = 1,500 (50 %) → 1,500 rows retained") for m in at.markdown)
+    at.button(key="exp_prepare").click().run()
     data = downloads(at.get("download_button")[0])
     frame = pd.read_csv(io.BytesIO(data))
     assert len(frame) == 1500 and frame["id"].is_unique
@@ -309,10 +312,13 @@ def test_export_bytes_follow_the_knobs(at, downloads):
     at.switch_page(page("2_filter")).run()
     at.slider(key="w_target").set_value(0.6).run()
     at.switch_page(page("7_export")).run()
+    assert len(at.get("download_button")) == 1   # the file of the old n is gone
+    at.button(key="exp_prepare").click().run()
     frame = pd.read_csv(io.BytesIO(downloads(at.get("download_button")[0])))
     assert len(frame) == 1800
     at.radio(key="exp_which").set_value("all").run()
     at.radio(key="exp_fmt").set_value("jsonl").run()
+    at.button(key="exp_prepare").click().run()
     lines = downloads(at.get("download_button")[0]).decode().strip().splitlines()
     assert len(lines) == 3000
     rows = pd.read_json(io.StringIO("\n".join(lines)), lines=True)

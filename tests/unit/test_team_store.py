@@ -15,6 +15,8 @@ from core.runs import CorruptRun
 from core.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, _sha256
 from core.store.models import DatasetRecord, Member, Review, Workspace
 
+HEAD_REVISION = "0003"   # the newest migration in core/store/migrations/versions
+
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store(request, tmp_path):
@@ -164,7 +166,7 @@ def test_opening_the_store_keeps_the_applications_logging(tmp_path):
     root_handlers = list(logging.getLogger().handlers)
     try:
         store = TeamStore(f"sqlite:///{tmp_path}/t.sqlite")
-        assert store.migrate() == "0002"   # a second upgrade is a no-op at the newest revision
+        assert store.migrate() == HEAD_REVISION   # a second upgrade is a no-op at the newest revision
         assert handler in app_logger.handlers and app_logger.level == logging.INFO and not app_logger.disabled
         assert logging.getLogger().handlers == root_handlers
     finally:
@@ -533,7 +535,8 @@ def test_a_database_of_the_previous_schema_is_upgraded_with_every_row(fresh_url,
     engine.dispose()
 
     store = TeamStore(url, files=tmp_path / "files")         # opening upgrades
-    assert store.migrate() == "0002"
+    assert store.migrate() == HEAD_REVISION
+    assert "submissions" in inspect(store.engine).get_table_names()
     columns = inspect(store.engine)
     assert {"deleted_at", "deleted_by"} <= {c["name"] for c in columns.get_columns("datasets")}
     assert "updated_at" in {c["name"] for c in columns.get_columns("runs")}
@@ -666,3 +669,48 @@ def test_leftovers_of_a_kill_are_swept_and_names_are_checked(store, toy, tmp_pat
         store.review(ws, run_id, "e1", "agree", by="owner@x.org")
     with pytest.raises(InputError, match="no finished run"):
         store.open_run(ws, run.key, by="owner@x.org")
+
+
+# ---------------------------------------------------------------- creation with feedback (paper 002 §3.2)
+def test_creators_submit_validators_decide_and_rejected_examples_are_revised(store, toy):
+    ds, _ = toy
+    ws = _workspace(store)
+    store.set_role(ws, "cre@x.org", "annotator", by="owner@x.org")
+    store.set_role(ws, "val@x.org", "curator", by="owner@x.org")
+    dataset_id = store.save_dataset(ws, ds, source="toy", roles={}, by="owner@x.org")
+    red = {"light": "red", "components": {"label_tied": 0.1}}
+    first = store.submit(ws, dataset_id, {"premise": "A man sleeps.", "hypothesis": "Nobody is awake."},
+                         "contradiction", red, by="cre@x.org")
+    second = store.submit(ws, dataset_id, {"premise": "A man sleeps.", "hypothesis": "A man rests."}, "entailment",
+                          {"light": "green"}, by="cre@x.org")
+    with pytest.raises(InputError, match="no text"):
+        store.submit(ws, dataset_id, {"premise": " ", "hypothesis": ""}, "neutral", {}, by="cre@x.org")
+    with pytest.raises(NotAllowed, match="annotator.*validate"):
+        store.validate(ws, first, "accept", by="cre@x.org")
+    with pytest.raises(InputError, match="needs a note"):
+        store.validate(ws, first, "reject", by="val@x.org")
+    with pytest.raises(InputError, match="you wrote this example"):
+        own = store.submit(ws, dataset_id, {"hypothesis": "x"}, "neutral", {}, by="val@x.org")
+        store.validate(ws, own, "accept", by="val@x.org")
+    store.validate(ws, first, "reject", "'nobody' gives the label away; describe the man instead", by="val@x.org")
+    store.validate(ws, second, "accept", by="val@x.org")
+    with pytest.raises(InputError, match="accepted already"):
+        store.validate(ws, second, "reject", "changed my mind", by="val@x.org")
+    mine = store.submissions(ws, by="cre@x.org", creator="cre@x.org")
+    assert mine.set_index("id").loc[first, ["status", "decision", "validator"]].tolist() == [
+        "rejected", "reject", "val@x.org"]
+    with pytest.raises(InputError, match="not one of yours"):
+        store.submit(ws, dataset_id, {"hypothesis": "y"}, "neutral", {}, by="val@x.org", revises=first)
+    third = store.submit(ws, dataset_id, {"premise": "A man sleeps.", "hypothesis": "The man's eyes are closed."},
+                         "entailment", {"light": "green"}, by="cre@x.org", revises=first)
+    with pytest.raises(InputError, match="only a rejected example is revised"):
+        store.submit(ws, dataset_id, {"hypothesis": "z"}, "neutral", {}, by="cre@x.org", revises=second)
+    store.validate(ws, third, "accept", by="val@x.org")
+    everything = store.submissions(ws, by="owner@x.org").set_index("id")
+    assert everything.loc[first, "status"] == "revised" and everything.loc[third, "revises"] == first
+    accepted = store.accepted_examples(ws, dataset_id, by="owner@x.org")
+    assert accepted["id"].tolist() == [f"sub-{second}", f"sub-{third}"]
+    assert accepted["hypothesis"].tolist() == ["A man rests.", "The man's eyes are closed."]
+    assert accepted["label"].tolist() == ["entailment", "entailment"]
+    lights = store.creator_lights(ws, by="owner@x.org").set_index("creator")
+    assert lights.loc["cre@x.org", ["red", "yellow", "green"]].tolist() == [1, 0, 2]
