@@ -161,4 +161,21 @@ class JobRunner:
         with self._lock:
             self._jobs.pop(key, None)
 
+    def cancel_all(self) -> list:
+        """Ask every running job to stop (it raises `Cancelled` at its next progress or cancel
+        check; a UMAP child process is terminated); the jobs asked."""
+        jobs = self.running()
+        for job in jobs:
+            job.cancel()
+        return jobs
+
+    def shutdown(self, timeout: float = 2.0) -> list:
+        """Cancel every running job and wait up to ``timeout`` seconds in all for them to end,
+        so their files are finished or removed (`core.paths.atomic_write`), not half-written.
+        Returns the jobs still running at the deadline (a native call that never checks)."""
+        deadline = time.monotonic() + max(float(timeout), 0.0)
+        for job in self.cancel_all():
+            job.wait(max(deadline - time.monotonic(), 0.0))
+        return self.running()
+
 

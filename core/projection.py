@@ -225,7 +225,9 @@ def _umap(X, params, info, chunk_size, cache_root, progress, cancel):
 
 
 def _save(path: Path, xy, ids, info) -> None:
-    paths.atomic_write(path, lambda fh: np.savez(fh, xy=xy, ids=ids, info=np.array(json.dumps(info))))
+    # tagged with the writer's process id: a temporary of a killed writer is recognised as stale
+    paths.atomic_write(path, lambda fh: np.savez(fh, xy=xy, ids=ids, info=np.array(json.dumps(info))),
+                       tag=str(os.getpid()))
 
 
 def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_dir=None, progress=None,
@@ -246,7 +248,8 @@ def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_
         np.save(Path(tmp) / "X.npy", np.asarray(X, dtype=np.float32))
         if ids is not None:
             np.save(Path(tmp) / "ids.npy", ids)
-        job = {"folder": tmp, "key": key, "method": method, "cache_dir": str(cache_root), "params": params}
+        job = {"folder": tmp, "key": key, "method": method, "cache_dir": str(cache_root), "params": params,
+               "parent": os.getpid()}
         (Path(tmp) / "job.json").write_text(json.dumps(job))
         proc = subprocess.Popen([sys.executable, "-c", "from core.projection import _child_main; _child_main()", tmp],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -270,9 +273,12 @@ def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_
                     error = msg
             proc.wait()
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            if proc.poll() is None:   # cancelled: the child got SIGTERM and removes its temporaries
+                try:
+                    proc.wait(2.0)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
         if error is not None:
             raise (InputError if error.get("input") else RuntimeError)(error["error"])
         if proc.returncode != 0:
@@ -284,10 +290,32 @@ def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_
     return out
 
 
+def _stop_with_parent(parent: Optional[int] = None) -> None:
+    """In the child: SIGTERM (a cancel, or the parent's death) ends it like an exception, so
+    `atomic_write` removes its temporary; on Linux the kernel sends that SIGTERM when the
+    parent thread dies (a server killed hard leaves no orphan computing on)."""
+    import signal
+
+    def _stop(signum, frame):
+        raise SystemExit(143)
+
+    signal.signal(signal.SIGTERM, _stop)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))   # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if parent is not None and os.getppid() != parent:   # the parent died before prctl
+            raise SystemExit(143)
+
+
 def _child_main() -> None:
     """Entry point of `project_in_subprocess`'s child: compute, cache, report on stdout."""
     folder = Path(sys.argv[1])
     job = json.loads((folder / "job.json").read_text())
+    _stop_with_parent(job.get("parent"))
     X = np.load(folder / "X.npy", mmap_mode="r")
     ids = np.load(folder / "ids.npy") if (folder / "ids.npy").exists() else None
 

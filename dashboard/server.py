@@ -1,8 +1,25 @@
 """The process-wide part of the dashboard, shared by every session: cache, run store, team
-store, jobs. Nothing here belongs to one user: per-user state lives in `dashboard.session`."""
+store, jobs. Nothing here belongs to one user: per-user state lives in `dashboard.session`.
+
+Stopping (SIGTERM from ``docker compose stop``, systemd or a test): the first `Server` of a
+``streamlit run`` process chains a handler onto Streamlit's own. On SIGTERM it sets
+`Server.stopping` (a prepared export stops between chunks), asks every background job to
+stop (AFLite phases and Φ check their cancel token; a UMAP child process gets SIGTERM) and
+arms a backstop timer (`STOP_DEADLINE` seconds: SIGALRM, whose default action ends the
+process even if a native call never returns), then Streamlit shuts down. When the
+interpreter exits (`atexit`, still before daemon threads are frozen) the jobs get up to
+`JOBS_GRACE` seconds to finish cancelling, so their files are complete or removed (every file
+goes through `core.paths.atomic_write`), and the prepared exports are deleted. Interrupted
+runs show as interrupted after the restart.
+"""
 from __future__ import annotations
 
+import atexit
+import logging
+import shutil
+import signal
 import threading
+import weakref
 
 import streamlit as st
 
@@ -12,7 +29,25 @@ from core.runs import RunStore
 from core.store import TeamStore
 from dashboard.cache import BoundedCache
 
-__all__ = ["Server", "server"]
+__all__ = ["Server", "server", "exports_folder", "STOP_DEADLINE", "JOBS_GRACE"]
+
+log = logging.getLogger("artifact_lens.server")
+
+#: Seconds from SIGTERM to a forced end of the process (the backstop; a clean stop takes about 1-2 s).
+STOP_DEADLINE = 4.5
+#: Seconds the jobs get at exit to finish cancelling.
+JOBS_GRACE = 2.5
+
+# Process-wide on purpose: a signal handler and atexit hook exist once per process, and they
+# reach the live servers (normally one) through this set. No per-user state.
+_servers: "weakref.WeakSet[Server]" = weakref.WeakSet()
+_hooks_lock = threading.Lock()
+_hooks_installed = False
+
+
+def exports_folder():
+    """Where the Export page's prepared files live (``$ARTIFACT_LENS_CACHE/exports``)."""
+    return paths.cache_dir() / "exports"
 
 
 class Server:
@@ -32,6 +67,8 @@ class Server:
         Background work, by key.
     map_slots : threading.Semaphore
         UMAP child processes allowed at once (one: each takes a core for minutes).
+    stopping : threading.Event
+        Set when the process is stopping (SIGTERM): long work in page scripts checks it.
     """
 
     def __init__(self):
@@ -41,6 +78,79 @@ class Server:
         self.team.recover()
         self.jobs = JobRunner()
         self.map_slots = threading.Semaphore(1)
+        self.stopping = threading.Event()
+        self.exports = exports_folder()
+        # prepared exports and projection temporaries of a server that was killed
+        paths.remove_stale_temporaries(self.exports)
+        paths.remove_stale_temporaries(paths.cache_dir() / "projections")
+        _servers.add(self)
+        _install_hooks()
+
+    def begin_stop(self) -> None:
+        """Stop accepting long work and ask every job to stop (returns at once)."""
+        self.stopping.set()
+        self.jobs.cancel_all()
+
+    def finish_stop(self, timeout: float = JOBS_GRACE) -> list:
+        """Wait for the jobs to end (up to ``timeout`` s) and delete the prepared exports;
+        the jobs still running at the deadline."""
+        self.begin_stop()
+        left = self.jobs.shutdown(timeout)
+        for job in left:
+            log.warning("job %s did not stop within %.1f s of the shutdown", job.name, timeout)
+        if self.exports.exists():
+            shutil.rmtree(self.exports, ignore_errors=True)
+        return left
+
+
+def _begin_stop_all() -> None:
+    for srv in list(_servers):
+        srv.begin_stop()
+
+
+def _finish_stop_all() -> None:
+    for srv in list(_servers):
+        try:
+            srv.finish_stop()
+        except Exception:  # noqa: BLE001  (exiting anyway: say what went wrong)
+            log.exception("cleaning up at exit failed")
+
+
+def _install_hooks() -> None:
+    """Once per process: the atexit cleanup, and under ``streamlit run`` the SIGTERM handler."""
+    global _hooks_installed
+    with _hooks_lock:
+        if _hooks_installed:
+            return
+        _hooks_installed = True
+    atexit.register(_finish_stop_all)
+    previous = signal.getsignal(signal.SIGTERM)
+    if getattr(previous, "__module__", "") != "streamlit.web.bootstrap":
+        return   # not a `streamlit run` server (AppTest, a script): leave the process's signals alone
+    try:
+        from streamlit.runtime import Runtime
+
+        loop = Runtime.instance()._get_async_objs().eventloop   # the main thread's loop
+    except Exception:  # noqa: BLE001  (another Streamlit layout: atexit still cleans up)
+        log.warning("could not reach Streamlit's event loop; SIGTERM will not cancel jobs first")
+        return
+    loop.call_soon_threadsafe(_install_signal_handler, previous)
+
+
+def _install_signal_handler(previous) -> None:
+    """On the main thread (signal handlers can only be set there): chain onto Streamlit's."""
+
+    def on_sigterm(signum, frame):
+        if hasattr(signal, "setitimer"):
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)   # its default action ends the process
+            signal.setitimer(signal.ITIMER_REAL, STOP_DEADLINE)
+        _begin_stop_all()
+        previous(signum, frame)   # Streamlit stops the server; atexit then waits for the jobs
+
+    try:
+        signal.signal(signal.SIGTERM, on_sigterm)
+    except ValueError:   # not the main thread after all
+        log.warning("SIGTERM handler not installed (not on the main thread)")
 
 
 @st.cache_resource(show_spinner=False)

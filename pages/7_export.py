@@ -1,22 +1,26 @@
-"""Export: the filtered split (retained, removed, or all with scores) with the run manifest beside it."""
+"""Export: the filtered split (retained, removed, or all with scores) with the run manifest beside it.
+Counts and options show at once; the file is built only when asked (`dashboard.exports`)."""
+import hashlib
 import json
 
+import numpy as np
 import streamlit as st
 
 from core import export
+from core.errors import Cancelled
 from core.review import reviewed_result
-from dashboard import current, team
+from dashboard import current, exports, team
 from dashboard.formatting import metric_row
 from dashboard.page import start_page
-from dashboard.server import server
 
 sess = start_page("Export", caption=(
     "Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "
     "show them as text (formula-injection protection); other formats keep the text unchanged."))
 run = current.run()
 ds = current.dataset()
+label = export.dataset_label(sess.source.label if sess.source and sess.source.label else ds.name)
 
-c1, c2 = st.columns(2)
+c1, c2, c3 = st.columns([2, 3, 2])
 which = c1.radio("Selection", ["retained", "removed", "all"], horizontal=True, key="exp_which",
                  format_func={"retained": "Retained (filtered split)", "removed": "Removed",
                               "all": "Everything, with score columns"}.get,
@@ -24,6 +28,12 @@ which = c1.radio("Selection", ["retained", "removed", "all"], horizontal=True, k
 fmt = c2.radio("Format", list(export.FORMATS), horizontal=True, key="exp_fmt",
                format_func={"csv": "CSV", "parquet": "Parquet", "jsonl": "JSONL",
                             "datasets": "datasets folder (zip)"}.get)
+arrays = [c for c in (ds.embedding, ds.image) if c]
+include_arrays = True
+if fmt == "csv" and arrays:
+    include_arrays = c3.checkbox(f"Include {' and '.join(arrays)} in the CSV", value=False, key="exp_arrays",
+                                 help="CSV has no list type: vectors become JSON text, several times the size of "
+                                      "Parquet, which keeps them as a float32 list column.")
 if run is None:
     which = "all"
     st.info("No AFLite run for this dataset yet: the export holds the whole dataset without scores.")
@@ -33,29 +43,50 @@ run_id = current.team_run_id(run) if run is not None else None
 overrides = []
 if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
     live, overrides = reviewed_result(run, live, current.review_standing(run_id))
-frame = export.export_frame(ds, run, live=live, which=which)
+frame = export.export_frame(ds, run, live=live, which=which, include_arrays=include_arrays)   # row references only
+retained_ids = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str) if run is not None else None
 manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
+                               dataset_name=label, retained_ids=retained_ids, include_arrays=include_arrays,
                                extra={"review_overrides": overrides} if run_id is not None else None)
+if run is not None:
+    st.markdown("**" + export.summary_line(tau, n, len(run.ids), len(retained_ids)) + "**")
 metric_row({
     "Rows to export": f"{len(frame):,}",
     "τ / n": f"{tau:.2f} / {n:,}" if run is not None else "–",
     "Warm-up examples excluded": f"{len(run.excluded_ids):,}" if run is not None else "0",
     "Review overrides applied": f"{sum(o['changed'] for o in overrides):,}" if run_id is not None else "–",
 })
-st.dataframe(frame.head(100).drop(columns=[c for c in (ds.embedding, ds.image) if c], errors="ignore"),
-             hide_index=True, key="exp_preview")
+st.dataframe(frame.head(100).drop(columns=arrays, errors="ignore"), hide_index=True, key="exp_preview")
 
 if not team.member().can("export"):
     st.info(f"Your role here is {team.member().role}: exports need a curator or owner.")
     st.stop()
 team.require("export")   # the action itself asks the store, whatever the page showed
-data = server().cache.get_or_compute(
-    "export", (sess.ds_key, run.key if run else None, which, fmt, tau, n, json.dumps(overrides, sort_keys=True)),
-    lambda: export.to_bytes(frame, fmt, manifest))
-name = export.file_name(ds.name, which, fmt) + (".zip" if fmt == "datasets" else "")
-d1, d2 = st.columns(2)
-d1.download_button(f"Download {name}", data, file_name=name, mime=export.mime(fmt), type="primary", key="dl_data")
-d2.download_button("Download the manifest (JSON)", json.dumps(manifest, indent=1, default=str).encode(),
+name = export.file_name(label, which, fmt) + (".zip" if fmt == "datasets" else "")
+signature = hashlib.sha256(json.dumps(
+    [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides],
+    sort_keys=True, default=str).encode()).hexdigest()[:16]
+ready = exports.prepared(sess, signature)   # a file made with other options is deleted here
+
+d1, d2, d3 = st.columns(3)
+if d1.button("Prepare the file", key="exp_prepare", type="secondary" if ready else "primary"):
+    bar = st.progress(0.0, text=f"preparing {name}")
+    try:
+        ready = exports.prepare(sess, frame, fmt, manifest, name, signature,
+                                progress=lambda f, m: bar.progress(f, text=m or f"preparing {name}"))
+    except Cancelled:
+        st.warning("The server is stopping; the file was not prepared.")
+    bar.empty()
+if ready is not None:
+    d2.download_button(f"Download {name} ({ready.size / 1e6:,.1f} MB)", exports.reader(ready), file_name=name,
+                       mime=export.mime(fmt), type="primary", key="dl_data", on_click="ignore")
+    st.caption(f"Prepared in {ready.seconds:.1f} s. The server keeps this one file for this tab until you "
+               "change an option, prepare again or close the tab.")
+else:
+    d2.caption("The file is built when you press “Prepare the file” (large exports take a while).")
+d3.download_button("Download the manifest (JSON)", json.dumps(manifest, indent=1, default=str).encode(),
                    file_name=name.rsplit(".", 1)[0] + ".manifest.json", mime="application/json", key="dl_manifest")
 with st.expander("Manifest"):
-    st.json(manifest, expanded=False)
+    st.json({k: v for k, v in manifest.items() if k != "retained_ids"}
+            | {"retained_ids": f"{len(manifest.get('retained_ids', [])):,} ids (in the downloaded manifest)"},
+            expanded=False)

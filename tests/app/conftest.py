@@ -2,12 +2,14 @@
 from pathlib import Path
 
 import pytest
+from streamlit.runtime import media_file_manager as mgr
 from streamlit.runtime import memory_media_file_storage as mem
 
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """Capture the bytes behind every download button: url file name -> bytes."""
+    """Capture the bytes behind every download button: url file name -> bytes (a deferred button's
+    callable is run, as a click in the browser runs it)."""
     seen = {}
     original = mem.MemoryMediaFileStorage.load_and_get_id
 
@@ -17,8 +19,20 @@ def downloads(monkeypatch):
         return file_id
 
     monkeypatch.setattr(mem.MemoryMediaFileStorage, "load_and_get_id", capture)
+    deferred = {}
+    add_deferred = mgr.MediaFileManager.add_deferred
+
+    def remember(self, data_callable, *args, **kwargs):
+        file_id = add_deferred(self, data_callable, *args, **kwargs)
+        deferred[file_id] = data_callable
+        return file_id
+
+    monkeypatch.setattr(mgr.MediaFileManager, "add_deferred", remember)
 
     def get(button):
+        if button.proto.deferred_file_id:   # data=callable: built when clicked, as the browser's click does
+            data = deferred[button.proto.deferred_file_id]()
+            return data if isinstance(data, bytes) else data.encode() if isinstance(data, str) else data.read()
         file_id = Path(button.proto.url).stem
         return seen[file_id]
 

@@ -5,6 +5,7 @@ about a second) with a temporary cache and the PCA map (UMAP is exercised in
 tests/unit/test_projection.py and the browser test).
 """
 import io
+import json
 import os
 import tempfile
 import time
@@ -325,6 +326,10 @@ def test_export_bytes_follow_the_knobs(at, downloads):
     assert int(rows["retained"].sum()) == 1800 and {"predictability", "removed_at", "warmup"} <= set(rows.columns)
     manifest = downloads(at.get("download_button")[1])
     assert b'"selection": "all"' in manifest and b'"target_size": 1800' in manifest
+    manifest = json.loads(manifest)   # like the CLI's: the retained ids, and the dataset's own name
+    assert sorted(manifest["retained_ids"]) == sorted(rows.loc[rows["retained"], "id"].astype(str))
+    assert manifest["dataset"]["name"] == "demo:nli" and at.get("download_button")[0].proto.label.startswith(
+        "Download demo_nli-all.jsonl")
 
 
 def test_a_reload_or_shared_link_reopens_the_same_run_and_tau(at):

@@ -178,11 +178,14 @@ def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
     # the owner's export applies the team's word: the latest decision (the annotator's "agree")
     owner.switch_page(page("7_export")).run()
     no_exceptions(owner)
+    owner.button(key="exp_prepare").click().run()           # the file is built only when asked
     manifest = json.loads(downloads(owner.get("download_button")[1]))
     assert manifest["export"]["review_overrides"] == []      # "agree" came last: no override
     run_id = server().team.run_id(ws, server().team.runs(ws, by=OWNER)["key"].iloc[0])
     server().team.review(ws, run_id, first, "remove", "duplicate", by=OWNER)   # the owner's later word
     owner.run()
+    assert len(owner.get("download_button")) == 1           # the file made before the new review is gone
+    owner.button(key="exp_prepare").click().run()
     frame = pd.read_csv(io.BytesIO(downloads(owner.get("download_button")[0])))
     manifest = json.loads(downloads(owner.get("download_button")[1]))
     (override,) = manifest["export"]["review_overrides"]
