@@ -20,6 +20,9 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from core.palette import label_colours
+from core.plot_text import escape, escape_all
+
 __all__ = ["family_figure", "knn_figure", "phase_figure", "coarse_figure", "difficulty_figure",
            "synthetic_scatter", "synthetic_accuracy", "figures", "SET_COLOURS"]
 
@@ -54,8 +57,10 @@ def knn_figure(knn: pd.DataFrame) -> go.Figure:
         return _empty("KNN distances: nothing to show (see the notes)")
     long = knn.melt(id_vars=["label", "against", "K"], value_vars=["before", "after"], var_name="when",
                     value_name="distance")
-    long["label"] = long["label"].astype(str)
+    colours = {escape(l): c for l, c in label_colours(knn["label"]).items()}   # data is never markup; one colour per label
+    long["label"] = escape_all(long["label"])
     fig = px.line(long, x="K", y="distance", color="label", line_dash="when", facet_col="against", markers=True,
+                  color_discrete_map=colours,
                   line_dash_map={"before": "dash", "after": "solid"}, log_x=True,
                   title="KNN distances of held-out examples to the training data (paper 003 Table 3)")
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("against=", "")))
@@ -98,6 +103,7 @@ def coarse_figure(curve: pd.DataFrame, fraction: float, size: Optional[int] = No
 def difficulty_figure(hist: pd.DataFrame, summary: pd.DataFrame, name: str = "difficulty",
                       p_value: Optional[float] = None) -> go.Figure:
     """The distribution of an external difficulty column among retained / removed / random examples."""
+    name = escape(name)   # a dataset column: text, never markup
     if not len(hist):
         return _empty(f"{name}: no numeric values to show (see the notes)")
     fig = go.Figure()
@@ -124,14 +130,15 @@ def synthetic_scatter(points: pd.DataFrame, table: Optional[pd.DataFrame] = None
                  [f"after: lin {t.loc[s, 'linear_after']:.2f}, RBF {t.loc[s, 'rbf_after']:.2f}" for s in seps]
     fig = make_subplots(rows=2, cols=len(seps), subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=0.1)
     labels = sorted(points["label"].astype(str).unique())
+    colours = label_colours(labels)
     for j, s in enumerate(seps):
         part = points[points["separation"] == s]
         for row, data in ((1, part), (2, part[part["retained"].astype(bool)])):
             for i, lab in enumerate(labels):
                 d = data[data["label"].astype(str) == lab]
-                fig.add_trace(go.Scatter(x=d["x0"], y=d["x1"], mode="markers", name=lab, legendgroup=lab,
+                fig.add_trace(go.Scatter(x=d["x0"], y=d["x1"], mode="markers", name=escape(lab), legendgroup=escape(lab),
                                          showlegend=(j == 0 and row == 1),
-                                         marker=dict(size=3, color=CLASS_COLOURS[i % len(CLASS_COLOURS)])),
+                                         marker=dict(size=3, color=colours[lab])),
                               row=row, col=j + 1)
     fig.update_xaxes(showticklabels=False, range=[-1.3, 1.3])
     fig.update_yaxes(showticklabels=False, range=[-1.3, 1.3])
@@ -169,7 +176,7 @@ def figures(ev) -> dict:
         out["families"] = family_figure(t["families"], "Model families on Φ (paper 000 Table 3)")
     if "partial_input" in t and len(t["partial_input"]):
         out["partial_input"] = family_figure(t["partial_input"], "Partial input: "
-                                             + str(t["partial_input"]["representation"].iloc[0]))
+                                             + escape(t["partial_input"]["representation"].iloc[0]))
     if "knn" in t:
         out["knn"] = knn_figure(t["knn"])
     if "phases" in t:

@@ -254,3 +254,25 @@ def test_gardner_labels_the_top_of_each_label_when_there_is_room(hostile):
     top = zs.top(1, kind="ngram")
     assert set(top["feature"]) <= named        # the most extreme feature of every label is named
     assert len(named) <= 2 * len(zs.labels)
+
+
+# ---------------------------------------------------------------- the evaluation's figures
+def test_evaluation_figures_show_data_as_text_in_the_label_colours():
+    from core import evaluation_plots as ep
+
+    knn = pd.DataFrame([{"label": l, "against": a, "K": k, "before": 0.5, "after": 0.6}
+                        for l in LABELS for a in ("same class", "other classes") for k in (1, 5)])
+    fig = ep.knn_figure(knn)
+    assert_inert(fig)
+    colours = {escape(l): c for l, c in label_colours(LABELS).items()}
+    assert all(t.line.color == colours[t.name.rsplit(", ", 1)[0]] for t in fig.data)   # "label, before"
+    hist = pd.DataFrame({"group": ["retained", "removed"], "left": [0, 0], "right": [1, 1], "share": [0.5, 0.5]})
+    summary = pd.DataFrame({"group": ["retained", "removed"], "mean": [0.4, 0.6]})
+    text = strings(ep.difficulty_figure(hist, summary, name="<b>contra</b>"))
+    assert "<b>" not in text and "&lt;b&gt;contra&lt;/b&gt;" in text
+    assert "<b>" not in strings(ep.difficulty_figure(hist.iloc[:0], summary, name="<b>contra</b>"))
+    points = pd.DataFrame({"separation": 0.2, "x0": [0.1, 0.2, 0.3], "x1": [0.1, 0.2, 0.3],
+                           "label": LABELS, "retained": [True, False, True]})
+    fig = ep.synthetic_scatter(points)
+    assert_inert(fig)
+    assert {t.name: t.marker.color for t in fig.data if t.showlegend} == colours
