@@ -3,7 +3,7 @@ PYTHON ?= python3
 export HF_HUB_OFFLINE ?= 1
 export NUMBA_CACHE_DIR ?= $(HOME)/.cache/artifact-lens/numba
 
-.PHONY: install install-test demo test bench
+.PHONY: install install-test demo test bench screenshots
 
 install:
 	$(PYTHON) -m pip install -q -e .
@@ -16,6 +16,10 @@ demo: install
 
 test: install-test
 	$(PYTHON) -m pytest -q
+
+# Refresh the README's docs/screenshots/ from the browser tour (tests write to test-artifacts/ otherwise).
+screenshots: install-test
+	ARTIFACT_LENS_SCREENSHOTS=docs $(PYTHON) -m pytest -q tests/e2e/test_dashboard.py
 
 bench: install-test
 	$(PYTHON) benchmarks/aflite_bench.py --quick

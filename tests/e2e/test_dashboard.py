@@ -1,6 +1,6 @@
 """The dashboard in a real headless Chromium: every page, τ moved, a box selection on the map,
 a CSV upload scored end to end, and the export downloaded. Saves a screenshot of each page
-to docs/screenshots/ (shown in the README)."""
+to test-artifacts/screenshots/ (`make screenshots`: to docs/screenshots/, shown in the README)."""
 import csv
 import io
 import re
@@ -130,9 +130,14 @@ def test_tour(page, shots, tmp_path):
     rows_to_export = metric(page, "Rows to export")
     assert "run=" in page.url and "tau=" in page.url   # a reload here reopens this run, not the demo
     assert 0 < rows_to_export < 300
+    expect_no_data_download = page.get_by_role("button", name=re.compile(r"Download .*retained\.csv"))
+    assert expect_no_data_download.count() == 0   # nothing is built until asked
+    page.get_by_role("button", name="Prepare the file").click()
+    wait_idle(page)
     shot(page, shots, "7_export")
-    with page.expect_download() as info:
-        page.get_by_role("button", name=re.compile(r"Download .*retained\.csv")).click()
+    with page.expect_download() as info:   # named after the upload's own file name, not the server's copy
+        page.get_by_role("button", name=re.compile(r"Download uploaded-retained\.csv")).click()
+    assert info.value.suggested_filename == "uploaded-retained.csv"
     data = open(info.value.path(), "rb").read().decode()
     exported = list(csv.DictReader(io.StringIO(data)))
     assert len(exported) == rows_to_export

@@ -1,0 +1,82 @@
+"""SIGTERM stops the server within 5 s while a background job runs (issue 14, item 8): the job is
+cancelled (its UMAP child process ends too), and nothing half-written is left in the cache."""
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, _free_port
+
+
+def _children_running(cache: Path) -> list:
+    """Pids of UMAP child processes working in this cache folder."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "_child_main" in cmd and str(cache) in cmd:
+            found.append(int(proc.name))
+    return found
+
+
+def _leftovers(cache: Path) -> list:
+    return sorted(str(p.relative_to(cache)) for p in cache.rglob("*")
+                  if p.name.endswith(".tmp") or p.name.startswith("artifact-lens-proj-")
+                  or (p.parent.name == "exports" and p.is_file()))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_during_a_umap_job_stops_within_5_s_and_leaves_nothing(browser, tmp_path):
+    cache = tmp_path / "cache"
+    port = _free_port()
+    env = dict(os.environ, ARTIFACT_LENS_CACHE=str(cache), HF_HUB_OFFLINE="1", ARTIFACT_LENS_MAP="umap",
+               NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(Path.home() / ".cache/artifact-lens/numba")))
+    log_path = tmp_path / "streamlit.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 90
+        while True:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.3)
+            assert proc.poll() is None and time.time() < deadline, log_path.read_text()[-2000:]
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}")   # opens on the demo: scored, then its UMAP starts in the background
+        deadline = time.time() + 90
+        while not _children_running(cache):
+            assert time.time() < deadline, "no UMAP job started: " + log_path.read_text()[-2000:]
+            page.wait_for_timeout(200)
+        page.wait_for_timeout(1000)           # the child is computing (numba import, PCA, fit)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(30)
+        took = time.monotonic() - started
+        context.close()
+        print(f"SIGTERM to exit: {took:.2f} s")
+        assert took < 5.0, f"the server took {took:.1f} s to stop"
+        assert code == 0, log_path.read_text()[-2000:]
+        time.sleep(0.5)
+        assert _children_running(cache) == []
+        assert _leftovers(cache) == []
+        assert not (cache / "projections").exists() or not list((cache / "projections").iterdir())
+        assert "Traceback" not in log_path.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
