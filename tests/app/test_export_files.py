@@ -1,0 +1,81 @@
+"""The Export page's prepared files (`dashboard.exports`) and the server's stop (`dashboard.server`):
+at most one file per tab, deleted when stale, at session end and at stop; jobs cancelled and joined."""
+import gc
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from core.errors import Cancelled
+from core.jobs import JobRunner
+from dashboard import exports
+from dashboard.server import Server
+from dashboard.session import Session
+
+
+@pytest.fixture
+def srv(monkeypatch, tmp_path):
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    s = Server()
+    monkeypatch.setattr(exports, "server", lambda: s)
+    return s
+
+
+FRAME = pd.DataFrame({"id": [f"r{i}" for i in range(30)], "text": ["=x"] * 30})
+
+
+def test_one_prepared_file_per_tab_deleted_when_stale_or_the_session_ends(srv):
+    sess = Session()
+    first = exports.prepare(sess, FRAME, "csv", {}, "a-retained.csv", "sig-1")
+    assert Path(first.path).read_bytes().startswith(b'"id","text"') and first.rows == 30
+    assert exports.prepared(sess, "sig-1") is first
+    second = exports.prepare(sess, FRAME.iloc[:5], "jsonl", {}, "a-retained.jsonl", "sig-2")
+    assert not Path(first.path).exists() and [p.name for p in srv.exports.iterdir()] == [Path(second.path).name]
+    assert exports.prepared(sess, "sig-1") is None                    # other options: the file goes
+    assert not Path(second.path).exists() and sess.export_file is None
+    third = exports.prepare(sess, FRAME, "parquet", {}, "a-all.parquet", "sig-3")
+    del sess
+    gc.collect()                                                      # the tab's session ended
+    assert not Path(third.path).exists()
+
+
+def test_a_stopping_server_cancels_a_prepare_and_leaves_nothing(srv):
+    sess = Session()
+    srv.stopping.set()
+    with pytest.raises(Cancelled):
+        exports.prepare(sess, FRAME, "csv", {}, "b.csv", "sig")
+    assert list(srv.exports.iterdir()) == [] and sess.export_file is None
+
+
+def test_stop_cancels_and_waits_for_jobs_and_removes_prepared_files(srv):
+    ended = []
+
+    def work(ctx):
+        try:
+            while True:
+                ctx.progress(0.5, "working")
+                time.sleep(0.01)
+        finally:
+            ended.append(threading.current_thread().name)
+
+    job = srv.jobs.submit("k", work, name="slow")
+    exports.prepare(Session(), FRAME, "csv", {}, "c.csv", "sig")   # a tab's file (its session still alive here)
+    time.sleep(0.05)
+    assert srv.finish_stop(timeout=5) == []
+    assert job.status == "cancelled" and ended == ["job:slow"] and srv.stopping.is_set()
+    assert not srv.exports.exists()
+
+
+def test_shutdown_reports_a_job_that_does_not_stop():
+    runner = JobRunner()
+    release = threading.Event()
+    job = runner.submit("stuck", lambda ctx: release.wait(5), name="stuck")   # never checks its token
+    try:
+        assert runner.shutdown(timeout=0.2) == [job] and job.cancelled
+    finally:
+        release.set()
+        job.wait(5)
+    assert runner.running() == []
