@@ -50,4 +50,17 @@ def test_headers_are_neutralised_and_files_written(tmp_path):
 def test_embeddings_become_json_text():
     frame = pd.DataFrame({"id": ["a"], "emb": [np.array([0.5, -1.0], dtype=np.float32)]})
     row = list(csv.reader(io.StringIO(to_csv_bytes(frame).decode(), newline="")))[1]
-    assert row == ["a", "[0.5, -1.0]"]
+    assert row == ["a", "[0.5,-1]"]
+
+
+def test_float32_vectors_read_back_exactly_and_non_finite_values_stay_readable():
+    import json
+
+    rng = np.random.default_rng(0)
+    vectors = (rng.standard_normal((20, 16)) * 1e-3 ** rng.integers(-3, 3, (20, 1))).astype(np.float32)
+    frame = pd.DataFrame({"id": [str(i) for i in range(20)], "emb": list(vectors)})
+    back = pd.read_csv(io.BytesIO(to_csv_bytes(frame)), dtype={"id": str})
+    np.testing.assert_array_equal(np.array([json.loads(t) for t in back["emb"]], dtype=np.float32), vectors)
+    frame.loc[3, "emb"] = np.array([np.nan] * 16, dtype=np.float32)    # JSON has no nan: per-row json.dumps
+    back = pd.read_csv(io.BytesIO(to_csv_bytes(frame)), dtype={"id": str})
+    assert np.isnan(json.loads(back["emb"][3])).all() and json.loads(back["emb"][4]) == vectors[4].tolist()
