@@ -63,7 +63,8 @@ def test_tour(page, shots, tmp_path):
     assert "tau=1.00" in page.url
     share = float(re.search(r"[?&]n=([0-9.]+)", page.url).group(1))   # what the n slider shows
     assert 0.5 < share <= 0.6
-    assert f"n={int(share * 3000 + 1e-9):,}" in page.locator('[data-testid="stSidebar"]').inner_text()
+    assert f"n = {int(share * 3000 + 1e-9):,} ({share:.0%})".replace("%", " %") in \
+        page.locator('[data-testid="stSidebar"]').inner_text()
     page.wait_for_selector(".js-plotly-plot")
     shot(page, shots, "2_filter")
 
