@@ -134,9 +134,9 @@ def wait_idle(page, timeout=60):
 def go(page, title):
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
     page.wait_for_selector(f"h1:has-text('{title}')")
+    wait_idle(page, timeout=120)          # Features computes its z-statistics first
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     wait_idle(page)
-    page.wait_for_selector(".js-plotly-plot")
-    page.wait_for_timeout(1000)
 
 
 def assert_charts_show_text(page, *must_read):
