@@ -189,14 +189,7 @@ def cmd_aflite(args) -> int:
     params = dict(n_partitions=args.m, train_size=args.train_size, slice_size=args.k, tau=args.tau,
                   target_size=args.target_size, model=args.model, strategy=args.strategy,
                   random_state=args.seed)
-    quality = None
-    if args.quality:
-        if args.quality not in ds.table.columns:
-            raise InputError(f"--quality column '{args.quality}' does not exist; the columns are: {', '.join(ds.table.columns)}.")
-        quality = pd.to_numeric(ds.table[args.quality], errors="coerce").reindex(np.asarray(rep.ids)).to_numpy(dtype=float)
-        if np.isnan(quality).any():
-            raise InputError(f"--quality column '{args.quality}' has {int(np.isnan(quality).sum())} empty or non-numeric "
-                             "values; fill them or choose a numeric column.")
+    quality, quality_record = _aflite_quality(args, ds, rep)
     bar = progress_bar("aflite", args.quiet)
     try:
         run = fit_run(ds, rep, params, progress=bar, quality=quality)
@@ -207,6 +200,8 @@ def cmd_aflite(args) -> int:
     scored = scored[["id", ds.label, "predictability", "removed_at", "retained", "warmup"]]
     extra = {"retained_ids": [str(i) for i in np.asarray(run.ids)[run.retained]],
              "command": "python -m core " + " ".join(sys.argv[1:])}
+    if quality_record:
+        extra["quality"] = quality_record
     if args.evaluate:
         extra["evaluation"] = _evaluate(ds, rep, run, args)
     manifest = run.manifest(**extra)
@@ -381,6 +376,126 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def _aflite_quality(args, ds, rep):
+    """--quality: dqi or a component of core.quality (computed on Φ), else a numeric column."""
+    import numpy as np
+    import pandas as pd
+
+    from core import quality as q
+
+    if not args.quality:
+        return None, None
+    if args.quality in ("dqi", *q.COMPONENTS):
+        table = q.quality_scores(ds, representation=rep, cache_dir=args.cache_dir)
+        values = q.quality_for_aflite(table, args.quality, rep.ids)
+        return values, {"source": "core.quality", "name": args.quality, "dqi_component": q.DQI_COMPONENTS.get(args.quality, "combined"),
+                        "weights": q.DEFAULT_WEIGHTS, "representation": rep.spec}
+    if args.quality not in ds.table.columns:
+        raise InputError(f"--quality '{args.quality}' is neither dqi, a quality component ({', '.join(q.COMPONENTS)}) "
+                         f"nor a column; the columns are: {', '.join(ds.table.columns)}.")
+    values = pd.to_numeric(ds.table[args.quality], errors="coerce").reindex(np.asarray(rep.ids)).to_numpy(dtype=float)
+    if np.isnan(values).any():
+        raise InputError(f"--quality column '{args.quality}' has {int(np.isnan(values).sum())} empty or non-numeric "
+                         "values; fill them or choose a numeric column.")
+    if np.isinf(values).any():
+        raise InputError(f"--quality column '{args.quality}' has {int(np.isinf(values).sum())} infinite values; "
+                         "give finite scores.")
+    return values, {"source": "column", "name": args.quality}
+
+
+def _parse_pairs(text, what):
+    """'a=1,b=2' (weights) or 'a=0.3:0.6' (thresholds) -> dict."""
+    out = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        key, eq, value = part.partition("=")
+        try:
+            if not eq:
+                raise ValueError
+            out[key.strip()] = tuple(float(v) for v in value.split(":")) if what == "--thresholds" else float(value)
+        except ValueError:
+            example = "dqi=0.4:0.6,label_tied=0.5:0.8" if what == "--thresholds" else "label_tied=2,word_overlap=1.5"
+            raise InputError(f"{what} '{part}' should look like {example}.") from None
+    return out
+
+
+def _quality_knobs(args) -> dict:
+    return dict(min_count=args.min_count, nn_dim=None if args.nn_dim == 0 else args.nn_dim,
+                weights=_parse_pairs(args.weights, "--weights"), thresholds=_parse_pairs(args.thresholds, "--thresholds"))
+
+
+def cmd_quality(args) -> int:
+    """Issue 11: per-example DQI components, the combined score and traffic lights, as CSV."""
+    from core.quality import COMPONENTS, quality_scores
+    from core.sources import load_dataset
+
+    _declare_csv(args, out=args.out)
+    knobs = _quality_knobs(args)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    other = None
+    if args.second_split:
+        other = load_dataset(args.second_split, text=args.text, label=args.label, id=args.id, config=args.config)
+    rep = _representation(ds, args.representation, args)
+    bar = progress_bar("quality", args.quiet)
+    try:
+        table = quality_scores(ds, representation=rep, other=other, cache_dir=args.cache_dir, progress=bar, **knobs)
+    finally:
+        if bar:
+            bar.close()
+    _write_csv(table.reset_index(), args.outputs.path_for("--out"))
+    args.outputs.commit()
+    if not args.quiet:
+        print(f"quality of {len(table):,} examples on {rep.spec}: mean dqi {table['dqi'].mean():.3f}; lights "
+              + ", ".join(f"{k} {v:,}" for k, v in table["light"].value_counts().items()))
+        for c in COMPONENTS:
+            counts = table[f"light_{c}"].value_counts()
+            print(f"  {c:<20} mean {table[c].mean():.3f}  red {counts.get('red', 0):,}  yellow {counts.get('yellow', 0):,}  "
+                  f"green {counts.get('green', 0):,}")
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_feedback(args) -> int:
+    """Issue 11: the lights and suggestions for one new example against a dataset."""
+    from core.quality import QualityContext, check_example
+
+    args.outputs.declare("--out", args.out, (".json",))
+    knobs = _quality_knobs(args)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    check_example(ds, args.example, args.max_chars)   # bad input fails before any fitting
+    rep = _representation(ds, args.representation, args)
+    ctx = QualityContext.fit(ds, representation=rep, max_chars=args.max_chars, cache_dir=args.cache_dir, **knobs)
+    fb = ctx.feedback(args.example)
+    if args.out:
+        Path(args.outputs.path_for("--out")).write_text(json.dumps(fb.to_dict(), indent=1, default=str))
+    args.outputs.commit()
+    if args.json:
+        print(json.dumps(fb.to_dict(), indent=1, default=str))
+        return 0
+    print(f"example: {fb.light} (dqi {fb.components['dqi']['score']:.2f})")
+    for name, c in fb.components.items():
+        if name != "dqi":
+            score = "  -  " if c["score"] is None else f"{c['score']:.2f}"
+            print(f"  {c['light']:<6} {score:>5}  {name:<20} {c['dqi']}")
+    if fb.label_tied:
+        print("words that lean to a label (z* = %.1f): " % fb.z_star
+              + ", ".join(f"'{t['ngram']}' → {t['label']} (z = {t['z']:.1f})" for t in fb.label_tied[:6]))
+    if fb.partial_input:
+        p = fb.partial_input
+        print(f"{p['field']}-only model: {p['predicted']} (p = {p['confidence']:.2f}; held-out accuracy {p['heldout_accuracy']:.2f})")
+    r = fb.representation
+    print(f"model on Φ: {r['predicted']} (p = {r['confidence']:.2f}; p of the label {r['p_label']:.2f})")
+    for nb in fb.neighbours[:3]:
+        print(f"neighbour {nb['id']} (similarity {nb['similarity']:.2f}, {nb['label']}): "
+              + " | ".join(str(nb[f])[:80] for f in ds.text))
+    for s in fb.suggestions:
+        print(f"suggestion: {s}")
+    for n in fb.notes:
+        print(f"note: {n}", file=sys.stderr)
+    return 0
+
+
 def cmd_export(args) -> int:
     """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
     from core import export
@@ -448,7 +563,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target-size", type=_size, default=0.5, help="n: stop at this size (default 0.5)")
     p.add_argument("--model", default="ridge", help="model family: ridge (default), logistic, svm, ensemble")
     p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
-    p.add_argument("--quality", help="a numeric column: among p ≥ τ, remove the lowest-quality examples first (paper 002)")
+    p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
+                                     "lowest-quality examples first (paper 002); recorded in the manifest")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")
     p.add_argument("--manifest", help="run manifest JSON: parameters, seed, representation, versions, fingerprint, retained ids")
@@ -532,10 +648,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")
     p.set_defaults(func=cmd_export)
 
+    def quality_args(p):
+        p.add_argument("--representation", "-r", default="tfidf-svd", help="representation Φ (default tfidf-svd over all text fields)")
+        p.add_argument("--min-count", type=int, default=5, help="n-grams seen fewer times get no z (default 5)")
+        p.add_argument("--nn-dim", type=int, default=64, help="principal axes of Φ for the neighbour search (default 64; 0 = exact)")
+        p.add_argument("--weights", help="weights of the combined score, e.g. label_tied=2,word_overlap=1.5")
+        p.add_argument("--thresholds", help="traffic-light thresholds (red below:green from), e.g. dqi=0.4:0.6")
+
+    p = sub.add_parser("quality", help="DQI quality components per example, the combined score and traffic lights",
+                       description="Compute the quality components of every example (paper 002, DQI; see core.quality), "
+                                   "the combined dqi score and traffic lights, and write them as CSV.")
+    add_dataset_args(p)
+    quality_args(p)
+    p.add_argument("--second-split", help="another split with the same columns (inter-split similarity)")
+    p.add_argument("--out", required=True, help="CSV: id, one column per component, dqi, light_<component>, light")
+    p.set_defaults(func=cmd_quality)
+
+    p = sub.add_parser("feedback", help="traffic lights and suggestions for one new example against a dataset",
+                       description="Give one new example (JSON with every text field and the label) the quality "
+                                   "feedback a creator sees: lights per component, label-tied words, partial-input "
+                                   "and Φ predictions, nearest neighbours and suggestions.")
+    add_dataset_args(p)
+    quality_args(p)
+    p.add_argument("--example", required=True, help='JSON, e.g. \'{"premise": "...", "hypothesis": "...", "label": "entailment"}\'')
+    p.add_argument("--max-chars", type=int, default=2000, help="longest text of one field (default 2000)")
+    p.add_argument("--json", action="store_true", help="print the feedback as JSON")
+    p.add_argument("--out", help="also write the feedback as JSON")
+    p.set_defaults(func=cmd_feedback)
+
     return parser
 
 
-COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export")
+COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "quality", "feedback")
 
 
 def _interrupt(signum, frame):
