@@ -28,7 +28,6 @@ __all__ = ["family_figure", "knn_figure", "phase_figure", "coarse_figure", "diff
 
 SET_COLOURS = {"full": "#6c757d", "aflite": "#2a6f97", "random": "#e9c46a", "single-model": "#e07a5f",
                "retained": "#2a6f97", "removed": "#e07a5f"}
-CLASS_COLOURS = ("#2a6f97", "#f4a261", "#2a9d8f", "#e76f51", "#8d99ae")
 _MARGIN = dict(l=10, r=10, t=50, b=10)
 
 

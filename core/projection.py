@@ -181,6 +181,7 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
         xy = _umap(X, params, info, chunk_size, cache_root, progress, cancel)
     xy = np.ascontiguousarray(xy, dtype=np.float32)
     info["seconds"] = round(time.perf_counter() - t0, 3)
+    info["computed_at"] = time.time()   # a later load from the cache still says when it was made
     info["cache_hit"] = False
     if use_cache:
         _save(path, xy, ids, info)

@@ -58,3 +58,19 @@ def metric_row(metrics: dict) -> None:
     """One row of ``st.metric``s: label -> value."""
     for column, (label, value) in zip(st.columns(len(metrics)), metrics.items()):
         column.metric(label, value)
+
+
+def made(info: dict, now: Optional[float] = None) -> str:
+    """When and how fast a cached result was computed, in words ("computed 3 min ago in
+    93 s, kept on disk"): said the same whether this load computed it or read it back, so
+    "from cache" never appears right after computing."""
+    import time
+
+    seconds = f" in {info['seconds']:.1f} s" if "seconds" in info else ""
+    at = info.get("computed_at")
+    if at is None:
+        return ("read from the disk cache" if info.get("cache_hit") else "computed") + seconds
+    age = max(0.0, (now or time.time()) - float(at))
+    when = ("just now" if age < 60 else f"{age / 60:.0f} min ago" if age < 3600 else
+            time.strftime("on %Y-%m-%d %H:%M", time.localtime(float(at))))
+    return f"computed {when}{seconds}, kept on disk for this Φ"

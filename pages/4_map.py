@@ -5,7 +5,7 @@ import streamlit as st
 
 from core.aflite_plots import projection_map, selected_rows
 from dashboard import current
-from dashboard.formatting import metric_row, plain
+from dashboard.formatting import made, metric_row, plain
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
 from dashboard.review_panel import BADGES, review_panel, with_lights
@@ -96,8 +96,8 @@ def draw():
 
 draw()
 info = proj.info
-st.caption(f"{proj.method.upper()} {'from cache' if info.get('cache_hit') else 'computed'}; "
+st.caption(f"{proj.method.upper()} {made(info)}; "
            f"{info.get('fitted_rows', info.get('rows', ''))} rows fitted"
            + (f", {info['transformed_rows']} placed by transform" if info.get("transformed_rows") else "")
            + (f", PCA to {info['pca_dims']} dims first" if info.get("pca_dims") else "")
-           + (f", {info['seconds']} s" if "seconds" in info else ""))
+           )

@@ -440,3 +440,13 @@ def test_the_representation_inputs_and_spec_follow_the_chosen_kind(at):
     assert "rep_path" in keys and "rep_dim" not in keys and "rep_fraction" not in keys
     at.text_input(key="rep_path").input("vectors.npy").run()
     assert at.code[0].value == "file:path=vectors.npy"
+
+
+def test_cached_results_say_when_they_were_computed():
+    from dashboard.formatting import made
+
+    assert made({"seconds": 93.2, "computed_at": 1000.0, "cache_hit": True}, now=1010.0) == \
+        "computed just now in 93.2 s, kept on disk for this Φ"
+    assert made({"seconds": 93.2, "computed_at": 1000.0, "cache_hit": False}, now=1000.0 + 600) == \
+        "computed 10 min ago in 93.2 s, kept on disk for this Φ"
+    assert made({"cache_hit": True}) == "read from the disk cache"
