@@ -8,7 +8,7 @@ Prints one JSON line. Sections (``--only``, comma-separated; default all):
   the engine on the same data and parameters (engine default family, and with
   ``max_dim=None`` to show what the recorded PCA step buys).
 - ``full100k``: a full engine run on 100k × 768, m = 64, t = 10 %, k = 1 %, τ = 0,
-  down to 50 %; its peak traced memory relative to X; ``retained_for`` latency.
+  down to 50 % (default ``max_dim``: all 768 dimensions); its peak traced memory relative to X; ``retained_for`` latency.
 - ``quality``: the circles experiment of paper 000 §3 (4,000 points, separation
   0.5, 8 bias dims, 75 % biased; m = 64, t = 10 %, k = 5 %, τ = 0, to 30 %) for the
   engine's families and the straightforward implementation, plus the random-subset

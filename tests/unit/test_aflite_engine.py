@@ -1,0 +1,140 @@
+"""The ridge engine's fast path changes no result, and max_dim's default follows its rule.
+
+`_FullGramRidge` is the engine as it was before the triangle-only (RFP) block Grams:
+full d1 × (d1 + C) block matrices from matmul, downdated by matmul, each partition's
+normal equations converted to float64 and solved by LAPACK's Cholesky. The engine
+must give the same phase scores bit for bit, hence the same retained sets.
+"""
+import numpy as np
+import pytest
+from scipy.linalg import lapack
+
+from core.aflite import AFLite, estimator
+from core.aflite.estimator import DEFAULT_MAX_DIM
+from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, rows_of
+from core.progress import check_cancel
+
+
+class _FullGramRidge(RidgeScorer):
+    """The previous RidgeScorer (full block Grams, one matmul each), kept as the reference."""
+
+    def __init__(self, Z, mean, codes, n_classes, blocks, alpha, cancel):
+        self.Z, self.mean, self.codes, self.alpha = Z, mean, codes, float(alpha)
+        self.block_of = blocks.block_of
+        B, d1, C = blocks.n_blocks, Z.shape[1] + 1, n_classes
+        self.eye = np.eye(C, dtype=np.float32)
+        self.GH = np.zeros((B, d1, d1 + C), dtype=np.float32)
+        for b in range(B):
+            ZY = self._zy_full(np.flatnonzero(self.block_of == b))
+            np.matmul(ZY[:, :d1].T, ZY, out=self.GH[b])
+
+    def _zy_full(self, idx):
+        d = self.Z.shape[1]
+        out = np.empty((len(idx), d + 1 + self.eye.shape[0]), dtype=np.float32)
+        out[:, :d] = rows_of(self.Z, self.mean, idx)
+        out[:, d] = 1.0
+        out[:, d + 1:] = self.eye[self.codes[idx]]
+        return out
+
+    def remove(self, removed_rows):
+        d1 = self.Z.shape[1] + 1
+        removed_rows = np.sort(removed_rows)
+        for b in np.unique(self.block_of[removed_rows]):
+            ZY = self._zy_full(removed_rows[self.block_of[removed_rows] == b])
+            self.GH[b] -= ZY[:, :d1].T @ ZY
+
+    def score(self, S, plan, sub, cancel, phase):
+        n_s, m, C = len(S), plan.full.shape[1], self.eye.shape[0]
+        d1 = self.Z.shape[1] + 1
+        B = self.GH.shape[0]
+        F = np.ascontiguousarray(plan.full.T, dtype=np.float32)
+        AH = (F @ self.GH.reshape(B, -1)).reshape(m, d1, d1 + C)
+        W = np.empty((d1, C, m), dtype=np.float32)
+        diag = np.arange(d1 - 1)
+        for p in range(m):
+            ah = AH[p].astype(np.float64)
+            pos = plan.partial[p]
+            if len(pos):
+                ZY = self._zy_full(S[pos])
+                ah += ZY[:, :d1].T @ ZY
+            a, h = np.ascontiguousarray(ah[:, :d1]), np.ascontiguousarray(ah[:, d1:])
+            a[diag, diag] += self.alpha * max(np.trace(a[:-1, :-1]) / (d1 - 1), 1e-12)
+            _, x, info = lapack.dposv(a, h, lower=0)
+            assert info == 0
+            W[:, :, p] = x
+        Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, C * m))
+        w0 = W[-1].reshape(C * m)
+        y_s = self.codes[S]
+        c, h = np.zeros(n_s), np.zeros(n_s)
+        for lo in range(0, n_s, CHUNK_ROWS):
+            check_cancel(cancel)
+            hi = min(n_s, lo + CHUNK_ROWS)
+            out = (rows_of(self.Z, self.mean, S[lo:hi]) @ Wz + w0).reshape(hi - lo, C, m)
+            yc = y_s[lo:hi]
+            own = np.where((yc == 0)[:, None], out[:, 0, :], 0.0)
+            best = out[:, 0, :].copy()
+            for cl in range(1, C):
+                np.maximum(best, out[:, cl, :], out=best)
+                own += np.where((yc == cl)[:, None], out[:, cl, :], 0.0)
+            held = ~plan.in_train(lo, hi)
+            c[lo:hi] = ((own >= best) & held).sum(axis=1)
+            h[lo:hi] = held.sum(axis=1)
+        return c, h
+
+
+def _embedding_like(seed, n, d, n_classes):
+    """Correlated, anisotropic features (a low-rank mix) with a class signal on 60 % of rows."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    mix = rng.standard_normal((16, d)) / 4
+    lat = rng.standard_normal((n, 16)) + rng.standard_normal((n_classes, 16))[y] * 0.4 * (rng.random(n) < 0.6)[:, None]
+    X = lat @ mix + 0.3 * rng.standard_normal((n, d)) + 1.5   # off-centre: exercises the mean
+    return X.astype(np.float32), y
+
+
+@pytest.mark.parametrize("seed,n,d,n_classes,m,k,tau", [
+    (0, 1500, 96, 3, 8, 0.1, 0.0),
+    (1, 1200, 130, 2, 6, 0.05, 0.0),
+    (2, 1000, 64, 4, 5, 30, 0.5),
+    (3, 900, 200, 3, 4, 0.1, 0.0),
+])
+def test_full_dimension_engine_matches_the_full_gram_reference(monkeypatch, seed, n, d, n_classes, m, k, tau):
+    X, y = _embedding_like(seed, n, d, n_classes)
+    kw = dict(n_partitions=m, train_size=0.1, slice_size=k, tau=tau, target_size=0.5, max_dim=None,
+              random_state=seed)
+    fast = AFLite(**kw).fit(X, y)
+    monkeypatch.setattr(estimator, "RidgeScorer", _FullGramRidge)
+    ref = AFLite(**kw).fit(X, y)
+    assert fast.n_phases_ == ref.n_phases_ > 1
+    np.testing.assert_array_equal(fast.phase_scores_, ref.phase_scores_)   # bit for bit
+    np.testing.assert_array_equal(fast.retained_, ref.retained_)
+    np.testing.assert_array_equal(fast.removed_at_, ref.removed_at_)
+
+
+def test_a_singular_system_falls_back_to_least_squares(monkeypatch):
+    X, y = _embedding_like(5, 800, 40, 3)
+    kw = dict(n_partitions=6, train_size=0.1, slice_size=0.1, tau=0.0, target_size=0.5, random_state=1)
+    ref = AFLite(**kw).fit(X, y)
+    solve = lapack.dposv
+
+    def failing(a, b, **kwargs):          # LAPACK reports "not positive definite"
+        c, x, _ = solve(a, b, **kwargs)
+        return c, x, 1
+
+    monkeypatch.setattr(lapack, "dposv", failing)
+    got = AFLite(**kw).fit(X, y)
+    same = np.isclose(got.phase_scores_, ref.phase_scores_, rtol=0, atol=1e-6)
+    assert same.mean() > 0.99             # the same solution up to float32 near-ties
+
+
+def test_max_dim_default_is_full_dimension_up_to_768_columns():
+    assert DEFAULT_MAX_DIM == 768 and AFLite().max_dim == 768 == AFLite().get_params()["max_dim"]
+    kw = dict(n_partitions=2, train_size=0.2, slice_size=0.2, tau=0.0, target_size=0.5)
+    for d, reduced in ((768, False), (769, True)):
+        X, y = _embedding_like(7, 60, d, 2)
+        af = AFLite(**kw).fit(X, y)
+        if reduced:
+            assert af.reduction_["method"] == "pca" and (af.reduction_["d_in"], af.reduction_["d_out"]) == (769, 768)
+        else:
+            assert af.reduction_ is None and af.to_record()["reduction"] is None
+    assert AFLite(max_dim=None, **kw).fit(*_embedding_like(7, 60, 1000, 2)).reduction_ is None
