@@ -349,7 +349,9 @@ class _TfidfSvd:
     def recover(self, M: sp.csr_matrix, phi: np.ndarray) -> "_TfidfSvd":
         phi = np.asarray(phi, dtype=np.float32)
         energy = (phi.astype(np.float64) ** 2).sum(axis=0)
-        self.V = (np.asarray(M.T @ phi, dtype=np.float64) / np.where(energy > 0, energy, np.inf)).astype(np.float32)
+        # Axes without energy (dim above the matrix's rank) would divide noise by ~0: leave them out.
+        usable = energy > 1e-6 * max(float(energy.max()), 1e-30)
+        self.V = (np.asarray(M.T @ phi, dtype=np.float64) / np.where(usable, energy, np.inf)).astype(np.float32)
         return self
 
     def fit_svd(self, M: sp.csr_matrix, dim: int, seed: int = 0, rows: int = 20000) -> "_TfidfSvd":
