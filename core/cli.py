@@ -434,7 +434,8 @@ def cmd_quality(args) -> int:
     print_messages(ds, args.quiet)
     other = None
     if args.second_split:
-        other = load_dataset(args.second_split, text=args.text, label=args.label, id=args.id, config=args.config)
+        other = load_dataset(args.second_split, text=args.text or list(ds.text), label=args.label or ds.label, id=args.id,
+                             config=args.config)
     rep = _representation(ds, args.representation, args)
     bar = progress_bar("quality", args.quiet)
     try:
