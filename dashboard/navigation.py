@@ -14,4 +14,6 @@ PAGES = [
     ("pages/8_review.py", "Review", ":material/rate_review:"),
     ("pages/9_team.py", "Team", ":material/group:"),
     ("pages/10_evaluate.py", "Evaluate", ":material/fact_check:"),
+    ("pages/11_create.py", "Create", ":material/edit_note:"),
+    ("pages/12_validate.py", "Validate", ":material/task_alt:"),
 ]

@@ -62,6 +62,7 @@ class Session:
     workspace_id: Optional[int] = None                 # the team workspace this tab works in
     member: Any = None                                 # dashboard.team.Member, set by sign-in on every page
     ex_like: Optional[str] = None                      # Examples: list only the neighbours of this example
+    revising: Optional[int] = None                     # Create: the rejected submission being revised
     eval_job: Optional[str] = None                     # the Evaluate page's background job
     eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
     export_file: Any = None                            # the Export page's prepared file (dashboard.exports)

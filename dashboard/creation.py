@@ -1,0 +1,103 @@
+"""Creation with feedback (Create and Validate pages): the quality context of the current
+dataset, the feedback shown to creators and validators, and the accepted dataset version.
+
+The computations are `core.quality` (feedback for one example) and `core.store`
+(submissions and validations, each checking the member's role).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Optional
+
+import pandas as pd
+import streamlit as st
+
+from core import paths
+from core.quality import QualityContext
+from dashboard import current
+from dashboard.server import server
+from dashboard.session import Source, session
+from dashboard.team import member, require
+
+BADGE = {"green": "🟢", "yellow": "🟡", "red": "🔴", "n/a": "–"}
+
+
+def quality_context() -> QualityContext:
+    """The feedback context of the current dataset and Φ, fitted once per server (about 10 s
+    for 100k examples; seconds for the demo) and shared by every creator."""
+    sess = session()
+    ds = current.dataset()
+    return server().cache.get_or_compute(
+        "quality-context", (sess.ds_key, sess.spec),
+        lambda: QualityContext.fit(ds, sess.spec, representation=current.representation()))
+
+
+def workspace_dataset(run) -> Optional[int]:
+    """The workspace's id of the current run's dataset (None when the run is not saved there)."""
+    m = member()
+    rec = server().team.run_record(m.workspace_id, run.key, by=m.email)
+    return rec["dataset_id"] if rec is not None else None
+
+
+def show_feedback(fb: dict, key: str) -> None:
+    """A feedback snapshot (`core.quality.Feedback.to_dict()`), as text and lights, never HTML."""
+    ds = current.dataset()
+    st.markdown(f"**Overall: {BADGE.get(fb['light'], '')} {fb['light']}**")
+    rows = [{"component": name, "light": f"{BADGE.get(c['light'], '')} {c['light']}",
+             "score": None if c["score"] is None else round(float(c["score"]), 2), "DQI": c.get("dqi", "")}
+            for name, c in fb["components"].items()]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{key}_components")
+    for line in fb["suggestions"]:
+        st.text(f"→ {line}")
+    tied = [t for t in fb["label_tied"] if t.get("significant")]
+    if tied:
+        st.markdown("**Words that give a label away** (z > z*; the label they lean to)")
+        for field in ds.text:
+            text = fb["example"].get(field, "")
+            marks = {t["ngram"]: t for t in tied if t["field"] == field}
+            for ngram, t in sorted(marks.items(), key=lambda kv: -len(kv[0])):
+                text = _mark(text, ngram, f"{t['label']}, z = {t['z']:.1f}")
+            st.text(f"{field}: {text}")
+    partial = fb.get("partial_input")
+    if partial:
+        st.text(f"A model that reads only the {partial['field']} predicts {partial['predicted']} "
+                f"({partial['confidence']:.0%}); your label gets {partial['p_label']:.0%}.")
+    rep = fb.get("representation") or {}
+    if rep.get("predicted") is not None:
+        st.text(f"A model on Φ predicts {rep['predicted']} ({rep['confidence']:.0%}); your label gets "
+                f"{rep['p_label']:.0%}" + (" (Φ stand-in: " + rep["stand_in"] + ")" if rep.get("stand_in") else "") + ".")
+    if fb.get("neighbours"):
+        st.markdown("**Nearest examples in the dataset** (similarity near 1 = a possible duplicate)")
+        st.dataframe(pd.DataFrame(fb["neighbours"]), hide_index=True, key=f"{key}_neighbours")
+
+
+def _mark(text: str, ngram: str, note: str) -> str:
+    """``text`` with the first case-insensitive occurrence of ``ngram`` marked as text: ⟦ngram: note⟧."""
+    at = text.lower().find(ngram.lower())
+    if at < 0:
+        return text
+    return f"{text[:at]}⟦{text[at:at + len(ngram)]}: {note}⟧{text[at + len(ngram):]}"
+
+
+def accepted_version(dataset_id: int) -> Source:
+    """Write the accepted examples of a dataset as a Parquet file beside the team database and
+    make it the Data page's loaded dataset (score, filter and export it like any other)."""
+    m = require("load data")
+    team = server().team
+    ds = current.dataset()
+    table = team.accepted_examples(m.workspace_id, dataset_id, by=m.email)
+    if not len(table):
+        from core.errors import InputError
+
+        raise InputError("no accepted examples yet; validators accept submissions on this page first.")
+    digest = hashlib.sha256(pd.util.hash_pandas_object(table, index=False).values.tobytes()).hexdigest()[:12]
+    path = team.files / f"ws{m.workspace_id}" / "data" / f"accepted-{dataset_id}-{digest}.parquet"
+    if not path.exists():
+        paths.atomic_write(path, lambda fh: table.to_parquet(fh, index=False))
+    name = f"{session().source.label if session().source else ds.name} — accepted ({len(table)} examples)"
+    source = Source(str(path), {"text": list(ds.text), "label": "label", "id": "id"}, name)
+    from dashboard import data_inputs
+
+    data_inputs.load_pending(source)
+    return source
+

@@ -1,0 +1,83 @@
+"""Create: write an example and see, as you write it, what a model could use instead of the task."""
+import streamlit as st
+
+from core.errors import InputError
+from dashboard import creation
+from dashboard.formatting import plain
+from dashboard.page import require_run, start_page
+from dashboard.review_panel import save_run_offer
+from dashboard.server import server
+from dashboard.team import member
+
+sess = start_page("Create", caption=(
+    "Paper 002 §3.2: write or revise an example and get feedback on its potential artifacts as you go — "
+    "each quality component's light, the words that give the label away, what a model reading part of it "
+    "predicts, near-duplicates — then submit it for validation."))
+run, ds = require_run()
+if not ds.text:
+    st.info("Creation needs a text dataset: load one on the Data page.")
+    st.stop()
+if save_run_offer(run, "cr") is None:
+    st.stop()
+m = member()
+team = server().team
+dataset_id = creation.workspace_dataset(run)
+with st.spinner("Fitting the feedback models on this dataset (once per dataset and Φ)…"):
+    ctx = creation.quality_context()
+
+revising = sess.revising
+if revising:
+    st.info(f"Revising your rejected example {revising}; submitting replaces it.")
+with st.container(border=True):
+    for field in ds.text:
+        st.text_area(field, key=f"cr_{field}", height=80, placeholder=f"Write the {field}")
+    label = st.selectbox("Label", ds.classes, key="cr_label")
+example = {field: st.session_state.get(f"cr_{field}", "") for field in ds.text}
+example[ds.label] = label
+
+if all(v.strip() for v in example.values()):
+    try:
+        fb = ctx.feedback(example).to_dict()
+    except InputError as exc:
+        st.warning(plain(exc))
+    else:
+        st.caption(f"Feedback in {fb['seconds'] * 1000:.0f} ms.")
+        creation.show_feedback(fb, key="cr_feedback")
+        if st.button("Submit for validation", type="primary", key="cr_submit"):
+            try:
+                new = team.submit(m.workspace_id, dataset_id, {f: example[f] for f in ds.text}, label, fb,
+                                  by=m.email, revises=revising)
+                sess.revising = None
+                for field in ds.text:
+                    st.session_state.pop(f"cr_{field}", None)
+                st.success(f"Submitted as example {new}; a validator will accept or reject it.")
+                st.rerun()
+            except InputError as exc:
+                st.error(plain(exc))
+else:
+    st.caption("Write every field to see the feedback (it updates when a field loses focus, or with Ctrl+Enter).")
+
+
+def revise(row) -> None:
+    # a callback: the text areas take the rejected example's text before they are drawn
+    sess.revising = int(row["id"])
+    for field in ds.text:
+        st.session_state[f"cr_{field}"] = row["fields"].get(field, "")
+    st.session_state["cr_label"] = row["label"]
+
+
+st.subheader("Your examples")
+mine = team.submissions(m.workspace_id, by=m.email, dataset_id=dataset_id, creator=m.email)
+if not len(mine):
+    st.caption("None yet.")
+else:
+    shown = mine.assign(light=mine["feedback"].map(lambda f: creation.BADGE.get((f or {}).get("light"), "")),
+                        **{f: mine["fields"].map(lambda d, f=f: d.get(f, "")) for f in ds.text})
+    st.dataframe(shown[["id", "status", "light", *ds.text, "label", "decision", "note", "validator", "created_at"]],
+                 hide_index=True, key="cr_mine")
+    rejected = mine[mine["status"] == "rejected"]
+    if len(rejected):
+        pick = st.selectbox("Revise a rejected example", rejected["id"], key="cr_revise_pick",
+                            format_func=lambda i: f"{i}: {rejected.set_index('id').loc[i, 'note']}")
+        st.button("Revise it", key="cr_revise", on_click=revise,
+                  args=(rejected.set_index("id").loc[pick].to_dict() | {"id": pick},))

@@ -1,0 +1,75 @@
+"""Validate: accept or reject submitted examples with their feedback; the accepted ones become a dataset version."""
+import streamlit as st
+
+from core.errors import InputError
+from core.quality import COMPONENTS
+from dashboard import creation
+from dashboard.formatting import metric_row, plain
+from dashboard.page import require_run, start_page
+from dashboard.review_panel import save_run_offer
+from dashboard.server import server
+from dashboard.team import member
+
+sess = start_page("Validate", caption=(
+    "Paper 002 §3.2: validators accept or reject what creators wrote, seeing the same feedback; a rejection "
+    "needs a note, which the creator sees on the Create page and can answer by revising."))
+run, ds = require_run()
+if save_run_offer(run, "va") is None:
+    st.stop()
+m = member()
+team = server().team
+dataset_id = creation.workspace_dataset(run)
+everything = team.submissions(m.workspace_id, by=m.email, dataset_id=dataset_id)
+waiting = everything[(everything["status"] == "submitted") & (everything["creator"] != m.email)]
+metric_row({
+    "Waiting for you": f"{len(waiting):,}",
+    "Accepted": f"{int((everything['status'] == 'accepted').sum()):,}",
+    "Rejected": f"{int((everything['status'] == 'rejected').sum()):,}",
+})
+if not m.can("validate"):
+    st.info(f"Your role here is {m.role}: validation needs a curator or owner.")
+    st.stop()
+
+st.subheader("Next example")
+if not len(waiting):
+    st.caption("Nothing is waiting for you.")
+else:
+    sub = waiting.iloc[0]
+    st.text("\n".join([f"example {sub['id']} by {sub['creator']}" + (f" (revises {int(sub['revises'])})"
+                                                                      if sub["revises"] == sub["revises"] and sub["revises"] else ""),
+                       *[f"{f}: {sub['fields'].get(f, '')}" for f in ds.text], f"label: {sub['label']}"]))
+    with st.expander("The feedback the creator saw", expanded=True):
+        creation.show_feedback(sub["feedback"], key="va_feedback")
+    with st.form("va_form", clear_on_submit=True):
+        decision = st.radio("Decision", ["accept", "reject"], horizontal=True, key="va_decision",
+                            format_func={"accept": "Accept", "reject": "Reject"}.get)
+        note = st.text_input("Note to the creator (required to reject)", key="va_note")
+        flagged = st.multiselect("Components you judge wrong (optional)", list(COMPONENTS), key="va_components")
+        go = st.form_submit_button("Save decision", type="primary", key="va_submit")
+    if go:
+        try:
+            team.validate(m.workspace_id, int(sub["id"]), decision, note, by=m.email,
+                          components={c: "flagged" for c in flagged})
+            st.rerun()
+        except InputError as exc:
+            st.error(plain(exc))
+
+st.subheader("Accepted examples as a dataset version")
+accepted = int((everything["status"] == "accepted").sum())
+if accepted and m.can("load data") and st.button(f"Load the {accepted} accepted examples as a new dataset",
+                                                  key="va_version"):
+    try:
+        source = creation.accepted_version(dataset_id)
+        st.success(plain(f"Loaded {source.label}: score, filter and export it from the Data page."))
+    except InputError as exc:
+        st.error(plain(exc))
+elif not accepted:
+    st.caption("None yet.")
+
+st.subheader("Does feedback teach? (paper 002's H2)")
+lights = team.creator_lights(m.workspace_id, by=m.email)
+if len(lights):
+    st.dataframe(lights, hide_index=True, key="va_lights")
+    st.caption("Per creator and day: how many examples were red, yellow or green when submitted.")
+else:
+    st.caption("No submissions yet.")

@@ -1,0 +1,124 @@
+"""Creation with feedback through AppTest (paper 002 §3.2): a creator writes, sees lights and
+suggestions, submits; a validator rejects with a note and accepts; the creator revises; the
+accepted examples load as a new dataset."""
+import os
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptest_helpers import metrics, no_exceptions, page
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
+        "client_secret": "s", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
+OWNER, CREATOR = "owner@team.org", "writer@team.org"
+
+
+@pytest.fixture
+def fresh_server(tmp_path, monkeypatch):
+    from dashboard.server import server
+
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
+    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
+    os.chdir(ROOT)
+    server.clear()
+    yield
+    server.clear()
+
+
+def app(email):
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.secrets["auth"] = dict(AUTH)
+    at.user = {"is_logged_in": True, "email": email}
+    return at
+
+
+def write(at, premise, hypothesis, label):
+    at.text_area(key="cr_premise").input(premise)
+    at.text_area(key="cr_hypothesis").input(hypothesis)
+    at.selectbox(key="cr_label").set_value(label).run()
+    no_exceptions(at)
+
+
+def test_create_validate_revise_and_load_the_accepted_version(fresh_server):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("8_review")).run()
+    owner.button(key="rv_save_run").click().run()          # the demo run becomes a workspace dataset
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, CREATOR, "annotator", by=OWNER)
+
+    creator = app(CREATOR).run()
+    creator.switch_page(page("11_create")).run()
+    no_exceptions(creator)
+    write(creator, "A man is sitting on a bench in a park.", "Nobody is sitting.", "contradiction")
+    shown = " ".join(t.value for t in creator.text)
+    assert "⟦Nobody: contradiction, z =" in shown                      # the giveaway word, marked as text
+    assert "A model that reads only the hypothesis predicts contradiction" in shown
+    assert any(t.value.startswith("→ ") and "nobody" in t.value.lower() for t in creator.text)   # a suggestion
+    components = [d.value for d in creator.dataframe if "component" in d.value.columns][0]
+    assert set(components["component"]) >= {"label_tied", "word_overlap", "dqi"}
+    creator.button(key="cr_submit").click().run()
+    no_exceptions(creator)
+    write(creator, "A man is sitting on a bench in a park.", "A man rests outside.", "entailment")
+    creator.button(key="cr_submit").click().run()
+    mine = [d.value for d in creator.dataframe if "status" in d.value.columns][0]
+    assert mine["status"].tolist() == ["submitted", "submitted"]
+
+    owner.switch_page(page("12_validate")).run()
+    no_exceptions(owner)
+    assert metrics(owner)["Waiting for you"] == "2"
+    assert any("Nobody is sitting." in t.value for t in owner.text)      # the first one, with its feedback
+    owner.radio(key="va_decision").set_value("reject")
+    owner.button(key="va_submit").click().run()                           # no note: refused
+    assert any("needs a note" in e.value for e in owner.error) and metrics(owner)["Waiting for you"] == "2"
+    owner.radio(key="va_decision").set_value("reject")
+    owner.text_input(key="va_note").input("'Nobody' gives the label away; say what the man does instead")
+    owner.button(key="va_submit").click().run()
+    owner.radio(key="va_decision").set_value("accept")
+    owner.button(key="va_submit").click().run()
+    no_exceptions(owner)
+    assert metrics(owner)["Accepted"] == "1" and metrics(owner)["Rejected"] == "1"
+
+    creator.run()
+    mine = [d.value for d in creator.dataframe if "status" in d.value.columns][0].set_index("id")
+    rejected_id = int(mine.index[mine["status"] == "rejected"][0])
+    assert "gives the label away" in mine.loc[rejected_id, "note"]
+    creator.button(key="cr_revise").click().run()
+    assert creator.text_area(key="cr_hypothesis").value == "Nobody is sitting."
+    creator.text_area(key="cr_hypothesis").input("The man is running along a beach.")
+    creator.selectbox(key="cr_label").set_value("contradiction").run()
+    creator.button(key="cr_submit").click().run()
+    no_exceptions(creator)
+    mine = [d.value for d in creator.dataframe if "status" in d.value.columns][0].set_index("id")
+    assert mine.loc[rejected_id, "status"] == "revised" and (mine["status"] == "submitted").sum() == 1
+
+    owner.run()
+    owner.radio(key="va_decision").set_value("accept")
+    owner.button(key="va_submit").click().run()
+    owner.button(key="va_version").click().run()
+    no_exceptions(owner)
+    assert not owner.error, [e.value for e in owner.error]
+    owner.switch_page(page("1_data")).run()
+    assert metrics(owner)["Examples"] == "2" and metrics(owner)["Labels"] == "2"   # the accepted version
+    lights = server().team.creator_lights(ws, by=OWNER).set_index("creator")
+    assert int(lights.loc[CREATOR, ["red", "yellow", "green"]].sum()) == 3
+
+
+def test_an_annotator_does_not_validate(fresh_server):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("8_review")).run()
+    owner.button(key="rv_save_run").click().run()
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, CREATOR, "annotator", by=OWNER)
+    creator = app(CREATOR).run()
+    creator.switch_page(page("12_validate")).run()
+    no_exceptions(creator)
+    assert "validation needs a curator or owner" in " ".join(i.value for i in creator.info)
+    assert not [b for b in creator.button if b.key == "va_submit"]
