@@ -68,6 +68,7 @@ class Session:
     export_file: Any = None                            # the Export page's prepared file (dashboard.exports)
     map_selection: tuple = ()                          # the Map's selected example ids (kept across τ/n) ...
     map_selection_of: str = ""                         # ... of this dataset (ds_key)
+    quality: Any = None                                # dashboard.quality.QualityState: DQI knobs, jobs
 
     @property
     def ready(self) -> bool:
