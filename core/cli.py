@@ -192,7 +192,7 @@ def cmd_aflite(args) -> int:
     quality, quality_record = _aflite_quality(args, ds, rep)
     bar = progress_bar("aflite", args.quiet)
     try:
-        run = fit_run(ds, rep, params, progress=bar, quality=quality)
+        run = fit_run(ds, rep, params, progress=bar, quality=quality, quality_info=quality_record or None)
     finally:
         if bar:
             bar.close()
@@ -513,6 +513,14 @@ def cmd_export(args) -> int:
     frame, manifest, summary = export.from_run_file(
         ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
         include_arrays=args.embeddings or fmt != "csv", extra={"command": "python -m core " + " ".join(sys.argv[1:])})
+    if args.quality:
+        from core.quality import quality_scores
+
+        table = quality_scores(ds, args.quality, cache_dir=args.cache_dir)
+        frame = export.add_quality_columns(frame, table)
+        manifest["export"]["quality_columns"] = {"columns": export.quality_columns(), "representation": args.quality,
+                                                 "source": "core.quality (DQI, paper 002), default weights and "
+                                                           "thresholds"}
     bar = progress_bar("export", args.quiet)
     try:
         export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar)
@@ -647,6 +655,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tau", type=float, help="τ to export at (a run .npz only; default: the run's)")
     p.add_argument("--target-size", type=_size, help="n to export at (a run .npz only; default: the run's)")
     p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")
+    p.add_argument("--quality", metavar="SPEC", help="add the quality columns (7 DQI components, dqi, light) computed on "
+                                                     "this representation, e.g. tfidf-svd:fields=hypothesis")
     p.set_defaults(func=cmd_export)
 
     def quality_args(p):

@@ -50,7 +50,8 @@ from core.safe_csv import NEUTRALISATION, neutralise_formulas, write_csv_chunks
 from core.tables import SELECTIONS, ExampleTable
 
 __all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write", "write_file",
-           "manifest_for", "file_name", "dataset_label", "summary_line", "CHUNK_ROWS"]
+           "manifest_for", "file_name", "dataset_label", "summary_line", "CHUNK_ROWS", "add_quality_columns",
+           "quality_columns"]
 
 #: Rows converted at a time by the streaming writers (100k × 768 float32: about 15 MB of
 #: vectors per chunk; as CSV JSON text about 60 MB).
@@ -75,6 +76,38 @@ def export_frame(dataset, run=None, *, live=None, which: str = "retained", inclu
     the fitted run); ``which`` is ``"retained"``, ``"removed"`` or ``"all"``.
     """
     return ExampleTable(dataset, run).export(live, which=which, include_arrays=include_arrays)
+
+
+def quality_columns() -> list:
+    """The columns `add_quality_columns` appends: the seven DQI components (`core.quality.COMPONENTS`),
+    the combined ``dqi`` and its ``light``."""
+    from core.quality import COMPONENTS
+
+    return [*COMPONENTS, "dqi", "light"]
+
+
+def add_quality_columns(frame: pd.DataFrame, quality: pd.DataFrame, columns=None) -> pd.DataFrame:
+    """``frame`` (an export frame, with an ``id`` column) with quality columns appended, matched by
+    id: by default the seven components, ``dqi`` and ``light`` of a `core.quality` table (indexed by
+    id, e.g. ``QualityContext.components()``). Examples the table lacks get NaN and light ``n/a``.
+    Raises InputError when the table lacks a column or the frame already has one of that name."""
+    columns = list(columns or quality_columns())
+    missing = [c for c in columns if c not in quality.columns]
+    if missing:
+        raise InputError(f"the quality table lacks {', '.join(missing)}; compute it with core.quality "
+                         "(QualityContext.components or quality_scores).")
+    clash = [c for c in columns if c in frame.columns]
+    if clash:
+        raise InputError(f"the data already has column(s) {', '.join(clash)}; rename them before adding the "
+                         "quality columns.")
+    if "id" not in frame.columns:
+        raise InputError("the export frame has no id column to match the quality table by.")
+    found = quality[columns].reindex(pd.Index(frame["id"].astype(str)))
+    out = frame.copy()
+    for c in columns:
+        values = found[c].to_numpy()
+        out[c] = np.where(pd.isna(values), "n/a", values) if c.startswith("light") else values
+    return out
 
 
 def _arrays_to_lists(frame: pd.DataFrame) -> pd.DataFrame:

@@ -35,7 +35,7 @@ from core import paths
 from core.aflite import AFLite, Trajectory
 from core.errors import InputError
 
-__all__ = ["Run", "RunStore", "CorruptRun", "run_key", "fit_run", "package_versions", "STORE_FORMAT"]
+__all__ = ["Run", "RunStore", "CorruptRun", "run_key", "fit_run", "quality_digest", "package_versions", "STORE_FORMAT"]
 
 log = logging.getLogger("artifact_lens.runs")
 
@@ -83,16 +83,22 @@ def full_params(params: dict) -> dict:
     return _jsonable(AFLite(**params).get_params())
 
 
-def run_key(fingerprint: str, spec: str, params: dict) -> str:
-    """The store key of a run: a hash of (dataset fingerprint, representation spec, parameters).
+def run_key(fingerprint: str, spec: str, params: dict, quality: Optional[dict] = None) -> str:
+    """The store key of a run: a hash of (dataset fingerprint, representation spec, parameters
+    and, for a quality-ordered run, the quality order's description).
 
     τ and n are part of ``params`` only as the *fitted* values: the dashboard fits
     with a low τ and a small n and answers larger ones from the trajectory, so the
     key changes only with k, m, t, the family, the strategy, the seed, the
     representation or the data. Omitted parameters count as their defaults, so
-    ``{}`` and the full default set give the same key.
+    ``{}`` and the full default set give the same key. ``quality`` (see `fit_run`) describes
+    the quality column a quality-ordered run removes by (paper 002): plain runs (None or
+    ``{}``) keep the keys they always had, and each quality choice has its own key.
     """
-    blob = json.dumps([fingerprint, spec, full_params(params)], sort_keys=True, default=str)
+    parts = [fingerprint, spec, full_params(params)]
+    if quality:
+        parts.append(_jsonable(dict(quality)))
+    blob = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
@@ -123,6 +129,10 @@ class Run:
         Wall time of the fit.
     created : float
         UNIX time the run finished.
+    quality : dict
+        Empty for plain AFLite; for a quality-ordered run (paper 002: among p̃ ≥ τ the
+        lowest quality first) the description of its quality column, e.g. ``{"source":
+        "core.quality", "name": "dqi", "weights": {...}}`` (part of the key, in the manifest).
     """
 
     params: dict
@@ -136,11 +146,12 @@ class Run:
     representation_info: dict = field(default_factory=dict)
     seconds: float = 0.0
     created: float = field(default_factory=time.time)
+    quality: dict = field(default_factory=dict)
 
     @classmethod
     def from_estimator(cls, estimator: AFLite, *, ids, dataset_name: str, dataset_fingerprint: str,
                        representation: str, excluded_ids=(), representation_info=None,
-                       seconds: Optional[float] = None) -> "Run":
+                       seconds: Optional[float] = None, quality: Optional[dict] = None) -> "Run":
         """Record a fitted `core.aflite.AFLite`."""
         traj = estimator.trajectory_
         if seconds is None:
@@ -149,12 +160,13 @@ class Run:
                    dataset_fingerprint=dataset_fingerprint, representation=representation,
                    ids=np.asarray(ids).astype(str), trajectory=traj,
                    excluded_ids=np.asarray(list(excluded_ids)).astype(str),
-                   representation_info=_jsonable(dict(representation_info or {})), seconds=float(seconds))
+                   representation_info=_jsonable(dict(representation_info or {})), seconds=float(seconds),
+                   quality=_jsonable(dict(quality or {})))
 
     # ------------------------------------------------------------------ reading
     @property
     def key(self) -> str:
-        return run_key(self.dataset_fingerprint, self.representation, self.params)
+        return run_key(self.dataset_fingerprint, self.representation, self.params, self.quality)
 
     @property
     def record(self) -> dict:
@@ -216,7 +228,10 @@ class Run:
             "representation": {"spec": self.representation, "info": self.representation_info},
             "aflite": {"params": self.params, "seed": self.record.get("seed", self.params.get("random_state")),
                        "resolved": self.resolved, "n_phases": self.n_phases,
-                       "phases": self.history, "seconds": self.seconds},
+                       "phases": self.history, "seconds": self.seconds,
+                       "removal_order": ("quality (lowest first among p̃ ≥ τ, paper 002)" if self.quality
+                                         else "predictability (highest first, paper 000)")},
+            "quality": dict(self.quality) if self.quality else None,
             "run_key": self.key,
             "versions": self.versions,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created)),
@@ -243,7 +258,7 @@ class Run:
             "dataset_fingerprint": self.dataset_fingerprint, "representation": self.representation,
             "record": _jsonable(self.record), "versions": self.versions,
             "representation_info": self.representation_info, "seconds": self.seconds,
-            "created": self.created, "key": self.key,
+            "created": self.created, "key": self.key, "quality": self.quality,
         }
         arrays = {f"a:{k}": np.asarray(v) for k, v in self.trajectory.to_arrays().items()}
         arrays["ids"] = np.asarray(self.ids).astype(str)
@@ -271,7 +286,8 @@ class Run:
                        dataset_fingerprint=meta["dataset_fingerprint"], representation=meta["representation"],
                        ids=ids, trajectory=trajectory, excluded_ids=excluded,
                        versions=meta.get("versions", {}), representation_info=meta.get("representation_info", {}),
-                       seconds=meta.get("seconds", 0.0), created=meta.get("created", time.time()))
+                       seconds=meta.get("seconds", 0.0), created=meta.get("created", time.time()),
+                       quality=meta.get("quality") or {})
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
             raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc}); delete it to "
                              "recompute the run") from exc
@@ -292,7 +308,7 @@ def _fsync_folder(folder: Path) -> None:
 
 
 def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None, on_phase=None,
-            quality=None) -> Run:
+            quality=None, quality_info: Optional[dict] = None) -> Run:
     """Fit AFLite on a representation of a dataset and record it as a `Run`.
 
     Parameters
@@ -305,6 +321,11 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
     progress, cancel, on_phase, quality
         Passed to ``AFLite.fit`` (``on_phase`` gets each phase's record as it finishes;
         ``quality`` is a per-example score aligned with ``representation.ids``).
+    quality_info : dict, optional
+        What the quality column is (e.g. ``{"source": "core.quality", "name": "dqi",
+        "weights": {...}}``), recorded as `Run.quality` and part of the run's key. Without it
+        a quality column is described by a digest of its values, so different columns never
+        share a key. Ignored without ``quality``.
     """
     ids = np.asarray(representation.ids).astype(str)
     labels = dataset.table[dataset.label]
@@ -313,13 +334,23 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
         raise InputError("the representation does not match the dataset (unknown ids such as "
                          f"{ids[loc < 0][:3].tolist()}); rebuild the representation for this dataset")
     y = labels.to_numpy()[loc]
+    info = {}
+    if quality is not None:
+        info = dict(quality_info) if quality_info else {"source": "values", "digest": quality_digest(quality)}
     t0 = time.perf_counter()
     est = AFLite(**params).fit(representation.X, y, quality=quality, progress=progress, cancel=cancel,
                                on_phase=on_phase)
     return Run.from_estimator(
         est, ids=ids, dataset_name=dataset.name, dataset_fingerprint=dataset.fingerprint,
         representation=representation.spec, excluded_ids=getattr(representation, "excluded_ids", ()),
-        representation_info=getattr(representation, "info", {}), seconds=time.perf_counter() - t0)
+        representation_info=getattr(representation, "info", {}), seconds=time.perf_counter() - t0,
+        quality=info)
+
+
+def quality_digest(values) -> str:
+    """A short hash of a quality column's values (float64), naming it in a run key."""
+    q = np.ascontiguousarray(np.asarray(values, dtype=np.float64))
+    return hashlib.sha256(q.tobytes()).hexdigest()[:16]
 
 
 class RunStore:

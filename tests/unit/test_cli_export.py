@@ -87,3 +87,19 @@ def test_bad_input_is_one_error_line_and_no_file(saved, tmp_path, capsys, extra,
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_export_with_quality_columns(saved, tmp_path):
+    from core.quality import COMPONENTS, quality_scores
+
+    ds, run, folder = saved
+    out = tmp_path / "all.csv"
+    assert main(["-q", "--cache-dir", str(folder), "export", SOURCE, "--run", str(folder / "run.npz"), "--which",
+                 "all", "--quality", "tfidf-svd:fields=hypothesis,dim=16", "--out", str(out)]) == 0
+    frame = pd.read_csv(out, dtype={"id": str})
+    assert list(frame.columns[-9:]) == [*COMPONENTS, "dqi", "light"]
+    expected = quality_scores(ds, "tfidf-svd:fields=hypothesis,dim=16", cache_dir=folder).reindex(frame["id"])
+    assert np.allclose(frame["dqi"], expected["dqi"]) and (frame["light"].to_numpy() == expected["light"].to_numpy()).all()
+    assert frame["inter_split"].isna().all() and set(frame["light"]) <= {"red", "yellow", "green"}
+    manifest = json.loads((tmp_path / "all.manifest.json").read_text())
+    assert manifest["export"]["quality_columns"]["representation"] == "tfidf-svd:fields=hypothesis,dim=16"

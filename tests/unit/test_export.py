@@ -278,3 +278,20 @@ def test_manifest_names_the_dataset_not_a_server_path(dataset, run):
     assert export.file_name("my data.csv", "retained", "parquet") == "my_data-retained.parquet"
     assert export.file_name("nyu-mll/glue", "all", "csv") == "nyu-mll_glue-all.csv"
     assert export.summary_line(0.75, 2952, 9840, 7916) == "τ = 0.75, n = 2,952 (30 %) → 7,916 rows retained"
+
+
+def test_add_quality_columns_matches_by_id_and_refuses_clashes():
+    from core.export import add_quality_columns, quality_columns
+    from core.quality import COMPONENTS
+
+    frame = pd.DataFrame({"id": ["b", "a", "z"], "text": ["x", "y", "w"]})
+    quality = pd.DataFrame({c: [0.1, 0.9] for c in COMPONENTS}, index=pd.Index(["a", "b"], name="id"))
+    quality["dqi"], quality["light"] = [0.2, 0.8], ["red", "green"]
+    out = add_quality_columns(frame, quality)
+    assert list(out.columns) == ["id", "text", *quality_columns()] and list(frame.columns) == ["id", "text"]
+    assert out["dqi"].tolist()[:2] == [0.8, 0.2] and np.isnan(out["dqi"].iloc[2])
+    assert out["light"].tolist() == ["green", "red", "n/a"]
+    with pytest.raises(InputError, match="already has column"):
+        add_quality_columns(frame.assign(dqi=1.0), quality)
+    with pytest.raises(InputError, match="lacks light"):
+        add_quality_columns(frame, quality.drop(columns="light"))

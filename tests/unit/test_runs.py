@@ -278,3 +278,38 @@ def test_below_chance_flags_over_filtering():
     assert below_chance(run, {"n_phases": 2}) is None  # 0.40 > 1/3
     flagged = below_chance(run, {"n_phases": 3})
     assert flagged == {"phase": 2, "accuracy": 0.25, "chance": pytest.approx(1 / 3)}
+
+
+# ---------------------------------------------------------------- quality-ordered runs (paper 002)
+def test_a_quality_ordered_run_has_its_own_key_and_records_its_quality(run, problem, tmp_path):
+    ds, rep = problem
+    q = np.linspace(0, 1, len(rep.ids))[::-1].copy()   # the signal half has the lowest quality
+    info = {"source": "core.quality", "name": "dqi", "weights": {"label_tied": 2.0}}
+    params = dict(PARAMS, tau=0.5)
+    plain = fit_run(ds, rep, params)
+    ordered = fit_run(ds, rep, params, quality=q, quality_info=info)
+    assert plain.quality == {} and ordered.quality == info
+    assert ordered.key != plain.key and ordered.key == run_key(ds.fingerprint, rep.spec, params, info)
+    assert plain.key == run_key(ds.fingerprint, rep.spec, params) == run_key(ds.fingerprint, rep.spec, params, {})
+    # another component (or other weights) is another run
+    assert run_key(ds.fingerprint, rep.spec, params, dict(info, name="label_tied")) != ordered.key
+    assert run_key(ds.fingerprint, rep.spec, params, dict(info, weights={"label_tied": 1.0})) != ordered.key
+    assert not np.array_equal(plain.retained, ordered.retained)
+    man = ordered.manifest()
+    assert man["quality"] == info and man["aflite"]["removal_order"].startswith("quality")
+    assert plain.manifest()["quality"] is None and plain.manifest()["aflite"]["removal_order"].startswith("predictab")
+    store = RunStore(tmp_path / "runs")
+    store.put(plain), store.put(ordered)
+    assert sorted(store.keys()) == sorted([plain.key, ordered.key])
+    back = store.get(ordered.key)
+    assert back.quality == info and back.key == ordered.key
+    assert np.array_equal(back.retained, ordered.retained) and store.get(plain.key).quality == {}
+
+
+def test_a_quality_column_without_a_description_is_keyed_by_its_values(problem):
+    ds, rep = problem
+    q = np.linspace(0, 1, len(rep.ids))
+    a = fit_run(ds, rep, dict(PARAMS, tau=0.5), quality=q)
+    b = fit_run(ds, rep, dict(PARAMS, tau=0.5), quality=q[::-1].copy())
+    assert a.quality["source"] == "values" and a.quality["digest"] != b.quality["digest"]
+    assert a.key != b.key
