@@ -148,9 +148,14 @@ def table(run_):
 
 
 def live_values(run_) -> tuple:
-    """The session's τ and n (a count), clamped to what the run answers without a refit."""
+    """The session's τ and n (a count), clamped to what the run answers without a refit. A
+    quality-ordered run answers only its fitted τ (the quality order among p̃ ≥ τ changes with
+    τ), so τ is that run's; its n stays live."""
     sess = session()
-    return run_.trajectory.clamp(sess.tau, sess.target)
+    tau, n = run_.trajectory.clamp(sess.tau, sess.target)
+    if run_.trajectory.quality is not None:
+        tau = float(run_.trajectory.tau)
+    return tau, n
 
 
 def live_result(run_) -> dict:

@@ -21,9 +21,14 @@ def live_knobs(run, *, n_too: bool = True) -> dict:
     N = bounds["N"]
     tau0, n0 = current.live_values(run)
     cols = st.columns(2 if n_too else 1)
-    sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], 1.0, float(tau0), 0.01,
-                              key="w_tau", help="Only examples with predictability ≥ τ are removed; filtering stops "
-                                                "when fewer than k pass τ.")
+    if run.trajectory.quality is not None:
+        # quality-ordered (paper 002): which examples a phase removes among p̃ ≥ τ depends on τ
+        cols[0].markdown(f"τ = {tau0:.2f}: fixed by this quality-ordered run (the lowest-quality examples among "
+                         "p̃ ≥ τ go first, so another τ needs another run); n is live.")
+    else:
+        sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], 1.0, float(tau0),
+                                  0.01, key="w_tau", help="Only examples with predictability ≥ τ are removed; "
+                                                          "filtering stops when fewer than k pass τ.")
     if n_too:
         # the slider shows shares in steps of 0.01: its lowest step must not fall below the fitted n
         lo = min(math.ceil(bounds["n_min"] / N * 100) / 100, 0.99)

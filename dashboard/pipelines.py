@@ -24,9 +24,11 @@ from dashboard.server import server
 from dashboard.session import Source, session
 
 
-def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None) -> dict:
+def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Optional[dict] = None) -> dict:
     """Φ (cached) then the AFLite run (stored by its parameters); ``ctx`` may be None.
-    ``save(run)``, when given, records the finished run in a workspace."""
+    ``save(run)``, when given, records the finished run in a workspace. ``quality`` (a
+    `dashboard.quality.descriptor`) makes it a quality-ordered run (paper 002): the quality
+    column is computed (or read back) first, and the run is stored under its own key."""
     from core.representations import represent
     from core.runs import fit_run, run_key
 
@@ -39,7 +41,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None) -> dict:
 
     rep = srv.cache.get_or_compute("representation", (ds_key, spec),
                                    lambda: represent(ds, spec, progress=sub(0.0, 0.4), cancel=cancel))
-    key = run_key(ds.fingerprint, rep.spec, params)
+    key = run_key(ds.fingerprint, rep.spec, params, quality)
 
     def fit():
         found = srv.store.get(key)
@@ -50,7 +52,13 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None) -> dict:
             if ctx is not None:
                 ctx.emit({k: v for k, v in rec.items() if not isinstance(v, np.ndarray)})
 
-        fitted = fit_run(ds, rep, params, progress=sub(0.4, 1.0), cancel=cancel, on_phase=on_phase)
+        q, lo = None, 0.4
+        if quality:
+            from dashboard.quality import quality_column
+
+            q, lo = quality_column(ds, rep, quality, progress=sub(0.4, 0.6), cancel=cancel), 0.6
+        fitted = fit_run(ds, rep, params, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase, quality=q,
+                         quality_info=quality or None)
         srv.store.put(fitted)
         return fitted
 
@@ -68,17 +76,18 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None) -> dict:
 
 
 def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Optional[Source] = None,
-          page: str = "") -> None:
-    """Start (or join) the background job for this dataset, Φ and parameters; a run that
-    is already stored becomes current at once. Raises InputError for a bad spec and
-    `core.store.NotAllowed` when the member's role does not run filters."""
+          page: str = "", quality: Optional[dict] = None) -> None:
+    """Start (or join) the background job for this dataset, Φ and parameters (and quality
+    order, see `score`); a run that is already stored becomes current at once. Raises
+    InputError for a bad spec and `core.store.NotAllowed` when the member's role does not
+    run filters."""
     from core.runs import package_versions, run_key
 
     m = team.require("run filters")
     srv, sess = server(), session()
     ds = current.dataset_by_key(ds_key, source)
     spec = current.check_spec(spec, ds)
-    key = run_key(ds.fingerprint, spec, params)
+    key = run_key(ds.fingerprint, spec, params, quality)
     dataset_id = _save_dataset(m, ds, source or sess.source or srv.cache.peek("source", ds_key))
     stored = current.run_by_key(key) if key in srv.store else None
     if stored is not None:
@@ -86,14 +95,16 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
         srv.team.save_run(m.workspace_id, dataset_id, stored, by=m.email)
         apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
         return
-    srv.team.begin_run(m.workspace_id, dataset_id, key, representation=spec, params=dict(params),
+    # a quality-ordered run records its quality choice with its parameters (the Team page resumes it as it was)
+    srv.team.begin_run(m.workspace_id, dataset_id, key, representation=spec,
+                       params=dict(params, quality=quality) if quality else dict(params),
                        seed=params.get("random_state"), versions=package_versions(), by=m.email)
     store, ws, email = srv.team, m.workspace_id, m.email
 
     def work(ctx):
         try:
             return score(ctx, ds_key, ds, spec, params,
-                         save=lambda run: store.save_run(ws, dataset_id, run, by=email))
+                         save=lambda run: store.save_run(ws, dataset_id, run, by=email), quality=quality)
         except Cancelled:
             store.end_run(ws, key, "interrupted")
             raise
@@ -101,7 +112,7 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
             store.end_run(ws, key, "failed")
             raise
 
-    blob = json.dumps([ds_key, spec, params], sort_keys=True, default=str)
+    blob = json.dumps([ds_key, spec, params] + ([quality] if quality else []), sort_keys=True, default=str)
     job_key = "run:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
     srv.jobs.submit(job_key, work, name=label or "AFLite run")
     sess.job_key, sess.job_params, sess.job_source, sess.job_page = job_key, dict(params), source, page

@@ -62,7 +62,9 @@ def sidebar() -> None:
             p = run.params
             st.text(f"m={p.get('n_partitions')} t={p.get('train_size')} k={p.get('slice_size')}\n"
                     f"{p.get('model')} / {p.get('strategy')}, seed {p.get('random_state')}\n"
-                    f"{run.n_phases} phases in {run.seconds:.1f} s")
+                    f"{run.n_phases} phases in {run.seconds:.1f} s"
+                    + (f"\nremoval order: quality ({run.quality.get('name', 'a column')}), τ = "
+                       f"{run.trajectory.tau:.2f}" if run.quality else ""))
             # the live knobs redraw in a fragment: they rewrite this placeholder as they move
             sess.live_line = st.empty()
             show_live(run)

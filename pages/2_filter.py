@@ -5,7 +5,9 @@ from core.aflite import FAMILIES, STRATEGIES
 from core.aflite_plots import bias_per_phase, label_balance
 from core.summaries import below_chance, label_summary, live_view, phase_frame, phases_run
 from core.errors import InputError
+from core.quality import COMPONENTS
 from dashboard import current, pipelines
+from dashboard import quality as dq
 from dashboard.formatting import plain
 from dashboard.knobs import live_knobs
 from dashboard.formatting import metric_row
@@ -89,6 +91,82 @@ with st.expander("Saved views of this run"):
                     except InputError as exc:
                         st.error(plain(exc))
 
+# ---------------------------------------------------------------- quality (DQI): components, weights, thresholds
+dq.panel()
+
+
+# ---------------------------------------------------------------- plain vs quality-ordered AFLite (paper 002)
+def comparison() -> None:
+    st.subheader("Plain AFLite vs quality-ordered (paper 002)")
+    tau, n = current.live_values(run)
+    names = ["dqi", *COMPONENTS]
+    c1, c2 = st.columns([1, 3])
+    name = c1.selectbox("Quality", names, index=names.index(run.quality.get("name", "dqi")) if run.quality else 0,
+                        key="cmp_quality")
+    params = {k: v for k, v in run.params.items() if k in sess.params}
+    params.update(tau=float(tau), target_size=int(n))
+    c2.caption(f"Both runs with this run's m, t, k, family and seed at τ = {tau:.2f} and n = {n:,}: plain AFLite "
+               f"removes the most predictable among p̃ ≥ τ, quality-ordered the lowest {name} among them first; the "
+               "full set and a random subset of AFLite's size for reference. Largest n-gram z, partial-input "
+               "accuracy (cross-validated), label shares and balance (smallest / largest share).")
+    if params.get("strategy") == "slice-sample":
+        st.caption("Quality order needs greedy slicing; this run samples slices (choose greedy-slice below).")
+        return
+    try:
+        key = dq.compare_key(ds, current.representation(), params, dq.descriptor(name))
+    except InputError as exc:
+        st.error(plain(exc))
+        return
+    found = dq.compare_result(key)
+    running = dq.compare_job()
+    if found is None and member().can("run filters") and (running is None or running.done):
+        if st.button("Compare (background)", key="cmp_run"):
+            try:
+                dq.compare_start(params, name)
+                st.rerun()
+            except InputError as exc:
+                st.error(plain(exc))
+    elif found is None and not member().can("run filters"):
+        st.caption("No comparison at these settings yet; a curator or owner can compute one.")
+
+    @st.fragment(run_every=0.5 if (running is not None and not running.done) else None)
+    def progress():
+        job = dq.compare_job()
+        if job is None:
+            return
+        if job.done:
+            dq.state().compare_job = None
+            if job.status == "done":
+                st.rerun(scope="app")
+            elif job.status == "error":
+                st.error(plain(job.error if isinstance(job.error, InputError) else
+                               f"The comparison failed: {type(job.error).__name__}: {job.error} (error id "
+                               f"{job.error_id})"))
+            return
+        snap = job.snapshot()
+        st.progress(snap["fraction"], text=f"Comparison: {snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
+        if st.button("Cancel", key="cmp_cancel"):
+            job.cancel()
+
+    progress()
+    if found is not None:
+        shares = [c for c in found.columns if c.startswith("share ")]
+        st.dataframe(found, hide_index=True, key="cmp_table", column_config={
+            "z_max": st.column_config.NumberColumn("largest z", format="%.1f"),
+            "z_max_feature": st.column_config.TextColumn("its feature"),
+            "partial_accuracy": st.column_config.NumberColumn("partial-input accuracy", format="%.3f"),
+            "majority": st.column_config.NumberColumn("majority share", format="%.3f"),
+            "balance": st.column_config.NumberColumn("balance", format="%.3f"),
+            **{c: st.column_config.NumberColumn(c, format="%.3f") for c in shares}})
+        reasons = found.attrs.get("stop_reasons") or {}
+        st.caption("Stop reasons: " + "; ".join(f"{k}: {dq.STOP_WORDS.get(v, v)}" for k, v in reasons.items())
+                   + (f". Partial input: {found.attrs.get('partial_spec')}." if found.attrs.get("partial_spec") else ""))
+        for note in dq.stop_notes(found):
+            st.warning(plain(note))
+
+
+comparison()
+
 # ---------------------------------------------------------------- refit knobs (a form: one background run per submit)
 if not member().can("run filters"):
     st.caption(f"Your role here is {member().role}: τ and n are yours to move; new runs need a curator or owner.")
@@ -110,12 +188,34 @@ with st.form("aflite_form"):
     n_fit = c6.slider("Deepest n for the fit (live n can only go above it)", 0.05, 0.9, float(p["target_size"]), 0.05,
                       key="w_nfit")
     seed = c7.number_input("Seed", 0, 2**31 - 1, int(p["random_state"]), key="w_seed")
+    orders = list(dq.ORDERS)
+    now = ("dqi" if run.quality.get("name") == "dqi" else "component") if run.quality else "predictability"
+    c8, c9, c10 = st.columns([2, 1, 1])
+    order = c8.radio("Removal order among the shortlisted (p̃ ≥ τ)", orders, index=orders.index(now),
+                     format_func=dq.ORDERS.get, horizontal=True, key="w_order",
+                     help="Paper 002 Algorithm 1: AFLite shortlists the predictable examples, then the lowest-quality "
+                          "ones among them are removed first (the weights and the context: “Quality (DQI)” above).")
+    component = c9.selectbox("Component (by one component)", COMPONENTS,
+                             index=COMPONENTS.index(run.quality["name"]) if run.quality.get("name") in COMPONENTS
+                             else COMPONENTS.index("label_tied"), key="w_component")
+    tau_q = c10.slider("τ of a quality-ordered run", 0.0, 1.0, float(run.trajectory.tau if run.quality else
+                                                                     current.live_values(run)[0]), 0.01,
+                       key="w_tau_q", help="The quality order among p̃ ≥ τ depends on τ, so a quality-ordered run "
+                                           "is fitted at this τ (plain runs fit at τ = 0 and move τ live).")
     submitted = st.form_submit_button("Run AFLite", type="primary", key="run_aflite")
 if submitted:
     params = dict(n_partitions=int(m), train_size=float(t), slice_size=float(k), tau=FIT_TAU, target_size=float(n_fit),
                   model=model, strategy=strategy, random_state=int(seed))
     try:
-        pipelines.start(sess.ds_key, sess.spec, params, label="AFLite run", page="Filter")
+        quality = None
+        if order != "predictability":
+            if strategy == "slice-sample":
+                raise InputError("A quality order fixes which shortlisted examples go first; it needs the "
+                                 "greedy-slice strategy, not slice-sample.")
+            quality = dq.descriptor("dqi" if order == "dqi" else component)
+            params["tau"] = float(tau_q)
+        pipelines.start(sess.ds_key, sess.spec, params, label="AFLite run" if quality is None else
+                        f"AFLite run, quality-ordered ({quality['name']})", page="Filter", quality=quality)
         st.rerun()
     except InputError as exc:
         st.error(plain(exc))

@@ -16,7 +16,7 @@ run, ds = require_run()
 @st.fragment
 def charts():
     live = live_knobs(run)
-    tau = sess.tau
+    tau = current.live_values(run)[0]
     frame = current.table(run).browse(live)
     frame = frame[~frame["warmup"]]
     frame = frame.assign(status=frame["retained"].map({True: "retained", False: "removed"}))
@@ -32,4 +32,4 @@ charts()
 
 st.subheader("Scores phase by phase")
 long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), max_phases=12)
-st.plotly_chart(phase_boxes(long, sess.tau, classes=ds.classes), key="phases")
+st.plotly_chart(phase_boxes(long, current.live_values(run)[0], classes=ds.classes), key="phases")

@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.aflite_plots import projection_map, selected_rows
 from dashboard import current
+from dashboard import quality as dq
 from dashboard.formatting import made, metric_row, plain
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
@@ -38,11 +39,14 @@ if proj is None:
     proj = current.projection("pca")
 
 table = current.table(run)
-colour = c2.selectbox("Colour by", ["label", "predictability", "retained", "removal phase", "review",
-                                    *table.other_columns], key="map_colour",
+colour = c2.selectbox("Colour by", ["label", "predictability", "retained", "removal phase", "review", "quality",
+                                    "quality light", *[c for c in table.other_columns
+                                                       if c not in ("quality", "quality light")]], key="map_colour",
                       help="review: the traffic lights of team review (green agreed, yellow disputed or overridden, "
-                           "red removed and not reviewed); needs the run saved in the workspace.")
+                           "red removed and not reviewed); needs the run saved in the workspace. quality: the combined "
+                           "DQI score; quality light: its red / yellow / green light (Filter page, “Quality (DQI)”).")
 size = c3.slider("Point size", 2, 10, 4, key="map_size")
+quality = dq.offer("map_quality", "Colouring by quality") if colour in ("quality", "quality light") else None
 rows_of_points = table.rows_of(proj.ids)   # projection rows (= rows of Φ) -> table rows
 
 
@@ -64,10 +68,18 @@ def draw():
         st.caption("The run is not saved in the workspace, so it has no reviews yet: coloured by label.")
         column = ds.label
     palette = {BADGES[light]: LIGHT_COLOURS[light] for light in BADGES} if column == "review" else None
+    if column in ("quality", "quality light"):
+        if quality is None:
+            column = ds.label   # not computed yet: the offer above says how
+        else:
+            found = quality.reindex(points["id"].astype(str))
+            points = points.assign(**{"quality": found["dqi"].to_numpy(dtype=float),
+                                      "quality light": found["light"].fillna("n/a").to_numpy()})
+            palette = dq.LIGHT_PALETTE if column == "quality light" else None
     if sess.map_selection_of != sess.ds_key:
         sess.map_selection, sess.map_selection_of = (), sess.ds_key
     rows = np.flatnonzero(points["id"].astype(str).isin(sess.map_selection).to_numpy()).tolist()
-    fig = projection_map(proj.xy, points, colour=column, colour_name=colour, label=ds.label, size=size,
+    fig = projection_map(proj.xy, points, colour=column, colour_name="label" if column == ds.label else colour, label=ds.label, size=size,
                          title=f"{proj.method.upper()} of Φ ({len(points):,} points)", palette=palette,
                          classes=ds.classes, text_fields=ds.text, selected=rows if rows else None)
     st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(points), selection_mode=("box", "lasso"))

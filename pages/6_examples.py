@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.tables import HIT, filter_examples, mark_hits, page
 from dashboard import current
+from dashboard import quality as dq
 from dashboard.formatting import plain, thumbnail_uri
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
@@ -15,6 +16,7 @@ sess = start_page("Examples", caption=(
     "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered. Search hits are "
     f"marked {HIT[0]}like this{HIT[1]} in the match column."))
 run, ds = require_run()
+quality = dq.offer("ex_quality", "A quality light per example (DQI)")
 
 
 @st.fragment
@@ -48,12 +50,15 @@ def browsers():
                              label_column=ds.label)
     if query:
         chosen = chosen.assign(match=mark_hits(chosen, query, ds.text))
-    cols = ["id", "review", "match", ds.label, "predictability", *ds.text, "removed_at",
+    qcol = dq.light_column(frame)
+    cols = ["id", "review", qcol, "match", ds.label, "predictability", *ds.text, "removed_at",
             *[c for c in frame.columns if c not in ("id", "review", ds.label, "predictability", "removed_at", "warmup",
                                                     "retained", *ds.text)]]
     config = {"predictability": st.column_config.ProgressColumn("p̃", min_value=0.0, max_value=1.0, format="%.2f"),
               "match": st.column_config.TextColumn("match", width="large"),
-              "removed_at": st.column_config.NumberColumn("removed at phase")}
+              "removed_at": st.column_config.NumberColumn("removed at phase"),
+              qcol: st.column_config.TextColumn(qcol, help="Quality light and dqi score (red / yellow / green; "
+                                                           "thresholds on the Filter page, “Quality (DQI)”)")}
     if ds.image:
         cols.insert(1, "thumbnail")
         config["thumbnail"] = st.column_config.ImageColumn("image", width="small")
@@ -65,7 +70,7 @@ def browsers():
             st.markdown(f"**{side.capitalize()}**: {len(part):,} matching")
             number = st.number_input("Page", 1, 10**9, 1, key=f"ex_page_{side}")
             rows, pages = page(part, number, size, sort_by=sort_by, ascending=ascending)
-            rows = with_lights(rows, run)
+            rows = dq.with_quality(with_lights(rows, run), quality)
             on_pages.extend(rows["id"])
             if ds.image:
                 images = ds.table[ds.image].reindex(rows["id"])
@@ -85,6 +90,12 @@ def browsers():
         return
     with st.container(border=True):
         example_detail(run, chosen, key="ex_detail")
+        comps = dq.example_components(quality, chosen) if quality is not None else None
+        if comps is not None:
+            st.markdown("**Quality components** (higher = better)")
+            st.dataframe(comps, hide_index=True, key="ex_quality_components",
+                         column_config={"score": st.column_config.ProgressColumn("score", min_value=0.0, max_value=1.0,
+                                                                                 format="%.2f")})
         review_panel(run, chosen, key="ex_review", show_example=False)
 
 

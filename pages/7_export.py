@@ -7,10 +7,11 @@ import numpy as np
 import streamlit as st
 
 from core import export
-from core.errors import Cancelled
+from core.errors import Cancelled, InputError
 from core.review import reviewed_result
 from dashboard import current, exports, team
-from dashboard.formatting import metric_row
+from dashboard import quality as dq
+from dashboard.formatting import metric_row, plain
 from dashboard.page import start_page
 
 sess = start_page("Export", caption=(
@@ -34,6 +35,13 @@ if fmt == "csv" and arrays:
     include_arrays = c3.checkbox(f"Include {' and '.join(arrays)} in the CSV", value=False, key="exp_arrays",
                                  help="CSV has no list type: vectors become JSON text, several times the size of "
                                       "Parquet, which keeps them as a float32 list column.")
+add_quality = False
+quality = dq.current_scored()
+if quality is not None:
+    add_quality = st.checkbox("Add quality columns (the 7 DQI components, dqi and its light)", value=False,
+                              key="exp_quality", help="Weights and light thresholds: Filter page, “Quality (DQI)”.")
+else:
+    dq.offer("exp_quality_offer", "Adding quality columns (DQI)")
 if run is None:
     which = "all"
     st.info("No AFLite run for this dataset yet: the export holds the whole dataset without scores.")
@@ -44,10 +52,22 @@ overrides = []
 if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
     live, overrides = reviewed_result(run, live, current.review_standing(run_id))
 frame = export.export_frame(ds, run, live=live, which=which, include_arrays=include_arrays)   # row references only
+quality_note = None
+if add_quality:
+    try:
+        frame = export.add_quality_columns(frame, quality)
+        qs = dq.state()
+        quality_note = {"columns": export.quality_columns(), "representation": sess.spec, "weights": dict(qs.weights),
+                        "thresholds": {k: list(v) for k, v in qs.thresholds.items()}, "min_count": qs.min_count,
+                        "nn_dim": qs.nn_dim, "source": "core.quality (DQI, paper 002)"}
+    except InputError as exc:
+        st.error(plain(exc))
+        add_quality = False
 retained_ids = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str) if run is not None else None
 manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
                                dataset_name=label, retained_ids=retained_ids, include_arrays=include_arrays,
-                               extra={"review_overrides": overrides} if run_id is not None else None)
+                               extra={**({"review_overrides": overrides} if run_id is not None else {}),
+                                      **({"quality_columns": quality_note} if quality_note else {})} or None)
 if run is not None:
     st.markdown("**" + export.summary_line(tau, n, len(run.ids), len(retained_ids)) + "**")
 metric_row({
@@ -64,7 +84,7 @@ if not team.member().can("export"):
 team.require("export")   # the action itself asks the store, whatever the page showed
 name = export.file_name(label, which, fmt) + (".zip" if fmt == "datasets" else "")
 signature = hashlib.sha256(json.dumps(
-    [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides],
+    [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides, quality_note],
     sort_keys=True, default=str).encode()).hexdigest()[:16]
 ready = exports.prepared(sess, signature)   # a file made with other options is deleted here
 

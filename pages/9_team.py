@@ -33,7 +33,7 @@ def resume(rec: dict) -> None:
     ds_key, _ = current.load(source)
     params = {k: v for k, v in rec["params"].items() if k in DEFAULT_PARAMS}
     pipelines.start(ds_key, rec["representation"], {**DEFAULT_PARAMS, **params}, label="AFLite run (resumed)",
-                    source=source, page="Team")
+                    source=source, page="Team", quality=rec["params"].get("quality") or None)
 
 
 st.subheader(f"Runs in {m.workspace}")

@@ -1,0 +1,414 @@
+"""Quality (DQI, paper 002) in the dashboard: the quality components of the current dataset and Φ,
+computed once in a background job and kept on disk beside the run store, their lights with the
+session's thresholds, the combined score with the session's weights, the quality column of a
+quality-ordered AFLite run, and the plain vs quality-ordered comparison (`core.quality`).
+
+The components depend only on the dataset, Φ and two knobs (``min_count``, ``nn_dim``); the
+combined ``dqi`` and every light are recomputed from them in milliseconds, so the weights and
+thresholds are live knobs. Tables go through the server's bounded cache (kind ``"quality"``),
+read back from ``$ARTIFACT_LENS_CACHE/runs/quality/<key>.parquet`` after an eviction or a restart.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import paths
+from core.errors import InputError
+from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights,
+                          quality_for_aflite)
+from dashboard import current, team
+from dashboard.formatting import plain
+from dashboard.server import server
+from dashboard.session import session
+
+__all__ = ["QualityState", "state", "context_key", "table", "scored", "start", "job", "descriptor",
+           "quality_column", "panel", "offer", "badge", "BADGES", "LIGHT_PALETTE", "ORDERS", "compare_start",
+           "compare_result", "compare_job"]
+
+#: the removal orders of the Filter page's run form
+ORDERS = {"predictability": "by p̃ (plain AFLite)", "dqi": "by quality (DQI combined)",
+          "component": "by one quality component"}
+#: a light as text (tables, legends); the colours are the review lights' (`core.review.LIGHT_COLOURS`)
+BADGES = {"green": "🟢", "yellow": "🟡", "red": "🔴", "n/a": "–"}
+
+
+def _light_palette() -> dict:
+    from core.review import LIGHT_COLOURS
+
+    return {"green": LIGHT_COLOURS["green"], "yellow": LIGHT_COLOURS["yellow"], "red": LIGHT_COLOURS["red"],
+            "n/a": LIGHT_COLOURS[""]}
+
+
+LIGHT_PALETTE = _light_palette()
+
+
+@dataclass
+class QualityState:
+    """The tab's quality knobs and the jobs it watches (`Session.quality`)."""
+
+    weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    thresholds: dict = field(default_factory=lambda: {k: tuple(v) for k, v in DEFAULT_THRESHOLDS.items()})
+    min_count: int = 5
+    nn_dim: Optional[int] = 64
+    job: Optional[str] = None            # the components' background job
+    compare_job: Optional[str] = None    # the comparison's background job
+    compare_key: Optional[str] = None    # ... and the comparison it shows
+
+
+def state() -> QualityState:
+    sess = session()
+    if not isinstance(sess.quality, QualityState):
+        sess.quality = QualityState()
+    return sess.quality
+
+
+def _hash(parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
+def context_key(ds, rep, qs: Optional[QualityState] = None) -> str:
+    """The key of the components of ``ds`` on Φ ``rep`` with the context knobs of ``qs``."""
+    qs = qs or state()
+    return _hash(["quality", ds.fingerprint, rep.spec, int(qs.min_count), qs.nn_dim])
+
+
+def folder() -> Path:
+    return server().store.root / "quality"
+
+
+def _read(key: str) -> Optional[pd.DataFrame]:
+    path = folder() / f"{key}.parquet"
+    if not path.exists():
+        return None
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError):
+        return None   # a damaged file: recomputed on request
+
+
+def _compute(ds, rep, min_count: int, nn_dim, progress=None, cancel=None) -> pd.DataFrame:
+    from core.quality import quality_scores
+
+    out = quality_scores(ds, representation=rep, min_count=int(min_count), nn_dim=nn_dim, progress=progress,
+                         cancel=cancel)[list(COMPONENTS)]
+    return out.astype(np.float64)
+
+
+def _ensure(key: str, ds, rep, min_count: int, nn_dim, progress=None, cancel=None) -> pd.DataFrame:
+    """The components (cache, disk, or computed and written to disk atomically)."""
+    def load_or_compute():
+        found = _read(key)
+        if found is not None:
+            return found
+        out = _compute(ds, rep, min_count, nn_dim, progress=progress, cancel=cancel)
+        folder().mkdir(parents=True, exist_ok=True)
+        paths.atomic_write(folder() / f"{key}.parquet", lambda fh: out.to_parquet(fh), tag=str(os.getpid()))
+        return out
+
+    return server().cache.get_or_compute("quality", key, load_or_compute)
+
+
+def table(ds=None, rep=None) -> Optional[pd.DataFrame]:
+    """The components of the current dataset and Φ (by id, the 7 component columns) when they
+    have been computed (memory or disk), else None. Never computes."""
+    ds = ds if ds is not None else current.dataset()
+    rep = rep if rep is not None else current.representation()
+    key = context_key(ds, rep)
+    return server().cache.get_or_compute("quality", key, lambda: _read(key))
+
+
+def scored(components: pd.DataFrame, qs: Optional[QualityState] = None, key: Optional[str] = None) -> pd.DataFrame:
+    """Components + ``dqi`` (the session's weights) + ``light_<component>`` and ``light`` (its
+    thresholds); cached when ``key`` (the components' `context_key`) is given."""
+    qs = qs or state()
+    weights, thresholds = dict(qs.weights), {k: tuple(v) for k, v in qs.thresholds.items()}
+
+    def build():
+        out = components.copy()
+        out["dqi"] = combine(out, weights)
+        lit = lights(out[[*COMPONENTS, "dqi"]], thresholds)
+        for c in COMPONENTS:
+            out[f"light_{c}"] = lit[c]
+        out["light"] = lit["dqi"]
+        return out
+
+    if key is None:
+        return build()
+    return server().cache.get_or_compute("quality_scored", (key, _hash([weights, thresholds])), build)
+
+
+def current_scored() -> Optional[pd.DataFrame]:
+    """The current dataset's components with ``dqi`` and lights, or None when not computed."""
+    ds, rep = current.dataset(), current.representation()
+    found = table(ds, rep)
+    return None if found is None else scored(found, key=context_key(ds, rep))
+
+
+def start():
+    """Start (or join) the components' job for the current dataset and Φ. Raises `NotAllowed`
+    unless the member runs filters."""
+    team.require("run filters")
+    qs = state()
+    ds, rep = current.dataset(), current.representation()
+    key = context_key(ds, rep, qs)
+    min_count, nn_dim = int(qs.min_count), qs.nn_dim
+
+    def work(ctx):
+        _ensure(key, ds, rep, min_count, nn_dim, progress=ctx.progress, cancel=ctx.cancel)
+        return key
+
+    found = server().jobs.submit("quality:" + key, work, name="Quality components")
+    qs.job = found.key
+    return found
+
+
+def job():
+    key = state().job
+    return server().jobs.get(key) if key else None
+
+
+def badge(light: str, value: float) -> str:
+    return f"{BADGES.get(light, '–')} {value:.2f}" if np.isfinite(value) else BADGES.get(light, "–")
+
+
+# ---------------------------------------------------------------------- quality-ordered runs
+def descriptor(name: str, qs: Optional[QualityState] = None) -> dict:
+    """What a quality-ordered run records (`core.runs.Run.quality`, part of its key)."""
+    if name not in ("dqi", *COMPONENTS):
+        raise InputError(f"quality {name!r} is not dqi or a component ({', '.join(COMPONENTS)}).")
+    qs = qs or state()
+    out = {"source": "core.quality", "name": name, "dqi_component": DQI_COMPONENTS.get(name, "combined"),
+           "min_count": int(qs.min_count), "nn_dim": qs.nn_dim}
+    if name == "dqi":
+        out["weights"] = {c: float(qs.weights[c]) for c in COMPONENTS}
+    return out
+
+
+def quality_column(ds, rep, info: dict, progress=None, cancel=None) -> np.ndarray:
+    """The quality column ``info`` describes, aligned with ``rep.ids`` (components computed if
+    needed: called inside background jobs)."""
+    qs = QualityState(min_count=int(info["min_count"]), nn_dim=info["nn_dim"])
+    comps = _ensure(context_key(ds, rep, qs), ds, rep, qs.min_count, qs.nn_dim, progress=progress, cancel=cancel)
+    frame = comps.assign(dqi=combine(comps, info.get("weights"))) if info["name"] == "dqi" else comps
+    return quality_for_aflite(frame, info["name"], rep.ids)
+
+
+# ---------------------------------------------------------------------- plain vs quality-ordered
+def _compare_path(key: str) -> Path:
+    return folder() / f"compare-{key}.json"
+
+
+def compare_key(ds, rep, params: dict, info: dict) -> str:
+    from core.runs import full_params
+
+    return _hash(["compare", ds.fingerprint, rep.spec, full_params(params), info])
+
+
+def compare_result(key: Optional[str]) -> Optional[pd.DataFrame]:
+    """A stored comparison (its ``attrs`` hold the parameters and the stop reasons), or None."""
+    if not key:
+        return None
+
+    def load():
+        path = _compare_path(key)
+        if not path.exists():
+            return None
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        frame = pd.DataFrame(data["rows"])
+        frame.attrs.update(data["attrs"])
+        return frame
+
+    return server().cache.get_or_compute("quality_compare", key, load)
+
+
+def compare_start(params: dict, name: str):
+    """Start (or join) plain vs quality-ordered AFLite at ``params`` (the same n) for the current
+    dataset and Φ, quality ``name``; a stored one is shown at once."""
+    from core.quality import compare_pruning
+
+    team.require("run filters")
+    qs = state()
+    ds, rep = current.dataset(), current.representation()
+    info = descriptor(name, qs)
+    key = compare_key(ds, rep, params, info)
+    qs.compare_key = key
+    if compare_result(key) is not None:
+        qs.compare_job = None
+        return None
+
+    def work(ctx):
+        def sub(lo, hi):
+            return lambda f, m="": ctx.progress(lo + (hi - lo) * f, m)
+
+        q = quality_column(ds, rep, info, progress=sub(0.0, 0.4), cancel=ctx.cancel)
+        out = compare_pruning(ds, rep, q, dict(params), quality_name=name, progress=sub(0.4, 1.0))
+        rows = json.loads(out.to_json(orient="records"))
+        attrs = json.loads(json.dumps(out.attrs, default=str))
+        folder().mkdir(parents=True, exist_ok=True)
+        paths.atomic_write(_compare_path(key), lambda fh: fh.write(json.dumps({"rows": rows, "attrs": attrs}).encode()),
+                           tag=str(os.getpid()))
+        return key
+
+    found = server().jobs.submit("qcompare:" + key, work, name="Plain vs quality-ordered AFLite")
+    qs.compare_job = found.key
+    return found
+
+
+def compare_job():
+    key = state().compare_job
+    return server().jobs.get(key) if key else None
+
+
+STOP_WORDS = {"tau": "fewer than k examples passed τ", "target_size": "reached n", None: "did not stop"}
+
+
+def stop_notes(frame: pd.DataFrame) -> list:
+    """One sentence per run of a comparison that τ stopped before n."""
+    notes = []
+    n_target = frame.attrs.get("params", {}).get("target_size")
+    for name, reason in (frame.attrs.get("stop_reasons") or {}).items():
+        if reason == "tau":
+            kept = frame.loc[frame["set"] == name, "n"]
+            notes.append(f"{name} stopped early: fewer than k examples passed τ = "
+                         f"{frame.attrs['params'].get('tau'):.2f}, so it kept {int(kept.iloc[0]):,} examples "
+                         f"instead of n = {n_target:,}." if len(kept) and isinstance(n_target, int) else
+                         f"{name} stopped early: fewer than k examples passed τ.")
+    return notes
+
+
+# ---------------------------------------------------------------------- widgets
+def _progress(key: str) -> None:
+    """The components' job: progress and Cancel while it runs; a rerun when it ends."""
+    running = job()
+
+    @st.fragment(run_every=0.5 if (running is not None and not running.done) else None)
+    def _panel():
+        found = job()
+        if found is None:
+            return
+        if found.done:
+            state().job = None
+            if found.status == "done":
+                st.rerun(scope="app")
+            elif found.status == "cancelled":
+                st.warning("Quality components cancelled.")
+            else:
+                st.error(plain(found.error if isinstance(found.error, InputError) else
+                               f"The quality components failed: {type(found.error).__name__}: {found.error} "
+                               f"(error id {found.error_id})"))
+            return
+        snap = found.snapshot()
+        st.progress(snap["fraction"], text=f"Quality components: {snap['message'] or 'starting'} "
+                                           f"({snap['elapsed']:.0f} s)")
+        if st.button("Cancel", key=f"{key}_cancel"):
+            found.cancel()
+
+    _panel()
+
+
+def offer(key: str, what: str) -> Optional[pd.DataFrame]:
+    """The current dataset's scored quality table, or None after offering to compute it (a
+    button for curators and owners, a caption for others) and showing a running job."""
+    found = current_scored()
+    if found is not None:
+        return found
+    running = job()
+    if running is not None and not running.done:
+        _progress(key)
+        return None
+    if team.member().can("run filters"):
+        c1, c2 = st.columns([1, 3])
+        if c1.button("Compute quality (DQI)", key=f"{key}_compute"):
+            try:
+                start()
+                st.rerun()
+            except InputError as exc:
+                st.error(plain(exc))
+        c2.caption(f"{what} needs the quality components of this dataset on Φ (a background job, once; knobs "
+                   "on the Filter page under “Quality (DQI)”).")
+    else:
+        st.caption(f"{what} appears once a curator or owner computes the quality components of this dataset on Φ.")
+    _progress(key)
+    return None
+
+
+def panel() -> Optional[pd.DataFrame]:
+    """The Filter page's expander: the context's status and knobs, the weights of ``dqi`` and the
+    thresholds of every light (defaults: `core.quality.DEFAULT_WEIGHTS`, `DEFAULT_THRESHOLDS`)."""
+    qs = state()
+    with st.expander("Quality (DQI): components, weights and light thresholds", expanded=False):
+        st.caption("Seven per-example components after DQI (paper 002; `core.quality`), each in [0, 1], higher = "
+                   "better; a weighted `dqi` score; lights red / yellow / green: red below the first threshold, "
+                   "green from the second. Shown in Examples, on the Map and in exports; used by quality-ordered runs.")
+        c1, c2 = st.columns(2)
+        qs.min_count = int(c1.number_input("n-grams need at least this many examples to have a z (label_tied)", 1,
+                                           1000, int(qs.min_count), key="q_min_count"))
+        exact = c2.checkbox("Neighbours in all of Φ (exact; slower above 64 dimensions)", qs.nn_dim is None,
+                            key="q_exact")
+        qs.nn_dim = None if exact else 64
+        st.markdown("**Weights of the combined score** (defaults: label-tied n-grams most, then word overlap and "
+                    "semantic similarity between the fields)")
+        cols = st.columns(len(COMPONENTS))
+        for col, c in zip(cols, COMPONENTS):
+            qs.weights[c] = float(col.number_input(c.replace("_", " "), 0.0, 10.0, float(qs.weights[c]), 0.5,
+                                                   key=f"qw_{c}", help=f"{DQI_COMPONENTS[c]}; default "
+                                                                        f"{DEFAULT_WEIGHTS[c]:g}"))
+        st.markdown("**Light thresholds** (red below, green from)")
+        cols = st.columns(4)
+        for i, c in enumerate([*COMPONENTS, "dqi"]):
+            lo, hi = cols[i % 4].slider(c.replace("_", " "), 0.0, 1.0, tuple(float(v) for v in qs.thresholds[c]),
+                                        0.01, key=f"qt_{c}", help=f"default {DEFAULT_THRESHOLDS[c]}")
+            qs.thresholds[c] = (lo, hi)
+        if sum(qs.weights.values()) <= 0:
+            st.error("The weights are all zero; give at least one component a positive weight.")
+            qs.weights = dict(DEFAULT_WEIGHTS)
+        found = offer("q_panel", "Quality")
+        if found is not None:
+            counts = found["light"].value_counts()
+            st.text(f"Computed for {len(found):,} examples on {session().spec}: mean dqi "
+                    f"{found['dqi'].mean():.3f}; lights " + ", ".join(
+                        f"{BADGES[k]} {k} {int(counts.get(k, 0)):,}" for k in ("red", "yellow", "green")))
+            st.dataframe(found[[*COMPONENTS, "dqi"]].describe().loc[["mean", "min", "50%", "max"]], key="q_summary")
+    return current_scored()
+
+
+def light_column(frame: pd.DataFrame) -> str:
+    """The name of the quality light column in a table: ``quality`` unless the data has one."""
+    return "quality" if "quality" not in frame.columns else "quality (DQI)"
+
+
+def with_quality(rows: pd.DataFrame, quality: Optional[pd.DataFrame]) -> pd.DataFrame:
+    """``rows`` (with an ``id`` column) with a quality light column (badge and ``dqi``) after
+    ``review`` (or ``id``), when the quality table is given."""
+    if quality is None:
+        return rows
+    name = light_column(rows)
+    found = quality.reindex(rows["id"].astype(str))
+    out = rows.copy()
+    where = list(out.columns).index("review") + 1 if "review" in out.columns else 1
+    out.insert(where, name, [badge(l, v) if isinstance(l, str) else "–"
+                             for l, v in zip(found["light"], found["dqi"].to_numpy(dtype=float))])
+    return out
+
+
+def example_components(quality: pd.DataFrame, example_id: str) -> Optional[pd.DataFrame]:
+    """One example's components: score and light each (the DQI component it follows)."""
+    if str(example_id) not in quality.index:
+        return None
+    row = quality.loc[str(example_id)]
+    return pd.DataFrame({"component": [*COMPONENTS, "dqi"],
+                         "DQI": [DQI_COMPONENTS[c] for c in COMPONENTS] + ["combined (weighted mean)"],
+                         "score": [float(row[c]) for c in [*COMPONENTS, "dqi"]],
+                         "light": [f"{BADGES[l]} {l}" for l in [row[f"light_{c}"] for c in COMPONENTS] + [row["light"]]]})

@@ -1,0 +1,253 @@
+"""Quality (DQI, paper 002) in the dashboard through streamlit's AppTest, on the 3,000-example demo:
+the components computed in a background job (once per dataset and Φ, kept on disk), DQI-ordered
+runs from the Filter page (their own key, the choice in the manifest, τ fixed by the run), the
+plain vs quality-ordered comparison, the quality light column in Examples (beside the review
+column), the Map's quality colourings in the light colours, quality columns in exports, and the
+role check (annotators get a caption, not a button)."""
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptest_helpers import frame_with, metrics, no_exceptions, page
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
+        "client_secret": "s", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
+OWNER, ANNOTATOR = "owner@team.org", "ann@team.org"
+
+
+@pytest.fixture
+def fresh_server(tmp_path, monkeypatch):
+    """A new server with its own cache folder (runs, quality tables) and team database."""
+    from dashboard.server import server
+
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
+    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    os.chdir(ROOT)
+    server.clear()
+    yield tmp_path / "cache"
+    server.clear()
+
+
+def app(email=None):
+    at = AppTest.from_file(APP, default_timeout=180)
+    if email:
+        at.secrets["auth"] = dict(AUTH)
+        at.user = {"is_logged_in": True, "email": email}
+    return at
+
+
+def texts(at) -> str:
+    return " ".join(str(e.value) for kind in ("markdown", "text", "caption", "info", "warning", "error")
+                    for e in getattr(at, kind))
+
+
+def sidebar(at) -> str:
+    return " ".join(t.value for t in at.sidebar.text)
+
+
+def wait_for_jobs(at, timeout=120):
+    from dashboard.server import server
+
+    deadline = time.time() + timeout
+    while server().jobs.running() and time.time() < deadline:
+        time.sleep(0.2)
+    assert not server().jobs.running(), "background job did not finish"
+    at.run()
+    at.run()
+    no_exceptions(at)
+
+
+def compute_quality(at, button="q_panel_compute"):
+    at.button(key=button).click().run()
+    no_exceptions(at)
+    wait_for_jobs(at)
+
+
+def expected_quality():
+    """The components of the demo on the dashboard's Φ, computed directly by core.quality."""
+    from core.quality import quality_scores
+    from core.sources import load_dataset
+    from dashboard.session import DEFAULT_SPEC
+
+    return quality_scores(load_dataset("demo:nli"), DEFAULT_SPEC, min_count=5, nn_dim=64)
+
+
+def test_a_dqi_ordered_run_is_cached_apart_from_the_plain_one_and_recorded(fresh_server, downloads):
+    from dashboard.server import server
+
+    at = app().run()
+    at.switch_page(page("2_filter")).run()
+    no_exceptions(at)
+    assert [b for b in at.button if b.key == "q_panel_compute"]          # not computed yet: offered
+    compute_quality(at)
+    assert any(t.value.startswith("Computed for 3,000 examples") for t in at.text)
+    assert list((fresh_server / "runs" / "quality").glob("*.parquet"))   # kept on disk
+    plain_key = at.session_state["artifact_lens"].run_key
+    at.radio(key="w_order").set_value("dqi")
+    at.slider(key="w_tau_q").set_value(0.75)
+    at.button(key="run_aflite").click().run()
+    wait_for_jobs(at)
+    sess = at.session_state["artifact_lens"]
+    assert sess.run_key != plain_key and "removal order: quality (dqi), τ = 0.75" in sidebar(at)
+    assert sorted(server().store.keys()) == sorted([plain_key, sess.run_key])
+    run = server().store.get(sess.run_key)
+    assert run.quality["name"] == "dqi" and run.quality["weights"]["label_tied"] == 2.0
+    assert run.trajectory.quality is not None and run.params["tau"] == 0.75
+    # τ is the run's (no slider); n stays live
+    assert not [s for s in at.slider if s.key == "w_tau"]
+    at.slider(key="w_target").set_value(0.7).run()
+    assert metrics(at)["Retained"] == "2,100"
+    # the manifest records the choice
+    at.switch_page(page("7_export")).run()
+    no_exceptions(at)
+    manifest = json.loads(downloads(at.get("download_button")[0]))
+    assert manifest["quality"]["name"] == "dqi" and manifest["aflite"]["removal_order"].startswith("quality")
+    assert manifest["export"]["tau"] == 0.75 and manifest["run_key"] == sess.run_key
+    # back to the plain order: the stored plain run, no new job, τ live again
+    at.switch_page(page("2_filter")).run()
+    at.radio(key="w_order").set_value("predictability")
+    at.button(key="run_aflite").click().run()
+    no_exceptions(at)
+    assert not server().jobs.running() and at.session_state["artifact_lens"].run_key == plain_key
+    assert "removal order" not in sidebar(at) and [s for s in at.slider if s.key == "w_tau"]
+    # another component is another run
+    at.radio(key="w_order").set_value("component")
+    at.selectbox(key="w_component").set_value("label_tied")
+    at.button(key="run_aflite").click().run()
+    wait_for_jobs(at)
+    assert "removal order: quality (label_tied)" in sidebar(at) and len(server().store.keys()) == 3
+
+
+def test_the_comparison_table_shows_plain_and_quality_ordered_with_stop_reasons(fresh_server):
+    at = app().run()
+    at.switch_page(page("2_filter")).run()
+    at.slider(key="w_target").set_value(0.3).run()      # the run's deepest n: τ = 0.75 stops first
+    at.button(key="cmp_run").click().run()              # the components are computed inside the job
+    wait_for_jobs(at)
+    table = frame_with(at, "set", "z_max", "partial_accuracy", "balance")
+    assert table["set"].tolist() == ["full", "AFLite", "AFLite + dqi", "random (same n as AFLite)"]
+    assert table.loc[0, "n"] == 3000
+    assert table.set_index("set").loc["AFLite", "partial_accuracy"] < table.set_index("set").loc["full", "partial_accuracy"]
+    assert any(c.value.startswith("Stop reasons: AFLite: ") for c in at.caption)
+    early = [w.value.replace("\\", "") for w in at.warning if "stopped early" in w.value]   # Markdown-escaped
+    kept = table.set_index("set")["n"]
+    assert early and early[0] == (f"AFLite stopped early: fewer than k examples passed τ = 0.75, so it kept "
+                                  f"{kept['AFLite']:,} examples instead of n = 900.")
+    assert kept["AFLite"] > 900
+    # stored: a new tab at the same settings shows it without a job
+    from dashboard.server import server
+
+    again = app().run()
+    again.switch_page(page("2_filter")).run()
+    again.slider(key="w_target").set_value(0.3).run()
+    assert not server().jobs.running() and not [b for b in again.button if b.key == "cmp_run"]
+    assert frame_with(again, "set", "z_max")["set"].tolist() == table["set"].tolist()
+
+
+def test_examples_show_a_quality_light_next_to_the_review_light(fresh_server):
+    from test_team import _saved_demo
+
+    at = app(OWNER).run()
+    _saved_demo(at)
+    at.switch_page(page("6_examples")).run()
+    no_exceptions(at)
+    assert not [d for d in at.dataframe if "quality" in d.value.columns]
+    compute_quality(at, "ex_quality_compute")
+    removed = [d.value for d in at.dataframe if "removed_at" in d.value.columns][0]
+    assert list(removed.columns[:3]) == ["id", "review", "quality"]
+    assert set(removed["review"]) == {"🔴 removed, not reviewed"}
+    expected = expected_quality().reindex(removed["id"].astype(str))
+    badges = {"red": "🔴", "yellow": "🟡", "green": "🟢"}
+    assert removed["quality"].tolist() == [f"{badges[l]} {v:.2f}" for l, v in zip(expected["light"], expected["dqi"])]
+    # one example: each component's score and light
+    target = str(removed["id"].iloc[0])
+    at.selectbox(key="ex_pick").set_value(target).run()
+    comps = frame_with(at, "component", "score", "light")
+    assert comps["component"].tolist()[-1] == "dqi" and len(comps) == 8
+    assert np.isclose(comps.set_index("component").loc["label_tied", "score"], expected.loc[target, "label_tied"])
+    # the thresholds are knobs: green from 0 makes every light green
+    at.switch_page(page("2_filter")).run()
+    at.slider(key="qt_dqi").set_value((0.0, 0.0)).run()
+    at.switch_page(page("6_examples")).run()
+    removed = [d.value for d in at.dataframe if "removed_at" in d.value.columns][0]
+    assert all(v.startswith("🟢") for v in removed["quality"])
+
+
+def test_the_map_colours_by_quality_and_by_quality_light(fresh_server):
+    from core.review import LIGHT_COLOURS
+
+    at = app().run()
+    at.switch_page(page("4_map")).run()
+    at.selectbox(key="map_colour").set_value("quality light").run()
+    no_exceptions(at)
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert [t["name"] for t in fig["data"][1:]] == ["label=contradiction", "label=entailment", "label=neutral"]
+    compute_quality(at, "map_quality_compute")
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    expected = expected_quality()
+    legend = {t["name"]: t["marker"]["color"] for t in fig["data"][1:]}
+    present = sorted(set(expected["light"]))
+    assert legend == {f"quality light={l}": LIGHT_COLOURS[l] for l in present}
+    ids = [c[1] for c in fig["data"][0]["customdata"]]
+    assert fig["data"][0]["marker"]["color"] == [LIGHT_COLOURS[l] for l in expected["light"].reindex(ids)]
+    at.selectbox(key="map_colour").set_value("quality").run()
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    points = fig["data"][0]
+    colour = points["marker"]["color"]
+    if isinstance(colour, dict):   # plotly's typed array: {"dtype", "bdata" (base64)}
+        import base64
+
+        colour = np.frombuffer(base64.b64decode(colour["bdata"]), dtype=colour["dtype"])
+    assert points["marker"]["showscale"] and np.allclose(colour, expected["dqi"].reindex(ids))
+
+
+def test_exports_add_the_quality_columns(fresh_server, downloads):
+    from core.quality import COMPONENTS
+
+    at = app().run()
+    at.switch_page(page("7_export")).run()
+    assert not [c for c in at.checkbox if c.key == "exp_quality"]
+    compute_quality(at, "exp_quality_offer_compute")
+    at.button(key="exp_prepare").click().run()
+    plain = pd.read_csv(io.BytesIO(downloads(at.get("download_button")[0])))
+    assert "dqi" not in plain.columns and len(plain) == 1500
+    at.checkbox(key="exp_quality").check().run()
+    no_exceptions(at)
+    assert len(at.get("download_button")) == 1           # the file without the columns is gone
+    at.button(key="exp_prepare").click().run()
+    frame = pd.read_csv(io.BytesIO(downloads(at.get("download_button")[0])), dtype={"id": str})
+    assert list(frame.columns[-9:]) == [*COMPONENTS, "dqi", "light"] and len(frame) == 1500
+    expected = expected_quality().reindex(frame["id"])
+    assert np.allclose(frame["dqi"], expected["dqi"]) and frame["light"].tolist() == expected["light"].tolist()
+    manifest = json.loads(downloads(at.get("download_button")[1]))
+    assert manifest["export"]["quality_columns"]["columns"][-2:] == ["dqi", "light"]
+    assert manifest["export"]["quality_columns"]["weights"]["label_tied"] == 2.0
+
+
+def test_annotators_are_told_who_computes_quality(fresh_server):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("6_examples")).run()
+    no_exceptions(ann)
+    assert not [b for b in ann.button if b.key.endswith("_compute")]
+    assert "once a curator or owner computes the quality components" in texts(ann)
+    owner.switch_page(page("6_examples")).run()
+    compute_quality(owner, "ex_quality_compute")
+    ann.run()
+    assert [d for d in ann.dataframe if "quality" in d.value.columns]   # computed once, seen by the team
