@@ -37,3 +37,23 @@ def downloads(monkeypatch):
         return seen[file_id]
 
     return get
+
+
+@pytest.fixture
+def fresh_server(tmp_path, monkeypatch):
+    """A new server for this test: its own cache folder (runs, evaluations, quality tables) and
+    team database; ``$ARTIFACT_LENS_OWNER`` names the default workspace's owner. Yields the cache."""
+    import os
+
+    from apptest_helpers import OWNER, ROOT
+    from dashboard.server import server
+
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
+    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    os.chdir(ROOT)
+    server.clear()
+    yield tmp_path / "cache"
+    server.clear()

@@ -1,39 +1,9 @@
 """Creation with feedback through AppTest (paper 002 §3.2): a creator writes, sees lights and
 suggestions, submits; a validator rejects with a note and accepts; the creator revises; the
 accepted examples load as a new dataset."""
-import os
-from pathlib import Path
+from apptest_helpers import OWNER, app, metrics, no_exceptions, page
 
-import pytest
-from streamlit.testing.v1 import AppTest
-
-from apptest_helpers import metrics, no_exceptions, page
-
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
-        "client_secret": "s", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
-OWNER, CREATOR = "owner@team.org", "writer@team.org"
-
-
-@pytest.fixture
-def fresh_server(tmp_path, monkeypatch):
-    from dashboard.server import server
-
-    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
-    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
-    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
-    os.chdir(ROOT)
-    server.clear()
-    yield
-    server.clear()
-
-
-def app(email):
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.secrets["auth"] = dict(AUTH)
-    at.user = {"is_logged_in": True, "email": email}
-    return at
+CREATOR = "writer@team.org"
 
 
 def write(at, premise, hypothesis, label):

@@ -8,54 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import metrics, no_exceptions, page
+from apptest_helpers import AUTH, OWNER, app, metrics, no_exceptions, page, texts, wait_for_jobs
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
-        "client_secret": "s", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
-OWNER, ANNOTATOR = "owner@team.org", "ann@team.org"
-
-
-@pytest.fixture
-def fresh_server(tmp_path, monkeypatch):
-    """A new server with its own cache folder (runs, evaluations) and team database."""
-    from dashboard.server import server
-
-    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
-    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
-    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    os.chdir(ROOT)
-    server.clear()
-    yield
-    server.clear()
-
-
-def app(email=None):
-    at = AppTest.from_file(APP, default_timeout=180)
-    if email:
-        at.secrets["auth"] = dict(AUTH)
-        at.user = {"is_logged_in": True, "email": email}
-    return at
-
-
-def texts(at) -> str:
-    return " ".join(str(e.value) for kind in ("markdown", "text", "caption", "info", "warning", "error")
-                    for e in getattr(at, kind))
-
-
-def wait_for_jobs(at, timeout=120):
-    from dashboard.server import server
-
-    deadline = time.time() + timeout
-    while server().jobs.running() and time.time() < deadline:
-        time.sleep(0.2)
-    assert not server().jobs.running(), "background job did not finish"
-    at.run()
-    at.run()
-    no_exceptions(at)
+ANNOTATOR = "ann@team.org"
 
 
 def small_options(at):
@@ -103,7 +58,6 @@ def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_serve
 
 
 def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
-    from dashboard import evaluation as evaluation_jobs
     from dashboard.server import server
 
     at = app().run()

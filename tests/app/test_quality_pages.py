@@ -6,67 +6,17 @@ column), the Map's quality colourings in the light colours, quality columns in e
 role check (annotators get a caption, not a button)."""
 import io
 import json
-import os
-import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
-from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import frame_with, metrics, no_exceptions, page
+from apptest_helpers import OWNER, app, frame_with, metrics, no_exceptions, page, texts, wait_for_jobs
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
-        "client_secret": "s", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
-OWNER, ANNOTATOR = "owner@team.org", "ann@team.org"
-
-
-@pytest.fixture
-def fresh_server(tmp_path, monkeypatch):
-    """A new server with its own cache folder (runs, quality tables) and team database."""
-    from dashboard.server import server
-
-    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
-    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
-    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    os.chdir(ROOT)
-    server.clear()
-    yield tmp_path / "cache"
-    server.clear()
-
-
-def app(email=None):
-    at = AppTest.from_file(APP, default_timeout=180)
-    if email:
-        at.secrets["auth"] = dict(AUTH)
-        at.user = {"is_logged_in": True, "email": email}
-    return at
-
-
-def texts(at) -> str:
-    return " ".join(str(e.value) for kind in ("markdown", "text", "caption", "info", "warning", "error")
-                    for e in getattr(at, kind))
+ANNOTATOR = "ann@team.org"
 
 
 def sidebar(at) -> str:
     return " ".join(t.value for t in at.sidebar.text)
-
-
-def wait_for_jobs(at, timeout=120):
-    from dashboard.server import server
-
-    deadline = time.time() + timeout
-    while server().jobs.running() and time.time() < deadline:
-        time.sleep(0.2)
-    assert not server().jobs.running(), "background job did not finish"
-    at.run()
-    at.run()
-    no_exceptions(at)
 
 
 def compute_quality(at, button="q_panel_compute"):

@@ -7,54 +7,19 @@ the identity provider's answer.
 """
 import io
 import json
-import os
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import metrics, no_exceptions, page
+from apptest_helpers import APP, AUTH, OWNER, app, metrics, no_exceptions, page, texts
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
-        "client_secret": "s", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
-OWNER, CURATOR, ANNOTATOR = "owner@team.org", "cur@team.org", "ann@team.org"
-
-
-@pytest.fixture
-def fresh_server(tmp_path, monkeypatch):
-    """A new team database (and server) for this test; ``$ARTIFACT_LENS_OWNER`` names the owner."""
-    from dashboard.server import server
-
-    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
-    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
-    monkeypatch.setenv("ARTIFACT_LENS_OWNER", OWNER)
-    os.chdir(ROOT)
-    server.clear()
-    yield
-    server.clear()
-
-
-def app(email=None, *, auth=True):
-    """An AppTest of the whole app as one browser tab: signed in as ``email``, signed out
-    (``email=None``), or single-user (``auth=False``)."""
-    at = AppTest.from_file(APP, default_timeout=180)
-    if auth:
-        at.secrets["auth"] = dict(AUTH)
-        at.user = {"is_logged_in": True, "email": email} if email else {"is_logged_in": False}
-    return at
-
-
-def texts(at) -> str:
-    return " ".join(str(e.value) for kind in ("markdown", "text", "caption", "info", "warning", "error", "title")
-                    for e in getattr(at, kind))
+CURATOR, ANNOTATOR = "cur@team.org", "ann@team.org"
 
 
 def test_before_sign_in_nothing_about_the_data_is_shown(fresh_server):
     for name in ("1_data", "2_filter", "6_examples", "7_export", "8_review", "9_team"):
-        at = app(None)
+        at = app(signed_out=True)
         at.switch_page(page(name)).run() if name != "1_data" else at.run()
         no_exceptions(at)
         assert at.button(key="sign_in").label == "Sign in"
@@ -63,7 +28,7 @@ def test_before_sign_in_nothing_about_the_data_is_shown(fresh_server):
 
 
 def test_single_user_mode_says_so_and_owns_everything(fresh_server):
-    at = app(auth=False).run()
+    at = app().run()
     no_exceptions(at)
     assert "Single-user mode" in " ".join(c.value for c in at.sidebar.caption)
     assert metrics(at)["Examples"] == "3,000"
@@ -198,7 +163,6 @@ def _queue_head(at) -> str:
     texts_ = [t.value for t in at.text if t.value.startswith("id: ")]
     assert texts_, "no example is served"
     return texts_[0].split("\n")[0][len("id: "):]
-
 
 
 def _saved_demo(at):
