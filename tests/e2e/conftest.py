@@ -35,41 +35,68 @@ def _require_browser() -> None:
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 
 
+class AppServer:
+    """`streamlit run app.py` as a subprocess on a free port with a cache folder of its own,
+    restartable on the same port. ``env`` adds settings, ``args`` command-line options;
+    browse ``url`` (``host`` names it: sign-in needs the redirect_uri's host)."""
+
+    def __init__(self, folder: Path, *, env=None, args=(), host: str = "127.0.0.1"):
+        self.folder, self.args = Path(folder), list(args)
+        self.port = _free_port()
+        self.url = f"http://{host}:{self.port}"
+        self.env = dict(os.environ, ARTIFACT_LENS_CACHE=str(self.folder / "cache"), HF_HUB_OFFLINE="1",
+                        ARTIFACT_LENS_MAP=os.environ.get("ARTIFACT_LENS_MAP", "pca"),
+                        NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR",
+                                                       str(Path.home() / ".cache/artifact-lens/numba")))
+        self.env.update(env or {})
+        self.log_path = self.folder / "streamlit.log"
+        self.proc = None
+
+    def start(self, timeout: float = 90) -> "AppServer":
+        log = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(self.port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false", *self.args],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_stcore/health", timeout=2).status == 200:
+                    return self
+            except OSError:
+                time.sleep(0.3)
+            if self.proc.poll() is not None:
+                raise RuntimeError("streamlit exited: " + self.log_tail())
+        self.stop()
+        raise RuntimeError(f"streamlit did not start in {timeout:.0f} s: " + self.log_tail())
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def log_tail(self, chars: int = 3000) -> str:
+        return self.log_path.read_text()[-chars:] if self.log_path.exists() else ""
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (install Debian's chromium package to run the browser tests)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    port = _free_port()
-    cache = tmp_path_factory.mktemp("cache")
-    env = dict(os.environ, ARTIFACT_LENS_CACHE=str(cache), HF_HUB_OFFLINE="1",
-               ARTIFACT_LENS_MAP=os.environ.get("ARTIFACT_LENS_MAP", "pca"),
-               NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(Path.home() / ".cache/artifact-lens/numba")))
-    log = open(cache / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.5)
-        if proc.poll() is not None:
-            raise RuntimeError("streamlit exited: " + (cache / "streamlit.log").read_text()[-2000:])
-    else:
-        proc.terminate()
-        raise RuntimeError("streamlit did not start in 90 s")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    _require_browser()
+    app = AppServer(tmp_path_factory.mktemp("app")).start()
+    yield app.url
+    app.stop()
 
 
 @pytest.fixture(scope="session")
@@ -126,15 +153,17 @@ def idp():
             yield f"http://localhost:{srv.server_port}"
 
 
-class TeamApp:
-    """`streamlit run app.py` with sign-in configured, restartable on the same port, team
-    database and cache. Browse ``url`` (localhost: the redirect_uri's host, or sign-in fails)."""
+class TeamApp(AppServer):
+    """The app with sign-in configured (an [auth] secrets file of its own) and an owner;
+    browse ``url`` (localhost: the redirect_uri's host, or sign-in fails)."""
 
     def __init__(self, folder: Path, idp_url: str, owner: str):
-        self.folder, self.idp_url = folder, idp_url
-        self.port = _free_port()
-        self.url = f"http://localhost:{self.port}"
-        self.secrets = folder / "secrets.toml"
+        # ARTIFACT_LENS_E2E_DB_URL runs the same walk on another database (e.g. PostgreSQL)
+        db_url = os.environ.get("ARTIFACT_LENS_E2E_DB_URL") or f"sqlite:///{folder}/team.sqlite"
+        super().__init__(folder, host="localhost", env=dict(
+            ARTIFACT_LENS_DB_URL=db_url, ARTIFACT_LENS_OWNER=owner, AUTHLIB_INSECURE_TRANSPORT="1"))
+        self.idp_url = idp_url
+        self.secrets = self.folder / "secrets.toml"
         self.secrets.write_text(
             "[auth]\n"
             f'redirect_uri = "{self.url}/oauth2callback"\n'
@@ -142,53 +171,7 @@ class TeamApp:
             'client_id = "artifact-lens-e2e"\n'
             'client_secret = "not-a-secret"\n'
             f'server_metadata_url = "{idp_url}/.well-known/openid-configuration"\n')
-        # ARTIFACT_LENS_E2E_DB_URL runs the same walk on another database (e.g. PostgreSQL)
-        db_url = os.environ.get("ARTIFACT_LENS_E2E_DB_URL") or f"sqlite:///{folder}/team.sqlite"
-        self.env = dict(os.environ, ARTIFACT_LENS_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1",
-                        ARTIFACT_LENS_DB_URL=db_url, ARTIFACT_LENS_OWNER=owner,
-                        ARTIFACT_LENS_MAP="pca", AUTHLIB_INSECURE_TRANSPORT="1",
-                        NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR",
-                                                       str(Path.home() / ".cache/artifact-lens/numba")))
-        self.log_path = folder / "streamlit.log"
-        self.proc = None
-
-    def start(self, timeout: float = 90) -> None:
-        log = open(self.log_path, "a")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(self.port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--secrets.files", str(self.secrets)],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_stcore/health", timeout=2).status == 200:
-                    return
-            except OSError:
-                time.sleep(0.3)
-            if self.proc.poll() is not None:
-                raise RuntimeError("streamlit exited: " + self.log_tail())
-        self.stop()
-        raise RuntimeError(f"streamlit did not start in {timeout:.0f} s: " + self.log_tail())
-
-    def stop(self) -> None:
-        if self.proc is None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-        self.proc = None
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
-
-    def log_tail(self, chars: int = 3000) -> str:
-        return self.log_path.read_text()[-chars:] if self.log_path.exists() else ""
+        self.args += ["--secrets.files", str(self.secrets)]
 
 
 @pytest.fixture(scope="module")

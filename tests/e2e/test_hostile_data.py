@@ -5,20 +5,16 @@ label's characters), and a box selection on the Map survives a change of n (issu
 Starts its own server (the Data page's Local path reads only inside ARTIFACT_LENS_DATA_DIRS,
 here a temporary folder holding the CSV) and reuses the session's Chromium (`browser`)."""
 import csv
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
+from conftest import AppServer
+from test_dashboard import wait_idle
+
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 LABELS = ("<b>contra</b>", '<a href="http://x.example/">entail</a>', "<img src=x onerror=alert(1)>")
 CUES = ("<b>nobody</b> sleeps", "<a href='http://x.example/'>outdoors</a> today", "<img src=x onerror=alert(2)> for a contest")
 
@@ -45,12 +41,6 @@ INSPECT = """() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def hostile_app(tmp_path_factory, browser):
     folder = tmp_path_factory.mktemp("hostile")
@@ -64,35 +54,9 @@ def hostile_app(tmp_path_factory, browser):
             j = i % 3
             cue = CUES[j] if i % 4 else f"someone {i % 13} waits"
             w.writerow((f"A person number {i % 17} is <i>walking</i>.", f"Someone {cue} {i % 11}", LABELS[j]))
-    port = _free_port()
-    env = dict(os.environ, ARTIFACT_LENS_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1", ARTIFACT_LENS_MAP="pca",
-               ARTIFACT_LENS_DATA_DIRS=str(data),
-               NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(Path.home() / ".cache/artifact-lens/numba")))
-    log = open(folder / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.5)
-        if proc.poll() is not None:
-            raise RuntimeError("streamlit exited: " + (folder / "streamlit.log").read_text()[-2000:])
-    else:
-        proc.terminate()
-        raise RuntimeError("streamlit did not start in 90 s")
-    yield url, path
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
+    yield app.url, path
+    app.stop()
 
 
 @pytest.fixture(scope="module")
@@ -119,16 +83,6 @@ def page(browser, hostile_app):
 
 
 _dialogs = []
-
-
-def wait_idle(page, timeout=60):
-    page.wait_for_timeout(300)
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if page.locator('[data-testid="stStatusWidget"]').count() == 0:
-            break
-        page.wait_for_timeout(200)
-    page.wait_for_timeout(700)
 
 
 def go(page, title):
