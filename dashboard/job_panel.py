@@ -1,10 +1,12 @@
-"""Progress, phases so far and a Cancel button for the session's background job."""
+"""Progress and a Cancel button for background jobs: the session's run job (`job_panel`, in
+the sidebar) and any other job a page starts (`watch`)."""
 from __future__ import annotations
 
 import streamlit as st
 
 from core.errors import InputError
 from dashboard import pipelines
+from dashboard.formatting import plain
 from dashboard.session import session
 
 
@@ -43,6 +45,37 @@ def job_panel() -> None:
             st.caption(f"phase {last.get('phase', 0) + 1}: |S| = {last.get('size')}, removed {last.get('removed')}"
                        + (f", R = {r:.3f}" if r is not None else ""))
         if st.button("Cancel", key="cancel_job"):
+            job.cancel()
+
+    _panel()
+
+
+def watch(get_job, what: str, key: str, on_end) -> None:
+    """A page's background job (``get_job()``: the job or None): its progress bar and Cancel
+    button, polled twice a second in a fragment. When it ends, ``on_end(job)`` (forget it,
+    keep its result) and then: done → the whole page reruns to show the result; cancelled →
+    said; an error → its message (with the error id of its traceback in the server log)."""
+    running = get_job()
+
+    @st.fragment(run_every=0.5 if (running is not None and not running.done) else None)
+    def _panel():
+        job = get_job()
+        if job is None:
+            return
+        if job.done:
+            on_end(job)
+            if job.status == "done":
+                st.rerun(scope="app")
+            elif job.status == "cancelled":
+                st.warning(f"{what} cancelled.")
+            else:
+                st.error(plain(job.error if isinstance(job.error, InputError) else
+                               f"{what} failed: {type(job.error).__name__}: {job.error} (error id {job.error_id}; "
+                               "the traceback is in the server log)"))
+            return
+        snap = job.snapshot()
+        st.progress(snap["fraction"], text=f"{what}: {snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
+        if st.button("Cancel", key=f"{key}_cancel"):
             job.cancel()
 
     _panel()

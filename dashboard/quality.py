@@ -291,31 +291,9 @@ def stop_notes(frame: pd.DataFrame) -> list:
 # ---------------------------------------------------------------------- widgets
 def _progress(key: str) -> None:
     """The components' job: progress and Cancel while it runs; a rerun when it ends."""
-    running = job()
+    from dashboard.job_panel import watch
 
-    @st.fragment(run_every=0.5 if (running is not None and not running.done) else None)
-    def _panel():
-        found = job()
-        if found is None:
-            return
-        if found.done:
-            state().job = None
-            if found.status == "done":
-                st.rerun(scope="app")
-            elif found.status == "cancelled":
-                st.warning("Quality components cancelled.")
-            else:
-                st.error(plain(found.error if isinstance(found.error, InputError) else
-                               f"The quality components failed: {type(found.error).__name__}: {found.error} "
-                               f"(error id {found.error_id})"))
-            return
-        snap = found.snapshot()
-        st.progress(snap["fraction"], text=f"Quality components: {snap['message'] or 'starting'} "
-                                           f"({snap['elapsed']:.0f} s)")
-        if st.button("Cancel", key=f"{key}_cancel"):
-            found.cancel()
-
-    _panel()
+    watch(job, "Quality components", key, lambda _: setattr(state(), "job", None))
 
 
 def offer(key: str, what: str) -> Optional[pd.DataFrame]:

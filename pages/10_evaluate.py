@@ -12,6 +12,7 @@ from core.summaries import live_view
 from dashboard import current
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import metric_row, plain
+from dashboard.job_panel import watch
 from dashboard.page import require_run, start_page
 from dashboard.team import member
 
@@ -62,29 +63,13 @@ else:
 
 
 # ---------------------------------------------------------------- the background job
-@st.fragment(run_every=0.5 if (evaluation_jobs.job() is not None and not evaluation_jobs.job().done) else None)
-def progress():
-    job = evaluation_jobs.job()
-    if job is None:
-        return
-    if job.done:
-        sess.eval_job = None
-        if job.status == "done":
-            sess.eval_key = job.result
-            st.rerun(scope="app")
-        elif job.status == "cancelled":
-            st.warning("Evaluation cancelled.")
-        else:
-            st.error(plain(job.error if isinstance(job.error, InputError) else
-                           f"The evaluation failed: {type(job.error).__name__}: {job.error} (error id {job.error_id})"))
-        return
-    snap = job.snapshot()
-    st.progress(snap["fraction"], text=f"Evaluation: {snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
-    if st.button("Cancel", key="eval_cancel"):
-        job.cancel()
+def ended(job) -> None:
+    sess.eval_job = None
+    if job.status == "done":
+        sess.eval_key = job.result
 
 
-progress()
+watch(evaluation_jobs.job, "Evaluation", "eval", ended)
 
 # ---------------------------------------------------------------- results
 found = evaluation_jobs.stored(run)

@@ -9,6 +9,7 @@ from core.quality import COMPONENTS
 from dashboard import current, pipelines
 from dashboard import quality as dq
 from dashboard.formatting import plain
+from dashboard.job_panel import watch
 from dashboard.knobs import live_knobs
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
@@ -129,26 +130,7 @@ def comparison() -> None:
     elif found is None and not member().can("run filters"):
         st.caption("No comparison at these settings yet; a curator or owner can compute one.")
 
-    @st.fragment(run_every=0.5 if (running is not None and not running.done) else None)
-    def progress():
-        job = dq.compare_job()
-        if job is None:
-            return
-        if job.done:
-            dq.state().compare_job = None
-            if job.status == "done":
-                st.rerun(scope="app")
-            elif job.status == "error":
-                st.error(plain(job.error if isinstance(job.error, InputError) else
-                               f"The comparison failed: {type(job.error).__name__}: {job.error} (error id "
-                               f"{job.error_id})"))
-            return
-        snap = job.snapshot()
-        st.progress(snap["fraction"], text=f"Comparison: {snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
-        if st.button("Cancel", key="cmp_cancel"):
-            job.cancel()
-
-    progress()
+    watch(dq.compare_job, "Comparison", "cmp", lambda job: setattr(dq.state(), "compare_job", None))
     if found is not None:
         shares = [c for c in found.columns if c.startswith("share ")]
         st.dataframe(found, hide_index=True, key="cmp_table", column_config={
