@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -39,33 +38,19 @@ def run_input(path, dataset, *, tau=None, target_size=None) -> dict:
     ``path`` is the manifest JSON of ``python -m core aflite --manifest`` (the run as fitted;
     another τ/n needs the run file) or a run ``.npz`` (any τ' ≥ τ and n' ≥ n, from its
     trajectory). The run must have been made on ``dataset`` (same fingerprint)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"--run {path}: no such file; give the manifest JSON written by "
-                         "'python -m core aflite ... --manifest run.json' or a run .npz.")
-    if path.suffix.lower() == ".npz":
-        from core.runs import Run
+    from core.runs import read_run_argument
 
-        run = Run.load(path)
-        _same_data(run.dataset_fingerprint, dataset, path)
+    kind, found = read_run_argument(path, dataset,
+                                    manifest_keys=("dataset", "representation", "aflite", "retained_ids", "run_key"))
+    if kind == "run":
+        run = found
         tau_, n_ = run.trajectory.clamp(run.resolved.get("tau") if tau is None else tau,
                                         run.resolved.get("n") if target_size is None else target_size)
         res = run.result_for(tau_, n_)
         return {"retained_ids": np.asarray(run.ids)[res["retained"]].astype(str), "history": run.history,
                 "spec": run.representation, "run_key": run.key, "tau": float(tau_), "n": int(n_),
                 "n_phases": int(res["n_phases"]), "params": run.params}
-    if path.suffix.lower() != ".json":
-        raise InputError(f"--run {path.name}: give the manifest .json of 'python -m core aflite --manifest' or a run .npz.")
-    try:
-        man = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise InputError(f"--run {path}: not readable JSON ({exc}).") from None
-    missing = [k for k in ("dataset", "representation", "aflite", "retained_ids", "run_key")
-               if not isinstance(man, dict) or k not in man]
-    if missing:
-        raise InputError(f"--run {path.name} is not an AFLite run manifest (no {', '.join(missing)}); give the file "
-                         "written by 'python -m core aflite ... --manifest run.json'.")
-    _same_data(man["dataset"].get("fingerprint"), dataset, path)
+    man = found
     resolved = man["aflite"].get("resolved", {})
     if (tau is not None and tau != resolved.get("tau")) or (target_size is not None and target_size != resolved.get("n")):
         raise InputError("--tau/--target-size need the run's trajectory, which a manifest does not hold; evaluate the "
@@ -75,13 +60,6 @@ def run_input(path, dataset, *, tau=None, target_size=None) -> dict:
             "spec": man["representation"]["spec"], "run_key": man["run_key"], "tau": resolved.get("tau"),
             "n": resolved.get("n"), "n_phases": int(sum(1 for p in phases if p.get("removed", 0) > 0)),
             "params": man["aflite"].get("params", {})}
-
-
-def _same_data(fingerprint, dataset, path):
-    if fingerprint != dataset.fingerprint:
-        raise InputError(f"--run {path.name} was made on another dataset (fingerprint {fingerprint}) than "
-                         f"{dataset.name} (fingerprint {dataset.fingerprint}); give the dataset and column options "
-                         "the run was made with.")
 
 
 # ---------------------------------------------------------------------- figures

@@ -417,18 +417,11 @@ def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv
     """
     _check_choice("which", which, SELECTIONS)
     _check_choice("format", fmt, FORMATS)
-    path = Path(run_path)
-    if not path.is_file():
-        raise InputError(f"--run {path}: no such file; give a run .npz (the dashboard's run store) or the manifest "
-                         "JSON written by 'python -m core aflite ... --manifest run.json'.")
-    if path.suffix.lower() == ".npz":
-        from core.runs import CorruptRun, Run
+    from core.runs import read_run_argument
 
-        try:
-            run = Run.load(path)
-        except CorruptRun as exc:
-            raise InputError(f"--run {path.name}: {exc}") from None
-        _same_dataset(run.dataset_fingerprint, dataset, path)
+    kind, found = read_run_argument(run_path, dataset)
+    if kind == "run":
+        run = found
         live = run.result_for(tau=tau, target_size=target_size)   # InputError (a refit is needed) names the bound
         tau_ = run.trajectory.tau if tau is None else float(tau)
         n_ = run.trajectory.n if target_size is None else run.trajectory.clamp(tau_, target_size)[1]
@@ -437,16 +430,7 @@ def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv
         manifest = manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau_, target_size=int(n_),
                                 dataset=dataset, retained_ids=retained, include_arrays=include_arrays, extra=extra)
         return frame, manifest, summary_line(tau_, n_, len(run.ids), int(live["retained"].sum()))
-    if path.suffix.lower() != ".json":
-        raise InputError(f"--run {path.name}: give a run .npz or the manifest .json of 'python -m core aflite --manifest'.")
-    try:
-        man = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise InputError(f"--run {path}: not readable JSON ({exc}).") from None
-    if not isinstance(man, dict) or not all(k in man for k in ("dataset", "aflite", "retained_ids")):
-        raise InputError(f"--run {path.name} is not an AFLite run manifest; give the file written by "
-                         "'python -m core aflite ... --manifest run.json', or a run .npz.")
-    _same_dataset(man["dataset"].get("fingerprint"), dataset, path)
+    man = found
     if tau is not None or target_size is not None:
         raise InputError("--tau/--target-size need the run's trajectory, which a manifest does not hold; give the "
                          "run .npz, or drop them to export the run as fitted.")
@@ -470,13 +454,6 @@ def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv
                           "csv_formula_neutralisation": NEUTRALISATION if fmt == "csv" else None, **(extra or {})}
     scored = int((~warm).sum())
     return frame, manifest, summary_line(resolved.get("tau", 0.0), resolved.get("n", 0), scored, int(kept.sum()))
-
-
-def _same_dataset(fingerprint, dataset, path) -> None:
-    if fingerprint != dataset.fingerprint:
-        raise InputError(f"--run {Path(path).name} was made on another dataset (fingerprint {fingerprint}) than "
-                         f"{dataset_label(dataset.name)} (fingerprint {dataset.fingerprint}); give the dataset and "
-                         "column options the run was made with.")
 
 
 #: File name endings of each format (the `datasets` format is a folder: no ending).

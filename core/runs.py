@@ -417,3 +417,42 @@ class RunStore:
     def remove_stale_temporaries(self) -> int:
         """Delete temporary files left by writers that are no longer running; how many."""
         return paths.remove_stale_temporaries(self.root)
+
+
+def read_run_argument(path, dataset, *, manifest_keys=("dataset", "aflite", "retained_ids")):
+    """What a CLI ``--run`` names, checked to belong to ``dataset`` (same fingerprint):
+    ``("run", Run)`` for a run ``.npz`` (the dashboard's run store; its trajectory answers
+    any τ/n above the fitted ones) or ``("manifest", dict)`` for the JSON written by
+    ``python -m core aflite --manifest`` (the run as fitted). InputError names what is wrong."""
+    import json
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"--run {path}: no such file; give a run .npz (the dashboard's run store) or the manifest "
+                         "JSON written by 'python -m core aflite ... --manifest run.json'.")
+    if path.suffix.lower() == ".npz":
+        try:
+            run = Run.load(path)
+        except CorruptRun as exc:
+            raise InputError(f"--run {path.name}: {exc}") from None
+        _check_same_data(run.dataset_fingerprint, dataset, path)
+        return "run", run
+    if path.suffix.lower() != ".json":
+        raise InputError(f"--run {path.name}: give a run .npz or the manifest .json of 'python -m core aflite --manifest'.")
+    try:
+        man = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--run {path}: not readable JSON ({exc}).") from None
+    missing = [k for k in manifest_keys if not isinstance(man, dict) or k not in man]
+    if missing:
+        raise InputError(f"--run {path.name} is not an AFLite run manifest (no {', '.join(missing)}); give the file "
+                         "written by 'python -m core aflite ... --manifest run.json', or a run .npz.")
+    _check_same_data(man["dataset"].get("fingerprint"), dataset, path)
+    return "manifest", man
+
+
+def _check_same_data(fingerprint, dataset, path) -> None:
+    if fingerprint != dataset.fingerprint:
+        raise InputError(f"--run {Path(path).name} was made on another dataset (fingerprint {fingerprint}) than "
+                         f"{dataset.name} (fingerprint {dataset.fingerprint}); give the dataset and column options "
+                         "the run was made with.")
