@@ -172,7 +172,6 @@ def _evaluate(ds, rep, run, args) -> dict:
 
 def cmd_aflite(args) -> int:
     import numpy as np
-    import pandas as pd
 
     from core import export
     from core.runs import fit_run

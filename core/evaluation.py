@@ -58,7 +58,7 @@ from typing import Dict, Iterable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.errors import Cancelled, InputError
+from core.errors import InputError
 from core.progress import check_cancel, report
 
 __all__ = ["FAMILIES", "TABLE_FAMILIES", "FAMILY_NAMES", "SEPARATIONS", "subset_accuracy", "knn_distances",

@@ -122,7 +122,7 @@ def synthetic_scatter(points: pd.DataFrame, table: Optional[pd.DataFrame] = None
     """Paper 000 Fig. 2: the two true coordinates by class at each separation, before (top) and after
     AFLite (bottom, retained points only)."""
     seps = sorted(points["separation"].unique())
-    titles = [f"separation {s:g}: before" for s in seps] + [f"after" for s in seps]
+    titles = [f"separation {s:g}: before" for s in seps] + ["after" for _ in seps]
     if table is not None and len(table):
         t = table.set_index("separation")
         titles = [f"{s:g} before: lin {t.loc[s, 'linear_before']:.2f}, RBF {t.loc[s, 'rbf_before']:.2f}" for s in seps] + \
