@@ -208,8 +208,9 @@ def test_map_colours_by_review_light(fresh_server):
     at.switch_page(page("4_map")).run()
     at.selectbox(key="map_colour").set_value("review").run()
     no_exceptions(at)
-    fig = at.get("plotly_chart")[0].proto.spec
-    assert '"name":"review=🔴 removed, not reviewed"' in fig and '"color":"#d1352b"' in fig
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)   # parsed: with or without orjson, \u escapes or not
+    legend = {t.get("name"): t.get("marker", {}).get("color") for t in fig["data"]}
+    assert legend["review=🔴 removed, not reviewed"] == "#d1352b"
 
 
 def test_saved_views_reopen_tau_and_n(fresh_server):
