@@ -15,6 +15,7 @@ def start_page(title: str, caption: str = "") -> Session:
     state (the workspace's newest run or the scored demo on a first visit, or what the URL
     names), sidebar and the last error. Every page calls it first, whether it runs inside
     ``app.py`` or alone (as streamlit's AppTest runs it)."""
+    _leave_directory_mode()
     st.title(title)
     try:
         team.sign_in()
@@ -41,6 +42,22 @@ def _tracebacks_shown() -> bool:
     """Only where the server shows error details (a curator's own machine, not the shipped
     default): tracebacks name server paths."""
     return str(st.get_option("client.showErrorDetails")).lower() in ("full", "stacktrace", "true")
+
+
+def _leave_directory_mode() -> None:
+    """When the first request a server gets opens a page's own URL (a shared link after a
+    restart), Streamlit still runs in its old pages-folder mode: the page runs without
+    app.py, so the sidebar lists file names and app.py's settings are missing. Leaving that
+    mode and rerunning lets app.py's `st.navigation` serve the same page."""
+    try:
+        from streamlit.runtime import Runtime
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:   # a Streamlit without them has no such mode
+        return
+    # only a real server: AppTest runs page files directly, in that mode, on purpose
+    if PagesManager.uses_pages_directory and type(Runtime.instance()) is Runtime:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 def _open_newest_run(sess: Session) -> bool:
