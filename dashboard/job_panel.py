@@ -26,6 +26,7 @@ def job_panel() -> None:
             if job.status == "done":
                 pipelines.apply_result(job.result, sess.job_params or sess.params, sess.job_source)
                 sess.last_error = None
+                pipelines.keep_in_workspace()   # this tab may have joined a job another workspace started
                 st.rerun(scope="app")
             elif job.status == "cancelled":
                 st.warning("Cancelled; the previous dataset and run are still in use.")

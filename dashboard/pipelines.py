@@ -133,6 +133,15 @@ def apply_result(result: dict, params: dict, source: Optional[Source] = None) ->
     url.remember()
 
 
+def keep_in_workspace() -> None:
+    """Save the session's current run in its member's workspace if it is not there yet. A job
+    is shared by everyone who asks for the same data and parameters, and it saves its run only
+    in the workspace of whoever started it; the others' tabs save it here."""
+    found = current.run()
+    if found is not None and team.member().can("run filters") and current.team_run_id(found) is None:
+        save_to_workspace(found)
+
+
 def save_to_workspace(run) -> int:
     """Save the session's current run (and its dataset) in the member's workspace, so
     teammates can open and review it; returns its id there."""

@@ -330,3 +330,31 @@ st.text("started")
     no_exceptions(ann)
     assert metrics(ann)["Examples"] == "240"
     assert "my pairs.csv" in " ".join(t.value for t in ann.sidebar.text)
+
+
+def test_a_run_joined_from_another_workspace_is_saved_there_too(fresh_server):
+    """Two curators of two workspaces start the same run: one job computes it, and both
+    workspaces list it as done (the second tab joined the first one's job)."""
+    from dashboard.server import server
+
+    first = app(OWNER).run()
+    team = server().team
+    ws1 = team.workspaces_of(OWNER)[0][0]
+    ws2 = team.create_workspace("second", by=OWNER)
+    team.set_role(ws2, "cur2@team.org", "curator", by=OWNER)
+    second = app("cur2@team.org").run()
+    for at in (first, second):
+        at.switch_page(page("2_filter")).run()
+        at.select_slider(key="w_m").set_value(8)
+        at.button(key="run_aflite").click().run()            # the same parameters: one job
+        no_exceptions(at)
+    assert len(server().jobs.running()) <= 1
+    for job in server().jobs.running():
+        job.wait(120)
+    for at in (first, second):
+        at.run()
+        at.run()
+    for ws, who in ((ws1, OWNER), (ws2, "cur2@team.org")):
+        runs = team.runs(ws, by=who)
+        assert runs["status"].tolist() == ["done"], (ws, runs)
+        assert team.open_run(ws, runs["key"].iloc[0], by=who).params["n_partitions"] == 8
