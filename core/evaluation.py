@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
-from core.progress import check_cancel, report
+from core.progress import check_cancel, report, span
 
 __all__ = ["FAMILIES", "TABLE_FAMILIES", "FAMILY_NAMES", "SEPARATIONS", "subset_accuracy", "knn_distances",
            "heldout_split", "training_sets", "evaluation_sets", "family_table", "phase_table", "coarse_action",
@@ -916,7 +916,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
         lo = start[0]
         hi = lo + weights[name] * scale
         start[0] = hi
-        return None if progress is None else (lambda f, m="": report(progress, lo + (hi - lo) * f, m))
+        return span(progress, lo, hi)
 
     split = heldout_split(y, opts.eval_share, seed)
     notes.append(split.note)

@@ -149,7 +149,10 @@ class JobRunner:
                 del self._jobs[k]
         return job.start()
 
-    def get(self, key: str) -> Optional[Job]:
+    def get(self, key: Optional[str]) -> Optional[Job]:
+        """The job of ``key``; None for an unknown key or none (a session watching nothing)."""
+        if not key:
+            return None
         with self._lock:
             return self._jobs.get(key)
 

@@ -22,6 +22,14 @@ def report(progress: Optional[ProgressFn], fraction: float, message: str = "") -
         progress(min(max(float(fraction), 0.0), 1.0), message)
 
 
+def span(progress: Optional[ProgressFn], lo: float, hi: float) -> Optional[ProgressFn]:
+    """A progress callback for one stage of longer work: its 0..1 is reported as ``lo..hi``
+    of ``progress`` (None stays None)."""
+    if progress is None:
+        return None
+    return lambda f, m="": report(progress, lo + (hi - lo) * f, m)
+
+
 def check_cancel(cancel: Optional[CancelToken]) -> None:
     if cancel is not None and cancel.is_set():
         raise Cancelled("cancelled by the user")

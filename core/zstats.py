@@ -37,7 +37,7 @@ from scipy.stats import norm
 from core.errors import InputError
 from core.labels import encode_labels
 from core.features import FeatureMatrix, FeatureOptions, build_features, check_text_columns
-from core.progress import check_cancel, report
+from core.progress import check_cancel, report, span
 
 try:  # the Dataset is optional input; DataFrames work without it
     from core.dataset import Dataset
@@ -391,7 +391,7 @@ def compute_z(
     inp = _resolve(data, label, text, pair, features)
     classes = _classes(inp.table[inp.label])
     y = encode_labels(inp.table[inp.label].to_numpy(), classes, what=inp.label)[0]
-    sub = _subprogress(progress, 0.0, 0.9)
+    sub = span(progress, 0.0, 0.9)
     fm = _features_for(inp, inp.table, y, classes, min_count=min_count, options=options,
                        random_state=random_state, progress=sub, cancel=cancel)
     check_cancel(cancel)
@@ -414,12 +414,6 @@ def z_table(data, *, label=None, text=None, pair="auto", features=None, min_coun
     """
     return compute_z(data, label=label, text=text, pair=pair, features=features, min_count=min_count, alpha=alpha,
                      options=options, random_state=random_state, progress=progress, cancel=cancel).table
-
-
-def _subprogress(progress, lo, hi):
-    if progress is None:
-        return None
-    return lambda f, m="": report(progress, lo + (hi - lo) * f, m)
 
 
 # --------------------------------------------------------------------------- z-filtering
@@ -618,7 +612,7 @@ def z_filter(
     p0 = 1.0 / L
     fit_rows = np.arange(len(combined)) < n_seed if n_seed else None
     fm = _features_for(inp, combined, y, classes, min_count=min_count, options=options, fit_rows=fit_rows,
-                       random_state=random_state, progress=_subprogress(progress, 0.0, 0.3), cancel=cancel)
+                       random_state=random_state, progress=span(progress, 0.0, 0.3), cancel=cancel)
     X = fm.X
     counts = np.zeros((X.shape[1], L))
     n = np.zeros(X.shape[1])

@@ -234,8 +234,7 @@ def projection(method: str, *, start: bool = True):
 
 
 def projection_job():
-    key = session().proj_job
-    return server().jobs.get(key) if key else None
+    return server().jobs.get(session().proj_job)
 
 
 def check_spec(spec: str, ds) -> str:

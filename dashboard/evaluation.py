@@ -51,8 +51,7 @@ def start(run, options: EvaluationOptions):
 
 
 def job():
-    key = session().eval_job
-    return server().jobs.get(key) if key else None
+    return server().jobs.get(session().eval_job)
 
 
 def shown(run) -> Optional[Evaluation]:

@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 
 from core.errors import Cancelled
-from core.progress import report
+from core.progress import report, span
 from dashboard import current, team
 from dashboard.server import server
 from dashboard.session import Source, session
@@ -37,7 +37,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
     cancel = ctx.cancel if ctx is not None else None
 
     def sub(lo, hi):
-        return None if progress is None else (lambda f, m="": report(progress, lo + (hi - lo) * f, m))
+        return span(progress, lo, hi)
 
     rep = srv.cache.get_or_compute("representation", (ds_key, spec),
                                    lambda: represent(ds, spec, progress=sub(0.0, 0.4), cancel=cancel))
@@ -187,8 +187,7 @@ def open_team_run(key: str) -> None:
 
 
 def current_job():
-    key = session().job_key
-    return server().jobs.get(key) if key else None
+    return server().jobs.get(session().job_key)
 
 
 def start_umap(ds, rep):

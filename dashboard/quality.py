@@ -23,6 +23,7 @@ import streamlit as st
 
 from core import paths
 from core.errors import InputError
+from core.progress import span
 from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights,
                           quality_for_aflite)
 from dashboard import current, team
@@ -172,8 +173,7 @@ def start():
 
 
 def job():
-    key = state().job
-    return server().jobs.get(key) if key else None
+    return server().jobs.get(state().job)
 
 
 def badge(light: str, value: float) -> str:
@@ -249,11 +249,8 @@ def compare_start(params: dict, name: str):
         return None
 
     def work(ctx):
-        def sub(lo, hi):
-            return lambda f, m="": ctx.progress(lo + (hi - lo) * f, m)
-
-        q = quality_column(ds, rep, info, progress=sub(0.0, 0.4), cancel=ctx.cancel)
-        out = compare_pruning(ds, rep, q, dict(params), quality_name=name, progress=sub(0.4, 1.0))
+        q = quality_column(ds, rep, info, progress=span(ctx.progress, 0.0, 0.4), cancel=ctx.cancel)
+        out = compare_pruning(ds, rep, q, dict(params), quality_name=name, progress=span(ctx.progress, 0.4, 1.0))
         rows = json.loads(out.to_json(orient="records"))
         attrs = json.loads(json.dumps(out.attrs, default=str))
         folder().mkdir(parents=True, exist_ok=True)
@@ -267,8 +264,7 @@ def compare_start(params: dict, name: str):
 
 
 def compare_job():
-    key = state().compare_job
-    return server().jobs.get(key) if key else None
+    return server().jobs.get(state().compare_job)
 
 
 STOP_WORDS = {"tau": "fewer than k examples passed τ", "target_size": "reached n", None: "did not stop"}
