@@ -103,10 +103,15 @@ def workspace_runs():
 
 def team_run_id(run_) -> Optional[int]:
     """The id of this run in the member's workspace, or None when it is not saved there."""
+    return workspace_run_id(run_.key)
+
+
+def workspace_run_id(key: str) -> Optional[int]:
+    """The id of the finished run ``key`` in the member's workspace, or None."""
     from dashboard.team import member
 
     m = member()
-    rec = server().team.run_record(m.workspace_id, run_.key, by=m.email)
+    rec = server().team.run_record(m.workspace_id, key, by=m.email)
     return rec["id"] if rec is not None and rec["status"] == "done" else None
 
 

@@ -21,14 +21,6 @@ def _short(target) -> str:
     return str(int(target)) if float(target) >= 1 else f"{float(target):.4g}"
 
 
-def _in_workspace(run_key: str) -> bool:
-    from dashboard.team import member
-
-    m = member()
-    rec = server().team.run_record(m.workspace_id, run_key, by=m.email)
-    return rec is not None and rec["status"] == "done"
-
-
 def restore() -> bool:
     """Reopen what the URL names; False (start on the demo) when the server cannot."""
     qp = st.query_params
@@ -36,7 +28,7 @@ def restore() -> bool:
     if not (ds_key and spec and run_key):
         return False
     qp = dict(qp)   # read now: opening the run rewrites the URL from the session
-    if _in_workspace(run_key):   # a teammate's link: the workspace knows how to reopen it
+    if current.workspace_run_id(run_key) is not None:   # a teammate's link: the workspace knows how to reopen it
         from core.errors import InputError
         from dashboard.pipelines import open_team_run
 
