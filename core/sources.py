@@ -217,8 +217,50 @@ def file_type(path: Path) -> str:
     return ext
 
 
+def available_memory():
+    """Bytes of memory this process can still take: /proc/meminfo's MemAvailable, capped by
+    a cgroup (v2) limit when there is one; None when neither can be read (not Linux)."""
+    avail = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+                    break
+    except OSError:
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit != "max":
+            used = int(Path("/sys/fs/cgroup/memory.current").read_text())
+            room = max(0, int(limit) - used)
+            avail = room if avail is None else min(avail, room)
+    except (OSError, ValueError):
+        pass
+    return avail
+
+
+def size_text(n: int) -> str:
+    """Bytes for a message: '3.07 GB', '12.5 MB' or '960 bytes'."""
+    return f"{n / 1e9:.2f} GB" if n >= 1e8 else (f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{int(n)} bytes")
+
+
+def _check_fits_in_memory(path: Path, ext: str) -> None:
+    """A dataset file is read whole into memory (pandas); one larger than the memory left
+    would end in the kernel killing the process, so refuse it with the sizes and the fix."""
+    size, avail = path.stat().st_size, available_memory()
+    if avail is not None and size > avail:
+        raise InputError(
+            f"'{path.name}' is {size_text(size)} and a {FILE_TYPES[ext]} dataset is read whole into memory (it cannot "
+            f"be memory-mapped), but only {size_text(avail)} of memory is available. Keep large embeddings out of "
+            "the dataset file: save them as a float32 .npy (one row per example, in the dataset's row order) and "
+            "pass it with -r file:path=emb.npy, which is memory-mapped; keep ids, labels and text in a smaller "
+            "(Parquet) file.")
+
+
 def _read_file(path: Path) -> pd.DataFrame:
     ext = file_type(path)
+    _check_fits_in_memory(path, ext)
     try:
         if ext == ".csv":
             _duplicate_header(path, ",")
