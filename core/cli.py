@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 from core.errors import Cancelled, InputError
@@ -170,6 +171,89 @@ def _evaluate(ds, rep, run, args) -> dict:
     return {"accuracy": acc.to_dict(orient="records"), "knn_distances": knn.to_dict(orient="records")}
 
 
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def _secs(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds >= 1 else f"{seconds:.2f} s"
+
+
+class PhaseLog:
+    """One stderr line per AFLite phase (the fit's ``on_phase``): the phase's seconds, |S|
+    before and after, and an ETA = phases left × the mean of the last ``window`` phases.
+
+    Phases left assume every phase removes k until n; a τ stop can come earlier, so with
+    τ > 0 the ETA is an upper bound ("ETA ≤"). The first line also gives the set-up time
+    (checking X, centring, the block Gram matrices): the time before phase 1 began.
+    """
+
+    def __init__(self, N: int, n: int, k: int, tau: float, write, window: int = 5):
+        self.N, self.n, self.k, self.tau, self.write, self.window = N, n, k, tau, write, window
+        self.total = max(1, -(-(N - n) // max(k, 1)))
+        self.seconds: list = []
+        self.start = time.perf_counter()
+
+    def __call__(self, rec: dict) -> None:
+        j, size, removed, secs = rec["phase"], rec["size"], rec["removed"], float(rec["seconds"])
+        if not self.seconds:
+            setup = time.perf_counter() - self.start - secs
+            self.write(f"aflite: set-up (checking X, centring, block Gram matrices) {_secs(setup)}")
+        self.seconds.append(secs)
+        after = size - removed
+        if rec.get("stop_reason"):
+            tail = f"stopped ({'fewer than k passed τ' if rec['stop_reason'] == 'tau' else 'reached n'})"
+        else:
+            left = max(0, -(-(after - self.n) // max(self.k, 1)))
+            recent = self.seconds[-self.window:]
+            mean = sum(recent) / len(recent)
+            tail = f"ETA {'≤ ' if self.tau > 0 else ''}{_duration(left * mean)} ({left} phases × {_secs(mean)})"
+        self.write(f"aflite phase {j + 1}/{self.total}: |S| {size:,} → {after:,} (removed {removed:,}) "
+                   f"in {_secs(secs)}; {tail}")
+
+
+def _phase_log(args, N: int, bar):
+    """The per-phase progress lines of `cmd_aflite` (None with --quiet)."""
+    if args.quiet:
+        return None
+    from core.aflite.selection import resolve_size
+
+    try:
+        n = resolve_size("target_size", "n", args.target_size, N)
+        k = 1 if args.strategy == "greedy" else resolve_size("slice_size", "k", args.k, N)
+    except InputError:
+        return None  # the fit reports bad sizes itself
+    if bar is not None:
+        from tqdm import tqdm
+
+        write = lambda line: tqdm.write(line, file=sys.stderr)  # noqa: E731  (above the bar, not through it)
+    else:
+        write = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    return PhaseLog(N, n, k, float(args.tau), write)
+
+
+def _describe_representation(rep, quiet: bool) -> None:
+    """Say where Φ lives (a memory map is not process memory) and the representation's notes."""
+    if quiet:
+        return
+    import numpy as np
+
+    from core.sources import size_text
+
+    info = rep.info or {}
+    mapped = info.get("memory_mapped") or (rep.X.filename if isinstance(rep.X, np.memmap) else None)
+    where = f"memory-mapped from {mapped} (page cache, not process memory)" if mapped else "in memory"
+    print(f"representation: {rep.X.shape[0]:,} × {rep.X.shape[1]} float32 ({size_text(rep.X.nbytes)}), {where}",
+          file=sys.stderr)
+    for m in info.get("messages", []):
+        print(f"note: {m}", file=sys.stderr)
+
+
 def cmd_aflite(args) -> int:
     import numpy as np
 
@@ -185,13 +269,15 @@ def cmd_aflite(args) -> int:
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = _representation(ds, args.representation, args)
+    _describe_representation(rep, args.quiet)
     params = dict(n_partitions=args.m, train_size=args.train_size, slice_size=args.k, tau=args.tau,
                   target_size=args.target_size, model=args.model, strategy=args.strategy,
                   random_state=args.seed)
     quality, quality_record = _aflite_quality(args, ds, rep)
     bar = progress_bar("aflite", args.quiet)
     try:
-        run = fit_run(ds, rep, params, progress=bar, quality=quality, quality_info=quality_record or None)
+        run = fit_run(ds, rep, params, progress=bar, quality=quality, quality_info=quality_record or None,
+                      on_phase=_phase_log(args, len(rep.ids), bar))
     finally:
         if bar:
             bar.close()
