@@ -698,7 +698,8 @@ def _open_parquet(path: Path, opts) -> _VectorSource:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(path)
+    # Buffered, not pre-buffered: pages are read as batches need them, not a whole row group at once.
+    pf = pq.ParquetFile(path, buffer_size=1 << 22, pre_buffer=False)
     schema = pf.schema_arrow
     columns = list(schema.names)
     id_col = opts["id_column"] or next((c for c in ("id", "ids") if c in columns), None)
