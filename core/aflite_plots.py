@@ -24,10 +24,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.palette import LABEL_PALETTE, label_colours, sorted_classes
-from core.plot_text import escape, escape_all, snippet
+from core.plot_text import escape, escape_all, escape_texts, snippets
 
 __all__ = ["label_balance", "bias_per_phase", "score_histogram", "score_violins", "phase_boxes",
-           "projection_map", "selected_rows", "STATUS_COLOURS"]
+           "projection_map", "map_points", "selected_rows", "STATUS_COLOURS"]
 
 STATUS_COLOURS = {"retained": "#2a6f97", "removed": "#e07a5f"}
 _MARGIN = dict(l=10, r=10, t=40, b=10)
@@ -135,6 +135,11 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
     cannot hide a label's points, so legend clicks are off; colour by another column, or
     select, to read one label.
 
+    Built for 100k points (issue 13): every per-point array plotly validates and serialises
+    is numeric (sent as a typed array) or plain strings. A category's colour is its code on a
+    stepped colour scale (`map_points` reads the points back), not a colour string
+    per point, which plotly validates one by one (about 10 s at 100k).
+
     Parameters
     ----------
     colour : str
@@ -149,39 +154,34 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
         Rows of ``frame`` to show as selected (``selectedpoints``; the others faded), e.g. a
         selection kept across a τ/n change.
 
-    Every string from the data is escaped (`core.plot_text`). Hover shows id, label, p̃,
-    retained/removed and the text; ``customdata[0]`` is the row (`selected_rows`).
+    Every string from the data is escaped (`core.plot_text`). Per point: ``customdata`` is
+    ``[row, p̃]`` (the row for `selected_rows`), ``text`` is ``"id · label"`` and
+    ``hovertext`` is the status (retained/removed) and the text snippet.
     """
     colour_name = colour_name or colour
     n = len(frame)
     order = np.random.default_rng(random_state).permutation(n)
     x, y = np.asarray(xy[:, 0])[order], np.asarray(xy[:, 1])[order]
     values = frame[colour].iloc[order]
-    status = np.where(frame["retained"].to_numpy(dtype=bool), "retained", "removed") if "retained" in frame \
-        else np.full(n, "")
+    status = np.where(frame["retained"].to_numpy(dtype=bool)[order], "retained", "removed") \
+        if "retained" in frame else np.full(n, "", dtype=object)
     text_fields = [f for f in text_fields if f in frame]
     per_field = max(snippet_length // max(len(text_fields), 1), 40)
-    lines = [np.array([f"{escape(f)}: {snippet(v, per_field)}" for v in frame[f].to_numpy()], dtype=object)
-             for f in text_fields]
-    text = lines[0] if len(lines) == 1 else (
-        np.array(["<br>".join(parts) for parts in zip(*lines)], dtype=object) if lines else np.full(n, "", dtype=object))
-    custom = np.empty((n, 6), dtype=object)
-    custom[:, 0] = np.arange(n)
-    custom[:, 1] = escape_all(frame["id"].to_numpy())
-    custom[:, 2] = escape_all(frame[label].to_numpy())
-    custom[:, 3] = frame["predictability"].to_numpy(dtype=float)
-    custom[:, 4] = status
-    custom[:, 5] = text
-    custom = custom[order]
-    hover = ("%{customdata[1]} · %{customdata[2]}<br>p̃ = %{customdata[3]:.2f}, %{customdata[4]}"
-             "<br>%{customdata[5]}<extra></extra>")
+    hover = pd.Series(status, dtype=object)
+    for f in text_fields:
+        hover = hover + f"<br>{escape(f)}: " + snippets(frame[f].to_numpy()[order], per_field)
+    custom = np.empty((n, 2), dtype=np.float64)
+    custom[:, 0] = order
+    custom[:, 1] = frame["predictability"].to_numpy(dtype=float)[order]
+    ids, labels = escape_texts(frame["id"].to_numpy()[order]), escape_texts(frame[label].to_numpy()[order])
     name = escape(colour_name)
     fig = go.Figure()
     marker = dict(size=size, opacity=0.8)
     numeric = pd.api.types.is_numeric_dtype(values) and values.dtype != bool and values.nunique() > 12
     legend = []
     if colour == "predictability" or numeric:
-        marker.update(color=values.to_numpy(), colorscale="Viridis", showscale=True, colorbar=dict(title=name))
+        marker.update(color=values.to_numpy(dtype=float), colorscale="Viridis", showscale=True,
+                      colorbar=dict(title=name))
     else:
         cats = values.astype(str).to_numpy()
         present = [str(c) for c in sorted_classes(cats)]
@@ -193,9 +193,13 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
             colours = {"True": STATUS_COLOURS["retained"], "False": STATUS_COLOURS["removed"]}
         else:
             colours = {c: LABEL_PALETTE[i % len(LABEL_PALETTE)] for i, c in enumerate(present)}
-        marker.update(color=[colours[c] for c in cats])
+        codes = pd.Index(present).get_indexer(cats)
+        marker.update(color=codes.astype(np.uint16 if len(present) > 255 else np.uint8),
+                      **_stepped_scale([colours[c] for c in present]))
         legend = [(f"{name}={escape(c)}", colours[c]) for c in present]
-    trace = go.Scattergl(x=x, y=y, mode="markers", name=name, customdata=custom, hovertemplate=hover,
+    trace = go.Scattergl(x=x, y=y, mode="markers", name=name, customdata=custom,
+                         text=ids.str.cat(labels, sep=" · ").to_numpy(), hovertext=hover.to_numpy(),
+                         hovertemplate="%{text}<br>p̃ = %{customdata[1]:.2f}, %{hovertext}<extra></extra>",
                          marker=marker, showlegend=False,
                          selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.15)))
     if selected is not None:
@@ -209,6 +213,47 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
     fig.update_layout(height=560, margin=dict(l=10, r=10, t=30, b=10), dragmode="select", title=title,
                       legend=dict(itemsizing="constant", itemclick=False, itemdoubleclick=False))
     return fig
+
+
+def _stepped_scale(colours: list) -> dict:
+    """Marker settings that draw integer code i in ``colours[i]`` (a colour scale of flat steps)."""
+    k = len(colours)
+    if k == 1:
+        return dict(colorscale=[[0, colours[0]], [1, colours[0]]], cmin=0, cmax=1, showscale=False)
+    scale = []
+    for i, c in enumerate(colours):
+        scale += [[i / k, c], [(i + 1) / k, c]]
+    return dict(colorscale=scale, cmin=-0.5, cmax=k - 0.5, showscale=False)
+
+
+def map_points(trace) -> pd.DataFrame:
+    """The points of a `projection_map` points trace (a plotly trace, or its JSON dict with
+    typed arrays), in drawn order: ``row``, ``predictability``, ``id`` and ``label`` (as
+    escaped for the hover), ``hover`` (status and snippets) and ``colour`` (the colour string
+    each point is drawn in; the values themselves on a continuous colour scale)."""
+    get = trace.get if isinstance(trace, dict) else (lambda k: getattr(trace, k))
+    marker = get("marker")
+    mget = marker.get if isinstance(marker, dict) else (lambda k: getattr(marker, k))
+    custom = _array(get("customdata")).reshape(-1, 2)
+    text = pd.Series(list(get("text")), dtype=object).str.split(" · ", n=1, expand=True)
+    colour = _array(mget("color"))
+    scale = mget("colorscale")
+    if mget("cmin") is not None and scale is not None and not mget("showscale"):
+        steps = [c for _, c in scale][::2]
+        colour = np.array([steps[int(v)] for v in colour], dtype=object)
+    return pd.DataFrame({"row": custom[:, 0].astype(np.int64), "predictability": custom[:, 1],
+                         "id": text[0].to_numpy(), "label": text[1].to_numpy(), "hover": list(get("hovertext")),
+                         "colour": list(colour)})
+
+
+def _array(value) -> np.ndarray:
+    if isinstance(value, dict) and "bdata" in value:   # plotly's typed array, as in the JSON
+        import base64
+
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        return flat.reshape([int(d) for d in str(shape).split(",")]) if shape else flat
+    return np.asarray(value)
 
 
 def selected_rows(event) -> list:

@@ -21,8 +21,9 @@ import re
 from typing import Iterable
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["escape", "escape_all", "snippet"]
+__all__ = ["escape", "escape_all", "escape_texts", "snippet", "snippets"]
 
 _ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"})
 _SPACE = re.compile(r"\s+")
@@ -51,3 +52,35 @@ def snippet(value, length: int = 80) -> str:
     if len(text) > length:
         text = text[: max(length - 1, 0)].rstrip() + "…"
     return escape(text)
+
+
+def escape_texts(values) -> pd.Series:
+    """`escape` of every value as a Series of str (missing values as ""), vectorised for 100k-point figures."""
+    return pd.Series(_escape_arrow(_arrow_strings(values)).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def snippets(values, length: int = 80) -> pd.Series:
+    """`snippet` of every value as a Series of str, vectorised (100k texts in a few tens of ms)."""
+    import pyarrow.compute as pc
+
+    text = pc.utf8_trim_whitespace(pc.replace_substring_regex(_arrow_strings(values), r"\s+", " "))
+    long = pc.greater(pc.utf8_length(text), length)
+    cut = pc.binary_join_element_wise(pc.utf8_rtrim_whitespace(pc.utf8_slice_codeunits(text, 0, max(length - 1, 0))),
+                                      "…", "")
+    return pd.Series(_escape_arrow(pc.if_else(long, cut, text)).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _arrow_strings(values):
+    """Values as a pyarrow string array: missing values (None, NaN) as "", anything else by ``str``."""
+    import pyarrow as pa
+
+    raw = pd.Series(np.asarray(values, dtype=object), dtype=object)
+    return pa.array(raw.where(raw.notna(), "").astype(str).tolist(), type=pa.string())
+
+
+def _escape_arrow(arr):
+    import pyarrow.compute as pc
+
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("$", "&#36;")):   # & first
+        arr = pc.replace_substring(arr, char, entity)
+    return arr

@@ -20,6 +20,31 @@ from dashboard.formatting import plain
 from dashboard.server import server
 from dashboard.session import Source, session
 
+#: the most points the Map draws (``$ARTIFACT_LENS_MAP_POINTS``); above it, a seeded sample
+#: (WebGL in headless Chromium stays interactive at 100k; the figure is ~20 MB of JSON there)
+MAP_POINTS = 200_000
+
+
+def map_point_limit() -> int:
+    """`MAP_POINTS`, or ``$ARTIFACT_LENS_MAP_POINTS`` when set (a positive integer)."""
+    raw = os.environ.get("ARTIFACT_LENS_MAP_POINTS", "")
+    try:
+        return max(int(raw), 1) if raw.strip() else MAP_POINTS
+    except ValueError:
+        return MAP_POINTS
+
+
+def map_sample(n: int, keep=()) -> Optional[np.ndarray]:
+    """Rows the Map draws of ``n`` points: None (all) up to `map_point_limit`; above it a sample
+    of that many, seeded so every redraw shows the same points, plus the rows in ``keep`` (the
+    selection), in increasing order."""
+    limit = map_point_limit()
+    if n <= limit:
+        return None
+    sample = np.random.default_rng(0).choice(n, limit, replace=False)
+    return np.union1d(sample, np.asarray(keep, dtype=np.int64))
+
+
 def map_method() -> str:
     """The map the dashboard computes in the background: ``$ARTIFACT_LENS_MAP`` ("umap" by
     default; tests and previews use "pca", which needs no background job)."""

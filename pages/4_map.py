@@ -79,10 +79,21 @@ def draw():
     if sess.map_selection_of != sess.ds_key:
         sess.map_selection, sess.map_selection_of = (), sess.ds_key
     rows = np.flatnonzero(points["id"].astype(str).isin(sess.map_selection).to_numpy()).tolist()
-    fig = projection_map(proj.xy, points, colour=column, colour_name="label" if column == ds.label else colour, label=ds.label, size=size,
-                         title=f"{proj.method.upper()} of Φ ({len(points):,} points)", palette=palette,
-                         classes=ds.classes, text_fields=ds.text, selected=rows if rows else None)
-    st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(points), selection_mode=("box", "lasso"))
+    # above the documented limit a seeded sample (the same on every redraw) plus the selection is drawn
+    drawn = current.map_sample(len(points), keep=rows)
+    shown = points if drawn is None else points.iloc[drawn].reset_index(drop=True)
+    marked = rows if drawn is None else np.flatnonzero(np.isin(drawn, rows)).tolist()
+    what = f"{len(points):,} points" if drawn is None else f"{len(shown):,} of {len(points):,} points"
+    fig = projection_map(proj.xy if drawn is None else proj.xy[drawn], shown, colour=column,
+                         colour_name="label" if column == ds.label else colour, label=ds.label, size=size,
+                         title=f"{proj.method.upper()} of Φ ({what})", palette=palette, classes=ds.classes,
+                         text_fields=ds.text, selected=marked if marked else None)
+    st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(shown), selection_mode=("box", "lasso"))
+    if drawn is not None:
+        st.caption(f"Drawing {len(shown):,} of {len(points):,} points: above {current.map_point_limit():,} "
+                   "points the map draws a seeded random sample of that many (the same on every redraw) plus "
+                   "the selected examples, so the browser stays responsive; a box or lasso selects among the "
+                   "drawn points. The limit is the server's ARTIFACT_LENS_MAP_POINTS.")
     st.subheader(f"Selected examples: {len(rows):,}")
     if not rows:
         st.caption("Draw a box or a lasso on the map to list the examples inside it; the selection stays "

@@ -222,6 +222,8 @@ def test_predictability_counts_follow_tau(at):
 def test_map_draws_webgl_points_with_row_ids(at):
     import json
 
+    from core.aflite_plots import map_points
+
     at.switch_page(page("4_map")).run()
     no_exceptions(at)
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
@@ -229,18 +231,19 @@ def test_map_draws_webgl_points_with_row_ids(at):
     assert {t["type"] for t in traces} == {"scattergl"}
     # one trace of points (in a random draw order) and an empty legend entry per label
     points, legend = traces[0], traces[1:]
-    assert len(points["customdata"]) == 3000 and [t["name"] for t in legend] == [
+    drawn = map_points(points)
+    assert len(drawn) == 3000 and [t["name"] for t in legend] == [
         "label=contradiction", "label=entailment", "label=neutral"]
-    rows = [int(c[0]) for c in points["customdata"]]
+    rows = drawn["row"].tolist()
     assert sorted(rows) == list(range(3000)) and rows[:50] != sorted(rows[:50])
-    assert len(set(points["marker"]["color"])) == 3
+    assert drawn["colour"].nunique() == 3
     at.selectbox(key="map_colour").set_value("predictability").run()
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert len(fig["data"]) == 1 and fig["data"][0]["marker"]["showscale"]
     at.selectbox(key="map_colour").set_value("retained").run()
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
-    colours = fig["data"][0]["marker"]["color"]
-    assert sorted(colours.count(c) for c in set(colours)) == [1500, 1500]
+    colours = map_points(fig["data"][0])["colour"]
+    assert sorted(colours.value_counts()) == [1500, 1500]
 
 
 # ---------------------------------------------------------------- Features

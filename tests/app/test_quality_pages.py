@@ -150,17 +150,16 @@ def test_the_map_colours_by_quality_and_by_quality_light(fresh_server):
     legend = {t["name"]: t["marker"]["color"] for t in fig["data"][1:]}
     present = sorted(set(expected["light"]))
     assert legend == {f"quality light={l}": LIGHT_COLOURS[l] for l in present}
-    ids = [c[1] for c in fig["data"][0]["customdata"]]
-    assert fig["data"][0]["marker"]["color"] == [LIGHT_COLOURS[l] for l in expected["light"].reindex(ids)]
+    from core.aflite_plots import map_points
+
+    drawn = map_points(fig["data"][0])
+    ids = drawn["id"].tolist()
+    assert drawn["colour"].tolist() == [LIGHT_COLOURS[l] for l in expected["light"].reindex(ids)]
     at.selectbox(key="map_colour").set_value("quality").run()
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     points = fig["data"][0]
-    colour = points["marker"]["color"]
-    if isinstance(colour, dict):   # plotly's typed array: {"dtype", "bdata" (base64)}
-        import base64
-
-        colour = np.frombuffer(base64.b64decode(colour["bdata"]), dtype=colour["dtype"])
-    assert points["marker"]["showscale"] and np.allclose(colour, expected["dqi"].reindex(ids))
+    assert points["marker"]["showscale"] and np.allclose(map_points(points)["colour"].to_numpy(dtype=float),
+                                                         expected["dqi"].reindex(ids))
 
 
 def test_exports_add_the_quality_columns(fresh_server, downloads):

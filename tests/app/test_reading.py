@@ -15,6 +15,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from core.aflite_plots import map_points  # noqa: E402
+
 from apptest_helpers import frame_with, metrics, no_exceptions, page  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,8 +44,8 @@ def test_map_selection_survives_tau_and_n(at):
     assert "Selected" not in metrics(at)
     sess = at.session_state["artifact_lens"]
     # what the map's on_select callback keeps: the ids of a box selection (here: 40 examples)
-    points = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["customdata"]
-    ids = sorted(str(c[1]) for c in points)[:40]
+    points = map_points(json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0])
+    ids = sorted(points["id"])[:40]
     sess.map_selection, sess.map_selection_of = tuple(ids), sess.ds_key
     at.run()
     no_exceptions(at)
@@ -53,7 +55,7 @@ def test_map_selection_survives_tau_and_n(at):
     assert sorted(before.index.astype(str)) == ids
     spec = charts(at)[0]["data"][0]
     assert len(spec["selectedpoints"]) == 40
-    assert sorted(str(spec["customdata"][i][1]) for i in spec["selectedpoints"]) == ids
+    assert sorted(map_points(spec)["id"].iloc[spec["selectedpoints"]]) == ids
     # n moves (a fragment rerun redraws the chart): the same examples, their new retained state
     at.slider(key="w_target").set_value(0.95).run()
     no_exceptions(at)

@@ -163,7 +163,7 @@ def test_map_draws_labels_in_a_mixed_order_and_keeps_a_selection(hostile):
     fig = aflite_plots.projection_map(xy, frame, colour="label", label="label", selected=[3, 10, 299],
                                       text_fields=["<i>hyp</i>"])
     points = fig.data[0]
-    rows = [int(c[0]) for c in points.customdata]
+    rows = aflite_plots.map_points(points)["row"].tolist()
     assert sorted(rows) == list(range(len(frame)))
     # labels interleave along the draw order: none is drawn last as a block
     drawn = frame["label"].to_numpy()[rows]
@@ -173,16 +173,16 @@ def test_map_draws_labels_in_a_mixed_order_and_keeps_a_selection(hostile):
     assert len(set(tail)) == 3
     # colours follow the rows through the shuffle; the legend names each label once
     colours = label_colours(ds.classes)
-    assert [colours[l] for l in drawn] == list(points.marker.color)
+    assert [colours[l] for l in drawn] == aflite_plots.map_points(points)["colour"].tolist()
     assert [t.name for t in fig.data[1:]] == [f"label={escape(l)}" for l in ds.classes]
     assert all(t.x == (None,) for t in fig.data[1:]) and fig.layout.legend.itemclick is False
     # selectedpoints are positions in the drawn order of the selected rows
     assert sorted(rows[i] for i in points.selectedpoints) == [3, 10, 299]
     # same seed, same order (a redraw after τ/n keeps the picture still)
     again = aflite_plots.projection_map(xy, frame, colour="label", label="label")
-    assert [int(c[0]) for c in again.data[0].customdata] == rows
+    assert aflite_plots.map_points(again.data[0])["row"].tolist() == rows
     assert again.data[0].selectedpoints is None
-    hover = points.customdata[rows.index(0)][5]
+    hover = points.hovertext[rows.index(0)].split("<br>", 1)[1]
     assert hover.startswith("&lt;i&gt;hyp&lt;/i&gt;: ") and len(hover) < 140
 
 
@@ -193,7 +193,8 @@ def test_map_keeps_the_review_palette():
     fig = aflite_plots.projection_map(np.zeros((3, 2)), frame, colour="review", label="label", palette=palette)
     legend = {t.name: t.marker.color for t in fig.data[1:]}
     assert legend["review=🔴 removed, not reviewed"] == "#d1352b"
-    by_row = dict(zip((int(c[0]) for c in fig.data[0].customdata), fig.data[0].marker.color))
+    drawn = aflite_plots.map_points(fig.data[0])
+    by_row = dict(zip(drawn["row"], drawn["colour"]))
     assert by_row == {0: "#2e9e44", 1: "#d1352b", 2: "#b8b8b8"}
 
 
