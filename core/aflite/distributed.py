@@ -111,17 +111,18 @@ class DaskRows:
     def _results(self, futures, cancel):
         """The futures' results in order, checking ``cancel``; a failed task becomes
         ClusterError (all outstanding work is cancelled)."""
-        from distributed import TimeoutError as DaskTimeout
+        import threading
 
         try:
             for f in futures:
-                while True:
+                # A done-callback rather than result(timeout=...): the latter raised
+                # UnboundLocalError instead of TimeoutError in distributed 2026.8.
+                done = threading.Event()
+                f.add_done_callback(lambda _f, _done=done: _done.set())
+                while not done.wait(_WAIT):
                     check_cancel(cancel)
-                    try:
-                        yield f.result(timeout=_WAIT)
-                        break
-                    except (DaskTimeout, TimeoutError):
-                        continue
+                check_cancel(cancel)
+                yield f.result()
         except Exception as exc:
             self.client.cancel([f for f in futures if not f.done()])
             if isinstance(exc, (InputError, Cancelled)):

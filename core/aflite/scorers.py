@@ -167,8 +167,9 @@ class RidgeScorer:
                      for i, (lo, hi) in enumerate(rows.ranges)}
         common = dict(mean=mean, n_classes=C)
         for blk, P, H in rows.map(range_grams, per_range, common, cancel):
-            self.G[blk] += P          # blocks are distinct within a range
-            self.H[blk] += H
+            for i, b in enumerate(blk):       # in place: no temporary copy of G[blk]
+                np.add(self.G[b], P[i], out=self.G[b])
+                np.add(self.H[b], H[i], out=self.H[b])
 
     def _zy(self, idx):
         """Z̃ (the rows idx, centred, with a column of ones) and their one-hot Y."""
