@@ -79,8 +79,11 @@ def _jsonable(value):
 
 
 def full_params(params: dict) -> dict:
-    """AFLite parameters with the defaults filled in (what a finished run records)."""
-    return _jsonable(AFLite(**params).get_params())
+    """AFLite parameters with the defaults filled in (what a finished run records), without
+    ``n_jobs``: how many threads computed a run never changes its result."""
+    out = _jsonable(AFLite(**params).get_params())
+    out.pop("n_jobs", None)
+    return out
 
 
 def run_key(fingerprint: str, spec: str, params: dict, quality: Optional[dict] = None) -> str:

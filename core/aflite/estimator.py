@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from core.aflite.inputs import check_X, encode_labels
 from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
 from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer
+from core.aflite.storage import LocalRows
 from core.aflite.selection import check_tau, resolve_size, select
 from core.aflite.trajectory import Trajectory
 from core.errors import InputError
@@ -57,7 +58,8 @@ _HINTS = {"n_partitions": "e.g. n_partitions=64 (m)", "train_size": "e.g. train_
           "slice_size": "e.g. slice_size=0.01 (k)", "tau": "e.g. tau=0.75 (τ)", "target_size": "e.g. target_size=0.5 (n)",
           "model": f"one of {', '.join(FAMILIES)} or a list of them", "strategy": f"one of {', '.join(STRATEGIES)}",
           "max_dim": "a positive integer or None", "alpha": "a positive ridge penalty, e.g. alpha=1e-3",
-          "random_state": "a non-negative integer seed or None"}
+          "random_state": "a non-negative integer seed or None",
+          "n_jobs": "a number of threads (e.g. 2, or -1 for every core) or None"}
 
 
 class ParameterError(InputError, InvalidParameterError):
@@ -72,6 +74,18 @@ def _num(x):
     """A float for JSON records (None instead of NaN)."""
     x = float(x)
     return None if np.isnan(x) else x
+
+
+def _is_dask_array(X) -> bool:
+    return type(X).__module__.split(".")[0] == "dask"
+
+
+def _range_sum(chunk, lo):
+    return chunk.sum(axis=0, dtype=np.float64)
+
+
+def _range_project(chunk, lo, *, mean, V):
+    return (chunk - mean) @ V
 
 
 class _OneBlasThread:
@@ -135,6 +149,12 @@ class AFLite(BaseEstimator):
     random_state : int or None, default 0
         Seed of the partitions, tie-breaks and Gumbel noise. None draws a seed and
         records it in ``seed_``.
+    n_jobs : int or None, default None
+        Threads for the ridge family's passes over X and its m solves (scikit-learn's
+        convention: None = 1, -1 = every core). The result does not depend on it: X
+        is processed in fixed row ranges combined in order (`core.aflite.storage`).
+        A dask array X runs on the Dask cluster of the current `distributed.Client`
+        instead (`core.aflite.distributed`), with the same result.
 
     Attributes
     ----------
@@ -186,11 +206,12 @@ class AFLite(BaseEstimator):
         "max_dim": [_Number(Integral, 1, None, closed="left"), None],
         "alpha": [_Number(Real, 0, None, closed="neither")],
         "random_state": [_Number(Integral, 0, None, closed="left"), None],
+        "n_jobs": [_Number(Integral, None, None, closed="neither"), None],
     }
 
     def __init__(self, n_partitions=64, train_size=0.1, slice_size=0.01, tau=0.75,
                  target_size=0.5, model="ridge", strategy="greedy-slice", max_dim=DEFAULT_MAX_DIM,
-                 alpha=1e-3, random_state=0):
+                 alpha=1e-3, random_state=0, n_jobs=None):
         self.n_partitions = n_partitions
         self.train_size = train_size
         self.slice_size = slice_size
@@ -201,6 +222,7 @@ class AFLite(BaseEstimator):
         self.max_dim = max_dim
         self.alpha = alpha
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ parameters
     def _validate(self):
@@ -283,9 +305,16 @@ class AFLite(BaseEstimator):
         self
         """
         self._validate()
-        X = check_X(X)
+        if self.n_jobs == 0:
+            raise ParameterError(f"n_jobs=0 runs nothing: give {_HINTS['n_jobs']}.")
         codes, classes = encode_labels(y)
-        N = X.shape[0]
+        if _is_dask_array(X):
+            from core.aflite.distributed import DaskRows
+
+            rows = DaskRows(X)             # checks shape, dtype and values on the cluster
+        else:
+            rows = LocalRows(check_X(X), self.n_jobs)
+        N = rows.shape[0]
         if len(codes) != N:
             raise InputError(f"len(X)={N} but len(y)={len(codes)}: give exactly one label per row of X.")
         if len(classes) < 2:
@@ -303,25 +332,30 @@ class AFLite(BaseEstimator):
                 raise InputError("quality cannot be combined with strategy='slice-sample': quality "
                                  "fixes the removal order; use strategy='greedy-slice'.")
 
+        if rows.distributed and set(cfg["families"]) != {"ridge"}:
+            raise InputError(f"model={self.model!r}: on a Dask cluster only the ridge family runs (its block "
+                             "Gram matrices are what the workers compute); use model='ridge', or give X as a "
+                             "numpy array or memory map to run the scikit-learn families in this process.")
         t0 = time.perf_counter()
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_ = rows.shape[1]
         # One BLAS thread for the whole fit: on a shared 2-core machine multi-threaded
         # BLAS was 2-30x slower on every product here (benchmarks/README.md).
         with _OneBlasThread.limit():
-            Z, mean, self.reduction_ = self._prepare(X, cfg["seed"], progress)
+            Z, mean, self.reduction_ = self._prepare(rows, cfg["seed"], progress, cancel)
             d_gram = Z.shape[1] + 1 if "ridge" in cfg["families"] else 1
             cfg["block_size"] = block_size(N, cfg["t"], d_gram)
             arrays, history = self._run_phases(Z, mean, codes, len(classes), cfg, q, progress, cancel, on_phase)
         record = {
             "algorithm": "aflite",
             "params": self._record_params(),
-            "resolved": {"N": int(N), "d": int(X.shape[1]), "m": cfg["m"], "t": cfg["t"], "k": cfg["k"],
+            "resolved": {"N": int(N), "d": int(rows.shape[1]), "m": cfg["m"], "t": cfg["t"], "k": cfg["k"],
                          "n": cfg["n"], "tau": cfg["tau"], "families": list(cfg["families"]),
                          "strategy": self.strategy, "block_size": int(cfg["block_size"]),
                          "quality_order": q is not None},
             "seed": cfg["seed"],
             "classes": [c.item() if hasattr(c, "item") else c for c in classes],
             "reduction": self.reduction_,
+            "execution": rows.describe(),
             "n_phases": len(history),
             "n_retained": int((arrays["removed_at"] == -1).sum()),
             "fit_seconds": round(time.perf_counter() - t0, 4),
@@ -352,7 +386,7 @@ class AFLite(BaseEstimator):
                 report(progress, 0.0, "ridge: block Gram matrices")
                 scorers.append(RidgeScorer(Z, mean, codes, n_classes, blocks, self.alpha, cancel))
             else:
-                scorers.append(SklearnScorer(fam, Z, mean, codes, seed))
+                scorers.append(SklearnScorer(fam, Z.X, mean, codes, seed))
         j = 0
         while len(S) > n:
             check_cancel(cancel)
@@ -427,35 +461,38 @@ class AFLite(BaseEstimator):
             arrays["quality"] = q
         return arrays, history
 
-    def _prepare(self, X, seed, progress):
-        """Centre X (and project it on its top principal components if d > max_dim)."""
-        N, d = X.shape
+    def _prepare(self, rows, seed, progress, cancel):
+        """The rows the models see, and their mean: X centred (by the mean passed to
+        every task), or X centred and projected on its top principal components if
+        d > max_dim (then a zero mean)."""
+        N, d = rows.shape
         mean = np.zeros(d, dtype=np.float64)
-        for lo in range(0, N, CHUNK_ROWS * 4):
-            mean += X[lo:lo + CHUNK_ROWS * 4].sum(axis=0, dtype=np.float64)
+        every = {i: {} for i in range(len(rows.ranges))}
+        for part in rows.map(_range_sum, every, {}, cancel):   # summed in range order
+            mean += part
         mean /= N
         mean32 = mean.astype(np.float32)
         if self.max_dim is None or d <= self.max_dim:
-            return X, mean32, None
+            return rows, mean32, None
         report(progress, 0.0, f"projecting {d} dims on {self.max_dim} principal components")
         # The principal axes are estimated on at most PCA_ROWS seeded random rows (the
         # covariance costs rows·d²); every row is then projected.
-        rows = np.arange(N)
+        sample = np.arange(N)
         if N > PCA_ROWS:
             rng = np.random.default_rng(np.random.SeedSequence([seed, 0x9CA]))
-            rows = np.sort(rng.choice(N, size=PCA_ROWS, replace=False))
+            sample = np.sort(rng.choice(N, size=PCA_ROWS, replace=False))
+        Xs = rows.take(sample)
         cov = np.zeros((d, d), dtype=np.float64)
-        for lo in range(0, len(rows), CHUNK_ROWS):
-            c = X[rows[lo:lo + CHUNK_ROWS]] - mean32
+        for lo in range(0, len(sample), CHUNK_ROWS):
+            c = Xs[lo:lo + CHUNK_ROWS] - mean32
             cov += (c.T @ c).astype(np.float64)
+        del Xs
         w, V = np.linalg.eigh(cov)
         order = np.argsort(w)[::-1][: self.max_dim]
         V = np.ascontiguousarray(V[:, order], dtype=np.float32)
         total = float(w.sum())
-        Z = np.empty((N, self.max_dim), dtype=np.float32)
-        for lo in range(0, N, CHUNK_ROWS):
-            Z[lo:lo + CHUNK_ROWS] = (X[lo:lo + CHUNK_ROWS] - mean32) @ V
-        info = {"method": "pca", "d_in": int(d), "d_out": int(self.max_dim), "fit_rows": int(len(rows)),
+        Z = rows.derive(_range_project, dict(mean=mean32, V=V), self.max_dim, cancel)
+        info = {"method": "pca", "d_in": int(d), "d_out": int(self.max_dim), "fit_rows": int(len(sample)),
                 "explained_variance_ratio": round(float(w[order].sum()) / total, 6) if total > 0 else 1.0}
         return Z, np.zeros(self.max_dim, dtype=np.float32), info
 

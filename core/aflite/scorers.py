@@ -43,62 +43,140 @@ def rows_of(Z, mean, idx, out=None):
     return out
 
 
+def _with_ones(Zc):
+    """[Zc, 1] as a C-contiguous float32 matrix (Z̃)."""
+    Zt = np.empty((len(Zc), Zc.shape[1] + 1), dtype=np.float32)
+    Zt[:, :-1] = Zc
+    Zt[:, -1] = 1.0
+    return Zt
+
+
+def _gram(Zt, out=None, sign=1.0, add=False):
+    """sign·Z̃ᵀZ̃'s upper triangle in RFP (``ssfrk``), written into ``out`` in place
+    (added to it if ``add``) or into a new array.
+
+    Zt is C-contiguous, so Zt.T is F-contiguous (d1 × rows): it reaches BLAS without
+    a copy."""
+    from scipy.linalg import lapack
+
+    d1 = Zt.shape[1]
+    if out is None:
+        out = np.empty(d1 * (d1 + 1) // 2, dtype=np.float32)
+    return lapack.ssfrk(d1, len(Zt), sign, Zt.T, 1.0 if add else 0.0, out, overwrite_c=1)
+
+
+def range_grams(chunk, lo, *, block_of, codes, mean, n_classes):
+    """One range's contributions to the block Gram matrices: (blocks present, their
+    Z̃ᵀZ̃ in RFP (nb, d1(d1+1)/2), their Z̃ᵀY (nb, d1, C)). ``block_of`` and ``codes``
+    are those of the range's rows."""
+    order = np.argsort(block_of, kind="stable")
+    blk = block_of[order]
+    Zt = _with_ones(rows_of(chunk, mean, order))
+    Y = np.eye(n_classes, dtype=np.float32)[codes[order]]
+    cut = np.flatnonzero(np.diff(blk)) + 1
+    starts, stops = np.concatenate([[0], cut]), np.concatenate([cut, [len(blk)]])
+    d1 = Zt.shape[1]
+    P = np.empty((len(starts), d1 * (d1 + 1) // 2), dtype=np.float32)
+    H = np.empty((len(starts), d1, n_classes), dtype=np.float32)
+    for i, (s0, s1) in enumerate(zip(starts, stops)):
+        _gram(Zt[s0:s1], out=P[i])
+        np.matmul(Zt[s0:s1].T, Y[s0:s1], out=H[i])
+    return blk[starts], P, H
+
+
+def range_counts(chunk, lo, *, rows, codes, in_train, mean, Wz, w0):
+    """Held-out predictions of all m models for the range's members of S: per member,
+    (correct, held) counts. ``rows`` are absolute row numbers (ascending), ``codes``
+    their labels, ``in_train`` (len(rows), m) whether each is in partition p's
+    training set."""
+    C = len(w0) // in_train.shape[1]
+    m = in_train.shape[1]
+    c = np.zeros(len(rows))
+    h = np.zeros(len(rows))
+    buf = np.empty((min(len(rows), CHUNK_ROWS), chunk.shape[1]), dtype=chunk.dtype)
+    for a in range(0, len(rows), CHUNK_ROWS):
+        b = min(len(rows), a + CHUNK_ROWS)
+        out = (rows_of(chunk, mean, rows[a:b] - lo, buf) @ Wz + w0).reshape(b - a, C, m)
+        yc = codes[a:b]
+        own = np.where((yc == 0)[:, None], out[:, 0, :], 0.0)
+        best = out[:, 0, :].copy()
+        for cl in range(1, C):
+            np.maximum(best, out[:, cl, :], out=best)
+            own += np.where((yc == cl)[:, None], out[:, cl, :], 0.0)
+        held = ~in_train[a:b]
+        c[a:b] = ((own >= best) & held).sum(axis=1)      # own score is the max: correct
+        h[a:b] = held.sum(axis=1)
+    return c, h
+
+
+def solve_partition(ag, ah, Zt, Y, alpha):
+    """One partition's ridge weights (d1, C), float64: the penalised normal equations
+    from the sums over its whole blocks (``ag`` in RFP, ``ah``) plus its partial rows
+    (Z̃, Y), solved by Cholesky (least squares if numerically singular)."""
+    from scipy.linalg import lapack
+
+    d1 = ah.shape[0]
+
+    def normal_equations():
+        h = np.asfortranarray(ah, dtype=np.float64)
+        if len(Zt):
+            a = np.add(ag, _gram(Zt), dtype=np.float64)     # float64(whole) + float64(partial)
+            h += Zt.T @ Y
+        else:
+            a = ag.astype(np.float64)
+        a = lapack.dtfttr(d1, a)[0]                         # RFP -> full (upper triangle)
+        diag = np.arange(d1 - 1)
+        lam = alpha * max(np.trace(a[:-1, :-1]) / (d1 - 1), 1e-12)
+        a[diag, diag] += lam                                # intercept not penalised
+        return a, h
+
+    a, h = normal_equations()
+    # LAPACK reads only the upper triangle of a; a and h are scratch (no copies).
+    _, x, info = lapack.dposv(a, h, lower=0, overwrite_a=1, overwrite_b=1)
+    if info != 0:
+        a, h = normal_equations()
+        x = np.linalg.lstsq(np.triu(a) + np.triu(a, 1).T, h, rcond=None)[0]
+    return x
+
+
 class RidgeScorer:
     """The ridge family: block Gram state, its downdates and the m solves of a phase.
 
     A Gram matrix is symmetric, so only its upper triangle (LAPACK's Fortran view)
     is computed and kept, in LAPACK's rectangular full packed format (RFP,
-    d1(d1+1)/2 floats): ``ssfrk`` adds or subtracts Z̃ᵀZ̃ in place at half the flops
-    of a full product (bit for bit the same triangle as the matmul), and the block
-    Grams take half the memory, so the per-phase assembly product reads half the
-    bytes. The Cholesky solve reads the triangle alone. The arithmetic (float32
-    products and sums, float64 normal equations and solve) is that of full matrices.
+    d1(d1+1)/2 floats): ``ssfrk`` computes Z̃ᵀZ̃ at half the flops of a full product
+    (bit for bit the same triangle as the matmul), and the block Grams take half the
+    memory, so the per-phase assembly product reads half the bytes. The Cholesky
+    solve reads the triangle alone. The arithmetic (float32 products and sums,
+    float64 normal equations and solve) is that of full matrices.
+
+    X is reached through ``rows`` (`core.aflite.storage`): the block Grams are summed
+    range by range in range order, the predictions are one task per range, and the
+    m solves are tasks too, so the numbers do not depend on where the tasks run.
     """
 
-    def __init__(self, Z, mean, codes, n_classes, blocks, alpha, cancel):
-        from scipy.linalg import lapack
-
-        self.Z, self.mean, self.codes, self.alpha = Z, mean, codes, float(alpha)
+    def __init__(self, rows, mean, codes, n_classes, blocks, alpha, cancel):
+        self.rows, self.mean, self.codes, self.alpha = rows, mean, codes, float(alpha)
         self.block_of = blocks.block_of
-        B, d1, C = blocks.n_blocks, Z.shape[1] + 1, n_classes
+        B, d1, C = blocks.n_blocks, rows.shape[1] + 1, n_classes
         self.eye = np.eye(C, dtype=np.float32)
-        self._sfrk, self._unpack = lapack.ssfrk, lapack.dtfttr
-        self._scratch = np.zeros(d1 * (d1 + 1) // 2, dtype=np.float32)  # partial rows' Gram (RFP)
         # G[b]: Z̃_bᵀZ̃_b's upper triangle in RFP; H[b] = Z̃_bᵀY_b.
         self.G = np.zeros((B, d1 * (d1 + 1) // 2), dtype=np.float32)
         self.H = np.zeros((B, d1, C), dtype=np.float32)
-        order = np.argsort(self.block_of, kind="stable")
-        starts = np.concatenate([[0], np.cumsum(np.bincount(self.block_of, minlength=B))])
-        per_chunk = max(1, CHUNK_ROWS // blocks.size)
-        for b0 in range(0, B, per_chunk):
-            check_cancel(cancel)
-            b1 = min(B, b0 + per_chunk)
-            Zt, Y = self._zy(order[starts[b0]:starts[b1]])
-            for b in range(b0, b1):
-                s0, s1 = starts[b] - starts[b0], starts[b + 1] - starts[b0]
-                self._update(b, Zt[s0:s1], Y[s0:s1], 1.0)
+        per_range = {i: dict(block_of=self.block_of[lo:hi], codes=codes[lo:hi])
+                     for i, (lo, hi) in enumerate(rows.ranges)}
+        common = dict(mean=mean, n_classes=C)
+        for blk, P, H in rows.map(range_grams, per_range, common, cancel):
+            for i, b in enumerate(blk):       # in place: no temporary copy of G[blk]
+                np.add(self.G[b], P[i], out=self.G[b])
+                np.add(self.H[b], H[i], out=self.H[b])
 
     def _zy(self, idx):
-        """Z̃ (the rows idx with a column of ones, C-contiguous) and their one-hot Y."""
-        d = self.Z.shape[1]
-        Zt = np.empty((len(idx), d + 1), dtype=np.float32)
-        Zt[:, :d] = rows_of(self.Z, self.mean, idx)
-        Zt[:, d] = 1.0
-        return Zt, self.eye[self.codes[idx]]
-
-    def _update(self, b, Zt, Y, sign):
-        """G[b] += sign·Z̃ᵀZ̃ (in place, RFP) and H[b] += sign·Z̃ᵀY.
-
-        Zt is C-contiguous, so Zt.T is F-contiguous (d1 × rows): it reaches BLAS
-        without a copy."""
-        if len(Zt) == 0:
-            return
-        d1 = Zt.shape[1]
-        self._sfrk(d1, len(Zt), sign, Zt.T, 1.0, self.G[b], overwrite_c=1)
-        if sign > 0:
-            self.H[b] += Zt.T @ Y
-        else:
-            self.H[b] -= Zt.T @ Y
+        """Z̃ (the rows idx, centred, with a column of ones) and their one-hot Y."""
+        X = self.rows.take(idx)
+        if self.mean.any():
+            X -= self.mean
+        return _with_ones(X), self.eye[self.codes[idx]]
 
     def remove(self, removed_rows: np.ndarray) -> None:
         """Subtract the removed rows from their blocks' Gram matrices."""
@@ -111,33 +189,13 @@ class RidgeScorer:
         Zt, Y = self._zy(removed_rows)
         bounds = np.flatnonzero(np.diff(blk)) + 1
         for lo, hi in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(blk)]])):
-            self._update(blk[lo], Zt[lo:hi], Y[lo:hi], -1.0)
-
-    def _normal_equations(self, ag, ah, partial_rows):
-        """One partition's penalised normal equations (Z̃ᵀZ̃ + λI, Z̃ᵀY) in float64,
-        from the sums over its whole blocks (``ag`` in RFP, ``ah``) plus its partial
-        rows. The matrix comes back full size in Fortran order, for LAPACK to
-        factorise in place; only its upper triangle holds values."""
-        d1 = ah.shape[0]
-        h = np.asfortranarray(ah, dtype=np.float64)
-        if len(partial_rows):
-            Zt, Y = self._zy(partial_rows)
-            part = self._sfrk(d1, len(Zt), 1.0, Zt.T, 0.0, self._scratch, overwrite_c=1)
-            a = np.add(ag, part, dtype=np.float64)        # float64(whole) + float64(partial)
-            h += Zt.T @ Y
-        else:
-            a = ag.astype(np.float64)
-        a = self._unpack(d1, a)[0]                        # RFP -> full (upper triangle)
-        diag = np.arange(d1 - 1)
-        lam = self.alpha * max(np.trace(a[:-1, :-1]) / (d1 - 1), 1e-12)
-        a[diag, diag] += lam                              # intercept not penalised
-        return a, h
+            b = blk[lo]
+            _gram(Zt[lo:hi], out=self.G[b], sign=-1.0, add=True)
+            self.H[b] -= Zt[lo:hi].T @ Y[lo:hi]
 
     def score(self, S, plan, sub, cancel, phase):
-        from scipy.linalg import lapack
-
-        n_s, m, C = len(S), plan.full.shape[1], self.eye.shape[0]
-        d1 = self.Z.shape[1] + 1
+        m, C = plan.full.shape[1], self.eye.shape[0]
+        d1 = self.rows.shape[1] + 1
         B = self.G.shape[0]
         F = np.ascontiguousarray(plan.full.T, dtype=np.float32)     # (m, B)
         # Every partition's sum over its whole blocks at once: one product that reads
@@ -145,36 +203,33 @@ class RidgeScorer:
         AG = F @ self.G                                             # (m, d1(d1+1)/2)
         AH = (F @ self.H.reshape(B, -1)).reshape(m, d1, C)
         sub(0.3, "ridge: normal equations")
-        W = np.empty((d1, C, m), dtype=np.float32)   # class-major columns: out[:, c, p]
+        # The partial rows of all m partitions in one gather (one read of a memory map
+        # or one request to a cluster), then split per partition.
+        need = np.unique(np.concatenate([S[pos] for pos in plan.partial]))
+        Zt_all, Y_all = self._zy(need)
+        tasks = []
         for p in range(m):
-            check_cancel(cancel)
-            a, h = self._normal_equations(AG[p], AH[p], S[plan.partial[p]])
-            # LAPACK reads only the upper triangle of a; a and h are scratch (no copies).
-            _, x, info = lapack.dposv(a, h, lower=0, overwrite_a=1, overwrite_b=1)
-            if info != 0:  # numerically singular: fall back to least squares
-                a, h = self._normal_equations(AG[p], AH[p], S[plan.partial[p]])
-                x = np.linalg.lstsq(np.triu(a) + np.triu(a, 1).T, h, rcond=None)[0]
+            at = np.searchsorted(need, S[plan.partial[p]])
+            tasks.append(dict(ag=AG[p], ah=AH[p], Zt=Zt_all[at], Y=Y_all[at]))
+        W = np.empty((d1, C, m), dtype=np.float32)   # class-major columns: out[:, c, p]
+        for p, x in enumerate(self.rows.tasks(solve_partition, tasks, dict(alpha=self.alpha), cancel)):
             W[:, :, p] = x
         sub(0.6, "ridge: solved")
         Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, C * m))
         w0 = W[-1].reshape(C * m)
-        y_s = self.codes[S]
-        c = np.zeros(n_s)
-        h = np.zeros(n_s)
-        buf = np.empty((min(n_s, CHUNK_ROWS), d1 - 1), dtype=self.Z.dtype)
-        for lo in range(0, n_s, CHUNK_ROWS):
-            check_cancel(cancel)
-            hi = min(n_s, lo + CHUNK_ROWS)
-            out = (rows_of(self.Z, self.mean, S[lo:hi], buf) @ Wz + w0).reshape(hi - lo, C, m)
-            yc = y_s[lo:hi]
-            own = np.where((yc == 0)[:, None], out[:, 0, :], 0.0)
-            best = out[:, 0, :].copy()
-            for cl in range(1, C):
-                np.maximum(best, out[:, cl, :], out=best)
-                own += np.where((yc == cl)[:, None], out[:, cl, :], 0.0)
-            held = ~plan.in_train(lo, hi)
-            c[lo:hi] = ((own >= best) & held).sum(axis=1)    # own score is the max: correct
-            h[lo:hi] = held.sum(axis=1)
+        # S is ascending: its members in range i are one slice of positions.
+        bounds = np.searchsorted(S, [lo for lo, _ in self.rows.ranges] + [self.rows.shape[0]])
+        per_range = {}
+        for i in range(len(self.rows.ranges)):
+            p0, p1 = bounds[i], bounds[i + 1]
+            if p1 > p0:
+                per_range[i] = dict(rows=S[p0:p1], codes=self.codes[S[p0:p1]], in_train=plan.in_train(p0, p1))
+        c = np.zeros(len(S))
+        h = np.zeros(len(S))
+        common = dict(mean=self.mean, Wz=Wz, w0=w0)
+        for i, (ci, hi) in zip(sorted(per_range), self.rows.map(range_counts, per_range, common, cancel)):
+            c[bounds[i]:bounds[i + 1]] = ci
+            h[bounds[i]:bounds[i + 1]] = hi
         sub(1.0, "ridge: predicted")
         return c, h
 

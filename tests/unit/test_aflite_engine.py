@@ -18,7 +18,8 @@ from core.progress import check_cancel
 class _FullGramRidge(RidgeScorer):
     """The previous RidgeScorer (full block Grams, one matmul each), kept as the reference."""
 
-    def __init__(self, Z, mean, codes, n_classes, blocks, alpha, cancel):
+    def __init__(self, rows, mean, codes, n_classes, blocks, alpha, cancel):
+        Z = rows.X
         self.Z, self.mean, self.codes, self.alpha = Z, mean, codes, float(alpha)
         self.block_of = blocks.block_of
         B, d1, C = blocks.n_blocks, Z.shape[1] + 1, n_classes

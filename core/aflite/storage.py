@@ -1,0 +1,107 @@
+"""Where the rows of X live, and how per-range work reaches them.
+
+The engine reads X in fixed row ranges of `RANGE_ROWS` rows (a function of N alone,
+never of the machine): every pass over X (the mean, the projection, the block Gram
+matrices, the predictions) is one task per range whose result the driver combines
+in range order. Because a range's task is the same function of the same rows
+wherever it runs, a run gives the same numbers bit for bit on one thread, on
+several, or on a Dask cluster (`core.aflite.distributed.DaskRows`).
+
+`LocalRows` holds X in this process (an array, or a memory map whose pages the OS
+reads as the ranges are touched); its tasks run on ``n_jobs`` threads (numpy and
+BLAS release the GIL), each on one BLAS thread.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from core.progress import check_cancel
+
+__all__ = ["RANGE_ROWS", "LocalRows", "row_ranges", "resolve_jobs"]
+
+#: Rows per range: 48 MB of a 768-d float32 matrix, so a task's working set is small
+#: while a 1M-row pass is ~60 tasks.
+RANGE_ROWS = 16384
+
+
+def row_ranges(N: int) -> list:
+    """The fixed ranges [lo, hi) that tile N rows."""
+    return [(lo, min(N, lo + RANGE_ROWS)) for lo in range(0, N, RANGE_ROWS)]
+
+
+def resolve_jobs(n_jobs) -> int:
+    """scikit-learn's convention: None → 1, -1 → every core, -2 → all but one."""
+    cores = os.cpu_count() or 1
+    if n_jobs is None:
+        return 1
+    n = int(n_jobs)
+    return max(1, cores + 1 + n if n < 0 else min(n, cores))
+
+
+class LocalRows:
+    """X in this process: ``map`` runs a range task on each range, ``take`` gathers rows."""
+
+    distributed = False
+
+    def __init__(self, X: np.ndarray, n_jobs=None):
+        self.X = X
+        self.shape = X.shape
+        self.ranges = row_ranges(X.shape[0])
+        self.n_jobs = resolve_jobs(n_jobs)
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """Rows ``rows`` of X (ascending indices read a memory map in file order)."""
+        return np.take(self.X, rows, axis=0)
+
+    def tasks(self, fn: Callable, kwargs: Sequence[dict], common: dict, cancel=None) -> Iterator:
+        """``fn(**kwargs[i], **common)`` for each i, yielded in order. With several threads
+        at most two tasks per thread run ahead of the consumer, which bounds the results
+        held at once."""
+        def run(kw):
+            check_cancel(cancel)
+            return fn(**kw, **common)
+
+        if self.n_jobs == 1 or len(kwargs) < 2:
+            for kw in kwargs:
+                yield run(kw)
+            return
+        # BLAS is already limited to one thread for the whole fit (process-wide).
+        with ThreadPoolExecutor(self.n_jobs) as pool:
+            pending = []
+            try:
+                for kw in kwargs:
+                    pending.append(pool.submit(run, kw))
+                    if len(pending) >= 2 * self.n_jobs:
+                        yield pending.pop(0).result()
+                while pending:
+                    yield pending.pop(0).result()
+            finally:
+                for f in pending:
+                    f.cancel()
+
+    def map(self, fn: Callable, per_range: dict, common: dict, cancel=None) -> Iterator:
+        """``fn(X[lo:hi], lo, **per_range[i], **common)`` for each range i in ``per_range``
+        (a dict keyed by range index), yielded in range order."""
+        def task(i, **kw):
+            lo, hi = self.ranges[i]
+            return fn(self.X[lo:hi], lo, **kw)
+
+        order = sorted(per_range)
+        return self.tasks(task, [dict(per_range[i], i=i) for i in order], common, cancel)
+
+    def derive(self, fn: Callable, common: dict, d_out: int, cancel=None) -> "LocalRows":
+        """The rows ``fn(X[lo:hi], lo, **common)`` (e.g. a projection), in memory."""
+        Z = np.empty((self.shape[0], d_out), dtype=np.float32)
+        every = {i: {} for i in range(len(self.ranges))}
+        for (lo, hi), part in zip(self.ranges, self.map(fn, every, common, cancel)):
+            Z[lo:hi] = part
+        return LocalRows(Z, self.n_jobs)
+
+    def describe(self) -> dict:
+        return {"backend": "local", "threads": self.n_jobs, "memory_mapped": isinstance(self.X, np.memmap),
+                "range_rows": RANGE_ROWS}
+
