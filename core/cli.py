@@ -266,6 +266,10 @@ def cmd_aflite(args) -> int:
     outs.declare("--export", args.export, (".csv", ".parquet", ".jsonl", ""), folder_ok=True)
     if args.export:
         outs.declare("the export's manifest", export.manifest_path(args.export), (".json",))
+    if args.scheduler:   # an unreachable cluster is refused before the data is read
+        from core.aflite.distributed import connect
+
+        connect(args.scheduler).close()
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = _representation(ds, args.representation, args)

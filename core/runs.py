@@ -311,7 +311,7 @@ def _fsync_folder(folder: Path) -> None:
 
 
 def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None, on_phase=None,
-            quality=None, quality_info: Optional[dict] = None) -> Run:
+            quality=None, quality_info: Optional[dict] = None, scheduler: Optional[str] = None) -> Run:
     """Fit AFLite on a representation of a dataset and record it as a `Run`.
 
     Parameters
@@ -329,6 +329,10 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
         "weights": {...}}``), recorded as `Run.quality` and part of the run's key. Without it
         a quality column is described by a digest of its values, so different columns never
         share a key. Ignored without ``quality``.
+    scheduler : str, optional
+        A Dask scheduler (``tcp://HOST:PORT``): the phases run on its cluster
+        (`core.aflite.distributed`) with the same result. A memory-mapped Φ is read by the
+        workers from its file (they must see the same path); any other Φ is sent to them.
     """
     ids = np.asarray(representation.ids).astype(str)
     labels = dataset.table[dataset.label]
@@ -341,13 +345,35 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
     if quality is not None:
         info = dict(quality_info) if quality_info else {"source": "values", "digest": quality_digest(quality)}
     t0 = time.perf_counter()
-    est = AFLite(**params).fit(representation.X, y, quality=quality, progress=progress, cancel=cancel,
-                               on_phase=on_phase)
+    if scheduler:
+        est = _fit_on_cluster(scheduler, representation.X, params, y, quality=quality, progress=progress,
+                              cancel=cancel, on_phase=on_phase)
+    else:
+        est = AFLite(**params).fit(representation.X, y, quality=quality, progress=progress, cancel=cancel,
+                                   on_phase=on_phase)
     return Run.from_estimator(
         est, ids=ids, dataset_name=dataset.name, dataset_fingerprint=dataset.fingerprint,
         representation=representation.spec, excluded_ids=getattr(representation, "excluded_ids", ()),
         representation_info=getattr(representation, "info", {}), seconds=time.perf_counter() - t0,
         quality=info)
+
+
+def _fit_on_cluster(address, X, params, y, **fit_kw):
+    import dask.array as da
+
+    from core.aflite.distributed import connect, load_array
+    from core.aflite.storage import RANGE_ROWS
+
+    client = connect(address)
+    try:
+        path = getattr(X, "filename", None)   # a memory-mapped .npy: the workers read the file
+        whole_file = (isinstance(X, np.memmap) and path and str(path).endswith(".npy")
+                      and np.load(path, mmap_mode="r").shape == X.shape)
+        lazy = load_array(path) if whole_file else da.from_array(np.asarray(X), chunks=(RANGE_ROWS, X.shape[1]))
+        with client.as_current():
+            return AFLite(**params).fit(lazy, y, **fit_kw)
+    finally:
+        client.close()
 
 
 def quality_digest(values) -> str:

@@ -156,3 +156,37 @@ def test_bad_input_on_the_cluster_is_refused_clearly(client, data, tmp_path):
         load_array(tmp_path / "cube.npy")
     with pytest.raises(InputError, match="does not exist"):
         load_array(tmp_path / "missing.npy")
+
+
+def test_the_cli_runs_on_a_scheduler_with_the_local_result(client, data, tmp_path):
+    from core.cli import main
+
+    X, y = data
+    n = 6000
+    pd.DataFrame({"id": [f"e{i}" for i in range(n)], "text": [f"example {i}" for i in range(n)],
+                  "label": np.array(["a", "b", "c"])[y[:n]]}).to_csv(tmp_path / "d.csv", index=False)
+    np.save(tmp_path / "x.npy", X[:n])
+    argv = ["-q", "aflite", str(tmp_path / "d.csv"), "--label", "label", "--text", "text",
+            "-r", f"file:path={tmp_path / 'x.npy'}", "--m", "8", "--k", "0.1", "--tau", "0"]
+    assert main([*argv, "--out", str(tmp_path / "local.csv")]) == 0
+    address = client.scheduler_info()["address"]
+    assert main([*argv, "--scheduler", address, "--jobs", "1", "--out", str(tmp_path / "dask.csv")]) == 0
+    local, remote = pd.read_csv(tmp_path / "local.csv"), pd.read_csv(tmp_path / "dask.csv")
+    assert local["retained"].sum() == n // 2
+    pd.testing.assert_frame_equal(local, remote)
+
+
+def test_the_cli_names_an_unreachable_scheduler(tmp_path, capsys):
+    from core.cli import main
+
+    pd.DataFrame({"id": ["a", "b", "c", "d", "e", "f"], "text": list("uvwxyz"), "label": list("ababab")}).to_csv(
+        tmp_path / "d.csv", index=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = main(["aflite", str(tmp_path / "d.csv"), "--label", "label", "--text", "text", "-r", "tfidf-svd:dim=99",
+                 "--m", "2", "--train-size", "1", "--k", "1", "--target-size", "4", "--tau", "0",
+                 "--scheduler", f"tcp://127.0.0.1:{port}", "--out", str(tmp_path / "s.csv")])
+    assert code == 2
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in capsys.readouterr().err
+    assert not (tmp_path / "s.csv").exists()
