@@ -276,12 +276,12 @@ def cmd_aflite(args) -> int:
     _describe_representation(rep, args.quiet)
     params = dict(n_partitions=args.m, train_size=args.train_size, slice_size=args.k, tau=args.tau,
                   target_size=args.target_size, model=args.model, strategy=args.strategy,
-                  random_state=args.seed)
+                  random_state=args.seed, n_jobs=args.jobs)
     quality, quality_record = _aflite_quality(args, ds, rep)
     bar = progress_bar("aflite", args.quiet)
     try:
         run = fit_run(ds, rep, params, progress=bar, quality=quality, quality_info=quality_record or None,
-                      on_phase=_phase_log(args, len(rep.ids), bar))
+                      on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
     finally:
         if bar:
             bar.close()
@@ -664,6 +664,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
                                      "lowest-quality examples first (paper 002); recorded in the manifest")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--jobs", type=int, default=-1, help="threads for the ridge family (default -1: every core; "
+                   "the result does not depend on it)")
+    p.add_argument("--scheduler", help="run the phases on a Dask cluster, e.g. tcp://HOST:8786 (same result as "
+                   "in this process; a memory-mapped Φ is read by the workers from its file)")
     p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")
     p.add_argument("--manifest", help="run manifest JSON: parameters, seed, representation, versions, fingerprint, retained ids")
     p.add_argument("--export", help="also export a split with all columns (.csv, .parquet, .jsonl, or a folder for save_to_disk)")
