@@ -3,7 +3,9 @@
 Every large object the dashboard holds (datasets, representations Φ, runs, example
 tables, projections, z-statistics, live results) goes through one `BoundedCache`.
 Entries are measured in bytes (`sizeof`) when stored; past the budget the least
-recently used entries are evicted, so a server that runs for weeks stays flat.
+recently used entries are evicted, so a server that runs for weeks stays flat. Kinds of
+many small, cheap entries (the live result of every τ/n a slider passed through) are also
+capped in number (`KIND_LIMITS`), so they never push the expensive ones out.
 Everything cached can be recomputed (datasets from their source, Φ and
 projections from the disk cache, runs from the run store), so an eviction costs
 time, never data. The budget is ``$ARTIFACT_LENS_CACHE_MB`` (default 1024 MB).
@@ -22,11 +24,15 @@ from typing import Any, Callable, Hashable, Optional
 import numpy as np
 import pandas as pd
 
-__all__ = ["BoundedCache", "sizeof", "default_budget"]
+__all__ = ["BoundedCache", "sizeof", "default_budget", "KIND_LIMITS"]
 
 log = logging.getLogger("artifact_lens.cache")
 
 DEFAULT_BUDGET_MB = 1024
+#: entries kept per kind at most, least recently used dropped first: a live result (τ, n) is
+#: recomputed from the trajectory in milliseconds, yet at 100k examples each holds 1.3 MB and a
+#: slider dragged for ten minutes makes hundreds
+KIND_LIMITS = {"live": 32, "reviews": 16}
 
 
 def default_budget() -> int:
@@ -53,7 +59,7 @@ def sizeof(value: Any, _seen: Optional[set] = None, _depth: int = 0) -> int:
     if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
         usage = value.memory_usage(deep=True, index=True) if not isinstance(value, pd.Index) \
             else value.memory_usage(deep=True)
-        return int(np.sum(usage))
+        return int(np.sum(usage)) + _arrays_in(value, seen)
     if hasattr(value, "data") and hasattr(value, "indices") and hasattr(value, "indptr"):  # scipy sparse
         return int(value.data.nbytes + value.indices.nbytes + value.indptr.nbytes)
     nbytes = getattr(value, "nbytes", None)
@@ -70,6 +76,28 @@ def sizeof(value: Any, _seen: Optional[set] = None, _depth: int = 0) -> int:
     return sys.getsizeof(value) + sum(sizeof(v, seen, _depth + 1) for v in items)
 
 
+def _arrays_in(value, seen: set) -> int:
+    """Bytes of the buffers behind the arrays an object column holds (an embedding column: one
+    vector per row). pandas' deep memory usage counts an array that owns its data, but only the
+    header of a view; vectors read from Parquet are views of one buffer, counted here once."""
+    columns = [value] if isinstance(value, pd.Series) else \
+        [value[c] for c in value.columns] if isinstance(value, pd.DataFrame) else []
+    total = 0
+    for col in columns:
+        if col.dtype != object or not len(col) or not isinstance(col.iloc[0], np.ndarray):
+            continue
+        for a in col.to_numpy():
+            if not isinstance(a, np.ndarray):
+                continue
+            owner = a
+            while isinstance(owner.base, np.ndarray):
+                owner = owner.base
+            if owner is not a and id(owner) not in seen:   # an array owning its data: pandas counted it
+                seen.add(id(owner))
+                total += int(owner.nbytes)
+    return total
+
+
 class BoundedCache:
     """Least-recently-used cache bounded by bytes, safe across threads and sessions.
 
@@ -78,10 +106,13 @@ class BoundedCache:
     budget : int, optional
         Bytes (default `default_budget`). One entry larger than the budget is kept
         alone (it is in use) and everything else is evicted.
+    limits : dict, optional
+        Kind -> most entries of that kind (default `KIND_LIMITS`).
     """
 
-    def __init__(self, budget: Optional[int] = None):
+    def __init__(self, budget: Optional[int] = None, limits: Optional[dict] = None):
         self.budget = default_budget() if budget is None else int(budget)
+        self.limits = dict(KIND_LIMITS if limits is None else limits)
         self._entries: "OrderedDict[tuple, tuple]" = OrderedDict()   # (kind, key) -> (value, bytes)
         self._computing: dict = {}                                   # (kind, key) -> Lock
         self._lock = threading.Lock()
@@ -155,6 +186,13 @@ class BoundedCache:
                     "hits": self.hits, "misses": self.misses, "evictions": self.evictions, "by_kind": kinds}
 
     def _evict(self, keep: tuple) -> None:
+        limit = self.limits.get(keep[0])
+        if limit is not None:
+            same = [k for k in self._entries if k[0] == keep[0]]   # oldest first
+            for old in same[:max(len(same) - limit, 0)]:
+                if old != keep:
+                    self.nbytes -= self._entries.pop(old)[1]
+                    self.evictions += 1
         while self.nbytes > self.budget and len(self._entries) > 1:
             oldest = next(iter(self._entries))
             if oldest == keep:

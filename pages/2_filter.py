@@ -34,8 +34,7 @@ def live():
         st.info(f"At this τ and n the last phase (phase {past['phase']}) predicts held-out labels with accuracy "
                 f"{past['accuracy']:.2f}, below chance ({past['chance']:.2f}): the remaining examples are adversarial "
                 "to Φ, not just free of its shortcuts. A larger n or τ keeps more of the data.")
-    labels = ds.table[ds.label].reindex(run.ids).to_numpy()
-    summary = label_summary(labels, mask)
+    summary = label_summary(current.run_labels(run), mask)
     phases = phase_frame(run, mask)
     n_run = phases_run(phases)
     metric_row({

@@ -1,0 +1,67 @@
+"""The server's memory at scale (issue 13): the cache counts what it holds, caps the many small
+entries a slider makes, and sessions share one copy of Φ."""
+import json
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from dashboard.cache import KIND_LIMITS, BoundedCache, sizeof
+
+
+def test_live_results_are_capped_in_number_and_never_push_out_the_dataset():
+    cache = BoundedCache(budget=1 << 30)
+    cache.put("dataset", "d", np.zeros(1000, np.float32))
+    for i in range(5 * KIND_LIMITS["live"]):
+        cache.get_or_compute("live", ("run", 0.5 + i / 1000, 100), lambda: {"retained": np.ones(10_000, bool)})
+        cache.get_or_compute("dataset", "d", lambda: None)   # in use meanwhile
+    live = [k for (kind, k) in cache._entries if kind == "live"]
+    assert len(live) == KIND_LIMITS["live"]
+    assert live[-1] == ("run", 0.5 + (5 * KIND_LIMITS["live"] - 1) / 1000, 100)   # the newest are kept
+    assert cache.peek("dataset", "d") is not None
+    assert cache.stats()["by_kind"]["live"] == KIND_LIMITS["live"] * sizeof({"retained": np.ones(10_000, bool)})
+
+
+def test_an_embedding_column_is_counted_by_its_vectors_once():
+    X = np.random.default_rng(0).normal(size=(2000, 64)).astype(np.float32)
+    views = pd.DataFrame({"label": ["a"] * 2000, "embedding": list(X)})       # views of one buffer (as Parquet gives)
+    own = pd.DataFrame({"label": ["a"] * 2000, "embedding": [x.copy() for x in X]})
+    text_only = sizeof(views[["label"]])
+    headers = 2000 * 200   # each vector's array object
+    assert X.nbytes <= sizeof(views) - text_only < X.nbytes + headers
+    assert X.nbytes <= sizeof(own) - text_only < X.nbytes + headers
+    # the same buffer in two cached objects of one entry is counted once
+    assert sizeof([views, views["embedding"]]) < sizeof(views) + headers
+
+
+def _one_tab():
+    # inside streamlit (AppTest): what a page does for the current dataset's Φ
+    import json
+
+    import streamlit as st
+
+    from dashboard import current, pipelines
+    from dashboard.cache import sizeof
+    from dashboard.session import Source, session
+
+    source = Source("demo:nli:n=2000", {}, "demo")
+    key, ds = current.load(source)
+    spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=32", ds)
+    params = dict(n_partitions=4, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.5, random_state=0)
+    pipelines.apply_result(pipelines.score(None, key, ds, spec, params), params, source)
+    run = current.run()
+    current.table(run).browse(current.live_result(run))
+    X = current.representation().X
+    held = {k: sizeof(v) for k, v in st.session_state.items()}
+    st.text(json.dumps({"x_id": id(X), "x_bytes": int(X.nbytes), "session_bytes": sum(held.values()),
+                        "session_keys": sorted(held), "params": session().params}))
+
+
+def test_sessions_share_one_copy_of_the_representation(fresh_server):
+    first = AppTest.from_function(_one_tab, default_timeout=120).run()
+    second = AppTest.from_function(_one_tab, default_timeout=120).run()
+    assert not first.exception and not second.exception
+    a, b = (json.loads(at.text[0].value) for at in (first, second))
+    assert a["x_id"] == b["x_id"]   # the server's cache hands every tab the same array
+    # a tab's own state is small: keys and knobs, never Φ, the dataset or a figure
+    assert a["session_bytes"] < a["x_bytes"] / 4 and b["session_bytes"] < 64_000, (a, b)
