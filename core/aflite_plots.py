@@ -154,9 +154,9 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
         Rows of ``frame`` to show as selected (``selectedpoints``; the others faded), e.g. a
         selection kept across a τ/n change.
 
-    Every string from the data is escaped (`core.plot_text`). Per point: ``customdata`` is
-    ``[row, p̃]`` (the row for `selected_rows`), ``text`` is ``"id · label"`` and
-    ``hovertext`` is the status (retained/removed) and the text snippet.
+    Every string from the data is escaped (`core.plot_text`). Per point: ``customdata`` is its
+    row of ``frame`` (for `selected_rows`), ``text`` is ``"id · label"`` and ``hovertext``
+    is p̃, the status (retained/removed) and the text snippets.
     """
     colour_name = colour_name or colour
     n = len(frame)
@@ -170,9 +170,9 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
     hover = pd.Series(status, dtype=object)
     for f in text_fields:
         hover = hover + f"<br>{escape(f)}: " + snippets(frame[f].to_numpy()[order], per_field)
-    custom = np.empty((n, 2), dtype=np.float64)
-    custom[:, 0] = order
-    custom[:, 1] = frame["predictability"].to_numpy(dtype=float)[order]
+    score = frame["predictability"].to_numpy(dtype=float)[order]
+    shown = np.char.mod("%.2f", score).astype(object)
+    hover = "p̃ = " + pd.Series(np.where(np.isnan(score), "n/a", shown), dtype=object) + ", " + hover
     ids, labels = escape_texts(frame["id"].to_numpy()[order]), escape_texts(frame[label].to_numpy()[order])
     name = escape(colour_name)
     fig = go.Figure()
@@ -197,9 +197,10 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
         marker.update(color=codes.astype(np.uint16 if len(present) > 255 else np.uint8),
                       **_stepped_scale([colours[c] for c in present]))
         legend = [(f"{name}={escape(c)}", colours[c]) for c in present]
-    trace = go.Scattergl(x=x, y=y, mode="markers", name=name, customdata=custom,
+    # customdata is 1-D: a 2-D typed array reaches the selection event as {"0": .., "1": ..} objects
+    trace = go.Scattergl(x=x, y=y, mode="markers", name=name, customdata=order.astype(np.int32),
                          text=ids.str.cat(labels, sep=" · ").to_numpy(), hovertext=hover.to_numpy(),
-                         hovertemplate="%{text}<br>p̃ = %{customdata[1]:.2f}, %{hovertext}<extra></extra>",
+                         hovertemplate="%{text}<br>%{hovertext}<extra></extra>",
                          marker=marker, showlegend=False,
                          selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.15)))
     if selected is not None:
@@ -228,21 +229,20 @@ def _stepped_scale(colours: list) -> dict:
 
 def map_points(trace) -> pd.DataFrame:
     """The points of a `projection_map` points trace (a plotly trace, or its JSON dict with
-    typed arrays), in drawn order: ``row``, ``predictability``, ``id`` and ``label`` (as
-    escaped for the hover), ``hover`` (status and snippets) and ``colour`` (the colour string
+    typed arrays), in drawn order: ``row``, ``id`` and ``label`` (as escaped for the hover),
+    ``hover`` (p̃, status and snippets) and ``colour`` (the colour string
     each point is drawn in; the values themselves on a continuous colour scale)."""
     get = trace.get if isinstance(trace, dict) else (lambda k: getattr(trace, k))
     marker = get("marker")
     mget = marker.get if isinstance(marker, dict) else (lambda k: getattr(marker, k))
-    custom = _array(get("customdata")).reshape(-1, 2)
+    rows = _array(get("customdata")).reshape(-1)
     text = pd.Series(list(get("text")), dtype=object).str.split(" · ", n=1, expand=True)
     colour = _array(mget("color"))
     scale = mget("colorscale")
     if mget("cmin") is not None and scale is not None and not mget("showscale"):
         steps = [c for _, c in scale][::2]
         colour = np.array([steps[int(v)] for v in colour], dtype=object)
-    return pd.DataFrame({"row": custom[:, 0].astype(np.int64), "predictability": custom[:, 1],
-                         "id": text[0].to_numpy(), "label": text[1].to_numpy(), "hover": list(get("hovertext")),
+    return pd.DataFrame({"row": rows.astype(np.int64), "id": text[0].to_numpy(), "label": text[1].to_numpy(), "hover": list(get("hovertext")),
                          "colour": list(colour)})
 
 
@@ -257,6 +257,14 @@ def _array(value) -> np.ndarray:
 
 
 def selected_rows(event) -> list:
-    """Sorted row numbers (``customdata[0]``) of the points in a plotly selection event."""
+    """Sorted row numbers of the points in a plotly selection event: ``customdata[0]``, or
+    ``customdata`` itself where it is one number (`projection_map`)."""
     points = ((event or {}).get("selection") or {}).get("points") or []
-    return sorted({int(p["customdata"][0]) for p in points if p.get("customdata") is not None})
+    return sorted({_first(p["customdata"]) for p in points if p.get("customdata") is not None})
+
+
+def _first(value) -> int:
+    # customdata[0] of a list, the number itself (the map's 1-D customdata), or {"0": ...} (a typed array's row)
+    if isinstance(value, dict):
+        return int(value["0"])
+    return int(value[0]) if isinstance(value, (list, tuple)) else int(value)

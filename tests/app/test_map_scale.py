@@ -60,3 +60,11 @@ def test_the_limit_comes_from_the_environment(monkeypatch, raw, expected):
     else:
         assert len(rows) <= current.map_point_limit() + 2 and {3, 9_999} <= set(rows.tolist())
         assert np.array_equal(rows, current.map_sample(10_000, keep=[3, 9_999]))   # seeded: the same each time
+
+
+def test_a_selection_event_gives_rows_whatever_the_shape_of_customdata():
+    from core.aflite_plots import selected_rows
+
+    event = {"selection": {"points": [{"customdata": 5}, {"customdata": [7, "x"]}, {"customdata": {"0": 9, "1": 0.3}},
+                                      {"x": 1.0}, {"customdata": 5}]}}
+    assert selected_rows(event) == [5, 7, 9] and selected_rows(None) == []
