@@ -2,22 +2,37 @@
 
 A projection is computed once per representation and cached on disk, keyed by the
 representation's key (dataset fingerprint + spec), the method and its parameters,
-so the dashboard never recomputes it on a knob change or a page switch.
+so the dashboard never recomputes it on a knob change or a page switch. The
+dashboard's Map page and ``python -m core project DATASET -r SPEC`` share that
+cache: a map precomputed from the command line opens at once in the app.
 
-UMAP cost, and what is done about it (2 cores, no GPU):
+UMAP runs in explicit, recorded stages (``info["stages"]`` holds each one's seconds):
 
-- umap-learn compiles its kernels with numba on first import (about 26 s cold).
-  `NUMBA_CACHE_DIR` is pointed at a persistent cache folder when unset, and umap is
-  imported lazily, only when a UMAP projection is actually computed.
-- Inputs wider than ``pca_dims`` (default 50) are first reduced by PCA to
-  ``pca_dims`` dimensions: neighbour search is the bulk of UMAP's time and scales
-  with the dimension, and the map barely changes. The reduction is recorded in `info`.
-- For large N, UMAP is fitted on a seeded sample of ``fit_size`` rows (default
-  20,000) and the remaining rows are placed with ``transform`` in chunks (which
-  also gives progress and cancellation points). Which rows were fitted is recorded.
+1. **PCA** to ``pca_dims`` (default 50) dimensions when Φ is wider: the neighbour
+   search scales with the dimension and the map barely changes. Fitted on a seeded
+   sample of at most 100,000 rows, applied to all; ``info["pca"]`` records the dims,
+   the explained variance and the rows it was fitted on.
+2. **numba**: umap-learn and pynndescent compile their kernels with numba. The
+   compiled code is cached on disk in ``NUMBA_CACHE_DIR``, which is pointed at the
+   ``numba/`` folder of the cache root (below) when unset. The first run on a
+   machine compiles for tens of seconds (measured: ``benchmarks/projection_bench.py``);
+   later runs, in any process, load the cached kernels instead. Numba reads the
+   variable when it is first imported, so it is set before umap is imported, and
+   umap is imported lazily, only when a UMAP projection is actually computed.
+3. **kNN graph** of the PCA'd rows (``n_neighbors``, ``metric``), built with
+   umap-learn's own `nearest_neighbors` (pynndescent) and cached on disk in its own
+   file, keyed by the PCA'd input (representation key, shape, ``pca_dims``, seed,
+   fitted rows) + ``n_neighbors`` + ``metric``. It is handed to UMAP through
+   ``precomputed_knn``, so a change of display parameters only (``min_dist``,
+   ``spread``) skips the neighbour search: ``info["knn"]["cached"]`` says so.
+4. **Layout**: UMAP fitted on every row up to ``fit_size`` (default 200,000). Above
+   it, a seeded sample of ``fit_size`` rows is fitted and the rest are placed with
+   ``transform`` in chunks (progress and cancellation points); their neighbours
+   among the fitted rows are part of the cached kNN graph too.
 
 Cache location: ``cache_dir`` argument, else ``$ARTIFACT_LENS_CACHE``, else
-``~/.cache/artifact-lens``; projections live in its ``projections/`` folder.
+``~/.cache/artifact-lens``; projections and kNN graphs live in its ``projections/``
+folder, numba's kernels in ``numba/``.
 """
 from __future__ import annotations
 
@@ -40,17 +55,34 @@ from core.errors import InputError
 from core import paths
 from core.progress import check_cancel, report
 
-__all__ = ["Projection", "project", "project_in_subprocess", "METHODS"]
+__all__ = ["Projection", "project", "project_in_subprocess", "representation_key", "ensure_numba_cache", "METHODS",
+           "METRICS", "DEFAULTS"]
 
 METHODS = ("umap", "pca")
+# metrics pynndescent and umap both know by name (the kNN graph is built by the first, used by the second)
+METRICS = ("euclidean", "cosine", "manhattan", "correlation", "chebyshev")
+# `project`'s UMAP defaults: the dashboard's Map page asks for these, so a map precomputed with them is found there
+DEFAULTS = dict(n_neighbors=15, min_dist=0.1, spread=1.0, metric="euclidean", random_state=0, fit_size=200_000,
+                pca_dims=50)
+PCA_FIT_ROWS = 100_000   # the PCA step is fitted on at most this many (seeded) rows: its axes are settled well before
 
 
-def _ensure_numba_cache(cache_root: Path) -> None:
-    # Numba reads NUMBA_CACHE_DIR when it is first imported; setting it later has no effect.
+def representation_key(ds, rep) -> str:
+    """The key of Φ in the projection cache: the dataset's fingerprint and the representation's spec
+    (what the dashboard and ``python -m core project`` both pass to `project`)."""
+    return f"{ds.fingerprint}:{rep.spec}"
+
+
+def ensure_numba_cache(cache_root=None) -> str:
+    """Point ``NUMBA_CACHE_DIR`` at ``<cache root>/numba`` unless it is already set; return the folder.
+
+    Numba reads the variable when it is first imported; setting it later has no effect,
+    so call this before anything imports numba (umap, pynndescent)."""
     if not os.environ.get("NUMBA_CACHE_DIR"):
-        folder = cache_root / "numba"
+        folder = (Path(cache_root) if cache_root is not None else paths.cache_dir()) / "numba"
         folder.mkdir(parents=True, exist_ok=True)
         os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    return os.environ["NUMBA_CACHE_DIR"]
 
 
 @dataclass
@@ -65,7 +97,9 @@ class Projection:
     method : str
     params : dict
     info : dict
-        Seconds, PCA pre-reduction, number of rows fitted vs transformed, cache hit.
+        Seconds, the stages' seconds (``stages``), the PCA step (``pca``: dims, explained
+        variance, fitted rows), the kNN graph (``knn``: cached or built), rows fitted vs
+        transformed, cache hit.
     """
 
     xy: np.ndarray
@@ -75,13 +109,18 @@ class Projection:
     info: dict = field(default_factory=dict)
 
 
-def _check_params(method, n_neighbors, min_dist, fit_size, pca_dims):
+def _check_params(method, n_neighbors, min_dist, fit_size, pca_dims, spread=1.0, metric="euclidean"):
     if method not in METHODS:
         raise InputError(f"method={method!r} is not supported; use 'umap' or 'pca' (fast, for previews)")
-    if not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 2:
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 2:
         raise InputError(f"n_neighbors={n_neighbors!r} must be an integer >= 2; UMAP's usual value is 15")
-    if not 0.0 <= float(min_dist) <= 1.0:
-        raise InputError(f"min_dist={min_dist!r} must be in [0, 1]; UMAP's usual value is 0.1")
+    if not isinstance(spread, (int, float, np.number)) or not 0.0 < float(spread) <= 10.0:
+        raise InputError(f"spread={spread!r} must be a number in (0, 10]; UMAP's usual value is 1.0")
+    if not isinstance(min_dist, (int, float, np.number)) or not 0.0 <= float(min_dist) <= min(1.0, float(spread)):
+        raise InputError(f"min_dist={min_dist!r} must be in [0, 1] and at most spread ({spread}); UMAP's usual "
+                         "value is 0.1")
+    if metric not in METRICS:
+        raise InputError(f"metric={metric!r} is not supported; use one of {', '.join(METRICS)}")
     if fit_size is not None and (not isinstance(fit_size, (int, np.integer)) or fit_size < 10):
         raise InputError(f"fit_size={fit_size!r} must be an integer >= 10 (or None to fit on every row)")
     if pca_dims is not None and (not isinstance(pca_dims, (int, np.integer)) or pca_dims < 2):
@@ -102,8 +141,8 @@ def _pca(X: np.ndarray, dims: int, random_state: int) -> np.ndarray:
 
 
 def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_neighbors: int = 15,
-            min_dist: float = 0.1, metric: str = "euclidean", random_state: int = 0,
-            fit_size: Optional[int] = 20000, pca_dims: Optional[int] = 50, chunk_size: int = 5000,
+            min_dist: float = 0.1, spread: float = 1.0, metric: str = "euclidean", random_state: int = 0,
+            fit_size: Optional[int] = 200_000, pca_dims: Optional[int] = 50, chunk_size: int = 5000,
             cache_dir=None, use_cache: bool = True, only_cached: bool = False, progress=None,
             cancel=None) -> Optional[Projection]:
     """Project Φ to 2-D, from the disk cache when this exact projection was made before.
@@ -115,15 +154,18 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
     ids : array of str, optional
         Row ids (default: ``"0".."N-1"``).
     key : str, optional
-        A key naming X, e.g. ``f"{dataset.fingerprint}:{rep.spec}"``. Without one, a
-        hash of X's bytes is used (slower for big X, but never a stale hit).
+        A key naming X: `representation_key` (``f"{dataset.fingerprint}:{rep.spec}"``), as
+        the dashboard uses. Without one, a hash of X's bytes is used (slower for big X,
+        but never a stale hit).
     method : {"umap", "pca"}
         ``"pca"`` is instant and deterministic, for tests and previews.
-    n_neighbors, min_dist, metric : UMAP parameters.
+    n_neighbors, metric : UMAP parameters that define the kNN graph (a change rebuilds it).
+    min_dist, spread : UMAP display parameters (a change reuses the cached kNN graph).
     random_state : int
         Seeds UMAP, the PCA and the fit sample.
     fit_size : int or None
-        Fit UMAP on at most this many rows (a seeded sample) and ``transform`` the rest.
+        Fit UMAP on at most this many rows (a seeded sample) and ``transform`` the rest;
+        None fits every row.
     pca_dims : int or None
         Reduce X to this many dimensions by PCA before UMAP when it is wider.
     chunk_size : int
@@ -139,7 +181,7 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
     -------
     Projection (or None with ``only_cached`` on a cache miss)
     """
-    _check_params(method, n_neighbors, min_dist, fit_size, pca_dims)
+    _check_params(method, n_neighbors, min_dist, fit_size, pca_dims, spread, metric)
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] < 3:
         raise InputError(f"X must be a 2-D array with at least 3 rows to project; got shape {X.shape}")
@@ -154,7 +196,7 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
         key = "x:" + hashlib.sha256(np.ascontiguousarray(X).tobytes()).hexdigest()[:24]
     params = {"random_state": int(random_state)}
     if method == "umap":
-        params.update(n_neighbors=int(n_neighbors), min_dist=float(min_dist), metric=metric,
+        params.update(n_neighbors=int(n_neighbors), min_dist=float(min_dist), spread=float(spread), metric=metric,
                       fit_size=None if fit_size is None else int(fit_size),
                       pca_dims=None if pca_dims is None else int(pca_dims))
     cache_root = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
@@ -178,50 +220,190 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
         report(progress, 0.1, "PCA projection")
         xy = _pca(X, 2, random_state) if X.shape[1] > 2 else np.pad(X, ((0, 0), (0, 2 - X.shape[1])))
     else:
-        xy = _umap(X, params, info, chunk_size, cache_root, progress, cancel)
+        xy = _umap(X, key, params, info, chunk_size, cache_root, use_cache, progress, cancel)
     xy = np.ascontiguousarray(xy, dtype=np.float32)
     info["seconds"] = round(time.perf_counter() - t0, 3)
     info["computed_at"] = time.time()   # a later load from the cache still says when it was made
     info["cache_hit"] = False
+    info["cache_file"] = str(path)
     if use_cache:
         _save(path, xy, ids, info)
     report(progress, 1.0, "projection ready")
     return Projection(xy=xy, ids=ids, method=method, params=params, info=info)
 
 
-def _umap(X, params, info, chunk_size, cache_root, progress, cancel):
+def _pca_step(X: np.ndarray, dims: int, random_state: int, progress, cancel):
+    """PCA to ``dims`` dimensions, fitted on at most PCA_FIT_ROWS seeded rows, applied to all in chunks."""
+    from sklearn.decomposition import PCA
+
+    n = X.shape[0]
+    dims = min(dims, X.shape[1], n)
+    rows = np.arange(n) if n <= PCA_FIT_ROWS else np.sort(
+        np.random.default_rng(random_state).choice(n, size=PCA_FIT_ROWS, replace=False))
+    pca = PCA(n_components=dims, random_state=random_state, svd_solver="auto").fit(X[rows])
+    out = np.empty((n, dims), dtype=np.float32)
+    step = 100_000   # bounds the float copy sklearn makes of each block
+    for start in range(0, n, step):
+        check_cancel(cancel)
+        out[start:start + step] = pca.transform(X[start:start + step])
+        report(progress, min(start + step, n) / n, f"PCA {X.shape[1]} → {dims} dimensions")
+    record = {"from_dims": int(X.shape[1]), "dims": int(dims), "fit_rows": int(len(rows)),
+              "explained_variance": round(float(pca.explained_variance_ratio_.sum()), 4)}
+    return out, record
+
+
+class _CachedNeighbours:
+    """Stands in for umap's search index in `transform`: returns the cached neighbours (among the
+    fitted rows) of the rows about to be placed, so a rerun with other display parameters needs no
+    search index and no search. umap-learn 0.5's `transform` uses only ``query`` and ``_angular_trees``."""
+
+    def __init__(self, indices, dists, angular):
+        self.indices, self.dists, self._angular_trees = indices, dists, bool(angular)
+        self.rows = None   # positions (in the transformed rows) of the next `transform` call
+
+    def query(self, X, k, epsilon=None):
+        rows, self.rows = self.rows, None
+        if rows is None or len(rows) != X.shape[0]:   # pragma: no cover - a misuse, never a silent wrong map
+            raise RuntimeError("cached neighbours queried without the rows they belong to")
+        return self.indices[rows, :k].copy(), self.dists[rows, :k].copy()
+
+
+def _knn_file(cache_root: Path, key: str, shape, params, fitted: Optional[int]) -> Path:
+    # the PCA'd input is named by what makes it (Φ's key, shape, PCA dims, seed) and the rows fitted
+    ident = [key, list(shape), params["pca_dims"], params["random_state"], fitted, params["n_neighbors"],
+             params["metric"], "knn-1"]
+    digest = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return cache_root / "projections" / f"knn-{digest}.npz"
+
+
+def _knn_graph(Xp, fit_rows, rest, n_neighbors, params, path: Optional[Path], progress, cancel):
+    """(indices, dists) of the fitted rows among themselves, the rest's among the fitted rows, and
+    whether the search was angular; from ``path`` when it holds them, else searched and saved."""
+    if path is not None and path.exists():
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                out = (z["indices"], z["dists"], z["rest_indices"], z["rest_dists"], bool(z["angular"]))
+            if out[0].shape == (len(fit_rows), n_neighbors) and out[2].shape[0] == len(rest):
+                report(progress, 1.0, "kNN graph loaded from cache (no neighbour search)")
+                return out, True
+        except (OSError, ValueError, KeyError):
+            pass   # a damaged graph is searched again and overwritten
+    import umap.umap_ as umap_
+    from sklearn.utils import check_random_state
+
+    report(progress, 0.0, f"kNN graph: {n_neighbors} neighbours of {len(fit_rows):,} rows ({params['metric']})")
+    # umap's own neighbour search, with the settings its fit would use: the same graph, kept for reuse
+    indices, dists, index = umap_.nearest_neighbors(
+        Xp[fit_rows], n_neighbors, params["metric"], {}, False, check_random_state(params["random_state"]),
+        low_memory=True, use_pynndescent=True, n_jobs=1, verbose=False)
+    rest_indices = np.empty((len(rest), n_neighbors), dtype=np.int32)
+    rest_dists = np.empty((len(rest), n_neighbors), dtype=np.float32)
+    angular = bool(getattr(index, "_angular_trees", False))
+    if len(rest):
+        index.prepare()
+        epsilon = 0.24 if angular else 0.12   # what umap's transform asks of the index
+        step = 20_000
+        for start in range(0, len(rest), step):
+            check_cancel(cancel)
+            report(progress, 0.6 + 0.4 * start / len(rest),
+                   f"kNN graph: neighbours of the other rows {start:,}–{min(start + step, len(rest)):,} of {len(rest):,}")
+            i, d = index.query(Xp[rest[start:start + step]], n_neighbors, epsilon=epsilon)
+            rest_indices[start:start + step], rest_dists[start:start + step] = i, d
+    out = (np.asarray(indices, dtype=np.int32), np.asarray(dists, dtype=np.float32), rest_indices, rest_dists, angular)
+    if path is not None:
+        paths.atomic_write(path, lambda fh: np.savez(fh, indices=out[0], dists=out[1], rest_indices=rest_indices,
+                                                      rest_dists=rest_dists, angular=np.array(angular)),
+                           tag=str(os.getpid()))
+    return out, False
+
+
+def _import_umap():
+    """umap-learn, imported lazily (the import itself is slow), with two more kernels disk-cached.
+
+    umap 0.5 compiles ``smooth_knn_dist`` and ``compute_membership_strengths`` (parallel
+    kernels of every fit) without numba's ``cache=True``: about 5 s per process that
+    `Dispatcher.enable_caching` turns into a load. pynndescent's neighbour search
+    (``nn_descent``) cannot be cached: it takes the metric as a function argument, so a
+    process that searches compiles it (tens of seconds); the cached kNN graph is what
+    spares a rerun from it."""
+    import umap
+    import umap.umap_ as umap_
+
+    for name in ("smooth_knn_dist", "compute_membership_strengths"):
+        kernel = getattr(umap_, name, None)
+        if kernel is not None and hasattr(kernel, "enable_caching") and not kernel.signatures:
+            kernel.enable_caching()
+    return umap
+
+
+def _umap(X, key, params, info, chunk_size, cache_root, use_cache, progress, cancel):
+    import warnings
+
+    from core.progress import span
+
     rng = np.random.default_rng(params["random_state"])
     n = X.shape[0]
+    stages = info.setdefault("stages", {})
+    t = time.perf_counter()
     if params["pca_dims"] is not None and X.shape[1] > params["pca_dims"]:
-        report(progress, 0.02, f"PCA {X.shape[1]} → {params['pca_dims']} dimensions")
-        X = _pca(X, params["pca_dims"], params["random_state"])
-        info["pca_dims"] = params["pca_dims"]
+        report(progress, 0.0, f"PCA {X.shape[1]} → {params['pca_dims']} dimensions")
+        X, info["pca"] = _pca_step(X, params["pca_dims"], params["random_state"], span(progress, 0.0, 0.05), cancel)
+        info["pca_dims"] = info["pca"]["dims"]
+        stages["pca"] = round(time.perf_counter() - t, 3)
+    else:
+        info["pca"] = None   # Φ is no wider than pca_dims (or the step is off): UMAP sees it as it is
     check_cancel(cancel)
-    report(progress, 0.05, "loading umap-learn (first time compiles with numba)")
-    _ensure_numba_cache(cache_root)
-    import umap  # lazy: the import itself is slow
 
+    t = time.perf_counter()
+    report(progress, 0.05, "loading umap-learn (numba kernels: compiled on a machine's first run, then cached)")
+    info["numba_cache_dir"] = ensure_numba_cache(cache_root)
+    umap = _import_umap()
+
+    stages["import"] = round(time.perf_counter() - t, 3)
     check_cancel(cancel)
     fit_size = params["fit_size"]
-    if fit_size is not None and n > fit_size:
-        fit_rows = np.sort(rng.choice(n, size=fit_size, replace=False))
-    else:
-        fit_rows = np.arange(n)
-    n_neighbors = min(params["n_neighbors"], len(fit_rows) - 1)
-    reducer = umap.UMAP(n_neighbors=n_neighbors, min_dist=params["min_dist"], metric=params["metric"],
-                        random_state=params["random_state"], n_components=2,  # a seed means 1 thread
-                        low_memory=True, transform_seed=params["random_state"], n_jobs=1)
-    report(progress, 0.1, f"fitting UMAP on {len(fit_rows):,} rows")
-    xy = np.empty((n, 2), dtype=np.float32)
-    xy[fit_rows] = reducer.fit_transform(X[fit_rows])
-    info["fitted_rows"] = int(len(fit_rows))
+    sampled = fit_size is not None and n > fit_size
+    fit_rows = np.sort(rng.choice(n, size=fit_size, replace=False)) if sampled else np.arange(n)
     rest = np.setdiff1d(np.arange(n), fit_rows, assume_unique=True)
-    info["transformed_rows"] = int(len(rest))
-    for start in range(0, len(rest), chunk_size):
-        check_cancel(cancel)
-        rows = rest[start:start + chunk_size]
-        report(progress, 0.6 + 0.4 * start / max(len(rest), 1), f"placing rows {start:,}–{start + len(rows):,} of {len(rest):,}")
-        xy[rows] = reducer.transform(X[rows])
+    n_neighbors = min(params["n_neighbors"], len(fit_rows) - 1)
+
+    t = time.perf_counter()
+    path = _knn_file(cache_root, key, (n, X.shape[1]), params, len(fit_rows) if sampled else None) if use_cache else None
+    (indices, dists, rest_indices, rest_dists, angular), cached = _knn_graph(
+        X, fit_rows, rest, n_neighbors, params, path, span(progress, 0.1, 0.45), cancel)
+    stages["knn"] = round(time.perf_counter() - t, 3)
+    info["knn"] = {"cached": cached, "n_neighbors": int(n_neighbors), "metric": params["metric"],
+                   "rows": int(len(fit_rows)), "file": None if path is None else str(path)}
+    check_cancel(cancel)
+
+    t = time.perf_counter()
+    neighbours = _CachedNeighbours(rest_indices, rest_dists, angular)
+    reducer = umap.UMAP(n_neighbors=n_neighbors, min_dist=params["min_dist"], spread=params["spread"],
+                        metric=params["metric"], random_state=params["random_state"], n_components=2,
+                        low_memory=True, transform_seed=params["random_state"], n_jobs=1,  # a seed means 1 thread
+                        # copies: umap marks disconnected neighbours in these arrays in place
+                        precomputed_knn=(indices.copy(), dists.copy(), neighbours))
+    report(progress, 0.45, f"UMAP layout of {len(fit_rows):,} rows (min_dist {params['min_dist']}, "
+                           f"spread {params['spread']})")
+    xy = np.empty((n, 2), dtype=np.float32)
+    with warnings.catch_warnings():
+        # umap warns that transform needs an NNDescent index; the cached neighbours answer its queries
+        warnings.filterwarnings("ignore", message=".*knn_search_index.*")
+        warnings.filterwarnings("ignore", message=".*n_jobs value.*")
+        xy[fit_rows] = reducer.fit_transform(X[fit_rows])
+        stages["layout"] = round(time.perf_counter() - t, 3)
+        info["fitted_rows"] = int(len(fit_rows))
+        info["transformed_rows"] = int(len(rest))
+        t = time.perf_counter()
+        for start in range(0, len(rest), chunk_size):
+            check_cancel(cancel)
+            rows = rest[start:start + chunk_size]
+            report(progress, 0.8 + 0.2 * start / len(rest),
+                   f"placing rows {start:,}–{start + len(rows):,} of {len(rest):,}")
+            neighbours.rows = np.arange(start, start + len(rows))
+            xy[rows] = reducer.transform(X[rows])
+    if len(rest):
+        stages["transform"] = round(time.perf_counter() - t, 3)
     return xy
 
 

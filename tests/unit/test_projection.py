@@ -104,3 +104,47 @@ def test_project_in_subprocess_reports_bad_input_and_cancels(tmp_path):
     stop.set()
     with pytest.raises(Cancelled):
         project_in_subprocess(np.ones((10, 3), np.float32), key="c", method="pca", cache_dir=tmp_path, cancel=stop)
+
+
+def test_bad_display_and_graph_parameters(tmp_path):
+    X = np.zeros((5, 2))
+    with pytest.raises(InputError, match="spread=0"):
+        project(X, spread=0, cache_dir=tmp_path)
+    with pytest.raises(InputError, match="at most spread"):
+        project(X, min_dist=0.8, spread=0.5, cache_dir=tmp_path)
+    with pytest.raises(InputError, match="metric='jaccard' is not supported"):
+        project(X, metric="jaccard", cache_dir=tmp_path)
+
+
+def test_numba_cache_goes_to_the_cache_root_unless_set(tmp_path, monkeypatch):
+    from core.projection import ensure_numba_cache
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    assert ensure_numba_cache(tmp_path) == str(tmp_path / "numba") and (tmp_path / "numba").is_dir()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    assert ensure_numba_cache(tmp_path / "other") == str(tmp_path / "mine")
+
+
+@pytest.mark.slow
+def test_display_change_reuses_the_knn_graph_also_for_transformed_rows(blobs, tmp_path, monkeypatch):
+    """fit_size < N: the fitted rows' graph and the other rows' neighbours are cached; a min_dist/spread
+    change searches nothing and still places every row; the PCA step is recorded."""
+    import umap.umap_ as umap_
+
+    X, y = blobs
+    first = project(X, key="b", n_neighbors=10, fit_size=120, pca_dims=5, cache_dir=tmp_path)
+    assert not first.info["knn"]["cached"] and first.info["pca"]["dims"] == 5 and first.info["pca"]["fit_rows"] == 180
+    assert set(first.info["stages"]) == {"pca", "import", "knn", "layout", "transform"}
+
+    def no_search(*a, **k):
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(umap_, "nearest_neighbors", no_search)
+    again = project(X, key="b", n_neighbors=10, fit_size=120, pca_dims=5, min_dist=0.6, spread=2.0, cache_dir=tmp_path)
+    assert again.info["knn"]["cached"] and not again.info["cache_hit"] and again.info["transformed_rows"] == 60
+    assert not np.allclose(again.xy, first.xy)   # another layout from the same graph
+    centroids = np.array([again.xy[y == c].mean(axis=0) for c in range(3)])
+    nearest = np.argmin(((again.xy[:, None, :] - centroids[None]) ** 2).sum(-1), axis=1)
+    assert (nearest == y).mean() > 0.95
+    with pytest.raises(AssertionError, match="searched again"):   # another graph parameter: a new search
+        project(X, key="b", n_neighbors=10, metric="cosine", fit_size=120, pca_dims=5, cache_dir=tmp_path)
