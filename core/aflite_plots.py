@@ -136,7 +136,9 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
     select, to read one label.
 
     Built for 100k points (issue 13): every per-point array plotly validates and serialises
-    is numeric (sent as a typed array) or plain strings. A category's colour is its code on a
+    is numeric (sent as a typed array) or a list of str, never a numpy object array (orjson,
+    plotly's fast JSON engine, fails on those and leaks every string in them before plotly
+    retries: ~30 MB per redraw at 100k; ijl/orjson#422). A category's colour is its code on a
     stepped colour scale (`map_points` reads the points back), not a colour string
     per point, which plotly validates one by one (about 10 s at 100k).
 
@@ -199,7 +201,7 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
         legend = [(f"{name}={escape(c)}", colours[c]) for c in present]
     # customdata is 1-D: a 2-D typed array reaches the selection event as {"0": .., "1": ..} objects
     trace = go.Scattergl(x=x, y=y, mode="markers", name=name, customdata=order.astype(np.int32),
-                         text=ids.str.cat(labels, sep=" · ").to_numpy(), hovertext=hover.to_numpy(),
+                         text=ids.str.cat(labels, sep=" · ").tolist(), hovertext=hover.tolist(),
                          hovertemplate="%{text}<br>%{hovertext}<extra></extra>",
                          marker=marker, showlegend=False,
                          selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.15)))

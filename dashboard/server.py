@@ -31,6 +31,40 @@ from dashboard.cache import BoundedCache
 
 __all__ = ["Server", "server", "exports_folder", "STOP_DEADLINE", "JOBS_GRACE"]
 
+
+def _plotly_json_without_object_arrays() -> None:
+    """Every figure reaches the browser through plotly's JSON, and with orjson installed plotly
+    first hands it the figure as is: orjson fails on a numpy object array (strings: labels,
+    hover texts) and leaks what it had read before plotly retries with lists (ijl/orjson#422),
+    so a server grew by every string of every figure it drew (~300 MB per ten Map redraws at
+    100k). Object arrays are turned into lists first, once per process."""
+    import numpy as np
+    from plotly.io import _json
+
+    original = getattr(_json, "to_json_plotly", None)
+    if original is None or getattr(original, "_lists_first", False):
+        return
+
+    def lists(value):
+        if isinstance(value, np.ndarray) and value.dtype == object:
+            return value.tolist()
+        if isinstance(value, dict):
+            return {k: lists(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)) and any(isinstance(v, (dict, list, tuple, np.ndarray)) for v in value):
+            return [lists(v) for v in value]
+        return value
+
+    def to_json_plotly(plotly_object, *args, **kwargs):
+        if isinstance(plotly_object, dict):
+            plotly_object = lists(plotly_object)
+        return original(plotly_object, *args, **kwargs)
+
+    to_json_plotly._lists_first = True
+    _json.to_json_plotly = to_json_plotly
+
+
+_plotly_json_without_object_arrays()
+
 log = logging.getLogger("artifact_lens.server")
 
 #: Seconds from SIGTERM to a forced end of the process (the backstop; a clean stop takes about 1-2 s).

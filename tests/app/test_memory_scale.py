@@ -65,3 +65,35 @@ def test_sessions_share_one_copy_of_the_representation(fresh_server):
     assert a["x_id"] == b["x_id"]   # the server's cache hands every tab the same array
     # a tab's own state is small: keys and knobs, never Φ, the dataset or a figure
     assert a["session_bytes"] < a["x_bytes"] / 4 and b["session_bytes"] < 64_000, (a, b)
+
+
+def test_drawing_figures_with_text_keeps_no_string_alive():
+    """orjson (plotly's fast JSON engine, when installed) leaked every string of a numpy object
+    array in a figure on every draw; the server hands plotly lists instead."""
+    import gc
+    import tracemalloc
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    import dashboard.server  # noqa: F401  (installs the conversion)
+
+    def draw(i):
+        words = np.array([f"example {i}-{j} " + "x" * 40 for j in range(2000)], dtype=object)
+        fig = go.Figure(go.Scattergl(x=np.arange(2000), y=np.arange(2000), text=words, customdata=np.c_[words, words]))
+        spec = json.loads(pio.to_json(fig, validate=False))
+        assert spec["data"][0]["text"][5] == f"example {i}-5 " + "x" * 40
+        assert spec["data"][0]["customdata"][7][1] == f"example {i}-7 " + "x" * 40
+
+    draw(0)
+    tracemalloc.start()
+    try:
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(1, 11):
+            draw(i)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 300_000, grown   # 10 draws of 6,000 strings of ~60 bytes would be ~4 MB
