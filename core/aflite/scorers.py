@@ -29,6 +29,7 @@ from core.progress import check_cancel
 __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
 
 CHUNK_ROWS = 8192   # rows gathered at a time (bounds temporary memory)
+ASSEMBLY_ROWS = 16  # partitions per block-Gram assembly product (a task of its own)
 
 
 def rows_of(Z, mean, idx, out=None):
@@ -198,9 +199,17 @@ class RidgeScorer:
         d1 = self.rows.shape[1] + 1
         B = self.G.shape[0]
         F = np.ascontiguousarray(plan.full.T, dtype=np.float32)     # (m, B)
-        # Every partition's sum over its whole blocks at once: one product that reads
-        # the (RFP) block Grams once, not m memory-bound loops over them.
-        AG = F @ self.G                                             # (m, d1(d1+1)/2)
+        # Every partition's sum over its whole blocks: products that read the (RFP)
+        # block Grams once per ASSEMBLY_ROWS partitions, not m memory-bound loops over
+        # them. A row of a product does not depend on the other rows (checked bit for
+        # bit), so the fixed row groups can run on the threads.
+        AG = np.empty((m, self.G.shape[1]), dtype=np.float32)       # (m, d1(d1+1)/2)
+
+        def assemble(lo):
+            np.matmul(F[lo:lo + ASSEMBLY_ROWS], self.G, out=AG[lo:lo + ASSEMBLY_ROWS])
+
+        for _ in self.rows.tasks(assemble, [dict(lo=lo) for lo in range(0, m, ASSEMBLY_ROWS)], {}, cancel):
+            pass
         AH = (F @ self.H.reshape(B, -1)).reshape(m, d1, C)
         sub(0.3, "ridge: normal equations")
         # The partial rows of all m partitions in one gather (one read of a memory map

@@ -98,6 +98,7 @@ def _embedding_like(seed, n, d, n_classes):
     (1, 1200, 130, 2, 6, 0.05, 0.0),
     (2, 1000, 64, 4, 5, 30, 0.5),
     (3, 900, 200, 3, 4, 0.1, 0.0),
+    (4, 1200, 64, 3, 40, 0.1, 0.0),     # m > ASSEMBLY_ROWS: the assembly runs in row groups
 ])
 def test_full_dimension_engine_matches_the_full_gram_reference(monkeypatch, seed, n, d, n_classes, m, k, tau):
     X, y = _embedding_like(seed, n, d, n_classes)
