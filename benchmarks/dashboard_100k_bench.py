@@ -1,0 +1,357 @@
+"""The dashboard at 100k × 768 in a real headless Chromium; prints one JSON line (issue 13, item 2).
+
+A `streamlit run app.py` server subprocess is driven with Playwright the way a curator
+uses it: load a 100k-row dataset with 768-d embeddings from the Data page (a Parquet
+file with a float32 list column ``embedding``, spec ``embedding``; or ``--source npy``:
+a CSV plus an aligned ``emb.npy``, spec ``file:path=emb.npy``), build Φ and score it
+with the session's default AFLite parameters (full dimension), then time:
+
+- ``page_s``: each page's switch, first visit (``cold``) and again (``warm``): from the
+  click in the sidebar to the page's title drawn and the script finished;
+- ``tau_redraw_ms`` / ``n_redraw_ms``: a τ or n key press on the Filter page to the new
+  Retained count in the browser; ``map_tau_redraw_ms``: the same on the Map page, to the
+  selection's new retained count (the 100k-point figure is rebuilt and sent meanwhile);
+- ``map``: from the click to the plotly figure drawn, the trace type, the points the
+  browser holds in it (``gd._fullData``), whether a WebGL canvas draws it, and the
+  figure's size as sent (JSON bytes);
+- ``select_to_browser_s``: a box selection on the map to the list of selected examples;
+- ``rss_mb``: the server process's resident memory (``VmRSS``) at start, after loading,
+  after scoring, after the first visit of every page, and the maximum and last value
+  of a scripted session (``--session-seconds``, default 600: rounds of page switches,
+  τ/n key presses, map colour changes and selections), sampled every round.
+
+    python benchmarks/dashboard_100k_bench.py [--rows 100000] [--dim 768] [--source parquet|npy]
+        [--session-seconds 600] [--map pca|umap] [--data-dir DIR] [--trace-memory DIR]
+
+``--map pca`` (default) shows the PCA map at once; ``--map umap`` also starts the UMAP
+child process (its memory is the child's, not the server's). The data files are written
+to ``--data-dir`` (a temporary folder by default) and reused when present. Needs Debian's
+chromium (/usr/bin/chromium) and the playwright package.
+
+``--trace-memory DIR`` starts `tracemalloc` in the server after scoring (slower from then
+on; timings are not comparable) and writes, after the first page visits, the timings and
+every session round, the Python allocations that grew most since the previous step (by
+traceback) to ``DIR/step-*.txt``: how the causes of the server's memory were found.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+TAU, N = "τ: early-stopping", "n: target size"
+PAGES = ["Filter", "Predictability", "Map", "Features", "Examples", "Export", "Review", "Data"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as fh:
+        return round(next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024, 1)
+
+
+TRACER = r"""
+import gc, signal, sys, threading, tracemalloc
+from pathlib import Path
+
+out, state = Path(sys.argv.pop(1)), {"n": 0, "prev": None}
+
+def dump(signum, frame):
+    if not tracemalloc.is_tracing():   # the first signal starts tracing (loading is slow under it)
+        tracemalloc.start(8)
+        return
+
+    def work():
+        gc.collect()
+        snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+        lines = [f"traced {sum(s.size for s in snap.statistics('filename')) / 2**20:.1f} MB"]
+        if state["prev"] is not None:
+            lines += [str(s) for s in snap.compare_to(state["prev"], "traceback")[:12]]
+        lines += ["", "largest now:"] + [str(s) for s in snap.statistics("lineno")[:15]]
+        state["n"] += 1
+        (out / f"step-{state['n']:02d}.txt").write_text("\n".join(lines))
+        state["prev"] = snap
+    threading.Thread(target=work, daemon=True).start()
+
+signal.signal(signal.SIGUSR1, dump)
+from streamlit.web.cli import main
+sys.argv[0] = "streamlit"
+main()
+"""
+
+
+def make_data(folder: Path, rows: int, dim: int, source: str) -> tuple:
+    """(file to load, representation spec, seconds): the synthetic NLI text and labels of
+    `core.demos.make_nli` with 768-d vectors that carry the label in a few directions for a
+    share of the rows (an artifact AFLite can find) and noise elsewhere."""
+    import pandas as pd
+
+    from core.demos import make_nli
+
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / (f"lens_{rows}x{dim}.parquet" if source == "parquet" else f"lens_{rows}.csv")
+    npy = folder / f"lens_{rows}x{dim}.npy"
+    t0 = time.perf_counter()
+    if not target.exists() or (source == "npy" and not npy.exists()):
+        ds = make_nli(n=rows, random_state=0)
+        table = ds.table.reset_index()[["id", "premise", "hypothesis", "label"]]
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((rows, dim), dtype=np.float32)
+        codes = pd.Categorical(table["label"]).codes
+        biased = rng.random(rows) < 0.4
+        X[biased, codes[biased]] += 2.0
+        if source == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            emb = pa.FixedSizeListArray.from_arrays(pa.array(X.reshape(-1)), dim).cast(pa.list_(pa.float32()))
+            tab = pa.Table.from_pandas(table, preserve_index=False).append_column("embedding", emb)
+            pq.write_table(tab, target)
+        else:
+            table.to_csv(target, index=False)
+            np.save(npy, X)
+    spec = "embedding" if source == "parquet" else f"file:path={npy}"
+    return target, spec, round(time.perf_counter() - t0, 1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=100_000)
+    ap.add_argument("--dim", type=int, default=768)
+    ap.add_argument("--source", choices=["parquet", "npy"], default="parquet")
+    ap.add_argument("--session-seconds", type=float, default=600)
+    ap.add_argument("--map", choices=["pca", "umap"], default="pca")
+    ap.add_argument("--data-dir", default=None, help="where the data files are written (and reused)")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--presses", type=int, default=8, help="τ and n key presses timed")
+    ap.add_argument("--trace-memory", default=None, help="folder for tracemalloc reports per step (see above)")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="lens-100k-data-"))
+    out = {"benchmark": "dashboard_100k", "rows": args.rows, "dim": args.dim, "source": args.source, "map": args.map}
+    path, spec, out["data_generation_s"] = make_data(data_dir, args.rows, args.dim, args.source)
+    out["data_file_mb"] = round(path.stat().st_size / 2**20, 1)
+
+    port = free_port()
+    cache = tempfile.mkdtemp(prefix="lens-100k-cache-")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", ARTIFACT_LENS_CACHE=cache, ARTIFACT_LENS_MAP=args.map,
+               ARTIFACT_LENS_DATA_DIRS=str(data_dir.resolve()))
+    log = open(Path(cache) / "streamlit.log", "w")
+    launch = [sys.executable, "-m", "streamlit"]
+    if args.trace_memory:
+        Path(args.trace_memory).mkdir(parents=True, exist_ok=True)
+        launch = [sys.executable, "-c", TRACER, str(Path(args.trace_memory).resolve())]
+        out["trace_memory"] = args.trace_memory
+    proc = subprocess.Popen([*launch, "run", "app.py", "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    rss = out["rss_mb"] = {}
+
+    def tick(name, t0):
+        out[name] = round(time.perf_counter() - t0, 2)
+
+    def trace_step():
+        if args.trace_memory:
+            proc.send_signal(signal.SIGUSR1)
+            time.sleep(20)   # the snapshot is taken in a thread of the server
+
+    try:
+        t0 = time.perf_counter()
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    raise RuntimeError("streamlit exited; see " + log.name)
+                time.sleep(0.3)
+        tick("server_up_s", t0)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=ARGS)
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.set_default_timeout(900_000)
+
+            def idle():
+                page.wait_for_timeout(100)
+                while page.locator('[data-testid="stStatusWidget"]').count():
+                    page.wait_for_timeout(25)
+
+            def metric(label):
+                box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+                return int(re.sub(r"[^0-9]", "", box.locator('[data-testid="stMetricValue"]').inner_text()))
+
+            def go(title):
+                t = time.perf_counter()
+                page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+                page.wait_for_selector(f"h1:has-text('{title}')")
+                idle()
+                return round(time.perf_counter() - t, 2)
+
+            def slider(name):
+                return page.locator('[data-testid="stSlider"]').filter(has_text=name).get_by_role("slider")
+
+            def presses(name, label, count, key="ArrowRight"):
+                """ms from a key press on the slider labelled ``name`` to a new value of metric ``label``."""
+                slider(name).focus()
+                lat = []
+                for _ in range(count):
+                    prev = metric(label)
+                    t = time.perf_counter()
+                    page.keyboard.press(key)
+                    while metric(label) == prev and time.perf_counter() - t < 5:
+                        page.wait_for_timeout(5)
+                    if metric(label) != prev:
+                        lat.append(round((time.perf_counter() - t) * 1000))
+                    idle()
+                return lat
+
+            def plot_state():
+                return page.evaluate("""() => {
+                    const gd = document.querySelector('.js-plotly-plot');
+                    if (!gd || !gd._fullData) return null;
+                    const t = gd._fullData[0];
+                    const canvases = [...gd.querySelectorAll('canvas')];
+                    const gl = canvases.some(c => { try { return !!(c.getContext('webgl') || c.getContext('experimental-webgl')); } catch (e) { return false; } });
+                    return {type: t.type, points: t._length === undefined ? (t.x || []).length : t._length,
+                            webgl_canvas: gl && !!(gd._fullLayout && gd._fullLayout._glcanvas),
+                            json_mb: Math.round(JSON.stringify(gd.data).length / 1048576 * 10) / 10};
+                }""")
+
+            def select_box(x0=0.45, y0=0.45, x1=0.55, y1=0.55):
+                page.wait_for_timeout(300)
+                bb = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+                t = time.perf_counter()
+                page.mouse.move(bb["x"] + bb["width"] * x0, bb["y"] + bb["height"] * y0)
+                page.mouse.down()
+                page.mouse.move(bb["x"] + bb["width"] * (x0 + x1) / 2, bb["y"] + bb["height"] * (y0 + y1) / 2, steps=5)
+                page.mouse.move(bb["x"] + bb["width"] * x1, bb["y"] + bb["height"] * y1, steps=5)
+                page.mouse.up()
+                page.wait_for_function("""() => [...document.querySelectorAll('h3')].some(
+                    h => /Selected examples: [1-9]/.test(h.innerText))""", timeout=60_000)
+                page.wait_for_selector('[data-testid="stDataFrame"]')
+                done = time.perf_counter() - t
+                idle()
+                return round(done, 2)
+
+            rss["start"] = rss_mb(proc.pid)
+            t0 = time.perf_counter()
+            page.goto(f"http://127.0.0.1:{port}")
+            page.wait_for_selector("[data-testid=stMetric]")
+            idle()
+            tick("demo_shown_s", t0)
+            go("Data")
+            page.get_by_text("Local path", exact=True).click()
+            idle()
+            page.get_by_role("textbox", name="File or folder").fill(str(path.resolve()))
+            t0 = time.perf_counter()
+            page.get_by_role("button", name="Load", exact=True).click()
+            page.wait_for_selector("text=Loaded dataset (not scored yet)")
+            idle()
+            tick("load_s", t0)
+            out["examples"] = metric("Examples")
+            rss["after_load"] = rss_mb(proc.pid)
+            page.get_by_role("textbox", name="Or type a full spec (overrides the above)").fill(spec)
+            page.keyboard.press("Enter")
+            idle()
+            t0 = time.perf_counter()
+            page.get_by_role("button", name="Build Φ and score with AFLite").click()
+            page.wait_for_selector(f'[data-testid="stSidebar"] >> text={out["examples"]:,} examples', timeout=1_800_000)
+            page.wait_for_selector("text=Current dataset")
+            idle()
+            tick("build_and_score_s", t0)
+            rss["after_scoring"] = rss_mb(proc.pid)
+            trace_step()
+
+            cold = {}
+            for title in PAGES:
+                cold[title] = go(title)
+                if title == "Map":
+                    t = time.perf_counter()
+                    page.wait_for_function("""() => { const gd = document.querySelector('.js-plotly-plot');
+                        return gd && gd._fullData && gd._fullData.length && gd._fullLayout._glcanvas; }""")
+                    out["map"] = dict(plot_state(), shown_after_click_s=round(cold[title] + time.perf_counter() - t, 2))
+            rss["after_first_visits"] = rss_mb(proc.pid)
+            trace_step()
+            out["page_s"] = {"cold": cold, "warm": {title: go(title) for title in PAGES}}
+
+            go("Filter")
+            out["tau_redraw_ms"] = presses(TAU, "Retained", args.presses)
+            # n binds only where τ does not stop the run first: τ at its lowest, then n down
+            slider(TAU).focus()
+            page.keyboard.press("Home")
+            idle()
+            out["n_redraw_ms"] = presses(N, "Retained", args.presses, key="ArrowLeft")
+            go("Map")
+            out["select_to_browser_s"] = select_box()
+            out["selected"] = [h for h in page.locator("h3").all_inner_texts() if h.startswith("Selected")]
+            out["map_tau_redraw_ms"] = presses(N, "Retained at this τ, n", max(3, args.presses // 2))
+            rss["after_timings"] = rss_mb(proc.pid)
+            trace_step()
+
+            # a scripted session: rounds of what a curator does, the server's memory after each round
+            samples, rounds, t0 = [], 0, time.perf_counter()
+            colours = ["predictability", "retained", "label", "removal phase"]
+            while time.perf_counter() - t0 < args.session_seconds:
+                for title in ["Filter", "Predictability", "Examples", "Features", "Export", "Map"]:
+                    go(title)
+                    samples.append(rss_mb(proc.pid))
+                go("Filter")
+                presses(TAU, "Retained", 1, key="End")    # τ = 1: nothing removed
+                presses(TAU, "Retained", 1, key="Home")   # τ lowest: n decides
+                presses(N, "Retained", 2, key="ArrowRight" if rounds % 2 == 0 else "ArrowLeft")
+                go("Map")
+                box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Colour by")
+                box.click()
+                page.get_by_role("option", name=colours[rounds % len(colours)], exact=True).click()
+                idle()
+                select_box(0.42 + 0.02 * (rounds % 3), 0.45, 0.55, 0.57)
+                samples.append(rss_mb(proc.pid))
+                trace_step()
+                rounds += 1
+            rss["session_max"] = max(samples) if samples else None
+            rss["session_last"] = samples[-1] if samples else None
+            rss["session_median"] = statistics.median(samples) if samples else None
+            out["session"] = {"seconds": round(time.perf_counter() - t0), "rounds": rounds,
+                              "rss_first_round_mb": samples[:7], "rss_last_round_mb": samples[-7:]}
+            for name in ("tau_redraw_ms", "n_redraw_ms", "map_tau_redraw_ms"):
+                if out.get(name):
+                    out[name.replace("_ms", "_median_ms")] = statistics.median(out[name])
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        shutil.rmtree(cache, ignore_errors=True)
+        if not args.data_dir:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
