@@ -153,6 +153,13 @@ class DaskRows:
             out[which == i] = part
         return out
 
+    def fetcher(self, rows: np.ndarray):
+        """``take`` for subsets of ``rows``, which are gathered from the workers once (one
+        round trip, not one per partition)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        held = self.take(rows)
+        return lambda idx: held[np.searchsorted(rows, idx)]
+
     def tasks(self, fn, kwargs, common, cancel=None):
         return self._local.tasks(fn, kwargs, common, cancel)
 

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from core.aflite.inputs import check_X, encode_labels
 from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
 from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer
-from core.aflite.storage import LocalRows
+from core.aflite.storage import LocalRows, trim_heap
 from core.aflite.selection import check_tau, resolve_size, select
 from core.aflite.trajectory import Trajectory
 from core.errors import InputError
@@ -441,6 +441,7 @@ class AFLite(BaseEstimator):
             if reason is None:
                 for scorer in scorers:
                     scorer.remove(removed_rows)     # e.g. downdate the block Gram matrices for phase j+1
+            trim_heap()
             rec["seconds"] = round(time.perf_counter() - ts, 4)
             report(progress, min((j + 1) / expected_phases, 1.0) if reason is None else 1.0,
                    f"phase {j + 1}: |S| = {len(S)}, removed {len(chosen)}")

@@ -172,9 +172,9 @@ class RidgeScorer:
                 np.add(self.G[b], P[i], out=self.G[b])
                 np.add(self.H[b], H[i], out=self.H[b])
 
-    def _zy(self, idx):
+    def _zy(self, idx, take=None):
         """Z̃ (the rows idx, centred, with a column of ones) and their one-hot Y."""
-        X = self.rows.take(idx)
+        X = (take or self.rows.take)(idx)
         if self.mean.any():
             X -= self.mean
         return _with_ones(X), self.eye[self.codes[idx]]
@@ -212,16 +212,16 @@ class RidgeScorer:
             pass
         AH = (F @ self.H.reshape(B, -1)).reshape(m, d1, C)
         sub(0.3, "ridge: normal equations")
-        # The partial rows of all m partitions in one gather (one read of a memory map
-        # or one request to a cluster), then split per partition.
-        need = np.unique(np.concatenate([S[pos] for pos in plan.partial]))
-        Zt_all, Y_all = self._zy(need)
-        tasks = []
-        for p in range(m):
-            at = np.searchsorted(need, S[plan.partial[p]])
-            tasks.append(dict(ag=AG[p], ah=AH[p], Zt=Zt_all[at], Y=Y_all[at]))
+        # Each solve gathers its own partition's partial rows (at most a block), so only
+        # the running solves' rows are in memory (`fetcher`: a cluster gathers them once).
+        fetch = self.rows.fetcher(np.unique(np.concatenate([S[pos] for pos in plan.partial])))
+
+        def solve(p):
+            Zt, Y = self._zy(S[plan.partial[p]], fetch)
+            return solve_partition(AG[p], AH[p], Zt, Y, self.alpha)
+
         W = np.empty((d1, C, m), dtype=np.float32)   # class-major columns: out[:, c, p]
-        for p, x in enumerate(self.rows.tasks(solve_partition, tasks, dict(alpha=self.alpha), cancel)):
+        for p, x in enumerate(self.rows.tasks(solve, [dict(p=p) for p in range(m)], {}, cancel)):
             W[:, :, p] = x
         sub(0.6, "ridge: solved")
         Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, C * m))

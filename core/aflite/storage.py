@@ -21,7 +21,7 @@ import numpy as np
 
 from core.progress import check_cancel
 
-__all__ = ["RANGE_ROWS", "LocalRows", "row_ranges", "resolve_jobs"]
+__all__ = ["RANGE_ROWS", "LocalRows", "row_ranges", "resolve_jobs", "trim_heap"]
 
 #: Rows per range: 48 MB of a 768-d float32 matrix, so a task's working set is small
 #: while a 1M-row pass is ~60 tasks.
@@ -31,6 +31,29 @@ RANGE_ROWS = 16384
 def row_ranges(N: int) -> list:
     """The fixed ranges [lo, hi) that tile N rows."""
     return [(lo, min(N, lo + RANGE_ROWS)) for lo in range(0, N, RANGE_ROWS)]
+
+
+def trim_heap() -> None:
+    """Give freed heap memory back to the OS (glibc's malloc_trim).
+
+    A phase frees tens of MB of temporaries allocated by several threads; glibc keeps
+    such memory in per-thread arenas, so without this the resident size crept up by
+    ~0.2 GB per phase at 1M rows. A no-op where glibc is absent."""
+    global _libc
+    if _libc is None:
+        import ctypes
+        import ctypes.util
+
+        try:
+            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc:
+        _libc.malloc_trim(0)
+
+
+_libc = None
 
 
 def resolve_jobs(n_jobs) -> int:
@@ -56,6 +79,10 @@ class LocalRows:
     def take(self, rows: np.ndarray) -> np.ndarray:
         """Rows ``rows`` of X (ascending indices read a memory map in file order)."""
         return np.take(self.X, rows, axis=0)
+
+    def fetcher(self, rows: np.ndarray) -> Callable:
+        """``take`` for subsets of ``rows``: here a plain read of X when asked."""
+        return self.take
 
     def tasks(self, fn: Callable, kwargs: Sequence[dict], common: dict, cancel=None) -> Iterator:
         """``fn(**kwargs[i], **common)`` for each i, yielded in order. With several threads
