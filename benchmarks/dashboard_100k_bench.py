@@ -14,7 +14,11 @@ with the session's default AFLite parameters (full dimension), then time:
 - ``map``: from the click to the plotly figure drawn, the trace type, the points the
   browser holds in it (``gd._fullData``), whether a WebGL canvas draws it, and the
   figure's size as sent (JSON bytes);
-- ``select_to_browser_s``: a box selection on the map to the list of selected examples;
+- ``select_to_browser_s``: a box selection on the map, from the mouse's release to the list
+  of selected examples (``select_drag_s``: the drag before it, 10 mouse moves, each of which
+  plotly answers by redrawing the selection in WebGL); ``select_websocket``, ``map_tau_websocket``
+  and ``map.websocket``: the bytes each step received and sent over the websocket, and when
+  the server's last frame came (the rest of the step is the browser's);
 - ``rss_mb``: the server process's resident memory (``VmRSS``) at start, after loading,
   after scoring, after the first visit of every page, and the maximum and last value
   of a scripted session (``--session-seconds``, default 600: rounds of page switches,
@@ -193,6 +197,22 @@ def main():
             browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=ARGS)
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.set_default_timeout(900_000)
+            frames = []   # (time, "in" | "out", bytes) of every websocket frame: what each step sends
+
+            def on_socket(ws):
+                ws.on("framereceived", lambda p: frames.append((time.perf_counter(), "in", len(p))))
+                ws.on("framesent", lambda p: frames.append((time.perf_counter(), "out", len(p))))
+
+            page.on("websocket", on_socket)
+
+            def traffic(t0, t1=None):
+                """Websocket bytes between t0 and t1 (now): received (server to browser) and sent, and
+                when the last frame from the server arrived (s after t0): the rest is the browser's."""
+                t1 = t1 or time.perf_counter()
+                got = [(t, b) for t, d, b in frames if t0 <= t <= t1 and d == "in"]
+                return {"received_mb": round(sum(b for _, b in got) / 2**20, 2),
+                        "sent_kb": round(sum(b for t, d, b in frames if t0 <= t <= t1 and d == "out") / 1024, 1),
+                        "last_received_s": round(max(t for t, _ in got) - t0, 2) if got else None}
 
             def idle():
                 page.wait_for_timeout(100)
@@ -248,13 +268,14 @@ def main():
                 page.mouse.down()
                 page.mouse.move(bb["x"] + bb["width"] * (x0 + x1) / 2, bb["y"] + bb["height"] * (y0 + y1) / 2, steps=5)
                 page.mouse.move(bb["x"] + bb["width"] * x1, bb["y"] + bb["height"] * y1, steps=5)
+                released = time.perf_counter()
                 page.mouse.up()
                 page.wait_for_function("""() => [...document.querySelectorAll('h3')].some(
                     h => /Selected examples: [1-9]/.test(h.innerText))""", timeout=60_000)
                 page.wait_for_selector('[data-testid="stDataFrame"]')
-                done = time.perf_counter() - t
+                done = time.perf_counter()
                 idle()
-                return round(done, 2)
+                return round(done - released, 2), round(released - t, 2)
 
             rss["start"] = rss_mb(proc.pid)
             t0 = time.perf_counter()
@@ -292,7 +313,9 @@ def main():
                     t = time.perf_counter()
                     page.wait_for_function("""() => { const gd = document.querySelector('.js-plotly-plot');
                         return gd && gd._fullData && gd._fullData.length && gd._fullLayout._glcanvas; }""")
-                    out["map"] = dict(plot_state(), shown_after_click_s=round(cold[title] + time.perf_counter() - t, 2))
+                    t1 = time.perf_counter()
+                    out["map"] = dict(plot_state(), shown_after_click_s=round(cold[title] + t1 - t, 2),
+                                      websocket=traffic(t - cold[title], t1))
             rss["after_first_visits"] = rss_mb(proc.pid)
             trace_step()
             out["page_s"] = {"cold": cold, "warm": {title: go(title) for title in PAGES}}
@@ -305,9 +328,13 @@ def main():
             idle()
             out["n_redraw_ms"] = presses(N, "Retained", args.presses, key="ArrowLeft")
             go("Map")
-            out["select_to_browser_s"] = select_box()
+            t0 = time.perf_counter()
+            out["select_to_browser_s"], out["select_drag_s"] = select_box()
+            out["select_websocket"] = traffic(t0)
             out["selected"] = [h for h in page.locator("h3").all_inner_texts() if h.startswith("Selected")]
+            t0 = time.perf_counter()
             out["map_tau_redraw_ms"] = presses(N, "Retained at this τ, n", max(3, args.presses // 2))
+            out["map_tau_websocket"] = dict(traffic(t0), presses=len(out["map_tau_redraw_ms"]))
             rss["after_timings"] = rss_mb(proc.pid)
             trace_step()
 

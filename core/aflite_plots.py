@@ -122,7 +122,8 @@ def phase_boxes(long: pd.DataFrame, tau: float, height: int = 340, classes=None)
 
 def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: str, size: int = 4,
                    title: str = "", colour_name: str = "", palette: Optional[dict] = None, classes=None,
-                   text_fields=(), selected=None, snippet_length: int = 80, random_state: int = 0) -> go.Figure:
+                   text_fields=(), selected=None, snippet_length: int = 80, hover_text: bool = True,
+                   random_state: int = 0) -> go.Figure:
     """WebGL scatter of ``xy`` (row i of ``xy`` is row i of ``frame``), coloured by column ``colour``.
 
     Draw order: every point is in **one** trace, in a seeded random order, with a colour per
@@ -156,25 +157,39 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
         Rows of ``frame`` to show as selected (``selectedpoints``; the others faded), e.g. a
         selection kept across a τ/n change.
 
+    hover_text : bool
+        True: each point's hover shows p̃, its status and the text snippets (``hovertext``).
+        False (the dashboard's choice for large maps): only ``"id · label"``, plus the value on
+        a colour scale, so the figure is about 30 bytes a point instead of about 200 (text is
+        most of a 100k-point figure's JSON, of the browser's work to read it, and of every
+        selection event, which carries each selected point's text back) and does not change
+        with τ/n unless its colours do.
+
     Every string from the data is escaped (`core.plot_text`). Per point: ``customdata`` is its
     row of ``frame`` (for `selected_rows`), ``text`` is ``"id · label"`` and ``hovertext``
-    is p̃, the status (retained/removed) and the text snippets.
+    (with ``hover_text``) is p̃, the status (retained/removed) and the text snippets. Numbers
+    go as typed arrays (plotly's base64 ``bdata``): x, y and a colour scale's values in float32,
+    rows in int32, category codes in uint8/uint16.
     """
     colour_name = colour_name or colour
     n = len(frame)
     order = np.random.default_rng(random_state).permutation(n)
-    x, y = np.asarray(xy[:, 0])[order], np.asarray(xy[:, 1])[order]
+    # float32: a screen needs no more, and it halves x and y (plotly sends them as base64 typed arrays)
+    x = np.asarray(xy[:, 0], dtype=np.float32)[order]
+    y = np.asarray(xy[:, 1], dtype=np.float32)[order]
     values = frame[colour].iloc[order]
-    status = np.where(frame["retained"].to_numpy(dtype=bool)[order], "retained", "removed") \
-        if "retained" in frame else np.full(n, "", dtype=object)
-    text_fields = [f for f in text_fields if f in frame]
-    per_field = max(snippet_length // max(len(text_fields), 1), 40)
-    hover = pd.Series(status, dtype=object)
-    for f in text_fields:
-        hover = hover + f"<br>{escape(f)}: " + snippets(frame[f].to_numpy()[order], per_field)
-    score = frame["predictability"].to_numpy(dtype=float)[order]
-    shown = np.char.mod("%.2f", score).astype(object)
-    hover = "p̃ = " + pd.Series(np.where(np.isnan(score), "n/a", shown), dtype=object) + ", " + hover
+    hover = None
+    if hover_text:
+        status = np.where(frame["retained"].to_numpy(dtype=bool)[order], "retained", "removed") \
+            if "retained" in frame else np.full(n, "", dtype=object)
+        text_fields = [f for f in text_fields if f in frame]
+        per_field = max(snippet_length // max(len(text_fields), 1), 40)
+        hover = pd.Series(status, dtype=object)
+        for f in text_fields:
+            hover = hover + f"<br>{escape(f)}: " + snippets(frame[f].to_numpy()[order], per_field)
+        score = frame["predictability"].to_numpy(dtype=float)[order]
+        shown = np.char.mod("%.2f", score).astype(object)
+        hover = "p̃ = " + pd.Series(np.where(np.isnan(score), "n/a", shown), dtype=object) + ", " + hover
     ids, labels = escape_texts(frame["id"].to_numpy()[order]), escape_texts(frame[label].to_numpy()[order])
     name = escape(colour_name)
     fig = go.Figure()
@@ -182,7 +197,7 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
     numeric = pd.api.types.is_numeric_dtype(values) and values.dtype != bool and values.nunique() > 12
     legend = []
     if colour == "predictability" or numeric:
-        marker.update(color=values.to_numpy(dtype=float), colorscale="Viridis", showscale=True,
+        marker.update(color=values.to_numpy(dtype=np.float32), colorscale="Viridis", showscale=True,
                       colorbar=dict(title=name))
     else:
         cats = values.astype(str).to_numpy()
@@ -200,9 +215,15 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
                       **_stepped_scale([colours[c] for c in present]))
         legend = [(f"{name}={escape(c)}", colours[c]) for c in present]
     # customdata is 1-D: a 2-D typed array reaches the selection event as {"0": .., "1": ..} objects
+    if hover is not None:
+        template = "%{text}<br>%{hovertext}<extra></extra>"
+    elif "colorbar" in marker:
+        template = f"%{{text}}<br>{name} = %{{marker.color:.2f}}<extra></extra>"
+    else:
+        template = "%{text}<extra></extra>"
     trace = go.Scattergl(x=x, y=y, mode="markers", name=name, customdata=order.astype(np.int32),
-                         text=ids.str.cat(labels, sep=" · ").tolist(), hovertext=hover.tolist(),
-                         hovertemplate="%{text}<br>%{hovertext}<extra></extra>",
+                         text=ids.str.cat(labels, sep=" · ").tolist(),
+                         hovertext=None if hover is None else hover.tolist(), hovertemplate=template,
                          marker=marker, showlegend=False,
                          selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.15)))
     if selected is not None:
@@ -232,7 +253,7 @@ def _stepped_scale(colours: list) -> dict:
 def map_points(trace) -> pd.DataFrame:
     """The points of a `projection_map` points trace (a plotly trace, or its JSON dict with
     typed arrays), in drawn order: ``row``, ``id`` and ``label`` (as escaped for the hover),
-    ``hover`` (p̃, status and snippets) and ``colour`` (the colour string
+    ``hover`` (p̃, status and snippets; "" when the figure has none) and ``colour`` (the colour string
     each point is drawn in; the values themselves on a continuous colour scale)."""
     get = trace.get if isinstance(trace, dict) else (lambda k: getattr(trace, k))
     marker = get("marker")
@@ -244,7 +265,8 @@ def map_points(trace) -> pd.DataFrame:
     if mget("cmin") is not None and scale is not None and not mget("showscale"):
         steps = [c for _, c in scale][::2]
         colour = np.array([steps[int(v)] for v in colour], dtype=object)
-    return pd.DataFrame({"row": rows.astype(np.int64), "id": text[0].to_numpy(), "label": text[1].to_numpy(), "hover": list(get("hovertext")),
+    return pd.DataFrame({"row": rows.astype(np.int64), "id": text[0].to_numpy(), "label": text[1].to_numpy(),
+                         "hover": list(get("hovertext") or [""] * len(rows)),
                          "colour": list(colour)})
 
 

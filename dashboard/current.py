@@ -34,6 +34,24 @@ def map_point_limit() -> int:
         return MAP_POINTS
 
 
+#: above this many drawn points the Map's hover shows only id and label (``$ARTIFACT_LENS_MAP_TEXT_POINTS``):
+#: p̃, status and text snippets per point were ~85 % of a 100k-point figure's JSON (18.5 of 21 MB)
+MAP_TEXT_POINTS = 20_000
+
+
+def map_text_limit() -> int:
+    """`MAP_TEXT_POINTS`, or ``$ARTIFACT_LENS_MAP_TEXT_POINTS`` when set (a non-negative integer)."""
+    raw = os.environ.get("ARTIFACT_LENS_MAP_TEXT_POINTS", "")
+    try:
+        return max(int(raw), 0) if raw.strip() else MAP_TEXT_POINTS
+    except ValueError:
+        return MAP_TEXT_POINTS
+
+
+#: the most selected examples the Map lists as rows (the counts above the list cover them all)
+MAP_LIST_ROWS = 1_000
+
+
 def map_sample(n: int, keep=()) -> Optional[np.ndarray]:
     """Rows the Map draws of ``n`` points: None (all) up to `map_point_limit`; above it a sample
     of that many, seeded so every redraw shows the same points, plus the rows in ``keep`` (the

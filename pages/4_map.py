@@ -1,6 +1,12 @@
 """Map: a 2-D projection (UMAP, cached per representation) of Φ; select points to read their examples
 (the selection is kept while τ and n move)."""
+import hashlib
+import json
+
 import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io
 import streamlit as st
 
 from core.aflite_plots import projection_map, selected_rows
@@ -50,14 +56,73 @@ quality = dq.offer("map_quality", "Colouring by quality") if colour in ("quality
 rows_of_points = table.rows_of(proj.ids)   # projection rows (= rows of Φ) -> table rows
 
 
-def keep_selection(points) -> None:
-    """on_select callback: a box or lasso (or a cleared selection) replaces the kept ids. The
-    chart itself forgets its selection whenever its figure changes (τ, n, colour, size), so
-    the ids are kept in the tab's session and drawn again as ``selectedpoints``."""
+def keep_selection(ids) -> None:
+    """on_select callback: a box or lasso (or a cleared selection) replaces the kept ids (``ids``:
+    the drawn points' ids, by row of the figure). The chart itself forgets its selection whenever
+    its figure changes (τ, n, colour, size), so the ids are kept in the tab's session and drawn
+    again as ``selectedpoints``; until then the chart shows this selection itself."""
     event = st.session_state.get("map")
     rows = selected_rows(event)
-    sess.map_selection = tuple(str(i) for i in points["id"].iloc[rows]) if rows else ()
+    sess.map_selection = tuple(str(i) for i in ids[rows]) if rows else ()
     sess.map_selection_of = sess.ds_key
+    st.session_state["map_figure_shows"] = sess.map_selection
+
+
+def figure_inputs(shown, column, drawn, hover_text, *rest) -> str:
+    """A digest of everything the map's figure is made of: the figure is rebuilt (and sent) only
+    when it changes. Values, not knobs: a τ/n move changes it only where the colours (or, with
+    the full hover, p̃ and the status) change."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(repr((sess.ds_key, run.key, proj.method, column, hover_text, *rest)).encode())
+    h.update(np.ascontiguousarray(proj.xy).tobytes())
+    h.update(b"" if drawn is None else np.asarray(drawn).tobytes())
+    # the dataset's own columns (the label, ...) are fixed by ds_key; hashing 100k strings costs ~50 ms
+    live = ([] if column == ds.label or column in table.other_columns and column not in dq_columns else [column]) \
+        + (["predictability", "retained"] if hover_text else [])
+    if live:
+        h.update(pd.util.hash_pandas_object(shown[live], index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+dq_columns = ("quality", "quality light")
+
+
+class PreparedFigure(go.Figure):
+    """A built figure that hands `st.plotly_chart` its JSON-ready dict: plotly_chart calls
+    ``to_dict()``, a deep copy of every array (0.1–0.2 s a rerun at 100k points), then encodes
+    the numpy arrays as base64 again; this one is encoded once and answers the same dict."""
+
+    def __init__(self, figure: go.Figure):
+        super().__init__()
+        self._prepared = json.loads(plotly.io.to_json(figure, validate=False))
+
+    def to_dict(self):
+        return self._prepared
+
+
+def map_figure(shown, column, drawn, marked, **kw):
+    """(figure, ids by row of it): the session's last figure when its inputs and the selection
+    the chart shows are unchanged, so Streamlit sends a reference to the same message (not ~4 MB
+    again at 100k) and the browser redraws nothing; a selection made on the chart itself (the
+    chart shows it already) or a τ/n move that leaves the colours alone keeps the figure."""
+    hover_text = kw["hover_text"]
+    inputs = figure_inputs(shown, column, drawn, hover_text, kw["size"], kw["title"], repr(kw["palette"]))
+    selection = tuple(sess.map_selection)
+    last = st.session_state.get("map_figure")
+    # a chart on screen shows its figure's selection or one drawn on it since; a new one its figure's
+    shows = st.session_state.get("map_figure_shows") if "map" in st.session_state else None
+    if last is not None and last["inputs"] == inputs and (last["selection"] if shows is None else shows) == selection:
+        return last["figure"], last["ids"]
+    fig = projection_map(proj.xy if drawn is None else proj.xy[drawn], shown, colour=column,
+                         selected=marked if marked else None, **kw)
+    # a rebuilt figure always differs from the last one, so the browser draws it afresh (a cleared
+    # selection would otherwise send the same figure and the chart would keep showing the old box)
+    builds = (last or {}).get("builds", 0) + 1
+    fig = PreparedFigure(fig.update_layout(datarevision=f"{inputs[:12]}-{builds}"))
+    st.session_state["map_figure"] = dict(inputs=inputs, selection=selection, figure=fig, builds=builds,
+                                          ids=shown["id"].astype(str).to_numpy())
+    st.session_state["map_figure_shows"] = selection
+    return fig, st.session_state["map_figure"]["ids"]
 
 
 @st.fragment
@@ -84,11 +149,16 @@ def draw():
     shown = points if drawn is None else points.iloc[drawn].reset_index(drop=True)
     marked = rows if drawn is None else np.flatnonzero(np.isin(drawn, rows)).tolist()
     what = f"{len(points):,} points" if drawn is None else f"{len(shown):,} of {len(points):,} points"
-    fig = projection_map(proj.xy if drawn is None else proj.xy[drawn], shown, colour=column,
-                         colour_name="label" if column == ds.label else colour, label=ds.label, size=size,
-                         title=f"{proj.method.upper()} of Φ ({what})", palette=palette, classes=ds.classes,
-                         text_fields=ds.text, selected=marked if marked else None)
-    st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(shown), selection_mode=("box", "lasso"))
+    hover_text = len(shown) <= current.map_text_limit()
+    fig, ids = map_figure(shown, column, drawn, marked, colour_name="label" if column == ds.label else colour,
+                          label=ds.label, size=size, title=f"{proj.method.upper()} of Φ ({what})", palette=palette,
+                          classes=ds.classes, text_fields=ds.text, hover_text=hover_text)
+    st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(ids), selection_mode=("box", "lasso"))
+    if not hover_text:
+        st.caption(f"Hovering a point shows its id and label only: above {current.map_text_limit():,} points the "
+                   "map leaves each point's p̃, status and text out of the hover (they made the figure five "
+                   "times larger and slower to draw and to select). Select points to read them in the list "
+                   "below. The limit is the server's ARTIFACT_LENS_MAP_TEXT_POINTS.")
     if drawn is not None:
         st.caption(f"Drawing {len(shown):,} of {len(points):,} points: above {current.map_point_limit():,} "
                    "points the map draws a seeded random sample of that many (the same on every redraw) plus "
@@ -107,12 +177,18 @@ def draw():
         "Mean p̃": f"{chosen['predictability'].mean():.2f}",
     })
     st.button("Clear the selection", key="map_clear", on_click=lambda: setattr(sess, "map_selection", ()))
-    pick = st.dataframe(chosen, hide_index=True, key="map_selection", on_select="rerun", selection_mode="single-row")
+    # a bounded list: a 14k-row table took seconds to send and draw; the counts above cover them all
+    listed = chosen.head(current.MAP_LIST_ROWS)
+    if len(listed) < len(chosen):
+        st.caption(f"Listing the first {len(listed):,} of the {len(chosen):,} selected examples (in the "
+                   f"table's order); the counts above and below are of all {len(chosen):,}. Select fewer "
+                   "points to list the others.")
+    pick = st.dataframe(listed, hide_index=True, key="map_selection", on_select="rerun", selection_mode="single-row")
     st.text("Label counts in the selection: " + ", ".join(
         f"{k}: {v}" for k, v in chosen[ds.label].value_counts().items()))
     if pick.selection.rows:
         with st.container(border=True):
-            review_panel(run, str(chosen["id"].iloc[pick.selection.rows[0]]), key="map_review")
+            review_panel(run, str(listed["id"].iloc[pick.selection.rows[0]]), key="map_review")
     else:
         st.caption("Select a row of the list to read that example and review it.")
 

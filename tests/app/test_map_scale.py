@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from apptest_helpers import app, no_exceptions, page, texts
+from apptest_helpers import app, metrics, no_exceptions, page, texts
 from core.aflite_plots import map_points
 
 
@@ -68,3 +68,80 @@ def test_a_selection_event_gives_rows_whatever_the_shape_of_customdata():
     event = {"selection": {"points": [{"customdata": 5}, {"customdata": [7, "x"]}, {"customdata": {"0": 9, "1": 0.3}},
                                       {"x": 1.0}, {"customdata": 5}]}}
     assert selected_rows(event) == [5, 7, 9] and selected_rows(None) == []
+
+
+def spec_of(at) -> str:
+    return at.get("plotly_chart")[0].proto.spec
+
+
+def test_above_the_text_limit_the_hover_is_short_and_the_page_says_so(fresh_server, monkeypatch):
+    at = app().run()
+    at.switch_page(page("4_map")).run()
+    points = json.loads(spec_of(at))["data"][0]
+    assert "hovertext" in points and "ARTIFACT_LENS_MAP_TEXT_POINTS" not in texts(at)
+    monkeypatch.setenv("ARTIFACT_LENS_MAP_TEXT_POINTS", "2999")
+    at = app().run()
+    at.switch_page(page("4_map")).run()
+    no_exceptions(at)
+    points = json.loads(spec_of(at))["data"][0]
+    assert "hovertext" not in points and "hovertext" not in points["hovertemplate"]
+    assert len(map_points(points)) == 3000 and points["x"]["dtype"] == "f4"
+    assert "id and label only: above 2,999 points" in texts(at) and "ARTIFACT_LENS_MAP_TEXT_POINTS" in texts(at)
+
+
+def select_on_the_chart(at, ids):
+    """What the map's on_select callback keeps of a box drawn on the chart (the chart shows it)."""
+    sess = at.session_state["artifact_lens"]
+    sess.map_selection, sess.map_selection_of = tuple(ids), sess.ds_key
+    at.session_state["map_figure_shows"] = tuple(ids)
+
+
+def test_the_figure_is_sent_again_only_when_it_changes(fresh_server, monkeypatch):
+    monkeypatch.setenv("ARTIFACT_LENS_MAP_TEXT_POINTS", "1000")   # the short hover: τ/n not in the figure
+    at = app().run()
+    at.switch_page(page("4_map")).run()
+    first = spec_of(at)
+    ids = sorted(map_points(json.loads(first)["data"][0])["id"])[:40]
+    # a selection drawn on the chart: the same figure (Streamlit sends a reference; the chart keeps its box)
+    select_on_the_chart(at, ids)
+    at.run()
+    no_exceptions(at)
+    assert spec_of(at) == first and metrics(at)["Selected"] == "40"
+    # n moves, coloured by label: nothing in the figure changed
+    at.slider(key="w_target").set_value(0.9).run()
+    assert spec_of(at) == first and metrics(at)["Selected"] == "40"
+    # coloured by retained, n moves: a new figure, and it draws the kept selection itself
+    at.selectbox(key="map_colour").set_value("retained").run()
+    by_status = spec_of(at)
+    assert by_status != first and len(json.loads(by_status)["data"][0]["selectedpoints"]) == 40
+    at.slider(key="w_target").set_value(0.8).run()
+    moved = json.loads(spec_of(at))["data"][0]
+    assert spec_of(at) != by_status and len(moved["selectedpoints"]) == 40
+    # back to the label, then a cleared selection: the figure changes even though it had no selection
+    at.selectbox(key="map_colour").set_value("label").run()
+    at.button(key="map_clear").click().run()
+    cleared = spec_of(at)
+    assert "selectedpoints" not in json.loads(cleared)["data"][0]
+    select_on_the_chart(at, ids)
+    at.run()
+    assert spec_of(at) == cleared
+    at.button(key="map_clear").click().run()
+    assert spec_of(at) != cleared and "selectedpoints" not in json.loads(spec_of(at))["data"][0]
+
+
+def test_a_large_selection_lists_a_bounded_page_of_rows_and_counts_them_all(fresh_server, monkeypatch):
+    from apptest_helpers import frame_with
+    from dashboard import current
+
+    monkeypatch.setattr(current, "MAP_LIST_ROWS", 50)
+    at = app().run()
+    at.switch_page(page("4_map")).run()
+    ids = sorted(map_points(json.loads(spec_of(at))["data"][0])["id"])[:120]
+    select_on_the_chart(at, ids)
+    at.run()
+    no_exceptions(at)
+    listed = frame_with(at, "id", "retained")
+    assert len(listed) == 50 and set(listed["id"].astype(str)) <= set(ids)
+    assert metrics(at)["Selected"] == "120" and "Listing the first 50 of the 120 selected examples" in texts(at)
+    counts = texts(at).split("Label counts in the selection: ")[1]
+    assert sum(int(part.split(": ")[1].split()[0]) for part in counts.split(", ")[:3]) == 120
