@@ -9,10 +9,13 @@ per member of S_j) and ``remove(rows)`` (called after a phase with the removed r
   on the centred training rows, solved in float64 (Cholesky) per partition. It owns
   per-block Gram matrices G_b = Z̃_bᵀZ̃_b (upper triangle only, RFP format) and cross
   products H_b = Z̃_bᵀY_b (Z̃ = [Z, 1]) of the current S: built once per fit (one
-  pass over X, only the block's own rows: blocks could live elsewhere), downdated by
-  the removed rows, so a phase never re-reads all of S for them. Partition p's
-  normal equations are the sum over its whole blocks (one matrix product for all p)
-  plus its partial rows; all m models then predict S in one product per chunk.
+  pass over X, each row range adding its rows' contributions, in range order),
+  downdated by the removed rows, so a phase never re-reads all of S for them.
+  Partition p's normal equations are the sum over its whole blocks (matrix products
+  for groups of partitions) plus its partial rows; all m models then predict S in
+  one product per chunk of each range. The range functions (`range_grams`,
+  `range_counts`) and `solve_partition` are plain functions of their arguments, so
+  they run the same in this process, on threads or on Dask workers.
 - `SklearnScorer` ("logistic": scikit-learn's LogisticRegression, C = 1, the paper's
   family; "svm": LinearSVC, C = 1): one model per partition.
 
