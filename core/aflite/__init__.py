@@ -8,6 +8,9 @@ Where things happen
   phase number and the current set S only).
 - `scorers`: the model families behind one interface; they produce the
   predictability scores p̃(i) of a phase (eq. 4).
+- `storage`: where X's rows live and how per-range work reaches them (fixed row
+  ranges combined in order: the same numbers on any number of threads);
+  `distributed`: the same on a Dask cluster (imported only for a dask array X).
 - `selection`: **where τ, k and n are applied**: which examples a phase removes and
   when filtering stops (the exact stopping rule is in its docstring), and the one
   size resolver (count or fraction → examples).
