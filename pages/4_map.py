@@ -56,13 +56,17 @@ quality = dq.offer("map_quality", "Colouring by quality") if colour in ("quality
 rows_of_points = table.rows_of(proj.ids)   # projection rows (= rows of Φ) -> table rows
 
 
-def keep_selection(ids) -> None:
+def keep_selection(ids, build: int) -> None:
     """on_select callback: a box or lasso (or a cleared selection) replaces the kept ids (``ids``:
-    the drawn points' ids, by row of the figure). The chart itself forgets its selection whenever
-    its figure changes (τ, n, colour, size), so the ids are kept in the tab's session and drawn
-    again as ``selectedpoints``; until then the chart shows this selection itself."""
+    the drawn points' ids, by row of the figure ``build``). The chart itself forgets its selection
+    whenever its figure changes (τ, n, colour, size), so the ids are kept in the tab's session and
+    drawn again as ``selectedpoints``; until then the chart shows this selection itself."""
     event = st.session_state.get("map")
     rows = selected_rows(event)
+    if not rows and build != st.session_state.get("map_figure", {}).get("builds"):
+        # a chart holding a box drawn on it reports an empty selection as a new figure replaces it:
+        # not the user's doing (clearing is the button, or a double-click on the current chart)
+        return
     sess.map_selection = tuple(str(i) for i in ids[rows]) if rows else ()
     sess.map_selection_of = sess.ds_key
     st.session_state["map_figure_shows"] = sess.map_selection
@@ -165,7 +169,8 @@ def draw():
     fig, ids = map_figure(shown, column, drawn, marked, colour_name="label" if column == ds.label else colour,
                           label=ds.label, size=size, title=f"{proj.method.upper()} of Φ ({what})", palette=palette,
                           classes=ds.classes, text_fields=ds.text, hover_text=hover_text)
-    st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(ids), selection_mode=("box", "lasso"))
+    build = st.session_state["map_figure"]["builds"]
+    st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(ids, build), selection_mode=("box", "lasso"))
     if not hover_text:
         st.caption(f"Hovering a point shows its id and label only: above {current.map_text_limit():,} points the "
                    "map leaves each point's p̃, status and text out of the hover (they made the figure five "
