@@ -25,13 +25,18 @@ from dashboard.session import Source, session
 MAP_POINTS = 200_000
 
 
+def _env_count(name: str, default: int, least: int) -> int:
+    """``$name`` as a count of at least ``least``; ``default`` when unset or not a number."""
+    raw = os.environ.get(name, "")
+    try:
+        return max(int(raw), least) if raw.strip() else default
+    except ValueError:
+        return default
+
+
 def map_point_limit() -> int:
     """`MAP_POINTS`, or ``$ARTIFACT_LENS_MAP_POINTS`` when set (a positive integer)."""
-    raw = os.environ.get("ARTIFACT_LENS_MAP_POINTS", "")
-    try:
-        return max(int(raw), 1) if raw.strip() else MAP_POINTS
-    except ValueError:
-        return MAP_POINTS
+    return _env_count("ARTIFACT_LENS_MAP_POINTS", MAP_POINTS, 1)
 
 
 #: above this many drawn points the Map's hover shows only id and label (``$ARTIFACT_LENS_MAP_TEXT_POINTS``):
@@ -41,11 +46,7 @@ MAP_TEXT_POINTS = 20_000
 
 def map_text_limit() -> int:
     """`MAP_TEXT_POINTS`, or ``$ARTIFACT_LENS_MAP_TEXT_POINTS`` when set (a non-negative integer)."""
-    raw = os.environ.get("ARTIFACT_LENS_MAP_TEXT_POINTS", "")
-    try:
-        return max(int(raw), 0) if raw.strip() else MAP_TEXT_POINTS
-    except ValueError:
-        return MAP_TEXT_POINTS
+    return _env_count("ARTIFACT_LENS_MAP_TEXT_POINTS", MAP_TEXT_POINTS, 0)
 
 
 #: the most selected examples the Map lists as rows (the counts above the list cover them all)

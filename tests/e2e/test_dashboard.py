@@ -22,6 +22,21 @@ def wait_idle(page, timeout=60):
     page.wait_for_timeout(700)
 
 
+def load_path_and_score(page, path, examples: int):
+    """On the Data page: load ``path`` as a local path, then build Φ and score with the defaults."""
+    page.wait_for_selector("h1:has-text('Data')")
+    wait_idle(page)
+    page.get_by_text("Local path", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("textbox", name="File or folder").fill(str(path))
+    page.get_by_role("button", name="Load", exact=True).click()
+    page.wait_for_selector("text=Loaded dataset (not scored yet)")
+    wait_idle(page)
+    page.get_by_role("button", name="Build Φ and score with AFLite").click()
+    page.wait_for_selector(f'[data-testid="stSidebar"] >> text={examples} examples', timeout=120_000)
+    wait_idle(page)
+
+
 def go(page, title):
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
     page.wait_for_selector(f"h1:has-text('{title}')")

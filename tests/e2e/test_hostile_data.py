@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import AppServer
-from test_dashboard import wait_idle
+from test_dashboard import load_path_and_score, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -67,17 +67,7 @@ def page(browser, hostile_app):
     pg.set_default_timeout(60_000)
     pg.on("dialog", lambda d: (_dialogs.append(d.message), d.dismiss()))   # an alert() from data would land here
     pg.goto(url)
-    pg.wait_for_selector("h1:has-text('Data')")
-    wait_idle(pg)
-    pg.get_by_text("Local path", exact=True).click()
-    wait_idle(pg)
-    pg.get_by_role("textbox", name="File or folder").fill(str(path))
-    pg.get_by_role("button", name="Load", exact=True).click()
-    pg.wait_for_selector("text=Loaded dataset (not scored yet)")
-    wait_idle(pg)
-    pg.get_by_role("button", name="Build Φ and score with AFLite").click()
-    pg.wait_for_selector('[data-testid="stSidebar"] >> text=360 examples', timeout=120_000)
-    wait_idle(pg)
+    load_path_and_score(pg, path, 360)
     yield pg
     context.close()
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conftest import AppServer
-from test_dashboard import wait_idle
+from test_dashboard import load_path_and_score, wait_idle
 
 
 @pytest.fixture(scope="module")
@@ -28,17 +28,7 @@ def page(tmp_path_factory, browser):
     pg = context.new_page()
     pg.set_default_timeout(60_000)
     pg.goto(app.url)
-    pg.wait_for_selector("h1:has-text('Data')")
-    wait_idle(pg)
-    pg.get_by_text("Local path", exact=True).click()
-    wait_idle(pg)
-    pg.get_by_role("textbox", name="File or folder").fill(str(path))
-    pg.get_by_role("button", name="Load", exact=True).click()
-    pg.wait_for_selector("text=Loaded dataset (not scored yet)")
-    wait_idle(pg)
-    pg.get_by_role("button", name="Build Φ and score with AFLite").click()
-    pg.wait_for_selector('[data-testid="stSidebar"] >> text=400 examples', timeout=120_000)
-    wait_idle(pg)
+    load_path_and_score(pg, path, 400)
     yield pg
     context.close()
     app.stop()
