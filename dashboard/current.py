@@ -266,7 +266,10 @@ def ids_with_feature(name: str) -> np.ndarray:
 
 # ---------------------------------------------------------------------- projections
 def projection_key(ds, rep) -> str:
-    return f"{ds.fingerprint}:{rep.spec}"
+    """The projection cache's key of Φ, the one ``python -m core project`` writes under."""
+    from core.projection import representation_key
+
+    return representation_key(ds, rep)
 
 
 def projection(method: str, *, start: bool = True):
