@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.aflite.inputs import MAX_ABS
-from core.aflite.storage import RANGE_ROWS, row_ranges
+from core.aflite.inputs import check_values, scan_rows
+from core.aflite.storage import RANGE_ROWS, resolve_jobs, row_ranges, run_tasks
 from core.errors import Cancelled, InputError
 from core.progress import check_cancel
 
@@ -60,13 +60,6 @@ def connect(address: str | None = None, *, timeout: float = 10.0):
                            "is running and reachable from here.") from None
 
 
-def _range_check(chunk, lo):
-    """(rows with NaN/inf, largest finite |x|) of one range: check_X's test, per range."""
-    row_max = np.abs(chunk).max(axis=1)
-    bad = ~np.isfinite(row_max)
-    return lo + np.flatnonzero(bad), float(row_max[~bad].max()) if (~bad).any() else 0.0
-
-
 def _range_take(chunk, lo, *, at):
     return np.take(chunk, at, axis=0)
 
@@ -81,8 +74,6 @@ class DaskRows:
     distributed = True
 
     def __init__(self, X, client=None, n_jobs=None):
-        from core.aflite.storage import LocalRows
-
         self.client = client if client is not None else connect()
         if X.ndim != 2:
             raise InputError(f"X has shape {X.shape}: give an (N, d) matrix, one row per example.")
@@ -103,8 +94,7 @@ class DaskRows:
 
         by_key = {f.key: f for f in futures_of(self.X)}
         self._chunks = [by_key[k] for k in keys]
-        # The solves run here (see the module docstring), on n_jobs threads.
-        self._local = LocalRows(np.empty((0, self.shape[1]), dtype=np.float32), n_jobs)
+        self.n_jobs = resolve_jobs(n_jobs)   # the solves run here (module docstring), on threads
         self._check_values()
 
     # ------------------------------------------------------------------ waiting
@@ -161,7 +151,7 @@ class DaskRows:
         return lambda idx: held[np.searchsorted(rows, idx)]
 
     def tasks(self, fn, kwargs, common, cancel=None):
-        return self._local.tasks(fn, kwargs, common, cancel)
+        return run_tasks(fn, kwargs, common, cancel, self.n_jobs)
 
     def derive(self, fn, common: dict, d_out: int, cancel=None) -> "DaskRows":
         """The rows ``fn(chunk, lo, **common)`` (e.g. a projection), computed and kept on the workers."""
@@ -171,7 +161,7 @@ class DaskRows:
         for i, (lo, hi) in enumerate(self.ranges):
             parts.append(da.from_delayed(_delayed(fn, self._chunks[i], lo, common), shape=(hi - lo, d_out),
                                          dtype=np.float32))
-        return DaskRows(da.concatenate(parts), self.client, self._local.n_jobs)
+        return DaskRows(da.concatenate(parts), self.client, self.n_jobs)
 
     def describe(self) -> dict:
         info = self.client.scheduler_info()
@@ -180,17 +170,7 @@ class DaskRows:
 
     # ------------------------------------------------------------------ checks
     def _check_values(self):
-        bad, largest = [], 0.0
-        for rows, top in self.map(_range_check, {i: {} for i in range(len(self.ranges))}, {}):
-            bad.append(rows)
-            largest = max(largest, top)
-        bad = np.concatenate(bad)
-        if len(bad):
-            raise InputError(f"X has NaN or infinite values in {len(bad)} row(s) (first: row {bad[0]}): "
-                             "drop or impute those rows, or fix the representation.")
-        if largest > MAX_ABS:
-            raise InputError(f"X has values as large as {largest:.3g}, which overflow the models' sums of "
-                             "products; scale X first (e.g. standardise each column).")
+        check_values(self.map(scan_rows, {i: {} for i in range(len(self.ranges))}, {}))
 
 
 def _delayed(fn, chunk_future, lo, common):

@@ -6,7 +6,7 @@ import numpy as np
 from core.errors import InputError
 from core.labels import encode_labels as _encode
 
-__all__ = ["check_X", "encode_labels"]
+__all__ = ["check_X", "check_values", "scan_rows", "encode_labels"]
 
 _CHECK_ROWS = 8192    # rows checked at a time (bounds the temporary: 8192 × d floats)
 
@@ -18,6 +18,29 @@ def encode_labels(y):
 
 #: |x| above this overflows float32 sums of products (Gram matrices) at realistic N and d
 MAX_ABS = 1e12
+
+
+def scan_rows(chunk, lo):
+    """(rows with NaN/inf, largest finite |x|) of the rows ``lo, lo+1, …`` in ``chunk``."""
+    row_max = np.abs(chunk).max(axis=1)   # NaN/inf propagate into the row maximum
+    bad = ~np.isfinite(row_max)
+    return lo + np.flatnonzero(bad), float(row_max[~bad].max()) if (~bad).any() else 0.0
+
+
+def check_values(scans) -> None:
+    """Refuse X from its `scan_rows` results (one per chunk, in row order)."""
+    bad_rows, largest = [], 0.0
+    for rows, top in scans:
+        bad_rows.append(rows)
+        largest = max(largest, top)
+    rows = np.concatenate(bad_rows) if bad_rows else np.empty(0, dtype=np.int64)
+    if len(rows):
+        raise InputError(
+            f"X has NaN or infinite values in {len(rows)} row(s) (first: row {rows[0]}): "
+            "drop or impute those rows, or fix the representation.")
+    if largest > MAX_ABS:
+        raise InputError(f"X has values as large as {largest:.3g}, which overflow the models' sums of products; "
+                         "scale X first (e.g. standardise each column).")
 
 
 def check_X(X) -> np.ndarray:
@@ -39,20 +62,5 @@ def check_X(X) -> np.ndarray:
     if X.shape[0] == 0:
         raise InputError("X has no rows: give one row per example.")
     X = np.asarray(X, dtype=np.float32, order="C")
-    bad_rows, largest = [], 0.0
-    for lo in range(0, X.shape[0], _CHECK_ROWS):
-        row_max = np.abs(X[lo:lo + _CHECK_ROWS]).max(axis=1)   # NaN/inf propagate into the row maximum
-        bad = ~np.isfinite(row_max)
-        if bad.any():
-            bad_rows.append(lo + np.flatnonzero(bad))
-        if not bad.all():
-            largest = max(largest, float(row_max[~bad].max()))
-    if bad_rows:
-        rows = np.concatenate(bad_rows)
-        raise InputError(
-            f"X has NaN or infinite values in {len(rows)} row(s) (first: row {rows[0]}): "
-            "drop or impute those rows, or fix the representation.")
-    if largest > MAX_ABS:
-        raise InputError(f"X has values as large as {largest:.3g}, which overflow the models' sums of products; "
-                         "scale X first (e.g. standardise each column).")
+    check_values(scan_rows(X[lo:lo + _CHECK_ROWS], lo) for lo in range(0, X.shape[0], _CHECK_ROWS))
     return X

@@ -21,7 +21,7 @@ import numpy as np
 
 from core.progress import check_cancel
 
-__all__ = ["RANGE_ROWS", "LocalRows", "row_ranges", "resolve_jobs", "trim_heap"]
+__all__ = ["RANGE_ROWS", "LocalRows", "row_ranges", "resolve_jobs", "run_tasks", "trim_heap"]
 
 #: Rows per range: 48 MB of a 768-d float32 matrix, so a task's working set is small
 #: while a 1M-row pass is ~60 tasks.
@@ -65,6 +65,33 @@ def resolve_jobs(n_jobs) -> int:
     return max(1, cores + 1 + n if n < 0 else min(n, cores))
 
 
+def run_tasks(fn: Callable, kwargs: Sequence[dict], common: dict, cancel, n_jobs: int) -> Iterator:
+    """``fn(**kwargs[i], **common)`` for each i on ``n_jobs`` threads, yielded in order. At
+    most two tasks per thread run ahead of the consumer, which bounds the results held
+    at once."""
+    def run(kw):
+        check_cancel(cancel)
+        return fn(**kw, **common)
+
+    if n_jobs == 1 or len(kwargs) < 2:
+        for kw in kwargs:
+            yield run(kw)
+        return
+    # BLAS is already limited to one thread for the whole fit (process-wide).
+    with ThreadPoolExecutor(n_jobs) as pool:
+        pending = []
+        try:
+            for kw in kwargs:
+                pending.append(pool.submit(run, kw))
+                if len(pending) >= 2 * n_jobs:
+                    yield pending.pop(0).result()
+            while pending:
+                yield pending.pop(0).result()
+        finally:
+            for f in pending:
+                f.cancel()
+
+
 class LocalRows:
     """X in this process: ``map`` runs a range task on each range, ``take`` gathers rows."""
 
@@ -85,30 +112,7 @@ class LocalRows:
         return self.take
 
     def tasks(self, fn: Callable, kwargs: Sequence[dict], common: dict, cancel=None) -> Iterator:
-        """``fn(**kwargs[i], **common)`` for each i, yielded in order. With several threads
-        at most two tasks per thread run ahead of the consumer, which bounds the results
-        held at once."""
-        def run(kw):
-            check_cancel(cancel)
-            return fn(**kw, **common)
-
-        if self.n_jobs == 1 or len(kwargs) < 2:
-            for kw in kwargs:
-                yield run(kw)
-            return
-        # BLAS is already limited to one thread for the whole fit (process-wide).
-        with ThreadPoolExecutor(self.n_jobs) as pool:
-            pending = []
-            try:
-                for kw in kwargs:
-                    pending.append(pool.submit(run, kw))
-                    if len(pending) >= 2 * self.n_jobs:
-                        yield pending.pop(0).result()
-                while pending:
-                    yield pending.pop(0).result()
-            finally:
-                for f in pending:
-                    f.cancel()
+        return run_tasks(fn, kwargs, common, cancel, self.n_jobs)
 
     def map(self, fn: Callable, per_range: dict, common: dict, cancel=None) -> Iterator:
         """``fn(X[lo:hi], lo, **per_range[i], **common)`` for each range i in ``per_range``
