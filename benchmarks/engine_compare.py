@@ -14,6 +14,9 @@ Workloads (``embedding_like`` data from aflite_bench.py, 3 classes):
   with the PCA-256 step (``max_dim=256``, given explicitly: the default was 256 up to
   2026-11 and is 768 since, i.e. full dimension at 768-d);
 - ``run_20k_768_full``: the same with ``max_dim=None`` (all 768 dimensions);
+- ``run_100k_768_full``: issue 13's 100k run, 100k × 768, m = 64, t = 10 %, k = 1 %,
+  τ = 0, to 50 %, all 768 dimensions, ``n_jobs=2`` (the base ref must know ``n_jobs``:
+  0a60be6 or later);
 - ``logistic_4k_64``: family "logistic", 4k × 64, m = 8, k = 5 %, to 50 %;
 - ``retained_for_100k``: median of 200 ``retained_for`` calls at random τ/n on a
   100k × 256 run (m = 16, k = 1 %, to 50 %), in milliseconds; ``same_result``
@@ -62,9 +65,12 @@ if name == "retained_for_100k":
     seconds, mask = float(np.median(times)), np.frombuffer(digest.digest(), np.uint8)
 else:
     N, d, fam, m, k = {"run_20k_768": (20_000, 768, "ridge", 16, 0.1), "run_20k_768_full": (20_000, 768, "ridge", 16, 0.1),
+                       "run_100k_768_full": (100_000, 768, "ridge", 64, 0.01),
                        "logistic_4k_64": (4_000, 64, "logistic", 8, 0.05)}[name]
-    X, y = embedding_like(N, d)
+    X, y = embedding_like(N, d, seed=1 if N == 100_000 else 0)   # aflite_bench's full100k data
     kw = {"max_dim": None} if name.endswith("_full") else {"max_dim": 256} if fam == "ridge" else {}
+    if N == 100_000:
+        kw["n_jobs"] = 2
     # warm-up: the base tree imports scikit-learn/scipy lazily inside fit; keep imports out of the timing
     AFLite(n_partitions=2, train_size=0.1, slice_size=0.1, tau=0.0, target_size=0.5, model=fam).fit(X[:400], y[:400])
     t = time.perf_counter()
@@ -74,7 +80,7 @@ else:
 print(json.dumps({"seconds": seconds, "mask": hashlib.sha256(np.asarray(mask).tobytes()).hexdigest()[:16]}))
 """
 
-WORKLOADS = ("run_20k_768", "run_20k_768_full", "logistic_4k_64", "retained_for_100k")
+WORKLOADS = ("run_20k_768", "run_20k_768_full", "run_100k_768_full", "logistic_4k_64", "retained_for_100k")
 
 
 def export_ref(ref: str, into: Path) -> Path:

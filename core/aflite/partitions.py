@@ -58,8 +58,13 @@ class Plan:
     positions ``partial[p]`` (drawn from one more block), exactly t in all.
     """
 
-    def __init__(self, blk, full, partial):
+    def __init__(self, blk, full, partial, by_block, starts):
         self.blk, self.full, self.partial = blk, full, partial
+        self._by_block, self._starts = by_block, starts
+
+    def members(self, b: int) -> np.ndarray:
+        """The positions of block b's members in S_j (ascending)."""
+        return self._by_block[self._starts[b]:self._starts[b + 1]]
 
     def in_train(self, lo: int, hi: int) -> np.ndarray:
         """(hi-lo, m) bool: is position pos of S_j in partition p's training set."""
@@ -100,7 +105,7 @@ def partition_plan(blocks: Blocks, S: np.ndarray, t: int, m: int, rng: np.random
             members = by_block[starts[b]:starts[b + 1]]
             pos = np.sort(rng.choice(members, size=t - taken, replace=False))
         partial.append(pos)
-    return Plan(blk, full, partial)
+    return Plan(blk, full, partial, by_block, starts)
 
 
 def phase_rng(seed: int, phase: int) -> np.random.Generator:

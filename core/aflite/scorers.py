@@ -11,9 +11,11 @@ per member of S_j) and ``remove(rows)`` (called after a phase with the removed r
   products H_b = Z̃_bᵀY_b (Z̃ = [Z, 1]) of the current S: built once per fit (one
   pass over X, each row range adding its rows' contributions, in range order),
   downdated by the removed rows, so a phase never re-reads all of S for them.
-  Partition p's normal equations are the sum over its whole blocks (matrix products
-  for groups of partitions) plus its partial rows; all m models then predict S in
-  one product per chunk of each range. The range functions (`range_grams`,
+  Partition p's normal equations are the sum over its whole blocks (one matrix
+  product for all m) plus its partial rows' Gram, or, when it takes more than half
+  of a block, that whole block minus the Gram of the block's other members (fewer
+  rows); they are factored in RFP form (``dpftrf``). All m models then predict S in
+  one product per chunk of each range, with C − 1 columns per model. The range functions (`range_grams`,
   `range_counts`) and `solve_partition` are plain functions of their arguments, so
   they run the same in this process, on threads or on Dask workers.
 - `SklearnScorer` ("logistic": scikit-learn's LogisticRegression, C = 1, the paper's
@@ -23,6 +25,7 @@ Measured speed and quality of each family: benchmarks/README.md.
 """
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -32,7 +35,7 @@ from core.progress import check_cancel
 __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
 
 CHUNK_ROWS = 8192   # rows gathered at a time (bounds temporary memory)
-ASSEMBLY_ROWS = 16  # partitions per block-Gram assembly product (a task of its own)
+ASSEMBLY_COLS = 1 << 15  # RFP columns per block-Gram assembly task (9 tasks at d = 768)
 
 
 def rows_of(Z, mean, idx, out=None):
@@ -41,7 +44,9 @@ def rows_of(Z, mean, idx, out=None):
     if out is None:
         out = Z[idx]
     else:
-        out = np.take(Z, idx, axis=0, out=out[:len(idx)])
+        # mode="clip": the indices are rows of Z by construction, and the default mode
+        # ("raise") buffers a take with ``out`` (3x slower, measured).
+        out = np.take(Z, idx, axis=0, out=out[:len(idx)], mode="clip")
     if mean.any():
         out -= mean
     return out
@@ -92,19 +97,20 @@ def range_counts(chunk, lo, *, rows, codes, in_train, mean, Wz, w0):
     """Held-out predictions of all m models for the range's members of S: per member,
     (correct, held) counts. ``rows`` are absolute row numbers (ascending), ``codes``
     their labels, ``in_train`` (len(rows), m) whether each is in partition p's
-    training set."""
-    C = len(w0) // in_train.shape[1]
+    training set. ``Wz``, ``w0`` hold the weights of the first C − 1 classes (class-major
+    columns); the last class's score is 1 minus their sum (see `RidgeScorer`)."""
     m = in_train.shape[1]
+    K = len(w0) // m                      # C − 1
     c = np.zeros(len(rows))
     h = np.zeros(len(rows))
     buf = np.empty((min(len(rows), CHUNK_ROWS), chunk.shape[1]), dtype=chunk.dtype)
     for a in range(0, len(rows), CHUNK_ROWS):
         b = min(len(rows), a + CHUNK_ROWS)
-        out = (rows_of(chunk, mean, rows[a:b] - lo, buf) @ Wz + w0).reshape(b - a, C, m)
+        out = (rows_of(chunk, mean, rows[a:b] - lo, buf) @ Wz + w0).reshape(b - a, K, m)
         yc = codes[a:b]
-        own = np.where((yc == 0)[:, None], out[:, 0, :], 0.0)
-        best = out[:, 0, :].copy()
-        for cl in range(1, C):
+        best = 1.0 - out.sum(axis=1)                    # the last class's scores
+        own = np.where((yc == K)[:, None], best, 0.0)
+        for cl in range(K):
             np.maximum(best, out[:, cl, :], out=best)
             own += np.where((yc == cl)[:, None], out[:, cl, :], 0.0)
         held = ~in_train[a:b]
@@ -113,32 +119,48 @@ def range_counts(chunk, lo, *, rows, codes, in_train, mean, Wz, w0):
     return c, h
 
 
-def solve_partition(ag, ah, Zt, Y, alpha):
+@functools.lru_cache(maxsize=4)
+def _rfp_diagonal(n: int) -> np.ndarray:
+    """Where the diagonal of an n × n matrix sits in its RFP form (upper, TRANSR = N)."""
+    from scipy.linalg import lapack
+
+    marks = np.zeros((n, n), order="F")
+    marks[np.arange(n), np.arange(n)] = np.arange(1, n + 1)
+    rfp = lapack.dtrttf(marks)[0]
+    at = np.flatnonzero(rfp)
+    pos = np.empty(n, dtype=np.int64)
+    pos[rfp[at].astype(np.int64) - 1] = at
+    return pos
+
+
+def solve_partition(ag, ah, Zt, Y, alpha, sign=1.0):
     """One partition's ridge weights (d1, C), float64: the penalised normal equations
-    from the sums over its whole blocks (``ag`` in RFP, ``ah``) plus its partial rows
-    (Z̃, Y), solved by Cholesky (least squares if numerically singular)."""
+    from the sums over its whole blocks (``ag`` in RFP, ``ah``) plus ``sign`` times the
+    Gram of the rows Z̃ (with their one-hot Y), solved by a Cholesky factorisation of
+    the RFP matrix itself (least squares if numerically singular)."""
     from scipy.linalg import lapack
 
     d1 = ah.shape[0]
+    diag = _rfp_diagonal(d1)[:-1]                           # the intercept is not penalised
 
     def normal_equations():
         h = np.asfortranarray(ah, dtype=np.float64)
         if len(Zt):
-            a = np.add(ag, _gram(Zt), dtype=np.float64)     # float64(whole) + float64(partial)
-            h += Zt.T @ Y
+            a = np.add(ag, _gram(Zt, sign=sign), dtype=np.float64)   # float64(whole) ± float64(rows)
+            h += sign * (Zt.T @ Y)
         else:
             a = ag.astype(np.float64)
-        a = lapack.dtfttr(d1, a)[0]                         # RFP -> full (upper triangle)
-        diag = np.arange(d1 - 1)
-        lam = alpha * max(np.trace(a[:-1, :-1]) / (d1 - 1), 1e-12)
-        a[diag, diag] += lam                                # intercept not penalised
+        a[diag] += alpha * max(a[diag].sum() / (d1 - 1), 1e-12)
         return a, h
 
     a, h = normal_equations()
-    # LAPACK reads only the upper triangle of a; a and h are scratch (no copies).
-    _, x, info = lapack.dposv(a, h, lower=0, overwrite_a=1, overwrite_b=1)
+    # a and h are scratch: factor and solve in place.
+    a, info = lapack.dpftrf(d1, a, overwrite_a=1)
+    if info == 0:
+        x, info = lapack.dpftrs(d1, a, h, overwrite_b=1)
     if info != 0:
         a, h = normal_equations()
+        a = lapack.dtfttr(d1, a)[0]                         # RFP -> full (upper triangle)
         x = np.linalg.lstsq(np.triu(a) + np.triu(a, 1).T, h, rcond=None)[0]
     return x
 
@@ -167,6 +189,7 @@ class RidgeScorer:
         # G[b]: Z̃_bᵀZ̃_b's upper triangle in RFP; H[b] = Z̃_bᵀY_b.
         self.G = np.zeros((B, d1 * (d1 + 1) // 2), dtype=np.float32)
         self.H = np.zeros((B, d1, C), dtype=np.float32)
+        self._AG = None                       # the assembly's output, reused each phase
         per_range = {i: dict(block_of=self.block_of[lo:hi], codes=codes[lo:hi])
                      for i, (lo, hi) in enumerate(rows.ranges)}
         common = dict(mean=mean, n_classes=C)
@@ -197,38 +220,65 @@ class RidgeScorer:
             _gram(Zt[lo:hi], out=self.G[b], sign=-1.0, add=True)
             self.H[b] -= Zt[lo:hi].T @ Y[lo:hi]
 
+    def _extra_rows(self, plan, p):
+        """Partition p's rows beyond its whole blocks, as the cheaper of two equal sums:
+        (its partial rows, +1) or, when it takes more than half of that block, (the
+        block's other members, −1) with the whole block added to its sum. Returns
+        (extra whole block or −1, positions, sign)."""
+        pos = plan.partial[p]
+        if len(pos) == 0:
+            return -1, pos, 1.0
+        b = int(plan.blk[pos[0]])
+        members = plan.members(b)
+        if 2 * len(pos) <= len(members):
+            return -1, pos, 1.0
+        return b, np.setdiff1d(members, pos, assume_unique=True), -1.0
+
     def score(self, S, plan, sub, cancel, phase):
         m, C = plan.full.shape[1], self.eye.shape[0]
         d1 = self.rows.shape[1] + 1
-        B = self.G.shape[0]
+        B, L = self.G.shape
+        extra = [self._extra_rows(plan, p) for p in range(m)]
         F = np.ascontiguousarray(plan.full.T, dtype=np.float32)     # (m, B)
-        # Every partition's sum over its whole blocks: products that read the (RFP)
-        # block Grams once per ASSEMBLY_ROWS partitions, not m memory-bound loops over
-        # them. A row of a product does not depend on the other rows (checked bit for
-        # bit), so the fixed row groups can run on the threads.
-        AG = np.empty((m, self.G.shape[1]), dtype=np.float32)       # (m, d1(d1+1)/2)
+        for p, (b, _, _) in enumerate(extra):
+            if b >= 0:
+                F[p, b] = 1.0
+        # Every partition's sum over its whole blocks: one product F·G, in fixed column
+        # groups (tasks), so the block Grams are read once a phase. A column of the
+        # product does not depend on the others, and the groups do not depend on the
+        # threads. The (m, L) result is kept from phase to phase (no fresh pages).
+        if self._AG is None or self._AG.shape[0] != m:
+            self._AG = np.empty((m, L), dtype=np.float32)
+        AG = self._AG
 
         def assemble(lo):
-            np.matmul(F[lo:lo + ASSEMBLY_ROWS], self.G, out=AG[lo:lo + ASSEMBLY_ROWS])
+            hi = min(L, lo + ASSEMBLY_COLS)
+            np.matmul(F, self.G[:, lo:hi], out=AG[:, lo:hi])
 
-        for _ in self.rows.tasks(assemble, [dict(lo=lo) for lo in range(0, m, ASSEMBLY_ROWS)], {}, cancel):
+        for _ in self.rows.tasks(assemble, [dict(lo=lo) for lo in range(0, L, ASSEMBLY_COLS)], {}, cancel):
             pass
         AH = (F @ self.H.reshape(B, -1)).reshape(m, d1, C)
         sub(0.3, "ridge: normal equations")
-        # Each solve gathers its own partition's partial rows (at most a block), so only
-        # the running solves' rows are in memory (`fetcher`: a cluster gathers them once).
-        fetch = self.rows.fetcher(np.unique(np.concatenate([S[pos] for pos in plan.partial])))
+        # Each solve gathers its own extra rows (at most half a block), so only the
+        # running solves' rows are in memory (`fetcher`: a cluster gathers them once).
+        fetch = self.rows.fetcher(np.unique(np.concatenate([S[pos] for _, pos, _ in extra])))
 
         def solve(p):
-            Zt, Y = self._zy(S[plan.partial[p]], fetch)
-            return solve_partition(AG[p], AH[p], Zt, Y, self.alpha)
+            _, pos, sign = extra[p]
+            Zt, Y = self._zy(S[pos], fetch)
+            return solve_partition(AG[p], AH[p], Zt, Y, self.alpha, sign)
 
-        W = np.empty((d1, C, m), dtype=np.float32)   # class-major columns: out[:, c, p]
+        # One-vs-rest ridge on one-hot targets with an unpenalised intercept: the C
+        # targets sum to the all-ones column, whose solution is (w = 0, intercept 1), so
+        # the class scores sum to 1 and the last class's score is 1 minus the others'.
+        # The predictions need only C − 1 columns per model (a third fewer flops at C = 3).
+        K = C - 1
+        W = np.empty((d1, K, m), dtype=np.float32)   # class-major columns: out[:, c, p]
         for p, x in enumerate(self.rows.tasks(solve, [dict(p=p) for p in range(m)], {}, cancel)):
-            W[:, :, p] = x
+            W[:, :, p] = x[:, :K]
         sub(0.6, "ridge: solved")
-        Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, C * m))
-        w0 = W[-1].reshape(C * m)
+        Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, K * m))
+        w0 = W[-1].reshape(K * m)
         # S is ascending: its members in range i are one slice of positions.
         bounds = np.searchsorted(S, [lo for lo, _ in self.rows.ranges] + [self.rows.shape[0]])
         per_range = {}

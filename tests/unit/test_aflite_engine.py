@@ -1,9 +1,13 @@
 """The ridge engine's fast path changes no result, and max_dim's default follows its rule.
 
-`_FullGramRidge` is the engine as it was before the triangle-only (RFP) block Grams:
-full d1 × (d1 + C) block matrices from matmul, downdated by matmul, each partition's
-normal equations converted to float64 and solved by LAPACK's Cholesky. The engine
-must give the same phase scores bit for bit, hence the same retained sets.
+`_FullGramRidge` is the plain form of the same model: full d1 × (d1 + C) block
+matrices from matmul, downdated by matmul, each partition's normal equations (whole
+blocks plus its partial rows, all C classes) converted to float64 and solved by
+LAPACK's full-matrix Cholesky, every class scored. The engine (triangle-only RFP
+block Grams, a block minus its other members where that is fewer rows, an RFP
+Cholesky, C − 1 predicted columns) computes the same model with different rounding;
+phase scores are counts of correct predictions, so they must agree bit for bit,
+hence the same retained sets.
 """
 import numpy as np
 import pytest
@@ -11,7 +15,7 @@ from scipy.linalg import lapack
 
 from core.aflite import AFLite, estimator
 from core.aflite.estimator import DEFAULT_MAX_DIM
-from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, rows_of
+from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, rows_of, solve_partition
 from core.progress import check_cancel
 
 
@@ -98,13 +102,23 @@ def _embedding_like(seed, n, d, n_classes):
     (1, 1200, 130, 2, 6, 0.05, 0.0),
     (2, 1000, 64, 4, 5, 30, 0.5),
     (3, 900, 200, 3, 4, 0.1, 0.0),
-    (4, 1200, 64, 3, 40, 0.1, 0.0),     # m > ASSEMBLY_ROWS: the assembly runs in row groups
+    (4, 1200, 64, 3, 40, 0.1, 0.0),     # many partitions
 ])
 def test_full_dimension_engine_matches_the_full_gram_reference(monkeypatch, seed, n, d, n_classes, m, k, tau):
     X, y = _embedding_like(seed, n, d, n_classes)
     kw = dict(n_partitions=m, train_size=0.1, slice_size=k, tau=tau, target_size=0.5, max_dim=None,
               random_state=seed)
+    signs = []
+    extra_rows = RidgeScorer._extra_rows
+
+    def spy(self, plan, p):
+        out = extra_rows(self, plan, p)
+        signs.append(out[2])
+        return out
+
+    monkeypatch.setattr(RidgeScorer, "_extra_rows", spy)
     fast = AFLite(**kw).fit(X, y)
+    assert set(signs) == {1.0, -1.0}      # both ways of adding the partial rows were taken
     monkeypatch.setattr(estimator, "RidgeScorer", _FullGramRidge)
     ref = AFLite(**kw).fit(X, y)
     assert fast.n_phases_ == ref.n_phases_ > 1
@@ -113,18 +127,50 @@ def test_full_dimension_engine_matches_the_full_gram_reference(monkeypatch, seed
     np.testing.assert_array_equal(fast.removed_at_, ref.removed_at_)
 
 
+def _rfp_gram(Zt):
+    return lapack.ssfrk(Zt.shape[1], len(Zt), 1.0, Zt.T, 0.0, np.zeros(Zt.shape[1] * (Zt.shape[1] + 1) // 2, np.float32))
+
+
+def test_a_block_minus_its_other_rows_solves_the_same_system_and_class_weights_sum_to_the_intercept():
+    rng = np.random.default_rng(3)
+    d1, C = 41, 3
+    Z = np.hstack([rng.standard_normal((300, d1 - 1)), np.ones((300, 1))]).astype(np.float32)
+    Y = np.eye(C, dtype=np.float32)[rng.integers(0, C, 300)]
+    whole, block = slice(0, 200), slice(200, 300)      # the partition takes 70 of the block's 100
+    take, rest = slice(200, 270), slice(270, 300)
+    ag, ah = _rfp_gram(Z[whole]), Z[whole].T @ Y[whole]
+    direct = solve_partition(ag, ah, Z[take], Y[take], alpha=0.5)
+    via_block = solve_partition(ag + _rfp_gram(Z[block]), ah + Z[block].T @ Y[block], Z[rest], Y[rest],
+                                alpha=0.5, sign=-1.0)
+    ref = np.linalg.solve(*_dense_normal_equations(Z[:270], Y[:270], 0.5))
+    np.testing.assert_allclose(direct, ref, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(via_block, ref, rtol=1e-3, atol=1e-5)
+    # Why the engine predicts only C − 1 columns: the classes' weights sum to (0, …, 0, 1).
+    np.testing.assert_allclose(direct.sum(axis=1), np.eye(d1)[-1], atol=1e-6)
+
+
+def _dense_normal_equations(Zt, Y, alpha):
+    a = Zt.T.astype(np.float64) @ Zt
+    d = np.arange(a.shape[0] - 1)
+    a[d, d] += alpha * np.trace(a[:-1, :-1]) / len(d)
+    return a, Zt.T.astype(np.float64) @ Y
+
+
 def test_a_singular_system_falls_back_to_least_squares(monkeypatch):
     X, y = _embedding_like(5, 800, 40, 3)
     kw = dict(n_partitions=6, train_size=0.1, slice_size=0.1, tau=0.0, target_size=0.5, random_state=1)
     ref = AFLite(**kw).fit(X, y)
-    solve = lapack.dposv
+    factor = lapack.dpftrf
+    calls = []
 
-    def failing(a, b, **kwargs):          # LAPACK reports "not positive definite"
-        c, x, _ = solve(a, b, **kwargs)
-        return c, x, 1
+    def failing(n, a, **kwargs):          # LAPACK reports "not positive definite"
+        calls.append(n)
+        c, _ = factor(n, a, **kwargs)
+        return c, 1
 
-    monkeypatch.setattr(lapack, "dposv", failing)
+    monkeypatch.setattr(lapack, "dpftrf", failing)
     got = AFLite(**kw).fit(X, y)
+    assert len(calls) >= 6                # every solve took the fallback
     same = np.isclose(got.phase_scores_, ref.phase_scores_, rtol=0, atol=1e-6)
     assert same.mean() > 0.99             # the same solution up to float32 near-ties
 
