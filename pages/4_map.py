@@ -116,21 +116,20 @@ class PreparedFigure(go.Figure):
         return self._prepared
 
 
-def map_figure(shown, column, drawn, marked, **kw):
+def map_figure(parts):
     """(figure, ids by row of it): the session's last figure when its inputs and the selection
     the chart shows are unchanged, so Streamlit sends a reference to the same message (not ~4 MB
     again at 100k) and the browser redraws nothing; a selection made on the chart itself (the
     chart shows it already) or a τ/n move that leaves the colours alone keeps the figure."""
-    hover_text = kw["hover_text"]
-    inputs = figure_inputs(shown, column, drawn, hover_text, kw["size"], kw["title"], repr(kw["palette"]))
+    inputs, shown, drawn, marked = parts["inputs"], parts["shown"], parts["drawn"], parts["marked"]
     selection = tuple(sess.map_selection)
     last = st.session_state.get("map_figure")
     # a chart on screen shows its figure's selection or one drawn on it since; a new one its figure's
     shows = st.session_state.get("map_figure_shows") if "map" in st.session_state else None
     if last is not None and last["inputs"] == inputs and (last["selection"] if shows is None else shows) == selection:
         return last["figure"], last["ids"]
-    fig = projection_map(proj.xy if drawn is None else proj.xy[drawn], shown, colour=column,
-                         selected=marked if marked else None, **kw)
+    fig = projection_map(proj.xy if drawn is None else proj.xy[drawn], shown, colour=parts["column"],
+                         selected=marked if marked else None, **parts["kw"])
     # a rebuilt figure always differs from the last one, so the browser draws it afresh (a cleared
     # selection would otherwise send the same figure and the chart would keep showing the old box)
     builds = (last or {}).get("builds", 0) + 1
@@ -141,12 +140,13 @@ def map_figure(shown, column, drawn, marked, **kw):
     return fig, st.session_state["map_figure"]["ids"]
 
 
-@st.fragment
-def draw():
-    points = with_lights(table.browse(live_knobs(run)).iloc[rows_of_points].reset_index(drop=True), run)
+def figure_parts(live) -> dict:
+    """Everything the map's figure is made of at the live result ``live``, and its digest."""
+    points = with_lights(table.browse(live).iloc[rows_of_points].reset_index(drop=True), run)
     column = {"label": ds.label, "retained": "retained", "removal phase": "removed_at"}.get(colour, colour)
+    note = None
     if column == "review" and "review" not in points:
-        st.caption("The run is not saved in the workspace, so it has no reviews yet: coloured by label.")
+        note = "The run is not saved in the workspace, so it has no reviews yet: coloured by label."
         column = ds.label
     palette = {BADGES[light]: LIGHT_COLOURS[light] for light in BADGES} if column == "review" else None
     if column in ("quality", "quality light"):
@@ -163,24 +163,52 @@ def draw():
     # above the documented limit a seeded sample (the same on every redraw) plus the selection is drawn
     drawn = current.map_sample(len(points), keep=rows)
     shown = points if drawn is None else points.iloc[drawn].reset_index(drop=True)
-    marked = rows if drawn is None else np.flatnonzero(np.isin(drawn, rows)).tolist()
-    what = f"{len(points):,} points" if drawn is None else f"{len(shown):,} of {len(points):,} points"
     hover_text = len(shown) <= current.map_text_limit()
-    fig, ids = map_figure(shown, column, drawn, marked, colour_name="label" if column == ds.label else colour,
-                          label=ds.label, size=size, title=f"{proj.method.upper()} of Φ ({what})", palette=palette,
-                          classes=ds.classes, text_fields=ds.text, hover_text=hover_text)
+    what = f"{len(points):,} points" if drawn is None else f"{len(shown):,} of {len(points):,} points"
+    kw = dict(colour_name="label" if column == ds.label else colour, label=ds.label, size=size,
+              title=f"{proj.method.upper()} of Φ ({what})", palette=palette, classes=ds.classes,
+              text_fields=ds.text, hover_text=hover_text)
+    return dict(points=points, column=column, note=note, rows=rows, drawn=drawn, shown=shown, kw=kw,
+                marked=rows if drawn is None else np.flatnonzero(np.isin(drawn, rows)).tolist(),
+                inputs=figure_inputs(shown, column, drawn, hover_text, size, kw["title"], repr(palette)))
+
+
+def draw_map(parts) -> None:
+    if parts["note"]:
+        st.caption(parts["note"])
+    fig, ids = map_figure(parts)
     build = st.session_state["map_figure"]["builds"]
     st.plotly_chart(fig, key="map", on_select=lambda: keep_selection(ids, build), selection_mode=("box", "lasso"))
-    if not hover_text:
+    if not parts["kw"]["hover_text"]:
         st.caption(f"Hovering a point shows its id and label only: above {current.map_text_limit():,} points the "
                    "map leaves each point's p̃, status and text out of the hover (they made the figure five "
                    "times larger and slower to draw and to select). Select points to read them in the list "
                    "below. The limit is the server's ARTIFACT_LENS_MAP_TEXT_POINTS.")
-    if drawn is not None:
+    if parts["drawn"] is not None:
+        shown, points = parts["shown"], parts["points"]
         st.caption(f"Drawing {len(shown):,} of {len(points):,} points: above {current.map_point_limit():,} "
                    "points the map draws a seeded random sample of that many (the same on every redraw) plus "
                    "the selected examples, so the browser stays responsive; a box or lasso selects among the "
                    "drawn points. The limit is the server's ARTIFACT_LENS_MAP_POINTS.")
+
+
+@st.fragment
+def live_selection() -> None:
+    """The τ and n knobs and the selected examples. A knob move reruns this part alone: the chart
+    above is left as it is unless its figure changes (colours or hover that depend on τ and n),
+    because every run that draws the chart also copies its selection event (~0.3 s for 14k
+    selected points at 100k). In a run of the whole page it takes the chart's parts, computed for
+    the same τ and n a moment before (handed over in the session and dropped at once, so no copy
+    of the 100k rows stays there); a rerun of this part alone computes its own."""
+    live = live_knobs(run)
+    values, drawn_parts = st.session_state.pop("map_parts_fresh", (None, None))
+    parts = drawn_parts if values == current.live_values(run) else figure_parts(live)
+    on_screen = (st.session_state.get("map_figure", {}).get("inputs"), st.session_state.get("map_figure_shows"))
+    stale = (parts["inputs"], tuple(sess.map_selection))
+    if stale != on_screen and st.session_state.get("map_rerun_for") != stale:
+        st.session_state["map_rerun_for"] = stale     # once per state: a rerun can never repeat itself
+        st.rerun(scope="app")
+    rows, points = parts["rows"], parts["points"]
     st.subheader(f"Selected examples: {len(rows):,}")
     if not rows:
         st.caption("Draw a box or a lasso on the map to list the examples inside it; the selection stays "
@@ -210,7 +238,11 @@ def draw():
         st.caption("Select a row of the list to read that example and review it.")
 
 
-draw()
+parts = figure_parts(current.live_result(run))
+draw_map(parts)
+st.session_state["map_parts_fresh"] = (current.live_values(run), parts)
+del parts
+live_selection()
 info = proj.info
 st.caption(f"{proj.method.upper()} {made(info)}; "
            f"{info.get('fitted_rows', info.get('rows', ''))} rows fitted"

@@ -1,6 +1,7 @@
 """The Map above ARTIFACT_LENS_MAP_TEXT_POINTS in a real browser (issue 13): a box selection and
 n moves keep the chart the browser already drew (no resend, no redraw), the box stays drawn; a
-new colouring redraws it with the selection kept; a double-click on the chart clears it."""
+new colouring redraws it with the selection kept, and so does an n move when the colours follow
+n; a double-click on the chart clears it."""
 import csv
 import re
 
@@ -80,6 +81,18 @@ def test_a_selection_and_n_keep_the_drawn_chart_and_a_double_click_clears(page):
     page.wait_for_timeout(1000)
     redrawn = chart(page)
     assert selected(page) == count and redrawn["selected"] == count and not redrawn["marked"]
+    # coloured by retained, n moves: the knobs rerun only their part of the page, which sees that
+    # the map's colours changed and redraws the map too, with the selection kept
+    page.evaluate("() => { document.querySelector('.js-plotly-plot')._lensMark = 1; }")
+    before = page.locator('[data-testid="stMetric"]').filter(has_text="Retained at this τ, n").inner_text()
+    slider.focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => !document.querySelector('.js-plotly-plot')._lensMark")
+    wait_idle(page)
+    recoloured = chart(page)
+    assert selected(page) == count and recoloured["selected"] == count
+    assert page.locator('[data-testid="stMetric"]').filter(has_text="Retained at this τ, n").inner_text() != before
     # a new box on it, then a double-click: the selection is cleared
     bb = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
     page.mouse.move(bb["x"] + bb["width"] * 0.1, bb["y"] + bb["height"] * 0.1)
