@@ -123,7 +123,7 @@ def phase_boxes(long: pd.DataFrame, tau: float, height: int = 340, classes=None)
 def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: str, size: int = 4,
                    title: str = "", colour_name: str = "", palette: Optional[dict] = None, classes=None,
                    text_fields=(), selected=None, snippet_length: int = 80, hover_text: bool = True,
-                   random_state: int = 0) -> go.Figure:
+                   hover_status: bool = True, random_state: int = 0) -> go.Figure:
     """WebGL scatter of ``xy`` (row i of ``xy`` is row i of ``frame``), coloured by column ``colour``.
 
     Draw order: every point is in **one** trace, in a seeded random order, with a colour per
@@ -164,6 +164,10 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
         most of a 100k-point figure's JSON, of the browser's work to read it, and of every
         selection event, which carries each selected point's text back) and does not change
         with τ/n unless its colours do.
+    hover_status : bool
+        With ``hover_text``: whether the hover also shows p̃ and the status. Both change with
+        τ and n, and any change means sending the whole figure again (~4 MB at 20k points), so
+        the dashboard shows them only when the colours change with τ and n anyway.
 
     Every string from the data is escaped (`core.plot_text`). Per point: ``customdata`` is its
     row of ``frame`` (for `selected_rows`), ``text`` is ``"id · label"`` and ``hovertext``
@@ -180,16 +184,20 @@ def projection_map(xy: np.ndarray, frame: pd.DataFrame, *, colour: str, label: s
     values = frame[colour].iloc[order]
     hover = None
     if hover_text:
-        status = np.where(frame["retained"].to_numpy(dtype=bool)[order], "retained", "removed") \
-            if "retained" in frame else np.full(n, "", dtype=object)
         text_fields = [f for f in text_fields if f in frame]
         per_field = max(snippet_length // max(len(text_fields), 1), 40)
-        hover = pd.Series(status, dtype=object)
-        for f in text_fields:
-            hover = hover + f"<br>{escape(f)}: " + snippets(frame[f].to_numpy()[order], per_field)
-        score = frame["predictability"].to_numpy(dtype=float)[order]
-        shown = np.char.mod("%.2f", score).astype(object)
-        hover = "p̃ = " + pd.Series(np.where(np.isnan(score), "n/a", shown), dtype=object) + ", " + hover
+        parts = [f"{escape(f)}: " + snippets(frame[f].to_numpy()[order], per_field) for f in text_fields]
+        if hover_status:
+            status = np.where(frame["retained"].to_numpy(dtype=bool)[order], "retained", "removed") \
+                if "retained" in frame else np.full(n, "", dtype=object)
+            score = frame["predictability"].to_numpy(dtype=float)[order]
+            shown = np.char.mod("%.2f", score).astype(object)
+            parts.insert(0, "p̃ = " + pd.Series(np.where(np.isnan(score), "n/a", shown), dtype=object)
+                         + ", " + pd.Series(status, dtype=object))
+        if parts:
+            hover = parts[0]
+            for part in parts[1:]:
+                hover = hover + "<br>" + part
     ids, labels = escape_texts(frame["id"].to_numpy()[order]), escape_texts(frame[label].to_numpy()[order])
     name = escape(colour_name)
     fig = go.Figure()

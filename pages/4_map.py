@@ -85,19 +85,20 @@ def selection_rows(ids) -> list:
 
 
 dq_columns = ("quality", "quality light")
+LIVE_COLUMNS = ("retained", "predictability", "removed_at", "review")   # they change with τ and n
 
 
-def figure_inputs(shown, column, drawn, hover_text, *rest) -> str:
+def figure_inputs(shown, column, drawn, hover_status, *rest) -> str:
     """A digest of everything the map's figure is made of: the figure is rebuilt (and sent) only
-    when it changes. Values, not knobs: a τ/n move changes it only where the colours (or, with
-    the full hover, p̃ and the status) change."""
+    when it changes. Values, not knobs: a τ/n move changes it only where the colours (and then
+    the hover's p̃ and status) change."""
     h = hashlib.blake2b(digest_size=16)
-    h.update(repr((sess.ds_key, run.key, proj.method, column, hover_text, *rest)).encode())
+    h.update(repr((sess.ds_key, run.key, proj.method, column, hover_status, *rest)).encode())
     h.update(np.ascontiguousarray(proj.xy).tobytes())
     h.update(b"" if drawn is None else np.asarray(drawn).tobytes())
     # the dataset's own columns (the label, ...) are fixed by ds_key; hashing 100k strings costs ~50 ms
     live = ([] if column == ds.label or column in table.other_columns and column not in dq_columns else [column]) \
-        + (["predictability", "retained"] if hover_text else [])
+        + (["predictability", "retained"] if hover_status else [])
     if live:
         h.update(pd.util.hash_pandas_object(shown[live], index=False).to_numpy().tobytes())
     return h.hexdigest()
@@ -164,13 +165,16 @@ def figure_parts(live) -> dict:
     drawn = current.map_sample(len(points), keep=rows)
     shown = points if drawn is None else points.iloc[drawn].reset_index(drop=True)
     hover_text = len(shown) <= current.map_text_limit()
+    # p̃ and the status in the hover only when the colours follow τ and n anyway: otherwise they
+    # would make every τ/n move send the whole figure again (~2 s at 20k points with texts)
+    hover_status = hover_text and column in LIVE_COLUMNS
     what = f"{len(points):,} points" if drawn is None else f"{len(shown):,} of {len(points):,} points"
     kw = dict(colour_name="label" if column == ds.label else colour, label=ds.label, size=size,
               title=f"{proj.method.upper()} of Φ ({what})", palette=palette, classes=ds.classes,
-              text_fields=ds.text, hover_text=hover_text)
+              text_fields=ds.text, hover_text=hover_text, hover_status=hover_status)
     return dict(points=points, column=column, note=note, rows=rows, drawn=drawn, shown=shown, kw=kw,
                 marked=rows if drawn is None else np.flatnonzero(np.isin(drawn, rows)).tolist(),
-                inputs=figure_inputs(shown, column, drawn, hover_text, size, kw["title"], repr(palette)))
+                inputs=figure_inputs(shown, column, drawn, hover_status, size, kw["title"], repr(palette), hover_text))
 
 
 def draw_map(parts) -> None:

@@ -89,6 +89,20 @@ def test_above_the_text_limit_the_hover_is_short_and_the_page_says_so(fresh_serv
     assert "id and label only: above 2,999 points" in texts(at) and "ARTIFACT_LENS_MAP_TEXT_POINTS" in texts(at)
 
 
+def test_below_the_text_limit_the_hover_shows_p_and_status_only_when_the_colours_follow_tau_and_n(fresh_server):
+    at = app().run()
+    at.switch_page(page("4_map")).run()
+    by_label = spec_of(at)
+    hover = json.loads(by_label)["data"][0]["hovertext"]
+    assert hover and not any("p̃" in h for h in hover)          # the texts, not p̃ or the status
+    at.slider(key="w_target").set_value(0.9).run()
+    no_exceptions(at)
+    assert spec_of(at) == by_label                               # so an n move sends nothing new
+    at.selectbox(key="map_colour").set_value("retained").run()
+    hover = json.loads(spec_of(at))["data"][0]["hovertext"]
+    assert all(h.startswith("p̃ = ") for h in hover) and any("removed" in h for h in hover)
+
+
 def select_on_the_chart(at, ids):
     """What the map's on_select callback keeps of a box drawn on the chart (the chart shows it)."""
     sess = at.session_state["artifact_lens"]

@@ -59,3 +59,15 @@ def test_a_short_hover_on_a_colour_scale_shows_the_value():
 
 def points_order(points) -> np.ndarray:
     return map_points(points)["row"].to_numpy()
+
+
+def test_without_the_status_the_hover_keeps_the_texts_and_does_not_change_with_tau_and_n():
+    f = frame()
+    xy = np.random.default_rng(2).normal(size=(len(f), 2))
+    kw = dict(colour="label", label="label", text_fields=["premise"])
+    with_status = spec(projection_map(xy, f, **kw))["data"][0]["hovertext"]
+    assert all(h.startswith("p̃ = ") and ("retained" in h or "removed" in h) for h in with_status)
+    static = spec(projection_map(xy, f, hover_status=False, **kw))["data"][0]["hovertext"]
+    assert all(h.startswith("premise: ") and "walks" in h and "p̃" not in h and "retained" not in h for h in static)
+    moved = f.assign(retained=~f["retained"], predictability=1 - f["predictability"])   # another τ/n
+    assert spec(projection_map(xy, moved, hover_status=False, **kw))["data"][0]["hovertext"] == static
