@@ -65,6 +65,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -75,7 +76,7 @@ from core import paths
 from core.errors import Cancelled, InputError, MissingExtraError
 from core.progress import check_cancel, report
 
-__all__ = ["Representation", "represent", "parse_spec", "resolve_spec", "canonical_spec", "KINDS"]
+__all__ = ["Representation", "represent", "parse_spec", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
 
 # Bump when a representation's computation changes, so old cache entries are not reused.
 CACHE_VERSION = 1
@@ -809,6 +810,28 @@ def _file_positions(dataset, src: _VectorSource, opts, messages, info):
 def _source_stat(path: Path) -> dict:
     st = path.stat()
     return {"path": str(path.resolve()), "bytes": int(st.st_size), "mtime_ns": int(st.st_mtime_ns)}
+
+
+def source_changed(info: Optional[dict]) -> Optional[str]:
+    """What changed in the vector file a ``file:`` Φ was read from (``info["source"]``, as
+    `represent` records it in ``Representation.info`` and a run keeps in its
+    ``representation_info``): None when the file is the same (size and modification time)
+    or Φ did not come from a file. A spec names the file by its path only, so a file
+    rewritten in place keeps its spec, and everything keyed by the spec (cached Φ, saved
+    runs) would still stand for the old vectors."""
+    src = (info or {}).get("source")
+    if not src:
+        return None
+    path = Path(src["path"])
+    try:
+        now = _source_stat(path)
+    except OSError:
+        return f"the vector file '{path}' is gone"
+    if (now["bytes"], now["mtime_ns"]) == (int(src["bytes"]), int(src["mtime_ns"])):
+        return None
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now["mtime_ns"] / 1e9))
+    return (f"the vector file '{path}' changed (now {now['bytes']:,} bytes, modified {when}; "
+            f"{int(src['bytes']):,} bytes before)")
 
 
 def _build_file(dataset, opts, *, messages, info, progress, cancel, cache_dir):

@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from core.errors import Cancelled
+from core.errors import Cancelled, InputError
 from core.progress import report, span
 from dashboard import current, team
 from dashboard.server import server
@@ -29,7 +29,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
     ``save(run)``, when given, records the finished run in a workspace. ``quality`` (a
     `dashboard.quality.descriptor`) makes it a quality-ordered run (paper 002): the quality
     column is computed (or read back) first, and the run is stored under its own key."""
-    from core.representations import represent
+    from core.representations import represent, source_changed
     from core.runs import fit_run, run_key
 
     srv = server()
@@ -39,13 +39,19 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
     def sub(lo, hi):
         return span(progress, lo, hi)
 
-    rep = srv.cache.get_or_compute("representation", (ds_key, spec),
-                                   lambda: represent(ds, spec, progress=sub(0.0, 0.4), cancel=cancel))
+    def build():
+        return represent(ds, spec, progress=sub(0.0, 0.4), cancel=cancel)
+
+    rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
+    if source_changed(rep.info):      # Φ read from a vector file that has been rewritten since
+        srv.cache.discard("representation", (ds_key, spec))
+        rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
     key = run_key(ds.fingerprint, rep.spec, params, quality)
 
     def fit():
         found = srv.store.get(key)
         if found is not None:
+            refuse_if_file_changed(found)
             return found
 
         def on_phase(rec):
@@ -63,6 +69,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
         return fitted
 
     found = srv.cache.get_or_compute("run", key, fit)
+    refuse_if_file_changed(found)
     if save is not None:
         save(found)
     if current.map_method() == "umap":
@@ -73,6 +80,19 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
             start_umap(ds, rep)
     report(progress, 1.0, f"run ready: {found.n_phases} phases")
     return {"ds_key": ds_key, "spec": rep.spec, "run_key": key}
+
+
+def refuse_if_file_changed(run) -> None:
+    """Raise InputError when ``run`` was scored on a vector file (``file:`` Φ) that has been
+    rewritten since: a run is stored under its data, spec and parameters, and the spec names
+    the file by its path, so the saved run would silently stand for the old vectors."""
+    from core.representations import source_changed
+
+    changed = source_changed(run.representation_info)
+    if changed:
+        raise InputError(f"{changed} since the saved run with these parameters was scored, so that run "
+                         "is not a result for the new vectors. Save the new vectors under a new file name "
+                         "(e.g. emb-2.npy) and score that, or put the old file back to open the saved run.")
 
 
 def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Optional[Source] = None,
@@ -91,6 +111,7 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
     dataset_id = _save_dataset(m, ds, source or sess.source or srv.cache.peek("source", ds_key))
     stored = current.run_by_key(key) if key in srv.store else None
     if stored is not None:
+        refuse_if_file_changed(stored)
         # returning to earlier settings is instant; the workspace gets the run too
         srv.team.save_run(m.workspace_id, dataset_id, stored, by=m.email)
         apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)

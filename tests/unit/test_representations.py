@@ -434,3 +434,20 @@ def test_progress_and_cancel(nli, cache):
 def test_not_a_dataset(cache):
     with pytest.raises(InputError, match="core.dataset.Dataset"):
         represent(pd.DataFrame({"a": [1]}), "embedding", cache_dir=cache)
+
+
+def test_source_changed_names_a_rewritten_or_missing_vector_file(tmp_path):
+    import os
+
+    from core.representations import source_changed
+
+    path = tmp_path / "emb.npy"
+    np.save(path, np.zeros((4, 3), dtype=np.float32))
+    st = os.stat(path)
+    info = {"source": {"path": str(path), "bytes": st.st_size, "mtime_ns": st.st_mtime_ns}}
+    assert source_changed(info) is None
+    assert source_changed({"kind": "tfidf-svd"}) is None and source_changed(None) is None
+    np.save(path, np.ones((5, 3), dtype=np.float32))
+    assert "emb.npy' changed" in source_changed(info)
+    path.unlink()
+    assert "emb.npy' is gone" in source_changed(info)
