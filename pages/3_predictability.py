@@ -1,7 +1,7 @@
 """Predictability: distributions of AFLite's scores p̃ per label, retained vs removed, and phase by phase."""
 import streamlit as st
 
-from core.aflite_plots import phase_boxes, score_histogram, score_violins
+from core.aflite_plots import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
 from core.summaries import phase_scores
 from dashboard import current
 from dashboard.knobs import live_knobs
@@ -24,6 +24,9 @@ def charts():
     c1.plotly_chart(score_histogram(frame, ds.label, tau, title="p̃ per label", classes=ds.classes), key="hist_label")
     c2.plotly_chart(score_histogram(frame, "status", tau, title="p̃: retained vs removed"), key="hist_status")
     st.plotly_chart(score_violins(frame, ds.label, tau), key="violin")
+    if frame.groupby([ds.label, "status"]).size().max() > VIOLIN_POINTS:
+        st.caption(f"Each violin's shape is estimated from at most {VIOLIN_POINTS:,} of its examples (a seeded "
+                   "sample); the histograms above and the counts below cover all of them.")
     counts = frame.groupby([ds.label, "status"]).size().unstack(fill_value=0)
     st.dataframe(counts, key="status_counts")
 

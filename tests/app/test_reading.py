@@ -105,7 +105,7 @@ def test_a_label_has_one_colour_on_every_page(at):
     at.switch_page(page("3_predictability")).run()
     for c in charts(at):
         for t in c["data"]:
-            if t.get("type") in ("histogram", "box"):
+            if t.get("type") in ("bar", "box"):
                 note(t["name"], t["marker"]["color"])
     at.switch_page(page("4_map")).run()
     for t in charts(at)[0]["data"][1:]:

@@ -1,0 +1,44 @@
+"""The Predictability page's figures at scale (issue 13): the p̃ histograms are counted on the
+server (counts, not one value per example, go to the browser) and each violin holds a bounded,
+seeded sample."""
+import json
+
+import numpy as np
+import pandas as pd
+
+
+def spec(fig) -> dict:
+    return json.loads(fig.to_json())
+
+
+def test_p_histograms_are_counted_on_the_server_and_violins_hold_a_bounded_sample():
+    from core.aflite_plots import HIST_EDGES, score_histogram, score_violins
+
+    rng = np.random.default_rng(3)
+    n = 12_000
+    f = pd.DataFrame({"label": np.where(rng.random(n) < 0.9, "a", "b"), "predictability": rng.random(n)})
+    f.loc[:9, "predictability"] = 1.0
+    f.loc[10:14, "predictability"] = np.nan                       # unscored: in no bin
+    f["status"] = np.where(rng.random(n) < 0.5, "retained", "removed")
+    hist = spec(score_histogram(f, "label", 0.5, title=""))["data"]
+    assert [t["type"] for t in hist] == ["bar", "bar"] and len(_decoded(hist[0]["y"])) == len(HIST_EDGES) - 1
+    for t, g in zip(hist, ["a", "b"]):
+        values = f.loc[f["label"] == g, "predictability"].dropna()
+        counts = np.asarray(_decoded(t["y"]))
+        assert counts.sum() == len(values) and counts[-1] == (values >= 1.0).sum()
+        np.testing.assert_array_equal(counts, np.histogram(values, bins=HIST_EDGES)[0])
+    violins = spec(score_violins(f, "label", 0.5, max_points=1000))["data"]
+    for t in violins:
+        xs = pd.Series(_decoded(t["x"]))
+        assert xs.value_counts().max() <= 1000 and set(xs) == {"a", "b"}
+    small = spec(score_violins(f, "label", 0.5, max_points=n))["data"]    # below the bound: every example
+    assert sum(len(_decoded(t["y"])) for t in small) == n
+
+
+def _decoded(v):
+    """A plotly JSON array, plain or a base64 typed array."""
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+    return v
