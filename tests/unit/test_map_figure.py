@@ -71,4 +71,3 @@ def test_without_the_status_the_hover_keeps_the_texts_and_does_not_change_with_t
     assert all(h.startswith("premise: ") and "walks" in h and "p̃" not in h and "retained" not in h for h in static)
     moved = f.assign(retained=~f["retained"], predictability=1 - f["predictability"])   # another τ/n
     assert spec(projection_map(xy, moved, hover_status=False, **kw))["data"][0]["hovertext"] == static
-
