@@ -122,19 +122,33 @@ def score_violins(frame: pd.DataFrame, label: str, tau: float, height: int = 340
     return fig
 
 
+def box_stats(values) -> dict:
+    """What plotly draws for a box of ``values``, computed here: its quartiles (plotly's default,
+    linear interpolation) and Tukey fences (the most extreme values within 1.5 IQR of the box)."""
+    v = np.sort(np.asarray(values, dtype=float))
+    q1, median, q3 = np.percentile(v, [25, 50, 75])
+    iqr = q3 - q1
+    lower = v[v >= q1 - 1.5 * iqr]
+    upper = v[v <= q3 + 1.5 * iqr]
+    return {"q1": q1, "median": median, "q3": q3,
+            "lowerfence": min(q1, lower[0]), "upperfence": max(q3, upper[-1])}
+
+
 def phase_boxes(long: pd.DataFrame, tau: float, height: int = 340, classes=None) -> go.Figure:
     """Box plots of p̃ per sampled phase and label (from `core.summaries.phase_scores`), in the
-    labels' colours."""
+    labels' colours. The boxes' statistics are computed here (`box_stats`), so the figure holds
+    five numbers per box instead of every score."""
     fig = go.Figure()
-    if "label" in long and len(long):
-        groups = sorted_classes(long["label"])
-        colours = label_colours(groups, classes)
-        for g in groups:
-            part = long[(long["label"] == g).to_numpy()]
-            fig.add_trace(go.Box(x=part["phase"], y=part["score"], name=escape(g), marker_color=colours[g],
-                                 boxpoints=False))
-    else:
-        fig.add_trace(go.Box(x=long["phase"], y=long["score"], name="all", boxpoints=False))
+    has_label = "label" in long and len(long)
+    groups = sorted_classes(long["label"]) if has_label else ["all"]
+    colours = label_colours(groups, classes) if has_label else {"all": None}
+    for g in groups:
+        part = long[(long["label"] == g).to_numpy()] if has_label else long
+        part = part.dropna(subset=["score"])
+        phases = sorted(part["phase"].unique())
+        stats = [box_stats(part.loc[(part["phase"] == j).to_numpy(), "score"]) for j in phases]
+        columns = {k: [st[k] for st in stats] for k in ("q1", "median", "q3", "lowerfence", "upperfence")}
+        fig.add_trace(go.Box(x=phases, name=escape(g), marker_color=colours[g], boxpoints=False, **columns))
     fig.add_hline(y=tau, line_dash="dash", annotation_text="τ")
     fig.update_layout(title="p̃ of the examples still in S at each phase (sampled phases)", boxmode="group",
                       yaxis_range=[0, 1], height=height, margin=_MARGIN, xaxis_title="phase", yaxis_title="score")

@@ -42,3 +42,26 @@ def _decoded(v):
 
         return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
     return v
+
+
+def test_phase_boxes_carry_their_statistics_not_the_scores():
+    from core.aflite_plots import box_stats, phase_boxes
+
+    values = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.98])
+    st = box_stats(values)
+    assert (st["q1"], st["median"], st["q3"]) == tuple(np.percentile(values, [25, 50, 75]))
+    iqr = st["q3"] - st["q1"]
+    inside = values[(values >= st["q1"] - 1.5 * iqr) & (values <= st["q3"] + 1.5 * iqr)]
+    assert (st["lowerfence"], st["upperfence"]) == (inside.min(), inside.max())
+    skewed = box_stats(np.r_[np.full(20, 0.5), 0.0, 1.0])       # the two ends lie outside the fences
+    assert skewed["lowerfence"] == skewed["upperfence"] == 0.5
+    rng = np.random.default_rng(4)
+    long = pd.DataFrame({"phase": np.repeat([0, 5, 10], 3000), "score": rng.random(9000),
+                         "label": np.tile(["a", "b", "c"], 3000)})
+    fig = spec(phase_boxes(long, 0.5))
+    assert len(json.dumps(fig)) < 20_000                         # five numbers a box, not 9,000 scores
+    for t, g in zip(fig["data"], ["a", "b", "c"]):
+        assert "y" not in t and list(t["x"]) == [0, 5, 10]
+        for j, phase in enumerate([0, 5, 10]):
+            want = box_stats(long.loc[(long["label"] == g) & (long["phase"] == phase), "score"])
+            assert np.isclose(t["median"][j], want["median"]) and np.isclose(t["upperfence"][j], want["upperfence"])
