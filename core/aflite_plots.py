@@ -105,7 +105,7 @@ def score_violins(frame: pd.DataFrame, label: str, tau: float, height: int = 340
     """Split violins of p̃ per label (labels on the x axis, as text): retained on the left, removed
     on the right, in the status colours. Each violin's density is estimated from at most
     ``max_points`` of its examples (a seeded sample): the browser computes the densities from
-    the values sent, which at 100k examples were 1.9 MB and a visible pause on every τ/n move."""
+    the values sent, which at 100k examples were 1.9 MB, sent again on every τ/n move."""
     rng = np.random.default_rng(random_state)
     fig = go.Figure()
     for status, colour in STATUS_COLOURS.items():
