@@ -15,24 +15,16 @@ import io
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
+from streamlit_browser import CHROMIUM_ARGS, Dashboard, free_port, wait_healthy
+
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main():
@@ -57,33 +49,14 @@ def main():
 
     try:
         t0 = time.perf_counter()
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.3)
+        wait_healthy(port)
         tick("server_up_s", t0)
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=ARGS)
+            browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=CHROMIUM_ARGS)
             page = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True).new_page()
             page.set_default_timeout(900_000)
-
-            def idle():
-                page.wait_for_timeout(150)
-                while page.locator('[data-testid="stStatusWidget"]').count():
-                    page.wait_for_timeout(50)
-
-            def metric(label):
-                box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
-                return int(re.sub(r"[^0-9]", "", box.locator('[data-testid="stMetricValue"]').inner_text()))
-
-            def go(title):
-                t = time.perf_counter()
-                page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
-                page.wait_for_selector(f"h1:has-text('{title}')")
-                idle()
-                return round(time.perf_counter() - t, 2)
+            dash = Dashboard(page, settle_ms=150, poll_ms=50)
+            idle, metric, go = dash.idle, dash.metric, dash.go
 
             def key_latencies(slider, presses=12):
                 page.get_by_role("slider").nth(slider).focus()

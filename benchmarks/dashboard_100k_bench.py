@@ -46,32 +46,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 
+from streamlit_browser import CHROMIUM_ARGS, Dashboard, free_port, wait_healthy  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 TAU, N = "τ: early-stopping", "n: target size"
 PAGES = ["Filter", "Predictability", "Map", "Features", "Examples", "Export", "Review", "Data"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:
@@ -188,17 +179,10 @@ def main():
 
     try:
         t0 = time.perf_counter()
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    raise RuntimeError("streamlit exited; see " + log.name)
-                time.sleep(0.3)
+        wait_healthy(port, proc, log.name)
         tick("server_up_s", t0)
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=ARGS)
+            browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=CHROMIUM_ARGS)
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.set_default_timeout(900_000)
             frames = []   # (time, "in" | "out", bytes) of every websocket frame: what each step sends
@@ -218,21 +202,8 @@ def main():
                         "sent_kb": round(sum(b for t, d, b in frames if t0 <= t <= t1 and d == "out") / 1024, 1),
                         "last_received_s": round(max(t for t, _ in got) - t0, 2) if got else None}
 
-            def idle():
-                page.wait_for_timeout(100)
-                while page.locator('[data-testid="stStatusWidget"]').count():
-                    page.wait_for_timeout(25)
-
-            def metric(label):
-                box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
-                return int(re.sub(r"[^0-9]", "", box.locator('[data-testid="stMetricValue"]').inner_text()))
-
-            def go(title):
-                t = time.perf_counter()
-                page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
-                page.wait_for_selector(f"h1:has-text('{title}')")
-                idle()
-                return round(time.perf_counter() - t, 2)
+            dash = Dashboard(page, settle_ms=100, poll_ms=25)
+            idle, metric, go = dash.idle, dash.metric, dash.go
 
             def slider(name):
                 return page.locator('[data-testid="stSlider"]').filter(has_text=name).get_by_role("slider")

@@ -125,13 +125,11 @@ def score_violins(frame: pd.DataFrame, label: str, tau: float, height: int = 340
 def box_stats(values) -> dict:
     """What plotly draws for a box of ``values``, computed here: its quartiles (plotly's default,
     linear interpolation) and Tukey fences (the most extreme values within 1.5 IQR of the box)."""
-    v = np.sort(np.asarray(values, dtype=float))
+    v = np.asarray(values, dtype=float)
     q1, median, q3 = np.percentile(v, [25, 50, 75])
     iqr = q3 - q1
-    lower = v[v >= q1 - 1.5 * iqr]
-    upper = v[v <= q3 + 1.5 * iqr]
     return {"q1": q1, "median": median, "q3": q3,
-            "lowerfence": min(q1, lower[0]), "upperfence": max(q3, upper[-1])}
+            "lowerfence": min(q1, v[v >= q1 - 1.5 * iqr].min()), "upperfence": max(q3, v[v <= q3 + 1.5 * iqr].max())}
 
 
 def phase_boxes(long: pd.DataFrame, tau: float, height: int = 340, classes=None) -> go.Figure:

@@ -24,11 +24,11 @@ def charts():
     c1.plotly_chart(score_histogram(frame, ds.label, tau, title="p̃ per label", classes=ds.classes), key="hist_label")
     c2.plotly_chart(score_histogram(frame, "status", tau, title="p̃: retained vs removed"), key="hist_status")
     st.plotly_chart(score_violins(frame, ds.label, tau), key="violin")
-    if frame.groupby([ds.label, "status"]).size().max() > VIOLIN_POINTS:
+    sizes = frame.groupby([ds.label, "status"]).size()
+    if sizes.max() > VIOLIN_POINTS:
         st.caption(f"Each violin's shape is estimated from at most {VIOLIN_POINTS:,} of its examples (a seeded "
                    "sample); the histograms above and the counts below cover all of them.")
-    counts = frame.groupby([ds.label, "status"]).size().unstack(fill_value=0)
-    st.dataframe(counts, key="status_counts")
+    st.dataframe(sizes.unstack(fill_value=0), key="status_counts")
 
 
 charts()

@@ -3,6 +3,7 @@
 Skipped when /usr/bin/chromium or the playwright package is missing (a developer
 machine without them); `.ci/run` installs Chromium, so CI runs them.
 """
+import csv
 import os
 import socket
 import subprocess
@@ -21,6 +22,21 @@ SCREENSHOTS = (ROOT / "docs" / "screenshots" if os.environ.get("ARTIFACT_LENS_SC
                else ROOT / "test-artifacts" / "screenshots")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def cue_pairs(folder: Path, name: str, n: int, premise, cues, labels) -> Path:
+    """``folder/name.csv``: n premise/hypothesis/label rows, row i labelled ``labels[i % 3]``, its
+    hypothesis carrying the label's cue ``cues[i % 3]`` on three rows in four (a hypothesis-only
+    artifact to filter); ``premise(i)`` gives the premise."""
+    path = folder / f"{name}.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(("premise", "hypothesis", "label"))
+        for i in range(n):
+            j = i % 3
+            cue = cues[j] if i % 4 else f"someone {i % 13} waits"
+            w.writerow((premise(i), f"Someone {cue} {i % 11}", labels[j]))
+    return path
 
 
 def _free_port() -> int:

@@ -4,13 +4,12 @@ label's characters), and a box selection on the Map survives a change of n (issu
 
 Starts its own server (the Data page's Local path reads only inside ARTIFACT_LENS_DATA_DIRS,
 here a temporary folder holding the CSV) and reuses the session's Chromium (`browser`)."""
-import csv
 import re
 import time
 
 import pytest
 
-from conftest import AppServer
+from conftest import AppServer, cue_pairs
 from test_dashboard import load_path_and_score, wait_idle
 
 pytestmark = pytest.mark.e2e
@@ -46,14 +45,7 @@ def hostile_app(tmp_path_factory, browser):
     folder = tmp_path_factory.mktemp("hostile")
     data = folder / "data"
     data.mkdir()
-    path = data / "hostile.csv"
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(("premise", "hypothesis", "label"))
-        for i in range(360):
-            j = i % 3
-            cue = CUES[j] if i % 4 else f"someone {i % 13} waits"
-            w.writerow((f"A person number {i % 17} is <i>walking</i>.", f"Someone {cue} {i % 11}", LABELS[j]))
+    path = cue_pairs(data, "hostile", 360, lambda i: f"A person number {i % 17} is <i>walking</i>.", CUES, LABELS)
     app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
     yield app.url, path
     app.stop()

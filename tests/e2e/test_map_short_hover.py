@@ -2,12 +2,11 @@
 n moves keep the chart the browser already drew (no resend, no redraw), the box stays drawn; a
 new colouring redraws it with the selection kept, and so does an n move when the colours follow
 n; a double-click on the chart clears it."""
-import csv
 import re
 
 import pytest
 
-from conftest import AppServer
+from conftest import AppServer, cue_pairs
 from test_dashboard import load_path_and_score, wait_idle
 
 
@@ -16,14 +15,8 @@ def page(tmp_path_factory, browser):
     folder = tmp_path_factory.mktemp("short_hover")
     data = folder / "data"
     data.mkdir()
-    path = data / "pairs.csv"
-    labels = ["entailment", "neutral", "contradiction"]
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(("premise", "hypothesis", "label"))
-        for i in range(400):
-            cue = ["nobody", "outdoors", "sleeping"][i % 3] if i % 4 else f"someone {i % 13} waits"
-            w.writerow((f"A person number {i % 17} is walking.", f"Someone {cue} {i % 11}", labels[i % 3]))
+    path = cue_pairs(data, "pairs", 400, lambda i: f"A person number {i % 17} is walking.",
+                     ["nobody", "outdoors", "sleeping"], ["entailment", "neutral", "contradiction"])
     app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data), "ARTIFACT_LENS_MAP_TEXT_POINTS": "100"}).start()
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
