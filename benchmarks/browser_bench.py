@@ -126,6 +126,7 @@ def main():
                 out["selected"] = [h for h in page.locator("h3").all_inner_texts() if h.startswith("Selected")]
                 go("Export")
                 t0 = time.perf_counter()
+                page.get_by_role("button", name="Prepare the file").click()   # the file is built on request
                 with page.expect_download() as info:
                     page.get_by_role("button", name=re.compile(r"Download .*retained\.csv")).click()
                 rows = list(csv.DictReader(io.StringIO(open(info.value.path(), "rb").read().decode())))
