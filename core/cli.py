@@ -15,8 +15,9 @@ import sys
 import time
 from pathlib import Path
 
+from core.arguments import SEED_MAX, Real, Size, Whole, WholeList
 from core.errors import Cancelled, InputError
-from core.outputs import Outputs
+from core.outputs import POLICY, Outputs
 from core.safe_csv import write_csv
 
 
@@ -128,15 +129,6 @@ def cmd_represent(args) -> int:
         if len(rep.excluded_ids):
             print(f"note: {len(rep.excluded_ids)} warm-up examples were used to train the representation and are not in the output.")
     return 0
-
-
-def _size(text: str):
-    """A CLI size: '0.3' is a fraction, '3000' a count (as in the Python API)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number; give a count (3000) or a fraction (0.3)") from None
-    return int(value) if value >= 1 and value == int(value) and "." not in text else value
 
 
 def _representation(ds, spec, args):
@@ -403,13 +395,6 @@ def cmd_consistency(args) -> int:
     return 0
 
 
-def _int_list(text: str):
-    try:
-        return tuple(int(v) for v in text.split(",") if v.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of whole numbers, e.g. 1,5,10,50") from None
-
-
 def cmd_evaluate(args) -> int:
     """Issue 12: the evaluation of a run, written as JSON/CSV tables, figures and report.html."""
     import numpy as np
@@ -417,9 +402,6 @@ def cmd_evaluate(args) -> int:
     from core.evaluation import EvaluationOptions, evaluate
     from core.evaluation_report import run_input, write_files
 
-    out = Path(args.out)
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "evaluation.json").exists())):
-        raise InputError(f"--out {out} exists and is not an earlier evaluation folder; choose a new or empty folder.")
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
@@ -710,8 +692,16 @@ def cmd_project(args) -> int:
 # ---------------------------------------------------------------- main
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's one-line errors: ``error: argument --tau: …`` and where to look,
+    without the usage block (subcommands inherit the class)."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m core",
         description="Artifact Lens: find and filter dataset artifacts (AFLite, z-statistics).",
     )
@@ -738,17 +728,17 @@ def build_parser() -> argparse.ArgumentParser:
                                    "predictability, removal phase and whether it is retained. Sizes are a count (3000) or a fraction (0.3).")
     add_dataset_args(p)
     p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
-    p.add_argument("--m", type=int, default=64, help="m: partitions (models) per phase (default 64)")
-    p.add_argument("--train-size", type=_size, default=0.1, help="t: training-set size per model (default 0.1)")
-    p.add_argument("--k", type=_size, default=0.01, help="k: examples removed per phase (default 0.01)")
-    p.add_argument("--tau", type=float, default=0.75, help="τ: early-stopping threshold in [0, 1] (default 0.75)")
-    p.add_argument("--target-size", type=_size, default=0.5, help="n: stop at this size (default 0.5)")
+    p.add_argument("--m", type=Whole(1, 10_000), default=64, help="m: partitions (models) per phase (default 64)")
+    p.add_argument("--train-size", type=Size(), default=0.1, help="t: training-set size per model (default 0.1)")
+    p.add_argument("--k", type=Size(), default=0.01, help="k: examples removed per phase (default 0.01)")
+    p.add_argument("--tau", type=Real(0, 1), default=0.75, help="τ: early-stopping threshold in [0, 1] (default 0.75)")
+    p.add_argument("--target-size", type=Size(), default=0.5, help="n: stop at this size (default 0.5)")
     p.add_argument("--model", default="ridge", help="model family: ridge (default), logistic, svm, ensemble")
     p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
     p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
                                      "lowest-quality examples first (paper 002); recorded in the manifest")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--jobs", type=int, default=-1, help="threads for the ridge family (default -1: every core; "
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
+    p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1, help="threads for the ridge family (default -1: every core; "
                    "the result does not depend on it)")
     p.add_argument("--scheduler", help="run the phases on a Dask cluster, e.g. tcp://HOST:8786 (same result as "
                    "in this process; a memory-mapped Φ is read by the workers from its file)")
@@ -763,9 +753,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Compute the z-statistic of every task-independent feature against every label "
                                    "(Gardner et al. 2021; Wu et al. 2022, eq. 2) and write the table as CSV.")
     add_dataset_args(p)
-    p.add_argument("--min-count", type=int, default=20, help="test only features seen in at least this many examples (default 20)")
-    p.add_argument("--alpha", type=float, default=0.01, help="family-wise level of the Bonferroni threshold z* (default 0.01)")
-    p.add_argument("--top", type=int, default=8, help="features per label to print (default 8)")
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=20, help="test only features seen in at least this many examples (default 20)")
+    p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=0.01, help="family-wise level of the Bonferroni threshold z* (default 0.01)")
+    p.add_argument("--top", type=Whole(0, 10 ** 6), default=8, help="features per label to print (default 8)")
     p.add_argument("--out", required=True, help="z-table CSV: feature, label, n, count, p_hat, z, significant, kind, field")
     p.set_defaults(func=cmd_zstats)
 
@@ -775,11 +765,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "against a seed set's biased features (conditional z-filtering).")
     add_dataset_args(p)
     p.add_argument("--seed-dataset", help="seed dataset D_seed (same columns); candidates must avoid its biased features")
-    p.add_argument("--batch-size", type=_size, default=500, help="candidates per batch: a count or a fraction (default 500)")
-    p.add_argument("--k", type=int, default=20, help="biased features per label (default 20, as the paper)")
-    p.add_argument("--alpha", type=float, default=None, help="also require z above the Bonferroni threshold at this level")
-    p.add_argument("--min-count", type=int, default=1, help="only features seen this often in the accepted set can be biased (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the batch shuffle (default 0)")
+    p.add_argument("--batch-size", type=Size(), default=500, help="candidates per batch: a count or a fraction (default 500)")
+    p.add_argument("--k", type=Whole(1, 10 ** 6), default=20, help="biased features per label (default 20, as the paper)")
+    p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=None, help="also require z above the Bonferroni threshold at this level")
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=1, help="only features seen this often in the accepted set can be biased (default 1)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="seed of the batch shuffle (default 0)")
     p.add_argument("--out", required=True, help="accepted examples CSV")
     p.add_argument("--rejected", help="rejected examples CSV, with the feature that caused each rejection")
     p.set_defaults(func=cmd_zfilter)
@@ -788,9 +778,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Drop examples whose gold label gets probability <= --threshold from a model trained "
                                    "on the other folds (Wu et al. 2022, section 2.2.2).")
     add_dataset_args(p)
-    p.add_argument("--threshold", type=float, default=0.2, help="probability threshold in [0, 1) (default 0.2)")
-    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (default 5)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threshold", type=Real(0, 1, hi_open=True), default=0.2, help="probability threshold in [0, 1) (default 0.2)")
+    p.add_argument("--folds", type=Whole(2, 10 ** 6), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--out", required=True, help="kept examples CSV")
     p.add_argument("--dropped", help="dropped examples CSV, with the gold-label probability")
     p.set_defaults(func=cmd_consistency)
@@ -800,23 +790,24 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Table 3, paper 002 Algorithm 1) and write JSON/CSV tables, figures and report.html to --out.")
     add_dataset_args(p)
     p.add_argument("--run", required=True, help="the run: the manifest JSON of 'aflite --manifest', or a run .npz")
-    p.add_argument("--out", required=True, help="output folder (created; an earlier evaluation folder is replaced)")
+    p.add_argument("--out", required=True, help="output folder (created; an evaluation folder written earlier by this "
+                                                "tool and unchanged since is replaced, any other existing folder refused)")
     p.add_argument("--representation", "-r", help="what the model families see (default: the run's representation)")
-    p.add_argument("--tau", type=float, help="τ to evaluate at (a run .npz only; default: the run's)")
-    p.add_argument("--target-size", type=_size, help="n to evaluate at (a run .npz only; default: the run's)")
+    p.add_argument("--tau", type=Real(0, 1), help="τ to evaluate at (a run .npz only; default: the run's)")
+    p.add_argument("--target-size", type=Size(), help="n to evaluate at (a run .npz only; default: the run's)")
     p.add_argument("--families", default="logistic,svm,rbf-svm,knn,mlp", help="model families (default: logistic,svm,rbf-svm,knn,mlp)")
-    p.add_argument("--eval-share", type=float, default=0.2, help="i.i.d. held-out share (default 0.2)")
+    p.add_argument("--eval-share", type=Real(0, 1, lo_open=True, hi_open=True), default=0.2, help="i.i.d. held-out share (default 0.2)")
     p.add_argument("--stratified", action="store_true", help="stratify the random baseline by label")
     p.add_argument("--partial", help="partial-input representation (default: tfidf-svd over the last text field; 'none' to skip)")
-    p.add_argument("--ks", type=_int_list, default=(1, 5, 10, 50), help="K of the KNN distances (default 1,5,10,50)")
-    p.add_argument("--step", type=float, default=0.1, help="coarse action: step b (default 0.1)")
-    p.add_argument("--tolerance", type=float, default=0.0, help="coarse action: smallest accuracy gain that counts (default 0)")
+    p.add_argument("--ks", type=WholeList(1, 10 ** 6), default=(1, 5, 10, 50), help="K of the KNN distances (default 1,5,10,50)")
+    p.add_argument("--step", type=Real(0, 1, lo_open=True), default=0.1, help="coarse action: step b (default 0.1)")
+    p.add_argument("--tolerance", type=Real(0, 1), default=0.0, help="coarse action: smallest accuracy gain that counts (default 0)")
     p.add_argument("--coarse-family", default="logistic", help="coarse action: model family (default logistic)")
     p.add_argument("--difficulty", help="a numeric column to compare among retained / removed / random")
     p.add_argument("--synthetic", dest="synthetic", action="store_true", default=None, help="add the circles report (default: on for demo:circles)")
     p.add_argument("--no-synthetic", dest="synthetic", action="store_false")
     p.add_argument("--figures", default="png", choices=["png", "html", "none"], help="figure files (default png; html where no static renderer works)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("export", help="export a saved run's split (retained, removed, or all with scores) with its manifest",
@@ -829,8 +820,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split (default retained)")
     p.add_argument("--format", choices=["csv", "parquet", "jsonl", "datasets"], help="default: from --out's ending")
     p.add_argument("--out", required=True, help="output file (.csv, .parquet, .jsonl) or folder (datasets)")
-    p.add_argument("--tau", type=float, help="τ to export at (a run .npz only; default: the run's)")
-    p.add_argument("--target-size", type=_size, help="n to export at (a run .npz only; default: the run's)")
+    p.add_argument("--tau", type=Real(0, 1), help="τ to export at (a run .npz only; default: the run's)")
+    p.add_argument("--target-size", type=Size(), help="n to export at (a run .npz only; default: the run's)")
     p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")
     p.add_argument("--quality", metavar="SPEC", help="add the quality columns (7 DQI components, dqi, light) computed on "
                                                      "this representation, e.g. tfidf-svd:fields=hypothesis")
@@ -844,21 +835,21 @@ def build_parser() -> argparse.ArgumentParser:
     add_dataset_args(p)
     p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
     p.add_argument("--method", default="umap", choices=["umap", "pca"], help="umap (default) or pca (instant preview)")
-    p.add_argument("--n-neighbors", type=int, default=15, help="UMAP neighbours (default 15; a change searches a new kNN graph)")
+    p.add_argument("--n-neighbors", type=Whole(2, 10_000), default=15, help="UMAP neighbours (default 15; a change searches a new kNN graph)")
     p.add_argument("--metric", default="euclidean", help="distance of the kNN graph: euclidean (default), cosine, manhattan, correlation, chebyshev")
-    p.add_argument("--min-dist", type=float, default=0.1, help="UMAP min_dist in [0, 1] (default 0.1; display only: reuses the kNN graph)")
-    p.add_argument("--spread", type=float, default=1.0, help="UMAP spread (default 1.0; display only: reuses the kNN graph)")
-    p.add_argument("--pca-dims", type=int, default=50, help="PCA step before UMAP to this many dims (default 50; 0 = none)")
-    p.add_argument("--fit-size", type=int, default=200_000, help="fit UMAP on at most this many rows, place the rest with "
+    p.add_argument("--min-dist", type=Real(0, 1), default=0.1, help="UMAP min_dist in [0, 1] (default 0.1; display only: reuses the kNN graph)")
+    p.add_argument("--spread", type=Real(0, 100, lo_open=True), default=1.0, help="UMAP spread (default 1.0; display only: reuses the kNN graph)")
+    p.add_argument("--pca-dims", type=Whole(0, 100_000), default=50, help="PCA step before UMAP to this many dims (default 50; 0 = none)")
+    p.add_argument("--fit-size", type=Whole(0, 10 ** 9), default=200_000, help="fit UMAP on at most this many rows, place the rest with "
                                                                "transform (default 200000; 0 = every row)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0, as the dashboard)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0, as the dashboard)")
     p.add_argument("--json", action="store_true", help="print the projection's record (stages, PCA, kNN graph) as JSON")
     p.set_defaults(func=cmd_project)
 
     def quality_args(p):
         p.add_argument("--representation", "-r", default="tfidf-svd", help="representation Φ (default tfidf-svd over all text fields)")
-        p.add_argument("--min-count", type=int, default=5, help="n-grams seen fewer times get no z (default 5)")
-        p.add_argument("--nn-dim", type=int, default=64, help="principal axes of Φ for the neighbour search (default 64; 0 = exact)")
+        p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=5, help="n-grams seen fewer times get no z (default 5)")
+        p.add_argument("--nn-dim", type=Whole(0, 100_000), default=64, help="principal axes of Φ for the neighbour search (default 64; 0 = exact)")
         p.add_argument("--weights", help="weights of the combined score, e.g. label_tied=2,word_overlap=1.5")
         p.add_argument("--thresholds", help="traffic-light thresholds (red below:green from), e.g. dqi=0.4:0.6")
 
@@ -878,16 +869,38 @@ def build_parser() -> argparse.ArgumentParser:
     add_dataset_args(p)
     quality_args(p)
     p.add_argument("--example", required=True, help='JSON, e.g. \'{"premise": "...", "hypothesis": "...", "label": "entailment"}\'')
-    p.add_argument("--max-chars", type=int, default=2000, help="longest text of one field (default 2000)")
+    p.add_argument("--max-chars", type=Whole(1, 10 ** 7), default=2000, help="longest text of one field (default 2000)")
     p.add_argument("--json", action="store_true", help="print the feedback as JSON")
     p.add_argument("--out", help="also write the feedback as JSON")
     p.set_defaults(func=cmd_feedback)
 
+    for command in sub.choices.values():   # every command that writes says what happens to an existing output
+        if any(a.dest == "out" for a in command._actions):
+            command.epilog = "Outputs: " + POLICY + " Nothing a command reads is ever written."
     return parser
 
 
 COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "quality", "feedback",
             "project")
+
+
+#: flags whose value is a path the command reads, and flags whose value is a representation
+#: spec (which can name a vector file: ``file:path=…``)
+_INPUT_FLAGS = {"dataset": "the dataset", "seed_dataset": "--seed-dataset", "run": "--run",
+                "second_split": "--second-split"}
+_SPEC_FLAGS = {"representation": "--representation", "quality": "--quality", "partial": "--partial"}
+
+
+def _inputs(args) -> list:
+    """(flag, path) of every file or folder the command reads: no output may touch one."""
+    from core.representations import spec_paths
+
+    found = [(flag, getattr(args, name)) for name, flag in _INPUT_FLAGS.items() if getattr(args, name, None)]
+    for name, flag in _SPEC_FLAGS.items():
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            found += [(flag, p) for p in spec_paths(value)]
+    return found
 
 
 def _interrupt(signum, frame):
@@ -896,7 +909,10 @@ def _interrupt(signum, frame):
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:   # argparse printed the usage and one error line (2), or --help (0)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "command", None):
         parser.print_usage(sys.stderr)
         print("error: no command given; choose one of " + ", ".join(COMMANDS) + " (see python -m core --help).",
@@ -904,9 +920,10 @@ def main(argv=None) -> int:
         return 2
     if getattr(args, "cache_dir", None):
         os.environ["ARTIFACT_LENS_CACHE"] = args.cache_dir
-    args.outputs = Outputs(inputs=[getattr(args, "dataset", None), getattr(args, "seed_dataset", None)])
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    args.outputs = Outputs()
     try:
+        args.outputs = Outputs(inputs=_inputs(args))
         return int(args.func(args) or 0)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)

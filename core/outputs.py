@@ -1,17 +1,31 @@
-"""The output files of one CLI command, as a transaction.
+"""The output policy: what a command may write, and the one way it writes it.
 
-Every output is checked before any work (its folder exists and is writable, it is
-not a folder where a file is expected, it is not an input or another output),
-written to a temporary path beside its target, and renamed into place only when
-every output of the command was written. A failure or an interrupt before that
-leaves no file at all, hidden temporaries included; an interrupt during the
-renames is reported with the exact list of what was written. Files get the
-permissions the umask allows (0644 under the usual 022).
+Every CLI command declares what it reads (`Outputs(inputs=...)`, `add_input`) and what it
+writes (`declare`). Before any work starts an output is refused when
+
+- it equals an input, lies inside an input folder, or contains an input;
+- it equals, contains or lies inside another output of the same command;
+- its folder does not exist or is not writable, or it has the wrong ending;
+- **it exists and is not this tool's own unchanged output.** Artifact Lens remembers every
+  file and folder it writes (`Ledger`, in the cache folder: path, size, modification time
+  of each file). An existing output is replaced only when the ledger says Artifact Lens
+  wrote it and nothing in it changed since; an empty folder may be written into. Anything
+  else, a file or folder of the user's, is never deleted or overwritten: the command stops
+  with one ``error:`` line that names the path and the fix.
+
+Each output is written to a hidden temporary beside its target and renamed into place
+only when every output of the command was written. A failure or an interrupt before that
+leaves no file at all, hidden temporaries included; an interrupt during the renames is
+reported with the exact list of what was written. Files get the permissions the umask
+allows (0644 under the usual 022).
 """
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
+import stat
 import uuid
 from pathlib import Path
 from typing import Optional
@@ -19,7 +33,98 @@ from typing import Optional
 from core import paths
 from core.errors import InputError
 
-__all__ = ["Outputs"]
+__all__ = ["Outputs", "Ledger", "check_input_file", "POLICY"]
+
+#: What `--help` and the README say about existing outputs.
+POLICY = ("An existing output is replaced only if Artifact Lens wrote it and it is unchanged since; "
+          "any other existing file or folder is refused, never overwritten.")
+
+
+def _stamp(path: Path):
+    """What identifies a file's or folder's content cheaply: size and modification time of
+    each file (a folder: of every file under it, by relative path). None if nothing is there."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return {"file": [st.st_size, st.st_mtime_ns]}
+    if stat.S_ISDIR(st.st_mode):
+        tree = {}
+        for p in sorted(path.rglob("*")):
+            s = p.lstat()
+            tree[p.relative_to(path).as_posix()] = [s.st_size, s.st_mtime_ns] if stat.S_ISREG(s.st_mode) else (
+                "dir" if stat.S_ISDIR(s.st_mode) else "other")
+        return {"folder": tree}
+    return {"other": stat.S_IFMT(st.st_mode)}
+
+
+class Ledger:
+    """The record of what Artifact Lens wrote: one JSON line per output (its resolved path
+    and `_stamp`), appended under a file lock in ``<cache>/written.jsonl``."""
+
+    def __init__(self, path=None):
+        self.path = Path(path) if path is not None else paths.cache_dir() / "written.jsonl"
+
+    def _entries(self) -> dict:
+        found = {}
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                for line in fh:
+                    try:
+                        entry = json.loads(line)
+                        found[entry["path"]] = entry["stamp"]
+                    except (ValueError, KeyError, TypeError):
+                        continue   # a torn line of a crashed writer says nothing
+        except OSError:
+            pass
+        return found
+
+    def owns(self, path: Path) -> bool:
+        """True when the ledger's last record of ``path`` matches what is there now."""
+        now = _stamp(path)
+        return now is not None and self._entries().get(str(path.resolve())) == now
+
+    def record(self, path: Path) -> None:
+        stamp = _stamp(path)
+        if stamp is None:
+            return
+        line = json.dumps({"path": str(path.resolve()), "stamp": stamp}) + "\n"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            fh.write(line)
+            fh.flush()
+
+
+def check_input_file(path, what: str) -> None:
+    """An input that exists must be a regular file or a folder: reading a FIFO would hang
+    and a device never ends."""
+    try:
+        st = Path(path).expanduser().stat()
+    except (OSError, ValueError):
+        return   # missing: the reader says so in its own words
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise InputError(f"{what} {path} is not a regular file or folder (a pipe, socket or device); "
+                         "give a file saved on disk.")
+
+
+def _related(a: Path, b: Path) -> Optional[str]:
+    """How path ``a`` relates to ``b``: 'is', 'lies inside', 'contains' or None."""
+    if a == b:
+        return "is"
+    if b in a.parents:
+        return "lies inside"
+    if a in b.parents:
+        return "contains"
+    return None
+
+
+def _resolve(path) -> Path:
+    try:
+        return Path(path).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError) as exc:   # a symlink loop, a NUL byte
+        raise InputError(f"the path {str(path)[:200]!r} cannot be used ({exc}); give another path.") from None
 
 
 class Outputs:
@@ -27,14 +132,25 @@ class Outputs:
 
     Parameters
     ----------
-    inputs : paths
-        The command's input files; no output may overwrite one of them.
+    inputs : iterable of (flag, path)
+        What the command reads; no output may equal, contain or lie inside one.
+    ledger : Ledger, optional
+        Where this tool's own outputs are recorded (default: the cache folder's).
     """
 
-    def __init__(self, inputs=()):
-        self._inputs = {Path(p).expanduser().resolve(): p for p in inputs if p and Path(p).expanduser().exists()}
+    def __init__(self, inputs=(), ledger: Optional[Ledger] = None):
+        self._inputs: dict = {}      # resolved path -> (flag, as given)
+        for flag, path in inputs:
+            self.add_input(flag, path)
+        self.ledger = ledger or Ledger()
         self._targets: dict = {}     # flag -> (target, temporary)
         self.written: list = []      # targets renamed into place so far
+
+    def add_input(self, flag: str, path) -> None:
+        if not path:
+            return
+        check_input_file(path, flag)
+        self._inputs[_resolve(path)] = (flag, path)
 
     def declare(self, flag: str, path, suffixes=None, *, folder_ok: bool = False) -> None:
         """Check an output before any work is done (InputError naming ``flag`` and the fix)."""
@@ -44,20 +160,26 @@ class Outputs:
         if suffixes is not None and target.suffix.lower() not in suffixes:
             kinds = " or ".join(s or "a folder name" for s in suffixes)
             raise InputError(f"{flag} must end in {kinds} (got '{target.name}').")
+        resolved = _resolve(target)
+        for source, (in_flag, given) in self._inputs.items():
+            how = _related(resolved, source)
+            if how == "is":
+                raise InputError(f"{flag} {target} is also an input ({in_flag} {given}); write the output to another "
+                                 "file so the input is not overwritten.")
+            if how:
+                raise InputError(f"{flag} {target} {how} the input {in_flag} {given}; write the output elsewhere so "
+                                 "no input is touched.")
+        for other, (t, _) in self._targets.items():
+            how = _related(resolved, _resolve(t))
+            if how:
+                what = "name the same file" if how == "is" else f"overlap ({target} {how} {t})"
+                raise InputError(f"{flag} and {other} {what}; give each output its own path.")
         parent = target.parent if str(target.parent) else Path(".")
         if not parent.is_dir():
             raise InputError(f"the folder {parent} for {flag} does not exist; create it or choose another path.")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise InputError(f"the folder {parent} for {flag} is not writable; choose another folder.")
-        if target.is_dir() and not folder_ok:
-            raise InputError(f"{flag} {target} is a folder; give a file name such as {target / 'out'}{(suffixes or [''])[0]}.")
-        resolved = target.resolve()
-        if resolved in self._inputs:
-            raise InputError(f"{flag} {target} is also an input ({self._inputs[resolved]}); write the output to "
-                             "another file so the input is not overwritten.")
-        for other, (t, _) in self._targets.items():
-            if t.resolve() == resolved:
-                raise InputError(f"{flag} and {other} name the same file ({target}); give each output its own path.")
+        self._check_existing(flag, target, folder_ok, suffixes)
         temporary = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
         try:   # a read-only or special file system says no here, before any work
             temporary.touch()
@@ -66,12 +188,27 @@ class Outputs:
             raise InputError(f"cannot write {flag} in {parent} ({exc.strerror or exc}); choose another folder.") from None
         self._targets[flag] = (target, temporary)
 
+    def _check_existing(self, flag: str, target: Path, folder_ok: bool, suffixes) -> None:
+        if not (target.exists() or target.is_symlink()):
+            return
+        is_dir = target.is_dir() and not target.is_symlink()
+        if is_dir and not folder_ok:
+            raise InputError(f"{flag} {target} is a folder; give a file name such as {target / 'out'}{(suffixes or [''])[0]}.")
+        if is_dir and not any(target.iterdir()):
+            return   # an empty folder is written into (replaced by the new one)
+        if self.ledger.owns(target):
+            return
+        kind = "folder" if is_dir else ("file" if target.is_file() and not target.is_symlink() else "path")
+        raise InputError(f"{flag} {target} exists and is a {kind} Artifact Lens did not write (or that changed since "
+                         "it did); the tool never overwrites what it did not create. Choose a new name, or move "
+                         "or delete it yourself.")
+
     def path_for(self, flag: str) -> str:
         """The temporary path to write ``flag``'s output to (a file, or a folder the writer creates)."""
         return str(self._targets[flag][1])
 
     def commit(self) -> list:
-        """Move every output into place; the targets written, in order."""
+        """Move every output into place and record it in the ledger; the targets written, in order."""
         mode = 0o666 & ~paths.umask()
         for target, temporary in self._targets.values():
             if not temporary.exists():
@@ -81,7 +218,8 @@ class Outputs:
                 for p in [temporary, *temporary.rglob("*")]:
                     os.chmod(p, (mode | 0o111) if p.is_dir() else mode)
                 if target.is_dir():
-                    old = target.with_name(f".{target.name}.{os.getpid()}.old")
+                    # checked at `declare`: empty, or this tool's own unchanged folder
+                    old = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.old")
                     os.replace(target, old)
                     os.replace(temporary, target)
                     shutil.rmtree(old, ignore_errors=True)
@@ -91,6 +229,10 @@ class Outputs:
                 os.chmod(temporary, mode)
                 os.replace(temporary, target)
             self.written.append(target)
+            try:
+                self.ledger.record(target)
+            except OSError:
+                pass   # an unwritable cache only means the output cannot be replaced later
         return list(self.written)
 
     def abort(self) -> None:

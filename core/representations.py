@@ -76,7 +76,7 @@ from core import paths
 from core.errors import Cancelled, InputError, MissingExtraError
 from core.progress import check_cancel, report
 
-__all__ = ["Representation", "represent", "parse_spec", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
+__all__ = ["Representation", "represent", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
 
 # Bump when a representation's computation changes, so old cache entries are not reused.
 CACHE_VERSION = 1
@@ -174,6 +174,17 @@ def parse_spec(spec: str):
             raise InputError(f"option '{key}' is given twice in {spec!r}; give it once.")
         options[key] = _convert(value.strip())
     return kind, options
+
+
+def spec_paths(spec: str) -> list:
+    """The files a spec reads (``file:path=…``), for the output policy; a spec that does not
+    parse names none (its command reports the spec itself)."""
+    try:
+        kind, options = parse_spec(spec)
+    except InputError:
+        return []
+    named = options.get("path") if kind == "file" else options.get("model") if kind == "sbert" else None
+    return [str(named)] if named not in (None, "") and (kind == "file" or Path(str(named)).expanduser().exists()) else []
 
 
 def _convert(value: str):

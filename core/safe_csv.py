@@ -46,10 +46,14 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy where text cells and column names that a spreadsheet would run as a formula
     start with ``'``; numbers and strings that are plain numbers stay as they are."""
     out = frame.copy()
+    types = pd.api.types
     for col in out.columns:
         series = out[col]
-        if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
-            out[col] = series.map(neutralise)
+        # every column that can hold text, whatever its dtype: object, string, category (whose
+        # categories are text too), mixed; only numbers, booleans and datetimes cannot
+        if not (types.is_numeric_dtype(series.dtype) or types.is_bool_dtype(series.dtype)
+                or types.is_datetime64_any_dtype(series.dtype) or types.is_timedelta64_dtype(series.dtype)):
+            out[col] = series.astype(object).map(neutralise)
     out.columns = [neutralise(str(c)) for c in out.columns]
     return out
 

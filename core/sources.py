@@ -22,6 +22,7 @@ import csv
 import difflib
 import gzip
 import json
+import re
 import os
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
@@ -264,10 +265,11 @@ def _read_file(path: Path) -> pd.DataFrame:
     try:
         if ext == ".csv":
             _duplicate_header(path, ",")
-            frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+            frame = _numbers_without_loss(pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str))
         elif ext == ".tsv":
             _duplicate_header(path, "\t")
-            frame = pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""], quoting=3)
+            frame = _numbers_without_loss(pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""],
+                                                      quoting=3, dtype=str))
         elif ext == ".jsonl":
             where = _bad_json_line(path)
             if where:
@@ -297,6 +299,30 @@ def _read_file(path: Path) -> pd.DataFrame:
         ) from None
     if frame.empty:
         raise InputError(f"{path} holds no rows; choose a file with labelled examples.")
+    return frame
+
+
+_BOOLEAN = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
+_LOSSY = re.compile(r"^\s|\s$|^[+-]?0\d|^\+")
+
+
+def _numbers_without_loss(frame: pd.DataFrame) -> pd.DataFrame:
+    """CSV cells are text; a column becomes numbers only when no cell would lose characters on
+    the way (``000``, ``007``, ``+1`` and padded cells stay text: they are ids or codes, and
+    ``000`` written back as ``0`` would be another example)."""
+    for col in frame.columns:
+        cells = frame[col]
+        present = cells.dropna()
+        if len(present) and present.isin(_BOOLEAN).all():
+            frame[col] = cells.map(_BOOLEAN.get)   # pandas' own reading of True/False columns
+            continue
+        if not len(present) or present.str.contains(_LOSSY).any():
+            continue
+        numbers = pd.to_numeric(cells, errors="coerce")
+        if numbers[cells.notna()].notna().all():
+            whole = numbers.dropna()
+            frame[col] = numbers.astype("int64") if len(whole) == len(cells) and (whole == whole.round()).all() \
+                and not present.str.contains(r"[.eE]").any() else numbers
     return frame
 
 
@@ -560,8 +586,10 @@ def assign_roles(
     frame.index = pd.Index(ids.to_numpy(dtype=object), name="id")
     if id_col is not None and id_col == "id":
         frame = frame.drop(columns=["id"])
-    elif "id" in frame.columns:
-        frame = frame.rename(columns={"id": "id_original"})
+    elif "id" in frame.columns:   # the index is "id" now: keep the column under a free name
+        kept = next(n for n in ("id_original", *(f"id_original_{i}" for i in range(2, len(frame.columns) + 2)))
+                    if n not in frame.columns)
+        frame = frame.rename(columns={"id": kept})
 
     # labels: names for ClassLabel ints, unusable ones dropped and counted.
     values = frame[label]

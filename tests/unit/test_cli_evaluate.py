@@ -76,7 +76,7 @@ def test_without_a_static_renderer_figures_are_html_and_a_note_says_so(scored, t
     ("missing run", "no such file"),
     ("not a manifest", "is not an AFLite run manifest"),
     ("tau with a manifest", "need the run's trajectory"),
-    ("busy folder", "is not an earlier evaluation folder"),
+    ("busy folder", "did not write"),
     ("bad family", "unknown model family 'forest'"),
 ])
 def test_bad_input_is_one_error_line_and_no_output(scored, tmp_path, capsys, case, message):
