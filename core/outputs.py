@@ -167,8 +167,8 @@ class Outputs:
                 raise InputError(f"{flag} {target} is also an input ({in_flag} {given}); write the output to another "
                                  "file so the input is not overwritten.")
             if how:
-                raise InputError(f"{flag} {target} {how} the input {in_flag} {given}; write the output elsewhere so "
-                                 "no input is touched.")
+                raise InputError(f"{flag} {target} {how} {given}, which the command reads ({in_flag}); write the "
+                                 "output elsewhere so no input is touched.")
         for other, (t, _) in self._targets.items():
             how = _related(resolved, _resolve(t))
             if how:

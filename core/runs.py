@@ -35,7 +35,7 @@ from core import paths
 from core.aflite import AFLite, Trajectory
 from core.errors import InputError
 
-__all__ = ["Run", "RunStore", "CorruptRun", "run_key", "fit_run", "quality_digest", "package_versions", "STORE_FORMAT"]
+__all__ = ["Run", "RunStore", "CorruptRun", "check_manifest", "MANIFEST_FORMAT", "run_key", "fit_run", "quality_digest", "package_versions", "STORE_FORMAT"]
 
 log = logging.getLogger("artifact_lens.runs")
 
@@ -45,6 +45,8 @@ _VERSIONED = ("artifact-lens", "numpy", "scipy", "pandas", "scikit-learn", "data
 #: outdated: a miss, recomputed on demand. 2: history without ``mean_score`` (= R);
 #: 3: one ``<key>.npz`` file per run (JSON inside), replaced atomically.
 STORE_FORMAT = 3
+#: version of the manifest JSON (`Run.manifest`); a reader refuses a newer one
+MANIFEST_FORMAT = 1
 
 
 class CorruptRun(InputError):
@@ -225,6 +227,7 @@ class Run:
         """The run's description as JSON-able data (what exports put beside the data)."""
         out = {
             "tool": "artifact-lens",
+            "manifest_format": MANIFEST_FORMAT,
             "dataset": {"name": self.dataset_name, "fingerprint": self.dataset_fingerprint,
                         "scored_examples": int(len(self.ids)),
                         "warmup_excluded": int(len(self.excluded_ids))},
@@ -461,6 +464,10 @@ def read_run_argument(path, dataset, *, manifest_keys=("dataset", "aflite", "ret
                          "JSON written by 'python -m core aflite ... --manifest run.json'.")
     if path.suffix.lower() == ".npz":
         try:
+            version = _stored_format(path)
+            if not isinstance(version, int) or version > STORE_FORMAT:
+                raise InputError(f"--run {path.name} was made by a newer Artifact Lens (run format {version}; this "
+                                 f"one reads up to {STORE_FORMAT}); upgrade artifact-lens to read it.")
             run = Run.load(path)
         except CorruptRun as exc:
             raise InputError(f"--run {path.name}: {exc}") from None
@@ -469,15 +476,75 @@ def read_run_argument(path, dataset, *, manifest_keys=("dataset", "aflite", "ret
     if path.suffix.lower() != ".json":
         raise InputError(f"--run {path.name}: give a run .npz or the manifest .json of 'python -m core aflite --manifest'.")
     try:
-        man = json.loads(path.read_text())
+        man = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InputError(f"--run {path}: not readable JSON ({exc}).") from None
     missing = [k for k in manifest_keys if not isinstance(man, dict) or k not in man]
     if missing:
         raise InputError(f"--run {path.name} is not an AFLite run manifest (no {', '.join(missing)}); give the file "
                          "written by 'python -m core aflite ... --manifest run.json', or a run .npz.")
-    _check_same_data(man["dataset"].get("fingerprint"), dataset, path)
+    check_manifest(man, path.name)
+    _check_same_data(man["dataset"]["fingerprint"], dataset, path)
+    unknown = set(man["retained_ids"]) - set(dataset.table.index.astype(str))
+    if unknown:
+        raise InputError(f"--run {path.name} keeps {len(unknown)} ids that {dataset.name} does not have (e.g. "
+                         f"{sorted(unknown)[0]!r}); give the dataset and --id column the run was made with.")
     return "manifest", man
+
+
+def _stored_format(path: Path):
+    """The ``format`` a run file declares (CorruptRun when it cannot be read)."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return json.loads(str(npz["meta"])).get("format")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError, zipfile.BadZipFile) as exc:
+        raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc})") from exc
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
+
+
+# the fields a reader of a run manifest uses, and what each must be
+_MANIFEST_SCHEMA = {
+    ("dataset",): dict, ("dataset", "fingerprint"): str,
+    ("aflite",): dict, ("aflite", "resolved"): dict, ("aflite", "phases"): list,
+    ("representation",): dict, ("representation", "spec"): str,
+    ("run_key",): str, ("retained_ids",): list,
+}
+
+
+def check_manifest(man: dict, name: str) -> None:
+    """A run manifest's format version and the types of the fields readers use (one schema
+    for `export` and `evaluate`); InputError naming the field and what it should be."""
+    version = man.get("manifest_format", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise InputError(f"--run {name}: manifest_format {version!r} is not a format version; give a manifest "
+                         "written by 'python -m core aflite --manifest'.")
+    if version > MANIFEST_FORMAT:
+        raise InputError(f"--run {name} was made by a newer Artifact Lens (manifest format {version}; this one reads "
+                         f"up to {MANIFEST_FORMAT}); upgrade artifact-lens to read it.")
+    for keys, kind in _MANIFEST_SCHEMA.items():
+        value = man
+        for k in keys:
+            value = value.get(k) if isinstance(value, dict) else None
+        if not isinstance(value, kind):
+            raise InputError(f"--run {name}: the field {'.'.join(keys)} should be {_KIND_WORDS[kind]}, not "
+                             f"{str(value)[:40]!r}; the manifest was changed or damaged: write it again with "
+                             "'python -m core aflite --manifest'.")
+    if not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in man["retained_ids"]):
+        raise InputError(f"--run {name}: retained_ids should be a list of ids (text); write the manifest again.")
+    man["retained_ids"] = [str(i) for i in man["retained_ids"]]
+    resolved = man["aflite"]["resolved"]
+    for key in ("tau", "n"):
+        if key in resolved and not _is_number(resolved[key]):
+            raise InputError(f"--run {name}: aflite.resolved.{key} should be a number, not {resolved[key]!r}; "
+                             "write the manifest again.")
+    if not all(isinstance(p, dict) and _is_number(p.get("removed", 0)) for p in man["aflite"]["phases"]):
+        raise InputError(f"--run {name}: aflite.phases should be a list of phase records; write the manifest again.")
+
+
+_KIND_WORDS = {dict: "an object", str: "text", list: "a list"}
 
 
 def _check_same_data(fingerprint, dataset, path) -> None:

@@ -30,13 +30,13 @@ def test_cli_and_api_defaults_are_the_maps_defaults():
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--min-dist", "2"], "--min-dist 2.0 must be in [0, 1]"),
+    (["--min-dist", "2"], "argument --min-dist: 2 is out of range; give a number in [0, 1]"),
     (["--min-dist", "0.5", "--spread", "0.2"], "at most spread"),
-    (["--spread", "0"], "--spread 0.0 must be a number in (0, 10]"),
-    (["--n-neighbors", "1"], "--n-neighbors 1 must be an integer >= 2"),
+    (["--spread", "0"], "argument --spread: 0 is out of range; give a number in (0, 10]"),
+    (["--n-neighbors", "1"], "argument --n-neighbors: 1 is out of range"),
     (["--metric", "cosinus"], "--metric 'cosinus' is not supported; use one of euclidean, cosine"),
-    (["--fit-size", "-5"], "--fit-size must be >= 0"),
-    (["--pca-dims", "1"], "--pca-dims 1 must be an integer >= 2"),
+    (["--fit-size", "-5"], "argument --fit-size: -5 is out of range"),
+    (["--pca-dims", "1"], "argument --pca-dims: 1 is out of range"),
 ])
 def test_bad_parameter_values_are_named_before_any_work(capsys, tmp_path, flags, message):
     code, out, err = run(capsys, "--cache-dir", str(tmp_path), "project", DATA, *flags)

@@ -1,0 +1,248 @@
+"""A generated campaign over every CLI command (Hypothesis): path relations between outputs
+and inputs, and hostile numbers, against the invariants of the output policy.
+
+For every generated command line:
+- the exit code is 0 or 2, and no traceback is printed;
+- a failure prints exactly one ``error:`` line;
+- every file and folder that existed before is still there, byte for byte (the case folder
+  holds only the user's files: the dataset, a run manifest, a vector file, a folder of
+  notes, a symlink); no hidden temporary is left.
+
+The number of examples is ``ARTIFACT_LENS_CAMPAIGN_EXAMPLES`` (default 40 per test, derandomized
+so CI is deterministic); `make campaign` runs a larger, randomized one.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.cli import COMMANDS, build_parser, main
+
+EXAMPLES = int(os.environ.get("ARTIFACT_LENS_CAMPAIGN_EXAMPLES", "40"))
+RANDOM = os.environ.get("ARTIFACT_LENS_CAMPAIGN_RANDOM") == "1"
+CAMPAIGN = settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
+                    suppress_health_check=list(HealthCheck))
+
+REP = "tfidf-svd:fields=hypothesis,dim=4"
+# one small command line per command; {out} is the output under test, {out2} a second output
+BASE = {
+    "info": ["info", "{data}"],
+    "represent": ["represent", "{data}", "-r", REP, "--out", "{out:.npy}"],
+    "aflite": ["aflite", "{data}", "-r", REP, "--m", "4", "--k", "0.1", "--target-size", "0.6", "--out", "{out:.csv}",
+               "--manifest", "{out2:.json}"],
+    "zstats": ["zstats", "{data}", "--min-count", "3", "--out", "{out:.csv}"],
+    "zfilter": ["zfilter", "{data}", "--batch-size", "40", "--out", "{out:.csv}", "--rejected", "{out2:.csv}"],
+    "consistency": ["consistency", "{data}", "--folds", "2", "--out", "{out:.csv}", "--dropped", "{out2:.csv}"],
+    "evaluate": ["evaluate", "{data}", "--run", "{run}", "--families", "logistic", "--figures", "none", "--partial",
+                 "none", "--ks", "1", "--out", "{out:}"],
+    "export": ["export", "{data}", "--run", "{run}", "--out", "{out:.csv}"],
+    "project": ["project", "{data}", "-r", REP, "--method", "pca"],
+    "quality": ["quality", "{data}", "-r", REP, "--nn-dim", "0", "--out", "{out:.csv}"],
+    "feedback": ["feedback", "{data}", "-r", REP, "--nn-dim", "0", "--example",
+                 '{"premise": "A man sleeps.", "hypothesis": "Nobody sleeps.", "label": "contradiction"}',
+                 "--out", "{out:.json}"],
+}
+
+
+def _numeric_flags() -> dict:
+    """Every numeric flag of every command, read from the parser itself (by reflection: a new
+    flag is in the campaign the day it is added)."""
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    found = {}
+    for name, command in sub.choices.items():
+        flags = [a.option_strings[-1] for a in command._actions
+                 if a.option_strings and a.type is not None and type(a.type).__module__ == "core.arguments"]
+        if flags:
+            found[name] = sorted(flags)
+    return found
+
+
+NUMBERS = _numeric_flags()
+HOSTILE_NUMBERS = ["inf", "-inf", "nan", "NaN", "1e400", "-1", "0", "999999999999", "abc", "", "1.5", "0x10", "1e3",
+                   "-0.0", "2", "0.5", "１"]
+
+# where an output may point, relative to the case folder ({data} is the dataset file)
+RELATIONS = ["fresh", "the dataset", "the run", "the vectors", "the notes folder", "a note inside it",
+             "the case folder", "its parent", ".", "a symlink to the dataset", "a user file", "the other output",
+             "inside the dataset", "an empty folder"]
+
+
+def test_the_campaign_covers_every_command():
+    """A command added to the CLI is in the campaign the day it is written; every numeric
+    flag is parsed by one of core.arguments' types (so the campaign finds it)."""
+    assert set(BASE) == set(COMMANDS)
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name, command in sub.choices.items():
+        for a in command._actions:
+            assert a.type not in (int, float), (name, a.option_strings, "use a core.arguments type")
+    assert {"aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "project", "quality"} <= set(NUMBERS)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """The user's files, made once: a small NLI CSV, a run manifest of it and a vector file."""
+    root = tmp_path_factory.mktemp("campaign")
+    cache = root / "cache"
+    old = os.environ.get("ARTIFACT_LENS_CACHE")
+    os.environ["ARTIFACT_LENS_CACHE"] = str(cache)
+    rng = np.random.default_rng(0)
+    cues = {"entailment": "outdoors", "neutral": "for a contest", "contradiction": "nobody"}
+    lines = ["premise,hypothesis,label"]
+    for i in range(90):
+        lab = list(cues)[i % 3]
+        lines.append(f"A person walks {i % 4}.,Someone {cues[lab]} {rng.integers(0, 9)},{lab}")
+    base = root / "base"
+    base.mkdir()
+    (base / "nli.csv").write_text("\n".join(lines) + "\n")
+    np.save(base / "vectors.npy", rng.normal(size=(90, 4)).astype(np.float32))
+    code = main(["-q", "aflite", str(base / "nli.csv"), "-r", REP, "--m", "4", "--k", "0.1", "--target-size", "0.6",
+                 "--out", str(root / "scores.csv"), "--manifest", str(base / "run.manifest.json")])
+    assert code == 0
+    import json
+
+    good = json.loads((base / "run.manifest.json").read_text())
+    broken = {"newer": {"manifest_format": 99}, "mistyped": {"retained_ids": "abc"},
+              "foreign": {"retained_ids": ["no-such-id"]}, "untyped": {"aflite": {"resolved": {"tau": "high"},
+                                                                                  "phases": [], "params": {}}},
+              "format-text": {"manifest_format": "1"}, "no-dataset": {"dataset": None}}
+    for name, change in broken.items():
+        (base / f"{name}.manifest.json").write_text(json.dumps({**good, **change}))
+    yield base
+    if old is None:
+        os.environ.pop("ARTIFACT_LENS_CACHE", None)
+    else:
+        os.environ["ARTIFACT_LENS_CACHE"] = old
+
+
+def _snapshot(folder: Path) -> dict:
+    found = {}
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder).as_posix()
+        if p.is_symlink():
+            found[rel] = "link:" + os.readlink(p)
+        elif p.is_dir():
+            found[rel] = "dir"
+        else:
+            found[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return found
+
+
+def _case(world: Path) -> Path:
+    case = Path(tempfile.mkdtemp(prefix="case-", dir=world.parent)) / "work"
+    shutil.copytree(world, case)
+    (case / "notes").mkdir()
+    (case / "notes" / "mine.txt").write_text("my notes")
+    (case / "user.csv").write_text("my,own\n1,2\n")
+    (case / "empty").mkdir()
+    (case / "link.csv").symlink_to(case / "nli.csv")
+    return case
+
+
+def _target(relation: str, case: Path, suffix: str, other: str, stem: str = "out") -> str:
+    name = stem + suffix
+    return {
+        "fresh": str(case / name),
+        "the dataset": str(case / "nli.csv"),
+        "the run": str(case / "run.manifest.json"),
+        "the vectors": str(case / "vectors.npy"),
+        "the notes folder": str(case / "notes"),
+        "a note inside it": str(case / "notes" / "mine.txt"),
+        "the case folder": str(case),
+        "its parent": str(case.parent),
+        ".": ".",
+        "a symlink to the dataset": str(case / "link.csv"),
+        "a user file": str(case / "user.csv"),
+        "the other output": other,
+        "inside the dataset": str(case / "nli.csv" / name),
+        "an empty folder": str(case / "empty"),
+    }[relation]
+
+
+def _argv(command: str, case: Path, relation: str, relation2: str, data: str, run: str) -> list:
+    out = None
+    argv = []
+    for arg in BASE[command]:
+        if arg.startswith("{out:"):
+            suffix = arg[5:-1]
+            out = _target(relation, case, suffix, str(case / ("other" + suffix)))
+            argv.append(out)
+        elif arg.startswith("{out2:"):
+            suffix = arg[6:-1]
+            argv.append(_target(relation2, case, suffix, out or str(case / ("x" + suffix)), stem="second"))
+        else:
+            argv.append(arg.replace("{data}", data).replace("{run}", run))
+    return argv
+
+
+def _run(argv, cwd: Path):
+    err = io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                code = main(["-q", *argv])
+            except SystemExit as exc:   # pragma: no cover - main returns argparse's codes itself
+                code = exc.code
+    finally:
+        os.chdir(here)
+    return code, err.getvalue()
+
+
+def _check(case: Path, before: dict, code, err: str, argv) -> None:
+    tally = os.environ.get("ARTIFACT_LENS_CAMPAIGN_TALLY")   # one JSON line per case, for the counts in notes
+    if tally:
+        import json
+
+        with open(tally, "a") as fh:
+            fh.write(json.dumps({"argv": [str(a).replace(str(case), "CASE") for a in argv], "code": code,
+                                 "error": next((x for x in err.splitlines() if x.startswith("error:")), "")}) + "\n")
+    try:
+        assert code in (0, 2), (argv, code, err)
+        assert "Traceback" not in err, (argv, err)
+        if code == 2:
+            errors = [line for line in err.splitlines() if line.startswith("error:")]
+            assert len(errors) == 1, (argv, err)
+        after = _snapshot(case)
+        for rel, digest in before.items():
+            assert after.get(rel) == digest, (argv, code, err, rel, "changed or deleted")
+        assert not [rel for rel in after if rel.rsplit("/", 1)[-1].startswith(".") and rel.endswith((".tmp", ".old"))], \
+            (argv, after)
+    finally:
+        shutil.rmtree(case.parent, ignore_errors=True)
+
+
+@CAMPAIGN
+@given(command=st.sampled_from(sorted(BASE)), relation=st.sampled_from(RELATIONS), relation2=st.sampled_from(RELATIONS),
+       data=st.sampled_from(["nli.csv", "link.csv"]), run=st.sampled_from(["run.manifest.json", "nli.csv", "notes", "newer.manifest.json", "mistyped.manifest.json",
+                            "foreign.manifest.json", "untyped.manifest.json", "format-text.manifest.json",
+                            "no-dataset.manifest.json", "missing.json"]))
+def test_outputs_never_touch_what_the_user_has(world, command, relation, relation2, data, run):
+    case = _case(world)
+    before = _snapshot(case)
+    argv = _argv(command, case, relation, relation2, str(case / data), str(case / run))
+    code, err = _run(argv, case)
+    _check(case, before, code, err, argv)
+
+
+@CAMPAIGN
+@given(command=st.sampled_from(sorted(NUMBERS)), data=st.data())
+def test_hostile_numbers_are_one_clear_error(world, command, data):
+    flag = data.draw(st.sampled_from(NUMBERS[command]), label="flag")
+    value = data.draw(st.sampled_from(HOSTILE_NUMBERS), label="value")
+    case = _case(world)
+    before = _snapshot(case)
+    argv = _argv(command, case, "fresh", "fresh", str(case / "nli.csv"), str(case / "run.manifest.json"))
+    argv += [flag, value]
+    code, err = _run(argv, case)
+    _check(case, before, code, err, argv)
