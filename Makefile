@@ -3,7 +3,7 @@ PYTHON ?= python3
 export HF_HUB_OFFLINE ?= 1
 export NUMBA_CACHE_DIR ?= $(HOME)/.cache/artifact-lens/numba
 
-.PHONY: install install-test demo test bench screenshots
+.PHONY: install install-test demo test test-stress campaign bench screenshots
 
 install:
 	$(PYTHON) -m pip install -q -e .
@@ -16,6 +16,15 @@ demo: install
 
 test: install-test
 	$(PYTHON) -m pytest -q
+
+# The store, sign-in and durability tests beside one CPU burner per core (CI runs it after `make test`).
+STRESS_TESTS = tests/unit/test_store_scope.py tests/unit/test_team_store.py tests/durability tests/e2e/test_auth.py
+test-stress: install-test
+	$(PYTHON) tests/stress.py -q -p no:cacheprovider $(STRESS_TESTS)
+
+# A larger, randomized run of the generated CLI campaign (tests/unit/test_cli_campaign.py).
+campaign: install-test
+	ARTIFACT_LENS_CAMPAIGN_EXAMPLES=300 ARTIFACT_LENS_CAMPAIGN_RANDOM=1 $(PYTHON) -m pytest -q tests/unit/test_cli_campaign.py
 
 # Refresh the README's docs/screenshots/ from the browser tour (tests write to test-artifacts/ otherwise).
 screenshots: install-test

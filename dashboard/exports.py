@@ -89,11 +89,18 @@ def prepare(sess, frame, fmt: str, manifest: dict, file_name: str, signature: st
     return done
 
 
-def reader(item: Prepared) -> Callable[[], bytes]:
-    """The download button's data: the file's bytes, read when the user clicks."""
+def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]:
+    """The download button's data: the file's bytes, read when the user clicks, and only if
+    ``allowed()`` (which asks the team store) still passes then: a member demoted or removed
+    after the file was prepared gets `core.store.NotAllowed`, and the file is deleted."""
     path = item.path
 
     def read() -> bytes:
+        try:
+            allowed()
+        except Exception:
+            _unlink(path)
+            raise
         with open(path, "rb") as fh:
             return fh.read()
 

@@ -127,10 +127,10 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
             return score(ctx, ds_key, ds, spec, params,
                          save=lambda run: store.save_run(ws, dataset_id, run, by=email), quality=quality)
         except Cancelled:
-            store.end_run(ws, key, "interrupted")
+            store.end_run(ws, key, "interrupted", by=email)
             raise
         except BaseException:
-            store.end_run(ws, key, "failed")
+            store.end_run(ws, key, "failed", by=email)
             raise
 
     blob = json.dumps([ds_key, spec, params] + ([quality] if quality else []), sort_keys=True, default=str)
@@ -180,7 +180,7 @@ def _save_dataset(m, ds, src: Optional[Source]) -> int:
     where = str(src.source) if src else ds.name
     uploads = paths.cache_dir() / "uploads"
     if src is not None and Path(where).parent == uploads and Path(where).is_file():
-        where = team_store.keep_file(m.workspace_id, where)
+        where = team_store.keep_file(m.workspace_id, where, by=m.email)
     return team_store.save_dataset(m.workspace_id, ds, source=where, roles=src.roles if src else {}, by=m.email,
                                    name=src.label if src and src.label else ds.name)
 

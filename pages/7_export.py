@@ -2,6 +2,7 @@
 Counts and options show at once; the file is built only when asked (`dashboard.exports`)."""
 import hashlib
 import json
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -13,6 +14,7 @@ from dashboard import current, exports, team
 from dashboard import quality as dq
 from dashboard.formatting import metric_row, plain
 from dashboard.page import start_page
+from dashboard.server import server
 
 sess = start_page("Export", caption=(
     "Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "
@@ -81,7 +83,7 @@ st.dataframe(frame.head(100).drop(columns=arrays, errors="ignore"), hide_index=T
 if not team.member().can("export"):
     st.info(f"Your role here is {team.member().role}: exports need a curator or owner.")
     st.stop()
-team.require("export")   # the action itself asks the store, whatever the page showed
+exporter = team.require("export")   # the action itself asks the store, whatever the page showed
 name = export.file_name(label, which, fmt) + (".zip" if fmt == "datasets" else "")
 signature = hashlib.sha256(json.dumps(
     [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides, quality_note],
@@ -98,7 +100,9 @@ if d1.button("Prepare the file", key="exp_prepare", type="secondary" if ready el
         st.warning("The server is stopping; the file was not prepared.")
     bar.empty()
 if ready is not None:
-    d2.download_button(f"Download {name} ({ready.size / 1e6:,.1f} MB)", exports.reader(ready), file_name=name,
+    # asked again when the button is clicked (no rerun happens then): a demotion meanwhile counts
+    still_allowed = partial(server().team.require, exporter.workspace_id, exporter.email, "export")
+    d2.download_button(f"Download {name} ({ready.size / 1e6:,.1f} MB)", exports.reader(ready, still_allowed), file_name=name,
                        mime=export.mime(fmt), type="primary", key="dl_data", on_click="ignore")
     st.caption(f"Prepared in {ready.seconds:.1f} s. The server keeps this one file for this tab until you "
                "change an option, prepare again or close the tab.")

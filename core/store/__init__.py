@@ -21,15 +21,17 @@ from pathlib import Path
 from typing import Optional
 
 import pandas as pd
-from sqlalchemy import create_engine, event, func, select
+from sqlalchemy import create_engine, delete, event, func, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import sessionmaker
+from sqlalchemy.pool import NullPool
 
 from core import paths
 from core.errors import InputError
 from core.runs import CorruptRun, Run
 from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, Review, RunRecord, SavedView,
                                Workspace, now)
+from core.store.checks import check_text, check_strings
 from core.store.submissions import SubmissionsMixin
 
 __all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
@@ -95,17 +97,27 @@ class TeamStore(SubmissionsMixin):
                          else paths.cache_dir()) / "team-files"
         self.files = Path(files) if files is not None else default_files
         try:
-            # a server thread per active session may hold a connection at once: a pool of 5 (the
-            # default) timed out under 20 concurrent reviewers; PostgreSQL allows 100 by default
-            pool = {} if self.url.startswith("sqlite") else {"pool_size": 20, "max_overflow": 20, "pool_timeout": 60}
-            self.engine = create_engine(self.url, pool_pre_ping=True, **pool)
-            if self.engine.dialect.name == "sqlite":
+            if self.url.startswith("sqlite"):
+                # a connection per use (no pool to run dry under many writers); they queue on
+                # SQLite's lock with a busy timeout instead of failing
+                self.engine = create_engine(self.url, poolclass=NullPool)
                 event.listen(self.engine, "connect", _sqlite_pragmas)
+                event.listen(self.engine, "begin", _sqlite_begin)
+            else:
+                # a server thread per active session may hold a connection at once: a pool of 5 (the
+                # default) timed out under 20 concurrent reviewers; PostgreSQL allows 100 by default
+                self.engine = create_engine(self.url, pool_pre_ping=True, pool_size=20, max_overflow=20,
+                                            pool_timeout=120)
             self.migrate()
         except OperationalError as exc:
             raise InputError(f"cannot reach the database at {_safe(self.url)} ({str(exc.orig).strip().splitlines()[0]}); "
                              "check ARTIFACT_LENS_DB_URL and that the database server is running.") from None
+        # reads, and writes: every write is one transaction that takes SQLite's write lock at
+        # its start (BEGIN IMMEDIATE), so a check inside it cannot be overtaken by another writer
         self.Session = sessionmaker(self.engine, expire_on_commit=False)
+        self.Write = sessionmaker(self.engine.execution_options(write=True), expire_on_commit=False)
+        for maker in (self.Session, self.Write):
+            event.listen(maker, "before_flush", check_strings)
 
     def migrate(self) -> str:
         """Upgrade the schema to the newest revision; returns it."""
@@ -113,17 +125,29 @@ class TeamStore(SubmissionsMixin):
         from alembic.config import Config
         from alembic.runtime.migration import MigrationContext
 
+        from alembic.util.exc import CommandError
+
         cfg = Config()
         cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
-        with self.engine.begin() as conn:
+        # one migrating process at a time: SQLite's write lock (BEGIN IMMEDIATE), PostgreSQL's
+        # advisory lock for this transaction; the others wait, then find the schema at head
+        with self.engine.execution_options(write=True).begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(74604311)"))
             cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+            try:
+                command.upgrade(cfg, "head")
+            except CommandError as exc:
+                found = MigrationContext.configure(conn).get_current_revision()
+                raise InputError(f"the team database at {_safe(self.url)} is at schema revision {found!r}, which this "
+                                 f"Artifact Lens does not know ({exc}): it was made by a newer Artifact Lens. Upgrade "
+                                 "artifact-lens, or point ARTIFACT_LENS_DB_URL at another database.") from None
             return MigrationContext.configure(conn).get_current_revision()
 
     # ------------------------------------------------------------------ workspaces and roles
     def workspace(self, name: str, owner: str) -> int:
         """The workspace ``name``; a new one makes ``owner`` its owner."""
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
             ws = s.scalar(select(Workspace).where(Workspace.name == name))
             if ws is None:
                 ws = Workspace(name=name)
@@ -147,7 +171,7 @@ class TeamStore(SubmissionsMixin):
             log.info("another sign-in created the default workspace first")
             return
         if owner is not None:
-            with self.Session.begin() as s:
+            with self.Write.begin() as s:
                 member = s.scalar(select(Member).where(Member.workspace_id == ws, Member.email == owner.lower()))
                 if member is None:
                     s.add(Member(workspace_id=ws, email=owner.lower(), role="owner"))
@@ -172,7 +196,7 @@ class TeamStore(SubmissionsMixin):
             raise NotAllowed(f"{by} owns no workspace; only owners create workspaces (ask an owner).")
         taken = InputError(f"a workspace called {name!r} exists already; choose another name.")
         try:
-            with self.Session.begin() as s:   # the unique name decides a race between two owners
+            with self.Write.begin() as s:   # the unique name decides a race between two owners
                 if s.scalar(select(Workspace.id).where(Workspace.name == name)) is not None:
                     raise taken
                 ws = Workspace(name=name)
@@ -184,6 +208,9 @@ class TeamStore(SubmissionsMixin):
             raise taken from None
 
     def role_of(self, workspace_id: int, email: str) -> Optional[str]:
+        check_text(email, "the e-mail address", _EMAIL_MAX)
+        if not _valid_id(workspace_id):
+            return None
         with self.Session() as s:
             return s.scalar(select(Member.role).where(Member.workspace_id == workspace_id,
                                                        Member.email == email.lower()))
@@ -204,16 +231,41 @@ class TeamStore(SubmissionsMixin):
         if not 3 <= len(email.strip()) <= _EMAIL_MAX or "@" not in email:
             raise InputError(f"{email[:80]!r} is not an e-mail address (at most {_EMAIL_MAX} characters); type the "
                              "address the identity provider sends.")
-        email = email.strip()
-        with self.Session.begin() as s:
+        email = check_text(email.strip(), "the e-mail address", _EMAIL_MAX)
+        with self.Write.begin() as s:
+            self._lock_members(s, workspace_id)
             member = s.scalar(select(Member).where(Member.workspace_id == workspace_id, Member.email == email.lower()))
             if member is None:
                 s.add(Member(workspace_id=workspace_id, email=email.lower(), role=role))
             else:
-                if member.role == "owner" and role != "owner" and s.scalar(
-                        select(func.count()).where(Member.workspace_id == workspace_id, Member.role == "owner")) == 1:
+                if member.role == "owner" and role != "owner" and self._owners(s, workspace_id) == 1:
                     raise InputError(f"{email} is the last owner of this workspace; make someone else owner first.")
                 member.role = role
+
+    def remove_member(self, workspace_id: int, email: str, *, by: str) -> None:
+        """Take ``email`` out of the workspace (owners only): from the next request on they can
+        read, review and export nothing in it. The last owner cannot be removed."""
+        self.require(workspace_id, by, "manage members")
+        email = check_text(str(email).strip(), "the e-mail address", _EMAIL_MAX).lower()
+        with self.Write.begin() as s:
+            self._lock_members(s, workspace_id)
+            member = s.scalar(select(Member).where(Member.workspace_id == workspace_id, Member.email == email))
+            if member is None:
+                raise InputError(f"{email} is not a member of this workspace.")
+            if member.role == "owner" and self._owners(s, workspace_id) == 1:
+                raise InputError(f"{email} is the last owner of this workspace; make someone else owner first.")
+            s.delete(member)
+
+    @staticmethod
+    def _lock_members(s, workspace_id: int) -> None:
+        """Serialise changes to a workspace's members: the workspace row is locked on PostgreSQL
+        (SQLite's write transactions are serial already), so "at least one owner" is checked
+        and written with no other change in between."""
+        s.execute(select(Workspace.id).where(Workspace.id == workspace_id).with_for_update())
+
+    @staticmethod
+    def _owners(s, workspace_id: int) -> int:
+        return s.scalar(select(func.count()).where(Member.workspace_id == workspace_id, Member.role == "owner"))
 
     def members(self, workspace_id: int, *, by: str) -> pd.DataFrame:
         self.require(workspace_id, by, "read")
@@ -228,7 +280,7 @@ class TeamStore(SubmissionsMixin):
         """Record a dataset (by fingerprint: saving it again returns the same id, and brings
         back one that was removed); ``name`` is its name for people (default its own)."""
         self.require(workspace_id, by, "load data")
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
             found = s.scalar(select(DatasetRecord).where(DatasetRecord.workspace_id == workspace_id,
                                                          DatasetRecord.fingerprint == dataset.fingerprint))
             if found is not None:
@@ -240,10 +292,15 @@ class TeamStore(SubmissionsMixin):
             s.flush()
             return rec.id
 
-    def keep_file(self, workspace_id: int, path) -> str:
-        """A copy of a file beside the database (e.g. an upload, which the server's cache may
-        evict), so the workspace's runs can always reload their dataset; its path."""
+    def keep_file(self, workspace_id: int, path, *, by: str) -> str:
+        """A copy of an uploaded file beside the database (the server's upload cache may evict
+        it), so the workspace's runs can always reload their dataset; its path. Only files in
+        the upload folder are kept: no other file of the server is copied into team files."""
+        self.require(workspace_id, by, "load data")
         path = Path(path)
+        uploads = (paths.cache_dir() / "uploads").resolve()
+        if uploads not in path.resolve().parents or not path.is_file():
+            raise NotAllowed(f"{path.name} is not an uploaded file; only uploads are copied into the team files.")
         dest = self.files / f"ws{workspace_id}" / "data" / path.name
         if not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -264,10 +321,8 @@ class TeamStore(SubmissionsMixin):
         """Hide a dataset and its runs from the workspace. Nothing is erased: the rows, run
         files and reviews stay (a backup restores by clearing ``deleted_at``)."""
         self.require(workspace_id, by, "delete data")
-        with self.Session.begin() as s:
-            rec = s.get(DatasetRecord, dataset_id)
-            if rec is None or rec.workspace_id != workspace_id:
-                raise InputError(f"no dataset {dataset_id} in this workspace.")
+        with self.Write.begin() as s:
+            rec = self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec.deleted_at, rec.deleted_by = now(), by.lower()
 
     def begin_run(self, workspace_id: int, dataset_id: int, key: str, *, representation: str, params: dict,
@@ -275,7 +330,8 @@ class TeamStore(SubmissionsMixin):
         """Record a run as started (status "running"): a restart finds it and marks it
         interrupted. A run that is done already is left as it is."""
         self.require(workspace_id, by, "run filters")
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
+            self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
             if rec is None:
                 rec = RunRecord(workspace_id=workspace_id, dataset_id=dataset_id, key=key, representation=representation,
@@ -293,12 +349,14 @@ class TeamStore(SubmissionsMixin):
         that points at a missing or partial file."""
         self.require(workspace_id, by, "run filters")
         with self.Session() as s:
+            self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == run.key))
             if rec is not None and rec.status == "done":
                 return rec.id
         path = run.save(self.files / f"ws{workspace_id}" / f"{run.key}.npz")
         digest = _sha256(path)
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
+            self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == run.key))
             if rec is None:
                 rec = RunRecord(workspace_id=workspace_id, dataset_id=dataset_id, key=run.key,
@@ -309,11 +367,12 @@ class TeamStore(SubmissionsMixin):
             s.flush()
             return rec.id
 
-    def end_run(self, workspace_id: int, key: str, status: str) -> None:
+    def end_run(self, workspace_id: int, key: str, status: str, *, by: str) -> None:
         """Mark a run that did not finish: "failed" (an error) or "interrupted" (cancelled)."""
+        self.require(workspace_id, by, "run filters")
         if status not in ("failed", "interrupted"):
             raise InputError(f"a run ends as failed or interrupted, not {status!r}.")
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
             if rec is not None and rec.status == "running":
                 rec.status, rec.updated_at = status, now()
@@ -324,7 +383,7 @@ class TeamStore(SubmissionsMixin):
         swept = paths.remove_stale_temporaries(self.files, recursive=True)   # half-written run files
         if swept:
             log.info("removed %d temporary file(s) of interrupted writes in %s", swept, self.files)
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
             stale = s.scalars(select(RunRecord).where(RunRecord.status == "running")).all()
             for rec in stale:
                 rec.status, rec.updated_at = "interrupted", now()
@@ -335,7 +394,7 @@ class TeamStore(SubmissionsMixin):
     def discard_run(self, workspace_id: int, key: str, *, by: str) -> None:
         """Forget an interrupted or failed run (a finished run is kept: reviews point at it)."""
         self.require(workspace_id, by, "run filters")
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
             if rec is None:
                 raise InputError(f"no run {key} in this workspace.")
@@ -385,7 +444,8 @@ class TeamStore(SubmissionsMixin):
         return pd.DataFrame(rows, columns=["key", "dataset", "representation", "status", "created_by", "created_at",
                                            "params"])
 
-    def run_id(self, workspace_id: int, key: str) -> int:
+    def run_id(self, workspace_id: int, key: str, *, by: str) -> int:
+        self.require(workspace_id, by, "read")
         with self.Session() as s:
             found = s.scalar(select(RunRecord.id).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
         if found is None:
@@ -398,7 +458,7 @@ class TeamStore(SubmissionsMixin):
             raise InputError("give the view a name.")
         if len(name.strip()) > _NAME_MAX:
             raise InputError(f"a view name has at most {_NAME_MAX} characters ({len(name.strip())} given); shorten it.")
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
             if self._run_in(s, workspace_id, run_id).status != "done":   # else discard_run would hit the view's key
                 raise InputError(f"run {run_id} is not finished; views attach to finished runs.")
             view = SavedView(run_id=run_id, name=name.strip(), tau=float(tau), target_size=int(target_size),
@@ -421,9 +481,19 @@ class TeamStore(SubmissionsMixin):
     def _run_in(s, workspace_id: int, run_id: int) -> RunRecord:
         """The run, checked to belong to the workspace and to a dataset it still holds (an id
         from another workspace, or of a removed dataset, is refused)."""
-        rec = s.get(RunRecord, run_id)
+        rec = s.get(RunRecord, run_id) if _valid_id(run_id) else None
         if rec is None or rec.workspace_id != workspace_id or s.get(DatasetRecord, rec.dataset_id).deleted_at:
             raise InputError(f"no run {run_id} in this workspace; choose one from the list of runs.")
+        return rec
+
+    @staticmethod
+    def _in_workspace(s, model, record_id, workspace_id: int, what: str):
+        """The one way an id from a caller becomes a row: it must be a row of ``model`` in the
+        caller's workspace (and not removed); anything else is "no such …" (an id of another
+        workspace is not told apart from a missing one)."""
+        rec = s.get(model, record_id) if _valid_id(record_id) else None
+        if rec is None or rec.workspace_id != workspace_id or getattr(rec, "deleted_at", None) is not None:
+            raise InputError(f"no {what} {record_id} in this workspace; choose one from the list.")
         return rec
 
     # ------------------------------------------------------------------ reviews
@@ -438,7 +508,7 @@ class TeamStore(SubmissionsMixin):
         if len(str(example_id)) > _EXAMPLE_ID_MAX:
             raise InputError(f"example id {str(example_id)[:40]!r}… is longer than {_EXAMPLE_ID_MAX} characters, more "
                              "than reviews can store; give the dataset shorter ids (an id column).")
-        with self.Session.begin() as s:
+        with self.Write.begin() as s:
             if self._run_in(s, workspace_id, run_id).status != "done":
                 raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
             row = Review(run_id=run_id, example_id=str(example_id), decision=decision, note=note, reviewer=by.lower())
@@ -484,6 +554,17 @@ class TeamStore(SubmissionsMixin):
         return latest.groupby("reviewer").size().rename("reviewed").reset_index()
 
 
+def _valid_id(value) -> bool:
+    """A row id as the databases store it (a 32-bit positive integer; a larger one would be a
+    raw DataError on PostgreSQL)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2 ** 31
+
+
+def _sqlite_begin(conn) -> None:
+    # writes take the write lock at BEGIN: two check-then-write transactions cannot interleave
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("write") else "BEGIN")
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -493,9 +574,11 @@ def _sha256(path: Path) -> str:
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
+    # the driver must not begin transactions itself: `_sqlite_begin` does, choosing the lock
+    dbapi_connection.isolation_level = None
     # WAL: readers do not block the writer; a busy timeout instead of "database is locked"
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA busy_timeout=120000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

@@ -100,7 +100,8 @@ class Submission(Base):
     """An example a creator wrote (paper 002 §3.2), with the feedback it was written against."""
 
     __tablename__ = "submissions"
-    __table_args__ = (Index("ix_submissions_dataset_status", "dataset_id", "status"),)
+    __table_args__ = (Index("ix_submissions_dataset_status", "dataset_id", "status"),
+                      Index("ux_submissions_revises", "revises", unique=True))   # one revision per rejection
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id"))
     dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id"))
@@ -118,7 +119,8 @@ class Validation(Base):
 
     __tablename__ = "validations"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    __table_args__ = (Index("ux_validations_submission_id", "submission_id", unique=True),)   # one decision each
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
     validator: Mapped[str] = mapped_column(String(320))
     decision: Mapped[str] = mapped_column(String(20))
     note: Mapped[str] = mapped_column(Text, default="")

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Optional
 
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 
 from core.errors import InputError
 from core.store.models import VALIDATIONS, DatasetRecord, Submission, Validation, now
@@ -31,23 +32,26 @@ class SubmissionsMixin:
             raise InputError("the example has no text; write its fields before submitting.")
         if not str(label).strip():
             raise InputError("the example has no label; choose one before submitting.")
-        with self.Session.begin() as s:
-            ds = s.get(DatasetRecord, dataset_id)
-            if ds is None or ds.workspace_id != workspace_id or ds.deleted_at is not None:
-                raise InputError(f"no dataset {dataset_id} in this workspace; choose one from the list.")
-            if revises is not None:
-                old = s.get(Submission, revises)
-                if old is None or old.workspace_id != workspace_id or old.creator != by.lower():
-                    raise InputError(f"submission {revises} is not one of yours in this workspace.")
-                if old.status != "rejected":
-                    raise InputError(f"submission {revises} is {old.status}; only a rejected example is revised.")
-                old.status = "revised"
-            row = Submission(workspace_id=workspace_id, dataset_id=dataset_id, creator=by.lower(), fields=fields,
-                             label=str(label), feedback=dict(feedback or {}), status="submitted", revises=revises,
-                             created_at=now())
-            s.add(row)
-            s.flush()
-            return row.id
+        try:
+            with self.Write.begin() as s:
+                self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
+                if revises is not None:
+                    old = self._in_workspace(s, Submission, revises, workspace_id, "submission")
+                    if old.creator != by.lower():
+                        raise InputError(f"submission {revises} is not one of yours in this workspace.")
+                    # conditional: of two revisions at once, one changes the row and the other finds it revised
+                    if s.execute(update(Submission).where(Submission.id == revises, Submission.status == "rejected")
+                                 .values(status="revised")).rowcount != 1:
+                        s.refresh(old)
+                        raise InputError(f"submission {revises} is {old.status}; only a rejected example is revised.")
+                row = Submission(workspace_id=workspace_id, dataset_id=dataset_id, creator=by.lower(), fields=fields,
+                                 label=str(label), feedback=dict(feedback or {}), status="submitted", revises=revises,
+                                 created_at=now())
+                s.add(row)
+                s.flush()
+                return row.id
+        except IntegrityError:   # the unique index on `revises`: another revision won
+            raise InputError(f"submission {revises} was revised already.") from None
 
     def validate(self, workspace_id: int, submission_id: int, decision: str, note: str = "", *, by: str,
                  components: Optional[dict] = None) -> int:
@@ -58,20 +62,23 @@ class SubmissionsMixin:
             raise InputError(f"decision {decision!r} is unknown; choose one of {', '.join(VALIDATIONS)}.")
         if decision == "reject" and not note.strip():
             raise InputError("a rejection needs a note that tells the creator what to change.")
-        with self.Session.begin() as s:
-            sub = s.get(Submission, submission_id)
-            if sub is None or sub.workspace_id != workspace_id:
-                raise InputError(f"no submission {submission_id} in this workspace.")
-            if sub.creator == by.lower():
-                raise InputError("you wrote this example; another validator decides on it.")
-            if sub.status != "submitted":
-                raise InputError(f"submission {submission_id} is {sub.status} already.")
-            sub.status = "accepted" if decision == "accept" else "rejected"
-            row = Validation(submission_id=submission_id, validator=by.lower(), decision=decision, note=note.strip(),
-                             components=dict(components or {}), created_at=now())
-            s.add(row)
-            s.flush()
-            return row.id
+        try:
+            with self.Write.begin() as s:
+                sub = self._in_workspace(s, Submission, submission_id, workspace_id, "submission")
+                if sub.creator == by.lower():
+                    raise InputError("you wrote this example; another validator decides on it.")
+                # conditional: of two validators at once, one decides and the other finds it decided
+                if s.execute(update(Submission).where(Submission.id == submission_id, Submission.status == "submitted")
+                             .values(status="accepted" if decision == "accept" else "rejected")).rowcount != 1:
+                    s.refresh(sub)
+                    raise InputError(f"submission {submission_id} is {sub.status} already.")
+                row = Validation(submission_id=submission_id, validator=by.lower(), decision=decision,
+                                 note=note.strip(), components=dict(components or {}), created_at=now())
+                s.add(row)
+                s.flush()
+                return row.id
+        except IntegrityError:   # the unique index: one decision per submission
+            raise InputError(f"submission {submission_id} was decided already.") from None
 
     def submissions(self, workspace_id: int, *, by: str, dataset_id: Optional[int] = None,
                     creator: Optional[str] = None, status: Optional[str] = None) -> pd.DataFrame:

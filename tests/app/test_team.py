@@ -146,7 +146,7 @@ def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
     owner.button(key="exp_prepare").click().run()           # the file is built only when asked
     manifest = json.loads(downloads(owner.get("download_button")[1]))
     assert manifest["export"]["review_overrides"] == []      # "agree" came last: no override
-    run_id = server().team.run_id(ws, server().team.runs(ws, by=OWNER)["key"].iloc[0])
+    run_id = server().team.run_id(ws, server().team.runs(ws, by=OWNER)["key"].iloc[0], by=OWNER)
     server().team.review(ws, run_id, first, "remove", "duplicate", by=OWNER)   # the owner's later word
     owner.run()
     assert len(owner.get("download_button")) == 1           # the file made before the new review is gone
@@ -175,7 +175,7 @@ def _saved_demo(at):
     team = server().team
     ws = team.workspaces_of(OWNER)[0][0]
     key = team.runs(ws, by=OWNER)["key"].iloc[0]
-    return ws, team.run_id(ws, key), key
+    return ws, team.run_id(ws, key, by=OWNER), key
 
 
 def test_examples_page_reviews_with_lights_and_a_required_note(fresh_server):

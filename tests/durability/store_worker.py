@@ -55,7 +55,7 @@ def main(url: str, files: str, workspace: int, dataset_id: int, generation: int)
     say(f"recovered {store.recover()}")
     ds, rep = toy_data()
     listed = store.runs(workspace, by=OWNER)
-    done = [store.run_id(workspace, key) for key in listed.loc[listed["status"] == "done", "key"]]
+    done = [store.run_id(workspace, key, by=OWNER) for key in listed.loc[listed["status"] == "done", "key"]]
     rng = random.Random(generation)
     say("ready")
     for counter in range(10 ** 9):
@@ -66,7 +66,7 @@ def main(url: str, files: str, workspace: int, dataset_id: int, generation: int)
                         by=OWNER)
         say(f"begin {key}")
         if counter % 7 == 3:                       # now and then a fit fails
-            store.end_run(workspace, key, "failed")
+            store.end_run(workspace, key, "failed", by=OWNER)
             say(f"ack failed {key}")
             continue
         run = fit_run(ds, rep, params)

@@ -15,7 +15,7 @@ from core.runs import CorruptRun
 from core.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, _sha256
 from core.store.models import DatasetRecord, Member, Review, Workspace
 
-HEAD_REVISION = "0003"   # the newest migration in core/store/migrations/versions
+HEAD_REVISION = "0004"   # the newest migration in core/store/migrations/versions
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -343,13 +343,13 @@ def test_runs_begin_end_recover_and_discard(fresh_url, tmp_path, toy):
     with pytest.raises(InputError, match="not finished; reviews attach to finished runs"):
         store.review(ws, ids["k-a"], "e1", "agree", by="ann@x.org")
     with pytest.raises(InputError, match="ends as failed or interrupted, not 'done'"):
-        store.end_run(ws, "k-a", "done")
-    store.end_run(ws, "k-a", "failed")
+        store.end_run(ws, "k-a", "done", by="owner@x.org")
+    store.end_run(ws, "k-a", "failed", by="owner@x.org")
     with pytest.raises(InputError, match="run k-b is running; only interrupted or failed runs can be discarded"):
         store.discard_run(ws, "k-b", by="owner@x.org")
 
     done_id = store.save_run(ws, dataset_id, run, by="owner@x.org")
-    store.end_run(ws, run.key, "failed")                                  # a finished run stays finished
+    store.end_run(ws, run.key, "failed", by="owner@x.org")                                  # a finished run stays finished
     assert store.begin_run(ws, dataset_id, run.key, by="owner@x.org", **begin) == done_id
     assert statuses()[run.key] == "done"
 
@@ -414,7 +414,7 @@ def test_saved_views_belong_to_a_run(store, toy):
                               by="owner@x.org")
     with pytest.raises(InputError, match=f"run {running} is not finished; views attach to finished runs"):
         store.save_view(ws, running, "early", 0.5, 10, by="cur@x.org")
-    store.end_run(ws, "k-view", "failed")
+    store.end_run(ws, "k-view", "failed", by="owner@x.org")
     store.discard_run(ws, "k-view", by="cur@x.org")
     views = store.views(ws, run_id, by="ann@x.org")
     assert views[["id", "name", "tau", "target_size", "created_by"]].values.tolist() == [
