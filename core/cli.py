@@ -894,8 +894,12 @@ _SPEC_FLAGS = {"representation": "--representation", "quality": "--quality", "pa
 def _inputs(args) -> list:
     """(flag, path) of every file or folder the command reads: no output may touch one."""
     from core.representations import spec_paths
+    from core.source_files import files_read
 
     found = [(flag, getattr(args, name)) for name, flag in _INPUT_FLAGS.items() if getattr(args, name, None)]
+    for flag, path in list(found):   # what a folder points at (symlinks, README data_files) is read too
+        if isinstance(path, str) and not path.startswith("demo:"):
+            found += [(flag, p) for p in files_read(path)[0]]
     for name, flag in _SPEC_FLAGS.items():
         value = getattr(args, name, None)
         if isinstance(value, str):

@@ -32,6 +32,7 @@ import pandas as pd
 
 from core.dataset import Dataset
 from core.errors import InputError, RolesNeeded
+from core.source_files import local_path
 
 FILE_TYPES = {
     ".csv": "CSV",
@@ -131,7 +132,7 @@ def _read(source, *, config, split):
     text_source = os.fspath(source).strip()
     if not text_source:
         raise InputError("the dataset source is empty; give a file path, a folder or a Hub name.")
-    path = Path(text_source).expanduser()
+    path = local_path(text_source, "the dataset source")
     if path.is_dir():
         return _read_folder(path, config=config, split=split)
     if path.is_file():

@@ -57,14 +57,24 @@ def data_folders() -> list:
 
 
 def check_local_path(text: str) -> str:
-    """``text`` when it names a file or folder inside `data_folders`; else an InputError that
-    says which folders are allowed and how an administrator adds one."""
-    path = Path(text).expanduser().resolve()
+    """``text`` when every file a load of it would read (after symlinks, and after a folder's
+    README ``data_files`` and ``state.json`` pointers) is inside `data_folders`; else an
+    InputError that names the first file outside and how an administrator adds its folder."""
+    from core.source_files import local_path, outside, resolved
+
+    path = resolved(local_path(text, "the local path"))
     allowed = data_folders()
+    where = " (" + ", ".join(str(f) for f in allowed) + "); upload the file instead, or ask the " \
+        "administrator to add its folder to ARTIFACT_LENS_DATA_DIRS"
     if not any(path == folder or folder in path.parents for folder in allowed):
-        raise InputError(f"{text} is outside the folders this server may read ("
-                         + ", ".join(str(f) for f in allowed) + "); upload the file instead, or ask the "
-                         "administrator to add its folder to ARTIFACT_LENS_DATA_DIRS")
+        raise InputError(f"{text} is outside the folders this server may read" + where)
+    files, remote = outside(text, allowed)
+    if remote:
+        raise InputError(f"{text} has a README.md whose data_files point at {remote[0]}, which this server does "
+                         "not fetch for a local path; copy that file into the folder and point data_files at it.")
+    if files:
+        raise InputError(f"{text} would make the server read {files[0]}, which is outside the folders this "
+                         "server may read (through a symbolic link or the README.md's data_files)" + where)
     return text
 
 

@@ -100,6 +100,26 @@ def test_local_paths_outside_the_allowed_folders_are_refused(at, monkeypatch):
     assert metrics(at)["Examples"] == "3,000"   # the current dataset is kept
 
 
+@pytest.mark.parametrize("make", ["nul", "link", "readme"])
+def test_paths_that_would_read_outside_or_cannot_exist_get_an_error(at, tmp_path, make):
+    """A NUL byte, a folder with a link to an outside file, a README.md whose data_files point
+    outside: each one message, the app running, the current dataset kept."""
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    if make == "link":
+        (folder / "train.csv").symlink_to("/etc/hostname")
+    elif make == "readme":
+        (folder / "README.md").write_text("---\nconfigs:\n- config_name: default\n  data_files: /etc/*.conf\n---\n")
+    text = f"{folder}\0.csv" if make == "nul" else str(folder)
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(text)
+    at.button(key="load").click().run()
+    no_exceptions(at)
+    expected = {"nul": "NUL byte", "link": "/etc/hostname", "readme": "outside the folders"}[make]
+    assert any(expected in e.value for e in at.error), [e.value for e in at.error]
+    assert metrics(at)["Examples"] == "3,000"
+
+
 def test_error_messages_quoting_data_are_escaped_not_rendered(at, tmp_path):
     bad = tmp_path / "one_class.csv"
     bad.write_text("text,label\nhello,**bold** [link](http://x)\nworld,**bold** [link](http://x)\n")

@@ -1,8 +1,10 @@
 """Uploads are stored within a size budget, respect the umask, and local paths stay inside allowed folders."""
+import json
 import os
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core.errors import InputError
 from dashboard import data_inputs
@@ -44,3 +46,106 @@ def test_vector_files_must_be_inside_the_data_folders(tmp_path, monkeypatch):
     assert data_inputs.check_spec_paths("tfidf-svd:dim=8") == "tfidf-svd:dim=8"
     with pytest.raises(InputError, match="outside the folders"):
         data_inputs.check_spec_paths("file:path=/etc/passwd")
+
+
+# ---------------------------------------------------------------- every file a load would read
+
+
+def _allowed(tmp_path, monkeypatch):
+    inside, outside = tmp_path / "in", tmp_path / "out"
+    inside.mkdir(), outside.mkdir()
+    (outside / "secret.csv").write_text("text,label\na,x\nb,y\n")
+    monkeypatch.setenv("ARTIFACT_LENS_DATA_DIRS", str(inside))
+    return inside, outside
+
+
+README = "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: {}\n---\n"
+
+
+@pytest.mark.parametrize("pointer", ["../../out/secret.csv", "{outside}/secret.csv", "{outside}/*.csv",
+                                     "../../**/secret.csv", "hf://datasets/x/y/a.csv"])
+def test_a_readme_pointing_outside_is_refused(tmp_path, monkeypatch, pointer):
+    inside, outside = _allowed(tmp_path, monkeypatch)
+    folder = inside / "ds"
+    folder.mkdir()
+    (folder / "README.md").write_text(README.format(pointer.format(outside=outside)))
+    with pytest.raises(InputError, match="secret.csv|outside the folders|data_files point at"):
+        data_inputs.check_local_path(str(folder))
+
+
+def test_a_readme_pointing_inside_is_accepted(tmp_path, monkeypatch):
+    inside, _ = _allowed(tmp_path, monkeypatch)
+    folder = inside / "ds"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "train.csv").write_text("text,label\na,x\nb,y\n")
+    (folder / "README.md").write_text(README.format("data/*.csv"))
+    assert data_inputs.check_local_path(str(folder)) == str(folder)
+
+
+def test_links_and_saved_dataset_pointers_outside_are_refused(tmp_path, monkeypatch):
+    inside, outside = _allowed(tmp_path, monkeypatch)
+    linked = inside / "linked"
+    (linked / "deep").mkdir(parents=True)
+    (linked / "deep" / "train.csv").symlink_to(outside / "secret.csv")
+    with pytest.raises(InputError, match="secret.csv"):
+        data_inputs.check_local_path(str(linked))
+    via_folder = inside / "via_folder"
+    via_folder.mkdir()
+    (via_folder / "data").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InputError, match="outside the folders"):
+        data_inputs.check_local_path(str(via_folder))
+    saved = inside / "saved"
+    saved.mkdir()
+    (saved / "state.json").write_text(json.dumps({"_data_files": [{"filename": "../../out/secret.csv"}]}))
+    with pytest.raises(InputError, match="secret.csv"):
+        data_inputs.check_local_path(str(saved))
+
+
+@pytest.mark.parametrize("text,message", [("a\0b", "NUL byte"), ("x" * 300, "longer than a file name"),
+                                          ("/x" * 2100, "longer than a path"), ("~no_such_user_zz/d.csv", "~user")])
+def test_paths_no_system_can_take_get_a_clear_error(tmp_path, monkeypatch, text, message):
+    _allowed(tmp_path, monkeypatch)
+    with pytest.raises(InputError, match=message):
+        data_inputs.check_local_path(text)
+
+
+def test_a_looping_link_gets_a_clear_error(tmp_path, monkeypatch):
+    inside, _ = _allowed(tmp_path, monkeypatch)
+    (inside / "a").symlink_to(inside / "b")
+    (inside / "b").symlink_to(inside / "a")
+    for path in (inside / "a", inside):
+        with pytest.raises(InputError, match="loops"):
+            data_inputs.check_local_path(str(path))
+    (inside / "a").unlink(), (inside / "b").unlink()
+    (inside / "self").symlink_to(inside, target_is_directory=True)   # a folder linking to itself is walked once
+    assert data_inputs.check_local_path(str(inside)) == str(inside)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(links=st.lists(st.tuples(st.sampled_from(["", "a", "a/b", "c"]), st.booleans(), st.booleans()),
+                      max_size=6))
+def test_a_folder_is_refused_exactly_when_a_load_could_reach_outside(tmp_path_factory, links):
+    """Property: whatever links a folder holds (to files or folders, inside or outside the
+    allowed area), the check refuses it exactly when one of them leads outside."""
+    root = tmp_path_factory.mktemp("tree")
+    inside, outside = root / "in", root / "out"
+    (inside / "data").mkdir(parents=True), outside.mkdir()
+    (outside / "o.csv").write_text("x"), (inside / "i.csv").write_text("x")
+    escapes = False
+    for n, (where, to_outside, to_folder) in enumerate(links):
+        folder = inside / "data" / where
+        folder.mkdir(parents=True, exist_ok=True)
+        target = (outside if to_outside else inside) if to_folder else (outside / "o.csv" if to_outside
+                                                                         else inside / "i.csv")
+        (folder / f"link{n}").symlink_to(target, target_is_directory=to_folder)
+        escapes |= to_outside
+    old = os.environ.get("ARTIFACT_LENS_DATA_DIRS")
+    os.environ["ARTIFACT_LENS_DATA_DIRS"] = str(inside)
+    try:
+        if escapes:
+            with pytest.raises(InputError, match="outside the folders"):
+                data_inputs.check_local_path(str(inside / "data"))
+        else:
+            assert data_inputs.check_local_path(str(inside / "data")) == str(inside / "data")
+    finally:
+        os.environ.pop("ARTIFACT_LENS_DATA_DIRS") if old is None else os.environ.update(ARTIFACT_LENS_DATA_DIRS=old)
