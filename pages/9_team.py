@@ -77,7 +77,8 @@ if len(datasets) and m.can("delete data"):
                 act(team.delete_dataset, m.workspace_id, int(gone), by=m.email)
 
 st.subheader("Members")
-st.dataframe(team.members(m.workspace_id, by=m.email), hide_index=True, key="team_members")
+members = team.members(m.workspace_id, by=m.email)
+st.dataframe(members, hide_index=True, key="team_members")
 if m.can("manage members"):
     with st.form("member_form", clear_on_submit=True):
         c1, c2 = st.columns([3, 1])
@@ -88,6 +89,18 @@ if m.can("manage members"):
                 st.error("Type the member's e-mail address.")
             else:
                 act(team.set_role, m.workspace_id, email.strip(), role, by=m.email)
+    with st.form("remove_member_form"):
+        leaving = st.selectbox("Remove a member (from their next click on, they see nothing of this workspace; "
+                               "their reviews stay)", members["email"], index=None, key="team_remove_pick",
+                               placeholder="Choose a member")
+        sure = st.checkbox("Yes, remove them", key="team_remove_sure")
+        if st.form_submit_button("Remove member", key="team_remove"):
+            if leaving is None:
+                st.error("Choose the member to remove.")
+            elif not sure:
+                st.warning("Tick \"Yes, remove them\" first.")
+            else:
+                act(team.remove_member, m.workspace_id, leaving, by=m.email)
     with st.form("workspace_form", clear_on_submit=True):
         name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
         if st.form_submit_button("Create workspace", key="team_ws_create"):

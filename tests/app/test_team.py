@@ -61,7 +61,7 @@ def test_an_annotator_sees_no_actions_and_the_actions_refuse(fresh_server):
     ann.switch_page(page("7_export")).run()
     assert not ann.get("download_button") and "exports need a curator or owner" in texts(ann)
     ann.switch_page(page("9_team")).run()
-    assert not [b for b in ann.button if b.key in ("team_set_role", "team_delete", "team_ws_create")]
+    assert not [b for b in ann.button if b.key in ("team_set_role", "team_delete", "team_ws_create", "team_remove")]
     # the actions themselves, called directly as a crafted request would
     with pytest.raises(NotAllowed, match="annotator"):
         server().team.set_role(ws, ANNOTATOR, "owner", by=ANNOTATOR)
@@ -358,3 +358,34 @@ def test_a_run_joined_from_another_workspace_is_saved_there_too(fresh_server):
         runs = team.runs(ws, by=who)
         assert runs["status"].tolist() == ["done"], (ws, runs)
         assert team.open_run(ws, runs["key"].iloc[0], by=who).params["n_partitions"] == 8
+
+
+def test_an_owner_removes_a_member_from_the_team_page_and_they_lose_access_at_once(fresh_server):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, CURATOR, "curator", by=OWNER)
+    cur = app(CURATOR).run()
+    no_exceptions(cur)
+    assert "curator in default" in " ".join(t.value for t in cur.sidebar.text)
+    owner.switch_page(page("9_team")).run()
+    owner.selectbox(key="team_remove_pick").set_value(CURATOR)
+    owner.button(key="team_remove").click().run()   # not ticked: nothing happens
+    assert any("Yes, remove them" in w.value for w in owner.warning)
+    assert CURATOR in server().team.members(ws, by=OWNER)["email"].tolist()
+    owner.selectbox(key="team_remove_pick").set_value(CURATOR)
+    owner.checkbox(key="team_remove_sure").check()
+    owner.button(key="team_remove").click().run()
+    no_exceptions(owner)
+    assert server().team.members(ws, by=OWNER)["email"].tolist() == [OWNER]
+    cur.run()   # the removed curator's next click
+    no_exceptions(cur)
+    assert "no role in any workspace" in texts(cur) and not cur.dataframe
+    # the last owner cannot remove themself: one message, the workspace keeps its owner
+    owner.selectbox(key="team_remove_pick").set_value(OWNER)
+    owner.checkbox(key="team_remove_sure").check()
+    owner.button(key="team_remove").click().run()
+    no_exceptions(owner)
+    assert any("last owner" in e.value for e in owner.error)
+    assert server().team.members(ws, by=OWNER)["role"].tolist() == ["owner"]

@@ -231,7 +231,7 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     expect(key(ann2, "dl_manifest")).to_have_count(0)
     go(ann2, "Team")
     assert {r["email"] for r in table_with(ann2, "email", "role")} == {OWNER, ANN1, ANN2}
-    for name in ("team_email", "team_role", "team_set_role", "team_ws_create", "team_delete"):
+    for name in ("team_email", "team_role", "team_set_role", "team_ws_create", "team_delete", "team_remove"):
         expect(key(ann2, name)).to_have_count(0)
 
     # (5) sign-out: the provider's end-session page (if it has one), then the sign-in screen
