@@ -10,7 +10,7 @@ import argparse
 import math
 from typing import Optional
 
-__all__ = ["Real", "Whole", "Size", "WholeList", "SEED_MAX"]
+__all__ = ["Real", "Whole", "Size", "WholeList", "Address", "SEED_MAX"]
 
 #: largest seed numpy's generators take from a CLI (2³² − 1, as `random_state`)
 SEED_MAX = 2 ** 32 - 1
@@ -117,3 +117,26 @@ class WholeList:
             return tuple(self.item(p) for p in parts)
         except argparse.ArgumentTypeError as exc:
             raise argparse.ArgumentTypeError(f"in '{text}': {exc} (e.g. 1,5,10,50)") from None
+
+
+class Address:
+    """A network address ``[SCHEME://]HOST:PORT`` (a Dask scheduler), port in [1, 65535]."""
+
+    SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+    __name__ = "address"
+
+    def __call__(self, text: str) -> str:
+        import re
+
+        text = str(text).strip()
+        hint = "give HOST:PORT, e.g. tcp://scheduler.example.org:8786"
+        scheme, _, rest = text.rpartition("://")
+        if scheme and scheme not in self.SCHEMES:
+            raise argparse.ArgumentTypeError(f"'{text}': unknown scheme '{scheme}://' (use one of "
+                                             f"{', '.join(s + '://' for s in self.SCHEMES)}); {hint}")
+        found = re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})", rest)
+        if not found:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an address with a host and a port; {hint}")
+        if not 1 <= int(found.group(2)) <= 65535:
+            raise argparse.ArgumentTypeError(f"'{text}': port {found.group(2)} is not in [1, 65535]; {hint}")
+        return (scheme or "tcp") + "://" + rest

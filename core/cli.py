@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.arguments import SEED_MAX, Real, Size, Whole, WholeList
+from core.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
 from core.errors import Cancelled, InputError
 from core.outputs import POLICY, Outputs
 from core.safe_csv import write_csv
@@ -740,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
     p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1, help="threads for the ridge family (default -1: every core; "
                    "the result does not depend on it)")
-    p.add_argument("--scheduler", help="run the phases on a Dask cluster, e.g. tcp://HOST:8786 (same result as "
+    p.add_argument("--scheduler", type=Address(), help="run the phases on a Dask cluster, e.g. tcp://HOST:8786 (same result as "
                    "in this process; a memory-mapped Φ is read by the workers from its file)")
     p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")
     p.add_argument("--manifest", help="run manifest JSON: parameters, seed, representation, versions, fingerprint, retained ids")

@@ -288,13 +288,15 @@ class Run:
                 arrays = {k[2:]: npz[k] for k in npz.files if k.startswith("a:")}
                 ids, excluded = npz["ids"], npz["excluded_ids"]
             trajectory = Trajectory.from_arrays(meta["record"], arrays)
+            if len(trajectory.removed_at) != len(ids) or len(set(ids.tolist())) != len(ids):
+                raise ValueError(f"{len(ids)} ids (some repeated?) for {len(trajectory.removed_at)} scored examples")
             return cls(params=meta["params"], dataset_name=meta["dataset_name"],
                        dataset_fingerprint=meta["dataset_fingerprint"], representation=meta["representation"],
                        ids=ids, trajectory=trajectory, excluded_ids=excluded,
                        versions=meta.get("versions", {}), representation_info=meta.get("representation_info", {}),
                        seconds=meta.get("seconds", 0.0), created=meta.get("created", time.time()),
                        quality=meta.get("quality") or {})
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, InputError) as exc:
             raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc}); delete it to "
                              "recompute the run") from exc
 
@@ -472,6 +474,11 @@ def read_run_argument(path, dataset, *, manifest_keys=("dataset", "aflite", "ret
         except CorruptRun as exc:
             raise InputError(f"--run {path.name}: {exc}") from None
         _check_same_data(run.dataset_fingerprint, dataset, path)
+        known, scored = set(dataset.table.index.astype(str)), {str(i) for i in (*run.ids, *run.excluded_ids)}
+        if scored != known:
+            raise InputError(f"--run {path.name} covers {len(scored):,} ids but {dataset.name} has {len(known):,}, and "
+                             f"they differ (e.g. {sorted(scored ^ known)[0]!r}); the run file was changed or is of "
+                             "other data: give the dataset and --id column the run was made with.")
         return "run", run
     if path.suffix.lower() != ".json":
         raise InputError(f"--run {path.name}: give a run .npz or the manifest .json of 'python -m core aflite --manifest'.")

@@ -58,8 +58,11 @@ LABEL_NAMES = ["label", "labels", "gold_label", "class", "target", "y"]
 ID_NAMES = ["id", "idx", "uid", "guid", "pairID", "pair_id", "example_id"]
 IMAGE_NAMES = ["image", "img", "pixels"]
 EMBEDDING_NAMES = ["embedding", "embeddings", "vector", "emb"]
-# Label values that mean "no gold label" (SNLI uses -1 in the Hub copy and "-" in the raw files).
-UNUSABLE_LABELS = {"-1", "-", "", "nan", "none", "null"}
+# Label values that mean "no gold label" (SNLI uses -1 in the Hub copy and "-" in the raw files);
+# a missing cell (empty in a CSV, null in JSON) is dropped too. Words such as "none" are kept:
+# they are real classes in many tasks ("none of the above", "no emotion").
+UNUSABLE_LABELS = {"-1", "-", ""}
+_MISSING_WORDS = {"nan", "none", "null", "n/a", "na"}
 
 DEMOS = ("nli", "circles", "digits")
 
@@ -137,6 +140,9 @@ def _read(source, *, config, split):
         return _read_folder(path, config=config, split=split)
     if path.is_file():
         _check_split_given_for(str(path), split)
+        if config is not None:
+            raise InputError(f"--config/config= ({config!r}) applies to Hub datasets and dataset folders; {path} is one "
+                             "file with no configs: drop --config.")
         return _read_file(path), str(path), {}
     if _looks_like_path(text_source):
         raise InputError(
@@ -170,7 +176,7 @@ def _check_split_given_for(source: str, split) -> None:
 def _duplicate_header(path: Path, sep: str) -> None:
     """Repeated column names (pandas would silently rename the second 'a' to 'a.1')."""
     opener = gzip.open if path.suffix.lower() == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:   # a BOM is not a name
         header = next(csv.reader(fh, delimiter=sep), [])
     repeated = sorted({c for c in header if header.count(c) > 1})
     if repeated:
@@ -186,11 +192,24 @@ def _bad_json_line(path: Path) -> str:
             if not line.strip():
                 continue
             try:
-                if not isinstance(json.loads(line), dict):
+                if not isinstance(json.loads(line, object_pairs_hook=_unique_keys), dict):
                     return f"line {number} is not a JSON object"
+            except _RepeatedKey as exc:
+                return f"line {number} repeats the key {exc.args[0]!r} (a reader would keep only one of its values)"
             except ValueError as exc:
                 return f"line {number} is not valid JSON ({exc.msg})"
     return ""
+
+
+class _RepeatedKey(Exception):
+    pass
+
+
+def _unique_keys(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) < len(keys):
+        raise _RepeatedKey(next(k for k in keys if keys.count(k) > 1))
+    return dict(pairs)
 
 
 def _looks_like_path(s: str) -> bool:
@@ -247,14 +266,60 @@ def size_text(n: int) -> str:
     return f"{n / 1e9:.2f} GB" if n >= 1e8 else (f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{int(n)} bytes")
 
 
+#: memory a file takes once read, per byte on disk (text cells become Python strings; Parquet
+#: is compressed); a guard against what would end in the kernel killing the process, not a budget
+_EXPANSION = {".csv": 2, ".tsv": 2, ".jsonl": 2, ".json": 2, ".parquet": 5}
+
+
+def _text_size(path: Path) -> int:
+    """Bytes the file's text takes once read: its size, or a .gz file's recorded uncompressed size
+    (the gzip trailer, modulo 4 GiB; never below its compressed size)."""
+    size = path.stat().st_size
+    if path.suffix.lower() != ".gz" or size < 18:
+        return size
+    with open(path, "rb") as fh:
+        fh.seek(-4, os.SEEK_END)
+        return max(size, int.from_bytes(fh.read(4), "little"))
+
+
+def _check_text_bytes(path: Path, ext: str) -> None:
+    """Text formats hold no NUL byte: a sparse file (its holes read as NULs) or a binary file
+    named .csv would otherwise be parsed into one giant cell."""
+    if ext == ".parquet":
+        return
+    if path.suffix.lower() != ".gz":
+        with open(path, "rb") as fh:
+            try:
+                hole = os.lseek(fh.fileno(), 0, os.SEEK_HOLE)
+            except (OSError, AttributeError):   # no SEEK_HOLE here: the sample below still looks
+                hole = path.stat().st_size
+        if hole < path.stat().st_size:
+            raise InputError(f"{path} is a sparse file (from byte {hole:,} on it has unwritten gaps, read as NUL "
+                             f"bytes), not {FILE_TYPES[ext]} text; export the dataset again.")
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    try:
+        with opener(path, "rb") as fh:
+            sample = fh.read(1 << 20)
+    except (OSError, EOFError):
+        return   # the reader names a damaged file
+    at = sample.find(b"\0")
+    if at >= 0:
+        raise InputError(f"{path} holds NUL bytes (at byte {at:,}), so it is not {FILE_TYPES[ext]} "
+                         "text: it may be binary or damaged; export the dataset again.")
+
+
 def _check_fits_in_memory(path: Path, ext: str) -> None:
-    """A dataset file is read whole into memory (pandas); one larger than the memory left
-    would end in the kernel killing the process, so refuse it with the sizes and the fix."""
-    size, avail = path.stat().st_size, available_memory()
-    if avail is not None and size > avail:
+    """A dataset file is read whole into memory (pandas); one that would take more than the
+    memory left would end in the kernel killing the process, so refuse it with the sizes and
+    the fix."""
+    _check_text_bytes(path, ext)
+    size, avail = _text_size(path), available_memory()
+    need = size * _EXPANSION[ext]
+    if avail is not None and need > avail:
         raise InputError(
-            f"'{path.name}' is {size_text(size)} and a {FILE_TYPES[ext]} dataset is read whole into memory (it cannot "
-            f"be memory-mapped), but only {size_text(avail)} of memory is available. Keep large embeddings out of "
+            f"'{path.name}' holds {size_text(size)} and a {FILE_TYPES[ext]} dataset is read whole into memory (it "
+            f"cannot be memory-mapped; about {size_text(need)} once read), but only {size_text(avail)} of memory is "
+            "available. Keep large embeddings out of "
             "the dataset file: save them as a float32 .npy (one row per example, in the dataset's row order) and "
             "pass it with -r file:path=emb.npy, which is memory-mapped; keep ids, labels and text in a smaller "
             "(Parquet) file.")
@@ -569,6 +634,9 @@ def assign_roles(
             role="text", columns=frame.columns, detected=dict(detected, label=label), preview=frame.head(20))
     if label in text_cols:
         raise InputError(f"column '{label}' cannot be both the label and a text column; choose another --text.")
+    if label in feature_cols:
+        raise InputError(f"--feature {label} is the label column itself: it predicts the label perfectly and says "
+                         "nothing about artifacts; drop it from --feature.")
 
     # ids: the id column, or the row number in the source (stable for the same file).
     if id_col is not None:
@@ -608,6 +676,11 @@ def assign_roles(
         dropped["no usable label"] = n_bad
         shown = ", ".join(repr(v) for v in pd.unique(frame[label][~usable].astype(str))[:4])
         messages.append(f"dropped {n_bad} of {len(frame)} rows without a usable label (values {shown}).")
+    words = sorted({str(v) for v in values[usable] if isinstance(v, str) and v.strip().lower() in _MISSING_WORDS})
+    if words:
+        messages.append(f"the label{'s' if len(words) > 1 else ''} {', '.join(map(repr, words))} "
+                        f"{'are' if len(words) > 1 else 'is'} kept as a class; if it means 'no label', remove "
+                        "those rows (or leave their label cell empty) and load the file again.")
     frame = frame[usable.to_numpy()]
     frame[label] = values[usable].to_numpy()
     if frame[label].dtype.kind == "f" and np.all(np.mod(frame[label].to_numpy(), 1) == 0):

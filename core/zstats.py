@@ -25,6 +25,7 @@ Everything returns small dataclasses holding pandas tables, ready for the CLI
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field as dc_field
 from typing import Optional, Sequence
 
@@ -868,8 +869,16 @@ def consistency_filter(
         folds_used = int(min(folds, max(min_class, 2)))
         if folds_used < folds:   # stratified folds need every label in every fold
             notes.append(f"folds={folds} lowered to {folds_used}: the smallest label has only {min_class} examples.")
+        if min_class < 2:
+            lonely = [str(classes[c]) for c in np.flatnonzero(np.bincount(gold, minlength=L) < 2)]
+            notes.append(f"label{'s' if len(lonely) > 1 else ''} {', '.join(map(repr, lonely[:5]))} "
+                         f"{'have' if len(lonely) > 1 else 'has'} a single example: no fold can learn it, so it "
+                         "scores p_gold = 0 and is removed; add examples of it or drop it first.")
         splitter = StratifiedKFold(n_splits=folds_used, shuffle=True, random_state=random_state)
-        for i, (tr, te) in enumerate(splitter.split(np.zeros(len(gold)), gold)):
+        with warnings.catch_warnings():   # the single-example case is said in the notes above
+            warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+            fold_list = list(splitter.split(np.zeros(len(gold)), gold))
+        for i, (tr, te) in enumerate(fold_list):
             check_cancel(cancel)
             report(progress, 0.1 + 0.9 * i / folds_used, f"fold {i + 1}/{folds_used}")
             m = clone(model).fit(M[tr], gold[tr])

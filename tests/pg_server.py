@@ -36,7 +36,7 @@ def postgres_server():
         subprocess.run(as_postgres + [str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
                        check=True, capture_output=True)
         subprocess.run(as_postgres + [str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-w",
-                                      "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1", "start"],
+                                      "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=200", "start"],
                        check=True, capture_output=True)
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:

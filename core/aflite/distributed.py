@@ -54,7 +54,7 @@ def connect(address: str | None = None, *, timeout: float = 10.0):
                                "as a numpy array or memory map to run in this process.") from None
     try:
         return Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError) as exc:
         raise ClusterError(f"cannot reach the Dask scheduler at {address} ({exc.__class__.__name__}: {exc}); "
                            "check the address and port (e.g. tcp://HOST:8786) and that `dask scheduler` "
                            "is running and reachable from here.") from None

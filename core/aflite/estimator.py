@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from core.aflite.inputs import check_X, encode_labels
 from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
-from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer
+from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
 from core.aflite.storage import LocalRows, trim_heap
 from core.aflite.selection import check_tau, resolve_size, select
 from core.aflite.trajectory import Trajectory
@@ -380,6 +380,8 @@ class AFLite(BaseEstimator):
         scores_list, noise_list, history = [], [], []
         expected_phases = max(1, -(-(N - n) // k))
         blocks = Blocks(seed, N, cfg["block_size"])
+        if "ridge" in cfg["families"]:
+            _check_ridge_memory(N, Z.shape[1], n_classes, cfg["m"], blocks.n_blocks)
         scorers = []
         for fam in cfg["families"]:
             if fam == "ridge":
@@ -566,3 +568,18 @@ class AFLite(BaseEstimator):
     phase_noise_ = property(lambda self: self._trajectory().phase_noise)
     quality_ = property(lambda self: self._trajectory().quality)
     fit_seconds_ = property(lambda self: self._trajectory().record.get("fit_seconds"))
+
+
+def _check_ridge_memory(N: int, d: int, n_classes: int, m: int, n_blocks: int) -> None:
+    """Refuse a ridge run that would outgrow the memory (it grows with classes × d × m) with
+    the flags that shrink it, before any work."""
+    from core.sources import available_memory, size_text
+
+    need, avail = ridge_bytes(N, d, n_classes, m, n_blocks), available_memory()
+    if avail is not None and need > avail:
+        fix = "lower --m (models per phase) or the representation's dim"
+        if n_classes * 10 > N:   # fewer than 10 examples per class: rarely a real label
+            fix = (f"{n_classes:,} classes for {N:,} examples ({N / n_classes:.1f} per class) looks like an id or "
+                   f"free-text column: check --label; or {fix}")
+        raise InputError(f"the ridge models for {n_classes:,} classes at d = {d} and m = {m} need about "
+                         f"{size_text(need)} of memory, but only {size_text(avail)} is available; {fix}.")

@@ -35,6 +35,7 @@ from core.progress import check_cancel
 __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
 
 CHUNK_ROWS = 8192   # rows gathered at a time (bounds temporary memory)
+CHUNK_BYTES = 64 << 20   # at most this many bytes of class scores per predicted chunk
 ASSEMBLY_COLS = 1 << 15  # RFP columns per block-Gram assembly task (9 tasks at d = 768)
 
 
@@ -74,6 +75,13 @@ def _gram(Zt, out=None, sign=1.0, add=False):
     return lapack.ssfrk(d1, len(Zt), sign, Zt.T, 1.0 if add else 0.0, out, overwrite_c=1)
 
 
+def one_hot(codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """(len(codes), C) float32 rows with a 1 in each code's column (no C × C identity)."""
+    Y = np.zeros((len(codes), n_classes), dtype=np.float32)
+    Y[np.arange(len(codes)), codes] = 1.0
+    return Y
+
+
 def range_grams(chunk, lo, *, block_of, codes, mean, n_classes):
     """One range's contributions to the block Gram matrices: (blocks present, their
     Z̃ᵀZ̃ in RFP (a list of nb arrays of d1(d1+1)/2), their Z̃ᵀY (nb, d1, C)). ``block_of`` and ``codes``
@@ -81,7 +89,7 @@ def range_grams(chunk, lo, *, block_of, codes, mean, n_classes):
     order = np.argsort(block_of, kind="stable")
     blk = block_of[order]
     Zt = _with_ones(rows_of(chunk, mean, order))
-    Y = np.eye(n_classes, dtype=np.float32)[codes[order]]
+    codes = codes[order]
     cut = np.flatnonzero(np.diff(blk)) + 1
     starts, stops = np.concatenate([[0], cut]), np.concatenate([cut, [len(blk)]])
     d1 = Zt.shape[1]
@@ -90,8 +98,8 @@ def range_grams(chunk, lo, *, block_of, codes, mean, n_classes):
     # the OS every time (page faults: 0.2–0.7 s of a 20k × 768 fit's set-up).
     P = [_gram(Zt[s0:s1]) for s0, s1 in zip(starts, stops)]
     H = np.empty((len(starts), d1, n_classes), dtype=np.float32)
-    for i, (s0, s1) in enumerate(zip(starts, stops)):
-        np.matmul(Zt[s0:s1].T, Y[s0:s1], out=H[i])
+    for i, (s0, s1) in enumerate(zip(starts, stops)):   # one block's one-hot Y at a time: rows × C floats
+        np.matmul(Zt[s0:s1].T, one_hot(codes[s0:s1], n_classes), out=H[i])
     return blk[starts], P, H
 
 
@@ -105,9 +113,10 @@ def range_counts(chunk, lo, *, rows, codes, in_train, mean, Wz, w0):
     K = len(w0) // m                      # C − 1
     c = np.zeros(len(rows))
     h = np.zeros(len(rows))
-    buf = np.empty((min(len(rows), CHUNK_ROWS), chunk.shape[1]), dtype=chunk.dtype)
-    for a in range(0, len(rows), CHUNK_ROWS):
-        b = min(len(rows), a + CHUNK_ROWS)
+    step = chunk_rows(K, m)
+    buf = np.empty((min(len(rows), step), chunk.shape[1]), dtype=chunk.dtype)
+    for a in range(0, len(rows), step):
+        b = min(len(rows), a + step)
         out = (rows_of(chunk, mean, rows[a:b] - lo, buf) @ Wz + w0).reshape(b - a, K, m)
         yc = codes[a:b]
         best = 1.0 - out.sum(axis=1)                    # the last class's scores
@@ -119,6 +128,12 @@ def range_counts(chunk, lo, *, rows, codes, in_train, mean, Wz, w0):
         c[a:b] = ((own >= best) & held).sum(axis=1)      # own score is the max: correct
         h[a:b] = held.sum(axis=1)
     return c, h
+
+
+def chunk_rows(K: int, m: int) -> int:
+    """Rows predicted at a time: `CHUNK_ROWS`, fewer when K·m scores a row would pass
+    `CHUNK_BYTES` (thousands of classes), so the temporaries stay bounded."""
+    return int(max(16, min(CHUNK_ROWS, CHUNK_BYTES // max(1, 4 * K * m))))
 
 
 @functools.lru_cache(maxsize=4)
@@ -167,6 +182,15 @@ def solve_partition(ag, ah, Zt, Y, alpha, sign=1.0):
     return x
 
 
+def ridge_bytes(N: int, d: int, n_classes: int, m: int, n_blocks: int) -> int:
+    """Memory the ridge family holds at once (float32): the block Grams and Z̃ᵀY (B blocks),
+    the m assembled right-hand sides, weights and their copy (m · d1 · C each), and two
+    prediction chunks."""
+    d1, C = d + 1, n_classes
+    return 4 * (n_blocks * (d1 * (d1 + 1) // 2 + d1 * C) + 3 * m * d1 * C + m * d1 * (d1 + 1) // 2) \
+        + 2 * CHUNK_BYTES
+
+
 class RidgeScorer:
     """The ridge family: block Gram state, its downdates and the m solves of a phase.
 
@@ -187,7 +211,7 @@ class RidgeScorer:
         self.rows, self.mean, self.codes, self.alpha = rows, mean, codes, float(alpha)
         self.block_of = blocks.block_of
         B, d1, C = blocks.n_blocks, rows.shape[1] + 1, n_classes
-        self.eye = np.eye(C, dtype=np.float32)
+        self.n_classes = C
         # G[b]: Z̃_bᵀZ̃_b's upper triangle in RFP; H[b] = Z̃_bᵀY_b.
         self.G = np.zeros((B, d1 * (d1 + 1) // 2), dtype=np.float32)
         self.H = np.zeros((B, d1, C), dtype=np.float32)
@@ -205,7 +229,7 @@ class RidgeScorer:
         X = (take or self.rows.take)(idx)
         if self.mean.any():
             X -= self.mean
-        return _with_ones(X), self.eye[self.codes[idx]]
+        return _with_ones(X), one_hot(self.codes[idx], self.n_classes)
 
     def remove(self, removed_rows: np.ndarray) -> None:
         """Subtract the removed rows from their blocks' Gram matrices."""
@@ -237,7 +261,7 @@ class RidgeScorer:
         return b, np.setdiff1d(members, pos, assume_unique=True), -1.0
 
     def score(self, S, plan, sub, cancel, phase):
-        m, C = plan.full.shape[1], self.eye.shape[0]
+        m, C = plan.full.shape[1], self.n_classes
         d1 = self.rows.shape[1] + 1
         B, L = self.G.shape
         extra = [self._extra_rows(plan, p) for p in range(m)]

@@ -68,6 +68,11 @@ class Trajectory:
         out = {k: np.asarray(arrays[k]) for k in (*_REQUIRED, *_OPTIONAL) if arrays.get(k) is not None}
         for k in ("removed_at", "removal_rank", "phase_offsets"):
             out[k] = out[k].astype(np.int64)
+        sizes = {k: len(out[k]) for k in ("removed_at", "removal_rank", "predictability") if k in out}
+        offsets = out["phase_offsets"]
+        if len(set(sizes.values())) > 1 or not len(offsets) or offsets[0] != 0 or np.any(np.diff(offsets) < 0) \
+                or ("phase_scores" in out and offsets[-1] != len(out["phase_scores"])):
+            raise InputError(f"the trajectory is damaged: its arrays disagree in length ({sizes}); refit to rebuild it.")
         return cls(record, out)
 
     def to_arrays(self) -> dict:

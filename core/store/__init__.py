@@ -119,6 +119,17 @@ class TeamStore(SubmissionsMixin):
         for maker in (self.Session, self.Write):
             event.listen(maker, "before_flush", check_strings)
 
+    def close(self) -> None:
+        """Close the store's pooled connections (a process that opens stores one after another,
+        such as a test run, would otherwise keep each one's idle connections to the server)."""
+        self.engine.dispose()
+
+    def __enter__(self) -> "TeamStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def migrate(self) -> str:
         """Upgrade the schema to the newest revision; returns it."""
         from alembic import command

@@ -130,7 +130,7 @@ def browser():
 def page(browser, server):
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     pg = context.new_page()
-    pg.set_default_timeout(60_000)
+    pg.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
     pg.goto(server)
     yield pg
     context.close()

@@ -12,7 +12,7 @@ def test_a_page_link_as_the_first_request_gets_the_apps_navigation(browser, tmp_
     app = AppServer(tmp_path).start()
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
         page.goto(app.url + "/examples")
         page.wait_for_selector("h1:has-text('Examples')")
         wait_idle(page)

@@ -56,7 +56,7 @@ def page(browser, hostile_app):
     url, path = hostile_app
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
-    pg.set_default_timeout(60_000)
+    pg.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
     pg.on("dialog", lambda d: (_dialogs.append(d.message), d.dismiss()))   # an alert() from data would land here
     pg.goto(url)
     load_path_and_score(pg, path, 360)

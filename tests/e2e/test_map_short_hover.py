@@ -20,7 +20,7 @@ def page(tmp_path_factory, browser):
     app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data), "ARTIFACT_LENS_MAP_TEXT_POINTS": "100"}).start()
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
-    pg.set_default_timeout(60_000)
+    pg.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
     pg.goto(app.url)
     load_path_and_score(pg, path, 400)
     yield pg

@@ -143,5 +143,5 @@ def test_csv_dataset_larger_than_memory(tmp_path, monkeypatch):
     path = tmp_path / "big.csv"
     path.write_text("text,label\n" + "".join(f"t{i},{i % 2}\n" for i in range(200)))
     monkeypatch.setattr(S, "available_memory", lambda: 100)
-    with pytest.raises(InputError, match=r"big.csv' is .* only .* of memory is available.*\.npy"):
+    with pytest.raises(InputError, match=r"big.csv' holds .* only .* of memory is available.*\.npy"):
         S.load_dataset(str(path))

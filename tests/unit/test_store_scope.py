@@ -251,7 +251,11 @@ def test_twenty_owners_leaving_at_once_leave_one_owner(store, toy, how):
 
 def test_twenty_stores_opened_at_once_on_a_fresh_database(fresh_url, tmp_path):
     url = fresh_url()
-    results, errors = _at_once(20, lambda i: TeamStore(url, files=tmp_path / "files").migrate())
+    def open_and_migrate(i):
+        with TeamStore(url, files=tmp_path / "files") as opened:
+            return opened.migrate()
+
+    results, errors = _at_once(20, open_and_migrate)
     assert errors == [None] * 20, [repr(e) for e in errors if e]
     assert set(results) == {max(results)}
 

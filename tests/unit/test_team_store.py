@@ -20,11 +20,9 @@ HEAD_REVISION = "0004"   # the newest migration in core/store/migrations/version
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store(request, tmp_path):
-    if request.param == "sqlite":
-        return TeamStore(f"sqlite:///{tmp_path}/team.sqlite", files=tmp_path / "files")
-    url = request.getfixturevalue("postgres_url")
-    schema_free = TeamStore(url, files=tmp_path / "files")
-    return schema_free
+    url = f"sqlite:///{tmp_path}/team.sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    with TeamStore(url, files=tmp_path / "files") as opened:   # closed after: no idle connections left behind
+        yield opened
 
 
 @pytest.fixture
