@@ -869,6 +869,9 @@ def consistency_filter(
         folds_used = int(min(folds, max(min_class, 2)))
         if folds_used < folds:   # stratified folds need every label in every fold
             notes.append(f"folds={folds} lowered to {folds_used}: the smallest label has only {min_class} examples.")
+        if int(np.bincount(gold, minlength=L).max()) < folds_used:
+            raise InputError(f"no label has {folds_used} examples ({len(gold)} examples, {L} labels), so no fold can "
+                             "learn any label: the label column looks like an id or free text; check --label.")
         if min_class < 2:
             lonely = [str(classes[c]) for c in np.flatnonzero(np.bincount(gold, minlength=L) < 2)]
             notes.append(f"label{'s' if len(lonely) > 1 else ''} {', '.join(map(repr, lonely[:5]))} "

@@ -145,6 +145,8 @@ def _case(world: Path) -> Path:
     (case / "user.csv").write_text("my,own\n1,2\n")
     (case / "empty").mkdir()
     (case / "link.csv").symlink_to(case / "nli.csv")
+    (case / "hub").mkdir()   # a Hub-style folder whose README reads the dataset from beside it
+    (case / "hub" / "README.md").write_text("---\nconfigs:\n- config_name: default\n  data_files: ../nli.csv\n---\n")
     return case
 
 
@@ -224,7 +226,7 @@ def _check(case: Path, before: dict, code, err: str, argv) -> None:
 
 @CAMPAIGN
 @given(command=st.sampled_from(sorted(BASE)), relation=st.sampled_from(RELATIONS), relation2=st.sampled_from(RELATIONS),
-       data=st.sampled_from(["nli.csv", "link.csv"]), run=st.sampled_from(["run.manifest.json", "nli.csv", "notes", "newer.manifest.json", "mistyped.manifest.json",
+       data=st.sampled_from(["nli.csv", "link.csv", "hub"]), run=st.sampled_from(["run.manifest.json", "nli.csv", "notes", "newer.manifest.json", "mistyped.manifest.json",
                             "foreign.manifest.json", "untyped.manifest.json", "format-text.manifest.json",
                             "no-dataset.manifest.json", "missing.json"]))
 def test_outputs_never_touch_what_the_user_has(world, command, relation, relation2, data, run):
@@ -246,3 +248,86 @@ def test_hostile_numbers_are_one_clear_error(world, command, data):
     argv += [flag, value]
     code, err = _run(argv, case)
     _check(case, before, code, err, argv)
+
+
+# ---------------------------------------------------------------- hostile data files
+DATA_COMMANDS = sorted(c for c, argv in BASE.items() if "{run}" not in argv)
+#: what a generated file is made wrong by, and whether a command must then refuse it
+FLAWS = {"none": False, "bom": False, "bom+repeated header": True, "repeated header": True, "repeated json key": True,
+         "nul byte": True, "sparse hole": True, "one class": True, "class named none": False,
+         "single-example class": False, "every example its own class": False, "zero-padded ids": False,
+         "repeated ids": True, "formula labels": False, "header only": True}
+FLAGS = {"": False, "--config foo": True, "--split train": True, "--feature label": True}
+
+
+def _write_data(folder: Path, flaw: str, fmt: str, n: int) -> Path:
+    labels = [["entailment", "neutral", "contradiction"][i % 3] for i in range(n)]
+    if flaw == "one class":
+        labels = ["entailment"] * n
+    elif flaw == "class named none":
+        labels = ["none" if i % 3 == 0 else lab for i, lab in enumerate(labels)]
+    elif flaw == "single-example class":
+        labels[-1] = "lonely"
+    elif flaw == "every example its own class":
+        labels = [f"c{i}" for i in range(n)]
+    elif flaw == "formula labels":
+        labels = [["=A1", "+B2", "@C3"][i % 3] for i in range(n)]
+    rows = [{"id": (f"{i:03d}" if flaw != "repeated ids" else f"{i % 5:03d}"), "premise": f"A person walks {i % 4}.",
+             "hypothesis": f"Someone {['outdoors', 'for a contest', 'nobody'][i % 3]} {i % 7}", "label": lab}
+            for i, lab in enumerate(labels)]
+    if flaw == "header only":
+        rows = []
+    path = folder / f"data.{fmt}"
+    if fmt == "jsonl":
+        import json
+
+        lines = [json.dumps(r) for r in rows]
+        if flaw == "repeated json key":
+            lines = [line[:-1] + ', "label": "x"}' for line in lines]
+        text = "\n".join(lines) + "\n"
+    else:
+        sep = "," if fmt == "csv" else "\t"
+        header = ["id", "premise", "hypothesis", "premise" if "repeated header" in flaw else "label"]
+        text = sep.join(header) + "\n" + "".join(sep.join(r[c] for c in ("id", "premise", "hypothesis", "label")) + "\n"
+                                                 for r in rows)
+    if flaw.startswith("bom"):
+        text = "\ufeff" + text
+    data = text.encode("utf-8")
+    if flaw == "nul byte":
+        data = data[:40] + b"\0" + data[40:]
+    path.write_bytes(data)
+    if flaw == "sparse hole":
+        with open(path, "r+b") as fh:
+            fh.truncate(len(data) + (1 << 20))   # a 1 MB hole after the text
+    return path
+
+
+@CAMPAIGN
+@given(command=st.sampled_from(DATA_COMMANDS), flaw=st.sampled_from(sorted(FLAWS)),
+       fmt=st.sampled_from(["csv", "tsv", "jsonl"]), n=st.integers(60, 120),
+       flag=st.one_of(st.just(""), st.sampled_from(sorted(FLAGS))))
+def test_hostile_data_is_refused_or_read_right(world, command, flaw, fmt, n, flag):
+    """Every command on a generated file with one flaw: a flaw that makes the data unusable is
+    one clear error (never a success); otherwise the ids a command writes are the file's ids,
+    as text (``007`` stays ``007``)."""
+    if flaw == "repeated json key" and fmt != "jsonl" or "repeated header" in flaw and fmt == "jsonl":
+        flaw = "none"
+    case = _case(world)
+    data = _write_data(case, flaw, fmt, n)
+    before = _snapshot(case)
+    argv = _argv(command, case, "fresh", "fresh", str(data), "")
+    argv += flag.split()
+    code, err = _run(argv, case)
+    wrote = sorted(p for p in case.rglob("out*.csv"))
+    ids = set()
+    for p in wrote:
+        import pandas as pd
+
+        frame = pd.read_csv(p, dtype=str, keep_default_na=False)
+        ids |= set(frame["id"]) if "id" in frame.columns and command != "zstats" else set()
+    try:
+        if FLAWS[flaw] or FLAGS[flag]:
+            assert code == 2, (argv, flaw, flag, "a wrong success", err)
+        assert ids <= {f"{i:03d}" for i in range(n)}, (argv, flaw, sorted(ids)[:5])
+    finally:
+        _check(case, before, code, err, argv)
