@@ -15,6 +15,7 @@ from scipy.linalg import lapack
 
 from core.aflite import AFLite, estimator
 from core.aflite.estimator import DEFAULT_MAX_DIM
+from core.errors import InputError
 from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, rows_of, solve_partition
 from core.progress import check_cancel
 
@@ -186,3 +187,20 @@ def test_max_dim_default_is_full_dimension_up_to_768_columns():
         else:
             assert af.reduction_ is None and af.to_record()["reduction"] is None
     assert AFLite(max_dim=None, **kw).fit(*_embedding_like(7, 60, 1000, 2)).reduction_ is None
+
+
+def test_many_classes_keep_memory_bounded_and_a_run_too_big_names_the_flags(monkeypatch):
+    """Thousands of classes: one-hot targets per block and prediction chunks shrink with K·m
+    (same result); a run that would still not fit is refused before any work, naming --label."""
+    import core.sources as S
+    from core.aflite.scorers import CHUNK_BYTES, CHUNK_ROWS, chunk_rows, one_hot, ridge_bytes
+
+    assert chunk_rows(2, 64) == CHUNK_ROWS                    # the usual case is unchanged
+    assert 16 <= chunk_rows(9_999, 64) < CHUNK_ROWS and chunk_rows(9_999, 64) * 4 * 9_999 * 64 <= CHUNK_BYTES
+    assert one_hot(np.array([2, 0]), 3).tolist() == [[0, 0, 1], [1, 0, 0]]
+    assert ridge_bytes(20_000, 64, 10_000, 64, 53) < 2e9
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(400, 8)).astype(np.float32), np.arange(400) % 200   # 2 examples per class
+    monkeypatch.setattr(S, "available_memory", lambda: 1_000_000)
+    with pytest.raises(InputError, match=r"200 classes for 400 examples .* check --label; or lower --m"):
+        AFLite(n_partitions=8, train_size=0.6, slice_size=0.1, target_size=0.8, random_state=0).fit(X, y)

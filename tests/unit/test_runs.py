@@ -313,3 +313,28 @@ def test_a_quality_column_without_a_description_is_keyed_by_its_values(problem):
     b = fit_run(ds, rep, dict(PARAMS, tau=0.5), quality=q[::-1].copy())
     assert a.quality["source"] == "values" and a.quality["digest"] != b.quality["digest"]
     assert a.key != b.key
+
+
+def test_a_run_file_whose_arrays_or_ids_disagree_is_refused(tmp_path):
+    """A run .npz edited by hand (fewer ids than scores, or ids of other rows) is one clear
+    error, never an IndexError or a silent mismatch."""
+    from core.representations import represent
+    from core.runs import read_run_argument
+    from core.sources import load_dataset
+
+    ds = load_dataset("demo:nli:n=300")
+    run = fit_run(ds, represent(ds, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=tmp_path),
+                  dict(n_partitions=4, train_size=0.1, slice_size=0.1, tau=0.0, target_size=0.5, random_state=0))
+    whole = dict(np.load(run.save(tmp_path / "r.npz"), allow_pickle=False))
+    np.savez(tmp_path / "fewer_ids.npz", **{**whole, "ids": whole["ids"][:200]})
+    with pytest.raises(InputError, match="damaged .*200 ids"):
+        read_run_argument(tmp_path / "fewer_ids.npz", ds)
+    renamed = whole["ids"].copy()
+    renamed[0] = "someone-else"
+    np.savez(tmp_path / "renamed.npz", **{**whole, "ids": renamed})
+    with pytest.raises(InputError, match="covers 300 ids .* they differ"):
+        read_run_argument(tmp_path / "renamed.npz", ds)
+    short = {k: (v[:-1] if k == "a:removal_rank" else v) for k, v in whole.items()}
+    np.savez(tmp_path / "short.npz", **short)
+    with pytest.raises(InputError, match="damaged .*disagree in length"):
+        read_run_argument(tmp_path / "short.npz", ds)

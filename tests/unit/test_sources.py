@@ -241,3 +241,55 @@ def test_snli_dev(snli_path):
     assert len(ds) == 9842
     assert ds.label_counts().to_dict() == {"contradiction": 3278, "entailment": 3329, "neutral": 3235}
     assert ds.text == ["premise", "hypothesis"]
+
+
+# ---------------------------------------------------------------- files that are not what they claim
+
+
+def test_sparse_and_nul_holding_text_files_are_refused(tmp_path):
+    good = "text,label\n" + "".join(f"t{i},{i % 2}\n" for i in range(20))
+    sparse = tmp_path / "sparse.csv"
+    sparse.write_text(good)
+    with open(sparse, "r+b") as fh:
+        fh.truncate(len(good) + (8 << 20))   # an 8 MB hole: read back as NUL bytes
+    with pytest.raises(InputError, match="sparse file"):
+        load_dataset(str(sparse))
+    nul = tmp_path / "nul.jsonl"
+    nul.write_bytes(b'{"text": "a", "label": 1}\n{"text": "b\x00", "label": 0}\n')
+    with pytest.raises(InputError, match="NUL bytes"):
+        load_dataset(str(nul))
+
+
+def test_a_gz_file_is_sized_by_what_it_unpacks_to(tmp_path, monkeypatch):
+    import gzip
+
+    import core.sources as S
+
+    path = tmp_path / "d.csv.gz"
+    path.write_bytes(gzip.compress(("text,label\n" + "a,1\nb,0\n" * 50_000).encode()))   # 400 kB in ~1 kB
+    monkeypatch.setattr(S, "available_memory", lambda: 200_000)
+    with pytest.raises(InputError, match=r"holds 0.4 MB .* about 0.8 MB once read"):
+        load_dataset(str(path))
+
+
+def test_a_bom_does_not_hide_a_repeated_header_and_repeated_json_keys_are_refused(tmp_path):
+    bom = tmp_path / "bom.csv"
+    bom.write_text("\ufefftext,text,label\na,b,1\nc,d,0\n", encoding="utf-8")
+    with pytest.raises(InputError, match="repeats column names"):
+        load_dataset(str(bom))
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text('{"text": "a", "label": 1}\n{"text": "b", "label": 0, "label": 1}\n')
+    with pytest.raises(InputError, match="line 2 repeats the key 'label'"):
+        load_dataset(str(dup))
+
+
+def test_words_like_none_are_classes_and_config_is_refused_for_a_file(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("text,label\n" + "".join(f"t{i},{['none', 'hate', 'null'][i % 3]}\n" for i in range(30)))
+    ds = load_dataset(str(path))
+    assert sorted(ds.table["label"].unique()) == ["hate", "none", "null"] and len(ds) == 30
+    assert any("kept as a class" in m for m in ds.messages)
+    with pytest.raises(InputError, match="drop --config"):
+        load_dataset(str(path), config="default")
+    with pytest.raises(InputError, match="label column itself"):
+        load_dataset(str(path), features=["label"])
