@@ -1,7 +1,7 @@
 """Run pytest beside CPU burners: ``python tests/stress.py [pytest args]``.
 
-One busy-looping process per core (at the lowest priority, as other work on a shared CI
-machine would not be) keeps every CPU saturated while the tests run; the tests must pass
+One busy-looping process per core (at normal priority, as other work on a shared CI machine
+would be) keeps every CPU saturated while the tests run; the tests must pass
 anyway, because they wait on conditions, never on fixed sleeps. The burners stop when
 pytest does, whatever its outcome; the exit code is pytest's.
 """
