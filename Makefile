@@ -17,8 +17,9 @@ demo: install
 test: install-test
 	$(PYTHON) -m pytest -q
 
-# The store tests (SQLite and PostgreSQL, races included) beside one CPU burner per core (CI runs it after `make test`).
-STRESS_TESTS = tests/unit/test_store_scope.py tests/unit/test_team_store.py
+# The store (SQLite and PostgreSQL, races included), sign-in (a real browser and OIDC provider) and
+# durability (killed writers) tests beside one CPU burner per core (CI runs it after `make test`).
+STRESS_TESTS = tests/unit/test_store_scope.py tests/unit/test_team_store.py tests/e2e/test_auth.py tests/durability
 test-stress: install-test
 	$(PYTHON) tests/stress.py -q -p no:cacheprovider $(STRESS_TESTS)
 

@@ -456,11 +456,12 @@ def _aflite_quality(args, ds, rep):
 
     if not args.quality:
         return None, None
-    if args.quality in ("dqi", *q.COMPONENTS):
-        table = q.quality_scores(ds, representation=rep, cache_dir=args.cache_dir)
-        values = q.quality_for_aflite(table, args.quality, rep.ids)
-        return values, {"source": "core.quality", "name": args.quality, "dqi_component": q.DQI_COMPONENTS.get(args.quality, "combined"),
-                        "weights": q.DEFAULT_WEIGHTS, "representation": rep.spec}
+    if args.quality in ("dqi", *q.COMPONENTS):   # the dashboard's descriptor and values (core.workflow)
+        from core.workflow import quality_column, quality_components, quality_descriptor
+
+        info = quality_descriptor(args.quality)
+        table = quality_components(ds, rep, min_count=info["min_count"], nn_dim=info["nn_dim"], cache_dir=args.cache_dir)
+        return quality_column(table, info, rep.ids), info
     if args.quality not in ds.table.columns:
         raise InputError(f"--quality '{args.quality}' is neither dqi, a quality component ({', '.join(q.COMPONENTS)}) "
                          f"nor a column; the columns are: {', '.join(ds.table.columns)}.")
