@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import paths
+from core import paths, workflow
 from core.errors import InputError
 from core.progress import span
-from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights,
-                          quality_for_aflite)
+from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
+from core.workflow import quality_descriptor
 from dashboard import current, team
 from dashboard.formatting import plain
 from dashboard.server import server
@@ -58,8 +58,8 @@ class QualityState:
 
     weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     thresholds: dict = field(default_factory=lambda: {k: tuple(v) for k, v in DEFAULT_THRESHOLDS.items()})
-    min_count: int = 5
-    nn_dim: Optional[int] = 64
+    min_count: int = workflow.QUALITY_MIN_COUNT
+    nn_dim: Optional[int] = workflow.QUALITY_NN_DIM
     job: Optional[str] = None            # the components' background job
     compare_job: Optional[str] = None    # the comparison's background job
     compare_key: Optional[str] = None    # ... and the comparison it shows
@@ -97,11 +97,7 @@ def _read(key: str) -> Optional[pd.DataFrame]:
 
 
 def _compute(ds, rep, min_count: int, nn_dim, progress=None, cancel=None) -> pd.DataFrame:
-    from core.quality import quality_scores
-
-    out = quality_scores(ds, representation=rep, min_count=int(min_count), nn_dim=nn_dim, progress=progress,
-                         cancel=cancel)[list(COMPONENTS)]
-    return out.astype(np.float64)
+    return workflow.quality_components(ds, rep, min_count=min_count, nn_dim=nn_dim, progress=progress, cancel=cancel)
 
 
 def _ensure(key: str, ds, rep, min_count: int, nn_dim, progress=None, cancel=None) -> pd.DataFrame:
@@ -182,15 +178,10 @@ def badge(light: str, value: float) -> str:
 
 # ---------------------------------------------------------------------- quality-ordered runs
 def descriptor(name: str, qs: Optional[QualityState] = None) -> dict:
-    """What a quality-ordered run records (`core.runs.Run.quality`, part of its key)."""
-    if name not in ("dqi", *COMPONENTS):
-        raise InputError(f"quality {name!r} is not dqi or a component ({', '.join(COMPONENTS)}).")
+    """What a quality-ordered run records (`core.workflow.quality_descriptor`, part of its key:
+    the CLI's ``aflite --quality`` records the same)."""
     qs = qs or state()
-    out = {"source": "core.quality", "name": name, "dqi_component": DQI_COMPONENTS.get(name, "combined"),
-           "min_count": int(qs.min_count), "nn_dim": qs.nn_dim}
-    if name == "dqi":
-        out["weights"] = {c: float(qs.weights[c]) for c in COMPONENTS}
-    return out
+    return quality_descriptor(name, min_count=qs.min_count, nn_dim=qs.nn_dim, weights=qs.weights)
 
 
 def quality_column(ds, rep, info: dict, progress=None, cancel=None) -> np.ndarray:
@@ -198,8 +189,7 @@ def quality_column(ds, rep, info: dict, progress=None, cancel=None) -> np.ndarra
     needed: called inside background jobs)."""
     qs = QualityState(min_count=int(info["min_count"]), nn_dim=info["nn_dim"])
     comps = _ensure(context_key(ds, rep, qs), ds, rep, qs.min_count, qs.nn_dim, progress=progress, cancel=cancel)
-    frame = comps.assign(dqi=combine(comps, info.get("weights"))) if info["name"] == "dqi" else comps
-    return quality_for_aflite(frame, info["name"], rep.ids)
+    return workflow.quality_column(comps, info, rep.ids)
 
 
 # ---------------------------------------------------------------------- plain vs quality-ordered

@@ -200,3 +200,31 @@ def test_annotators_are_told_who_computes_quality(fresh_server):
     compute_quality(owner, "ex_quality_compute")
     ann.run()
     assert [d for d in ann.dataframe if "quality" in d.value.columns]   # computed once, seen by the team
+
+
+def test_the_cli_and_the_dashboard_give_a_quality_ordered_run_one_key_and_one_result(fresh_server, tmp_path):
+    """The same DQI-ordered run scored on the Filter page and by `aflite --quality dqi`: one
+    run key (core.workflow's descriptor) and the same kept examples."""
+    from core.cli import main
+    from dashboard.server import server
+
+    at = app().run()
+    at.switch_page(page("2_filter")).run()
+    compute_quality(at)
+    at.radio(key="w_order").set_value("dqi")
+    at.slider(key="w_tau_q").set_value(0.75)
+    at.button(key="run_aflite").click().run()
+    wait_for_jobs(at)
+    sess = at.session_state["artifact_lens"]
+    run = server().store.get(sess.run_key)
+    p = run.params
+    assert main(["-q", "--cache-dir", str(tmp_path / "cli-cache"), "aflite", sess.source.source, "-r",
+                 run.representation, "--m", str(p["n_partitions"]), "--k", str(p["slice_size"]), "--train-size",
+                 str(p["train_size"]), "--tau", str(p["tau"]), "--target-size", str(p["target_size"]), "--model",
+                 p["model"], "--strategy", p["strategy"], "--seed", str(p["random_state"]), "--quality", "dqi",
+                 "--out", str(tmp_path / "scores.csv"), "--manifest", str(tmp_path / "run.json")]) == 0
+    manifest = json.loads((tmp_path / "run.json").read_text())
+    assert manifest["run_key"] == sess.run_key
+    assert manifest["quality"] == run.quality
+    kept = run.ids[run.result_for()["retained"]]
+    assert sorted(manifest["retained_ids"]) == sorted(kept.tolist())
