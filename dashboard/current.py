@@ -17,6 +17,7 @@ import streamlit as st
 
 from core.errors import InputError
 from dashboard.formatting import plain
+from dashboard.team import member
 from dashboard.server import server
 from dashboard.session import Source, session
 
@@ -126,7 +127,6 @@ def run_by_key(key: Optional[str]):
     def load():
         found = srv.store.get(key)
         if found is None:
-            from dashboard.team import member
 
             m = member()
             rec = srv.team.run_record(m.workspace_id, key, by=m.email)
@@ -139,7 +139,6 @@ def run_by_key(key: Optional[str]):
 
 def workspace_runs():
     """The runs the member's workspace holds (who made them, when, status), newest first."""
-    from dashboard.team import member
 
     m = member()
     return server().team.runs(m.workspace_id, by=m.email)
@@ -152,7 +151,6 @@ def team_run_id(run_) -> Optional[int]:
 
 def workspace_run_id(key: str) -> Optional[int]:
     """The id of the finished run ``key`` in the member's workspace, or None."""
-    from dashboard.team import member
 
     m = member()
     rec = server().team.run_record(m.workspace_id, key, by=m.email)
@@ -163,7 +161,6 @@ def review_standing(run_id: int):
     """`core.review.standing` of the run's reviews: current (teammates review meanwhile), yet
     read from the database only when a review was added since (keyed by the review stamp)."""
     from core.review import standing
-    from dashboard.team import member
 
     m = member()
     team = server().team
@@ -270,33 +267,6 @@ def projection_key(ds, rep) -> str:
     from core.projection import representation_key
 
     return representation_key(ds, rep)
-
-
-def projection(method: str, *, start: bool = True):
-    """The 2-D projection of the current Φ, or None while UMAP is computed.
-
-    PCA is instant and computed inline; UMAP runs once per representation in a
-    background job (disk-cached), never on a knob change.
-    """
-    from core.projection import project
-
-    from dashboard.pipelines import start_umap
-
-    sess = session()
-    ds, rep = dataset(), representation()
-    key = projection_key(ds, rep)
-    if method == "pca":
-        return server().cache.get_or_compute("projection", (key, method),
-                                             lambda: project(rep.X, rep.ids, key=key, method="pca"))
-    proj = server().cache.get_or_compute(
-        "projection", (key, method), lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True))
-    if proj is None and start:
-        sess.proj_job = start_umap(ds, rep).key
-    return proj
-
-
-def projection_job():
-    return server().jobs.get(session().proj_job)
 
 
 def check_spec(spec: str, ds) -> str:

@@ -25,7 +25,7 @@ def start_page(title: str, caption: str = "") -> Session:
     if caption:
         st.caption(caption)
     sess = session()
-    if not sess.ready and not url.restore() and not _open_newest_run(sess):
+    if not sess.ready and not pipelines.restore_link() and not _open_newest_run(sess):
         _open_demo(sess)
     url.remember()   # every page keeps dataset, Φ, run, τ and n in the URL
     sidebar()

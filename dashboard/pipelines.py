@@ -19,9 +19,10 @@ import numpy as np
 
 from core.errors import Cancelled, InputError
 from core.progress import report, span
-from dashboard import current, team
+from dashboard import current, team, url
+from dashboard.quality import quality_column
 from dashboard.server import server
-from dashboard.session import Source, session
+from dashboard.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source, session
 
 
 def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Optional[dict] = None) -> dict:
@@ -60,7 +61,6 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
 
         q, lo = None, 0.4
         if quality:
-            from dashboard.quality import quality_column
 
             q, lo = quality_column(ds, rep, quality, progress=sub(0.4, 0.6), cancel=cancel), 0.6
         fitted = fit_run(ds, rep, params, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase, quality=q,
@@ -142,8 +142,6 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
 
 def apply_result(result: dict, params: dict, source: Optional[Source] = None) -> None:
     """Make a finished job's dataset, Φ and run the session's current ones."""
-    from dashboard import url
-
     sess = session()
     if source is not None and result["ds_key"] != sess.ds_key:
         sess.source = source
@@ -200,7 +198,6 @@ def open_team_run(key: str) -> None:
     if run is None or run.dataset_fingerprint != ds.fingerprint:
         raise InputError(f"the dataset of run {key} ({rec['dataset']}) has changed since the run was made; "
                          "load it again and run the filter anew.")
-    from dashboard.session import DEFAULT_PARAMS
 
     apply_result({"ds_key": ds_key, "spec": run.representation, "run_key": key},
                  {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}, source)
@@ -234,3 +231,70 @@ def start_umap(ds, rep):
             slots.release()
 
     return server().jobs.submit("proj:" + key, work, name="UMAP")
+
+
+def projection(method: str, *, start: bool = True):
+    """The 2-D projection of the current Φ, or None while UMAP is computed.
+
+    PCA is instant and computed inline; UMAP runs once per representation in a
+    background job (disk-cached), never on a knob change.
+    """
+    from core.projection import project
+
+    sess = session()
+    ds, rep = current.dataset(), current.representation()
+    key = current.projection_key(ds, rep)
+    if method == "pca":
+        return server().cache.get_or_compute("projection", (key, method),
+                                             lambda: project(rep.X, rep.ids, key=key, method="pca"))
+    proj = server().cache.get_or_compute(
+        "projection", (key, method), lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True))
+    if proj is None and start:
+        sess.proj_job = start_umap(ds, rep).key
+    return proj
+
+
+def projection_job():
+    return server().jobs.get(session().proj_job)
+
+
+def restore_link() -> bool:
+    """Reopen what the URL names; False (start on the demo) when the server cannot."""
+    qp = url.named()
+    if qp is None:
+        return False
+    ds_key, spec, run_key = qp["ds"], qp["spec"], qp["run"]
+    if current.workspace_run_id(run_key) is not None:   # a teammate's link: the workspace knows how to reopen it
+        try:
+            open_team_run(run_key)
+        except InputError:
+            return False
+        _restore_live(qp)
+        return True
+    # beyond the workspace's runs, a link opens a run the server has cached only single-user:
+    # on a shared instance it could be another workspace's data
+    source = server().cache.peek("source", ds_key)
+    if source is None or team.member().signed_in:
+        return False
+    try:
+        ds = current.dataset_by_key(ds_key, source)
+        run = current.run_by_key(run_key)
+    except Exception:  # noqa: BLE001  (a link to something that no longer loads: open the demo)
+        return False
+    if ds is None or run is None or run.dataset_fingerprint != ds.fingerprint or run.representation != spec:
+        return False
+    sess = session()
+    sess.ds_key, sess.source, sess.spec, sess.run_key = ds_key, source, spec, run_key
+    sess.params = {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}
+    _restore_live(qp)
+    return True
+
+
+def _restore_live(qp) -> None:
+    sess = session()
+    try:
+        sess.tau = float(qp.get("tau", DEFAULT_TAU))
+        target = float(qp.get("n", DEFAULT_TARGET))
+    except ValueError:
+        sess.tau, target = DEFAULT_TAU, DEFAULT_TARGET
+    sess.target = int(target) if target >= 1 else target

@@ -8,6 +8,7 @@ from core.errors import InputError
 from core.quality import COMPONENTS
 from dashboard import current, pipelines
 from dashboard import quality as dq
+from dashboard import quality_panel
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
 from dashboard.knobs import live_knobs
@@ -92,7 +93,7 @@ with st.expander("Saved views of this run"):
                         st.error(plain(exc))
 
 # ---------------------------------------------------------------- quality (DQI): components, weights, thresholds
-dq.panel()
+quality_panel.panel()
 
 
 # ---------------------------------------------------------------- plain vs quality-ordered AFLite (paper 002)

@@ -10,8 +10,9 @@ import plotly.io
 import streamlit as st
 
 from core.aflite_plots import projection_map, selected_rows
-from dashboard import current
+from dashboard import current, pipelines
 from dashboard import quality as dq
+from dashboard import quality_panel
 from dashboard.formatting import made, metric_row, plain
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
@@ -26,11 +27,11 @@ c1, c2, c3 = st.columns([1, 2, 1])
 method = c1.radio("Projection", methods,
                   index=methods.index(current.map_method() if current.map_method() in methods else "umap"),
                   format_func={"umap": "UMAP", "pca": "PCA (instant)"}.get, horizontal=True, key="map_method")
-proj = current.projection(method)
+proj = pipelines.projection(method)
 if proj is None:
     @st.fragment(run_every=1.0)
     def wait_for_umap():
-        job = current.projection_job()
+        job = pipelines.projection_job()
         if job is None or job.done:
             if job is not None and job.status == "error":
                 st.error(plain(job.error))
@@ -42,7 +43,7 @@ if proj is None:
         st.caption("Showing the PCA projection until UMAP is ready.")
 
     wait_for_umap()
-    proj = current.projection("pca")
+    proj = pipelines.projection("pca")
 
 table = current.table(run)
 colour = c2.selectbox("Colour by", ["label", "predictability", "retained", "removal phase", "review", "quality",
@@ -52,7 +53,7 @@ colour = c2.selectbox("Colour by", ["label", "predictability", "retained", "remo
                            "red removed and not reviewed); needs the run saved in the workspace. quality: the combined "
                            "DQI score; quality light: its red / yellow / green light (Filter page, “Quality (DQI)”).")
 size = c3.slider("Point size", 2, 10, 4, key="map_size")
-quality = dq.offer("map_quality", "Colouring by quality") if colour in ("quality", "quality light") else None
+quality = quality_panel.offer("map_quality", "Colouring by quality") if colour in ("quality", "quality light") else None
 rows_of_points = table.rows_of(proj.ids)   # projection rows (= rows of Φ) -> table rows
 
 

@@ -6,6 +6,7 @@ import streamlit as st
 from core.tables import HIT, filter_examples, mark_hits, page
 from dashboard import current
 from dashboard import quality as dq
+from dashboard import quality_panel
 from dashboard.formatting import plain, thumbnail_uri
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
@@ -16,7 +17,7 @@ sess = start_page("Examples", caption=(
     "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered. Search hits are "
     f"marked {HIT[0]}like this{HIT[1]} in the match column."))
 run, ds = require_run()
-quality = dq.offer("ex_quality", "A quality light per example (DQI)")
+quality = quality_panel.offer("ex_quality", "A quality light per example (DQI)")
 
 
 @st.fragment

@@ -12,6 +12,7 @@ from core.errors import Cancelled, InputError
 from core.review import reviewed_result
 from dashboard import current, exports, team
 from dashboard import quality as dq
+from dashboard import quality_panel
 from dashboard.formatting import metric_row, plain
 from dashboard.page import start_page
 from dashboard.server import server
@@ -43,7 +44,7 @@ if quality is not None:
     add_quality = st.checkbox("Add quality columns (the 7 DQI components, dqi and its light)", value=False,
                               key="exp_quality", help="Weights and light thresholds: Filter page, “Quality (DQI)”.")
 else:
-    dq.offer("exp_quality_offer", "Adding quality columns (DQI)")
+    quality_panel.offer("exp_quality_offer", "Adding quality columns (DQI)")
 if run is None:
     which = "all"
     st.info("No AFLite run for this dataset yet: the export holds the whole dataset without scores.")
