@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, evaluation_key
+from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
 from dashboard import current, team
 from dashboard.server import server
 from dashboard.session import session
@@ -20,11 +20,17 @@ def stored(run) -> list:
     return store().for_run(run.key)
 
 
-def start(run, options: EvaluationOptions):
-    """Start (or join) the evaluation of the current run at the live τ/n with ``options``; one
-    already stored becomes the shown one at once. Raises `core.store.NotAllowed` unless the
-    member runs filters, InputError for bad options."""
+def default_partial(ds) -> str:
+    """The partial-input representation offered by default (empty: none)."""
+    return default_partial_spec(ds) or ""
+
+
+def start(run, **knobs):
+    """Start (or join) the evaluation of the current run at the live τ/n with the options
+    ``knobs`` (`core.evaluation.EvaluationOptions`); one already stored becomes the shown one at
+    once. Raises `core.store.NotAllowed` unless the member runs filters, InputError for bad options."""
     team.require("run filters")
+    options = EvaluationOptions(**knobs)
     options.check()
     sess = session()
     tau, n = current.live_values(run)

@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from core.errors import InputError
-from core.evaluation import SEPARATIONS, TABLE_FAMILIES, EvaluationOptions, default_partial_spec
+from core.evaluation import SEPARATIONS, TABLE_FAMILIES
 from core.evaluation_plots import figures
 from core.evaluation_report import family_wide, html_report
 from core.summaries import live_view
@@ -35,7 +35,7 @@ if member().can("run filters"):
         share = c2.slider("Held-out share (i.i.d. evaluation split)", 0.1, 0.5, 0.2, 0.05, key="eval_share")
         stratified = c3.checkbox("Stratify the random baseline by label", key="eval_stratified")
         c4, c5, c6 = st.columns(3)
-        partial = c4.text_input("Partial-input representation (empty: none)", default_partial_spec(ds) or "",
+        partial = c4.text_input("Partial-input representation (empty: none)", evaluation_jobs.default_partial(ds),
                                 key="eval_partial")
         ks = c5.text_input("KNN distances: K", "1,5,10,50", key="eval_ks")
         difficulty = c6.selectbox("External difficulty column", ["(none)"] + [str(c) for c in numeric],
@@ -50,12 +50,11 @@ if member().can("run filters"):
     if submitted:
         try:
             k_values = tuple(int(v) for v in ks.split(",") if v.strip())
-            options = EvaluationOptions(families=tuple(families), eval_share=float(share), stratified=bool(stratified),
-                                        partial_spec=partial.strip(), knn_ks=k_values, coarse_step=float(step),
-                                        coarse_tolerance=float(tolerance),
-                                        difficulty=None if difficulty == "(none)" else difficulty,
-                                        synthetic=bool(synthetic), seed=int(seed))
-            evaluation_jobs.start(run, options)
+            evaluation_jobs.start(run, families=tuple(families), eval_share=float(share), stratified=bool(stratified),
+                                  partial_spec=partial.strip(), knn_ks=k_values, coarse_step=float(step),
+                                  coarse_tolerance=float(tolerance),
+                                  difficulty=None if difficulty == "(none)" else difficulty,
+                                  synthetic=bool(synthetic), seed=int(seed))
         except ValueError as exc:   # InputError (NotAllowed too: the role check), or K values that are not numbers
             st.error(plain(exc if isinstance(exc, InputError) else f"K must be whole numbers such as 1,5,10,50 ({exc})."))
 else:

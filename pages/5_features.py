@@ -6,9 +6,9 @@ import streamlit as st
 from core.errors import InputError
 from core.zplots import gardner_plot, top_features_bar, zfilter_history
 from core.features import KINDS
-from core.zstats import compute_z, consistency_filter, z_filter
-from dashboard import current
+from dashboard import current, filters
 from dashboard.formatting import metric_row, plain
+from dashboard.job_panel import watch
 from dashboard.team import member
 from dashboard.page import start_page
 
@@ -142,24 +142,22 @@ with st.form("zfilter_form"):
     zmin = c3.number_input("min count", 1, 1000, 5, key="zf_min")
     seed = c4.number_input("Shuffle seed", 0, 10**6, 0, key="zf_seed")
     run_zf = st.form_submit_button("Run z-filtering", key="run_zfilter")
-if run_zf and member().can("run filters"):
-    sess.zfilter_params = (int(batch), int(k), int(zmin), int(seed))
-if sess.zfilter_params:
-    b, kk, mc, sd = sess.zfilter_params
-    try:
-        with st.spinner("z-filtering…"):
-            res = current.cached("zfilter", sess.zfilter_params,
-                           lambda: z_filter(ds, batch_size=b, k=kk, min_count=mc, random_state=sd))
-        metric_row({
-            "Accepted": f"{len(res.accepted):,}",
-            "Rejected": f"{len(res.rejected):,}",
-            "Largest z before": f"{res.z_max_before:.1f}",
-            "Largest z after": f"{res.z_max_after:.1f}",
-        })
-        st.plotly_chart(zfilter_history(res), key="zf_history")
-        st.dataframe(res.reasons().head(50), hide_index=True, key="zf_reasons")
-    except InputError as exc:
-        st.error(plain(exc))
+try:
+    if run_zf:
+        filters.zfilter_start((int(batch), int(k), int(zmin), int(seed)))
+except InputError as exc:
+    st.error(plain(exc))
+res = filters.zfilter_result()
+if res is not None:
+    metric_row({
+        "Accepted": f"{len(res.accepted):,}",
+        "Rejected": f"{len(res.rejected):,}",
+        "Largest z before": f"{res.z_max_before:.1f}",
+        "Largest z after": f"{res.z_max_after:.1f}",
+    })
+    st.plotly_chart(zfilter_history(res), key="zf_history")
+    st.dataframe(res.reasons().head(50), hide_index=True, key="zf_reasons")
+watch(filters.zfilter_job, "z-filtering", "zf_job", filters.ended)
 
 # ---------------------------------------------------------------- consistency filtering
 st.subheader("Consistency filtering (paper 004 §2.2.2)")
@@ -168,17 +166,12 @@ with st.form("cons_form"):
     threshold = c1.slider("τ: drop when p(gold | x) ≤ τ", 0.0, 0.95, 0.2, 0.05, key="cf_threshold")
     folds = c2.number_input("Cross-fitting folds", 2, 10, 5, key="cf_folds")
     run_cf = st.form_submit_button("Run consistency filtering", key="run_consistency")
-if run_cf and member().can("run filters"):
-    sess.consistency_params = (float(threshold), int(folds))
-if sess.consistency_params:
-    th, fo = sess.consistency_params
-    try:
-        with st.spinner("Cross-fitting the model…"):
-            base = current.cached("consistency", fo, lambda: consistency_filter(ds, folds=fo))
-            res = base.with_threshold(th)
-            kept_ids = res.scores.index[res.scores["kept"].to_numpy()]
-            after = current.cached("consistency-z", (fo, th, int(min_count), float(alpha)),
-                             lambda: compute_z(ds.subset(kept_ids), min_count=int(min_count), alpha=float(alpha)))
+try:
+    if run_cf:
+        filters.consistency_start(float(threshold), int(folds))
+    res = filters.consistency_result()
+    if res is not None:
+        after = filters.after_consistency(res, int(min_count), float(alpha))
         metric_row({
             "Kept": f"{int(res.scores['kept'].sum()):,}",
             "Dropped": f"{int((~res.scores['kept']).sum()):,}",
@@ -187,5 +180,6 @@ if sess.consistency_params:
         })
         st.caption(f"Cross-fitted model accuracy: {res.accuracy:.3f}")
         st.dataframe(res.dropped.head(500), key="cf_dropped")
-    except InputError as exc:
-        st.error(plain(exc))
+except InputError as exc:
+    st.error(plain(exc))
+watch(filters.consistency_job, "Consistency filtering", "cf_job", filters.ended)

@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_helpers import frame_with, metrics, no_exceptions, page  # noqa: E402
+from apptest_helpers import frame_with, metrics, no_exceptions, page, wait_for_jobs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -283,19 +283,22 @@ def test_features_pick_a_feature_and_z_filter(at):
     assert shown["hypothesis"].str.lower().str.contains("nobody").all()
     at.number_input(key="zf_batch").set_value(300)
     at.button(key="run_zfilter").click().run()
-    no_exceptions(at)
+    wait_for_jobs(at)   # a background job, like AFLite
     m = metrics(at)
     assert float(m["Largest z after"]) < float(m["Largest z before"])
     assert int(m["Accepted"].replace(",", "")) + int(m["Rejected"].replace(",", "")) == 3000
 
 
 def test_consistency_filtering_threshold(at):
+    from dashboard.server import server
+
     at.switch_page(page("5_features")).run()
     at.button(key="run_consistency").click().run()
-    no_exceptions(at)
+    wait_for_jobs(at)
     low = int(metrics(at)["Dropped"].replace(",", ""))
     at.slider(key="cf_threshold").set_value(0.5)
-    at.button(key="run_consistency").click().run()
+    at.button(key="run_consistency").click().run()   # the same cross-fitting: a new threshold at once
+    assert not server().jobs.running()
     high = int(metrics(at)["Dropped"].replace(",", ""))
     assert high > low
 
