@@ -17,7 +17,7 @@ from core.quality import QualityContext
 from dashboard import current
 from dashboard.server import server
 from dashboard.session import Source, session
-from dashboard.team import member, require
+from dashboard.team import require, scope
 
 BADGE = {"green": "🟢", "yellow": "🟡", "red": "🔴", "n/a": "–"}
 
@@ -34,8 +34,7 @@ def quality_context() -> QualityContext:
 
 def workspace_dataset(run) -> Optional[int]:
     """The workspace's id of the current run's dataset (None when the run is not saved there)."""
-    m = member()
-    rec = server().team.run_record(m.workspace_id, run.key, by=m.email)
+    rec = scope().run_record(run.key)
     return rec["dataset_id"] if rec is not None else None
 
 
@@ -83,15 +82,14 @@ def accepted_version(dataset_id: int) -> Source:
     """Write the accepted examples of a dataset as a Parquet file beside the team database and
     make it the Data page's loaded dataset (score, filter and export it like any other)."""
     m = require("load data")
-    team = server().team
     ds = current.dataset()
-    table = team.accepted_examples(m.workspace_id, dataset_id, by=m.email)
+    table = scope().accepted_examples(dataset_id)
     if not len(table):
         from core.errors import InputError
 
         raise InputError("no accepted examples yet; validators accept submissions on this page first.")
     digest = hashlib.sha256(pd.util.hash_pandas_object(table, index=False).values.tobytes()).hexdigest()[:12]
-    path = team.files / f"ws{m.workspace_id}" / "data" / f"accepted-{dataset_id}-{digest}.parquet"
+    path = server().team.files / f"ws{m.workspace_id}" / "data" / f"accepted-{dataset_id}-{digest}.parquet"
     if not path.exists():
         paths.atomic_write(path, lambda fh: table.to_parquet(fh, index=False))
     name = f"{session().source.label if session().source else ds.name} — accepted ({len(table)} examples)"

@@ -17,7 +17,7 @@ import streamlit as st
 
 from core.errors import InputError
 from dashboard.formatting import plain
-from dashboard.team import member
+from dashboard.team import scope
 from dashboard.server import server
 from dashboard.session import Source, session
 
@@ -127,11 +127,10 @@ def run_by_key(key: Optional[str]):
     def load():
         found = srv.store.get(key)
         if found is None:
-
-            m = member()
-            rec = srv.team.run_record(m.workspace_id, key, by=m.email)
+            ws = scope()
+            rec = ws.run_record(key)
             if rec is not None and rec["status"] == "done":
-                found = srv.team.open_run(m.workspace_id, key, by=m.email)
+                found = ws.open_run(key)
         return found
 
     return srv.cache.get_or_compute("run", key, load)
@@ -139,9 +138,7 @@ def run_by_key(key: Optional[str]):
 
 def workspace_runs():
     """The runs the member's workspace holds (who made them, when, status), newest first."""
-
-    m = member()
-    return server().team.runs(m.workspace_id, by=m.email)
+    return scope().runs()
 
 
 def team_run_id(run_) -> Optional[int]:
@@ -151,9 +148,7 @@ def team_run_id(run_) -> Optional[int]:
 
 def workspace_run_id(key: str) -> Optional[int]:
     """The id of the finished run ``key`` in the member's workspace, or None."""
-
-    m = member()
-    rec = server().team.run_record(m.workspace_id, key, by=m.email)
+    rec = scope().run_record(key)
     return rec["id"] if rec is not None and rec["status"] == "done" else None
 
 
@@ -162,11 +157,9 @@ def review_standing(run_id: int):
     read from the database only when a review was added since (keyed by the review stamp)."""
     from core.review import standing
 
-    m = member()
-    team = server().team
-    stamp = team.review_stamp(m.workspace_id, run_id, by=m.email)
-    return server().cache.get_or_compute("reviews", (run_id, stamp),
-                                         lambda: standing(team.reviews(m.workspace_id, run_id, by=m.email)))
+    ws = scope()
+    stamp = ws.review_stamp(run_id)
+    return server().cache.get_or_compute("reviews", (run_id, stamp), lambda: standing(ws.reviews(run_id)))
 
 
 def run():

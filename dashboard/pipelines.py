@@ -105,32 +105,30 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
 
     m = team.require("run filters")
     srv, sess = server(), session()
+    ws = srv.team.scoped(m.workspace_id, m.email)   # the job's thread has no session: bind the member now
     ds = current.dataset_by_key(ds_key, source)
     spec = current.check_spec(spec, ds)
     key = run_key(ds.fingerprint, spec, params, quality)
-    dataset_id = _save_dataset(m, ds, source or sess.source or srv.cache.peek("source", ds_key))
+    dataset_id = _save_dataset(ds, source or sess.source or srv.cache.peek("source", ds_key))
     stored = current.run_by_key(key) if key in srv.store else None
     if stored is not None:
         refuse_if_file_changed(stored)
         # returning to earlier settings is instant; the workspace gets the run too
-        srv.team.save_run(m.workspace_id, dataset_id, stored, by=m.email)
+        ws.save_run(dataset_id, stored)
         apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
         return
     # a quality-ordered run records its quality choice with its parameters (the Team page resumes it as it was)
-    srv.team.begin_run(m.workspace_id, dataset_id, key, representation=spec,
-                       params=dict(params, quality=quality) if quality else dict(params),
-                       seed=params.get("random_state"), versions=package_versions(), by=m.email)
-    store, ws, email = srv.team, m.workspace_id, m.email
+    ws.begin_run(dataset_id, key, representation=spec, params=dict(params, quality=quality) if quality else dict(params),
+                 seed=params.get("random_state"), versions=package_versions())
 
     def work(ctx):
         try:
-            return score(ctx, ds_key, ds, spec, params,
-                         save=lambda run: store.save_run(ws, dataset_id, run, by=email), quality=quality)
+            return score(ctx, ds_key, ds, spec, params, save=lambda run: ws.save_run(dataset_id, run), quality=quality)
         except Cancelled:
-            store.end_run(ws, key, "interrupted", by=email)
+            ws.end_run(key, "interrupted")
             raise
         except BaseException:
-            store.end_run(ws, key, "failed", by=email)
+            ws.end_run(key, "failed")
             raise
 
     blob = json.dumps([ds_key, spec, params] + ([quality] if quality else []), sort_keys=True, default=str)
@@ -164,23 +162,22 @@ def keep_in_workspace() -> None:
 def save_to_workspace(run) -> int:
     """Save the session's current run (and its dataset) in the member's workspace, so
     teammates can open and review it; returns its id there."""
-    m = team.require("run filters")
-    dataset_id = _save_dataset(m, current.dataset(), session().source)
-    return server().team.save_run(m.workspace_id, dataset_id, run, by=m.email)
+    team.require("run filters")
+    dataset_id = _save_dataset(current.dataset(), session().source)
+    return team.scope().save_run(dataset_id, run)
 
 
-def _save_dataset(m, ds, src: Optional[Source]) -> int:
+def _save_dataset(ds, src: Optional[Source]) -> int:
     """Record the dataset in the member's workspace with how to reload it; an upload is
     copied beside the team database first (the uploads folder is a bounded cache)."""
     from core import paths
 
-    team_store = server().team
     where = str(src.source) if src else ds.name
     uploads = paths.cache_dir() / "uploads"
     if src is not None and Path(where).parent == uploads and Path(where).is_file():
-        where = team_store.keep_file(m.workspace_id, where, by=m.email)
-    return team_store.save_dataset(m.workspace_id, ds, source=where, roles=src.roles if src else {}, by=m.email,
-                                   name=src.label if src and src.label else ds.name)
+        where = team.scope().keep_file(where)
+    return team.scope().save_dataset(ds, source=where, roles=src.roles if src else {},
+                                name=src.label if src and src.label else ds.name)
 
 
 def open_team_run(key: str) -> None:
@@ -188,8 +185,8 @@ def open_team_run(key: str) -> None:
     recorded source and column mapping, its run read from the file (checksum verified)."""
     from core.errors import InputError
 
-    m = team.require("read")
-    rec = server().team.run_record(m.workspace_id, key, by=m.email)
+    team.require("read")
+    rec = team.scope().run_record(key)
     if rec is None or rec["status"] != "done":
         raise InputError(f"run {key} is not a finished run of this workspace; choose one from the list.")
     source = Source(rec["source"], dict(rec["roles"] or {}), rec["dataset"])

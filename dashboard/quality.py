@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 
 from core import paths, workflow
-from core.errors import InputError
 from core.progress import span
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
 from core.workflow import quality_descriptor

@@ -14,8 +14,7 @@ from core.errors import InputError
 from core.review import lights
 from dashboard import current, pipelines
 from dashboard.formatting import plain
-from dashboard.server import server
-from dashboard.team import member
+from dashboard.team import member, scope
 
 #: the badge of each light, as text (never HTML): tables, captions and the map legend
 BADGES = {"green": "🟢 agreed", "yellow": "🟡 disputed / overridden", "red": "🔴 removed, not reviewed", "": "–"}
@@ -75,7 +74,7 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
     m = member()
     light = lights([example_id], [bool(rec["retained"])], current.review_standing(run_id))[0]
     st.text(f"review: {BADGES[light]}")
-    history = server().team.reviews(m.workspace_id, run_id, by=m.email, latest=False)
+    history = scope().reviews(run_id, latest=False)
     history = history[history["example_id"] == str(example_id)]
     if len(history):
         st.dataframe(history[["created_at", "reviewer", "decision", "note"]], hide_index=True, key=f"{key}_history")
@@ -92,9 +91,8 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
 
 def submit(run_id: int, example_id: str, decision: str, note: str) -> bool:
     """Write one review (the store checks the role and the note); say what happened."""
-    m = member()
     try:
-        server().team.review(m.workspace_id, run_id, str(example_id), decision, note, by=m.email)
+        scope().review(run_id, str(example_id), decision, note)
     except InputError as exc:
         st.error(plain(exc))
         return False

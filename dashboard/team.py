@@ -25,7 +25,8 @@ from dashboard.session import session
 
 log = logging.getLogger("artifact_lens.auth")
 
-__all__ = ["Member", "auth_configured", "owner_setting", "sign_in", "member", "require", "seed_of"]
+__all__ = ["Member", "auth_configured", "owner_setting", "sign_in", "member", "require", "scope", "create_workspace",
+           "seed_of"]
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,18 @@ def member() -> Member:
     if found is None:
         return sign_in()
     return found
+
+
+def scope():
+    """This tab's member's handle on their workspace (`core.store.scoped.Scoped`): what pages and
+    services call the team store through, with the workspace and the member bound."""
+    m = member()
+    return server().team.scoped(m.workspace_id, m.email)
+
+
+def create_workspace(name: str) -> int:
+    """A new workspace owned by this tab's member (the store checks they may create one)."""
+    return server().team.create_workspace(name, by=member().email)
 
 
 def require(action: str) -> Member:

@@ -6,8 +6,7 @@ from dashboard import creation
 from dashboard.formatting import plain
 from dashboard.page import require_run, start_page
 from dashboard.review_panel import save_run_offer
-from dashboard.server import server
-from dashboard.team import member
+from dashboard.team import member, scope
 
 sess = start_page("Create", caption=(
     "Paper 002 §3.2: write or revise an example and get feedback on its potential artifacts as you go — "
@@ -20,7 +19,7 @@ if not ds.text:
 if save_run_offer(run, "cr") is None:
     st.stop()
 m = member()
-team = server().team
+ws = scope()   # this member's handle on their workspace
 dataset_id = creation.workspace_dataset(run)
 with st.spinner("Fitting the feedback models on this dataset (once per dataset and Φ)…"):
     ctx = creation.quality_context()
@@ -45,8 +44,7 @@ if all(v.strip() for v in example.values()):
         creation.show_feedback(fb, key="cr_feedback")
         if st.button("Submit for validation", type="primary", key="cr_submit"):
             try:
-                new = team.submit(m.workspace_id, dataset_id, {f: example[f] for f in ds.text}, label, fb,
-                                  by=m.email, revises=revising)
+                new = ws.submit(dataset_id, {f: example[f] for f in ds.text}, label, fb, revises=revising)
                 sess.revising = None
                 for field in ds.text:
                     st.session_state.pop(f"cr_{field}", None)
@@ -67,7 +65,7 @@ def revise(row) -> None:
 
 
 st.subheader("Your examples")
-mine = team.submissions(m.workspace_id, by=m.email, dataset_id=dataset_id, creator=m.email)
+mine = ws.submissions(dataset_id=dataset_id, creator=m.email)
 if not len(mine):
     st.caption("None yet.")
 else:

@@ -7,8 +7,7 @@ from dashboard import creation
 from dashboard.formatting import metric_row, plain
 from dashboard.page import require_run, start_page
 from dashboard.review_panel import save_run_offer
-from dashboard.server import server
-from dashboard.team import member
+from dashboard.team import member, scope
 
 sess = start_page("Validate", caption=(
     "Paper 002 §3.2: validators accept or reject what creators wrote, seeing the same feedback; a rejection "
@@ -17,9 +16,9 @@ run, ds = require_run()
 if save_run_offer(run, "va") is None:
     st.stop()
 m = member()
-team = server().team
+ws = scope()   # this member's handle on their workspace
 dataset_id = creation.workspace_dataset(run)
-everything = team.submissions(m.workspace_id, by=m.email, dataset_id=dataset_id)
+everything = ws.submissions(dataset_id=dataset_id)
 waiting = everything[(everything["status"] == "submitted") & (everything["creator"] != m.email)]
 metric_row({
     "Waiting for you": f"{len(waiting):,}",
@@ -48,7 +47,7 @@ else:
         go = st.form_submit_button("Save decision", type="primary", key="va_submit")
     if go:
         try:
-            team.validate(m.workspace_id, int(sub["id"]), decision, note, by=m.email,
+            ws.validate(int(sub["id"]), decision, note,
                           components={c: "flagged" for c in flagged})
             st.rerun()
         except InputError as exc:
@@ -67,7 +66,7 @@ elif not accepted:
     st.caption("None yet.")
 
 st.subheader("Does feedback teach? (paper 002's H2)")
-lights = team.creator_lights(m.workspace_id, by=m.email)
+lights = ws.creator_lights()
 if len(lights):
     st.dataframe(lights, hide_index=True, key="va_lights")
     st.caption("Per creator and day: how many examples were red, yellow or green when submitted.")

@@ -16,7 +16,7 @@ from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
 from dashboard.server import server
 from dashboard.session import FIT_TAU
-from dashboard.team import member
+from dashboard.team import member, scope
 
 sess = start_page("Filter", caption=(
     "AFLite (paper 000, Algorithm 1): m models per phase, each trained on t examples, score every "
@@ -73,7 +73,7 @@ with st.expander("Saved views of this run"):
         st.caption("This run is not saved in the workspace yet; save it (Team page, or review an example) to "
                    "save views of it.")
     else:
-        views = server().team.views(member().workspace_id, run_id, by=member().email)
+        views = scope().views(run_id)
         if len(views):
             pick = st.selectbox("Open a view", views["id"], key="view_pick", format_func=lambda i: (
                 lambda v: f"{v['name']}: {live_view(v['tau'], v['target_size'], len(run.ids))} ({v['created_by']})")(
@@ -87,7 +87,7 @@ with st.expander("Saved views of this run"):
                 if st.form_submit_button("Save view", key="view_save"):
                     tau, n = current.live_values(run)
                     try:
-                        server().team.save_view(member().workspace_id, run_id, name, tau, n, by=member().email)
+                        scope().save_view(run_id, name, tau, n)
                         st.success(plain(f"Saved {name.strip()!r}: {live_view(tau, n, len(run.ids))}."))
                     except InputError as exc:
                         st.error(plain(exc))

@@ -15,7 +15,6 @@ from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import metric_row, plain
 from dashboard.page import start_page
-from dashboard.server import server
 
 sess = start_page("Export", caption=(
     "Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "
@@ -102,7 +101,7 @@ if d1.button("Prepare the file", key="exp_prepare", type="secondary" if ready el
     bar.empty()
 if ready is not None:
     # asked again when the button is clicked (no rerun happens then): a demotion meanwhile counts
-    still_allowed = partial(server().team.require, exporter.workspace_id, exporter.email, "export")
+    still_allowed = partial(team.scope().require, "export")
     d2.download_button(f"Download {name} ({ready.size / 1e6:,.1f} MB)", exports.reader(ready, still_allowed), file_name=name,
                        mime=export.mime(fmt), type="primary", key="dl_data", on_click="ignore")
     st.caption(f"Prepared in {ready.seconds:.1f} s. The server keeps this one file for this tab until you "

@@ -6,8 +6,7 @@ from dashboard import current
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
 from dashboard.review_panel import BADGES, review_panel, save_run_offer
-from dashboard.server import server
-from dashboard.team import member, seed_of
+from dashboard.team import member, scope, seed_of
 
 sess = start_page("Review", caption=(
     "Agree with the filter, keep anyway or remove anyway (a note says why). Every decision is kept with "
@@ -18,10 +17,10 @@ run_id = save_run_offer(run, "rv")
 if run_id is None:
     st.stop()
 m = member()
-team = server().team
+ws = scope()   # this member's handle on their workspace
 frame = current.table(run).browse(current.live_result(run))
 frame = frame[~frame["warmup"]]
-latest = team.reviews(m.workspace_id, run_id, by=m.email)
+latest = ws.reviews(run_id)
 stand = current.review_standing(run_id)
 light = lights(frame["id"], frame["retained"], stand)
 metric_row({
@@ -45,7 +44,7 @@ with queue_tab:
         st.success("You have reviewed every example of this run.")
 
 with disputes_tab:
-    dis = team.disagreements(m.workspace_id, run_id, by=m.email)
+    dis = ws.disagreements(run_id)
     if not len(dis):
         st.caption("No example has reviewers who disagree.")
     else:
@@ -59,7 +58,7 @@ with disputes_tab:
                 review_panel(run, str(shown["example_id"].iloc[event.selection.rows[0]]), key="rv_dispute")
 
 with progress_tab:
-    done = team.progress(m.workspace_id, run_id, by=m.email)
+    done = ws.progress(run_id)
     if not len(done):
         st.caption("Nobody has reviewed this run yet.")
     else:

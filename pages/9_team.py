@@ -6,15 +6,14 @@ from core.store import ROLES
 from dashboard import current, pipelines
 from dashboard.formatting import plain
 from dashboard.page import start_page
-from dashboard.server import server
 from dashboard.session import DEFAULT_PARAMS, Source
-from dashboard.team import member
+from dashboard.team import create_workspace, member, scope
 
 sess = start_page("Team", caption=(
     "Runs saved here open for every member without recomputing. Owners manage members and workspaces; "
     "curators load data, run filters, save views and export; annotators review."))
 m = member()
-team = server().team
+ws = scope()   # this member's handle on their workspace
 
 
 def act(fn, *args, **kwargs) -> None:
@@ -37,7 +36,7 @@ def resume(rec: dict) -> None:
 
 
 st.subheader(f"Runs in {m.workspace}")
-runs = team.runs(m.workspace_id, by=m.email)
+runs = ws.runs()
 if not len(runs):
     st.caption("No runs saved here yet: score a dataset on the Data page (curators and owners).")
 else:
@@ -48,7 +47,7 @@ else:
               zip(runs["key"], runs["dataset"], runs["status"], runs["created_by"], runs["created_at"])}
     key = st.selectbox("Run", list(labels), format_func=labels.get, key="team_run_pick")
     if key is not None:
-        rec = team.run_record(m.workspace_id, key, by=m.email)
+        rec = ws.run_record(key)
         c1, c2, c3 = st.columns(3)
         if rec["status"] == "done":
             if c1.button("Open this run", type="primary", key="team_open"):
@@ -57,12 +56,12 @@ else:
             if c2.button("Resume (run it again)", key="team_resume"):
                 act(resume, rec)
             if c3.button("Discard", key="team_discard"):
-                act(team.discard_run, m.workspace_id, key, by=m.email)
+                act(ws.discard_run, key)
         else:
             st.caption(f"This run is {rec['status']}.")
 
 st.subheader("Datasets")
-datasets = team.datasets(m.workspace_id, by=m.email)
+datasets = ws.datasets()
 st.dataframe(datasets.drop(columns=["roles", "fingerprint"]), hide_index=True, key="team_datasets")
 if len(datasets) and m.can("delete data"):
     with st.form("delete_form"):
@@ -74,10 +73,10 @@ if len(datasets) and m.can("delete data"):
             if not sure:
                 st.warning("Tick \"Yes, remove it\" first.")
             else:
-                act(team.delete_dataset, m.workspace_id, int(gone), by=m.email)
+                act(ws.delete_dataset, int(gone))
 
 st.subheader("Members")
-members = team.members(m.workspace_id, by=m.email)
+members = ws.members()
 st.dataframe(members, hide_index=True, key="team_members")
 if m.can("manage members"):
     with st.form("member_form", clear_on_submit=True):
@@ -88,7 +87,7 @@ if m.can("manage members"):
             if not email.strip():
                 st.error("Type the member's e-mail address.")
             else:
-                act(team.set_role, m.workspace_id, email.strip(), role, by=m.email)
+                act(ws.set_role, email.strip(), role)
     with st.form("remove_member_form"):
         leaving = st.selectbox("Remove a member (from their next click on, they see nothing of this workspace; "
                                "their reviews stay)", members["email"], index=None, key="team_remove_pick",
@@ -100,8 +99,8 @@ if m.can("manage members"):
             elif not sure:
                 st.warning("Tick \"Yes, remove them\" first.")
             else:
-                act(team.remove_member, m.workspace_id, leaving, by=m.email)
+                act(ws.remove_member, leaving)
     with st.form("workspace_form", clear_on_submit=True):
         name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
         if st.form_submit_button("Create workspace", key="team_ws_create"):
-            act(team.create_workspace, name, by=m.email)
+            act(create_workspace, name)

@@ -32,6 +32,7 @@ from core.runs import CorruptRun, Run
 from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, Review, RunRecord, SavedView,
                                Workspace, now)
 from core.store.checks import check_text, check_strings
+from core.store.scoped import Scoped
 from core.store.submissions import SubmissionsMixin
 
 __all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
@@ -118,6 +119,11 @@ class TeamStore(SubmissionsMixin):
         self.Write = sessionmaker(self.engine.execution_options(write=True), expire_on_commit=False)
         for maker in (self.Session, self.Write):
             event.listen(maker, "before_flush", check_strings)
+
+    def scoped(self, workspace: int, email: str):
+        """This store as the member ``email``'s handle on ``workspace`` (`core.store.scoped.Scoped`:
+        a binding, not a check; the store checks the role at each call)."""
+        return Scoped(self, workspace, email)
 
     def close(self) -> None:
         """Close the store's pooled connections (a process that opens stores one after another,

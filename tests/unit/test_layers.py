@@ -102,6 +102,16 @@ def test_pages_call_no_algorithm():
                 assert names and all(n.isupper() for n in names), (name, module, names)
 
 
+def test_pages_reach_the_team_store_only_through_the_members_handle():
+    """No page calls ``server().team`` (or names a workspace id and ``by=`` itself): pages use
+    `dashboard.team.scope()`, which binds both."""
+    for name, path in MODULES.items():
+        if name.startswith("pages"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Attribute) and node.attr == "team" and isinstance(node.value, ast.Call):
+                    raise AssertionError(f"{name} line {node.lineno}: server().team; use dashboard.team.scope()")
+
+
 def test_the_check_sees_a_circle():
     """The circle finder finds one when there is one (a guard on the guard)."""
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]

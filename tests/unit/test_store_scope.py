@@ -133,6 +133,41 @@ def test_no_method_reaches_another_workspace(store, toy):
     assert {"begin_run", "save_run", "end_run", "validate", "submit", "review", "open_run"} <= set(checked)
 
 
+def test_the_scoped_handle_offers_every_workspace_method_bound_to_one_member(store, toy):
+    """`TeamStore.scoped`: every workspace method (found by reflection, so a new one is offered
+    the day it is written) with the workspace and the member bound; nothing else; and through
+    it a member of A reaches none of B's ids."""
+    from core.store.scoped import scoped_methods
+
+    world = _world(store, toy)
+    a, b = world["a"], world["b"]
+    a["toy"] = b["toy"] = toy
+    ws = store.scoped(a["ws"], a["owner"])
+    workspace_methods = {name for name, fn in _public_methods().items()
+                         if list(inspect.signature(fn).parameters)[1:2] == ["workspace_id"]
+                         and inspect.signature(fn).parameters.get("by", inspect.Parameter("x", inspect.Parameter.POSITIONAL_ONLY)).kind
+                         is inspect.Parameter.KEYWORD_ONLY}
+    assert scoped_methods(TeamStore) == workspace_methods and {"runs", "review", "validate", "remove_member"} <= \
+        workspace_methods
+    for name in ("workspace", "bootstrap", "migrate", "close", "_owners", "workspaces_of"):
+        with pytest.raises(AttributeError, match="not a workspace action"):
+            getattr(ws, name)
+    assert ws.require("manage members") == "owner" and ws.role() == "owner"
+    before = _snapshot(store, b)
+    for name in sorted(n for n in workspace_methods if any(p in inspect.signature(getattr(TeamStore, n)).parameters
+                                                             for p in ID_PARAMS)):
+        args, kwargs = _args(name, getattr(TeamStore, name), a, b)
+        try:
+            result = getattr(ws, name)(*args[1:], **kwargs)   # args[0] is the workspace: the handle binds it
+        except InputError:
+            continue
+        assert _empty(result), (name, "returned data of another workspace", result)
+    assert _snapshot(store, b) == before
+    assert store.scoped(b["ws"], a["owner"]).runs is not None   # a handle is only a binding: the store refuses
+    with pytest.raises(NotAllowed):
+        store.scoped(b["ws"], a["owner"]).runs()
+
+
 def test_keep_file_copies_only_uploads_for_a_member_who_loads_data(store, toy, tmp_path, monkeypatch):
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
     a = _world(store, toy)["a"]
