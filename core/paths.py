@@ -14,10 +14,11 @@ __all__ = ["cache_dir", "atomic_write", "umask"]
 
 
 def cache_dir() -> Path:
-    """``$ARTIFACT_LENS_CACHE`` if set, else ``~/.cache/artifact-lens`` (read on every call,
-    so tests and servers can point it elsewhere through the environment)."""
-    env = os.environ.get("ARTIFACT_LENS_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "artifact-lens"
+    """``$ARTIFACT_LENS_CACHE`` if set, else ``~/.cache/artifact-lens`` (`core.settings`: read
+    again when the environment changes, so tests and servers can point it elsewhere)."""
+    from core.settings import settings
+
+    return settings().cache
 
 
 def umask() -> int:

@@ -15,7 +15,6 @@ No streamlit here: the cache is plain Python and unit-tested on its own.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -24,11 +23,12 @@ from typing import Any, Callable, Hashable, Optional
 import numpy as np
 import pandas as pd
 
+from core.settings import settings
+
 __all__ = ["BoundedCache", "sizeof", "default_budget", "KIND_LIMITS"]
 
 log = logging.getLogger("artifact_lens.cache")
 
-DEFAULT_BUDGET_MB = 1024
 #: entries kept per kind at most, least recently used dropped first: a live result (τ, n) is
 #: recomputed from the trajectory in milliseconds, yet at 100k examples each holds 1.3 MB and a
 #: slider dragged for ten minutes makes hundreds
@@ -36,14 +36,8 @@ KIND_LIMITS = {"live": 32, "reviews": 16}
 
 
 def default_budget() -> int:
-    """Bytes: ``$ARTIFACT_LENS_CACHE_MB`` megabytes, else 1024 MB."""
-    raw = os.environ.get("ARTIFACT_LENS_CACHE_MB")
-    try:
-        mb = float(raw) if raw else DEFAULT_BUDGET_MB
-    except ValueError:
-        log.warning("ARTIFACT_LENS_CACHE_MB=%r is not a number; using %s MB", raw, DEFAULT_BUDGET_MB)
-        mb = DEFAULT_BUDGET_MB
-    return int(mb * (1 << 20))
+    """Bytes: ``$ARTIFACT_LENS_CACHE_MB`` megabytes, else 1024 MB (`core.settings`)."""
+    return int(settings().cache_mb * (1 << 20))
 
 
 def sizeof(value: Any, _seen: Optional[set] = None, _depth: int = 0) -> int:

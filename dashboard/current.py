@@ -9,45 +9,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from typing import Optional
 
 import numpy as np
 import streamlit as st
 
 from core.errors import InputError
+from core.settings import settings
 from dashboard.formatting import plain
 from dashboard.team import scope
 from dashboard.server import server
 from dashboard.session import Source, session
 
-#: the most points the Map draws (``$ARTIFACT_LENS_MAP_POINTS``); above it, a seeded sample
-#: (WebGL in headless Chromium stays interactive at 100k; the figure is ~4.6 MB of JSON there, short hover)
-MAP_POINTS = 200_000
-
-
-def _env_count(name: str, default: int, least: int) -> int:
-    """``$name`` as a count of at least ``least``; ``default`` when unset or not a number."""
-    raw = os.environ.get(name, "")
-    try:
-        return max(int(raw), least) if raw.strip() else default
-    except ValueError:
-        return default
-
-
 def map_point_limit() -> int:
-    """`MAP_POINTS`, or ``$ARTIFACT_LENS_MAP_POINTS`` when set (a positive integer)."""
-    return _env_count("ARTIFACT_LENS_MAP_POINTS", MAP_POINTS, 1)
-
-
-#: above this many drawn points the Map's hover shows only id and label (``$ARTIFACT_LENS_MAP_TEXT_POINTS``):
-#: p̃, status and text snippets per point were ~85 % of a 100k-point figure's JSON (18.5 of 21 MB)
-MAP_TEXT_POINTS = 20_000
+    """The most points the Map draws (``$ARTIFACT_LENS_MAP_POINTS``, `core.settings`)."""
+    return settings().map_points
 
 
 def map_text_limit() -> int:
-    """`MAP_TEXT_POINTS`, or ``$ARTIFACT_LENS_MAP_TEXT_POINTS`` when set (a non-negative integer)."""
-    return _env_count("ARTIFACT_LENS_MAP_TEXT_POINTS", MAP_TEXT_POINTS, 0)
+    """Above this many drawn points the hover shows id and label only (``$ARTIFACT_LENS_MAP_TEXT_POINTS``)."""
+    return settings().map_text_points
 
 
 #: the most selected examples the Map lists as rows (the counts above the list cover them all)
@@ -68,7 +49,7 @@ def map_sample(n: int, keep=()) -> Optional[np.ndarray]:
 def map_method() -> str:
     """The map the dashboard computes in the background: ``$ARTIFACT_LENS_MAP`` ("umap" by
     default; tests and previews use "pca", which needs no background job)."""
-    return os.environ.get("ARTIFACT_LENS_MAP", "umap")
+    return settings().map
 
 
 # ---------------------------------------------------------------------- datasets

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from core import paths
 from core.errors import InputError
+from core.settings import settings
 from dashboard import current
 from dashboard.session import Source, session
 
@@ -45,15 +45,12 @@ def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, pa
     return kind + (":" + ",".join(opts) if opts else "")
 
 
-DEFAULT_UPLOADS_MB = 2048
 
 
 def data_folders() -> list:
     """Folders the Data page's "Local path" may read: ``$ARTIFACT_LENS_DATA_DIRS``
     (separated by ``os.pathsep``), else the working folder and the cache."""
-    raw = os.environ.get("ARTIFACT_LENS_DATA_DIRS")
-    folders = [p for p in raw.split(os.pathsep) if p.strip()] if raw else [os.getcwd(), str(paths.cache_dir())]
-    return [Path(p).expanduser().resolve() for p in folders]
+    return list(settings().data_dirs)
 
 
 def check_local_path(text: str) -> str:
@@ -113,7 +110,7 @@ def _save_upload(name: str, data: bytes) -> Path:
 
 
 def _evict_uploads(folder: Path, keep: Path) -> None:
-    budget = float(os.environ.get("ARTIFACT_LENS_UPLOADS_MB") or DEFAULT_UPLOADS_MB) * (1 << 20)
+    budget = settings().uploads_mb * (1 << 20)
     files = sorted((p for p in folder.iterdir() if p.is_file() and p != keep), key=lambda p: p.stat().st_mtime)
     total = keep.stat().st_size + sum(p.stat().st_size for p in files)
     for old in files:   # oldest first

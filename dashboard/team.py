@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ import streamlit as st
 
 from core.errors import InputError
 from core.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS
+from core.settings import settings
 from dashboard.formatting import plain
 from dashboard.server import server
 from dashboard.session import session
@@ -68,7 +68,7 @@ def owner_setting() -> Optional[str]:
             return argv[i + 1].strip().lower() or None
         if arg.startswith("--owner="):
             return arg.split("=", 1)[1].strip().lower() or None
-    return (os.environ.get("ARTIFACT_LENS_OWNER") or "").strip().lower() or None
+    return settings().owner
 
 
 def sign_in() -> Member:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 from pathlib import Path
 from typing import Optional
@@ -34,6 +33,7 @@ from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Me
 from core.store.checks import check_text, check_strings
 from core.store.scoped import Scoped
 from core.store.submissions import SubmissionsMixin
+from core.settings import settings
 
 __all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
            "DEFAULT_WORKSPACE", "LOCAL_USER", "LOCAL_WORKSPACE"]
@@ -71,7 +71,7 @@ class NotAllowed(InputError):
 
 def default_url() -> str:
     """``$ARTIFACT_LENS_DB_URL``, else a SQLite file in the cache folder."""
-    return os.environ.get("ARTIFACT_LENS_DB_URL") or f"sqlite:///{paths.cache_dir() / 'team.sqlite'}"
+    return settings().db_url
 
 
 def _safe(url: str) -> str:

@@ -14,14 +14,14 @@ def drawn(at):
 
 
 def test_every_point_is_drawn_up_to_the_limit_and_nothing_is_said(fresh_server):
-    from dashboard.current import MAP_POINTS
+    from core.settings import settings
 
     at = app().run()
     at.switch_page(page("4_map")).run()
     no_exceptions(at)
     points = drawn(at)
     assert len(points) == 3000 and sorted(points["row"]) == list(range(3000))
-    assert MAP_POINTS >= 100_000 and "Drawing" not in texts(at)
+    assert settings().map_points >= 100_000 and "Drawing" not in texts(at)
 
 
 def test_above_the_limit_a_stable_sample_and_the_selection_are_drawn_and_the_page_says_so(fresh_server, monkeypatch):
@@ -48,12 +48,12 @@ def test_above_the_limit_a_stable_sample_and_the_selection_are_drawn_and_the_pag
     assert "Drawing 1,025 of 3,000 points" in texts(at)
 
 
-@pytest.mark.parametrize("raw, expected", [("", None), ("oops", None), ("0", 1), ("5000", 5000)])
+@pytest.mark.parametrize("raw, expected", [("", 200_000), ("1", 1), ("5000", 5000)])
 def test_the_limit_comes_from_the_environment(monkeypatch, raw, expected):
     from dashboard import current
 
     monkeypatch.setenv("ARTIFACT_LENS_MAP_POINTS", raw)
-    assert current.map_point_limit() == (current.MAP_POINTS if expected is None else expected)
+    assert current.map_point_limit() == expected
     rows = current.map_sample(10_000, keep=[3, 9_999])
     if current.map_point_limit() >= 10_000:
         assert rows is None

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from core.errors import InputError
+
 from dashboard.cache import BoundedCache, default_budget, sizeof
 
 
@@ -67,6 +69,9 @@ def test_budget_from_the_environment(monkeypatch):
     monkeypatch.setenv("ARTIFACT_LENS_CACHE_MB", "3")
     assert default_budget() == 3 << 20
     monkeypatch.setenv("ARTIFACT_LENS_CACHE_MB", "lots")
+    with pytest.raises(InputError, match="ARTIFACT_LENS_CACHE_MB='lots' is not a number"):
+        default_budget()
+    monkeypatch.delenv("ARTIFACT_LENS_CACHE_MB")
     assert default_budget() == 1024 << 20
 
 

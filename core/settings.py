@@ -1,0 +1,95 @@
+"""Every ``ARTIFACT_LENS_*`` setting in one typed object, validated in one place.
+
+`settings()` reads the environment and returns a frozen `Settings`; a bad value raises one
+`SettingsError` that names the variable, what it holds and what to give instead. It is parsed
+again only when the environment changed (tests and a server restart may point it elsewhere),
+so callers just call `settings()` where they need a value.
+
+A dataclass with a table of parsers, not pydantic-settings: nine variables do not need a new
+dependency, and the table is what the docs list (a test checks that each one is documented).
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Optional
+
+from core.errors import InputError
+
+__all__ = ["Settings", "SettingsError", "settings", "VARIABLES"]
+
+
+class SettingsError(InputError):
+    """A setting with a value the tool cannot use (the message names the variable and the fix)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    cache: Path                    #: ARTIFACT_LENS_CACHE: caches, uploads, runs; the SQLite team store by default
+    db_url: str                    #: ARTIFACT_LENS_DB_URL: SQLAlchemy URL of the team store
+    cache_mb: float                #: ARTIFACT_LENS_CACHE_MB: memory budget of the server cache
+    uploads_mb: float              #: ARTIFACT_LENS_UPLOADS_MB: disk budget for uploads
+    data_dirs: tuple               #: ARTIFACT_LENS_DATA_DIRS: folders the Data page's "Local path" may read
+    map: str                       #: ARTIFACT_LENS_MAP: the background map, umap or pca
+    #: ARTIFACT_LENS_MAP_POINTS: most points the Map draws; above it a seeded sample (WebGL in headless
+    #: Chromium stays interactive at 100k; the figure is ~4.6 MB of JSON there, short hover)
+    map_points: int
+    #: ARTIFACT_LENS_MAP_TEXT_POINTS: above this many drawn points the hover shows id and label only
+    #: (p̃, status and text snippets were ~85 % of a 100k-point figure's JSON, 18.5 of 21 MB)
+    map_text_points: int
+    owner: Optional[str]           #: ARTIFACT_LENS_OWNER: owner of the default workspace
+
+
+#: field -> (variable, default text for the docs)
+VARIABLES = {f.name: "ARTIFACT_LENS_" + f.name.upper() for f in fields(Settings)}
+
+
+def _number(name: str, raw: str, least: float, unit: str, whole: bool = False):
+    try:
+        value = int(raw) if whole else float(raw)
+    except ValueError:
+        raise SettingsError(f"{VARIABLES[name]}={raw!r} is not {'a whole number' if whole else 'a number'}; give "
+                            f"{unit}, e.g. {VARIABLES[name]}={'1000' if whole else '1024'}, or unset it.") from None
+    if not value >= least or value != value or value in (float("inf"),):
+        raise SettingsError(f"{VARIABLES[name]}={raw!r} must be a finite number of at least {least:g} {unit}; "
+                            "give one, or unset it for the default.")
+    return value
+
+
+def _parse(env: tuple) -> Settings:
+    raw = dict(env)
+    cache = Path(raw["cache"]).expanduser() if raw["cache"] else Path.home() / ".cache" / "artifact-lens"
+    data_dirs = [p for p in (raw["data_dirs"] or "").split(os.pathsep) if p.strip()] or [os.getcwd(), str(cache)]
+    method = (raw["map"] or "umap").strip().lower()
+    if method not in ("umap", "pca"):
+        raise SettingsError(f"ARTIFACT_LENS_MAP={raw['map']!r} is not a map this tool computes; give umap (the "
+                            "default) or pca.")
+    owner = (raw["owner"] or "").strip().lower() or None
+    if owner is not None and "@" not in owner:
+        raise SettingsError(f"ARTIFACT_LENS_OWNER={raw['owner']!r} is not an e-mail address; give the owner's address "
+                            "as the identity provider sends it, or unset it.")
+    return Settings(
+        cache=cache,
+        db_url=raw["db_url"] or f"sqlite:///{cache / 'team.sqlite'}",
+        cache_mb=_number("cache_mb", raw["cache_mb"], 1, "megabytes") if raw["cache_mb"] else 1024.0,
+        uploads_mb=_number("uploads_mb", raw["uploads_mb"], 0, "megabytes") if raw["uploads_mb"] else 2048.0,
+        data_dirs=tuple(Path(p).expanduser().resolve() for p in data_dirs),
+        map=method,
+        map_points=_number("map_points", raw["map_points"], 1, "points", whole=True) if raw["map_points"] else 200_000,
+        map_text_points=(_number("map_text_points", raw["map_text_points"], 0, "points", whole=True)
+                         if raw["map_text_points"] else 20_000),
+        owner=owner,
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _cached(env: tuple, cwd: str) -> Settings:
+    return _parse(env)
+
+
+def settings() -> Settings:
+    """The settings of the current environment (parsed once per distinct environment)."""
+    env = tuple((name, (os.environ.get(var) or "").strip()) for name, var in VARIABLES.items())
+    return _cached(env, os.getcwd())
