@@ -3,7 +3,7 @@ PYTHON ?= python3
 export HF_HUB_OFFLINE ?= 1
 export NUMBA_CACHE_DIR ?= $(HOME)/.cache/artifact-lens/numba
 
-.PHONY: install install-test demo test test-stress campaign bench screenshots
+.PHONY: install install-test demo test test-fast test-stress campaign bench screenshots
 
 install:
 	$(PYTHON) -m pip install -q -e .
@@ -16,6 +16,12 @@ demo: install
 
 test: install-test
 	$(PYTHON) -m pytest -q
+
+# Before every commit (docs/testing.md): the unit tier, without a browser, AppTests, PostgreSQL,
+# a cluster, killed processes or slow tests.
+FAST = not (e2e or app or postgres or auth or durability or dask or slow)
+test-fast: install-test
+	$(PYTHON) -m pytest -q -p no:cacheprovider -m "$(FAST)"
 
 # The store (SQLite and PostgreSQL, races included), sign-in (a real browser and OIDC provider) and
 # durability (killed writers) tests beside one CPU burner per core (CI runs it after `make test`).

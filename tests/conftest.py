@@ -54,3 +54,15 @@ def postgres_url():
             yield url
     except PostgresMissing as exc:
         pytest.skip(str(exc))
+
+
+# The tiers (docs/testing.md): a test under tests/e2e, tests/app or tests/durability carries that
+# folder's marker, so `make test-fast` can leave out whole tiers by marker.
+TIERS = ("e2e", "app", "durability")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        parts = Path(str(item.fspath)).resolve().relative_to(ROOT / "tests").parts
+        if parts and parts[0] in TIERS:
+            item.add_marker(parts[0])

@@ -69,19 +69,19 @@ def test_pca_map_from_the_cli_is_read_back(capsys, tmp_path):
 
 def _app_lookup(data, spec):
     """In the dashboard: make `data` with Φ = `spec` the session's, then ask for the UMAP map the way the
-    Map page does (`dashboard.current.projection`), without starting a job."""
+    Map page does (`dashboard.pipelines.projection`), without starting a job."""
     import json
 
     import streamlit as st
 
-    from dashboard import current
+    from dashboard import current, pipelines
     from dashboard.session import Source, session
 
     src = Source(source=data)
     key, ds = current.load(src)
     sess = session()
     sess.ds_key, sess.source, sess.spec = key, src, current.check_spec(spec, ds)
-    found = current.projection("umap", start=False)
+    found = pipelines.projection("umap", start=False)
     st.text(json.dumps(None if found is None else {"hit": found.info["cache_hit"], "xy": found.xy[:5].tolist(),
                                                    "n": len(found.xy), "job": sess.proj_job}))
 
