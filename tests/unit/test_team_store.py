@@ -12,7 +12,7 @@ from sqlalchemy import MetaData, create_engine, func, inspect, select, text
 
 from core.errors import InputError
 from core.runs import CorruptRun
-from core.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, _sha256
+from core.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
 from core.store.models import DatasetRecord, Member, Review, Workspace
 
 HEAD_REVISION = "0004"   # the newest migration in core/store/migrations/versions
@@ -524,7 +524,7 @@ def test_a_database_of_the_previous_schema_is_upgraded_with_every_row(fresh_url,
             created_by="old@x.org", created_at=stamp)).inserted_primary_key[0]
         run_id = conn.execute(t["runs"].insert().values(
             workspace_id=ws, dataset_id=dataset_id, key=run.key, representation=run.representation, params=run.params,
-            seed=7, versions={"numpy": "1"}, status="done", file=str(path), sha256=_sha256(path),
+            seed=7, versions={"numpy": "1"}, status="done", file=str(path), sha256=file_sha256(path),
             created_by="old@x.org", created_at=stamp)).inserted_primary_key[0]
         conn.execute(t["views"].insert().values(run_id=run_id, name="old view", tau=0.7, target_size=90,
                                                 created_by="old@x.org", created_at=stamp))
