@@ -32,9 +32,13 @@ def live_knobs(run, *, n_too: bool = True) -> dict:
     if n_too:
         # the slider shows shares in steps of 0.01: its lowest step must not fall below the fitted n
         lo = min(math.ceil(bounds["n_min"] / N * 100) / 100, 0.99)
-        sess.target = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99,
-                                     float(min(max(n0 / N, lo), 0.99)), 0.01, key="w_target",
-                                     help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
+        offered = float(min(max(n0 / N, lo), 0.99))
+        share = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99, offered, 0.01,
+                               key="w_target", help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
+        if share != offered:   # moved by the user: n becomes that share's count, kept as a count from now on
+            sess.target = round(share * N)
+        # else n stays what the session holds: reading n back from the slider's share (n0 / N rounded to
+        # the slider's grid) and resolving it again lost an example per reload
         cols[1].caption(f"n = {current.live_values(run)[1]:,} of {N:,} scored examples")
     url.remember()
     show_live(run)
