@@ -104,6 +104,7 @@ from core.features import FeatureOptions, _overlap_share, _tokenise_column, bina
 from core.labels import encode_labels
 from core.progress import check_cancel, report
 from core.zstats import bonferroni_threshold, z_scores
+from core import lights as lights_vocabulary
 
 __all__ = ["COMPONENTS", "DQI_COMPONENTS", "DEFAULT_WEIGHTS", "DEFAULT_THRESHOLDS", "LIGHTS", "QualityContext",
            "Feedback", "check_example", "quality_scores", "combine", "lights", "check_quality", "check_second_split",
@@ -140,8 +141,8 @@ DEFAULT_THRESHOLDS = {"vocabulary": (0.35, 0.6), "ngram_frequency": (0.2, 0.35),
                       "word_overlap": (0.1, 0.4), "semantic_similarity": (0.1, 0.4), "label_tied": (0.5, 0.8),
                       "inter_split": (0.02, 0.15), "dqi": (0.4, 0.6)}
 
-LIGHTS = ("red", "yellow", "green")
-NA = "n/a"
+LIGHTS = tuple(reversed(lights_vocabulary.LIGHTS))   # worst first, as thresholds read
+NA = lights_vocabulary.NA
 
 #: Longest text of one field a new example may have (characters; a knob of `QualityContext`).
 MAX_CHARS = 2000

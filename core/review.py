@@ -24,13 +24,15 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
+from core import lights as lights_vocabulary
 
 __all__ = ["LIGHTS", "LIGHT_COLOURS", "standing", "lights", "apply_overrides", "reviewed_result", "queue",
            "QUEUE_ORDERS"]
 
-LIGHTS = ("green", "yellow", "red", "")
+#: review lights (`core.lights`): the three, and no light for an example nobody reviewed
+LIGHTS = (*lights_vocabulary.LIGHTS, lights_vocabulary.NOT_REVIEWED)
 #: colours of the badges and map points (the empty light is grey)
-LIGHT_COLOURS = {"green": "#2e9e44", "yellow": "#e3b505", "red": "#d1352b", "": "#b8b8b8"}
+LIGHT_COLOURS = {k: lights_vocabulary.COLOURS[k] for k in LIGHTS}
 QUEUE_ORDERS = ("predictability", "random")
 
 

@@ -14,12 +14,13 @@ import streamlit as st
 
 from core import paths
 from core.quality import QualityContext
+from core.lights import EMOJI, LIGHTS, NA
 from dashboard import current
 from dashboard.server import server
 from dashboard.session import Source, session
 from dashboard.team import require, scope
 
-BADGE = {"green": "🟢", "yellow": "🟡", "red": "🔴", "n/a": "–"}
+BADGE = {k: EMOJI[k] for k in (*LIGHTS, NA)}
 
 
 def quality_context() -> QualityContext:

@@ -24,6 +24,7 @@ from core import paths, workflow
 from core.progress import span
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
 from core.workflow import quality_descriptor
+from core.lights import COLOURS, EMOJI, LIGHTS, NA
 from dashboard import current, team
 from dashboard.server import server
 from dashboard.session import session
@@ -35,18 +36,9 @@ __all__ = ["QualityState", "state", "context_key", "table", "scored", "start", "
 #: the removal orders of the Filter page's run form
 ORDERS = {"predictability": "by p̃ (plain AFLite)", "dqi": "by quality (DQI combined)",
           "component": "by one quality component"}
-#: a light as text (tables, legends); the colours are the review lights' (`core.review.LIGHT_COLOURS`)
-BADGES = {"green": "🟢", "yellow": "🟡", "red": "🔴", "n/a": "–"}
-
-
-def _light_palette() -> dict:
-    from core.review import LIGHT_COLOURS
-
-    return {"green": LIGHT_COLOURS["green"], "yellow": LIGHT_COLOURS["yellow"], "red": LIGHT_COLOURS["red"],
-            "n/a": LIGHT_COLOURS[""]}
-
-
-LIGHT_PALETTE = _light_palette()
+#: a quality light as text (tables, legends) and as a colour (the map), from `core.lights`
+BADGES = {k: EMOJI[k] for k in (*LIGHTS, NA)}
+LIGHT_PALETTE = {k: COLOURS[k] for k in (*LIGHTS, NA)}
 
 
 @dataclass

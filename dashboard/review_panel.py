@@ -12,12 +12,14 @@ import streamlit as st
 
 from core.errors import InputError
 from core.review import lights
+from core.lights import NOT_REVIEWED, badge
 from dashboard import current, pipelines
 from dashboard.formatting import plain
 from dashboard.team import member, scope
 
 #: the badge of each light, as text (never HTML): tables, captions and the map legend
-BADGES = {"green": "🟢 agreed", "yellow": "🟡 disputed / overridden", "red": "🔴 removed, not reviewed", "": "–"}
+BADGES = {"green": badge("green", "agreed"), "yellow": badge("yellow", "disputed / overridden"),
+          "red": badge("red", "removed, not reviewed"), NOT_REVIEWED: badge(NOT_REVIEWED)}
 DECISION_LABELS = {"agree": "Agree with the filter", "keep": "Keep anyway", "remove": "Remove anyway"}
 
 

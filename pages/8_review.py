@@ -10,8 +10,8 @@ from dashboard.team import member, scope, seed_of
 
 sess = start_page("Review", caption=(
     "Agree with the filter, keep anyway or remove anyway (a note says why). Every decision is kept with "
-    "who and when; a change of mind is a new decision. Lights: 🟢 agreed, 🟡 disputed or overridden, "
-    "🔴 removed by the filter and not reviewed."))
+    "who and when; a change of mind is a new decision. Lights: " + ", ".join(BADGES[k] for k in ("green", "yellow", "red"))
+    + "."))
 run, ds = require_run()
 run_id = save_run_offer(run, "rv")
 if run_id is None:

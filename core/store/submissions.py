@@ -15,10 +15,10 @@ from sqlalchemy.exc import IntegrityError
 
 from core.errors import InputError
 from core.store.models import VALIDATIONS, DatasetRecord, Submission, Validation, now
+from core.lights import LIGHTS
 
 __all__ = ["SubmissionsMixin"]
 
-_LIGHTS = ("green", "yellow", "red")
 
 
 class SubmissionsMixin:
@@ -120,9 +120,9 @@ class SubmissionsMixin:
         submitted: whether feedback teaches creators (paper 002's H2)."""
         subs = self.submissions(workspace_id, by=by)
         if not len(subs):
-            return pd.DataFrame(columns=["creator", "day", *_LIGHTS])
+            return pd.DataFrame(columns=["creator", "day", *LIGHTS])
         light = subs["feedback"].map(lambda f: (f or {}).get("light", ""))
         frame = pd.DataFrame({"creator": subs["creator"], "day": pd.to_datetime(subs["created_at"]).dt.date,
                               "light": light})
         counts = frame.pivot_table(index=["creator", "day"], columns="light", aggfunc="size", fill_value=0)
-        return counts.reindex(columns=list(_LIGHTS), fill_value=0).reset_index()
+        return counts.reindex(columns=list(LIGHTS), fill_value=0).reset_index()

@@ -112,6 +112,14 @@ def test_pages_reach_the_team_store_only_through_the_members_handle():
                     raise AssertionError(f"{name} line {node.lineno}: server().team; use dashboard.team.scope()")
 
 
+def test_the_lights_are_defined_once():
+    """Every light's emoji and colour come from `core/lights.py` (they were defined five times)."""
+    for name, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if name != "core.lights":
+            assert "🟢" not in text and "#2e9e44" not in text, name
+
+
 def test_the_check_sees_a_circle():
     """The circle finder finds one when there is one (a guard on the guard)."""
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
