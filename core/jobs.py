@@ -5,7 +5,8 @@ progress fraction and message, publishes records as they arrive (one per AFLite
 phase) and carries the cancel token (a `threading.Event`). The job ends with a
 result, a `Cancelled`, or an error whose traceback is logged (logger
 ``artifact_lens.jobs``) and kept on the job for the page that started it.
-`JobRunner` keeps jobs by key, so asking twice for the same work joins the first job.
+`JobRunner` keeps jobs by key, so asking twice for the same work joins the first job, and
+bounds how many compute at once (``workers``): the others wait, pending and cancellable.
 Nothing here imports streamlit.
 """
 from __future__ import annotations
@@ -54,8 +55,9 @@ class Job:
     Status: ``"pending"``, ``"running"``, ``"done"``, ``"error"``, ``"cancelled"``.
     """
 
-    def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key: Optional[str] = None):
-        self.fn, self.name, self.key = fn, name, key
+    def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key: Optional[str] = None,
+                 slots: Optional[threading.Semaphore] = None):
+        self.fn, self.name, self.key, self._slots = fn, name, key, slots
         self.status = "pending"
         self.fraction, self.message = 0.0, ""
         self.records: list = []
@@ -71,13 +73,33 @@ class Job:
     def start(self) -> "Job":
         if self._thread is not None:
             return self
-        self.status, self.started = "running", time.time()
+        self.started = time.time()
         self._thread = threading.Thread(target=self._run, name=f"job:{self.name}", daemon=True)
         self._thread.start()
         return self
 
+    def _take_slot(self) -> bool:
+        """Wait (pending, cancellable) for one of the runner's worker slots; False if cancelled."""
+        if self._slots is None:
+            return True
+        while not self._slots.acquire(timeout=0.25):
+            if self._cancel.is_set():
+                return False
+            with self._lock:
+                self.message = "waiting for a free worker (other jobs are running)"
+        if self._cancel.is_set():   # cancelled while it waited: give the slot to the next job
+            self._slots.release()
+            return False
+        return True
+
     def _run(self) -> None:
         ctx = JobContext(self)
+        if not self._take_slot():
+            self.error, self.status, self.finished = Cancelled("cancelled before it started"), "cancelled", time.time()
+            return
+        self.status = "running"
+        with self._lock:
+            self.message = ""
         try:
             result = self.fn(ctx)
         except Cancelled as exc:
@@ -94,6 +116,8 @@ class Job:
             self.result, self.fraction, self.status = result, 1.0, "done"
         finally:
             self.finished = time.time()
+            if self._slots is not None:
+                self._slots.release()
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -131,17 +155,21 @@ class JobRunner:
     long-lived server does not accumulate results.
     """
 
-    def __init__(self, keep_finished: int = 32):
+    def __init__(self, keep_finished: int = 32, workers: Optional[int] = None):
         self._jobs: dict = {}
         self._lock = threading.Lock()
         self.keep_finished = keep_finished
+        # at most ``workers`` jobs compute at once (the others wait, pending and cancellable), so
+        # a team's long work never takes every core from the web process; None: no bound
+        self.workers = workers
+        self._slots = threading.BoundedSemaphore(workers) if workers else None
 
     def submit(self, key: str, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and not job.done:
                 return job
-            job = Job(fn, name=name or key, key=key)
+            job = Job(fn, name=name or key, key=key, slots=self._slots)
             self._jobs.pop(key, None)
             self._jobs[key] = job
             finished = [k for k, j in self._jobs.items() if j.done]   # oldest first

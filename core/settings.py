@@ -40,6 +40,7 @@ class Settings:
     #: (p̃, status and text snippets were ~85 % of a 100k-point figure's JSON, 18.5 of 21 MB)
     map_text_points: int
     owner: Optional[str]           #: ARTIFACT_LENS_OWNER: owner of the default workspace
+    job_workers: int               #: ARTIFACT_LENS_JOB_WORKERS: background jobs that compute at once
 
 
 #: field -> (variable, default text for the docs)
@@ -81,6 +82,8 @@ def _parse(env: tuple) -> Settings:
         map_text_points=(_number("map_text_points", raw["map_text_points"], 0, "points", whole=True)
                          if raw["map_text_points"] else 20_000),
         owner=owner,
+        job_workers=(_number("job_workers", raw["job_workers"], 1, "jobs", whole=True) if raw["job_workers"]
+                     else max(1, os.cpu_count() or 1)),
     )
 
 

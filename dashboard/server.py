@@ -27,6 +27,7 @@ from core import paths
 from core.jobs import JobRunner
 from core.runs import RunStore
 from core.store import TeamStore
+from core.settings import settings
 from dashboard.cache import BoundedCache
 
 __all__ = ["Server", "server", "exports_folder", "STOP_DEADLINE", "JOBS_GRACE"]
@@ -110,7 +111,7 @@ class Server:
         self.store = RunStore(paths.cache_dir() / "runs")
         self.team = TeamStore()   # raises InputError (named URL, what to check) when unreachable
         self.team.recover()
-        self.jobs = JobRunner()
+        self.jobs = JobRunner(workers=settings().job_workers)
         self.map_slots = threading.Semaphore(1)
         self.stopping = threading.Event()
         self.exports = exports_folder()

@@ -338,3 +338,36 @@ def test_a_run_file_whose_arrays_or_ids_disagree_is_refused(tmp_path):
     np.savez(tmp_path / "short.npz", **short)
     with pytest.raises(InputError, match="damaged .*disagree in length"):
         read_run_argument(tmp_path / "short.npz", ds)
+
+
+def test_a_bounded_runner_computes_at_most_its_workers_at_once_and_cancels_a_waiting_job():
+    """workers=2: of four jobs, two compute and two wait (pending, cancellable); every one that
+    is not cancelled finishes; the bound is never passed."""
+    runner = JobRunner(workers=2)
+    gate, lock = threading.Event(), threading.Lock()
+    running, most = [0], [0]
+
+    def work(ctx):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        gate.wait(30)
+        with lock:
+            running[0] -= 1
+        return "ok"
+
+    jobs = [runner.submit(f"j{i}", work) for i in range(4)]
+    deadline = time.time() + 30
+    while sum(j.status == "running" for j in jobs) < 2 and time.time() < deadline:
+        time.sleep(0.01)
+    waiting = [j for j in jobs if j.status == "pending"]
+    assert len(waiting) == 2
+    while not all("waiting for a free worker" in j.snapshot()["message"] for j in waiting) and time.time() < deadline:
+        time.sleep(0.01)   # they say why they wait
+    assert all("waiting for a free worker" in j.snapshot()["message"] for j in waiting)
+    waiting[0].cancel()
+    gate.set()
+    for j in jobs:
+        j.wait(30)
+    assert waiting[0].status == "cancelled" and waiting[0].result is None
+    assert sorted(j.status for j in jobs) == ["cancelled", "done", "done", "done"] and most[0] == 2

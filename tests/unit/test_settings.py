@@ -1,5 +1,6 @@
 """Every ARTIFACT_LENS_* setting: one typed object, one clear message per bad value, documented."""
 import math
+import os
 import re
 from pathlib import Path
 
@@ -9,7 +10,8 @@ from hypothesis import HealthCheck, given, settings as hyp_settings, strategies 
 from core.settings import VARIABLES, SettingsError, settings
 
 ROOT = Path(__file__).resolve().parents[2]
-NUMERIC = {"cache_mb": (1, False), "uploads_mb": (0, False), "map_points": (1, True), "map_text_points": (0, True)}
+NUMERIC = {"cache_mb": (1, False), "uploads_mb": (0, False), "map_points": (1, True), "map_text_points": (0, True),
+           "job_workers": (1, True)}
 
 
 def test_defaults(monkeypatch, tmp_path):
@@ -21,6 +23,7 @@ def test_defaults(monkeypatch, tmp_path):
     assert s.db_url == f"sqlite:///{s.cache / 'team.sqlite'}"
     assert (s.cache_mb, s.uploads_mb, s.map, s.map_points, s.map_text_points, s.owner) == \
         (1024.0, 2048.0, "umap", 200_000, 20_000, None)
+    assert s.job_workers == max(1, os.cpu_count() or 1)
     assert s.data_dirs == (tmp_path.resolve(), s.cache.resolve())
 
 
