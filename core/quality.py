@@ -108,7 +108,7 @@ from core import lights as lights_vocabulary
 
 __all__ = ["COMPONENTS", "DQI_COMPONENTS", "DEFAULT_WEIGHTS", "DEFAULT_THRESHOLDS", "LIGHTS", "QualityContext",
            "Feedback", "check_example", "quality_scores", "combine", "lights", "check_quality", "check_second_split",
-           "quality_for_aflite", "compare_pruning"]
+           "quality_for_aflite"]
 
 #: Component columns, in DQI order.
 COMPONENTS = ("vocabulary", "ngram_frequency", "neighbour", "word_overlap", "semantic_similarity", "label_tied",
@@ -985,72 +985,3 @@ def quality_for_aflite(table: pd.DataFrame, choice: str, ids) -> np.ndarray:
         raise InputError(f"the quality component {choice!r} does not apply to this dataset (e.g. inter_split needs a "
                          "second split, word_overlap two text fields); choose dqi or another component.")
     return check_quality(col.to_numpy(dtype=np.float64), f"quality {choice!r}")
-
-
-def _label_balance(y, classes) -> dict:
-    counts = pd.Series(y).value_counts().reindex(classes, fill_value=0)
-    shares = counts / max(int(counts.sum()), 1)
-    return {**{f"share {c}": float(s) for c, s in shares.items()},
-            "balance": float(shares.min() / shares.max()) if shares.max() > 0 else float("nan")}
-
-
-def compare_pruning(dataset: Dataset, representation, quality, params: dict, *, quality_name: str = "dqi",
-                    partial_spec: Optional[str] = None, folds: int = 5, min_count: int = 20, random_state: int = 0,
-                    cache_dir=None, progress=None) -> pd.DataFrame:
-    """Plain AFLite vs quality-ordered AFLite (paper 002 Algorithm 1) at the same parameters (the
-    same n), with the full set and a random subset of the same size as references.
-
-    Columns: ``set``, ``n``, ``z_max`` / ``z_max_feature`` (largest n-gram z-statistic,
-    `core.zstats.compute_z` with ``min_count``), ``partial_accuracy`` (cross-validated logistic
-    regression on the partial-input representation, `core.evaluation.subset_accuracy`),
-    ``majority``, ``share <label>`` and ``balance`` (smallest / largest label share).
-    """
-    from core.aflite import random_subset
-    from core.evaluation import default_partial_spec, subset_accuracy
-    from core.representations import represent
-    from core.runs import fit_run
-    from core.zstats import compute_z
-
-    ids = np.asarray(representation.ids).astype(str)
-    q = check_quality(quality, "quality", n=len(ids))
-    report(progress, 0.0, "plain AFLite")
-    plain = fit_run(dataset, representation, params)
-    report(progress, 0.3, "quality-ordered AFLite")
-    ordered = fit_run(dataset, representation, params, quality=q)
-    rand = random_subset(len(ids), int(plain.retained.sum()), random_state=random_state)
-    sets = {"full": np.ones(len(ids), bool), "AFLite": plain.retained, f"AFLite + {quality_name}": ordered.retained,
-            "random (same n as AFLite)": rand}
-    spec = partial_spec or default_partial_spec(dataset)
-    acc = None
-    if spec:
-        report(progress, 0.5, "partial-input accuracy")
-        prep = represent(dataset, spec, cache_dir=cache_dir)
-        pos = pd.Index(np.asarray(prep.ids).astype(str)).get_indexer(ids)
-        y = dataset.table[dataset.label].reindex(ids).to_numpy()
-        Xp = np.asarray(prep.X)[np.maximum(pos, 0)]
-        acc = subset_accuracy(Xp, y, sets, families=("logistic",), folds=folds, random_state=random_state,
-                              errors="note").set_index("subset")
-    rows = []
-    y_all = dataset.table[dataset.label].reindex(ids).to_numpy()
-    for i, (name, mask) in enumerate(sets.items()):
-        report(progress, 0.7 + 0.3 * i / len(sets), f"z-statistics of {name}")
-        sub = dataset.subset(ids[mask])
-        try:
-            zs = compute_z(sub, min_count=min_count, random_state=random_state)
-            s = zs.summary(kind="ngram")
-            z_max, z_feat = s["z_max"], s["z_max_feature"]
-        except InputError:
-            z_max, z_feat = float("nan"), ""
-        row = {"set": name, "n": int(mask.sum()), "z_max": z_max, "z_max_feature": z_feat}
-        if acc is not None:
-            row["partial_accuracy"] = float(acc.loc[name, "accuracy"])
-            row["majority"] = float(acc.loc[name, "majority"])
-        row.update(_label_balance(y_all[mask], dataset.classes))
-        rows.append(row)
-    out = pd.DataFrame(rows)
-    out.attrs.update({"partial_spec": spec, "params": dict(params), "quality": quality_name,
-                      "stop_reasons": {"AFLite": plain.history[-1].get("stop_reason") if plain.history else None,
-                                       f"AFLite + {quality_name}": ordered.history[-1].get("stop_reason")
-                                       if ordered.history else None}})
-    report(progress, 1.0, "comparison done")
-    return out

@@ -215,7 +215,6 @@ def compare_result(key: Optional[str]) -> Optional[pd.DataFrame]:
 def compare_start(params: dict, name: str):
     """Start (or join) plain vs quality-ordered AFLite at ``params`` (the same n) for the current
     dataset and Φ, quality ``name``; a stored one is shown at once."""
-    from core.quality import compare_pruning
 
     team.require("run filters")
     qs = state()
@@ -229,7 +228,7 @@ def compare_start(params: dict, name: str):
 
     def work(ctx):
         q = quality_column(ds, rep, info, progress=span(ctx.progress, 0.0, 0.4), cancel=ctx.cancel)
-        out = compare_pruning(ds, rep, q, dict(params), quality_name=name, progress=span(ctx.progress, 0.4, 1.0))
+        out = workflow.compare_pruning(ds, rep, q, dict(params), quality_name=name, progress=span(ctx.progress, 0.4, 1.0))
         rows = json.loads(out.to_json(orient="records"))
         attrs = json.loads(json.dumps(out.attrs, default=str))
         folder().mkdir(parents=True, exist_ok=True)
