@@ -900,7 +900,7 @@ def _inputs(args) -> list:
     found = [(flag, getattr(args, name)) for name, flag in _INPUT_FLAGS.items() if getattr(args, name, None)]
     for flag, path in list(found):   # what a folder points at (symlinks, README data_files) is read too
         if isinstance(path, str) and not path.startswith("demo:"):
-            found += [(flag, p) for p in files_read(path)[0]]
+            found += [(flag, p) for p in files_read(path, limit=None)[0]]
     for name, flag in _SPEC_FLAGS.items():
         value = getattr(args, name, None)
         if isinstance(value, str):

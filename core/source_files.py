@@ -12,6 +12,7 @@ import glob
 import json
 import os
 from pathlib import Path
+from typing import Optional
 
 from core.errors import InputError
 
@@ -57,13 +58,14 @@ def resolved(path: Path) -> Path:
                          "the data file itself.") from None
 
 
-def files_read(source: str) -> tuple[list[Path], list[str]]:
+def files_read(source: str, *, limit: Optional[int] = MAX_ENTRIES) -> tuple[list[Path], list[str]]:
     """(resolved paths, remote references) a load of ``source`` would read.
 
     A file gives itself; a folder gives every entry under it (symlinked folders walked once),
     the roots and matches of its README ``data_files`` patterns, and its ``state.json`` files.
     Remote references are ``data_files`` entries with a URL scheme (``hf://``, ``https://``).
-    A source that is not a local path (a Hub name, ``demo:``) gives nothing."""
+    A source that is not a local path (a Hub name, ``demo:``) gives nothing. A folder with more
+    than ``limit`` entries is refused (the shared server's Data page); the CLI walks any size."""
     path = local_path(os.fspath(source))
     try:
         exists, is_dir = path.exists(), path.is_dir()
@@ -89,8 +91,8 @@ def files_read(source: str) -> tuple[list[Path], list[str]]:
         except OSError as exc:
             raise InputError(f"cannot list the folder {folder}: {exc.strerror}; check its permissions.") from None
         for entry in entries:
-            if len(found) > MAX_ENTRIES:
-                raise InputError(f"{path} holds more than {MAX_ENTRIES:,} files and folders; point at the data "
+            if limit is not None and len(found) > limit:
+                raise InputError(f"{path} holds more than {limit:,} files and folders; point at the data "
                                  "file itself, or at a folder with only the dataset in it.")
             child = Path(entry.path)
             real = resolved(child)

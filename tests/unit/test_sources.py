@@ -293,3 +293,15 @@ def test_words_like_none_are_classes_and_config_is_refused_for_a_file(tmp_path):
         load_dataset(str(path), config="default")
     with pytest.raises(InputError, match="label column itself"):
         load_dataset(str(path), features=["label"])
+
+
+def test_the_files_a_folder_load_reads_are_bounded_for_the_server_not_the_cli(tmp_path):
+    from core.source_files import files_read
+
+    for i in range(5):
+        (tmp_path / f"part{i}.csv").write_text("text,label\na,1\n")
+    with pytest.raises(InputError, match="more than 3 files"):
+        files_read(str(tmp_path), limit=3)
+    files, remote = files_read(str(tmp_path), limit=None)
+    assert {f.name for f in files} >= {f"part{i}.csv" for i in range(5)} and remote == []
+    assert files_read("demo:nli") == ([], []) and files_read("snli") == ([], [])
