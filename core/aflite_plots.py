@@ -93,7 +93,8 @@ def score_histogram(frame: pd.DataFrame, colour: str, tau: float, *, title: str,
         fig.add_trace(go.Bar(x=(lo + hi) / 2, y=counts, width=HIST_EDGES[1], name=name, marker_color=colours[g],
                              opacity=0.6, customdata=bins,
                              hovertemplate=f"{name}<br>p̃ %{{customdata}}: %{{y}}<extra></extra>"))
-    fig.add_vline(x=tau, line_dash="dash", annotation_text=f"τ = {tau:.2f}" if colour != "status" else None)
+    # a label only when coloured by label: None still makes an empty annotation, which Plotly shows as "new text"
+    fig.add_vline(x=tau, line_dash="dash", **({"annotation_text": f"τ = {tau:.2f}"} if colour != "status" else {}))
     fig.update_layout(title=title, barmode="overlay", bargap=0, height=height, margin=_MARGIN, xaxis_range=[0, 1],
                       xaxis_title="predictability p̃", yaxis_title="examples",
                       legend_title_text=escape(colour))

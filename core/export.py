@@ -287,6 +287,12 @@ def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] =
     report(progress, 1.0, "done")
 
 
+def _arrays_included(dataset, include_arrays) -> bool:
+    """Whether the export holds embedding or image columns: asked for, and the dataset has one
+    (a manifest states only what is true)."""
+    return bool(include_arrays) and dataset is not None and bool(dataset.embedding or dataset.image)
+
+
 def manifest_for(run, *, which: str, fmt: str, rows: int, tau=None, target_size=None,
                  dataset=None, extra: Optional[dict] = None, dataset_name: Optional[str] = None,
                  retained_ids=None, include_arrays: Optional[bool] = None) -> dict:
@@ -302,7 +308,7 @@ def manifest_for(run, *, which: str, fmt: str, rows: int, tau=None, target_size=
               "warmup_note": "warm-up examples trained the representation; they are not scored and are "
                              "not in the retained or removed selections (in 'all' they have warmup=true)"}
     if include_arrays is not None:
-        export["embeddings_included"] = bool(include_arrays)
+        export["embeddings_included"] = _arrays_included(dataset, include_arrays)
     if run is None:
         base = {"tool": "artifact-lens", "dataset": {"name": getattr(dataset, "name", ""),
                                                       "fingerprint": getattr(dataset, "fingerprint", None)},
@@ -450,7 +456,8 @@ def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv
     manifest = {k: v for k, v in man.items() if k not in ("export", "command")}
     manifest["dataset"] = dict(man["dataset"], name=dataset_label(man["dataset"].get("name") or dataset.name))
     manifest["export"] = {"selection": which, "format": fmt, "rows": int(len(frame)), "tau": resolved.get("tau"),
-                          "target_size": resolved.get("n"), "embeddings_included": bool(include_arrays),
+                          "target_size": resolved.get("n"),
+                          "embeddings_included": _arrays_included(dataset, include_arrays),
                           "csv_formula_neutralisation": NEUTRALISATION if fmt == "csv" else None, **(extra or {})}
     scored = int((~warm).sum())
     return frame, manifest, summary_line(resolved.get("tau", 0.0), resolved.get("n", 0), scored, int(kept.sum()))

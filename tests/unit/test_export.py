@@ -295,3 +295,15 @@ def test_add_quality_columns_matches_by_id_and_refuses_clashes():
         add_quality_columns(frame.assign(dqi=1.0), quality)
     with pytest.raises(InputError, match="lacks light"):
         add_quality_columns(frame, quality.drop(columns="light"))
+
+
+@pytest.mark.parametrize("source, has_arrays", [("demo:nli:n=300", False), ("demo:circles:n=300", True),
+                                                ("demo:digits", True)])
+def test_the_manifest_says_embeddings_are_included_only_when_they_are(source, has_arrays):
+    from core.export import manifest_for
+    from core.sources import load_dataset
+
+    ds = load_dataset(source)
+    for asked in (True, False):
+        man = manifest_for(None, which="all", fmt="parquet", rows=len(ds), dataset=ds, include_arrays=asked)
+        assert man["export"]["embeddings_included"] is (asked and has_arrays)

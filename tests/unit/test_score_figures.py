@@ -65,3 +65,16 @@ def test_phase_boxes_carry_their_statistics_not_the_scores():
         for j, phase in enumerate([0, 5, 10]):
             want = box_stats(long.loc[(long["label"] == g) & (long["phase"] == phase), "score"])
             assert np.isclose(t["median"][j], want["median"]) and np.isclose(t["upperfence"][j], want["upperfence"])
+
+
+def test_no_figure_carries_an_annotation_without_text():
+    """An annotation with no text is drawn by Plotly as "new text" (issue 21): the τ line is
+    labelled when coloured by label, and has no annotation at all when coloured by status."""
+    from core.aflite_plots import score_histogram
+
+    f = pd.DataFrame({"label": ["a", "b"] * 50, "predictability": np.linspace(0, 1, 100),
+                      "status": ["retained", "removed"] * 50})
+    for colour in ("label", "status"):
+        notes = spec(score_histogram(f, colour, 0.4, title=""))["layout"].get("annotations", [])
+        assert all(n.get("text") for n in notes), (colour, notes)
+        assert [n["text"] for n in notes] == (["τ = 0.40"] if colour == "label" else [])
