@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import core.representations as R
+import core.sources as S
 from core.dataset import Dataset
 from core.errors import InputError
 from core.representations import represent
@@ -58,7 +59,7 @@ def test_aflite_fit_reads_the_memmap_without_copying_it(tmp_path, ds, X, cache):
 
 
 def test_float64_npy_is_converted_in_chunks_to_a_cache_file_and_reused(tmp_path, ds, X, cache, monkeypatch):
-    monkeypatch.setattr(R, "_FILE_CHUNK", 7)                  # several chunks at a small size
+    monkeypatch.setattr(R.common, "FILE_CHUNK", 7)                  # several chunks at a small size
     np.save(tmp_path / "emb64.npy", X.astype(np.float64))
     rep = represent(ds, f"file:path={tmp_path / 'emb64.npy'}", cache_dir=cache)
     assert isinstance(rep.X, np.memmap) and rep.X.dtype == np.float32
@@ -79,7 +80,7 @@ def test_float64_npy_is_converted_in_chunks_to_a_cache_file_and_reused(tmp_path,
 
 
 def test_fortran_and_shuffled_npy_and_parquet_streams_are_aligned(tmp_path, ds, X, cache, monkeypatch):
-    monkeypatch.setattr(R, "_FILE_CHUNK", 8)
+    monkeypatch.setattr(R.common, "FILE_CHUNK", 8)
     np.save(tmp_path / "fortran.npy", np.asfortranarray(X))
     np.testing.assert_array_equal(represent(ds, f"file:path={tmp_path / 'fortran.npy'}", cache_dir=cache).X, X)
     order = np.random.default_rng(2).permutation(N)
@@ -117,7 +118,7 @@ def test_bad_npy_files_are_refused_with_the_cause_and_nothing_is_written(tmp_pat
 
 
 def test_too_large_for_memory_without_memory_mapping(tmp_path, ds, X, cache, monkeypatch):
-    monkeypatch.setattr(R, "available_memory", lambda: 500)   # 500 bytes "available"
+    monkeypatch.setattr(S, "available_memory", lambda: 500)   # 500 bytes "available"
     np.savez_compressed(tmp_path / "emb.npz", X=X.astype(np.float64))
     with pytest.raises(InputError) as err:
         represent(ds, f"file:path={tmp_path / 'emb.npz'}", cache_dir=False)
@@ -130,7 +131,7 @@ def test_too_large_for_memory_without_memory_mapping(tmp_path, ds, X, cache, mon
 
 
 def test_embedding_column_larger_than_memory(ds, X, monkeypatch):
-    monkeypatch.setattr(R, "available_memory", lambda: 100)
+    monkeypatch.setattr(S, "available_memory", lambda: 100)
     table = pd.DataFrame({"vec": list(X), "label": ds.table["label"].to_numpy()}, index=ds.table.index)
     emb = Dataset(table=table, label="label", embedding="vec", name="mm")
     with pytest.raises(InputError, match=r"needs .* but only .* available.*\.npy.*file:path="):
@@ -138,8 +139,6 @@ def test_embedding_column_larger_than_memory(ds, X, monkeypatch):
 
 
 def test_csv_dataset_larger_than_memory(tmp_path, monkeypatch):
-    import core.sources as S
-
     path = tmp_path / "big.csv"
     path.write_text("text,label\n" + "".join(f"t{i},{i % 2}\n" for i in range(200)))
     monkeypatch.setattr(S, "available_memory", lambda: 100)

