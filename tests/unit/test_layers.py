@@ -123,3 +123,14 @@ def test_the_lights_are_defined_once():
 def test_the_check_sees_a_circle():
     """The circle finder finds one when there is one (a guard on the guard)."""
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+
+
+def test_every_package_is_installed():
+    """A new package under core/ or dashboard/ is listed in pyproject.toml (a non-editable
+    install would leave it out otherwise)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in [*ROOT.glob("core/**/__init__.py"),
+                                                                   *ROOT.glob("dashboard/__init__.py")]}
+    assert found <= listed, found - listed
