@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT / ".." / "shared" / "data"
 
-from core.features import _tokenise_column  # noqa: E402
+from core.features import tokenise_column  # noqa: E402
 from core.zstats import compute_z, z_filter  # noqa: E402
 
 
@@ -59,7 +59,7 @@ def synthetic_pairs(n: int, source: pd.DataFrame | None, noise: float = 0.2, see
     pick = rng.integers(0, len(source), n) if source is not None else None
     for field, mean_len in (("premise", 14), ("hypothesis", 8)):
         if source is not None:
-            codes, doc, vocab = _tokenise_column(source[field].to_numpy(dtype=object))
+            codes, doc, vocab = tokenise_column(source[field].to_numpy(dtype=object))
             lens = np.bincount(doc, minlength=len(source))
             starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
             l = lens[pick]

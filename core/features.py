@@ -204,13 +204,13 @@ def tokenize(text: Optional[str]) -> list:
 def tokenize_many(texts) -> list:
     """`tokenize` for many strings at once (one vectorised pass)."""
     texts = list(texts)
-    codes, doc, vocab = _tokenise_column(np.asarray(texts, dtype=object))
+    codes, doc, vocab = tokenise_column(np.asarray(texts, dtype=object))
     words = vocab[codes]
     cuts = np.searchsorted(doc, np.arange(1, len(texts)))
     return [part.tolist() for part in np.split(words, cuts)] if texts else []
 
 
-def _tokenise_column(values):
+def tokenise_column(values):
     """Token codes, their example positions and the vocabulary of one text column.
 
     Returns
@@ -361,7 +361,7 @@ def _ratio_block(len_a, len_b, field, edges) -> _Block:
     return _Block(_one_hot(codes, len(edges) + 1), _bin_names("len-ratio", list(edges), _fmt_num), "ratio", field)
 
 
-def _overlap_share(tok_a, tok_b, n_docs) -> np.ndarray:
+def overlap_share(tok_a, tok_b, n_docs) -> np.ndarray:
     """Share of b's tokens (with repeats) whose word occurs in a, per example; NaN when b is empty."""
     codes_a, doc_a, vocab_a = tok_a
     codes_b, doc_b, vocab_b = tok_b
@@ -561,7 +561,7 @@ def build_features(
     for i, col in enumerate(text):
         check_cancel(cancel)
         report(progress, i / steps, f"tokenising {col}")
-        tok = _tokenise_column(table[col])
+        tok = tokenise_column(table[col])
         tokens[col] = tok
         Xf, n_uni, bigram_names, lengths = _ngram_block(*tok, N, col, tuple(options.ngram_range))
         ngrams.append((col, Xf, n_uni, bigram_names, tok[2]))
@@ -576,7 +576,7 @@ def build_features(
         len_a = np.bincount(tokens[a][1], minlength=N).astype(float)
         len_b = np.bincount(tokens[b][1], minlength=N).astype(float)
         blocks.append(_ratio_block(len_a, len_b, f"{b}/{a}", options.ratio_bins))
-        share = _overlap_share(tokens[a], tokens[b], N)
+        share = overlap_share(tokens[a], tokens[b], N)
         blocks.append(_overlap_block(share, f"{b}/{a}", options.overlap_above, options.overlap_below))
 
     partial = options.partial_input

@@ -1,92 +1,5 @@
-"""Per-example quality components after DQI (paper 002; Mishra et al. 2020, "DQI"), traffic
-lights, one-example feedback for creators, and DQI-guided pruning.
-
-DQI has seven components. Each is computed here per example, on CPU, normalised to
-[0, 1] with **higher = better**, under the column name in the first column:
-
-=======================  ==========================================  ============================================
-column                   DQI component it follows                    formula (per example i)
-=======================  ==========================================  ============================================
-``vocabulary``           C1 vocabulary                               Guiraud's root type-token ratio over all text
-                                                                     fields, R_i = types_i / √tokens_i, divided by
-                                                                     R_ref (the dataset's 95th percentile of R,
-                                                                     fitted) and clipped to [0, 1]
-``ngram_frequency``      C2 inter-sample n-gram frequency and        mean over the example's distinct n-grams g
-                         relation                                    (uni- and bigrams, per field) of
-                                                                     log((N + 1) / df_g) / log(N + 1), df_g = examples
-                                                                     with g (itself included): examples made of
-                                                                     phrases every example uses score low
-``neighbour``            C3 inter-sample semantic similarity         1 − max(0, max_{j ≠ i} cos(Φ_i, Φ_j)): a
-                                                                     near-duplicate in Φ scores ≈ 0. Batched: chunked
-                                                                     matrix products, never an N × N matrix; above
-                                                                     ``nn_dim`` dimensions Φ is first projected on its
-                                                                     top ``nn_dim`` principal axes (a knob; None =
-                                                                     exact in all of Φ)
-``word_overlap``         C4 intra-sample word similarity             1 − share of the last field's tokens (the
-                                                                     hypothesis) that occur in the first (the
-                                                                     premise); NaN with one text field
-``semantic_similarity``  C5 intra-sample semantic similarity         1 − max(0, cos(ψ(first field), ψ(last field)))
-                                                                     with ψ each field represented alone in one space
-                                                                     (see "Semantic space" below); NaN with one field
-``label_tied``           C6 n-gram frequency per label               1 / (1 + (z⁺_i / z*)²), z⁺_i = max(0, largest z of
-                                                                     the example's own n-gram features for its own
-                                                                     label) (`core.zstats.z_scores`, paper 004 eq. 2,
-                                                                     features of `core.features` seen in ≥
-                                                                     ``min_count`` examples), z* the one-sided
-                                                                     Bonferroni threshold: 0.5 exactly at z = z*
-``inter_split``          C7 inter-split similarity                   1 − max(0, max_j cos(Φ_i, Φ'_j)) over the
-                                                                     examples j of a second split in the same Φ;
-                                                                     NaN without a second split
-=======================  ==========================================  ============================================
-
-The combined score ``dqi`` is the weighted mean of the components an example has
-(NaN components are left out and the weights renormalised), with `DEFAULT_WEIGHTS`
-(a knob): the label-tied n-grams weigh most (the artifact the tool exists to find),
-then word overlap and semantic similarity between the fields, which paper 002 §4.2
-expects to matter most (it calls them C3 and C5; in the component list above, word
-overlap is C4), then near-duplicates and the split leak, then vocabulary and n-gram
-frequency.
-
-What DQI defines that cannot be computed here, and what stands in
-------------------------------------------------------------------
-DQI (133 terms) scores against "ideal" values fitted on reference corpora and uses
-sentence embeddings, POS tags (adjective/adverb/noun/verb granularities of C2 and C6)
-and STS models. Offline on CPU we have none of those, so: C2's and C6's POS-tag and
-sentence granularities are left out (word uni- and bigrams stand in); DQI's ideal
-values are replaced by the dataset's own statistics (R_ref, df, z*); C3/C5/C7's
-sentence-embedding similarity is cosine in the chosen representation Φ (C3, C7) or
-in the semantic space below (C5); C1's sentence-length-variation term is left out
-(length is already a z-statistics feature).
-
-Semantic space (C5)
--------------------
-``glove`` and ``sbert`` are fixed maps, so each field is represented alone with the
-same spec (`core.representations.represent` with ``fields=`` one field). A TF-IDF/SVD
-fitted per field would put the two fields in different bases, so for ``tfidf-svd``
-one TF-IDF/SVD with the spec's options is fitted on both fields' texts together and
-each field is projected into it; every other kind (embedding, file, warm-up, pixels:
-no per-field vectors) uses that TF-IDF/SVD with default options as a stand-in.
-
-Traffic lights
---------------
-`lights(scores, thresholds)` gives ``red`` below the component's red threshold,
-``green`` at or above its green threshold, ``yellow`` between, ``n/a`` for NaN.
-`DEFAULT_THRESHOLDS` documents each pair (knobs). The example's own light is that of
-its ``dqi`` score.
-
-Feedback for one new example
-----------------------------
-``ctx = QualityContext.fit(ds, "tfidf-svd:fields=hypothesis")`` fits everything once
-(tokens, feature counts and z, a hypothesis-only logistic regression on n-grams, a
-logistic regression on Φ, the map of new text into Φ, the semantic space), then
-``ctx.feedback({"premise": ..., "hypothesis": ..., "label": ...})`` returns a
-`Feedback` in milliseconds (benchmarks/quality_bench.py). New text enters Φ through
-the representation's own map where it has one: ``tfidf-svd`` (its TF-IDF refitted
-with the same options, and the SVD axes recovered exactly as V = Mᵀ Φ Σ⁻²),
-``glove``/``sbert`` (fixed maps), ``embedding`` (the example gives its vector);
-``warmup``/``file``/``pixels`` cannot embed new text, so a TF-IDF/SVD over the same
-fields stands in for the neighbours and Φ-predictability (the feedback says so).
-"""
+"""`QualityContext`: fitted once per dataset and Φ, it scores every example (`components`) and
+any new one (`feedback`, in milliseconds); `check_example` reads a new example (see `core.quality`)."""
 from __future__ import annotations
 
 import math
@@ -100,273 +13,13 @@ import scipy.sparse as sp
 
 from core.dataset import Dataset
 from core.errors import InputError
-from core.features import FeatureOptions, _overlap_share, _tokenise_column, binary_csr, build_features, tokenize
+from core.features import overlap_share, tokenise_column, binary_csr, build_features, tokenize
 from core.labels import encode_labels
 from core.progress import check_cancel, report
 from core.zstats import bonferroni_threshold, z_scores
-from core import lights as lights_vocabulary
-
-__all__ = ["COMPONENTS", "DQI_COMPONENTS", "DEFAULT_WEIGHTS", "DEFAULT_THRESHOLDS", "LIGHTS", "QualityContext",
-           "Feedback", "check_example", "quality_scores", "combine", "lights", "check_quality", "check_second_split",
-           "quality_for_aflite"]
-
-#: Component columns, in DQI order.
-COMPONENTS = ("vocabulary", "ngram_frequency", "neighbour", "word_overlap", "semantic_similarity", "label_tied",
-              "inter_split")
-
-#: Component -> the DQI component it follows.
-DQI_COMPONENTS = {
-    "vocabulary": "C1 vocabulary",
-    "ngram_frequency": "C2 inter-sample n-gram frequency and relation",
-    "neighbour": "C3 inter-sample semantic similarity",
-    "word_overlap": "C4 intra-sample word similarity",
-    "semantic_similarity": "C5 intra-sample semantic similarity",
-    "label_tied": "C6 n-gram frequency per label",
-    "inter_split": "C7 inter-split similarity",
-}
-
-#: Weights of the combined ``dqi`` score (knobs; see the module docstring for why).
-DEFAULT_WEIGHTS = {"vocabulary": 0.5, "ngram_frequency": 0.5, "neighbour": 1.0, "word_overlap": 1.5,
-                   "semantic_similarity": 1.5, "label_tied": 2.0, "inter_split": 1.0}
-
-#: (red below, green at or above) per column (knobs). Read as the raw quantity:
-#: vocabulary: red below 35 % of the dataset's R_ref, green from 60 %;
-#: ngram_frequency: red when the mean normalised IDF is below 0.2, green from 0.35;
-#: neighbour / inter_split: red when a neighbour has cos > 0.98 (a near-duplicate), green when none above 0.85;
-#: word_overlap: red when more than 90 % of the hypothesis occurs in the premise, green when at most 60 %;
-#: semantic_similarity: red when cos > 0.9, green when cos ≤ 0.6;
-#: label_tied: red when an own-label feature has z > z* (score < 0.5), green when none above z*/2 (≥ 0.8);
-#: dqi: red below 0.4, green from 0.6.
-DEFAULT_THRESHOLDS = {"vocabulary": (0.35, 0.6), "ngram_frequency": (0.2, 0.35), "neighbour": (0.02, 0.15),
-                      "word_overlap": (0.1, 0.4), "semantic_similarity": (0.1, 0.4), "label_tied": (0.5, 0.8),
-                      "inter_split": (0.02, 0.15), "dqi": (0.4, 0.6)}
-
-LIGHTS = tuple(reversed(lights_vocabulary.LIGHTS))   # worst first, as thresholds read
-NA = lights_vocabulary.NA
-
-#: Longest text of one field a new example may have (characters; a knob of `QualityContext`).
-MAX_CHARS = 2000
-
-_NGRAM_OPTIONS = FeatureOptions(lengths=False, overlap_above=(), overlap_below=(), partial_input=None, null=False)
-
-
-# ============================================================== checks
-
-
-def check_quality(values, name: str = "quality", n: Optional[int] = None) -> np.ndarray:
-    """A quality column as float64, or `InputError`: NaN/infinite values, values outside [0, 1],
-    or (with ``n``) the wrong length."""
-    try:
-        q = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} holds values that are not numbers; give one score in [0, 1] per example.") from None
-    if q.ndim != 1 or (n is not None and len(q) != n):
-        raise InputError(f"{name} has shape {q.shape}: give one score per example ({n if n is not None else 'N'},).")
-    bad = ~np.isfinite(q)
-    if bad.any():
-        raise InputError(f"{name} has {int(bad.sum())} NaN or infinite values: give a score in [0, 1] for every example.")
-    out = (q < 0) | (q > 1)
-    if out.any():
-        raise InputError(f"{name} has {int(out.sum())} values outside [0, 1] (e.g. {q[out][0]:g}); quality scores "
-                         "are in [0, 1], higher = better.")
-    return q
-
-
-def _check_thresholds(thresholds) -> dict:
-    th = dict(DEFAULT_THRESHOLDS)
-    for key, pair in dict(thresholds or {}).items():
-        try:
-            red, green = (float(v) for v in pair)
-        except (TypeError, ValueError):
-            raise InputError(f"thresholds[{key!r}]={pair!r} must be a pair (red below, green from), e.g. (0.3, 0.6).") from None
-        if not (0 <= red <= green <= 1):
-            raise InputError(f"thresholds[{key!r}]=({red:g}, {green:g}) must satisfy 0 ≤ red ≤ green ≤ 1.")
-        th[key] = (red, green)
-    return th
-
-
-def _check_weights(weights) -> dict:
-    w = dict(DEFAULT_WEIGHTS)
-    for key, value in dict(weights or {}).items():
-        if key not in COMPONENTS:
-            raise InputError(f"weights: unknown component {key!r}; the components are {', '.join(COMPONENTS)}.")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise InputError(f"weights[{key!r}]={value!r} must be a number ≥ 0.")
-        w[key] = float(value)
-    if sum(w.values()) <= 0:
-        raise InputError("weights are all zero; give at least one component a positive weight.")
-    return w
-
-
-def check_second_split(ds: Dataset, other: Dataset) -> None:
-    """`InputError` unless the second split has the same columns and roles as ``ds``."""
-    if not isinstance(other, Dataset):
-        raise InputError(f"the second split must be a core.dataset.Dataset, not {type(other).__name__}.")
-    a, b = set(map(str, ds.table.columns)), set(map(str, other.table.columns))
-    if a != b or other.label != ds.label or list(other.text) != list(ds.text):
-        missing, extra = sorted(a - b), sorted(b - a)
-        parts = ([f"it lacks {', '.join(missing)}"] if missing else []) + ([f"it adds {', '.join(extra)}"] if extra else [])
-        if not parts:
-            parts = [f"its roles differ (label {other.label!r}, text {list(other.text)})"]
-        raise InputError(f"the second split's columns differ from the dataset's ({'; '.join(parts)}); give a split "
-                         f"with the same columns ({', '.join(sorted(a))}).")
-
-
-# ============================================================== lights and the combined score
-
-
-def combine(scores: pd.DataFrame, weights: Optional[Mapping] = None) -> pd.Series:
-    """The combined ``dqi`` score: weighted mean of the components present (NaN left out)."""
-    w = _check_weights(weights)
-    cols = [c for c in COMPONENTS if c in scores.columns]
-    if not cols:
-        raise InputError(f"no quality component among the columns {list(scores.columns)}.")
-    V = scores[cols].to_numpy(dtype=np.float64)
-    W = np.array([w[c] for c in cols])[None, :] * ~np.isnan(V)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.nansum(np.nan_to_num(V) * W, axis=1) / W.sum(axis=1)
-    return pd.Series(np.where(W.sum(axis=1) > 0, out, np.nan), index=scores.index, name="dqi")
-
-
-def _light(value: float, red: float, green: float) -> str:
-    if value is None or not np.isfinite(value):
-        return NA
-    return "red" if value < red else ("green" if value >= green else "yellow")
-
-
-def lights(scores, thresholds: Optional[Mapping] = None):
-    """Traffic lights of scores: ``red`` below the column's red threshold, ``green`` at or
-    above its green threshold, ``yellow`` between, ``n/a`` for NaN.
-
-    Parameters
-    ----------
-    scores : DataFrame (columns = components and/or ``dqi``), Series named after a column,
-        or dict column -> value.
-    thresholds : dict column -> (red below, green from), optional
-        Overrides `DEFAULT_THRESHOLDS`; 0 ≤ red ≤ green ≤ 1.
-
-    Returns
-    -------
-    The same shape: a DataFrame of strings, a Series, or a dict.
-    """
-    th = _check_thresholds(thresholds)
-
-    def one(col, values):
-        if col not in th:
-            raise InputError(f"no thresholds for column {col!r}; give thresholds[{col!r}] = (red, green).")
-        red, green = th[col]
-        v = np.asarray(values, dtype=np.float64)
-        return np.where(np.isnan(v), NA, np.where(v < red, "red", np.where(v >= green, "green", "yellow")))
-
-    if isinstance(scores, pd.DataFrame):
-        return pd.DataFrame({c: one(c, scores[c]) for c in scores.columns}, index=scores.index)
-    if isinstance(scores, pd.Series):
-        return pd.Series(one(scores.name, scores), index=scores.index, name=scores.name)
-    if isinstance(scores, Mapping):
-        return {c: str(one(c, [np.nan if v is None else v])[0]) for c, v in scores.items()}
-    raise InputError(f"lights needs a DataFrame, a Series or a dict of scores, not {type(scores).__name__}.")
-
-
-# ============================================================== small kernels
-
-
-def _normalise_rows(X) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float32)
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return X / np.maximum(norms, 1e-12)
-
-
-def _max_cosine(Q: np.ndarray, R: np.ndarray, *, exclude_self: bool, budget: int = 1 << 25):
-    """Largest cosine of each (row-normalised) row of Q to the rows of R, and its row; chunked so
-    at most ``budget`` similarities are in memory. ``exclude_self``: Q is R (skip the diagonal)."""
-    n = len(Q)
-    best = np.full(n, -np.inf, dtype=np.float32)
-    arg = np.full(n, -1, dtype=np.int64)
-    if not len(R):
-        return best, arg
-    step = max(1, budget // max(len(R), 1))
-    for lo in range(0, n, step):
-        S = Q[lo:lo + step] @ R.T
-        if exclude_self:
-            rows = np.arange(S.shape[0])
-            S[rows, lo + rows] = -np.inf
-        a = S.argmax(axis=1)
-        arg[lo:lo + step] = a
-        best[lo:lo + step] = S[np.arange(S.shape[0]), a]
-    return best, arg
-
-
-def _pca_basis(X: np.ndarray, dim: int, seed: int = 0, rows: int = 20000):
-    """Mean and top ``dim`` principal axes of X (estimated on at most ``rows`` seeded rows)."""
-    rng = np.random.default_rng(seed)
-    sample = X if len(X) <= rows else X[np.sort(rng.choice(len(X), rows, replace=False))]
-    mean = sample.mean(axis=0)
-    _, _, vt = np.linalg.svd(np.asarray(sample - mean, dtype=np.float64), full_matrices=False)
-    return mean.astype(np.float32), vt[:dim].T.astype(np.float32)
-
-
-def _texts(values) -> list:
-    return ["" if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in values]
-
-
-def _spec_parts(spec: str):
-    from core.representations import parse_spec
-
-    return parse_spec(spec)
-
-
-def _with_fields(kind: str, opts: dict, fields: str) -> str:
-    from core.representations import canonical_spec, KINDS
-
-    o = {k: v for k, v in opts.items() if k in KINDS[kind]}
-    o["fields"] = fields
-    return canonical_spec(kind, o)
-
-
-class _TfidfSvd:
-    """TF-IDF per field (the options of `core.representations`' ``tfidf-svd``) and a linear map
-    into an SVD space: either fitted here, or recovered from a given Φ as V = Mᵀ Φ Σ⁻²."""
-
-    def __init__(self, texts_by_field: dict, ngram="1-2", min_df=2):
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        lo, hi = (int(x) for x in str(ngram).split("-"))
-        self.fields = list(texts_by_field)
-        self.vecs = {}
-        for f, texts in texts_by_field.items():
-            vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=min(int(min_df), max(1, len(texts) // 2)),
-                                  sublinear_tf=True, dtype=np.float32)
-            try:
-                vec.fit(texts)
-            except ValueError as exc:
-                raise InputError(f"field '{f}' gives no TF-IDF terms ({exc}); choose another field.") from None
-            self.vecs[f] = vec
-        self.V = None
-
-    def matrix(self, table_or_dict) -> sp.csr_matrix:
-        blocks = [self.vecs[f].transform(_texts(table_or_dict[f])) for f in self.fields]
-        return sp.hstack(blocks, format="csr", dtype=np.float32)
-
-    def recover(self, M: sp.csr_matrix, phi: np.ndarray) -> "_TfidfSvd":
-        phi = np.asarray(phi, dtype=np.float32)
-        energy = (phi.astype(np.float64) ** 2).sum(axis=0)
-        # Axes without energy (dim above the matrix's rank) would divide noise by ~0: leave them out.
-        usable = energy > 1e-6 * max(float(energy.max()), 1e-30)
-        self.V = (np.asarray(M.T @ phi, dtype=np.float64) / np.where(usable, energy, np.inf)).astype(np.float32)
-        return self
-
-    def fit_svd(self, M: sp.csr_matrix, dim: int, seed: int = 0, rows: int = 20000) -> "_TfidfSvd":
-        from sklearn.decomposition import TruncatedSVD
-
-        rng = np.random.default_rng(seed)
-        sample = M if M.shape[0] <= rows else M[np.sort(rng.choice(M.shape[0], rows, replace=False))]
-        dim = max(1, min(int(dim), min(sample.shape) - 1))
-        svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=5, random_state=seed).fit(sample)
-        self.V = svd.components_.T.astype(np.float32)
-        return self
-
-    def transform(self, table_or_dict) -> np.ndarray:
-        return np.asarray(self.matrix(table_or_dict) @ self.V, dtype=np.float32)
+from core.quality.kernels import TfidfSvd, max_cosine, normalise_rows, pca_basis, spec_parts, texts_of, with_fields
+from core.quality.scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
+                                  check_weights, combine, lights)
 
 
 # ============================================================== the context
@@ -472,8 +125,8 @@ class QualityContext:
             raise InputError(f"nn_dim={nn_dim!r} must be a whole number ≥ 1 or None (exact).")
         if isinstance(max_chars, bool) or not isinstance(max_chars, (int, np.integer)) or max_chars < 1:
             raise InputError(f"max_chars={max_chars!r} must be a whole number ≥ 1.")
-        self.weights = _check_weights(weights)
-        self.thresholds = _check_thresholds(thresholds)
+        self.weights = check_weights(weights)
+        self.thresholds = check_thresholds(thresholds)
         self.ds, self.fields, self.max_chars, self.seed = dataset, list(dataset.text), int(max_chars), int(random_state)
         self.pair = (self.fields[0], self.fields[-1]) if len(self.fields) >= 2 else None
         self.min_count, self.nn_dim, self.notes = int(min_count), nn_dim, []
@@ -492,7 +145,7 @@ class QualityContext:
 
         report(progress, 0.1, "n-grams and their z-statistics")
         table = dataset.table
-        fm = build_features(table, text=self.fields, options=_NGRAM_OPTIONS, min_count=1)
+        fm = build_features(table, text=self.fields, options=NGRAM_OPTIONS, min_count=1)
         self.fm_names = np.asarray(fm.names, dtype=object)
         self.fm_field = np.asarray(fm.field, dtype=object)
         self.name_index = pd.Index(self.fm_names)
@@ -506,7 +159,7 @@ class QualityContext:
         check_cancel(cancel)
 
         report(progress, 0.25, "tokens")
-        self.tokens = {f: _tokenise_column(table[f]) for f in self.fields}
+        self.tokens = {f: tokenise_column(table[f]) for f in self.fields}
         types, n_tokens = self._types_tokens_dataset()
         R = np.where(n_tokens > 0, types / np.sqrt(np.maximum(n_tokens, 1)), 0.0)
         self.R_ref = float(np.quantile(R, 0.95)) if len(R) else 1.0
@@ -551,8 +204,8 @@ class QualityContext:
             raise InputError("the representation does not match the dataset (unknown ids); rebuild it for this dataset.")
         self.pca = None
         if self.nn_dim is not None and X.shape[1] > self.nn_dim:
-            self.pca = _pca_basis(X, int(self.nn_dim), self.seed)
-        self.phi_nn = _normalise_rows(self._reduce(X))
+            self.pca = pca_basis(X, int(self.nn_dim), self.seed)
+        self.phi_nn = normalise_rows(self._reduce(X))
 
     def _reduce(self, X):
         if self.pca is None:
@@ -565,38 +218,38 @@ class QualityContext:
         if self.pair is None:
             return
         a, b = self.pair
-        kind, opts = _spec_parts(self.rep.spec)
+        kind, opts = spec_parts(self.rep.spec)
         if kind in ("glove", "sbert"):
             from core.representations import represent
 
             self.sem_kind = ("represent", kind, opts)
-            Pa = represent(self.ds, _with_fields(kind, opts, a), cache_dir=self.cache_dir).X
-            Pb = represent(self.ds, _with_fields(kind, opts, b), cache_dir=self.cache_dir).X
+            Pa = represent(self.ds, with_fields(kind, opts, a), cache_dir=self.cache_dir).X
+            Pb = represent(self.ds, with_fields(kind, opts, b), cache_dir=self.cache_dir).X
         else:
             ngram, min_df, dim = ("1-2", 2, 128) if kind != "tfidf-svd" else (opts.get("ngram", "1-2"),
                                                                              opts.get("min_df", 2), opts.get("dim", 128))
             if kind != "tfidf-svd":
                 self.notes.append(f"semantic similarity between fields: '{kind}' has no per-field vectors, so a "
                                   "TF-IDF/SVD fitted on both fields stands in.")
-            both = _texts(self.ds.table[a]) + _texts(self.ds.table[b])
-            space = _TfidfSvd({"text": both}, ngram=ngram, min_df=min_df)
+            both = texts_of(self.ds.table[a]) + texts_of(self.ds.table[b])
+            space = TfidfSvd({"text": both}, ngram=ngram, min_df=min_df)
             M = space.matrix({"text": both})
             space.fit_svd(M, dim, self.seed)
             P = np.asarray(M @ space.V, dtype=np.float32)
             Pa, Pb = P[:self.N], P[self.N:]
             self.sem_kind, self.sem = ("tfidf", kind, opts), space
-        self._sem_cos = np.sum(_normalise_rows(Pa) * _normalise_rows(Pb), axis=1)
+        self._sem_cos = np.sum(normalise_rows(Pa) * normalise_rows(Pb), axis=1)
 
     def _semantic_new(self, example: dict) -> float:
         a, b = self.pair
         if self.sem_kind[0] == "represent":
             _, kind, opts = self.sem_kind
-            Pa = self._represent_new(example, _with_fields(kind, opts, a))
-            Pb = self._represent_new(example, _with_fields(kind, opts, b))
+            Pa = self._represent_new(example, with_fields(kind, opts, a))
+            Pb = self._represent_new(example, with_fields(kind, opts, b))
         else:
             Pa = self.sem.transform({"text": [example[a]]})
             Pb = self.sem.transform({"text": [example[b]]})
-        return float(np.sum(_normalise_rows(Pa) * _normalise_rows(Pb)))
+        return float(np.sum(normalise_rows(Pa) * normalise_rows(Pb)))
 
     def _represent_new(self, example: dict, spec: str) -> np.ndarray:
         from core.representations import represent
@@ -628,13 +281,13 @@ class QualityContext:
             out["ngram_frequency"] = np.where(nnz > 0, np.asarray(X @ idf).ravel() / np.maximum(nnz, 1), 0.0)
         report(progress, 0.1, "nearest neighbours in Φ")
         nn = np.full(self.N, np.nan)
-        best, _ = _max_cosine(self.phi_nn, self.phi_nn, exclude_self=True)
+        best, _ = max_cosine(self.phi_nn, self.phi_nn, exclude_self=True)
         nn[self.phi_pos] = 1 - np.clip(best, 0, 1)
         out["neighbour"] = nn
         check_cancel(cancel)
         if self.pair is not None:
             a, b = self.pair
-            share = _overlap_share(self.tokens[a], self.tokens[b], self.N)
+            share = overlap_share(self.tokens[a], self.tokens[b], self.N)
             out["word_overlap"] = 1 - np.clip(share, 0, 1)
             out["semantic_similarity"] = 1 - np.clip(self._sem_cos, 0, 1)
         else:
@@ -646,7 +299,7 @@ class QualityContext:
         if other is not None:
             check_second_split(self.ds, other)
             Q = self._phi_of_split(other)
-            best, _ = _max_cosine(self.phi_nn, _normalise_rows(self._reduce(Q)), exclude_self=False)
+            best, _ = max_cosine(self.phi_nn, normalise_rows(self._reduce(Q)), exclude_self=False)
             col = np.full(self.N, np.nan)
             col[self.phi_pos] = 1 - np.clip(best, 0, 1)
             out["inter_split"] = col
@@ -670,7 +323,7 @@ class QualityContext:
         return 1.0 / (1.0 + (zp / self.z_star) ** 2)
 
     def _phi_of_split(self, other: Dataset) -> np.ndarray:
-        kind, _ = _spec_parts(self.rep.spec)
+        kind, _ = spec_parts(self.rep.spec)
         if kind in ("embedding", "glove", "sbert", "pixels"):
             from core.representations import represent
 
@@ -682,11 +335,11 @@ class QualityContext:
     def _ensure_projector(self):
         if getattr(self, "projector", None) is not None:
             return
-        kind, opts = _spec_parts(self.rep.spec)
+        kind, opts = spec_parts(self.rep.spec)
         self.stand_in = None
         if kind == "tfidf-svd":
             fields = opts["fields"].split("+")
-            proj = _TfidfSvd({f: _texts(self.ds.table[f]) for f in fields}, opts.get("ngram", "1-2"),
+            proj = TfidfSvd({f: texts_of(self.ds.table[f]) for f in fields}, opts.get("ngram", "1-2"),
                              opts.get("min_df", 2))
             M = proj.matrix(self.ds.table.loc[self.rep.ids] if len(self.rep.ids) != self.N else self.ds.table)
             self.projector = proj.recover(M, self.rep.X)
@@ -699,8 +352,8 @@ class QualityContext:
 
             spec = "tfidf-svd:fields=" + "+".join(self.fields)
             self.stand_in = represent(self.ds, spec, cache_dir=self.cache_dir)
-            _, opts = _spec_parts(self.stand_in.spec)
-            proj = _TfidfSvd({f: _texts(self.ds.table[f]) for f in self.fields}, opts.get("ngram", "1-2"),
+            _, opts = spec_parts(self.stand_in.spec)
+            proj = TfidfSvd({f: texts_of(self.ds.table[f]) for f in self.fields}, opts.get("ngram", "1-2"),
                              opts.get("min_df", 2))
             self.projector = proj.recover(proj.matrix(self.ds.table), self.stand_in.X)
             self.notes.append(f"'{kind}' cannot embed new text, so neighbours and Φ-predictability of new examples use "
@@ -730,7 +383,7 @@ class QualityContext:
         ids = np.asarray(base.ids).astype(str)
         pos = pd.Index(self.ds.ids.astype(str)).get_indexer(ids)
         self.nn_space = (self.phi_nn, self.phi_pos) if base is self.rep else (
-            _normalise_rows(self._reduce_for(base.X)), pos)
+            normalise_rows(self._reduce_for(base.X)), pos)
         rows = rng.permutation(len(pos))[:max_fit_rows]
         cut = int(round(0.8 * len(rows)))
         tr, te = rows[:cut], rows[cut:]
@@ -756,7 +409,7 @@ class QualityContext:
     def _reduce_for(self, X):
         X = np.asarray(X, dtype=np.float32)
         if self.nn_dim is not None and X.shape[1] > self.nn_dim:
-            self.pca_stand_in = _pca_basis(X, int(self.nn_dim), self.seed)
+            self.pca_stand_in = pca_basis(X, int(self.nn_dim), self.seed)
             mean, axes = self.pca_stand_in
             return (X - mean) @ axes
         self.pca_stand_in = None
@@ -801,7 +454,7 @@ class QualityContext:
         else:
             pca = self.pca
         q = phi if pca is None else (phi - pca[0]) @ pca[1]
-        q = _normalise_rows(q)[0]
+        q = normalise_rows(q)[0]
         space, space_pos = self.nn_space
         sims = space @ q
         kk = max(0, min(int(k_neighbours), len(sims)))
@@ -959,29 +612,3 @@ def check_example(dataset: Dataset, example, max_chars: int = MAX_CHARS) -> dict
                          f"{', '.join(map(str, classes))}.")
     out[label_col] = known[str(example[label_col])]
     return out
-
-
-# ============================================================== functions
-
-
-def quality_scores(dataset: Dataset, rep_spec: Optional[str] = None, *, representation=None,
-                   other: Optional[Dataset] = None, **kwargs) -> pd.DataFrame:
-    """The per-example components, ``dqi`` and lights of a dataset (see `QualityContext.fit`
-    for the keyword arguments; ``other`` is the second split for ``inter_split``)."""
-    if other is not None:
-        check_second_split(dataset, other)
-    progress, cancel = kwargs.pop("progress", None), kwargs.get("cancel")
-    ctx = QualityContext.fit(dataset, rep_spec, representation=representation, feedback=False, **kwargs)
-    return ctx.components(other, progress=progress, cancel=cancel)
-
-
-def quality_for_aflite(table: pd.DataFrame, choice: str, ids) -> np.ndarray:
-    """The quality column AFLite orders removal by (paper 002): ``"dqi"`` or a component name,
-    aligned with the representation's ``ids``; checked by `check_quality`."""
-    if choice not in ("dqi", *COMPONENTS):
-        raise InputError(f"quality {choice!r} is not dqi or a component ({', '.join(COMPONENTS)}).")
-    col = table[choice].reindex(pd.Index(np.asarray(ids).astype(str)))
-    if col.isna().all():
-        raise InputError(f"the quality component {choice!r} does not apply to this dataset (e.g. inter_split needs a "
-                         "second split, word_overlap two text fields); choose dqi or another component.")
-    return check_quality(col.to_numpy(dtype=np.float64), f"quality {choice!r}")

@@ -1,0 +1,111 @@
+"""Small numeric kernels of the quality context: row normalisation, chunked maximum cosine,
+PCA bases, and a TF-IDF/SVD that can embed new text (see `core.quality`)."""
+from __future__ import annotations
+
+
+import numpy as np
+import scipy.sparse as sp
+
+from core.errors import InputError
+
+
+# ============================================================== small kernels
+
+
+def normalise_rows(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float32)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.maximum(norms, 1e-12)
+
+
+def max_cosine(Q: np.ndarray, R: np.ndarray, *, exclude_self: bool, budget: int = 1 << 25):
+    """Largest cosine of each (row-normalised) row of Q to the rows of R, and its row; chunked so
+    at most ``budget`` similarities are in memory. ``exclude_self``: Q is R (skip the diagonal)."""
+    n = len(Q)
+    best = np.full(n, -np.inf, dtype=np.float32)
+    arg = np.full(n, -1, dtype=np.int64)
+    if not len(R):
+        return best, arg
+    step = max(1, budget // max(len(R), 1))
+    for lo in range(0, n, step):
+        S = Q[lo:lo + step] @ R.T
+        if exclude_self:
+            rows = np.arange(S.shape[0])
+            S[rows, lo + rows] = -np.inf
+        a = S.argmax(axis=1)
+        arg[lo:lo + step] = a
+        best[lo:lo + step] = S[np.arange(S.shape[0]), a]
+    return best, arg
+
+
+def pca_basis(X: np.ndarray, dim: int, seed: int = 0, rows: int = 20000):
+    """Mean and top ``dim`` principal axes of X (estimated on at most ``rows`` seeded rows)."""
+    rng = np.random.default_rng(seed)
+    sample = X if len(X) <= rows else X[np.sort(rng.choice(len(X), rows, replace=False))]
+    mean = sample.mean(axis=0)
+    _, _, vt = np.linalg.svd(np.asarray(sample - mean, dtype=np.float64), full_matrices=False)
+    return mean.astype(np.float32), vt[:dim].T.astype(np.float32)
+
+
+def texts_of(values) -> list:
+    return ["" if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in values]
+
+
+def spec_parts(spec: str):
+    from core.representations import parse_spec
+
+    return parse_spec(spec)
+
+
+def with_fields(kind: str, opts: dict, fields: str) -> str:
+    from core.representations import canonical_spec, KINDS
+
+    o = {k: v for k, v in opts.items() if k in KINDS[kind]}
+    o["fields"] = fields
+    return canonical_spec(kind, o)
+
+
+class TfidfSvd:
+    """TF-IDF per field (the options of `core.representations`' ``tfidf-svd``) and a linear map
+    into an SVD space: either fitted here, or recovered from a given Φ as V = Mᵀ Φ Σ⁻²."""
+
+    def __init__(self, texts_by_field: dict, ngram="1-2", min_df=2):
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        lo, hi = (int(x) for x in str(ngram).split("-"))
+        self.fields = list(texts_by_field)
+        self.vecs = {}
+        for f, texts in texts_by_field.items():
+            vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=min(int(min_df), max(1, len(texts) // 2)),
+                                  sublinear_tf=True, dtype=np.float32)
+            try:
+                vec.fit(texts)
+            except ValueError as exc:
+                raise InputError(f"field '{f}' gives no TF-IDF terms ({exc}); choose another field.") from None
+            self.vecs[f] = vec
+        self.V = None
+
+    def matrix(self, table_or_dict) -> sp.csr_matrix:
+        blocks = [self.vecs[f].transform(texts_of(table_or_dict[f])) for f in self.fields]
+        return sp.hstack(blocks, format="csr", dtype=np.float32)
+
+    def recover(self, M: sp.csr_matrix, phi: np.ndarray) -> "TfidfSvd":
+        phi = np.asarray(phi, dtype=np.float32)
+        energy = (phi.astype(np.float64) ** 2).sum(axis=0)
+        # Axes without energy (dim above the matrix's rank) would divide noise by ~0: leave them out.
+        usable = energy > 1e-6 * max(float(energy.max()), 1e-30)
+        self.V = (np.asarray(M.T @ phi, dtype=np.float64) / np.where(usable, energy, np.inf)).astype(np.float32)
+        return self
+
+    def fit_svd(self, M: sp.csr_matrix, dim: int, seed: int = 0, rows: int = 20000) -> "TfidfSvd":
+        from sklearn.decomposition import TruncatedSVD
+
+        rng = np.random.default_rng(seed)
+        sample = M if M.shape[0] <= rows else M[np.sort(rng.choice(M.shape[0], rows, replace=False))]
+        dim = max(1, min(int(dim), min(sample.shape) - 1))
+        svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=5, random_state=seed).fit(sample)
+        self.V = svd.components_.T.astype(np.float32)
+        return self
+
+    def transform(self, table_or_dict) -> np.ndarray:
+        return np.asarray(self.matrix(table_or_dict) @ self.V, dtype=np.float32)

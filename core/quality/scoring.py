@@ -1,0 +1,171 @@
+"""The quality components' names, the weights of the combined ``dqi`` and the light thresholds,
+with their checks; `combine` and `lights` (see `core.quality`)."""
+from __future__ import annotations
+
+import math
+from typing import Mapping, Optional
+
+import numpy as np
+import pandas as pd
+
+from core.dataset import Dataset
+from core.errors import InputError
+from core.features import FeatureOptions
+from core import lights as lights_vocabulary
+
+
+#: Component columns, in DQI order.
+COMPONENTS = ("vocabulary", "ngram_frequency", "neighbour", "word_overlap", "semantic_similarity", "label_tied",
+              "inter_split")
+
+#: Component -> the DQI component it follows.
+DQI_COMPONENTS = {
+    "vocabulary": "C1 vocabulary",
+    "ngram_frequency": "C2 inter-sample n-gram frequency and relation",
+    "neighbour": "C3 inter-sample semantic similarity",
+    "word_overlap": "C4 intra-sample word similarity",
+    "semantic_similarity": "C5 intra-sample semantic similarity",
+    "label_tied": "C6 n-gram frequency per label",
+    "inter_split": "C7 inter-split similarity",
+}
+
+#: Weights of the combined ``dqi`` score (knobs; see the module docstring for why).
+DEFAULT_WEIGHTS = {"vocabulary": 0.5, "ngram_frequency": 0.5, "neighbour": 1.0, "word_overlap": 1.5,
+                   "semantic_similarity": 1.5, "label_tied": 2.0, "inter_split": 1.0}
+
+#: (red below, green at or above) per column (knobs). Read as the raw quantity:
+#: vocabulary: red below 35 % of the dataset's R_ref, green from 60 %;
+#: ngram_frequency: red when the mean normalised IDF is below 0.2, green from 0.35;
+#: neighbour / inter_split: red when a neighbour has cos > 0.98 (a near-duplicate), green when none above 0.85;
+#: word_overlap: red when more than 90 % of the hypothesis occurs in the premise, green when at most 60 %;
+#: semantic_similarity: red when cos > 0.9, green when cos ≤ 0.6;
+#: label_tied: red when an own-label feature has z > z* (score < 0.5), green when none above z*/2 (≥ 0.8);
+#: dqi: red below 0.4, green from 0.6.
+DEFAULT_THRESHOLDS = {"vocabulary": (0.35, 0.6), "ngram_frequency": (0.2, 0.35), "neighbour": (0.02, 0.15),
+                      "word_overlap": (0.1, 0.4), "semantic_similarity": (0.1, 0.4), "label_tied": (0.5, 0.8),
+                      "inter_split": (0.02, 0.15), "dqi": (0.4, 0.6)}
+
+LIGHTS = tuple(reversed(lights_vocabulary.LIGHTS))   # worst first, as thresholds read
+NA = lights_vocabulary.NA
+
+#: Longest text of one field a new example may have (characters; a knob of `QualityContext`).
+MAX_CHARS = 2000
+
+NGRAM_OPTIONS = FeatureOptions(lengths=False, overlap_above=(), overlap_below=(), partial_input=None, null=False)
+
+
+# ============================================================== checks
+
+
+def check_quality(values, name: str = "quality", n: Optional[int] = None) -> np.ndarray:
+    """A quality column as float64, or `InputError`: NaN/infinite values, values outside [0, 1],
+    or (with ``n``) the wrong length."""
+    try:
+        q = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} holds values that are not numbers; give one score in [0, 1] per example.") from None
+    if q.ndim != 1 or (n is not None and len(q) != n):
+        raise InputError(f"{name} has shape {q.shape}: give one score per example ({n if n is not None else 'N'},).")
+    bad = ~np.isfinite(q)
+    if bad.any():
+        raise InputError(f"{name} has {int(bad.sum())} NaN or infinite values: give a score in [0, 1] for every example.")
+    out = (q < 0) | (q > 1)
+    if out.any():
+        raise InputError(f"{name} has {int(out.sum())} values outside [0, 1] (e.g. {q[out][0]:g}); quality scores "
+                         "are in [0, 1], higher = better.")
+    return q
+
+
+def check_thresholds(thresholds) -> dict:
+    th = dict(DEFAULT_THRESHOLDS)
+    for key, pair in dict(thresholds or {}).items():
+        try:
+            red, green = (float(v) for v in pair)
+        except (TypeError, ValueError):
+            raise InputError(f"thresholds[{key!r}]={pair!r} must be a pair (red below, green from), e.g. (0.3, 0.6).") from None
+        if not (0 <= red <= green <= 1):
+            raise InputError(f"thresholds[{key!r}]=({red:g}, {green:g}) must satisfy 0 ≤ red ≤ green ≤ 1.")
+        th[key] = (red, green)
+    return th
+
+
+def check_weights(weights) -> dict:
+    w = dict(DEFAULT_WEIGHTS)
+    for key, value in dict(weights or {}).items():
+        if key not in COMPONENTS:
+            raise InputError(f"weights: unknown component {key!r}; the components are {', '.join(COMPONENTS)}.")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise InputError(f"weights[{key!r}]={value!r} must be a number ≥ 0.")
+        w[key] = float(value)
+    if sum(w.values()) <= 0:
+        raise InputError("weights are all zero; give at least one component a positive weight.")
+    return w
+
+
+def check_second_split(ds: Dataset, other: Dataset) -> None:
+    """`InputError` unless the second split has the same columns and roles as ``ds``."""
+    if not isinstance(other, Dataset):
+        raise InputError(f"the second split must be a core.dataset.Dataset, not {type(other).__name__}.")
+    a, b = set(map(str, ds.table.columns)), set(map(str, other.table.columns))
+    if a != b or other.label != ds.label or list(other.text) != list(ds.text):
+        missing, extra = sorted(a - b), sorted(b - a)
+        parts = ([f"it lacks {', '.join(missing)}"] if missing else []) + ([f"it adds {', '.join(extra)}"] if extra else [])
+        if not parts:
+            parts = [f"its roles differ (label {other.label!r}, text {list(other.text)})"]
+        raise InputError(f"the second split's columns differ from the dataset's ({'; '.join(parts)}); give a split "
+                         f"with the same columns ({', '.join(sorted(a))}).")
+
+
+# ============================================================== lights and the combined score
+
+
+def combine(scores: pd.DataFrame, weights: Optional[Mapping] = None) -> pd.Series:
+    """The combined ``dqi`` score: weighted mean of the components present (NaN left out)."""
+    w = check_weights(weights)
+    cols = [c for c in COMPONENTS if c in scores.columns]
+    if not cols:
+        raise InputError(f"no quality component among the columns {list(scores.columns)}.")
+    V = scores[cols].to_numpy(dtype=np.float64)
+    W = np.array([w[c] for c in cols])[None, :] * ~np.isnan(V)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.nansum(np.nan_to_num(V) * W, axis=1) / W.sum(axis=1)
+    return pd.Series(np.where(W.sum(axis=1) > 0, out, np.nan), index=scores.index, name="dqi")
+
+
+def _light(value: float, red: float, green: float) -> str:
+    if value is None or not np.isfinite(value):
+        return NA
+    return "red" if value < red else ("green" if value >= green else "yellow")
+
+
+def lights(scores, thresholds: Optional[Mapping] = None):
+    """Traffic lights of scores: ``red`` below the column's red threshold, ``green`` at or
+    above its green threshold, ``yellow`` between, ``n/a`` for NaN.
+
+    Parameters
+    ----------
+    scores : DataFrame (columns = components and/or ``dqi``), Series named after a column,
+        or dict column -> value.
+    thresholds : dict column -> (red below, green from), optional
+        Overrides `DEFAULT_THRESHOLDS`; 0 ≤ red ≤ green ≤ 1.
+
+    Returns
+    -------
+    The same shape: a DataFrame of strings, a Series, or a dict.
+    """
+    th = check_thresholds(thresholds)
+
+    def one(col, values):
+        if col not in th:
+            raise InputError(f"no thresholds for column {col!r}; give thresholds[{col!r}] = (red, green).")
+        red, green = th[col]
+        v = np.asarray(values, dtype=np.float64)
+        return np.where(np.isnan(v), NA, np.where(v < red, "red", np.where(v >= green, "green", "yellow")))
+
+    if isinstance(scores, pd.DataFrame):
+        return pd.DataFrame({c: one(c, scores[c]) for c in scores.columns}, index=scores.index)
+    if isinstance(scores, pd.Series):
+        return pd.Series(one(scores.name, scores), index=scores.index, name=scores.name)
+    if isinstance(scores, Mapping):
+        return {c: str(one(c, [np.nan if v is None else v])[0]) for c, v in scores.items()}
+    raise InputError(f"lights needs a DataFrame, a Series or a dict of scores, not {type(scores).__name__}.")
