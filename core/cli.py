@@ -400,7 +400,7 @@ def cmd_evaluate(args) -> int:
     import numpy as np
 
     from core.evaluation import EvaluationOptions, evaluate
-    from core.evaluation_report import run_input, write_files
+    from core.evaluation.report import run_input, write_files
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     ds = load_from_args(args)
@@ -425,7 +425,7 @@ def cmd_evaluate(args) -> int:
     notes = write_files(ev, args.outputs.path_for("--out"), figure_format=args.figures)
     args.outputs.commit()
     if not args.quiet:
-        from core.evaluation_report import family_wide
+        from core.evaluation.report import family_wide
 
         print(f"Model families on {ev.context['representation']}: accuracy (Δ to full); intervals in the report:")
         print(family_wide(ev.tables["families"], ci=False).to_string())

@@ -11,7 +11,7 @@ inert by writing its ``&``, ``<``, ``>`` and ``$`` as entities: plotly draws the
 themselves (``<b>contra</b>`` reads as written, not in bold).
 
 Escape exactly once, where a dataset value becomes part of a figure; the figure functions of
-`core.aflite_plots`, `core.zplots` and `core.evaluation_plots` do it themselves, so callers
+`core.aflite_plots`, `core.zplots` and `core.evaluation.plots` do it themselves, so callers
 pass raw values. Strings the code writes (hover templates with their own ``<br>``, fixed
 titles) are not escaped.
 """

@@ -6,8 +6,8 @@ import streamlit as st
 
 from core.errors import InputError
 from core.evaluation import SEPARATIONS, TABLE_FAMILIES
-from core.evaluation_plots import figures
-from core.evaluation_report import family_wide, html_report
+from core.evaluation.plots import figures
+from core.evaluation.report import family_wide, html_report
 from core.summaries import live_view
 from dashboard import current
 from dashboard import evaluation as evaluation_jobs

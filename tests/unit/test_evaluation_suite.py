@@ -172,7 +172,7 @@ def test_synthetic_report_finds_the_planted_bias():
 
 
 def test_evaluate_round_trips_through_the_store_and_draws_every_figure(tmp_path):
-    from core.evaluation_plots import figures
+    from core.evaluation.plots import figures
     from core.representations import represent
     from core.runs import fit_run
     from core.sources import load_dataset

@@ -259,7 +259,7 @@ def test_gardner_labels_the_top_of_each_label_when_there_is_room(hostile):
 
 # ---------------------------------------------------------------- the evaluation's figures
 def test_evaluation_figures_show_data_as_text_in_the_label_colours():
-    from core import evaluation_plots as ep
+    from core.evaluation import plots as ep
 
     knn = pd.DataFrame([{"label": l, "against": a, "K": k, "before": 0.5, "after": 0.6}
                         for l in LABELS for a in ("same class", "other classes") for k in (1, 5)])

@@ -127,7 +127,7 @@ def html_report(ev, images: Optional[dict] = None) -> str:
     """The one-page report of an `core.evaluation.Evaluation`. ``images``: name -> PNG bytes
     (inlined as data URIs); without them the figures are inline plotly HTML (plotly.js
     included once, so the page works offline)."""
-    from core.evaluation_plots import figures
+    from core.evaluation.plots import figures
 
     e = html.escape
     ctx, s, t = ev.context, ev.summary, ev.tables
@@ -190,7 +190,7 @@ def html_report(ev, images: Optional[dict] = None) -> str:
 def write_files(ev, folder, *, figure_format: str = "png") -> list:
     """Write ``evaluation.json``, the CSV tables, the figures (``png``, ``html`` or ``none``) and
     ``report.html`` into ``folder`` (created); returns notes (e.g. PNG not available)."""
-    from core.evaluation_plots import figures
+    from core.evaluation.plots import figures
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

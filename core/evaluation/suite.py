@@ -1,0 +1,299 @@
+"""The whole evaluation of a run: its options, its result (`Evaluation`), its key and its disk store
+(see `core.evaluation`)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Dict, Optional
+
+import numpy as np
+import pandas as pd
+
+from core.errors import InputError
+from core.progress import check_cancel, report, span
+from core.evaluation.checks import coarse_action, difficulty_check, phase_table, synthetic_report
+from core.evaluation.measures import evaluation_sets, family_table, heldout_split, knn_distances, training_sets
+from core.evaluation.models import TABLE_FAMILIES, check_families, notes_of
+
+
+# ---------------------------------------------------------------------- the whole evaluation of a run
+def default_partial_spec(dataset) -> Optional[str]:
+    """The partial-input representation for a dataset with two or more text fields: TF-IDF/SVD
+    over the last one (the hypothesis of a premise/hypothesis pair); None otherwise."""
+    text = list(getattr(dataset, "text", []) or [])
+    return f"tfidf-svd:fields={text[-1]}" if len(text) >= 2 else None
+
+
+@dataclass
+class EvaluationOptions:
+    """What an evaluation computes (its store key is a hash of these and the run's key and τ/n).
+
+    ``families``: model families of the tables; ``eval_share``: the i.i.d. held-out
+    share; ``stratified``: stratify the random baseline by label; ``bootstrap``:
+    "auto" / True / False; ``partial_spec``: the partial-input representation
+    ("" for none, None for `default_partial_spec`); ``knn_ks``: K of the KNN
+    distances; ``coarse_step``, ``coarse_tolerance``, ``coarse_family``: the coarse
+    action; ``difficulty``: a numeric column for the external difficulty check;
+    ``synthetic``: add the circles report; ``seed``: every random choice.
+    """
+
+    families: tuple = TABLE_FAMILIES
+    eval_share: float = 0.2
+    stratified: bool = False
+    bootstrap: object = "auto"
+    partial_spec: Optional[str] = None
+    knn_ks: tuple = (1, 5, 10, 50)
+    coarse_step: float = 0.1
+    coarse_tolerance: float = 0.0
+    coarse_family: str = "logistic"
+    difficulty: Optional[str] = None
+    synthetic: bool = False
+    seed: int = 0
+    family_params: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["families"], out["knn_ks"] = list(self.families), [int(k) for k in self.knn_ks]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "EvaluationOptions":
+        data = dict(data)
+        data["families"] = tuple(data.get("families", TABLE_FAMILIES))
+        data["knn_ks"] = tuple(int(k) for k in data.get("knn_ks", (1, 5, 10, 50)))
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+    def check(self) -> "EvaluationOptions":
+        check_families(self.families)
+        check_families([self.coarse_family])
+        if not 0 < float(self.eval_share) < 1:
+            raise InputError(f"eval_share={self.eval_share!r} must be a fraction in (0, 1), e.g. 0.2.")
+        if not self.knn_ks or min(int(k) for k in self.knn_ks) < 1:
+            raise InputError(f"knn_ks={self.knn_ks!r} must be positive neighbourhood sizes, e.g. 1,5,10,50.")
+        if not 0 < float(self.coarse_step) <= 0.5:
+            raise InputError(f"coarse step b={self.coarse_step!r} must be a fraction in (0, 0.5], e.g. 0.1.")
+        if not 0 <= float(self.coarse_tolerance) < 1:
+            raise InputError(f"coarse tolerance={self.coarse_tolerance!r} must be in [0, 1), e.g. 0.005.")
+        return self
+
+
+#: the tables of an `Evaluation`, in report order
+TABLES = ("families", "partial_input", "knn", "phases", "coarse", "difficulty", "difficulty_hist", "synthetic",
+          "synthetic_points", "training_sets")
+
+
+@dataclass
+class Evaluation:
+    """One run's evaluation as plain data: ``options``, ``context`` (dataset, run key,
+    representation, τ, n, sizes), ``tables`` (name -> DataFrame, see `TABLES`),
+    ``notes`` (bad input met on the way, each naming its cause) and ``summary``
+    (coarse-action fraction and suggested n, difficulty p-value, seconds)."""
+
+    options: dict
+    context: dict
+    tables: Dict[str, pd.DataFrame]
+    notes: list = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+    created: float = field(default_factory=time.time)
+
+    @property
+    def key(self) -> str:
+        return evaluation_key(self.context.get("run_key", ""), self.context.get("tau"), self.context.get("n"),
+                              self.options)
+
+    def to_dict(self) -> dict:
+        from core.runs import _jsonable
+
+        return _jsonable({"format": 1, "options": self.options, "context": self.context, "notes": self.notes,
+                          "summary": self.summary, "created": self.created,
+                          "tables": {k: json.loads(v.to_json(orient="split", index=False, default_handler=str))
+                                     for k, v in self.tables.items()}})
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Evaluation":
+        tables = {k: pd.DataFrame(v["data"], columns=v["columns"]) for k, v in data.get("tables", {}).items()}
+        return cls(options=data["options"], context=data["context"], tables=tables, notes=list(data.get("notes", [])),
+                   summary=dict(data.get("summary", {})), created=float(data.get("created", time.time())))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, default=str)
+
+
+def evaluation_key(run_key: str, tau, n, options: dict) -> str:
+    blob = json.dumps([run_key, tau, n, options], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen: Optional[int] = None,
+             options: Optional[EvaluationOptions] = None, context: Optional[dict] = None, progress=None,
+             cancel=None) -> Evaluation:
+    """Everything issue 12 asks of one filtered split.
+
+    Parameters
+    ----------
+    dataset : core.dataset.Dataset
+    representation : core.representations.Representation
+        Φ of the run (rows aligned with ``retained``; warm-up examples excluded).
+    retained : (N,) bool
+        The run's retained mask at the chosen τ/n.
+    history : list of dict
+        The run's per-phase records (R, held-out accuracy).
+    n_phases_chosen : int
+        Phases that run at the chosen τ/n (marked in the phase figure).
+    options : EvaluationOptions
+    context : dict
+        Recorded as is (run key, τ, n, dataset name ...).
+
+    Returns
+    -------
+    Evaluation
+    """
+    from core.representations import represent
+
+    t0 = time.perf_counter()
+    opts = (options or EvaluationOptions()).check()
+    seed = int(opts.seed)
+    X = np.asarray(representation.X, dtype=np.float32)
+    ids = np.asarray(representation.ids).astype(str)
+    retained = np.asarray(retained, bool)
+    if len(retained) != len(ids):
+        raise InputError(f"the retained mask has {len(retained)} entries but Φ has {len(ids)} rows.")
+    y = dataset.table[dataset.label].reindex(ids).to_numpy()
+    notes, tables = [], {}
+    partial_spec = default_partial_spec(dataset) if opts.partial_spec is None else (opts.partial_spec or None)
+    weights = {"families": 0.4, "partial": 0.25 if partial_spec else 0.0, "knn": 0.05, "coarse": 0.15,
+               "difficulty": 0.02, "synthetic": 0.13 if opts.synthetic else 0.0}
+    scale = 1.0 / sum(weights.values())
+    start = [0.0]
+
+    def stage(name):
+        lo = start[0]
+        hi = lo + weights[name] * scale
+        start[0] = hi
+        return span(progress, lo, hi)
+
+    split = heldout_split(y, opts.eval_share, seed)
+    notes.append(split.note)
+    train_sets, set_notes = training_sets(X, y, retained, split, stratified=opts.stratified, random_state=seed)
+    notes.extend(set_notes)
+    eval_sets = evaluation_sets(retained, split)
+    tables["training_sets"] = pd.DataFrame(
+        [{"set": k, "role": "training", "size": int(m.sum()),
+          **{f"label {lab}": int((y[m] == lab).sum()) for lab in np.unique(y)}} for k, m in train_sets.items()]
+        + [{"set": k, "role": "evaluation", "size": int(m.sum()),
+            **{f"label {lab}": int((y[m] == lab).sum()) for lab in np.unique(y)}} for k, m in eval_sets.items()])
+    fam = family_table(X, y, train_sets, eval_sets, families=opts.families, bootstrap=opts.bootstrap,
+                       family_params=opts.family_params, random_state=seed, progress=stage("families"), cancel=cancel)
+    fam.insert(0, "representation", representation.spec)
+    tables["families"] = fam
+    notes.extend(notes_of(fam))
+    if partial_spec:
+        prog = stage("partial")
+        try:
+            prep = represent(dataset, partial_spec, cancel=cancel)
+        except InputError as exc:
+            notes.append(f"partial-input table: the representation {partial_spec!r} cannot be built ({exc})")
+            prep = None
+        if prep is not None and prep.spec == representation.spec:
+            notes.append(f"partial-input table: {prep.spec} is Φ itself (the run is already partial-input), so it "
+                         "repeats the families table; evaluate with a full-input representation to compare the two")
+        if prep is not None:
+            pos = pd.Index(np.asarray(prep.ids).astype(str)).get_indexer(ids)
+            if (pos < 0).any():
+                notes.append(f"partial-input table: {int((pos < 0).sum())} examples of Φ are not in {prep.spec} "
+                             "(a warm-up representation?); they are left out of that table")
+            keep = pos >= 0
+            Xp = np.zeros((len(ids), prep.X.shape[1]), np.float32)
+            Xp[keep] = prep.X[pos[keep]]
+            part = family_table(Xp, y, {k: m & keep for k, m in train_sets.items()},
+                                {k: m & keep for k, m in eval_sets.items()}, families=opts.families,
+                                bootstrap=opts.bootstrap, family_params=opts.family_params, random_state=seed,
+                                progress=prog, cancel=cancel)
+            part.insert(0, "representation", prep.spec)
+            tables["partial_input"] = part
+            notes.extend(f"partial input: {n}" for n in notes_of(part))
+    elif opts.partial_spec is None:
+        notes.append("no partial-input table: the dataset has fewer than two text fields (set partial_spec to "
+                     "choose a representation, e.g. tfidf-svd:fields=hypothesis)")
+    check_cancel(cancel)
+    report(stage("knn"), 0.0, "KNN distances")
+    knn = knn_distances(X, y, retained, ks=opts.knn_ks, random_state=seed)
+    tables["knn"] = knn
+    notes.extend(notes_of(knn))
+    tables["phases"] = phase_table(history, n_phases_chosen)
+    coarse = coarse_action(X, y, step=float(opts.coarse_step), tolerance=float(opts.coarse_tolerance),
+                           family=opts.coarse_family, eval_share=opts.eval_share, random_state=seed,
+                           family_params=opts.family_params, progress=stage("coarse"), cancel=cancel)
+    tables["coarse"] = coarse
+    notes.extend(f"coarse action: {n}" for n in notes_of(coarse))
+    summary = {"coarse_fraction": coarse.attrs["fraction"], "coarse_n": coarse.attrs["size"],
+               "coarse_step": coarse.attrs["step"], "coarse_tolerance": coarse.attrs["tolerance"],
+               "coarse_family": coarse.attrs["family"]}
+    stage("difficulty")
+    if opts.difficulty:
+        col = opts.difficulty
+        if col not in dataset.table.columns:
+            notes.append(f"difficulty check: there is no column {col!r}; the columns are: "
+                         + ", ".join(map(str, dataset.table.columns)))
+        else:
+            diff, hist = difficulty_check(dataset.table[col].reindex(ids), retained, name=col, random_state=seed)
+            tables["difficulty"], tables["difficulty_hist"] = diff, hist
+            notes.extend(f"difficulty check: {n}" for n in notes_of(diff))
+            summary.update(difficulty_column=col, difficulty_p_value=diff.attrs["p_value"],
+                           difficulty_difference=diff.attrs["difference"])
+    if opts.synthetic:
+        syn, pts = synthetic_report(random_state=seed, progress=stage("synthetic"), cancel=cancel)
+        tables["synthetic"], tables["synthetic_points"] = syn, pts
+    summary["seconds"] = round(time.perf_counter() - t0, 2)
+    report(progress, 1.0, "evaluation done")
+    ctx = {"dataset": dataset.name, "fingerprint": dataset.fingerprint, "representation": representation.spec,
+           "partial_representation": partial_spec, "N": int(len(ids)), "retained": int(retained.sum()),
+           "eval_filter": "the held-out examples the run retained at the chosen τ/n", **(context or {})}
+    seen = []
+    for n in notes:
+        if n and n not in seen:
+            seen.append(n)
+    return Evaluation(options=opts.to_dict(), context=ctx, tables=tables, notes=seen, summary=summary)
+
+
+class EvaluationStore:
+    """Finished evaluations on disk, one JSON file per (run key, τ, n, options), in a folder beside
+    the run store: a reload, a CLI call or a teammate on the same server reads them instead of
+    recomputing. Files are replaced atomically."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def path(self, key: str) -> Path:
+        return self.root / f"{key}.json"
+
+    def get(self, key: str) -> Optional[Evaluation]:
+        p = self.path(key)
+        if not p.exists():
+            return None
+        try:
+            return Evaluation.from_dict(json.loads(p.read_text()))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None   # a damaged cache file is a miss: evaluations are recomputed, never lost data
+
+    def put(self, ev: Evaluation) -> str:
+        from core import paths
+
+        key = ev.key
+        blob = ev.to_json().encode()
+        paths.atomic_write(self.path(key), lambda fh: fh.write(blob))
+        return key
+
+    def for_run(self, run_key: str) -> list:
+        """The stored evaluations of one run, newest first (each loaded)."""
+        if not self.root.exists():
+            return []
+        found = []
+        for p in self.root.glob("*.json"):
+            ev = self.get(p.stem)
+            if ev is not None and ev.context.get("run_key") == run_key:
+                found.append(ev)
+        return sorted(found, key=lambda e: -e.created)
