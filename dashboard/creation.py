@@ -66,8 +66,11 @@ def show_feedback(fb: dict, key: str) -> None:
     if rep.get("predicted") is not None:
         st.text(f"A model on Φ predicts {rep['predicted']} ({rep['confidence']:.0%}); your label gets "
                 f"{rep['p_label']:.0%}" + (" (Φ stand-in: " + rep["stand_in"] + ")" if rep.get("stand_in") else "") + ".")
+    if fb.get("duplicates"):
+        st.markdown("**Near-duplicates in the dataset** (every field shares most of its wording with this one)")
+        st.dataframe(pd.DataFrame(fb["duplicates"]), hide_index=True, key=f"{key}_duplicates")
     if fb.get("neighbours"):
-        st.markdown("**Nearest examples in the dataset** (similarity near 1 = a possible duplicate)")
+        st.markdown("**Most similar examples in Φ** (close in the representation; not the same as a duplicate)")
         st.dataframe(pd.DataFrame(fb["neighbours"]), hide_index=True, key=f"{key}_neighbours")
 
 

@@ -17,6 +17,7 @@ from core.features import overlap_share, tokenise_column, binary_csr, build_feat
 from core.labels import encode_labels
 from core.progress import check_cancel, report
 from core.zstats import bonferroni_threshold, z_scores
+from core.duplicates import DuplicateIndex
 from core.quality.kernels import TfidfSvd, max_cosine, normalise_rows, pca_basis, spec_parts, texts_of, with_fields
 from core.quality.scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
                                   check_weights, combine, lights)
@@ -49,7 +50,11 @@ class Feedback:
     representation : dict
         The same for a logistic regression on Φ (``spec``, ``stand_in`` when Φ cannot embed new text).
     neighbours : list of dict
-        ``id``, ``similarity`` (cosine), ``label`` and the text fields of the nearest examples.
+        ``id``, ``similarity`` (cosine in Φ), ``label`` and the text fields of the most similar
+        examples in Φ (similar, not duplicates: see ``duplicates``).
+    duplicates : list of dict
+        ``id`` and ``overlap`` of the dataset's near-duplicates of the example: every text field
+        shares at least `core.duplicates.THRESHOLD` of its wording (`core.duplicates`).
     suggestions : list of str
         What to change to turn red into green, most important first.
     notes : list of str
@@ -67,11 +72,12 @@ class Feedback:
     z_star: float
     notes: list = dc_field(default_factory=list)
     seconds: float = 0.0
+    duplicates: list = dc_field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("example", "light", "components", "label_tied", "partial_input",
-                                              "representation", "neighbours", "suggestions", "z_star", "notes",
-                                              "seconds")}
+                                              "representation", "neighbours", "duplicates", "suggestions", "z_star",
+                                              "notes", "seconds")}
 
 
 class QualityContext:
@@ -527,10 +533,16 @@ class QualityContext:
                                           heldout_accuracy=self.phi_acc)
         fb = Feedback(example=ex, components=components, light=lit["dqi"], label_tied=tied, partial_input=partial,
                       representation=representation, neighbours=neighbours, suggestions=[], z_star=self.z_star,
-                      notes=notes)
+                      notes=notes, duplicates=self._duplicates().near(ex))
         fb.suggestions = self._suggestions(fb, ex, overlap, sem)
         fb.seconds = round(time.perf_counter() - t0, 4)
         return fb
+
+    def _duplicates(self) -> DuplicateIndex:
+        """The wording index of the dataset's text fields, built on the first feedback."""
+        if getattr(self, "_duplicate_index", None) is None:
+            self._duplicate_index = DuplicateIndex(self.ds.table, self.fields)
+        return self._duplicate_index
 
     def _prediction(self, proba, li, **extra) -> dict:
         k = int(np.argmax(proba))
@@ -556,10 +568,14 @@ class QualityContext:
             out.append(f"a model on Φ ({r['spec']}) predicts {label} with p = {r['confidence']:.2f}: examples like "
                        "this one are easy to label from surface features.")
         comp = fb.components
-        if comp["neighbour"]["light"] == "red" and fb.neighbours:
+        if fb.duplicates:   # shared wording, field by field (core.duplicates), not closeness in Φ
+            dup = fb.duplicates[0]
+            out.append(f"a near-duplicate is in the dataset (id {dup['id']}: {dup['overlap']:.0%} of the wording "
+                       "shared in every field); write a new situation rather than a variant.")
+        elif comp["neighbour"]["light"] == "red" and fb.neighbours:
             nb = fb.neighbours[0]
-            out.append(f"a near-duplicate is in the dataset (id {nb['id']}, similarity {nb['similarity']:.2f}); "
-                       "write a new situation rather than a variant.")
+            out.append(f"the most similar example in Φ (id {nb['id']}, cosine {nb['similarity']:.2f}) is very close "
+                       "in the representation, so this one adds little the model has not seen; vary the situation.")
         if comp["word_overlap"]["light"] == "red" and overlap is not None:
             out.append(f"{overlap:.0%} of the {self.pair[1]}'s words are copied from the {self.pair[0]} (a known "
                        "entailment artifact); use your own words.")

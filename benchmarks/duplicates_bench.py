@@ -1,0 +1,73 @@
+"""Near-duplicates (`core.duplicates`) on SNLI dev: how well shared wording finds one-word edits.
+
+For 400 sampled pairs, a one-word edit of the hypothesis (a word dropped, replaced by a common
+word, or inserted) is a positive; another example drawn at random is a negative. Prints one JSON
+line: recall and precision at `THRESHOLD` and nearby thresholds, how many of the dataset's own
+pairs pass the threshold against each sample (SNLI's minimal pairs: same premise, one word
+changed), and milliseconds per query.
+
+    python benchmarks/duplicates_bench.py [--data ../shared/data/snli_dev.jsonl] [--samples 400]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from core.duplicates import THRESHOLD, DuplicateIndex  # noqa: E402
+from core.sources import load_dataset  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
+                                                   "snli_dev.jsonl"))
+    ap.add_argument("--samples", type=int, default=400)
+    args = ap.parse_args()
+    ds = load_dataset(args.data)
+    table, fields = ds.table, list(ds.text)
+    index = DuplicateIndex(table, fields)
+    rng = np.random.default_rng(0)
+    vocab = pd.Series(" ".join(table[fields[-1]].astype(str)).split()).value_counts().index[:2000].tolist()
+    pos, neg, own, seconds = [], [], [], []
+    for i in rng.choice(len(table), args.samples, replace=False):
+        ex = {f: str(table.iloc[i][f]) for f in fields}
+        words = ex[fields[-1]].split()
+        k, kind = int(rng.integers(len(words))), int(rng.integers(3))
+        if kind == 0 and len(words) > 1:
+            words.pop(k)
+        elif kind == 1:
+            words[k] = vocab[int(rng.integers(len(vocab)))]
+        else:
+            words.insert(k, vocab[int(rng.integers(len(vocab)))])
+        edited = dict(ex, **{fields[-1]: " ".join(words)})
+        t0 = time.perf_counter()
+        scores = index.overlap(edited)
+        seconds.append(time.perf_counter() - t0)
+        pos.append(scores[i])
+        j = int(rng.integers(len(table) - 1))
+        neg.append(scores[j + (j >= i)])
+        mine = index.overlap(ex)
+        mine[i] = -1
+        own.append(mine.max())
+    pos, neg, own = map(np.asarray, (pos, neg, own))
+    at = {}
+    for th in (0.5, THRESHOLD, 0.7, 0.8):
+        tp, fp = int((pos >= th).sum()), int((neg >= th).sum())
+        at[str(th)] = {"recall": round(tp / len(pos), 3), "precision_vs_random_pairs": round(tp / max(tp + fp, 1), 3),
+                       "samples_with_a_dataset_pair_above": int((own >= th).sum())}
+    print(json.dumps({"benchmark": "duplicates", "data": os.path.basename(args.data), "examples": len(table),
+                      "samples": args.samples, "threshold": THRESHOLD, "at": at,
+                      "ms_per_query_median": round(1000 * float(np.median(seconds)), 2)}))
+
+
+if __name__ == "__main__":
+    main()
