@@ -7,6 +7,7 @@ The computations are `core.quality` (feedback for one example) and `core.store`
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Optional
 
 import pandas as pd
@@ -54,10 +55,8 @@ def show_feedback(fb: dict, key: str) -> None:
         st.markdown("**Words that give a label away** (z > z*; the label they lean to)")
         for field in ds.text:
             text = fb["example"].get(field, "")
-            marks = {t["ngram"]: t for t in tied if t["field"] == field}
-            for ngram, t in sorted(marks.items(), key=lambda kv: -len(kv[0])):
-                text = _mark(text, ngram, f"{t['label']}, z = {t['z']:.1f}")
-            st.text(f"{field}: {text}")
+            marks = [(t["ngram"], f"{t['label']}, z = {t['z']:.1f}") for t in tied if t["field"] == field]
+            st.text(f"{field}: {marked(text, marks)}")
     partial = fb.get("partial_input")
     if partial:
         st.text(f"A model that reads only the {partial['field']} predicts {partial['predicted']} "
@@ -74,12 +73,31 @@ def show_feedback(fb: dict, key: str) -> None:
         st.dataframe(pd.DataFrame(fb["neighbours"]), hide_index=True, key=f"{key}_neighbours")
 
 
-def _mark(text: str, ngram: str, note: str) -> str:
-    """``text`` with the first case-insensitive occurrence of ``ngram`` marked as text: ⟦ngram: note⟧."""
-    at = text.lower().find(ngram.lower())
-    if at < 0:
-        return text
-    return f"{text[:at]}⟦{text[at:at + len(ngram)]}: {note}⟧{text[at + len(ngram):]}"
+def marked(text: str, marks) -> str:
+    """``text`` with each (n-gram, note) of ``marks`` marked as ⟦words: note⟧ on whole words.
+
+    Words are matched as the z-statistics read them (`core.features.tokenize`: lower case,
+    punctuation dropped), so "for" never marks inside "performs". Marks are placed in the order
+    given (the feedback lists the most telling n-gram first, z descending) and never overlap an
+    earlier one, so they do not nest."""
+    from core.features import tokenize_many
+
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    words = tokenize_many([text[a:b] for a, b in spans])   # one token list per whitespace-separated word
+    taken, chosen = set(), []
+    for ngram, note in marks:
+        want = ngram.lower().split()
+        for i in range(len(spans) - len(want) + 1):
+            run = range(i, i + len(want))
+            if [" ".join(words[j]) for j in run] == want and not taken & set(run):
+                taken |= set(run)
+                chosen.append((spans[i][0], spans[i + len(want) - 1][1], note))
+                break
+    out, at = [], 0
+    for start, end, note in sorted(chosen):
+        out += [text[at:start], f"⟦{text[start:end]}: {note}⟧"]
+        at = end
+    return "".join(out) + text[at:]
 
 
 def accepted_version(dataset_id: int) -> Source:
