@@ -14,6 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from core import paths
+from core.duplicates import DuplicateIndex
+from core.errors import InputError
 from core.quality import QualityContext
 from core.lights import EMOJI, LIGHTS, NA
 from dashboard import current
@@ -100,6 +102,25 @@ def marked(text: str, marks) -> str:
     return "".join(out) + text[at:]
 
 
+def submit(dataset_id: int, fields: dict, label, feedback: dict, revises: Optional[int] = None) -> int:
+    """Submit an example for validation; refused (InputError naming the earlier one) when it is a
+    near-duplicate of a submission of this dataset (`core.duplicates`): the same text sent twice,
+    or a one-character edit of it. The submission being revised does not count."""
+    ws = scope()
+    earlier = ws.submissions(dataset_id=dataset_id)
+    if revises is not None:
+        earlier = earlier[earlier["id"] != int(revises)]
+    if len(earlier):
+        table = pd.DataFrame([{f: (d or {}).get(f, "") for f in fields} for d in earlier["fields"]],
+                             index=earlier["id"].astype(str))
+        near = DuplicateIndex(table, list(fields)).near(fields, k=1)
+        if near:
+            raise InputError(f"this example is a near-duplicate of submission {near[0]['id']} "
+                             f"({near[0]['overlap']:.0%} of the wording shared in every field); change it, or revise "
+                             "that one if it was rejected.")
+    return ws.submit(dataset_id, fields, label, feedback, revises=revises)
+
+
 def accepted_version(dataset_id: int) -> Source:
     """Write the accepted examples of a dataset as a Parquet file beside the team database and
     make it the Data page's loaded dataset (score, filter and export it like any other)."""
@@ -107,8 +128,6 @@ def accepted_version(dataset_id: int) -> Source:
     ds = current.dataset()
     table = scope().accepted_examples(dataset_id)
     if not len(table):
-        from core.errors import InputError
-
         raise InputError("no accepted examples yet; validators accept submissions on this page first.")
     digest = hashlib.sha256(pd.util.hash_pandas_object(table, index=False).values.tobytes()).hexdigest()[:12]
     path = server().team.files / f"ws{m.workspace_id}" / "data" / f"accepted-{dataset_id}-{digest}.parquet"

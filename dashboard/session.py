@@ -63,6 +63,7 @@ class Session:
     member: Any = None                                 # dashboard.team.Member, set by sign-in on every page
     ex_like: Optional[str] = None                      # Examples: list only the neighbours of this example
     revising: Optional[int] = None                     # Create: the rejected submission being revised
+    create_message: Optional[tuple] = None             # Create: (kind, text) said once after a submission
     eval_job: Optional[str] = None                     # the Evaluate page's background job
     eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
     export_file: Any = None                            # the Export page's prepared file (dashboard.exports)

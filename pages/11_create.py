@@ -25,6 +25,10 @@ with st.spinner("Fitting the feedback models on this dataset (once per dataset a
     ctx = creation.quality_context()
 
 revising = sess.revising
+said = sess.create_message
+if said:   # said once, on the run after the submission (the form is clear by then)
+    sess.create_message = None
+    (st.success if said[0] == "success" else st.error)(said[1])
 if revising:
     st.info(f"Revising your rejected example {revising}; submitting replaces it.")
 with st.container(border=True):
@@ -34,6 +38,20 @@ with st.container(border=True):
 example = {field: st.session_state.get(f"cr_{field}", "") for field in ds.text}
 example[ds.label] = label
 
+def send(example: dict, label, fb: dict) -> None:
+    # a callback: it runs before the page is drawn again, so the text areas can be cleared
+    try:
+        new = creation.submit(dataset_id, {f: example[f] for f in ds.text}, label, fb, revising)
+    except InputError as exc:
+        sess.create_message = ("error", plain(exc))
+        return
+    sess.revising = None
+    for field in ds.text:
+        st.session_state[f"cr_{field}"] = ""
+    sess.create_message = ("success", f"Submitted as example {new}; a validator will accept or reject it. It is "
+                                      "listed under \"Your examples\" below.")
+
+
 if all(v.strip() for v in example.values()):
     try:
         fb = ctx.feedback(example).to_dict()
@@ -42,16 +60,7 @@ if all(v.strip() for v in example.values()):
     else:
         st.caption(f"Feedback in {fb['seconds'] * 1000:.0f} ms.")
         creation.show_feedback(fb, key="cr_feedback")
-        if st.button("Submit for validation", type="primary", key="cr_submit"):
-            try:
-                new = ws.submit(dataset_id, {f: example[f] for f in ds.text}, label, fb, revises=revising)
-                sess.revising = None
-                for field in ds.text:
-                    st.session_state.pop(f"cr_{field}", None)
-                st.success(f"Submitted as example {new}; a validator will accept or reject it.")
-                st.rerun()
-            except InputError as exc:
-                st.error(plain(exc))
+        st.button("Submit for validation", type="primary", key="cr_submit", on_click=send, args=(example, label, fb))
 else:
     st.caption("Write every field to see the feedback (it updates when a field loses focus, or with Ctrl+Enter).")
 

@@ -34,6 +34,15 @@ def test_create_validate_revise_and_load_the_accepted_version(fresh_server):
     assert set(components["component"]) >= {"label_tied", "word_overlap", "dqi"}
     creator.button(key="cr_submit").click().run()
     no_exceptions(creator)
+    # the form clears and says so (issue 21)
+    assert creator.text_area(key="cr_hypothesis").value == "" and creator.text_area(key="cr_premise").value == ""
+    assert any(m.value.startswith("Submitted as example") for m in creator.success)
+    # the same text again, or a one-character edit of it, is caught and names the earlier one
+    write(creator, "A man is sitting on a bench in a park.", "Nobody is sitting!", "contradiction")
+    creator.button(key="cr_submit").click().run()
+    no_exceptions(creator)
+    assert any("near-duplicate of submission" in e.value.replace("\\", "") for e in creator.error)
+    assert len([d.value for d in creator.dataframe if "status" in d.value.columns][0]) == 1
     write(creator, "A man is sitting on a bench in a park.", "A man rests outside.", "entailment")
     creator.button(key="cr_submit").click().run()
     mine = [d.value for d in creator.dataframe if "status" in d.value.columns][0]
