@@ -25,6 +25,21 @@ from core.quality.scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_O
 
 # ============================================================== the context
 
+#: a partial-input model this sure of the example's label gives it away, whatever the other components say
+DECISIVE = 0.9
+
+
+def overall_light(components: dict, partial: Optional[dict], label) -> tuple:
+    """(light, reason) of one new example: a weighted mean (``dqi``) would let a decisive giveaway
+    hide behind good components, so a red label-tied component, or a partial-input model that
+    predicts the example's own label with p ≥ `DECISIVE`, makes it red; else ``dqi``'s light."""
+    if components.get("label_tied", {}).get("light") == "red":
+        return "red", "overall red: a word or phrase gives the label away (label-tied component red)."
+    if partial is not None and partial.get("predicted") == label and partial.get("confidence", 0) >= DECISIVE:
+        return "red", (f"overall red: a model reading only the {partial.get('field')} predicts {label} with "
+                       f"p = {partial['confidence']:.2f}.")
+    return components["dqi"]["light"], ""
+
 
 @dataclass
 class Feedback:
@@ -38,7 +53,9 @@ class Feedback:
         Every component of `COMPONENTS` plus ``dqi``; score None and light ``n/a``
         where it does not apply (``inter_split`` for a new example: it is not in a split).
     light : str
-        The example's light (that of ``dqi``).
+        The example's overall light (`overall_light`): red when a decisive giveaway is there (the
+        label-tied component is red, or the partial-input model predicts the example's label with
+        p ≥ `DECISIVE`), else that of ``dqi``.
     label_tied : list of dict
         The example's n-gram features that lean to a label: ``feature`` (``nobody@hypothesis``),
         ``ngram``, ``field``, ``words`` (its tokens), ``label``, ``z``, ``n`` (examples with it),
@@ -531,7 +548,10 @@ class QualityContext:
         stand_in = getattr(self, "stand_in", None)
         representation = self._prediction(proba, li, spec=(stand_in or self.rep).spec, stand_in=stand_in is not None,
                                           heldout_accuracy=self.phi_acc)
-        fb = Feedback(example=ex, components=components, light=lit["dqi"], label_tied=tied, partial_input=partial,
+        light, why = overall_light(components, partial, ex[self.ds.label])
+        if why:
+            notes.append(why)
+        fb = Feedback(example=ex, components=components, light=light, label_tied=tied, partial_input=partial,
                       representation=representation, neighbours=neighbours, suggestions=[], z_star=self.z_star,
                       notes=notes, duplicates=self._duplicates().near(ex))
         fb.suggestions = self._suggestions(fb, ex, overlap, sem)

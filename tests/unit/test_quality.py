@@ -174,6 +174,8 @@ def test_feedback_names_the_label_tied_words_and_the_partial_input_model(nli_ctx
     assert all(c["light"] in ("red", "yellow", "green", "n/a") for c in d["components"].values())
     assert d["components"]["inter_split"]["light"] == "n/a"
     assert d["components"]["label_tied"]["light"] == "red"
+    # a decisive giveaway makes the overall light red, whatever dqi's mean says (issue 21)
+    assert d["light"] == "red" and any(n.startswith("overall red: a word or phrase gives the label away") for n in fb.notes)
     tied = {t["ngram"]: t for t in fb.label_tied}
     assert tied["nobody"]["label"] == "contradiction" and tied["nobody"]["own_label"] and tied["nobody"]["z"] > fb.z_star
     assert fb.partial_input["field"] == "hypothesis" and fb.partial_input["predicted"] == "contradiction"
@@ -266,3 +268,15 @@ def test_red_label_tied_examples_carry_the_known_artifact_words(snli_path, cache
     rate_red, rate_green = has[red].mean(), has[green].mean()
     assert red.sum() > 100 and green.sum() > 100
     assert rate_red > 5 * rate_green and rate_red > 0.05
+
+
+def test_the_overall_light_rule():
+    from core.quality.context import DECISIVE, overall_light
+
+    comps = {"label_tied": {"light": "green"}, "dqi": {"light": "yellow"}}
+    assert overall_light(comps, None, "a") == ("yellow", "")
+    sure = {"field": "hypothesis", "predicted": "a", "confidence": DECISIVE}
+    assert overall_light(comps, sure, "a")[0] == "red"
+    assert overall_light(comps, dict(sure, predicted="b"), "a") == ("yellow", "")     # predicts another label
+    assert overall_light(comps, dict(sure, confidence=DECISIVE - 0.01), "a") == ("yellow", "")
+    assert overall_light({**comps, "label_tied": {"light": "red"}}, None, "a")[0] == "red"
