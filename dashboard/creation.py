@@ -122,21 +122,35 @@ def submit(dataset_id: int, fields: dict, label, feedback: dict, revises: Option
 
 
 def accepted_version(dataset_id: int) -> Source:
-    """Write the accepted examples of a dataset as a Parquet file beside the team database and
-    make it the Data page's loaded dataset (score, filter and export it like any other)."""
+    """The dataset the examples were written for plus its accepted examples, as a new version:
+    a Parquet file beside the team database, made the Data page's loaded dataset (score, filter
+    and export it like any other). Ids stay stable (the original's, and ``sub-<n>`` for an
+    accepted submission); an ``origin`` column says where each row came from, ``creator`` who
+    wrote an accepted one."""
     m = require("load data")
     ds = current.dataset()
-    table = scope().accepted_examples(dataset_id)
-    if not len(table):
+    accepted = scope().accepted_examples(dataset_id)
+    if not len(accepted):
         raise InputError("no accepted examples yet; validators accept submissions on this page first.")
-    digest = hashlib.sha256(pd.util.hash_pandas_object(table, index=False).values.tobytes()).hexdigest()[:12]
-    path = server().team.files / f"ws{m.workspace_id}" / "data" / f"accepted-{dataset_id}-{digest}.parquet"
+    keep = [c for c in (*ds.text, ds.label, *ds.features) if c in ds.table.columns]
+    original = ds.table[keep].reset_index().assign(origin="original", creator=None)
+    clash = set(original["id"].astype(str)) & set(accepted["id"])
+    if clash:
+        raise InputError(f"the dataset already has ids such as {sorted(clash)[0]!r}, which accepted examples use; "
+                         "rename them in the dataset first.")
+    added = accepted.rename(columns={"label": ds.label}).assign(origin="accepted")
+    table = pd.concat([original, added[[c for c in added.columns if c in {*original.columns}]]], ignore_index=True)
+    digest = hashlib.sha256(pd.util.hash_pandas_object(table.astype(str), index=False).values.tobytes()).hexdigest()[:12]
+    path = server().team.files / f"ws{m.workspace_id}" / "data" / f"version-{dataset_id}-{digest}.parquet"
     if not path.exists():
         paths.atomic_write(path, lambda fh: table.to_parquet(fh, index=False))
-    name = f"{session().source.label if session().source else ds.name} — accepted ({len(table)} examples)"
-    source = Source(str(path), {"text": list(ds.text), "label": "label", "id": "id"}, name)
+    base = session().source.label if session().source else ds.name
+    name = f"{base} + {len(added)} accepted ({len(table):,} examples)"
+    roles = {"text": list(ds.text), "label": ds.label, "id": "id"}
+    if ds.features:
+        roles["features"] = list(ds.features)
+    source = Source(str(path), roles, name)
     from dashboard import data_inputs
 
     data_inputs.load_pending(source)
     return source
-

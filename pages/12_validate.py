@@ -53,10 +53,10 @@ else:
         except InputError as exc:
             st.error(plain(exc))
 
-st.subheader("Accepted examples as a dataset version")
+st.subheader("A new dataset version with the accepted examples")
 accepted = int((everything["status"] == "accepted").sum())
-if accepted and m.can("load data") and st.button(f"Load the {accepted} accepted examples as a new dataset",
-                                                  key="va_version"):
+if accepted and m.can("load data") and st.button(f"Add the {accepted} accepted examples to this dataset as a new "
+                                                  "version", key="va_version"):
     try:
         source = creation.accepted_version(dataset_id)
         st.success(plain(f"Loaded {source.label}: score, filter and export it from the Data page."))

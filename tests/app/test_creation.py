@@ -1,7 +1,7 @@
 """Creation with feedback through AppTest (paper 002 §3.2): a creator writes, sees lights and
 suggestions, submits; a validator rejects with a note and accepts; the creator revises; the
 accepted examples load as a new dataset."""
-from apptest_helpers import OWNER, app, metrics, no_exceptions, page
+from apptest_helpers import wait_for_jobs, OWNER, app, metrics, no_exceptions, page
 
 CREATOR = "writer@team.org"
 
@@ -83,7 +83,11 @@ def test_create_validate_revise_and_load_the_accepted_version(fresh_server):
     no_exceptions(owner)
     assert not owner.error, [e.value for e in owner.error]
     owner.switch_page(page("1_data")).run()
-    assert metrics(owner)["Examples"] == "2" and metrics(owner)["Labels"] == "2"   # the accepted version
+    # the new version: the dataset the examples were written for, plus the two accepted ones, which scores
+    assert metrics(owner)["Examples"] == "3,002" and metrics(owner)["Labels"] == "3"
+    owner.button(key="build").click().run()
+    wait_for_jobs(owner)
+    assert "3,002 examples" in " ".join(t.value for t in owner.sidebar.text)
     lights = server().team.creator_lights(ws, by=OWNER).set_index("creator")
     assert int(lights.loc[CREATOR, ["red", "yellow", "green"]].sum()) == 3
 
