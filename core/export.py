@@ -315,6 +315,8 @@ def manifest_for(run, *, which: str, fmt: str, rows: int, tau=None, target_size=
                 "aflite": None}
     else:
         base = run.manifest()
+        rep = base.get("representation") or {}
+        rep["info"] = _without_server_paths(rep.get("info") or {})
     name = dataset_name or base["dataset"].get("name") or getattr(dataset, "name", "")
     base["dataset"]["name"] = dataset_label(name)
     if retained_ids is not None:
@@ -323,6 +325,28 @@ def manifest_for(run, *, which: str, fmt: str, rows: int, tau=None, target_size=
     if extra:
         base["export"].update(extra)
     return base
+
+
+#: representation info that names where the server keeps files (its cache), not what the data is
+_SERVER_PATHS = ("cache_path", "memory_mapped")
+
+
+def _without_server_paths(info: dict) -> dict:
+    """Representation info for a manifest that leaves the server: no cache paths, and a vector
+    file's name without its folders (its size and modification time stay, to tell versions apart)."""
+    out = {k: v for k, v in info.items() if k not in _SERVER_PATHS}
+    gone = [str(info[k]) for k in _SERVER_PATHS if info.get(k)]
+    if isinstance(out.get("messages"), list):   # a message may quote the cache file it wrote
+        out["messages"] = [_replace_all(str(m), gone, "the cache") for m in out["messages"]]
+    if isinstance(out.get("source"), dict) and "path" in out["source"]:
+        out["source"] = dict(out["source"], path=dataset_label(out["source"]["path"]))
+    return out
+
+
+def _replace_all(text: str, olds, new: str) -> str:
+    for old in olds:
+        text = text.replace(old, new)
+    return text
 
 
 def dataset_label(name) -> str:

@@ -307,3 +307,27 @@ def test_the_manifest_says_embeddings_are_included_only_when_they_are(source, ha
     for asked in (True, False):
         man = manifest_for(None, which="all", fmt="parquet", rows=len(ds), dataset=ds, include_arrays=asked)
         assert man["export"]["embeddings_included"] is (asked and has_arrays)
+
+
+def test_an_export_manifest_names_no_server_path(tmp_path):
+    """A run whose Φ came from a vector file: the export's manifest keeps the spec the user gave,
+    and the file's name, size and time, but no path into the server's cache (issue 21)."""
+    import numpy as np
+
+    from core.export import manifest_for
+    from core.representations import represent
+    from core.runs import fit_run
+    from core.sources import load_dataset
+
+    ds = load_dataset("demo:nli:n=300")
+    vectors = tmp_path / "server-side" / "emb.npy"
+    vectors.parent.mkdir()
+    np.save(vectors, np.random.default_rng(0).normal(size=(300, 8)).astype(np.float64))   # converted into the cache
+    rep = represent(ds, f"file:path={vectors}", cache_dir=tmp_path / "cache")
+    assert rep.info.get("cache_path")                                                     # the run knows where
+    run = fit_run(ds, rep, dict(n_partitions=4, train_size=0.1, slice_size=0.1, tau=0.0, target_size=0.5,
+                                random_state=0))
+    man = manifest_for(run, which="all", fmt="csv", rows=300, dataset=ds)
+    info = json.dumps(man["representation"]["info"])
+    assert str(tmp_path / "cache") not in info and "cache_path" not in info and "memory_mapped" not in info
+    assert man["representation"]["info"]["source"]["path"] == "emb.npy"
