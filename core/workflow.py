@@ -11,9 +11,16 @@ from typing import Mapping, Optional
 import numpy as np
 import pandas as pd
 
+from core.aflite import random_subset
 from core.dataset import Dataset
 from core.errors import InputError
+from core.evaluation import default_partial_spec, subset_accuracy
 from core.progress import report
+from core.quality import (COMPONENTS, DEFAULT_WEIGHTS, DQI_COMPONENTS, check_quality, combine, quality_for_aflite,
+                          quality_scores)
+from core.representations import represent
+from core.runs import fit_run
+from core.zstats import compute_z
 
 __all__ = ["quality_descriptor", "quality_components", "quality_column", "compare_pruning", "QUALITY_MIN_COUNT",
            "QUALITY_NN_DIM"]
@@ -28,8 +35,6 @@ def quality_descriptor(name: str, *, min_count: int = QUALITY_MIN_COUNT, nn_dim:
     """What a quality-ordered run (paper 002) records as `core.runs.Run.quality`, part of its
     key: ``dqi`` or one component, and the knobs its values depend on. The representation is
     not in it: it is in the key already."""
-    from core.quality import COMPONENTS, DEFAULT_WEIGHTS, DQI_COMPONENTS
-
     if name not in ("dqi", *COMPONENTS):
         raise InputError(f"quality {name!r} is not dqi or a component ({', '.join(COMPONENTS)}).")
     out = {"source": "core.quality", "name": name, "dqi_component": DQI_COMPONENTS.get(name, "combined"),
@@ -44,8 +49,6 @@ def quality_components(ds, rep, *, min_count: int = QUALITY_MIN_COUNT, nn_dim: O
                        cache_dir=None, progress=None, cancel=None):
     """The per-example quality components of ``ds`` on Φ ``rep`` (float64, by id): what a
     quality-ordered run and the Quality page read."""
-    from core.quality import COMPONENTS, quality_scores
-
     out = quality_scores(ds, representation=rep, min_count=int(min_count), nn_dim=nn_dim, cache_dir=cache_dir,
                          progress=progress, cancel=cancel)[list(COMPONENTS)]
     return out.astype(np.float64)
@@ -54,8 +57,6 @@ def quality_components(ds, rep, *, min_count: int = QUALITY_MIN_COUNT, nn_dim: O
 def quality_column(components, info: Mapping, ids) -> np.ndarray:
     """The values ``info`` (a `quality_descriptor`) names, aligned with ``ids``, from a table of
     the components (`core.quality.quality_scores` with ``info``'s knobs)."""
-    from core.quality import combine, quality_for_aflite
-
     frame = components.assign(dqi=combine(components, info.get("weights"))) if info["name"] == "dqi" else components
     return quality_for_aflite(frame, info["name"], ids)
 
@@ -78,13 +79,6 @@ def compare_pruning(dataset: Dataset, representation, quality, params: dict, *, 
     regression on the partial-input representation, `core.evaluation.subset_accuracy`),
     ``majority``, ``share <label>`` and ``balance`` (smallest / largest label share).
     """
-    from core.aflite import random_subset
-    from core.evaluation import default_partial_spec, subset_accuracy
-    from core.quality import check_quality
-    from core.representations import represent
-    from core.runs import fit_run
-    from core.zstats import compute_z
-
     ids = np.asarray(representation.ids).astype(str)
     q = check_quality(quality, "quality", n=len(ids))
     report(progress, 0.0, "plain AFLite")
