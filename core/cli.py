@@ -292,7 +292,7 @@ def cmd_aflite(args) -> int:
     if args.export:
         fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
         frame = export.export_frame(ds, run, which=args.which)
-        export.write(frame, outs.path_for("--export"), fmt=fmt)
+        export.write_new(frame, outs.path_for("--export"), fmt)
         manifest_out = export.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds)
         Path(outs.path_for("the export's manifest")).write_text(json.dumps(manifest_out, indent=1, default=str))
     outs.commit()

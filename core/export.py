@@ -43,7 +43,6 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core import paths
 from core.errors import InputError
 from core.progress import check_cancel, report
 from core.safe_csv import NEUTRALISATION, neutralise_formulas, write_csv_chunks
@@ -402,8 +401,12 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
     """Write the export to ``path`` atomically, and the manifest beside it.
 
     ``fmt`` defaults from the extension (a path without one means a `datasets`
-    folder). Returns the data path; the manifest is ``<name>.manifest.json``.
+    folder). Returns the data path; the manifest is ``<name>.manifest.json``. An existing
+    path is replaced only when Artifact Lens wrote it and it is unchanged since
+    (`core.outputs`, the one output policy); anything else is refused, untouched.
     """
+    from core.outputs import Outputs
+
     path = Path(path)
     if fmt is None:
         fmt = {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", "": "datasets"}.get(path.suffix.lower())
@@ -413,26 +416,29 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
     _check_choice("fmt", fmt, FORMATS)
     if not path.parent.exists():
         raise InputError(f"the folder {str(path.parent)!r} does not exist; create it or choose another path")
-    if fmt == "datasets":
-        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
-        try:
-            _save_datasets_folder(frame, tmp / "data", chunk_rows, progress, cancel)
-            if path.exists():
-                old = path.with_name(f".{path.name}.old")
-                shutil.rmtree(old, ignore_errors=True)
-                os.replace(path, old)
-                os.replace(tmp / "data", path)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.replace(tmp / "data", path)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        paths.atomic_write(path, lambda fh: write_file(frame, fh, fmt, progress=progress, cancel=cancel,
-                                                                chunk_rows=chunk_rows))
+    outs = Outputs()
+    outs.declare("the export", path, folder_ok=fmt == "datasets")
     if manifest is not None:
-        paths.atomic_write(manifest_path(path), lambda fh: fh.write(json.dumps(manifest, indent=1, default=str).encode()))
+        outs.declare("its manifest", manifest_path(path))
+    try:
+        write_new(frame, outs.path_for("the export"), fmt, progress=progress, cancel=cancel, chunk_rows=chunk_rows)
+        if manifest is not None:
+            Path(outs.path_for("its manifest")).write_text(json.dumps(manifest, indent=1, default=str))
+        outs.commit()
+    finally:
+        outs.abort()   # temporaries not moved into place
     return path
+
+
+def write_new(frame: pd.DataFrame, path, fmt: str, *, progress=None, cancel=None, chunk_rows: int = CHUNK_ROWS) -> None:
+    """Write the export to ``path``, which must not exist yet: a temporary the output policy
+    (`core.outputs.Outputs.path_for`) handed out and will move into place."""
+    _check_choice("fmt", fmt, FORMATS)
+    if fmt == "datasets":
+        write_file(frame, path, fmt, zipped=False, chunk_rows=chunk_rows, progress=progress, cancel=cancel)
+    else:
+        with open(path, "wb") as fh:
+            write_file(frame, fh, fmt, progress=progress, cancel=cancel, chunk_rows=chunk_rows)
 
 
 def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv", tau=None, target_size=None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 __all__ = ["cache_dir", "atomic_write", "umask"]
 
@@ -28,16 +29,18 @@ def umask() -> int:
     return mask
 
 
-def atomic_write(path, write, *, tag: str = "") -> Path:
+def atomic_write(path, write, *, tag: Optional[str] = None) -> Path:
     """Write a file so readers see the old content or the new, never a part.
 
     ``write(fh)`` fills a temporary file beside ``path`` (a hidden name that ends in
-    ``.tmp``; ``tag`` goes into it, e.g. the writer's process id); it is flushed to
+    ``.tmp``; ``tag`` goes into it, by default the writer's process id, so
+    `remove_stale_temporaries` can tell a dead writer's leftovers); it is flushed to
     disk, given the permissions the umask allows (``mkstemp`` would leave 0600), and
     renamed over ``path``. On any error the temporary is removed and the old file
     is untouched.
     """
     path = Path(path)
+    tag = str(os.getpid()) if tag is None else tag
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{tag}{'.' if tag else ''}", suffix=".tmp", dir=path.parent)
     try:
@@ -56,7 +59,8 @@ def atomic_write(path, write, *, tag: str = "") -> Path:
 
 def remove_stale_temporaries(folder, *, recursive: bool = False) -> int:
     """Delete the temporaries of `atomic_write` calls whose writer process is gone (a crash
-    or a kill mid-write); how many. A temporary tagged with a live process id is kept."""
+    or a kill mid-write); how many. Only names this tool makes (``.<name>.<pid>.<random>.tmp``)
+    with a dead process id are deleted: a live writer's are kept, and so is any other file."""
     folder = Path(folder)
     if not folder.exists():
         return 0
@@ -64,8 +68,8 @@ def remove_stale_temporaries(folder, *, recursive: bool = False) -> int:
     for tmp in (folder.rglob if recursive else folder.glob)(".*.tmp"):
         parts = tmp.name.split(".")
         pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
-        if pid is not None and _alive(pid):
-            continue  # another process is writing it now
+        if pid is None or _alive(pid):
+            continue  # not one of ours, or another process is writing it now
         try:
             tmp.unlink()
             removed += 1

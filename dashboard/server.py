@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import atexit
 import logging
-import shutil
+import os
 import signal
 import threading
 import weakref
@@ -133,8 +133,14 @@ class Server:
         left = self.jobs.shutdown(timeout)
         for job in left:
             log.warning("job %s did not stop within %.1f s of the shutdown", job.name, timeout)
-        if self.exports.exists():
-            shutil.rmtree(self.exports, ignore_errors=True)
+        # only the files this process prepared (".<name>.<pid>.<random>.tmp"), then the folder if
+        # that leaves it empty: a cache pointed at a folder of the user's keeps what they put there
+        for prepared in self.exports.glob(f".*.{os.getpid()}.*.tmp"):
+            prepared.unlink(missing_ok=True)
+        try:
+            self.exports.rmdir()
+        except OSError:
+            pass   # absent, or it holds files this process did not prepare
         return left
 
 

@@ -79,3 +79,15 @@ def test_shutdown_reports_a_job_that_does_not_stop():
         release.set()
         job.wait(5)
     assert runner.running() == []
+
+
+def test_stop_removes_only_the_files_it_prepared(srv):
+    """A cache pointed at a folder of the user's: their files in ``exports/`` survive the stop;
+    the tab's prepared file goes."""
+    srv.exports.mkdir(parents=True, exist_ok=True)
+    (srv.exports / "mine.csv").write_text("keep")
+    (srv.exports / ".draft.tmp").write_text("keep too")   # a temporary-looking name that is not this process's
+    made = exports.prepare(Session(), FRAME, "csv", {}, "d.csv", "sig")
+    srv.finish_stop(timeout=5)
+    assert not Path(made.path).exists()
+    assert sorted(p.name for p in srv.exports.iterdir()) == [".draft.tmp", "mine.csv"]

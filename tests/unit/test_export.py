@@ -160,7 +160,8 @@ def test_write_csv_with_manifest(dataset, run, tmp_path):
 
 def test_write_is_atomic_on_failure(dataset, run, tmp_path, monkeypatch):
     target = tmp_path / "kept.csv"
-    target.write_text("old content")
+    export.write(export.export_frame(dataset, run).iloc[:1], target)   # an earlier export: the tool may replace it
+    old = target.read_text()
 
     def half(frame, chunk_rows, progress, cancel, verb):   # the first chunk goes out, then the disk fills
         yield frame.iloc[:1]
@@ -169,7 +170,7 @@ def test_write_is_atomic_on_failure(dataset, run, tmp_path, monkeypatch):
     monkeypatch.setattr(export, "_chunks", half)
     with pytest.raises(RuntimeError):
         export.write(export.export_frame(dataset, run), target)
-    assert target.read_text() == "old content"
+    assert target.read_text() == old
     assert [p.name for p in tmp_path.iterdir()] == ["kept.csv"]
 
 
@@ -331,3 +332,20 @@ def test_an_export_manifest_names_no_server_path(tmp_path):
     info = json.dumps(man["representation"]["info"])
     assert str(tmp_path / "cache") not in info and "cache_path" not in info and "memory_mapped" not in info
     assert man["representation"]["info"]["source"]["path"] == "emb.npy"
+
+
+def test_write_never_replaces_what_the_tool_did_not_write(dataset, run, tmp_path):
+    """`core.export.write` (the Python API) follows the output policy: a folder or file of the
+    user's at the path, or at the manifest's path, is refused and left as it was."""
+    frame = export.export_frame(dataset, run, which="retained")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    with pytest.raises(InputError, match="did not write"):
+        export.write(frame, mine)
+    assert (mine / "notes.txt").read_text() == "keep me"
+    (tmp_path / "kept.manifest.json").write_text("{}")
+    with pytest.raises(InputError, match="did not write"):
+        export.write(frame, tmp_path / "kept.csv", manifest={"x": 1})
+    assert (tmp_path / "kept.manifest.json").read_text() == "{}" and not (tmp_path / "kept.csv").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.manifest.json", "mine"]   # no temporaries left
