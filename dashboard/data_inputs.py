@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from core import paths
@@ -109,9 +110,14 @@ def _save_upload(name: str, data: bytes) -> Path:
     return path
 
 
+_UPLOAD_NAME = re.compile(r"^[0-9a-f]{16}(\.|$)")
+
+
 def _evict_uploads(folder: Path, keep: Path) -> None:
     budget = settings().uploads_mb * (1 << 20)
-    files = sorted((p for p in folder.iterdir() if p.is_file() and p != keep), key=lambda p: p.stat().st_mtime)
+    # only uploads (named by their content hash): anything else in the folder is not the tool's to delete
+    files = sorted((p for p in folder.iterdir() if p.is_file() and p != keep and _UPLOAD_NAME.match(p.name)),
+                   key=lambda p: p.stat().st_mtime)
     total = keep.stat().st_size + sum(p.stat().st_size for p in files)
     for old in files:   # oldest first
         if total <= budget:

@@ -13,6 +13,8 @@ from dashboard import data_inputs
 def test_uploads_are_evicted_past_the_budget_and_respect_the_umask(tmp_path, monkeypatch):
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path))
     monkeypatch.setenv("ARTIFACT_LENS_UPLOADS_MB", "0.25")   # 262,144 bytes
+    (tmp_path / "uploads").mkdir()
+    (tmp_path / "uploads" / "mine.csv").write_bytes(b"m" * 300_000)   # not an upload: never evicted
     old = os.umask(0o022)
     try:
         first = data_inputs.save_upload("a.csv", b"a" * 100_000)
@@ -23,7 +25,7 @@ def test_uploads_are_evicted_past_the_budget_and_respect_the_umask(tmp_path, mon
         third = data_inputs.save_upload("c.csv", b"c" * 100_000)   # 300 kB > budget: the oldest goes
     finally:
         os.umask(old)
-    assert not first.exists() and second.exists() and third.exists()
+    assert not first.exists() and second.exists() and third.exists() and (tmp_path / "uploads" / "mine.csv").exists()
     assert oct(third.stat().st_mode & 0o777) == oct(0o644)
 
 
