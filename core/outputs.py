@@ -32,6 +32,7 @@ from typing import Optional
 
 from core import paths
 from core.errors import InputError
+from core.source_files import local_path, resolved
 
 __all__ = ["Outputs", "Ledger", "check_input_file", "POLICY"]
 
@@ -121,10 +122,9 @@ def _related(a: Path, b: Path) -> Optional[str]:
 
 
 def _resolve(path) -> Path:
-    try:
-        return Path(path).expanduser().resolve()
-    except (OSError, RuntimeError, ValueError) as exc:   # a symlink loop, a NUL byte
-        raise InputError(f"the path {str(path)[:200]!r} cannot be used ({exc}); give another path.") from None
+    """``path`` after ``~`` and every symlink; a path no system can take, or a looping link, is
+    one clear InputError (`core.source_files`, the same checks as for inputs)."""
+    return resolved(local_path(os.fspath(path)))
 
 
 class Outputs:

@@ -11,6 +11,7 @@ dependency, and the table is what the docs list (a test checks that each one is 
 from __future__ import annotations
 
 import functools
+import math
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -53,7 +54,7 @@ def _number(name: str, raw: str, least: float, unit: str, whole: bool = False):
     except ValueError:
         raise SettingsError(f"{VARIABLES[name]}={raw!r} is not {'a whole number' if whole else 'a number'}; give "
                             f"{unit}, e.g. {VARIABLES[name]}={'1000' if whole else '1024'}, or unset it.") from None
-    if not value >= least or value != value or value in (float("inf"),):
+    if not (math.isfinite(value) and value >= least):
         raise SettingsError(f"{VARIABLES[name]}={raw!r} must be a finite number of at least {least:g} {unit}; "
                             "give one, or unset it for the default.")
     return value
