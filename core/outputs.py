@@ -136,9 +136,14 @@ class Outputs:
         What the command reads; no output may equal, contain or lie inside one.
     ledger : Ledger, optional
         Where this tool's own outputs are recorded (default: the cache folder's).
+    stop : threading.Event, optional
+        Set when the user asked to stop (Ctrl-C, SIGTERM): `commit` then moves nothing into
+        place, even when the interrupt itself was lost (Python drops an exception raised while
+        a finaliser runs), so a stop request never ends in outputs.
     """
 
-    def __init__(self, inputs=(), ledger: Optional[Ledger] = None):
+    def __init__(self, inputs=(), ledger: Optional[Ledger] = None, stop=None):
+        self._stop = stop
         self._inputs: dict = {}      # resolved path -> (flag, as given)
         for flag, path in inputs:
             self.add_input(flag, path)
@@ -209,6 +214,8 @@ class Outputs:
 
     def commit(self) -> list:
         """Move every output into place and record it in the ledger; the targets written, in order."""
+        if self._stop is not None and self._stop.is_set():
+            raise KeyboardInterrupt   # the point of no return: a stop request is honoured here at the latest
         mode = 0o666 & ~paths.umask()
         for target, temporary in self._targets.values():
             if not temporary.exists():

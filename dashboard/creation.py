@@ -78,11 +78,11 @@ def show_feedback(fb: dict, key: str) -> None:
 def marked(text: str, marks) -> str:
     """``text`` with each (n-gram, note) of ``marks`` marked as ⟦words: note⟧ on whole words.
 
-    Words are matched as the z-statistics read them (`core.features.tokenize`: lower case,
+    Words are matched as the z-statistics read them (`core.tokens.tokenize`: lower case,
     punctuation dropped), so "for" never marks inside "performs". Marks are placed in the order
     given (the feedback lists the most telling n-gram first, z descending) and never overlap an
     earlier one, so they do not nest."""
-    from core.features import tokenize_many
+    from core.tokens import tokenize_many
 
     spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     words = tokenize_many([text[a:b] for a, b in spans])   # one token list per whitespace-separated word

@@ -573,7 +573,7 @@ class AFLite(BaseEstimator):
 def _check_ridge_memory(N: int, d: int, n_classes: int, m: int, n_blocks: int) -> None:
     """Refuse a ridge run that would outgrow the memory (it grows with classes × d × m) with
     the flags that shrink it, before any work."""
-    from core.sources import available_memory, size_text
+    from core.memory import available_memory, size_text
 
     need, avail = ridge_bytes(N, d, n_classes, m, n_blocks), available_memory()
     if avail is not None and need > avail:

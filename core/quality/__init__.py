@@ -100,7 +100,8 @@ import pandas as pd
 
 from core.dataset import Dataset
 from core.errors import InputError
-from core.quality.context import Feedback, QualityContext, check_example
+from core.quality.context import QualityContext, check_example
+from core.quality.feedback import Feedback
 from core.quality.scoring import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, LIGHTS, 
                                   check_quality, check_second_split, combine, lights)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from core.dataset import Dataset
-from core import sources
-from core.sources import size_text
+from core import memory
+from core.memory import size_text
 from core.errors import InputError
 from core.progress import check_cancel, report
 
@@ -81,7 +81,7 @@ def build_embedding(dataset, opts, *, messages, info, progress, cancel, cache_di
     col = opts["column"]
     values = dataset.table[col]
     first = next((v for v in values if v is not None and not (isinstance(v, float) and np.isnan(v))), None)
-    need, avail = len(values) * max(np.size(first), 1) * 4, sources.available_memory()
+    need, avail = len(values) * max(np.size(first), 1) * 4, memory.available_memory()
     if avail is not None and need > avail:
         raise InputError(f"the embedding column '{col}' needs {size_text(need)} as a float32 matrix, but only "
                          f"{size_text(avail)} of memory is available. Save the vectors as a float32 .npy (one row "

@@ -13,8 +13,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core import sources
-from core.sources import size_text
+from core import memory
+from core.memory import size_text
 from core import paths
 from core.errors import Cancelled, InputError
 from core.progress import check_cancel, report
@@ -182,7 +182,7 @@ def _open_npz(path: Path, opts) -> _VectorSource:
     name = path.name
     if fortran:
         # Column-major data cannot be read row by row from the (compressed) stream: whole only.
-        size, avail = int(np.prod(shape)) * dtype.itemsize, sources.available_memory()
+        size, avail = int(np.prod(shape)) * dtype.itemsize, memory.available_memory()
         if avail is not None and size > avail:
             raise InputError(f"'{path.name}' stores '{key}' in Fortran (column-major) order, which can only be read "
                              f"whole: {size_text(size)}, but only {size_text(avail)} of memory is available. {_FILE_FIX[0].upper()}"
@@ -397,7 +397,7 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
 
     if cache_dir is False:
         need = out_bytes + (src.n_rows * d * 4 if staged else 0)
-        avail = sources.available_memory()
+        avail = memory.available_memory()
         if avail is not None and need > avail:
             raise InputError(f"'{path.name}' {why}, so with the cache disabled it must be converted in memory: "
                              f"{size_text(need)}, but only {size_text(avail)} of memory is available. Enable the cache "

@@ -89,7 +89,7 @@ class TeamStore(SubmissionsMixin):
             if self.url.startswith("sqlite"):
                 # a connection per use (no pool to run dry under many writers); they queue on
                 # SQLite's lock with a busy timeout instead of failing
-                self.engine = create_engine(self.url, poolclass=NullPool)
+                self.engine = create_engine(self.url, poolclass=NullPool, connect_args={"timeout": 120})
                 event.listen(self.engine, "connect", _sqlite_pragmas)
                 event.listen(self.engine, "begin", _sqlite_begin)
             else:
@@ -582,8 +582,9 @@ def _sqlite_pragmas(dbapi_connection, _record):
     # the driver must not begin transactions itself: `_sqlite_begin` does, choosing the lock
     dbapi_connection.isolation_level = None
     # WAL: readers do not block the writer; a busy timeout instead of "database is locked"
+    # (the timeout first: switching a fresh file to WAL waits for the lock like any write)
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=120000")
+    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

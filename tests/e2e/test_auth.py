@@ -64,13 +64,14 @@ def tables(page):
     })""")
 
 
-def table_with(page, *columns, timeout=60):
-    """The first dataframe with these columns that has rows (waits for it to be drawn)."""
+def table_with(page, *columns, until=lambda rows: True, timeout=60):
+    """The first dataframe with these columns that has rows and satisfies ``until`` (waits for
+    it: a table drawn by the run before the last click can still be on screen for a moment)."""
     deadline = time.time() + timeout
     while True:
-        found = [t for t in tables(page) if t and set(columns) <= set(t[0])]
+        found = [t for t in tables(page) if t and set(columns) <= set(t[0]) and until(t)]
         if found or time.time() > deadline:
-            assert found, f"no table with columns {columns}: {tables(page)}"
+            assert found, f"no table with columns {columns} that satisfies the condition: {tables(page)}"
             return found[0]
         page.wait_for_timeout(300)
 
@@ -166,8 +167,9 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
         key(owner, "team_set_role").get_by_role("button").click()
         wait_idle(owner)
         expect(key(owner, "team_email").locator("input")).to_have_value("")   # cleared: saved, rerun
-    members = table_with(owner, "email", "role")
-    assert {r["email"]: r["role"] for r in members} == {OWNER: "owner", ANN1: "annotator", ANN2: "annotator"}
+    expected = {OWNER: "owner", ANN1: "annotator", ANN2: "annotator"}
+    members = table_with(owner, "email", "role", until=lambda rows: len(rows) == len(expected))
+    assert {r["email"]: r["role"] for r in members} == expected
     expect(owner.locator('[data-testid="stException"]')).to_have_count(0)
     go(owner, "Filter")
     expect(key(owner, "run_aflite")).to_have_count(1)           # what an annotator must not get
@@ -230,7 +232,8 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     expect(key(ann2, "dl_data")).to_have_count(0)
     expect(key(ann2, "dl_manifest")).to_have_count(0)
     go(ann2, "Team")
-    assert {r["email"] for r in table_with(ann2, "email", "role")} == {OWNER, ANN1, ANN2}
+    members = table_with(ann2, "email", "role", until=lambda rows: len(rows) == 3)
+    assert {r["email"] for r in members} == {OWNER, ANN1, ANN2}
     for name in ("team_email", "team_role", "team_set_role", "team_ws_create", "team_delete", "team_remove"):
         expect(key(ann2, name)).to_have_count(0)
 

@@ -225,7 +225,7 @@ def test_interrupt_after_the_first_output_writes_nothing(tmp_path, capsys, monke
 
     out, rejected = tmp_path / "acc.csv", tmp_path / "rej.csv"
     calls = []
-    real = cli.write_csv
+    real = cli.common.write_csv
 
     def write_then_interrupt(frame, path, **kw):
         real(frame, path, **kw)
@@ -233,7 +233,7 @@ def test_interrupt_after_the_first_output_writes_nothing(tmp_path, capsys, monke
         if len(calls) == 1:
             raise KeyboardInterrupt   # Ctrl-C right after the first output was written
 
-    monkeypatch.setattr(cli, "write_csv", write_then_interrupt)
+    monkeypatch.setattr(cli.common, "write_csv", write_then_interrupt)
     code = main(["-q", "zfilter", "demo:nli:n=300", "--out", str(out), "--rejected", str(rejected)])
     assert code == 130 and "no output was written" in capsys.readouterr().err
     assert _listing(tmp_path) == []
@@ -253,6 +253,24 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path):
     assert [n for n in _listing(tmp_path) if n != "cache"] == []
 
 
+def test_a_stop_request_lost_on_the_way_still_writes_nothing(tmp_path):
+    """Python drops an interrupt raised while a finaliser runs; the stop request (the event the
+    signal handler sets) is honoured at commit, the last point before anything is moved into place."""
+    import threading
+
+    from core.outputs import Ledger, Outputs
+
+    stop = threading.Event()
+    outs = Outputs(ledger=Ledger(tmp_path / "ledger.json"), stop=stop)
+    outs.declare("--out", str(tmp_path / "o.csv"), (".csv",))
+    Path(outs.path_for("--out")).write_text("a\n1\n")
+    stop.set()
+    with pytest.raises(KeyboardInterrupt):
+        outs.commit()
+    outs.abort()
+    assert _listing(tmp_path) == [] and outs.report() is None
+
+
 def test_a_full_disk_is_one_error_line_and_no_file(tmp_path, capsys, monkeypatch):
     import core.cli as cli
 
@@ -261,7 +279,7 @@ def test_a_full_disk_is_one_error_line_and_no_file(tmp_path, capsys, monkeypatch
             fh.write(b"partial")
         raise OSError(28, "No space left on device", path)
 
-    monkeypatch.setattr(cli, "write_csv", full)
+    monkeypatch.setattr(cli.common, "write_csv", full)
     out = tmp_path / "z.csv"
     assert main(["-q", "zstats", "demo:nli:n=300", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()

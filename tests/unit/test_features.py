@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from core.errors import InputError
-from core.features import FeatureOptions, build_features, cross_fitted_nb, keep_columns, tokenize, tokenize_many
+from core.features import FeatureOptions, build_features, cross_fitted_nb
+from core.tokens import keep_columns, tokenize, tokenize_many
 
 
 def test_tokenize_lowercases_strips_punctuation_and_splits_on_whitespace():

@@ -136,3 +136,10 @@ def test_every_package_is_installed():
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in [*ROOT.glob("core/**/__init__.py"),
                                                                    *ROOT.glob("dashboard/__init__.py")]}
     assert found <= listed, found - listed
+
+
+def test_no_module_of_the_engine_outgrows_one_concern():
+    """A module past ~600 lines holds several concerns (issue 24): split it into a package."""
+    long = {name: n for name, path in MODULES.items() if name.startswith("core")
+            and (n := len(path.read_text(encoding="utf-8").splitlines())) > 600}
+    assert not long, long

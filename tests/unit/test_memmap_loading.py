@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 import core.representations as R
-import core.sources as S
+import core.memory as S
+from core.sources import load_dataset as load_source
 from core.dataset import Dataset
 from core.errors import InputError
 from core.representations import represent
@@ -143,4 +144,4 @@ def test_csv_dataset_larger_than_memory(tmp_path, monkeypatch):
     path.write_text("text,label\n" + "".join(f"t{i},{i % 2}\n" for i in range(200)))
     monkeypatch.setattr(S, "available_memory", lambda: 100)
     with pytest.raises(InputError, match=r"big.csv' holds .* only .* of memory is available.*\.npy"):
-        S.load_dataset(str(path))
+        load_source(str(path))

@@ -271,7 +271,7 @@ def test_red_label_tied_examples_carry_the_known_artifact_words(snli_path, cache
 
 
 def test_the_overall_light_rule():
-    from core.quality.context import DECISIVE, overall_light
+    from core.quality.feedback import DECISIVE, overall_light
 
     comps = {"label_tied": {"light": "green"}, "dqi": {"light": "yellow"}}
     assert overall_light(comps, None, "a") == ("yellow", "")

@@ -263,7 +263,7 @@ def test_sparse_and_nul_holding_text_files_are_refused(tmp_path):
 def test_a_gz_file_is_sized_by_what_it_unpacks_to(tmp_path, monkeypatch):
     import gzip
 
-    import core.sources as S
+    import core.memory as S
 
     path = tmp_path / "d.csv.gz"
     path.write_bytes(gzip.compress(("text,label\n" + "a,1\nb,0\n" * 50_000).encode()))   # 400 kB in ~1 kB

@@ -1,0 +1,94 @@
+"""Command line: ``python -m core COMMAND ...`` (also installed as ``artifact-lens``).
+
+Every command takes the same column options as `core.sources.load_dataset`. Bad
+input prints one ``error: ...`` line naming the problem and the fix, exits with 2,
+and leaves no partial output file (outputs are written to a temporary file and
+renamed into place).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+
+from core.cli.parser import build_parser
+from core.cli.scoring import PhaseLog
+from core.errors import Cancelled, InputError
+from core.outputs import Outputs
+
+__all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
+
+
+COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "quality", "feedback",
+            "project")
+
+
+#: flags whose value is a path the command reads, and flags whose value is a representation
+#: spec (which can name a vector file: ``file:path=…``)
+_INPUT_FLAGS = {"dataset": "the dataset", "seed_dataset": "--seed-dataset", "run": "--run",
+                "second_split": "--second-split"}
+_SPEC_FLAGS = {"representation": "--representation", "quality": "--quality", "partial": "--partial"}
+
+
+def _inputs(args) -> list:
+    """(flag, path) of every file or folder the command reads: no output may touch one."""
+    from core.representations import spec_paths
+    from core.source_files import files_read
+
+    found = [(flag, getattr(args, name)) for name, flag in _INPUT_FLAGS.items() if getattr(args, name, None)]
+    for flag, path in list(found):   # what a folder points at (symlinks, README data_files) is read too
+        if isinstance(path, str) and not path.startswith("demo:"):
+            found += [(flag, p) for p in files_read(path, limit=None)[0]]
+    for name, flag in _SPEC_FLAGS.items():
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            found += [(flag, p) for p in spec_paths(value)]
+    return found
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:   # argparse printed the usage and one error line (2), or --help (0)
+        return exc.code if isinstance(exc.code, int) else 2
+    if not getattr(args, "command", None):
+        parser.print_usage(sys.stderr)
+        print("error: no command given; choose one of " + ", ".join(COMMANDS) + " (see python -m core --help).",
+              file=sys.stderr)
+        return 2
+    if getattr(args, "cache_dir", None):
+        os.environ["ARTIFACT_LENS_CACHE"] = args.cache_dir
+    stop = threading.Event()
+
+    def interrupt(signum, frame):   # SIGTERM (a kill, a scheduler) ends a command like Ctrl-C
+        stop.set()
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
+    args.outputs = Outputs()
+    try:
+        args.outputs = Outputs(inputs=_inputs(args), stop=stop)
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:   # a read-only folder, a full disk, a path that turned into a folder
+        where = args.outputs.describe(exc.filename) or exc.filename
+        where = f" ({where})" if where else ""
+        print(f"error: {exc.strerror or exc}{where}; check the path, its permissions and the free space, "
+              "then run the command again.", file=sys.stderr)
+        return 2
+    except Cancelled:
+        print("cancelled", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        written = args.outputs.report()
+        print("interrupted; " + (f"only these outputs were written: {written}" if written else "no output was written"),
+              file=sys.stderr)
+        return 130
+    finally:
+        args.outputs.abort()   # temporaries of outputs not moved into place
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

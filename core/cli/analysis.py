@@ -1,0 +1,160 @@
+"""Commands on simple features and quality: zstats, zfilter, consistency, quality, feedback."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from core.cli.common import (declare_csv, load_from_args, print_messages, progress_bar, quality_knobs,
+                             representation_for, with_ids, write_table)
+
+
+def cmd_zstats(args) -> int:
+    from core.zstats import compute_z
+
+    declare_csv(args, out=args.out)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    bar = progress_bar("z-statistics", args.quiet)
+    try:
+        zs = compute_z(ds, min_count=args.min_count, alpha=args.alpha, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    write_table(zs.table, args.outputs.path_for("--out"))
+    args.outputs.commit()
+    if not args.quiet:
+        s = zs.summary()
+        print(f"{s['n_tests']} features tested on {s['n_examples']} examples; z* = {s['z_star']:.2f} "
+              f"(one-sided Bonferroni, alpha = {s['alpha']}); {s['n_significant_features']} features exceed it; "
+              f"largest z = {s['z_max']:.1f} for {s['z_max_feature']}")
+        top = zs.top(args.top)
+        for lab, rows in top.groupby("label", sort=False):
+            feats = ", ".join(f"{f} ({z:.1f})" for f, z in zip(rows["feature"], rows["z"]))
+            print(f"  {lab}: {feats}")
+        print(f"wrote {len(zs.table)} rows to {args.out}")
+    return 0
+
+
+def cmd_zfilter(args) -> int:
+    from core.sources import load_dataset
+    from core.zstats import z_filter
+
+    declare_csv(args, out=args.out, rejected=args.rejected)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    seed = None
+    if args.seed_dataset:
+        seed = load_dataset(args.seed_dataset, text=args.text, label=args.label, features=args.feature,
+                            config=args.config, split=args.split)
+    bar = progress_bar("z-filtering", args.quiet)
+    try:
+        res = z_filter(ds, seed_data=seed, batch_size=args.batch_size, k=args.k, alpha=args.alpha,
+                       min_count=args.min_count, random_state=args.seed, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    write_table(with_ids(res.accepted), args.outputs.path_for("--out"))
+    if args.rejected:
+        write_table(with_ids(res.rejected), args.outputs.path_for("--rejected"))
+    args.outputs.commit()
+    if not args.quiet:
+        s = res.summary()
+        print(f"accepted {s['accepted']}, rejected {s['rejected']} in {s['batches']} batches; "
+              f"largest z {s['z_max_before']:.1f} ({s['z_max_before_feature']}) before, "
+              f"{s['z_max_after']:.1f} ({s['z_max_after_feature']}) after")
+    return 0
+
+
+def cmd_consistency(args) -> int:
+    from core.zstats import consistency_filter
+
+    declare_csv(args, out=args.out, dropped=args.dropped)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    res = consistency_filter(ds, threshold=args.threshold, folds=args.folds, random_state=args.seed)
+    for note in res.params.get("notes", []):
+        print(f"note: {note}", file=sys.stderr)
+    write_table(with_ids(res.kept), args.outputs.path_for("--out"))
+    if args.dropped:
+        write_table(with_ids(res.dropped), args.outputs.path_for("--dropped"))
+    args.outputs.commit()
+    if not args.quiet:
+        s = res.summary()
+        print(f"kept {s['kept']}, dropped {s['dropped']} (gold-label probability <= {s['threshold']}); "
+              f"cross-fitted accuracy {s['accuracy']:.3f}")
+    return 0
+
+
+def cmd_quality(args) -> int:
+    """Issue 11: per-example DQI components, the combined score and traffic lights, as CSV."""
+    from core.quality import COMPONENTS, quality_scores
+    from core.sources import load_dataset
+
+    declare_csv(args, out=args.out)
+    knobs = quality_knobs(args)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    other = None
+    if args.second_split:
+        other = load_dataset(args.second_split, text=args.text or list(ds.text), label=args.label or ds.label, id=args.id,
+                             config=args.config)
+    rep = representation_for(ds, args.representation, args)
+    bar = progress_bar("quality", args.quiet)
+    try:
+        table = quality_scores(ds, representation=rep, other=other, cache_dir=args.cache_dir, progress=bar, **knobs)
+    finally:
+        if bar:
+            bar.close()
+    write_table(table.reset_index(), args.outputs.path_for("--out"))
+    args.outputs.commit()
+    if not args.quiet:
+        print(f"quality of {len(table):,} examples on {rep.spec}: mean dqi {table['dqi'].mean():.3f}; lights "
+              + ", ".join(f"{k} {v:,}" for k, v in table["light"].value_counts().items()))
+        for c in COMPONENTS:
+            counts = table[f"light_{c}"].value_counts()
+            print(f"  {c:<20} mean {table[c].mean():.3f}  red {counts.get('red', 0):,}  yellow {counts.get('yellow', 0):,}  "
+                  f"green {counts.get('green', 0):,}")
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_feedback(args) -> int:
+    """Issue 11: the lights and suggestions for one new example against a dataset."""
+    from core.quality import QualityContext, check_example
+
+    args.outputs.declare("--out", args.out, (".json",))
+    knobs = quality_knobs(args)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    check_example(ds, args.example, args.max_chars)   # bad input fails before any fitting
+    rep = representation_for(ds, args.representation, args)
+    ctx = QualityContext.fit(ds, representation=rep, max_chars=args.max_chars, cache_dir=args.cache_dir, **knobs)
+    fb = ctx.feedback(args.example)
+    if args.out:
+        Path(args.outputs.path_for("--out")).write_text(json.dumps(fb.to_dict(), indent=1, default=str))
+    args.outputs.commit()
+    if args.json:
+        print(json.dumps(fb.to_dict(), indent=1, default=str))
+        return 0
+    print(f"example: {fb.light} (dqi {fb.components['dqi']['score']:.2f})")
+    for name, c in fb.components.items():
+        if name != "dqi":
+            score = "  -  " if c["score"] is None else f"{c['score']:.2f}"
+            print(f"  {c['light']:<6} {score:>5}  {name:<20} {c['dqi']}")
+    if fb.label_tied:
+        print("words that lean to a label (z* = %.1f): " % fb.z_star
+              + ", ".join(f"'{t['ngram']}' → {t['label']} (z = {t['z']:.1f})" for t in fb.label_tied[:6]))
+    if fb.partial_input:
+        p = fb.partial_input
+        print(f"{p['field']}-only model: {p['predicted']} (p = {p['confidence']:.2f}; held-out accuracy {p['heldout_accuracy']:.2f})")
+    r = fb.representation
+    print(f"model on Φ: {r['predicted']} (p = {r['confidence']:.2f}; p of the label {r['p_label']:.2f})")
+    for nb in fb.neighbours[:3]:
+        print(f"neighbour {nb['id']} (similarity {nb['similarity']:.2f}, {nb['label']}): "
+              + " | ".join(str(nb[f])[:80] for f in ds.text))
+    for s in fb.suggestions:
+        print(f"suggestion: {s}")
+    for n in fb.notes:
+        print(f"note: {n}", file=sys.stderr)
+    return 0

@@ -1,0 +1,122 @@
+"""What every command shares: the dataset's column options, loading, progress bars, notes, and
+the one CSV writer of the CLI (`write_table`)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from core.errors import InputError
+from core.safe_csv import write_csv
+
+
+def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a -q given before the command is not reset by the subcommand's default.
+    p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars or notes")
+    p.add_argument("dataset", help="file (.csv/.tsv/.jsonl/.parquet), save_to_disk folder, Hub name, or demo:nli / demo:circles / demo:digits")
+    g = p.add_argument_group("columns (auto-detected when omitted)")
+    g.add_argument("--text", help="text column(s), comma-separated, e.g. premise,hypothesis")
+    g.add_argument("--label", help="label column")
+    g.add_argument("--id", help="id column (default: the row number in the source)")
+    g.add_argument("--embedding", help="column holding precomputed vectors")
+    g.add_argument("--image", help="column holding images")
+    g.add_argument("--feature", action="append", default=None, help="a boolean/categorical column to use as a feature (repeatable)")
+    g.add_argument("--config", help="Hub/datasets config name")
+    g.add_argument("--split", help="split to load (e.g. validation)")
+
+
+def load_from_args(args):
+    from core.sources import load_dataset
+
+    return load_dataset(
+        args.dataset, text=args.text, label=args.label, id=args.id, embedding=args.embedding,
+        image=args.image, features=args.feature, config=args.config, split=args.split,
+    )
+
+
+def progress_bar(desc: str, quiet: bool):
+    from core.progress import TqdmProgress
+
+    if quiet:
+        return None
+    return TqdmProgress(desc)
+
+
+def print_messages(ds, quiet=False):
+    if not quiet:
+        for m in ds.messages:
+            print(f"note: {m}", file=sys.stderr)
+
+
+def representation_for(ds, spec, args):
+    from core.representations import represent
+
+    bar = progress_bar("represent", args.quiet)
+    try:
+        return represent(ds, spec, cache_dir=args.cache_dir, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+
+
+def duration_text(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def seconds_text(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds >= 1 else f"{seconds:.2f} s"
+
+
+def describe_representation(rep, quiet: bool) -> None:
+    """Say where Φ lives (a memory map is not process memory) and the representation's notes."""
+    if quiet:
+        return
+    import numpy as np
+
+    from core.memory import size_text
+
+    info = rep.info or {}
+    mapped = info.get("memory_mapped") or (rep.X.filename if isinstance(rep.X, np.memmap) else None)
+    where = f"memory-mapped from {mapped} (page cache, not process memory)" if mapped else "in memory"
+    print(f"representation: {rep.X.shape[0]:,} × {rep.X.shape[1]} float32 ({size_text(rep.X.nbytes)}), {where}",
+          file=sys.stderr)
+    for m in info.get("messages", []):
+        print(f"note: {m}", file=sys.stderr)
+
+
+def declare_csv(args, **flags):
+    for flag, path in flags.items():
+        args.outputs.declare("--" + flag, path, (".csv",))
+
+
+def write_table(frame, path):
+    """Every CSV the CLI writes: the safe writer (`core.safe_csv`), to the transaction's temporary."""
+    write_csv(frame, path, float_format="%.6g")
+
+
+def with_ids(frame):
+    return frame.rename_axis("id").reset_index()
+
+
+def parse_pairs(text, what):
+    """'a=1,b=2' (weights) or 'a=0.3:0.6' (thresholds) -> dict."""
+    out = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        key, eq, value = part.partition("=")
+        try:
+            if not eq:
+                raise ValueError
+            out[key.strip()] = tuple(float(v) for v in value.split(":")) if what == "--thresholds" else float(value)
+        except ValueError:
+            example = "dqi=0.4:0.6,label_tied=0.5:0.8" if what == "--thresholds" else "label_tied=2,word_overlap=1.5"
+            raise InputError(f"{what} '{part}' should look like {example}.") from None
+    return out
+
+
+def quality_knobs(args) -> dict:
+    return dict(min_count=args.min_count, nn_dim=None if args.nn_dim == 0 else args.nn_dim,
+                weights=parse_pairs(args.weights, "--weights"), thresholds=parse_pairs(args.thresholds, "--thresholds"))

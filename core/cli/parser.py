@@ -1,0 +1,199 @@
+"""The argument parser: one subcommand per command, typed numbers (`core.arguments`) and one-line
+errors."""
+from __future__ import annotations
+
+import argparse
+
+from core.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
+from core.cli.analysis import cmd_consistency, cmd_feedback, cmd_quality, cmd_zfilter, cmd_zstats
+from core.cli.common import add_dataset_args
+from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_represent
+from core.outputs import POLICY
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's one-line errors: ``error: argument --tau: …`` and where to look,
+    without the usage block (subcommands inherit the class)."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m core",
+        description="Artifact Lens: find and filter dataset artifacts (AFLite, z-statistics).",
+    )
+    parser.add_argument("--cache-dir", help="cache folder for representations (default: $ARTIFACT_LENS_CACHE or ~/.cache/artifact-lens)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("info", help="rows, label distribution, columns and their roles, dropped rows",
+                       description="Show what the tool sees in a dataset: rows, labels, column roles, dropped rows.")
+    add_dataset_args(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("represent", help="build a representation (an N x d float32 matrix) and save it",
+                       description="Build a representation Phi of a dataset and write it to .npy, .npz (X, ids) or .parquet (id, embedding).")
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", required=True,
+                   help="spec, e.g. tfidf-svd:fields=hypothesis,dim=128 | warmup:fields=hypothesis,fraction=0.1 | embedding | file:path=emb.npy | glove | pixels:pca=32")
+    p.add_argument("--out", required=True, help="output file (.npy, .npz or .parquet)")
+    p.set_defaults(func=cmd_represent)
+
+    p = sub.add_parser("aflite", help="AFLite predictability scores and the filtered split",
+                       description="Run AFLite (Le Bras et al. 2020, Algorithm 1) and write every example with its id, label, "
+                                   "predictability, removal phase and whether it is retained. Sizes are a count (3000) or a fraction (0.3).")
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--m", type=Whole(1, 10_000), default=64, help="m: partitions (models) per phase (default 64)")
+    p.add_argument("--train-size", type=Size(), default=0.1, help="t: training-set size per model (default 0.1)")
+    p.add_argument("--k", type=Size(), default=0.01, help="k: examples removed per phase (default 0.01)")
+    p.add_argument("--tau", type=Real(0, 1), default=0.75, help="τ: early-stopping threshold in [0, 1] (default 0.75)")
+    p.add_argument("--target-size", type=Size(), default=0.5, help="n: stop at this size (default 0.5)")
+    p.add_argument("--model", default="ridge", help="model family: ridge (default), logistic, svm, ensemble")
+    p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
+    p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
+                                     "lowest-quality examples first (paper 002); recorded in the manifest")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
+    p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1, help="threads for the ridge family (default -1: every core; "
+                   "the result does not depend on it)")
+    p.add_argument("--scheduler", type=Address(), help="run the phases on a Dask cluster, e.g. tcp://HOST:8786 (same result as "
+                   "in this process; a memory-mapped Φ is read by the workers from its file)")
+    p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")
+    p.add_argument("--manifest", help="run manifest JSON: parameters, seed, representation, versions, fingerprint, retained ids")
+    p.add_argument("--export", help="also export a split with all columns (.csv, .parquet, .jsonl, or a folder for save_to_disk)")
+    p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split for --export (default retained)")
+    p.add_argument("--evaluate", action="store_true", help="also report accuracy on full / filtered / random subsets and KNN distances (in the manifest too)")
+    p.set_defaults(func=cmd_aflite)
+
+    p = sub.add_parser("zstats", help="z-statistics of simple features (n-grams, lengths, overlap, partial input) vs labels",
+                       description="Compute the z-statistic of every task-independent feature against every label "
+                                   "(Gardner et al. 2021; Wu et al. 2022, eq. 2) and write the table as CSV.")
+    add_dataset_args(p)
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=20, help="test only features seen in at least this many examples (default 20)")
+    p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=0.01, help="family-wise level of the Bonferroni threshold z* (default 0.01)")
+    p.add_argument("--top", type=Whole(0, 10 ** 6), default=8, help="features per label to print (default 8)")
+    p.add_argument("--out", required=True, help="z-table CSV: feature, label, n, count, p_hat, z, significant, kind, field")
+    p.set_defaults(func=cmd_zstats)
+
+    p = sub.add_parser("zfilter", help="z-filtering (Wu et al. 2022, Algorithm 1), optionally against a seed dataset",
+                       description="Accept examples in shuffled batches unless they carry one of the k most biased features "
+                                   "of their label on what was accepted so far. With --seed-dataset, screen candidates "
+                                   "against a seed set's biased features (conditional z-filtering).")
+    add_dataset_args(p)
+    p.add_argument("--seed-dataset", help="seed dataset D_seed (same columns); candidates must avoid its biased features")
+    p.add_argument("--batch-size", type=Size(), default=500, help="candidates per batch: a count or a fraction (default 500)")
+    p.add_argument("--k", type=Whole(1, 10 ** 6), default=20, help="biased features per label (default 20, as the paper)")
+    p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=None, help="also require z above the Bonferroni threshold at this level")
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=1, help="only features seen this often in the accepted set can be biased (default 1)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="seed of the batch shuffle (default 0)")
+    p.add_argument("--out", required=True, help="accepted examples CSV")
+    p.add_argument("--rejected", help="rejected examples CSV, with the feature that caused each rejection")
+    p.set_defaults(func=cmd_zfilter)
+
+    p = sub.add_parser("consistency", help="consistency filtering: drop examples a cross-fitted model finds unlikely",
+                       description="Drop examples whose gold label gets probability <= --threshold from a model trained "
+                                   "on the other folds (Wu et al. 2022, section 2.2.2).")
+    add_dataset_args(p)
+    p.add_argument("--threshold", type=Real(0, 1, hi_open=True), default=0.2, help="probability threshold in [0, 1) (default 0.2)")
+    p.add_argument("--folds", type=Whole(2, 10 ** 6), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--out", required=True, help="kept examples CSV")
+    p.add_argument("--dropped", help="dropped examples CSV, with the gold-label probability")
+    p.set_defaults(func=cmd_consistency)
+
+    p = sub.add_parser("evaluate", help="evaluate a run: model families vs baselines, partial input, KNN distances, coarse action, report",
+                       description="Evaluate an AFLite run the way the papers do (paper 000 Table 3 and Fig. 2, paper 003 "
+                                   "Table 3, paper 002 Algorithm 1) and write JSON/CSV tables, figures and report.html to --out.")
+    add_dataset_args(p)
+    p.add_argument("--run", required=True, help="the run: the manifest JSON of 'aflite --manifest', or a run .npz")
+    p.add_argument("--out", required=True, help="output folder (created; an evaluation folder written earlier by this "
+                                                "tool and unchanged since is replaced, any other existing folder refused)")
+    p.add_argument("--representation", "-r", help="what the model families see (default: the run's representation)")
+    p.add_argument("--tau", type=Real(0, 1), help="τ to evaluate at (a run .npz only; default: the run's)")
+    p.add_argument("--target-size", type=Size(), help="n to evaluate at (a run .npz only; default: the run's)")
+    p.add_argument("--families", default="logistic,svm,rbf-svm,knn,mlp", help="model families (default: logistic,svm,rbf-svm,knn,mlp)")
+    p.add_argument("--eval-share", type=Real(0, 1, lo_open=True, hi_open=True), default=0.2, help="i.i.d. held-out share (default 0.2)")
+    p.add_argument("--stratified", action="store_true", help="stratify the random baseline by label")
+    p.add_argument("--partial", help="partial-input representation (default: tfidf-svd over the last text field; 'none' to skip)")
+    p.add_argument("--ks", type=WholeList(1, 10 ** 6), default=(1, 5, 10, 50), help="K of the KNN distances (default 1,5,10,50)")
+    p.add_argument("--step", type=Real(0, 1, lo_open=True), default=0.1, help="coarse action: step b (default 0.1)")
+    p.add_argument("--tolerance", type=Real(0, 1), default=0.0, help="coarse action: smallest accuracy gain that counts (default 0)")
+    p.add_argument("--coarse-family", default="logistic", help="coarse action: model family (default logistic)")
+    p.add_argument("--difficulty", help="a numeric column to compare among retained / removed / random")
+    p.add_argument("--synthetic", dest="synthetic", action="store_true", default=None, help="add the circles report (default: on for demo:circles)")
+    p.add_argument("--no-synthetic", dest="synthetic", action="store_false")
+    p.add_argument("--figures", default="png", choices=["png", "html", "none"], help="figure files (default png; html where no static renderer works)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("export", help="export a saved run's split (retained, removed, or all with scores) with its manifest",
+                       description="Write the split of a saved run to CSV, Parquet, JSONL or a datasets folder, streamed in "
+                                   "chunks, with <name>.manifest.json beside it. Embeddings are left out of CSV unless "
+                                   "--embeddings is given (Parquet, JSONL and datasets folders keep them).")
+    add_dataset_args(p)
+    p.add_argument("--run", required=True, help="a run .npz (the dashboard's run store: any τ/n it answers) or the manifest "
+                                                "JSON of 'aflite --manifest' (the run as fitted; retained or removed)")
+    p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split (default retained)")
+    p.add_argument("--format", choices=["csv", "parquet", "jsonl", "datasets"], help="default: from --out's ending")
+    p.add_argument("--out", required=True, help="output file (.csv, .parquet, .jsonl) or folder (datasets)")
+    p.add_argument("--tau", type=Real(0, 1), help="τ to export at (a run .npz only; default: the run's)")
+    p.add_argument("--target-size", type=Size(), help="n to export at (a run .npz only; default: the run's)")
+    p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")
+    p.add_argument("--quality", metavar="SPEC", help="add the quality columns (7 DQI components, dqi, light) computed on "
+                                                     "this representation, e.g. tfidf-svd:fields=hypothesis")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("project", help="precompute the 2-D map (UMAP) of a representation for the dashboard's Map page",
+                       description="Compute the UMAP (or PCA) map of a representation into the cache the dashboard's "
+                                   "Map page reads, in recorded stages: PCA to --pca-dims, the kNN graph (cached: a "
+                                   "rerun that changes only --min-dist/--spread skips the neighbour search), the layout. "
+                                   "numba's compiled kernels are cached in $NUMBA_CACHE_DIR (default: <cache>/numba).")
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--method", default="umap", choices=["umap", "pca"], help="umap (default) or pca (instant preview)")
+    p.add_argument("--n-neighbors", type=Whole(2, 10_000), default=15, help="UMAP neighbours (default 15; a change searches a new kNN graph)")
+    p.add_argument("--metric", default="euclidean", help="distance of the kNN graph: euclidean (default), cosine, manhattan, correlation, chebyshev")
+    p.add_argument("--min-dist", type=Real(0, 1), default=0.1, help="UMAP min_dist in [0, 1] (default 0.1; display only: reuses the kNN graph)")
+    p.add_argument("--spread", type=Real(0, 10, lo_open=True), default=1.0, help="UMAP spread (default 1.0; display only: reuses the kNN graph)")
+    p.add_argument("--pca-dims", type=Whole(2, 100_000, allowed=(0,), meaning="0: no PCA step"), default=50, help="PCA step before UMAP to this many dims (default 50; 0 = none)")
+    p.add_argument("--fit-size", type=Whole(0, 10 ** 9), default=200_000, help="fit UMAP on at most this many rows, place the rest with "
+                                                               "transform (default 200000; 0 = every row)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0, as the dashboard)")
+    p.add_argument("--json", action="store_true", help="print the projection's record (stages, PCA, kNN graph) as JSON")
+    p.set_defaults(func=cmd_project)
+
+    def quality_args(p):
+        p.add_argument("--representation", "-r", default="tfidf-svd", help="representation Φ (default tfidf-svd over all text fields)")
+        p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=5, help="n-grams seen fewer times get no z (default 5)")
+        p.add_argument("--nn-dim", type=Whole(0, 100_000), default=64, help="principal axes of Φ for the neighbour search (default 64; 0 = exact)")
+        p.add_argument("--weights", help="weights of the combined score, e.g. label_tied=2,word_overlap=1.5")
+        p.add_argument("--thresholds", help="traffic-light thresholds (red below:green from), e.g. dqi=0.4:0.6")
+
+    p = sub.add_parser("quality", help="DQI quality components per example, the combined score and traffic lights",
+                       description="Compute the quality components of every example (paper 002, DQI; see core.quality), "
+                                   "the combined dqi score and traffic lights, and write them as CSV.")
+    add_dataset_args(p)
+    quality_args(p)
+    p.add_argument("--second-split", help="another split with the same columns (inter-split similarity)")
+    p.add_argument("--out", required=True, help="CSV: id, one column per component, dqi, light_<component>, light")
+    p.set_defaults(func=cmd_quality)
+
+    p = sub.add_parser("feedback", help="traffic lights and suggestions for one new example against a dataset",
+                       description="Give one new example (JSON with every text field and the label) the quality "
+                                   "feedback a creator sees: lights per component, label-tied words, partial-input "
+                                   "and Φ predictions, nearest neighbours and suggestions.")
+    add_dataset_args(p)
+    quality_args(p)
+    p.add_argument("--example", required=True, help='JSON, e.g. \'{"premise": "...", "hypothesis": "...", "label": "entailment"}\'')
+    p.add_argument("--max-chars", type=Whole(1, 10 ** 7), default=2000, help="longest text of one field (default 2000)")
+    p.add_argument("--json", action="store_true", help="print the feedback as JSON")
+    p.add_argument("--out", help="also write the feedback as JSON")
+    p.set_defaults(func=cmd_feedback)
+
+    for command in sub.choices.values():   # every command that writes says what happens to an existing output
+        if any(a.dest == "out" for a in command._actions):
+            command.epilog = "Outputs: " + POLICY + " Nothing a command reads is ever written."
+    return parser

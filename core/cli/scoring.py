@@ -1,0 +1,410 @@
+"""Commands that score and use a run: info, represent, aflite, evaluate, export, project."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from core.cli.common import (describe_representation, duration_text, load_from_args, print_messages, progress_bar,
+                             representation_for, seconds_text, write_table)
+from core.errors import InputError
+
+
+def cmd_info(args) -> int:
+    from core.sources import detect_roles
+
+    ds = load_from_args(args)
+    roles = {c: ds.role_of(c) for c in ds.table.columns}
+    counts = ds.label_counts()
+    info = {
+        "dataset": ds.name,
+        "rows": len(ds),
+        "fingerprint": ds.fingerprint,
+        "labels": {str(k): int(v) for k, v in counts.items()},
+        "columns": roles,
+        "detected": {k: v for k, v in detect_roles(ds.table.reset_index()).items() if v},
+        "dropped": ds.dropped,
+        "messages": ds.messages,
+    }
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    print(f"dataset      {ds.name}")
+    print(f"rows         {len(ds)}")
+    print(f"fingerprint  {ds.fingerprint}")
+    print("labels")
+    width = max(len(str(k)) for k in counts.index)
+    for k, v in counts.items():
+        print(f"  {str(k):<{width}}  {v:>8}  {v / len(ds):6.1%}")
+    print("columns")
+    for c, r in roles.items():
+        print(f"  {c:<24} {r}")
+    if ds.dropped:
+        print("dropped rows")
+        for reason, n in ds.dropped.items():
+            print(f"  {reason}: {n}")
+    for m in ds.messages:
+        print(f"note: {m}")
+    return 0
+
+
+def cmd_represent(args) -> int:
+    args.outputs.declare("--out", args.out, (".npy", ".npz", ".parquet"))
+    import numpy as np
+
+    out = Path(args.out)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    rep = representation_for(ds, args.representation, args)
+    tmp = args.outputs.path_for("--out")
+    ids = np.asarray(rep.ids).astype(str)
+    if out.suffix.lower() == ".npy":
+        with open(tmp, "wb") as f:
+            np.save(f, rep.X)
+    elif out.suffix.lower() == ".npz":
+        with open(tmp, "wb") as f:
+            np.savez(f, X=rep.X, ids=ids, excluded_ids=np.asarray(rep.excluded_ids).astype(str))
+    else:
+        import pandas as pd
+
+        pd.DataFrame({"id": ids, "embedding": list(rep.X)}).to_parquet(tmp, index=False)
+    args.outputs.commit()
+    if not args.quiet:
+        print(f"wrote {rep.X.shape[0]} x {rep.X.shape[1]} float32 ({rep.spec}) to {args.out}")
+        if len(rep.excluded_ids):
+            print(f"note: {len(rep.excluded_ids)} warm-up examples were used to train the representation and are not in the output.")
+    return 0
+
+
+def _evaluate(ds, rep, run, args) -> dict:
+    """Accuracy on full / filtered / random subsets and KNN distances (printed and returned)."""
+    import numpy as np
+
+    from core.aflite import random_subset
+    from core.evaluation import knn_distances, subset_accuracy
+
+    y = ds.table[ds.label].reindex(np.asarray(rep.ids)).to_numpy()
+    kept = run.retained
+    subsets = {"full": np.ones(len(y), bool), "filtered": kept,
+               "random": random_subset(len(y), int(kept.sum()), random_state=args.seed)}
+    acc = subset_accuracy(rep.X, y, subsets, families=("logistic",), random_state=args.seed)
+    knn = knn_distances(rep.X, y, kept, random_state=args.seed)
+    if not args.quiet:
+        print("5-fold logistic-regression accuracy on Φ (a drop that the random subset does not show is removed bias):")
+        print(acc.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print("KNN cosine distances of held-out examples to the training data, before and after filtering:")
+        print(knn.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    return {"accuracy": acc.to_dict(orient="records"), "knn_distances": knn.to_dict(orient="records")}
+
+
+class PhaseLog:
+    """One stderr line per AFLite phase (the fit's ``on_phase``): the phase's seconds, |S|
+    before and after, and an ETA = phases left × the mean of the last ``window`` phases.
+
+    Phases left assume every phase removes k until n; a τ stop can come earlier, so with
+    τ > 0 the ETA is an upper bound ("ETA ≤"). The first line also gives the set-up time
+    (checking X, centring, the block Gram matrices): the time before phase 1 began.
+    """
+
+    def __init__(self, N: int, n: int, k: int, tau: float, write, window: int = 5):
+        self.N, self.n, self.k, self.tau, self.write, self.window = N, n, k, tau, write, window
+        self.total = max(1, -(-(N - n) // max(k, 1)))
+        self.seconds: list = []
+        self.start = time.perf_counter()
+
+    def __call__(self, rec: dict) -> None:
+        j, size, removed, secs = rec["phase"], rec["size"], rec["removed"], float(rec["seconds"])
+        if not self.seconds:
+            setup = time.perf_counter() - self.start - secs
+            self.write(f"aflite: set-up (checking X, centring, block Gram matrices) {seconds_text(setup)}")
+        self.seconds.append(secs)
+        after = size - removed
+        if rec.get("stop_reason"):
+            tail = f"stopped ({'fewer than k passed τ' if rec['stop_reason'] == 'tau' else 'reached n'})"
+        else:
+            left = max(0, -(-(after - self.n) // max(self.k, 1)))
+            recent = self.seconds[-self.window:]
+            mean = sum(recent) / len(recent)
+            tail = f"ETA {'≤ ' if self.tau > 0 else ''}{duration_text(left * mean)} ({left} phases × {seconds_text(mean)})"
+        self.write(f"aflite phase {j + 1}/{self.total}: |S| {size:,} → {after:,} (removed {removed:,}) "
+                   f"in {seconds_text(secs)}; {tail}")
+
+
+def _phase_log(args, N: int, bar):
+    """The per-phase progress lines of `cmd_aflite` (None with --quiet)."""
+    if args.quiet:
+        return None
+    from core.aflite.selection import resolve_size
+
+    try:
+        n = resolve_size("target_size", "n", args.target_size, N)
+        k = 1 if args.strategy == "greedy" else resolve_size("slice_size", "k", args.k, N)
+    except InputError:
+        return None  # the fit reports bad sizes itself
+    if bar is not None:
+        from tqdm import tqdm
+
+        write = lambda line: tqdm.write(line, file=sys.stderr)  # noqa: E731  (above the bar, not through it)
+    else:
+        write = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    return PhaseLog(N, n, k, float(args.tau), write)
+
+
+def cmd_aflite(args) -> int:
+    import numpy as np
+
+    from core import export
+    from core.runs import fit_run
+
+    outs = args.outputs
+    outs.declare("--out", args.out, (".csv",))
+    outs.declare("--manifest", args.manifest, (".json",))
+    outs.declare("--export", args.export, (".csv", ".parquet", ".jsonl", ""), folder_ok=True)
+    if args.export:
+        outs.declare("the export's manifest", export.manifest_path(args.export), (".json",))
+    if args.scheduler:   # an unreachable cluster is refused before the data is read
+        from core.aflite.distributed import connect
+
+        connect(args.scheduler).close()
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    rep = representation_for(ds, args.representation, args)
+    describe_representation(rep, args.quiet)
+    params = dict(n_partitions=args.m, train_size=args.train_size, slice_size=args.k, tau=args.tau,
+                  target_size=args.target_size, model=args.model, strategy=args.strategy,
+                  random_state=args.seed, n_jobs=args.jobs)
+    quality, quality_record = _aflite_quality(args, ds, rep)
+    bar = progress_bar("aflite", args.quiet)
+    try:
+        run = fit_run(ds, rep, params, progress=bar, quality=quality, quality_info=quality_record or None,
+                      on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
+    finally:
+        if bar:
+            bar.close()
+    scored = export.export_frame(ds, run, which="all", include_arrays=False)
+    scored = scored[["id", ds.label, "predictability", "removed_at", "retained", "warmup"]]
+    extra = {"retained_ids": [str(i) for i in np.asarray(run.ids)[run.retained]],
+             "command": "python -m core " + " ".join(sys.argv[1:])}
+    if quality_record:
+        extra["quality"] = quality_record
+    if args.evaluate:
+        extra["evaluation"] = _evaluate(ds, rep, run, args)
+    manifest = run.manifest(**extra)
+    write_table(scored, outs.path_for("--out"))
+    if args.manifest:
+        Path(outs.path_for("--manifest")).write_text(json.dumps(manifest, indent=1, default=str))
+    if args.export:
+        fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
+        frame = export.export_frame(ds, run, which=args.which)
+        export.write_new(frame, outs.path_for("--export"), fmt)
+        manifest_out = export.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds)
+        Path(outs.path_for("the export's manifest")).write_text(json.dumps(manifest_out, indent=1, default=str))
+    outs.commit()
+    if not args.quiet:
+        kept = int(run.retained.sum())
+        print(f"AFLite: kept {kept} of {len(run.ids)} scored examples in {run.n_phases} phases ({run.seconds:.1f} s); wrote {args.out}")
+        if len(run.excluded_ids):
+            print(f"note: {len(run.excluded_ids)} warm-up examples trained the representation and were not scored (warmup=true).")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    """Issue 12: the evaluation of a run, written as JSON/CSV tables, figures and report.html."""
+    import numpy as np
+
+    from core.evaluation import EvaluationOptions, evaluate
+    from core.evaluation.report import run_input, write_files
+
+    args.outputs.declare("--out", args.out, None, folder_ok=True)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    given = run_input(args.run, ds, tau=args.tau, target_size=args.target_size)
+    rep = representation_for(ds, args.representation or given["spec"], args)
+    retained = np.isin(np.asarray(rep.ids).astype(str), given["retained_ids"])
+    synthetic = args.synthetic if args.synthetic is not None else ds.name.startswith("demo:circles")
+    partial = None if args.partial is None else ("" if args.partial.lower() == "none" else args.partial)
+    opts = EvaluationOptions(families=tuple(f.strip() for f in args.families.split(",") if f.strip()),
+                             eval_share=args.eval_share, stratified=args.stratified, partial_spec=partial,
+                             knn_ks=args.ks, coarse_step=args.step, coarse_tolerance=args.tolerance,
+                             coarse_family=args.coarse_family, difficulty=args.difficulty, synthetic=synthetic,
+                             seed=args.seed)
+    bar = progress_bar("evaluate", args.quiet)
+    try:
+        ev = evaluate(ds, rep, retained, history=given["history"], n_phases_chosen=given["n_phases"], options=opts,
+                      context={"run_key": given["run_key"], "tau": given["tau"], "n": given["n"]}, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    notes = write_files(ev, args.outputs.path_for("--out"), figure_format=args.figures)
+    args.outputs.commit()
+    if not args.quiet:
+        from core.evaluation.report import family_wide
+
+        print(f"Model families on {ev.context['representation']}: accuracy (Δ to full); intervals in the report:")
+        print(family_wide(ev.tables["families"], ci=False).to_string())
+        if "partial_input" in ev.tables:
+            print(f"Partial input ({ev.context['partial_representation']}):")
+            print(family_wide(ev.tables["partial_input"], ci=False).to_string())
+        s = ev.summary
+        print(f"Coarse action: {s['coarse_family']} stops improving at {s['coarse_fraction']:.0%} of the data "
+              f"(suggested n = {s['coarse_n']}).")
+        if "difficulty_p_value" in s:
+            print(f"Difficulty ({s['difficulty_column']}): retained − removed mean {s['difficulty_difference']:+.4g}, "
+                  f"permutation p = {s['difficulty_p_value']:.4g}.")
+        if "synthetic" in ev.tables:
+            print("Synthetic circles:")
+            print(ev.tables["synthetic"].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        for n in ev.notes + notes:
+            print(f"note: {n}", file=sys.stderr)
+        print(f"wrote {args.out}/ (report.html, evaluation.json, CSV tables, figures) in {s['seconds']:.1f} s")
+    return 0
+
+
+def _aflite_quality(args, ds, rep):
+    """--quality: dqi or a component of core.quality (computed on Φ), else a numeric column."""
+    import numpy as np
+    import pandas as pd
+
+    from core import quality as q
+
+    if not args.quality:
+        return None, None
+    if args.quality in ("dqi", *q.COMPONENTS):   # the dashboard's descriptor and values (core.workflow)
+        from core.workflow import quality_column, quality_components, quality_descriptor
+
+        info = quality_descriptor(args.quality)
+        table = quality_components(ds, rep, min_count=info["min_count"], nn_dim=info["nn_dim"], cache_dir=args.cache_dir)
+        return quality_column(table, info, rep.ids), info
+    if args.quality not in ds.table.columns:
+        raise InputError(f"--quality '{args.quality}' is neither dqi, a quality component ({', '.join(q.COMPONENTS)}) "
+                         f"nor a column; the columns are: {', '.join(ds.table.columns)}.")
+    values = pd.to_numeric(ds.table[args.quality], errors="coerce").reindex(np.asarray(rep.ids)).to_numpy(dtype=float)
+    if np.isnan(values).any():
+        raise InputError(f"--quality column '{args.quality}' has {int(np.isnan(values).sum())} empty or non-numeric "
+                         "values; fill them or choose a numeric column.")
+    if np.isinf(values).any():
+        raise InputError(f"--quality column '{args.quality}' has {int(np.isinf(values).sum())} infinite values; "
+                         "give finite scores.")
+    return values, {"source": "column", "name": args.quality}
+
+
+def cmd_export(args) -> int:
+    """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
+    from core import export
+
+    fmt = args.format or {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", "": "datasets"}.get(
+        Path(args.out).suffix.lower())
+    if fmt is None:
+        raise InputError(f"cannot tell the format from --out {Path(args.out).name}; end it in .csv, .parquet or .jsonl, "
+                         "give a folder name for a datasets folder, or pass --format.")
+    args.outputs.declare("--out", args.out, (export.EXTENSIONS[fmt],), folder_ok=fmt == "datasets")
+    args.outputs.declare("the export's manifest", export.manifest_path(args.out), (".json",))
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    frame, manifest, summary = export.from_run_file(
+        ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
+        include_arrays=args.embeddings or fmt != "csv", extra={"command": "python -m core " + " ".join(sys.argv[1:])})
+    if args.quality:
+        from core.quality import quality_scores
+
+        table = quality_scores(ds, args.quality, cache_dir=args.cache_dir)
+        frame = export.add_quality_columns(frame, table)
+        manifest["export"]["quality_columns"] = {"columns": export.quality_columns(), "representation": args.quality,
+                                                 "source": "core.quality (DQI, paper 002), default weights and "
+                                                           "thresholds"}
+    bar = progress_bar("export", args.quiet)
+    try:
+        export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    Path(args.outputs.path_for("the export's manifest")).write_text(json.dumps(manifest, indent=1, default=str))
+    args.outputs.commit()
+    if not args.quiet:
+        print(f"{summary}; wrote {len(frame):,} rows ({args.which}) to {args.out}")
+    return 0
+
+
+_PROJECT_FLAGS = {"n_neighbors=": "--n-neighbors ", "min_dist=": "--min-dist ", "spread=": "--spread ",
+                  "metric=": "--metric ", "fit_size=": "--fit-size ", "pca_dims=": "--pca-dims ", "method=": "--method "}
+
+
+class _StagePrinter:
+    """Progress for `project`: one line per stage (on stderr), with the seconds since the start."""
+
+    def __init__(self, quiet: bool):
+        import time
+
+        self.quiet, self.t0, self.last = quiet, time.perf_counter(), None
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        import time
+
+        if self.quiet or not message or message == self.last:
+            return
+        self.last = message
+        print(f"[{time.perf_counter() - self.t0:7.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+def cmd_project(args) -> int:
+    """Issue 13: precompute the 2-D map of a representation into the cache the dashboard's Map page reads."""
+    from core import projection as proj
+
+    params = dict(n_neighbors=args.n_neighbors, min_dist=args.min_dist, spread=args.spread, metric=args.metric,
+                  random_state=args.seed, fit_size=args.fit_size or None, pca_dims=args.pca_dims or None)
+    try:   # bad values fail before the dataset is loaded, named by their flags
+        if args.fit_size < 0 or args.pca_dims < 0:
+            raise InputError(f"{'--fit-size' if args.fit_size < 0 else '--pca-dims'} must be >= 0 (0 = every row / "
+                             "no PCA step)")
+        proj._check_params(args.method, params["n_neighbors"], params["min_dist"], params["fit_size"],
+                           params["pca_dims"], params["spread"], params["metric"])
+    except InputError as exc:
+        text = str(exc)
+        for name, flag in _PROJECT_FLAGS.items():
+            text = text.replace(name, flag)
+        raise InputError(text) from None
+    numba_dir = proj.ensure_numba_cache()   # before anything imports numba
+    stage = _StagePrinter(args.quiet)
+    stage(0.0, f"loading {args.dataset}")
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    stage(0.0, f"representation {args.representation}")
+    rep = representation_for(ds, args.representation, args)
+    key = proj.representation_key(ds, rep)
+    kwargs = params if args.method == "umap" else {"random_state": args.seed}
+    out = proj.project(rep.X, rep.ids, key=key, method=args.method, progress=stage, **kwargs)
+    info = out.info
+    if args.json:
+        print(json.dumps({"dataset": ds.name, "representation": rep.spec, "key": key, "method": args.method,
+                          "params": out.params, "info": info}, indent=1, default=str))
+        return 0
+    if args.quiet:
+        return 0
+    n, d = rep.X.shape
+    print(f"{args.method.upper()} map of {n:,} × {d} ({rep.spec})"
+          + (" — already cached, nothing computed" if info.get("cache_hit") else ""))
+    stages = info.get("stages", {})
+    if args.method == "umap":
+        p = info.get("pca")
+        print("  PCA        " + (f"{p['from_dims']} → {p['dims']} dims, explained variance {p['explained_variance']:.3f}, "
+                                  f"fitted on {p['fit_rows']:,} rows" if p else "none (Φ is not wider than --pca-dims)")
+              + (f"  {stages['pca']:.1f} s" if "pca" in stages else ""))
+        print(f"  numba      kernels cached in {info.get('numba_cache_dir', numba_dir)}  {stages.get('import', 0):.1f} s")
+        k = info.get("knn", {})
+        print(f"  kNN graph  {k.get('n_neighbors')} neighbours ({k.get('metric')}) of {k.get('rows', 0):,} rows, "
+              f"{'reused from the cache (no neighbour search)' if k.get('cached') else 'searched and cached'}"
+              f"  {stages.get('knn', 0):.1f} s")
+        print(f"  layout     UMAP min_dist {out.params['min_dist']}, spread {out.params['spread']}, "
+              f"on {info.get('fitted_rows', 0):,} rows  {stages.get('layout', 0):.1f} s")
+        if info.get("transformed_rows"):
+            print(f"  transform  {info['transformed_rows']:,} more rows placed  {stages.get('transform', 0):.1f} s")
+    print(f"total {info.get('seconds', 0):.1f} s; cached in {info.get('cache_file')}")
+    defaults = proj.DEFAULTS
+    if args.method == "umap" and any(out.params[k] != defaults[k] for k in out.params):
+        print("note: the dashboard's Map page shows the map with the default parameters "
+              f"({', '.join(f'{k}={v}' for k, v in defaults.items())}); this one is cached for the Python API.",
+              file=sys.stderr)
+    elif args.method == "umap":
+        print(f"the dashboard's Map page opens this map at once for {ds.name} with Φ = {rep.spec}")
+    return 0
