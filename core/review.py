@@ -6,13 +6,17 @@ decision per example). Decisions: ``agree`` (with the filter), ``keep`` (keep an
 
 The rules, in one place:
 
-- **The team's word** on an example is the latest decision any reviewer made on it
-  (a later review by anyone settles a dispute; the disagreements view shows where
-  reviewers still differ).
+- **A decision's side** is keep or remove: ``keep`` and ``remove`` are their own side,
+  ``agree`` takes the filter's (`side`). A ``remove`` on an example the filter removed
+  agrees with the filter: it is not an override.
+- **The team's word** on an example is settled by the workspace's dispute rule
+  (`DISPUTE_RULES`): ``latest``, the latest decision anyone made; or ``senior``, the latest
+  decision of the most senior role that decided (an owner's or curator's word stands over an
+  annotator's). The disagreements view shows who chose what and when.
 - **Traffic lights** (paper 002, Fig. 1's colour coding): *green* = reviewed and every
-  reviewer agrees with the filter; *yellow* = reviewers disagree, or the team's word
-  overrides the filter; *red* = removed by the filter and not reviewed yet; no light =
-  kept by the filter and not reviewed.
+  reviewer is on the filter's side; *yellow* = reviewers are on different sides, or the
+  team's word overrides the filter; *red* = removed by the filter and not reviewed yet; no
+  light = kept by the filter and not reviewed.
 - **Overrides in the export**: ``keep`` puts an example in the retained split whatever the
   filter says, ``remove`` takes it out, ``agree`` follows the filter.
 """
@@ -27,17 +31,34 @@ from core.errors import InputError
 from core import lights as lights_vocabulary
 
 __all__ = ["LIGHTS", "LIGHT_COLOURS", "standing", "lights", "apply_overrides", "reviewed_result", "queue",
-           "QUEUE_ORDERS"]
+           "QUEUE_ORDERS", "DISPUTE_RULES", "side", "disagreements"]
 
 #: review lights (`core.lights`): the three, and no light for an example nobody reviewed
 LIGHTS = (*lights_vocabulary.LIGHTS, lights_vocabulary.NOT_REVIEWED)
 #: colours of the badges and map points (the empty light is grey)
 LIGHT_COLOURS = {k: lights_vocabulary.COLOURS[k] for k in LIGHTS}
 QUEUE_ORDERS = ("predictability", "random")
+#: how the team's word is settled when reviewers differ, in plain words (a workspace setting)
+DISPUTE_RULES = {
+    "latest": "the latest decision stands, whoever made it",
+    "senior": "an owner's or curator's decision stands over an annotator's (the latest of the most senior role)",
+}
+#: seniority of each role under the ``senior`` rule (a reviewer no longer a member ranks lowest)
+_SENIORITY = {"owner": 2, "curator": 2, "annotator": 1}
 
 
-def standing(latest: pd.DataFrame) -> pd.DataFrame:
-    """Per reviewed example: the team's word and whether reviewers differ.
+def side(decision, retained) -> str:
+    """``keep`` or ``remove``: what a decision says about an example the filter retained or not."""
+    return ("keep" if retained else "remove") if decision == "agree" else decision
+
+
+def _check_rule(rule: str) -> None:
+    if rule not in DISPUTE_RULES:
+        raise InputError(f"dispute rule {rule!r} is unknown; choose one of {', '.join(DISPUTE_RULES)}.")
+
+
+def standing(latest: pd.DataFrame, *, rule: str = "latest", roles: Optional[dict] = None) -> pd.DataFrame:
+    """Per reviewed example: the team's word under the dispute ``rule`` and every reviewer's decision.
 
     Parameters
     ----------
@@ -45,23 +66,47 @@ def standing(latest: pd.DataFrame) -> pd.DataFrame:
         Each reviewer's latest review per example, in the order they were made
         (``TeamStore.reviews(..., latest=True)``): columns ``example_id, reviewer,
         decision, note, created_at``.
+    rule : str
+        A key of `DISPUTE_RULES`.
+    roles : dict, optional
+        Reviewer e-mail -> role, for the ``senior`` rule.
 
     Returns
     -------
     DataFrame indexed by ``example_id`` with ``decision`` (the team's word), ``reviewer``,
-    ``note`` and ``created_at`` of that decision, ``reviewers`` (how many) and ``disputed``
-    (their latest decisions differ).
+    ``note`` and ``created_at`` of that decision, ``reviewers`` (how many), ``decisions``
+    (the distinct decisions, sorted) and ``chosen`` (who chose what and when, in order).
     """
-    cols = ["decision", "reviewer", "note", "created_at", "reviewers", "disputed"]
+    _check_rule(rule)
+    cols = ["decision", "reviewer", "note", "created_at", "reviewers", "decisions", "chosen"]
     if latest is None or not len(latest):
         return pd.DataFrame(columns=cols, index=pd.Index([], name="example_id", dtype=str))
     frame = latest.assign(example_id=latest["example_id"].astype(str))
-    last = frame.groupby("example_id", sort=False).tail(1).set_index("example_id")
-    grouped = frame.groupby("example_id")["decision"]
+    if rule == "senior":
+        rank = frame["reviewer"].map(lambda r: _SENIORITY.get((roles or {}).get(r), 0))
+        frame = frame.assign(_rank=rank.to_numpy())
+        top = frame.groupby("example_id")["_rank"].transform("max")
+        deciding = frame[frame["_rank"] == top]
+    else:
+        deciding = frame
+    last = deciding.groupby("example_id", sort=False).tail(1).set_index("example_id")
+    grouped = frame.groupby("example_id")
     out = last[["decision", "reviewer", "note", "created_at"]].copy()
     out["reviewers"] = grouped.size().reindex(out.index).astype(int)
-    out["disputed"] = (grouped.nunique() > 1).reindex(out.index)
+    out["decisions"] = grouped["decision"].agg(lambda d: tuple(sorted(set(d)))).reindex(out.index)
+    chosen = pd.Series(list(zip(frame["reviewer"], frame["decision"], frame["created_at"])), index=frame.index)
+    out["chosen"] = chosen.groupby(frame["example_id"]).agg(tuple).reindex(out.index)
     return out
+
+
+def _sides(stand: pd.DataFrame, ids, retained):
+    """(the team's side, whether reviewers are on different sides, reviewed) per example of ``ids``."""
+    s = stand.reindex(ids)
+    reviewed = s["decision"].notna().to_numpy()
+    team = np.array([side(d, r) if isinstance(d, str) else "" for d, r in zip(s["decision"], retained)], dtype=object)
+    split = np.array([isinstance(ds, tuple) and len({side(d, r) for d in ds}) > 1
+                      for ds, r in zip(s["decisions"], retained)], dtype=bool)
+    return team, split, reviewed
 
 
 def lights(ids, retained, stand: pd.DataFrame) -> np.ndarray:
@@ -70,11 +115,31 @@ def lights(ids, retained, stand: pd.DataFrame) -> np.ndarray:
     retained = np.asarray(retained, dtype=bool)
     out = np.where(retained, "", "red").astype(object)
     if len(stand):
-        s = stand.reindex(ids)
-        reviewed = s["decision"].notna().to_numpy()
-        warn = (s["disputed"].fillna(False).astype(bool) | (s["decision"].fillna("agree") != "agree")).to_numpy()
+        team, split, reviewed = _sides(stand, ids, retained)
+        filter_side = np.where(retained, "keep", "remove")
+        warn = split | (team != filter_side)
         out[reviewed] = np.where(warn[reviewed], "yellow", "green")
     return out.astype(str)
+
+
+def disagreements(ids, retained, stand: pd.DataFrame) -> pd.DataFrame:
+    """Examples whose reviewers are on different sides: ``example_id``, ``filter`` (what the
+    filter did), ``chosen`` (each reviewer's decision and when, in order, as text), ``team``
+    (the side that stands under the rule `standing` applied) and ``settled_by`` (whose decision
+    that is)."""
+    cols = ["example_id", "filter", "chosen", "team", "settled_by"]
+    ids = np.asarray(ids).astype(str)
+    retained = np.asarray(retained, dtype=bool)
+    if not len(stand):
+        return pd.DataFrame(columns=cols)
+    team, split, _ = _sides(stand, ids, retained)
+    rows = np.flatnonzero(split)
+    s = stand.reindex(ids[rows])
+    chosen = [", ".join(f"{who}: {d} ({pd.Timestamp(when):%Y-%m-%d %H:%M})" if not pd.isna(when) else f"{who}: {d}"
+                        for who, d, when in c) for c in s["chosen"]]
+    return pd.DataFrame({"example_id": ids[rows], "filter": np.where(retained[rows], "retained", "removed"),
+                         "chosen": chosen, "team": team[rows], "settled_by": s["reviewer"].to_numpy()},
+                        columns=cols).reset_index(drop=True)
 
 
 def apply_overrides(ids, retained, stand: pd.DataFrame):

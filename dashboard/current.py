@@ -134,13 +134,17 @@ def workspace_run_id(key: str) -> Optional[int]:
 
 
 def review_standing(run_id: int):
-    """`core.review.standing` of the run's reviews: current (teammates review meanwhile), yet
-    read from the database only when a review was added since (keyed by the review stamp)."""
+    """`core.review.standing` of the run's reviews under the workspace's dispute rule: current
+    (teammates review meanwhile), yet read from the database only when a review, the rule or (for
+    the ``senior`` rule) a role changed since."""
     from core.review import standing
 
     ws = scope()
-    stamp = ws.review_stamp(run_id)
-    return server().cache.get_or_compute("reviews", (run_id, stamp), lambda: standing(ws.reviews(run_id)))
+    stamp, rule = ws.review_stamp(run_id), ws.dispute_rule()
+    roles = dict(ws.members()[["email", "role"]].itertuples(index=False)) if rule == "senior" else {}
+    return server().cache.get_or_compute(
+        "reviews", (run_id, stamp, rule, tuple(sorted(roles.items()))),
+        lambda: standing(ws.reviews(run_id), rule=rule, roles=roles))
 
 
 def run():

@@ -1,7 +1,7 @@
 """Review: a queue of examples for each reviewer, where reviewers disagree, and who has done what."""
 import streamlit as st
 
-from core.review import QUEUE_ORDERS, lights, queue
+from core.review import DISPUTE_RULES, QUEUE_ORDERS, disagreements, lights, queue
 from dashboard import current
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
@@ -44,13 +44,15 @@ with queue_tab:
         st.success("You have reviewed every example of this run.")
 
 with disputes_tab:
-    dis = ws.disagreements(run_id)
+    st.caption(f"When reviewers differ, {DISPUTE_RULES[ws.dispute_rule()]} (owners choose the rule on the Team "
+               "page). A decision on the filter's side (agree, or remove anyway on an example the filter removed) "
+               "is agreement, not an override.")
+    dis = disagreements(frame["id"], frame["retained"], stand)
     if not len(dis):
-        st.caption("No example has reviewers who disagree.")
+        st.caption("No example has reviewers on different sides.")
     else:
-        shown = dis.assign(decisions=dis["decisions"].map(", ".join)).merge(
-            frame[["id", ds.label, *ds.text, "predictability", "retained"]], left_on="example_id", right_on="id",
-            how="left").drop(columns="id")
+        shown = dis.merge(frame[["id", ds.label, *ds.text, "predictability"]], left_on="example_id", right_on="id",
+                          how="left").drop(columns="id")
         event = st.dataframe(shown, hide_index=True, key="rv_disputes", on_select="rerun",
                              selection_mode="single-row")
         if event.selection.rows:

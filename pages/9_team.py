@@ -2,6 +2,7 @@
 import streamlit as st
 
 from core.errors import InputError
+from core.review import DISPUTE_RULES
 from core.store import ROLES
 from dashboard import current, pipelines
 from dashboard.formatting import plain
@@ -100,6 +101,13 @@ if m.can("manage members"):
                 st.warning("Tick \"Yes, remove them\" first.")
             else:
                 act(ws.remove_member, leaving)
+    rule = ws.dispute_rule()
+    with st.form("dispute_form"):
+        chosen = st.radio("When reviewers differ", list(DISPUTE_RULES), index=list(DISPUTE_RULES).index(rule),
+                          format_func=DISPUTE_RULES.get, key="team_dispute_rule",
+                          help="Decides the team's word on an example (its light and the exported split).")
+        if st.form_submit_button("Save the rule", key="team_dispute_save") and chosen != rule:
+            act(ws.set_dispute_rule, chosen)
     with st.form("workspace_form", clear_on_submit=True):
         name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
         if st.form_submit_button("Create workspace", key="team_ws_create"):

@@ -28,6 +28,8 @@ class Workspace(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    #: how reviewers who differ are settled (`core.review.DISPUTE_RULES`)
+    dispute_rule: Mapped[str] = mapped_column(String(20), default="latest", server_default="latest")
 
 
 class Member(Base):

@@ -15,6 +15,7 @@ from sqlalchemy.pool import NullPool
 
 from core import paths
 from core.errors import InputError
+from core.review import DISPUTE_RULES
 from core.runs import CorruptRun, Run
 from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, Review, RunRecord, SavedView,
                                Workspace, now)
@@ -40,6 +41,7 @@ PERMISSIONS = {
     "create": ("owner", "curator", "annotator"),      # write examples with feedback (paper 002 §3.2)
     "validate": ("owner", "curator"),
     "read": ("owner", "curator", "annotator"),
+    "change settings": ("owner",),
 }
 
 
@@ -271,6 +273,20 @@ class TeamStore(SubmissionsMixin):
     @staticmethod
     def _owners(s, workspace_id: int) -> int:
         return s.scalar(select(func.count()).where(Member.workspace_id == workspace_id, Member.role == "owner"))
+
+    def dispute_rule(self, workspace_id: int, *, by: str) -> str:
+        """How the workspace settles reviewers who differ (a key of `core.review.DISPUTE_RULES`)."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            return s.get(Workspace, workspace_id).dispute_rule
+
+    def set_dispute_rule(self, workspace_id: int, rule: str, *, by: str) -> None:
+        """Owners choose how disputes are settled; every review view follows at its next read."""
+        self.require(workspace_id, by, "change settings")
+        if rule not in DISPUTE_RULES:
+            raise InputError(f"dispute rule {rule!r} is unknown; choose one of {', '.join(DISPUTE_RULES)}.")
+        with self.Write.begin() as s:
+            s.get(Workspace, workspace_id).dispute_rule = rule
 
     def members(self, workspace_id: int, *, by: str) -> pd.DataFrame:
         self.require(workspace_id, by, "read")
@@ -543,15 +559,6 @@ class TeamStore(SubmissionsMixin):
             count, newest = s.execute(select(func.count(Review.id), func.max(Review.id))
                                       .where(Review.run_id == run_id)).one()
         return int(count), int(newest or 0)
-
-    def disagreements(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
-        """Examples whose reviewers' latest decisions differ: ``example_id`` and the decisions."""
-        latest = self.reviews(workspace_id, run_id, by=by)
-        if not len(latest):
-            return pd.DataFrame(columns=["example_id", "decisions"])
-        grouped = latest.groupby("example_id")["decision"].agg(lambda d: sorted(set(d)))
-        split = grouped[grouped.map(len) > 1]
-        return pd.DataFrame({"example_id": split.index, "decisions": split.to_numpy()}).reset_index(drop=True)
 
     def progress(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
         """Examples reviewed per reviewer (latest decisions)."""

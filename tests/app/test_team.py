@@ -137,8 +137,9 @@ def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
     no_exceptions(ann)
     m = metrics(ann)
     assert m["Reviewed"].startswith("1 of") and m["🟡 disputed / overridden"] == "1"
-    dis = [d.value for d in ann.dataframe if "decisions" in d.value.columns][0]
-    assert dis["example_id"].tolist() == [first] and dis["decisions"].tolist() == ["agree, keep"]
+    dis = [d.value for d in ann.dataframe if "chosen" in d.value.columns][0]
+    assert dis["example_id"].tolist() == [first] and dis["settled_by"].tolist() == [ANNOTATOR]   # the latest word
+    assert dis["chosen"].item().startswith(f"{OWNER}: keep (") and f"{ANNOTATOR}: agree (" in dis["chosen"].item()
 
     # the owner's export applies the team's word: the latest decision (the annotator's "agree")
     owner.switch_page(page("7_export")).run()
@@ -389,3 +390,38 @@ def test_an_owner_removes_a_member_from_the_team_page_and_they_lose_access_at_on
     no_exceptions(owner)
     assert any("last owner" in e.value for e in owner.error)
     assert server().team.members(ws, by=OWNER)["role"].tolist() == ["owner"]
+
+
+def test_the_dispute_rule_an_owner_sets_decides_whose_word_stands(fresh_server):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    ws, run_id, _ = _saved_demo(owner)
+    team = server().team
+    team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    first = _queue_head(owner)                                # the highest p̃: the filter removed it
+    team.review(ws, run_id, first, "keep", "a real contradiction", by=OWNER)
+    team.review(ws, run_id, first, "agree", by=ANNOTATOR)     # later, on the filter's side
+
+    def disputes(at):
+        at.switch_page(page("8_review")).run()
+        no_exceptions(at)
+        return [d.value for d in at.dataframe if "chosen" in d.value.columns][0]
+
+    dis = disputes(owner)
+    assert dis[["example_id", "filter", "team", "settled_by"]].values.tolist() == [[first, "removed", "remove", ANNOTATOR]]
+    assert any("the latest decision stands" in c.value for c in owner.caption)
+    owner.switch_page(page("9_team")).run()
+    assert owner.radio(key="team_dispute_rule").value == "latest"
+    owner.radio(key="team_dispute_rule").set_value("senior")
+    owner.button(key="team_dispute_save").click().run()
+    no_exceptions(owner)
+    assert team.dispute_rule(ws, by=OWNER) == "senior"
+    dis = disputes(owner)
+    assert dis[["team", "settled_by"]].values.tolist() == [["keep", OWNER]]   # the owner's word over the annotator's
+    assert any("an owner's or curator's decision stands" in c.value for c in owner.caption)
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("9_team")).run()
+    no_exceptions(ann)
+    assert not [r for r in ann.radio if r.key == "team_dispute_rule"]   # only owners change the rule
+    assert disputes(ann)["settled_by"].tolist() == [OWNER]

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from core.errors import InputError
-from core.review import apply_overrides, lights, queue, standing
+from core.review import DISPUTE_RULES, apply_overrides, disagreements, lights, queue, side, standing
 
 
 def _latest(rows):
@@ -25,8 +25,9 @@ RETAINED = np.array([False, False, True, False, True, True])
 def test_standing_is_the_latest_word_and_flags_disputes():
     s = standing(REVIEWS)
     assert s.loc["e3", "decision"] == "remove" and s.loc["e3", "reviewer"] == "b"
-    assert s.loc["e3", "reviewers"] == 2 and bool(s.loc["e3", "disputed"])
-    assert not bool(s.loc["e1", "disputed"]) and s.loc["e2", "decision"] == "keep"
+    assert s.loc["e3", "reviewers"] == 2 and s.loc["e3", "decisions"] == ("agree", "remove")
+    assert s.loc["e3", "chosen"] == (("a", "agree", 3), ("b", "remove", 4))   # who chose what, in order
+    assert s.loc["e1", "decisions"] == ("agree",) and s.loc["e2", "decision"] == "keep"
     assert standing(_latest([])).empty
 
 
@@ -61,3 +62,36 @@ def test_queue_serves_unreviewed_highest_score_first_or_a_fixed_shuffle():
                for s in range(3))
     with pytest.raises(InputError, match="choose one of predictability, random"):
         queue(IDS, scores, set(), order="newest")
+
+
+def test_a_decision_on_the_filters_side_is_agreement_not_an_override():
+    """'Remove anyway' on an example the filter removed (and 'keep anyway' on one it kept) agree
+    with the filter: green, and a reviewer who says 'agree' beside them is on the same side."""
+    both = standing(_latest([("r", "a", "remove", "artifact", 1), ("k", "a", "keep", "fine", 2),
+                             ("r", "b", "agree", "", 3)]))
+    assert lights(["r", "k"], [False, True], both).tolist() == ["green", "green"]
+    assert disagreements(["r", "k"], [False, True], both).empty
+    # the same decisions on the other side of the filter are overrides
+    assert lights(["r", "k"], [True, False], both).tolist() == ["yellow", "yellow"]
+    assert side("agree", True) == "keep" and side("agree", False) == "remove" and side("keep", False) == "keep"
+
+
+def test_the_dispute_rule_decides_whose_word_stands_and_the_disagreements_say_who_chose_what():
+    when = [pd.Timestamp("2026-11-26 10:00"), pd.Timestamp("2026-11-26 11:30")]
+    latest = _latest([("e", "cur@x.org", "remove", "artifact", when[0]), ("e", "ann@x.org", "keep", "fine", when[1])])
+    roles = {"cur@x.org": "curator", "ann@x.org": "annotator"}
+    by_time = standing(latest, rule="latest", roles=roles)
+    by_role = standing(latest, rule="senior", roles=roles)
+    assert by_time.loc["e", "decision"] == "keep" and by_time.loc["e", "reviewer"] == "ann@x.org"
+    assert by_role.loc["e", "decision"] == "remove" and by_role.loc["e", "reviewer"] == "cur@x.org"
+    for stand, team, who in ((by_time, "keep", "ann@x.org"), (by_role, "remove", "cur@x.org")):
+        dis = disagreements(["e"], [True], stand)
+        assert dis[["filter", "team", "settled_by"]].values.tolist() == [["retained", team, who]]
+        assert dis["chosen"].item() == "cur@x.org: remove (2026-11-26 10:00), ann@x.org: keep (2026-11-26 11:30)"
+        assert apply_overrides(["e"], [True], stand)[0].tolist() == [team == "keep"]   # the export follows it
+    # a reviewer who is no longer a member ranks below every member
+    gone = standing(latest, rule="senior", roles={"ann@x.org": "annotator"})
+    assert gone.loc["e", "reviewer"] == "ann@x.org"
+    with pytest.raises(InputError, match="dispute rule 'loudest' is unknown; choose one of latest, senior"):
+        standing(latest, rule="loudest")
+    assert set(DISPUTE_RULES) == {"latest", "senior"}

@@ -69,7 +69,7 @@ def _args(name, fn, here, ids_from):
     values = {"workspace_id": here["ws"], "email": "new@x.org", "role": "annotator", "status": "failed",
               "example_id": "e1", "note": "why", "fields": {"hypothesis": "y"}, "label": "a", "feedback": {},
               "source": "toy", "roles": {}, "name": "v", "tau": 0.5, "target_size": 10, "representation": "r",
-              "params": {}, "seed": 0, "versions": {}, "path": __file__}
+              "params": {}, "seed": 0, "versions": {}, "path": __file__, "rule": "senior"}
     values.update({p: ids_from[p] for p in ID_PARAMS})
     values["decision"] = "accept" if name == "validate" else "agree"
     args, kwargs = [], {}

@@ -11,11 +11,12 @@ import pytest
 from sqlalchemy import MetaData, create_engine, func, inspect, select, text
 
 from core.errors import InputError
+from core.review import disagreements, standing
 from core.runs import CorruptRun
 from core.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
 from core.store.models import DatasetRecord, Member, Review, Workspace
 
-HEAD_REVISION = "0004"   # the newest migration in core/store/migrations/versions
+HEAD_REVISION = "0005"   # the newest migration in core/store/migrations/versions
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -115,8 +116,9 @@ def test_reviews_keep_their_history_and_find_disagreements(store, toy):
     latest = store.reviews(ws, run_id, by="a@x.org")
     assert sorted(zip(latest["example_id"], latest["reviewer"], latest["decision"])) == [
         ("e1", "a@x.org", "keep"), ("e1", "b@x.org", "agree"), ("e2", "b@x.org", "agree")]
-    dis = store.disagreements(ws, run_id, by="b@x.org")
-    assert dis["example_id"].tolist() == ["e1"] and dis["decisions"].iloc[0] == ["agree", "keep"]
+    stand = standing(store.reviews(ws, run_id, by="b@x.org"))
+    dis = disagreements(["e1", "e2"], [False, False], stand)   # a's keep against b's agree with a removal
+    assert dis["example_id"].tolist() == ["e1"] and stand.loc["e1", "decisions"] == ("agree", "keep")
     assert dict(zip(*store.progress(ws, run_id, by="owner@x.org").to_dict("list").values())) == {"a@x.org": 1, "b@x.org": 2}
 
 
@@ -435,7 +437,7 @@ def test_a_run_id_from_another_workspace_is_refused(store, toy):
         with pytest.raises(InputError, match=refused):
             store.views(mine, run_id, by=who)
         with pytest.raises(InputError, match=refused):
-            store.disagreements(mine, run_id, by=who)
+            store.review_stamp(mine, run_id, by=who)
     with pytest.raises(InputError, match=refused):
         store.save_view(mine, run_id, "v", 0.5, 10, by="owner@x.org")
     with pytest.raises(InputError, match="no run 987654321 in this workspace"):
@@ -627,13 +629,14 @@ def test_twenty_reviewers_write_twenty_thousand_reviews_at_once(store, toy):
         by_example.setdefault(example, set()).add(decision)
     expected = {ex: sorted(d) for ex, d in by_example.items() if len(d) > 1}
     t1 = time.perf_counter()
-    found = store.disagreements(ws, run_id, by="owner@x.org")
+    stand = standing(store.reviews(ws, run_id, by="owner@x.org"))
     read_seconds = time.perf_counter() - t1
+    found = stand[stand["decisions"].map(len) > 1]
     assert 0 < len(expected) < len(by_example)           # the plan does split some examples and not others
     assert len(found) == len(expected)
-    assert dict(zip(found["example_id"], found["decisions"])) == expected
+    assert {ex: list(d) for ex, d in found["decisions"].items()} == expected
     print(f"\n{store.engine.dialect.name}: {reviewers * per} reviews by {reviewers} threads in {seconds:.1f} s "
-          f"({reviewers * per / seconds:.0f}/s); disagreements() over them in {read_seconds:.2f} s; "
+          f"({reviewers * per / seconds:.0f}/s); their standing in {read_seconds:.2f} s; "
           f"{len(expected)} of {len(by_example)} examples disagree")
 
 
@@ -712,3 +715,17 @@ def test_creators_submit_validators_decide_and_rejected_examples_are_revised(sto
     assert accepted["label"].tolist() == ["entailment", "entailment"]
     lights = store.creator_lights(ws, by="owner@x.org").set_index("creator")
     assert lights.loc["cre@x.org", ["red", "yellow", "green"]].tolist() == [1, 0, 2]
+
+
+def test_the_dispute_rule_is_a_workspace_setting_only_owners_change(store):
+    ws = _workspace(store)
+    store.set_role(ws, "cur@x.org", "curator", by="owner@x.org")
+    assert store.dispute_rule(ws, by="cur@x.org") == "latest"            # every workspace starts here
+    with pytest.raises(NotAllowed, match="cur@x.org is curator.*to change settings one needs to be owner"):
+        store.set_dispute_rule(ws, "senior", by="cur@x.org")
+    with pytest.raises(InputError, match="dispute rule 'loudest' is unknown; choose one of latest, senior"):
+        store.set_dispute_rule(ws, "loudest", by="owner@x.org")
+    assert store.dispute_rule(ws, by="owner@x.org") == "latest"          # refused changes changed nothing
+    store.set_dispute_rule(ws, "senior", by="owner@x.org")
+    other = _workspace(store)
+    assert store.dispute_rule(ws, by="cur@x.org") == "senior" and store.dispute_rule(other, by="owner@x.org") == "latest"
