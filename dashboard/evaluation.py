@@ -51,13 +51,20 @@ def start(run, **knobs):
                       context=context, progress=ctx.progress, cancel=ctx.cancel)
         return target.put(ev)
 
-    job = server().jobs.submit("eval:" + key, work, name="Evaluation")
+    job = server().jobs.submit(f"eval:{run.key}:{key}", work, name="Evaluation")
     sess.eval_job = job.key
     return job
 
 
 def job():
     return server().jobs.get(session().eval_job)
+
+
+def running(run):
+    """The evaluation of ``run`` running or waiting on this server (started by anyone), or None:
+    the page shows it as running and offers no second start."""
+    prefix = f"eval:{run.key}:"
+    return next((j for j in server().jobs.running() if (j.key or "").startswith(prefix)), None)
 
 
 def shown(run) -> Optional[Evaluation]:

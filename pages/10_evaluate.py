@@ -7,7 +7,8 @@ import streamlit as st
 from core.errors import InputError
 from core.evaluation import SEPARATIONS, TABLE_FAMILIES
 from core.evaluation.plots import figures
-from core.evaluation.report import family_wide, html_report
+from core.evaluation.report import family_wide, html_report, report_name
+from core.evaluation.verdict import verdict
 from core.summaries import live_view
 from dashboard import current
 from dashboard import evaluation as evaluation_jobs
@@ -28,7 +29,8 @@ st.caption(f"The split at {live_view(tau, n, len(run.ids))}: {int(live['retained
 
 # ---------------------------------------------------------------- options (curators and owners)
 if member().can("run filters"):
-    numeric = [c for c in ds.table.columns if ds.table[c].dtype.kind in "biuf" and ds.table[c].dtype != bool]
+    numeric = [c for c in ds.table.columns if ds.table[c].dtype.kind in "biuf"]   # yes/no columns count as 1/0
+    running = evaluation_jobs.running(run)
     with st.form("eval_form"):
         c1, c2, c3 = st.columns(3)
         families = c1.multiselect("Model families", list(TABLE_FAMILIES), list(TABLE_FAMILIES), key="eval_families")
@@ -42,21 +44,29 @@ if member().can("run filters"):
                                   key="eval_difficulty")
         c7, c8, c9, c10 = st.columns(4)
         step = c7.slider("Coarse action: step b", 0.05, 0.25, 0.1, 0.05, key="eval_step")
-        tolerance = c8.number_input("Coarse action: tolerance", 0.0, 0.2, 0.0, 0.001, format="%.3f", key="eval_tol")
+        tolerance = c8.number_input("Coarse action: tolerance", 0.0, 0.2, None, 0.001, format="%.3f", key="eval_tol",
+                                    placeholder="noise (1 standard error)",
+                                    help="Smallest accuracy gain that counts as growth. Empty: a gain must beat one "
+                                         "standard error of the held-out accuracy, so noise does not stop the growth; "
+                                         "0: any gain counts, as in paper 002.")
         synthetic = c9.checkbox(f"Synthetic circles at separations {', '.join(map(str, SEPARATIONS))}",
                                 ds.name.startswith("demo:circles"), key="eval_synthetic")
         seed = c10.number_input("Seed", 0, 2**31 - 1, 0, key="eval_seed")
-        submitted = st.form_submit_button("Evaluate", type="primary", key="eval_run")
+        submitted = st.form_submit_button("Evaluate", type="primary", key="eval_run", disabled=running is not None,
+                                          help="An evaluation of this run is running (progress below)."
+                                          if running is not None else None)
     if submitted:
         try:
             k_values = tuple(int(v) for v in ks.split(",") if v.strip())
             evaluation_jobs.start(run, families=tuple(families), eval_share=float(share), stratified=bool(stratified),
                                   partial_spec=partial.strip(), knn_ks=k_values, coarse_step=float(step),
-                                  coarse_tolerance=float(tolerance),
+                                  coarse_tolerance=None if tolerance is None else float(tolerance),
                                   difficulty=None if difficulty == "(none)" else difficulty,
                                   synthetic=bool(synthetic), seed=int(seed))
         except ValueError as exc:   # InputError (NotAllowed too: the role check), or K values that are not numbers
             st.error(plain(exc if isinstance(exc, InputError) else f"K must be whole numbers such as 1,5,10,50 ({exc})."))
+        else:
+            st.rerun()   # drawn again with the job running: the form's button disabled
 else:
     st.caption(f"Your role here is {member().role}: you see the stored evaluations; new ones need a curator or owner.")
 
@@ -73,8 +83,11 @@ watch(evaluation_jobs.job, "Evaluation", "eval", ended)
 # ---------------------------------------------------------------- results
 found = evaluation_jobs.stored(run)
 if not found:
-    st.info("No evaluation of this run yet." + (" Choose the options above and press Evaluate."
-                                                if member().can("run filters") else ""))
+    if evaluation_jobs.running(run) is not None:
+        st.info("The first evaluation of this run is running; its results appear here when it ends.")
+    else:
+        st.info("No evaluation of this run yet." + (" Choose the options above and press Evaluate."
+                                                    if member().can("run filters") else ""))
     st.stop()
 ev = evaluation_jobs.shown(run)
 if len(found) > 1:
@@ -85,6 +98,9 @@ if len(found) > 1:
     ev = next(e for e in found if e.key == pick)
 ctx, s, t = ev.context, ev.summary, ev.tables
 figs = figures(ev)
+said = verdict(ev)
+if said:
+    st.success(said, icon="⚖️")
 metric_row({"τ, n evaluated": f"{ctx.get('tau'):.2f}, {ctx.get('n'):,}",
             "Coarse action stops at": f"{s['coarse_fraction']:.0%}",
             "Suggested n": f"{s['coarse_n']:,}",
@@ -130,5 +146,5 @@ if "synthetic" in t:
     st.dataframe(t["synthetic"], hide_index=True, key="eval_synthetic_table")
     st.plotly_chart(figs["synthetic_accuracy"], key="eval_synthetic_acc")
     st.plotly_chart(figs["synthetic_scatter"], key="eval_synthetic_scatter")
-st.download_button("Download the HTML report", html_report(ev), file_name="evaluation_report.html",
+st.download_button("Download the HTML report", html_report(ev), file_name=report_name(ev),
                    mime="text/html", key="eval_report")

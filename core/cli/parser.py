@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partial", help="partial-input representation (default: tfidf-svd over the last text field; 'none' to skip)")
     p.add_argument("--ks", type=WholeList(1, 10 ** 6), default=(1, 5, 10, 50), help="K of the KNN distances (default 1,5,10,50)")
     p.add_argument("--step", type=Real(0, 1, lo_open=True), default=0.1, help="coarse action: step b (default 0.1)")
-    p.add_argument("--tolerance", type=Real(0, 1), default=0.0, help="coarse action: smallest accuracy gain that counts (default 0)")
+    p.add_argument("--tolerance", type=Real(0, 1), default=None, help="coarse action: smallest accuracy gain that counts (default: one standard error of the held-out accuracy, so noise does not count; 0 = any gain, as in the paper)")
     p.add_argument("--coarse-family", default="logistic", help="coarse action: model family (default logistic)")
     p.add_argument("--difficulty", help="a numeric column to compare among retained / removed / random")
     p.add_argument("--synthetic", dest="synthetic", action="store_true", default=None, help="add the circles report (default: on for demo:circles)")

@@ -240,7 +240,11 @@ def cmd_evaluate(args) -> int:
     args.outputs.commit()
     if not args.quiet:
         from core.evaluation.report import family_wide
+        from core.evaluation.verdict import tolerance_text, verdict
 
+        said = verdict(ev)
+        if said:
+            print(said)
         print(f"Model families on {ev.context['representation']}: accuracy (Δ to full); intervals in the report:")
         print(family_wide(ev.tables["families"], ci=False).to_string())
         if "partial_input" in ev.tables:
@@ -248,7 +252,7 @@ def cmd_evaluate(args) -> int:
             print(family_wide(ev.tables["partial_input"], ci=False).to_string())
         s = ev.summary
         print(f"Coarse action: {s['coarse_family']} stops improving at {s['coarse_fraction']:.0%} of the data "
-              f"(suggested n = {s['coarse_n']}).")
+              f"(suggested n = {s['coarse_n']}; {tolerance_text(s.get('coarse_tolerance'))}).")
         if "difficulty_p_value" in s:
             print(f"Difficulty ({s['difficulty_column']}): retained − removed mean {s['difficulty_difference']:+.4g}, "
                   f"permutation p = {s['difficulty_p_value']:.4g}.")

@@ -27,7 +27,7 @@ def phase_table(history, n_phases_chosen: Optional[int] = None) -> pd.DataFrame:
     return frame
 
 
-def coarse_action(X, y, *, step: float = 0.1, tolerance: float = 0.0, family: str = "logistic",
+def coarse_action(X, y, *, step: float = 0.1, tolerance: Optional[float] = None, family: str = "logistic",
                   eval_share: float = 0.2, random_state: int = 0, family_params: Optional[dict] = None,
                   progress=None, cancel=None) -> pd.DataFrame:
     """The coarse action of paper 002, Algorithm 1 lines 2–9.
@@ -38,18 +38,20 @@ def coarse_action(X, y, *, step: float = 0.1, tolerance: float = 0.0, family: st
     Algorithm 1 grows a by b while the accuracy improves; the suggested fraction is
     the first a whose next step does not improve the accuracy by more than
     ``tolerance`` (0: any improvement counts, as in the paper), or 100 % when it
-    never stops improving. The whole curve is computed (for the figure).
+    never stops improving. ``tolerance=None`` (the default) asks a step to beat the
+    noise of the held-out accuracy: one standard error, √(acc (1 − acc) / m) for m
+    held-out examples (column ``noise``), so a dip of 0.001 on 2,000 examples does not
+    stop the growth. The whole curve is computed (for the figure).
 
     Returns
     -------
-    Table ``fraction, train_size, accuracy, gain, note``; ``attrs``: ``fraction``
+    Table ``fraction, train_size, accuracy, gain, noise, note``; ``attrs``: ``fraction``
     (the suggested share), ``size`` (round(fraction · N), the suggested target size
-    n), ``step``, ``tolerance``, ``family``, ``notes``.
+    n), ``step``, ``tolerance`` (None: the noise rule), ``family``, ``notes``.
     """
     if isinstance(step, bool) or not isinstance(step, (int, float)) or not 0 < step <= 0.5:
         raise InputError(f"step={step!r} must be a fraction in (0, 0.5], e.g. 0.1 (10 %).")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
-        raise InputError(f"tolerance={tolerance!r} must be an accuracy gain in [0, 1), e.g. 0.005.")
+    check_tolerance(tolerance)
     check_families([family])
     X = np.asarray(X, dtype=np.float32)
     y = np.asarray(y)
@@ -71,22 +73,35 @@ def coarse_action(X, y, *, step: float = 0.1, tolerance: float = 0.0, family: st
         rows.append({"fraction": a, "train_size": int(len(part)), "accuracy": acc, "note": note})
     frame = pd.DataFrame(rows)
     frame["gain"] = frame["accuracy"].diff()
-    chosen = coarse_stop(fractions, frame["accuracy"].to_numpy(), tolerance)
-    frame = frame[["fraction", "train_size", "accuracy", "gain", "note"]]
+    acc = frame["accuracy"].to_numpy()
+    frame["noise"] = np.sqrt(acc * (1 - acc) / max(int(split.test.sum()), 1))
+    chosen = coarse_stop(fractions, acc, frame["noise"].to_numpy() if tolerance is None else tolerance)
+    frame = frame[["fraction", "train_size", "accuracy", "gain", "noise", "note"]]
     frame.attrs.update(fraction=float(chosen), size=int(round(chosen * len(y))), step=float(step),
-                       tolerance=float(tolerance), family=family)
+                       tolerance=None if tolerance is None else float(tolerance), family=family)
     report(progress, 1.0, "coarse action done")
     return with_notes(frame, notes)
 
 
-def coarse_stop(fractions, accuracy, tolerance: float = 0.0) -> float:
+def check_tolerance(tolerance) -> None:
+    """None (the noise rule) or an accuracy gain in [0, 1)."""
+    if tolerance is None:
+        return
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
+        raise InputError(f"tolerance={tolerance!r} must be an accuracy gain in [0, 1), e.g. 0.005, or None "
+                         "(one standard error of the held-out accuracy).")
+
+
+def coarse_stop(fractions, accuracy, tolerance=0.0) -> float:
     """Algorithm 1's stopping rule: grow a while acc(a + b) > acc(a) + tolerance; the first a
-    where it does not (or the last fraction). Fractions whose accuracy is missing are skipped."""
+    where it does not (or the last fraction). ``tolerance`` is one number or one per fraction
+    (the noise of that fraction's accuracy). Fractions whose accuracy is missing are skipped."""
     acc = np.asarray(accuracy, dtype=float)
+    tol = np.broadcast_to(np.asarray(tolerance, dtype=float), acc.shape)
     for i in range(len(fractions) - 1):
         if np.isnan(acc[i]):
             continue
-        if not (acc[i + 1] > acc[i] + tolerance):
+        if not (acc[i + 1] > acc[i] + tol[i]):
             return float(fractions[i])
     return float(fractions[-1])
 
@@ -100,7 +115,8 @@ def difficulty_check(values, retained, *, name: str = "difficulty", permutations
     ----------
     values : (N,) array-like
         E.g. how many of a set of trained models got the example right, a human
-        difficulty rating. Missing and non-numeric entries are left out (a note
+        difficulty rating, a yes/no "hard" flag (true = 1, false = 0; booleans or the
+        words). Missing and non-numeric entries are left out (a note
         says how many, and names a few); the rest is still compared.
     retained : (N,) bool
         The filtered set at the chosen τ/n.
@@ -119,6 +135,8 @@ def difficulty_check(values, retained, *, name: str = "difficulty", permutations
     if len(raw) != len(retained):
         raise InputError(f"the {name} column has {len(raw)} values but there are {len(retained)} examples.")
     missing = raw.isna().to_numpy()
+    # a yes/no column (SNLI's ``hard``) counts as 1/0, whether read as booleans or as words
+    raw = raw.map(lambda v: {"true": 1, "false": 0}.get(v.strip().lower(), v) if isinstance(v, str) else v)
     num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     bad = np.isnan(num) & ~missing
     inf = np.isinf(num)

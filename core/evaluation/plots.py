@@ -188,4 +188,7 @@ def figures(ev) -> dict:
     if "synthetic" in t:
         out["synthetic_scatter"] = synthetic_scatter(t["synthetic_points"], t["synthetic"])
         out["synthetic_accuracy"] = synthetic_accuracy(t["synthetic"])
+    for fig in out.values():   # long tick labels push the axis title out instead of under it
+        fig.update_xaxes(automargin=True)
+        fig.update_yaxes(automargin=True)
     return out

@@ -19,9 +19,11 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
+from core.evaluation.verdict import tolerance_text, verdict
+from core.export import dataset_label, file_name
 from core.safe_csv import write_csv
 
-__all__ = ["run_input", "render_png", "html_report", "write_files", "family_wide", "TABLE_FILES"]
+__all__ = ["run_input", "render_png", "html_report", "report_name", "write_files", "family_wide", "TABLE_FILES"]
 
 #: table name -> CSV file
 TABLE_FILES = {"families": "families.csv", "partial_input": "partial_input.csv", "knn": "knn_distances.csv",
@@ -114,13 +116,25 @@ def family_wide(frame: pd.DataFrame, ci: bool = True) -> pd.DataFrame:
 
 
 def _table_html(frame: pd.DataFrame, floats: str = "{:.3f}") -> str:
+    """A table as HTML with one header row and no row numbers (a meaningful index, such as
+    the family of `family_wide`, becomes the first column)."""
     if frame is None or not len(frame):
         return "<p><em>nothing to show</em></p>"
-    shown = frame.copy()
+    named = any(name is not None for name in frame.index.names)
+    shown = (frame.reset_index() if named else frame.reset_index(drop=True)).rename_axis(columns=None)
     for c in shown.columns:
         if pd.api.types.is_float_dtype(shown[c]):
             shown[c] = shown[c].map(lambda v: "" if pd.isna(v) else floats.format(v))
-    return shown.to_html(escape=True, border=0, classes="t", na_rep="")
+    return shown.to_html(escape=True, border=0, classes="t", na_rep="", index=False)
+
+
+def report_name(ev) -> str:
+    """The report's file name after the dataset and the τ/n it evaluated, e.g.
+    ``snli_dev-evaluation-tau0.75-n2952.html`` (never a server path)."""
+    ctx = ev.context or {}
+    stem = file_name(str(ctx.get("dataset") or "dataset"), "evaluation", "csv")[: -len(".csv")]
+    tau, n = ctx.get("tau"), ctx.get("n")
+    return stem + (f"-tau{float(tau):.2f}-n{int(n)}" if tau is not None and n is not None else "") + ".html"
 
 
 def html_report(ev, images: Optional[dict] = None) -> str:
@@ -144,11 +158,13 @@ def html_report(ev, images: Optional[dict] = None) -> str:
         first[0] = False
         return out
 
-    facts = [("dataset", ctx.get("dataset")), ("run", ctx.get("run_key")), ("representation Φ", ctx.get("representation")),
+    facts = [("dataset", dataset_label(ctx.get("dataset", ""))), ("run", ctx.get("run_key")), ("representation Φ", ctx.get("representation")),
              ("τ", ctx.get("tau")), ("n", ctx.get("n")), ("scored examples", ctx.get("N")),
              ("retained", ctx.get("retained")), ("held-out share", ev.options.get("eval_share")),
              ("filtered evaluation split", ctx.get("eval_filter")), ("seed", ev.options.get("seed"))]
-    parts = [f"<h1>Evaluation of a filtered split: {e(str(ctx.get('dataset', '')))}</h1>",
+    said = verdict(ev)
+    parts = [f"<h1>Evaluation of a filtered split: {e(dataset_label(ctx.get('dataset', '')))}</h1>",
+             *([f"<p class='verdict'><b>{e(said)}</b></p>"] if said else []),
              "<table class='t'>" + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in facts
                                            if v is not None) + "</table>"]
     parts.append("<h2>Model families (paper 000 Table 3)</h2><p>Accuracy on the i.i.d. held-out split and on "
@@ -163,8 +179,8 @@ def html_report(ev, images: Optional[dict] = None) -> str:
     parts.append("<h2>KNN distances (paper 003 Table 3)</h2>" + _table_html(t.get("knn")) + fig("knn"))
     parts.append("<h2>Representation bias per phase</h2>" + fig("phases"))
     parts.append("<h2>Coarse action (paper 002 Algorithm 1, lines 2–9)</h2>"
-                 f"<p>Held-out accuracy of {e(str(s.get('coarse_family')))} stops improving (tolerance "
-                 f"{e(str(s.get('coarse_tolerance')))}) at <b>{s.get('coarse_fraction', 0):.0%}</b> of the data: "
+                 f"<p>Held-out accuracy of {e(str(s.get('coarse_family')))} stops improving ("
+                 f"{e(tolerance_text(s.get('coarse_tolerance')))}) at <b>{s.get('coarse_fraction', 0):.0%}</b> of the data: "
                  f"suggested target size n = <b>{e(str(s.get('coarse_n')))}</b>.</p>"
                  + _table_html(t.get("coarse")) + fig("coarse"))
     if "difficulty" in t:

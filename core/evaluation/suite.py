@@ -14,7 +14,7 @@ import pandas as pd
 
 from core.errors import InputError
 from core.progress import check_cancel, report, span
-from core.evaluation.checks import coarse_action, difficulty_check, phase_table, synthetic_report
+from core.evaluation.checks import check_tolerance, coarse_action, difficulty_check, phase_table, synthetic_report
 from core.evaluation.measures import evaluation_sets, family_table, heldout_split, knn_distances, training_sets
 from core.evaluation.models import TABLE_FAMILIES, check_families, notes_of
 
@@ -35,8 +35,8 @@ class EvaluationOptions:
     share; ``stratified``: stratify the random baseline by label; ``bootstrap``:
     "auto" / True / False; ``partial_spec``: the partial-input representation
     ("" for none, None for `default_partial_spec`); ``knn_ks``: K of the KNN
-    distances; ``coarse_step``, ``coarse_tolerance``, ``coarse_family``: the coarse
-    action; ``difficulty``: a numeric column for the external difficulty check;
+    distances; ``coarse_step``, ``coarse_tolerance`` (None: one standard error of the
+    held-out accuracy), ``coarse_family``: the coarse action; ``difficulty``: a numeric column for the external difficulty check;
     ``synthetic``: add the circles report; ``seed``: every random choice.
     """
 
@@ -47,7 +47,7 @@ class EvaluationOptions:
     partial_spec: Optional[str] = None
     knn_ks: tuple = (1, 5, 10, 50)
     coarse_step: float = 0.1
-    coarse_tolerance: float = 0.0
+    coarse_tolerance: Optional[float] = None
     coarse_family: str = "logistic"
     difficulty: Optional[str] = None
     synthetic: bool = False
@@ -75,8 +75,7 @@ class EvaluationOptions:
             raise InputError(f"knn_ks={self.knn_ks!r} must be positive neighbourhood sizes, e.g. 1,5,10,50.")
         if not 0 < float(self.coarse_step) <= 0.5:
             raise InputError(f"coarse step b={self.coarse_step!r} must be a fraction in (0, 0.5], e.g. 0.1.")
-        if not 0 <= float(self.coarse_tolerance) < 1:
-            raise InputError(f"coarse tolerance={self.coarse_tolerance!r} must be in [0, 1), e.g. 0.005.")
+        check_tolerance(self.coarse_tolerance)
         return self
 
 
@@ -224,14 +223,17 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     tables["knn"] = knn
     notes.extend(notes_of(knn))
     tables["phases"] = phase_table(history, n_phases_chosen)
-    coarse = coarse_action(X, y, step=float(opts.coarse_step), tolerance=float(opts.coarse_tolerance),
+    coarse = coarse_action(X, y, step=float(opts.coarse_step), tolerance=opts.coarse_tolerance,
                            family=opts.coarse_family, eval_share=opts.eval_share, random_state=seed,
                            family_params=opts.family_params, progress=stage("coarse"), cancel=cancel)
     tables["coarse"] = coarse
     notes.extend(f"coarse action: {n}" for n in notes_of(coarse))
     summary = {"coarse_fraction": coarse.attrs["fraction"], "coarse_n": coarse.attrs["size"],
                "coarse_step": coarse.attrs["step"], "coarse_tolerance": coarse.attrs["tolerance"],
-               "coarse_family": coarse.attrs["family"]}
+               "coarse_family": coarse.attrs["family"],
+               # the majority class's share of the i.i.d. held-out split: what always guessing it scores
+               "majority": float(pd.Series(y[split.test]).value_counts(normalize=True).max()) if split.test.any()
+               else None}
     stage("difficulty")
     if opts.difficulty:
         col = opts.difficulty

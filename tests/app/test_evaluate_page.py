@@ -36,6 +36,8 @@ def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_serve
     wait_for_jobs(at)
     m = metrics(at)
     assert m["Coarse action stops at"].endswith("%") and "Suggested n" in m
+    said = [s.value for s in at.success if s.value.startswith("The filtered split is")]
+    assert said and "i.i.d. split" in said[0] and "majority label scores" in said[0]   # the verdict, in words
     table = [d.value for d in at.dataframe if "i.i.d. · full" in d.value.columns]
     assert len(table) == 2                     # Φ and the partial input (hypothesis-only)
     assert list(table[0].index) == ["logistic"] and "AFLite-filtered · random" in table[0].columns
@@ -65,6 +67,11 @@ def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
     at.checkbox(key="eval_synthetic").check()          # the slowest options: every family, circles too
     at.button(key="eval_run").click().run()
     no_exceptions(at)
+    assert at.button(key="eval_run").disabled               # no second start while it runs …
+    assert "The first evaluation of this run is running" in texts(at)   # … and no "no evaluation yet"
+    other = app().run()                                     # a teammate's tab on the same server
+    other.switch_page(page("10_evaluate")).run()
+    assert other.button(key="eval_run").disabled and "is running" in texts(other)
     assert at.button(key="eval_cancel")
     at.button(key="eval_cancel").click().run()
     deadline = time.time() + 60

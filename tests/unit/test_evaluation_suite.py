@@ -197,3 +197,82 @@ def test_evaluate_round_trips_through_the_store_and_draws_every_figure(tmp_path)
     assert set(figs) == {"families", "partial_input", "knn", "phases", "coarse"}
     assert figs["phases"].layout.shapes[0].x0 == 1.5          # after the two chosen phases
     assert figs["coarse"].layout.shapes[0].x0 == ev.summary["coarse_fraction"]
+
+
+def test_the_default_tolerance_ignores_a_dip_within_the_noise_and_stops_at_a_real_plateau():
+    fr = [0.1, 0.2, 0.3, 0.4]
+    noise = [0.011] * 4                                   # one standard error of each accuracy
+    assert coarse_stop(fr, [0.60, 0.70, 0.699, 0.75], noise) == 0.2   # −0.001: not a gain beyond the noise …
+    assert coarse_stop(fr, [0.60, 0.70, 0.699, 0.75]) == 0.2          # … nor with tolerance 0
+    assert coarse_stop(fr, [0.60, 0.65, 0.70, 0.75], noise) == 0.4    # gains of 0.05 > noise: grow to the end
+    assert coarse_stop(fr, [0.60, 0.605, 0.70, 0.75], noise) == 0.1   # +0.005 < noise: stop there
+    X, y = gaussians(n=600, sep=1.0)
+    curve = coarse_action(X, y, step=0.25, random_state=0)             # tolerance=None: the noise rule
+    m = int(round(0.2 * 600))
+    assert curve["noise"].to_numpy() == pytest.approx(np.sqrt(curve["accuracy"] * (1 - curve["accuracy"]) / m), rel=0.05)
+    assert curve.attrs["tolerance"] is None
+    assert curve.attrs["fraction"] == coarse_stop(list(curve["fraction"]), curve["accuracy"], curve["noise"])
+    with pytest.raises(InputError, match=r"tolerance=-0.1 must be an accuracy gain in \[0, 1\).*or None"):
+        coarse_action(X, y, tolerance=-0.1)
+
+
+@pytest.mark.parametrize("values", [
+    np.r_[np.ones(150, bool), np.zeros(150, bool)],                        # booleans (a yes/no column)
+    np.where(np.r_[np.ones(150, bool), np.zeros(150, bool)], "True", "false").astype(object),   # the words
+    np.r_[np.ones(150, int), np.zeros(150, int)],                          # integers
+])
+def test_a_yes_no_or_integer_column_is_an_external_difficulty(values):
+    retained = np.r_[np.ones(140, bool), np.zeros(10, bool), np.zeros(150, bool)]   # the filter kept the hard ones
+    summary, _ = difficulty_check(values, retained, name="hard", permutations=300)
+    means = summary.set_index("group")["mean"]
+    assert means["retained"] == 1.0 and means["removed"] == pytest.approx(10 / 160)
+    assert not summary.attrs["notes"] and summary.attrs["p_value"] < 0.01
+
+
+def _evaluation(families, partial=None, majority=0.34):
+    cells = dict(train_size=8000, eval_size=2000, ci_low=np.nan, ci_high=np.nan, delta_full=0.0, note="")
+    rows = [{"family": f, "train_set": "full", "eval_set": e, "accuracy": a, **cells}
+            for f, accs in families.items() for e, a in zip(("i.i.d.", "AFLite-filtered"), accs)]
+    tables = {"families": pd.DataFrame(rows)}
+    if partial is not None:
+        tables["partial_input"] = pd.DataFrame([{"family": "logistic", "train_set": "full", "eval_set": e,
+                                                 "accuracy": a, "representation": "tfidf-svd:fields=hypothesis",
+                                                 **cells}
+                                                for e, a in zip(("i.i.d.", "AFLite-filtered"), partial)])
+    return Evaluation(options={}, context={"partial_representation": "tfidf-svd:fields=hypothesis"}, tables=tables,
+                      summary={"majority": majority})
+
+
+def test_the_verdict_says_in_words_what_the_numbers_show():
+    from core.evaluation.verdict import verdict
+
+    harder = verdict(_evaluation({"logistic": (0.50, 0.37), "knn": (0.48, 0.35)}, partial=(0.62, 0.40)))
+    assert harder.startswith("The filtered split is harder: models trained on the full training set (2 families, "
+                             "mean) score 0.49 on the i.i.d. split and 0.36 on the AFLite-filtered split; always "
+                             "guessing the majority label scores 0.34.")
+    assert "It gives less away: a model reading only tfidf-svd:fields=hypothesis drops from 0.62 to 0.40." in harder
+    same = verdict(_evaluation({"logistic": (0.50, 0.495)}, partial=(0.60, 0.60)))
+    assert same.startswith("The filtered split is not measurably harder") and "within the noise (±0.03)" in same
+    assert "It does not give less away" in same
+    easier = verdict(_evaluation({"logistic": (0.50, 0.70)}))
+    assert easier.startswith("The filtered split is not harder: models trained on the full training set (1 family, "
+                             "mean) score 0.70 on it against 0.50")
+    assert verdict(Evaluation(options={}, context={}, tables={})) == ""
+
+
+def test_the_report_has_the_verdict_no_row_numbers_one_header_row_and_the_datasets_name(tmp_path):
+    from core.evaluation.report import html_report, report_name
+
+    ev = _evaluation({"logistic": (0.50, 0.37)})
+    ev.context.update(dataset="/srv/artifact-lens/cache/uploads/ab12cd.csv", tau=0.75, n=2952)
+    ev.tables["knn"] = pd.DataFrame({"label": ["a", "a"], "against": ["same", "same"], "K": [1, 5],
+                                     "before": [0.1, 0.2], "after": [0.2, 0.3]})
+    page = html_report(ev)
+    assert "/srv/artifact-lens" not in page and "Evaluation of a filtered split: ab12cd.csv" in page
+    assert "The filtered split is harder" in page
+    knn = page[page.index("KNN distances"):]
+    table = knn[knn.index("<table"):knn.index("</table>")]
+    assert table.count("<tr") == 3 and "<th>K</th>" in table and "<th>0</th>" not in table   # header + 2 rows
+    families = page[page.index("<table", page.index("Model families")):]
+    assert families[:families.index("</thead>")].count("<tr") == 1 and "<th>family</th>" in families[:2000]
+    assert report_name(ev) == "ab12cd-evaluation-tau0.75-n2952.html"

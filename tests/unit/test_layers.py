@@ -10,8 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: modules that compute (a page may take their vocabulary, UPPER_CASE names, but call none of them)
 ALGORITHMS = ("core.aflite", "core.zstats", "core.evaluation", "core.quality", "core.representations",
               "core.projection", "core.runs", "core.features")
-#: figure and report builders inside those packages: what pages draw
-PRESENTATION = ("core.evaluation.plots", "core.evaluation.report")
+#: figure, report and verdict builders inside those packages: what pages draw and say
+PRESENTATION = ("core.evaluation.plots", "core.evaluation.report", "core.evaluation.verdict")
 
 
 def _modules() -> dict:
