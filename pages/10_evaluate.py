@@ -100,7 +100,7 @@ ctx, s, t = ev.context, ev.summary, ev.tables
 figs = figures(ev)
 said = verdict(ev)
 if said:
-    st.success(said, icon="⚖️")
+    st.success(plain(said), icon="⚖️")
 metric_row({"τ, n evaluated": f"{ctx.get('tau'):.2f}, {ctx.get('n'):,}",
             "Coarse action stops at": f"{s['coarse_fraction']:.0%}",
             "Suggested n": f"{s['coarse_n']:,}",
