@@ -4,9 +4,11 @@ For 400 sampled pairs, a one-word edit of the hypothesis (a word dropped, replac
 word, or inserted) is a positive; another example drawn at random is a negative. Prints one JSON
 line: recall and precision at `THRESHOLD` and nearby thresholds, how many of the dataset's own
 pairs pass the threshold against each sample (SNLI's minimal pairs: same premise, one word
-changed), and milliseconds per query.
+changed), and milliseconds per query. Dataset-wide (`DuplicateIndex.pairs`, MinHash LSH then an
+exact check): its seconds, the pairs found, and its recall against every pair the exact
+per-example query finds (``--exact``, one query per example: about 40 s on SNLI dev).
 
-    python benchmarks/duplicates_bench.py [--data ../shared/data/snli_dev.jsonl] [--samples 400]
+    python benchmarks/duplicates_bench.py [--data ../shared/data/snli_dev.jsonl] [--samples 400] [--exact]
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ def main() -> None:
     ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
                                                    "snli_dev.jsonl"))
     ap.add_argument("--samples", type=int, default=400)
+    ap.add_argument("--exact", action="store_true", help="also find every pair exactly, for the LSH recall")
     args = ap.parse_args()
     ds = load_dataset(args.data)
     table, fields = ds.table, list(ds.text)
@@ -64,9 +67,21 @@ def main() -> None:
         tp, fp = int((pos >= th).sum()), int((neg >= th).sum())
         at[str(th)] = {"recall": round(tp / len(pos), 3), "precision_vs_random_pairs": round(tp / max(tp + fp, 1), 3),
                        "samples_with_a_dataset_pair_above": int((own >= th).sum())}
+    t0 = time.perf_counter()
+    found = DuplicateIndex(table, fields).pairs()
+    wide = {"seconds": round(time.perf_counter() - t0, 2), "pairs": int(len(found))}
+    if args.exact:
+        exact = set()
+        for i in range(len(table)):
+            scores = index.overlap({f: str(table.iloc[i][f]) for f in fields})
+            exact |= {(i, j) for j in np.flatnonzero(scores[i + 1:] >= THRESHOLD) + i + 1}
+        pos_of = {v: k for k, v in enumerate(index.ids)}
+        got = {tuple(sorted((pos_of[a], pos_of[b]))) for a, b in zip(found["a"], found["b"])}
+        wide.update(exact_pairs=len(exact), lsh_recall=round(len(got & exact) / max(len(exact), 1), 4),
+                    not_exact=len(got - exact))
     print(json.dumps({"benchmark": "duplicates", "data": os.path.basename(args.data), "examples": len(table),
                       "samples": args.samples, "threshold": THRESHOLD, "at": at,
-                      "ms_per_query_median": round(1000 * float(np.median(seconds)), 2)}))
+                      "ms_per_query_median": round(1000 * float(np.median(seconds)), 2), "dataset_wide": wide}))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,15 @@ of the 400 pairs have one of SNLI's own minimal pairs above it (same premise, on
 changed): `benchmarks/duplicates_bench.py`. Cosine similarity in Φ measures something else:
 in a hypothesis-only TF-IDF/SVD space a short sentence is its commonest word's direction.
 Φ's nearest examples are "similar examples", never called duplicates.
+
+Dataset-wide (`DuplicateIndex.pairs`): comparing every pair is quadratic, so candidates come from
+MinHash signatures of each example's wording over all fields together (fields kept apart),
+banded into an LSH table (32 bands of 4 rows: a pair whose overall Jaccard index is 0.6 shares
+a band with probability 0.99, one at 0.2 with probability 0.05), and each candidate is then
+checked exactly, field by field. The overall index bounds the per-field minimum from above, so
+no pair at the threshold is lost by looking at the overall index first; LSH itself may miss a
+pair with small probability (said in `pairs`). `drop_one_of_each` keeps the first example of
+each group of near-duplicates (connected through pairs) and names the others.
 """
 from __future__ import annotations
 
@@ -20,12 +29,20 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
-__all__ = ["THRESHOLD", "DuplicateIndex"]
+from core.progress import check_cancel, report
+
+__all__ = ["THRESHOLD", "DuplicateIndex", "drop_one_of_each"]
 
 THRESHOLD = 0.6
 SHINGLE = 4
 _BUCKETS = 2 ** 20
+#: LSH shape: bands × rows per band of MinHash values
+BANDS, ROWS = 32, 4
+#: a bucket larger than this links its examples to its first one only (identical texts would
+#: otherwise give m² candidate pairs; the groups stay the same)
+_STAR_ABOVE = 200
 
 
 def _vectoriser():
@@ -66,3 +83,112 @@ class DuplicateIndex:
         hits = np.flatnonzero(scores >= threshold)
         hits = hits[np.argsort(-scores[hits], kind="stable")][:k]
         return [{"id": str(self.ids[i]), "overlap": round(float(scores[i]), 4)} for i in hits]
+
+    def pairs(self, threshold: float = THRESHOLD, *, seed: int = 0, progress=None, cancel=None) -> pd.DataFrame:
+        """Every pair of indexed examples whose overlap (`overlap`'s measure) is at least
+        ``threshold``: columns ``a``, ``b`` (ids, ``a`` first in table order) and ``overlap``,
+        most overlapping first. Candidates from MinHash LSH (module docstring), each checked
+        exactly; a pair at the threshold is missed with probability ≈ 1 %."""
+        n = len(self.ids)
+        empty = pd.DataFrame({"a": pd.Series(dtype=str), "b": pd.Series(dtype=str), "overlap": pd.Series(dtype=float)})
+        if n < 2:
+            return empty
+        X = sp.hstack([self._X[f] for f in self.fields], format="csr")   # field f's shingles in its own columns
+        report(progress, 0.0, "near-duplicates: signatures")
+        sig = _minhash(X, BANDS * ROWS, seed, cancel)
+        has = np.diff(X.indptr) > 0
+        left, right = [], []
+        for band in range(BANDS):
+            check_cancel(cancel)
+            report(progress, 0.1 + 0.5 * band / BANDS, "near-duplicates: candidate pairs")
+            i, j = _bucket_pairs(sig[:, band * ROWS:(band + 1) * ROWS], has)
+            left.append(i)
+            right.append(j)
+        i, j = np.concatenate(left), np.concatenate(right)
+        if not len(i):
+            return empty
+        key = np.unique(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
+        i, j = key // n, key % n
+        report(progress, 0.6, f"near-duplicates: checking {len(i):,} candidate pairs")
+        score = np.ones(len(i))
+        for f in self.fields:
+            check_cancel(cancel)
+            A = self._X[f]
+            inter = np.asarray(A[i].multiply(A[j]).sum(axis=1)).ravel()
+            union = self._size[f][i] + self._size[f][j] - inter
+            score = np.minimum(score, np.divide(inter, union, out=np.zeros_like(inter, dtype=float), where=union > 0))
+        keep = score >= threshold
+        order = np.argsort(-score[keep], kind="stable")
+        report(progress, 1.0, f"near-duplicates: {int(keep.sum()):,} pairs")
+        return pd.DataFrame({"a": self.ids[i[keep]][order], "b": self.ids[j[keep]][order],
+                             "overlap": np.round(score[keep][order], 4)})
+
+
+def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None) -> np.ndarray:
+    """(N, k) MinHash signature of each row's set of columns: the min over its columns of k
+    multiply-shift hashes (the top 32 bits of a·x + b mod 2⁶⁴, a odd); rows without columns get
+    2³² (matched by none). Chunked so the hashed block stays near 32 MB."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 1 << 63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = rng.integers(0, 1 << 63, size=k, dtype=np.uint64)
+    out = np.full((X.shape[0], k), 1 << 32, dtype=np.uint64)
+    lengths = np.diff(X.indptr)
+    budget = max(1, (1 << 22) // k)   # columns hashed per block
+    lo = 0
+    while lo < X.shape[0]:
+        check_cancel(cancel)
+        hi = int(np.searchsorted(X.indptr, X.indptr[lo] + budget, side="right")) - 1
+        hi = min(max(hi, lo + 1), X.shape[0])
+        cols = X.indices[X.indptr[lo]:X.indptr[hi]].astype(np.uint64)
+        if len(cols):
+            hashed = (cols[:, None] * a[None, :] + b[None, :]) >> np.uint64(32)   # wraps mod 2⁶⁴ by design
+            rows = np.flatnonzero(lengths[lo:hi])
+            out[lo + rows] = np.minimum.reduceat(hashed, X.indptr[lo:hi][rows] - X.indptr[lo], axis=0)
+        lo = hi
+    return out
+
+
+def _bucket_pairs(band: np.ndarray, has: np.ndarray):
+    """Pairs of rows whose band of the signature is identical (rows in a bucket larger than
+    `_STAR_ABOVE` are paired with its first row only)."""
+    rows = np.flatnonzero(has)
+    if len(rows) < 2:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    view = np.ascontiguousarray(band[rows]).view(np.dtype((np.void, band.dtype.itemsize * band.shape[1]))).ravel()
+    order = np.argsort(view, kind="stable")
+    sorted_view = view[order]
+    starts = np.flatnonzero(np.r_[True, sorted_view[1:] != sorted_view[:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    left, right = [], []
+    for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
+        members = rows[order[start:start + size]]
+        if size > _STAR_ABOVE:
+            left.append(np.full(size - 1, members[0]))
+            right.append(members[1:])
+        else:
+            a, b = np.triu_indices(size, 1)
+            left.append(members[a])
+            right.append(members[b])
+    if not left:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(left), np.concatenate(right)
+
+
+def drop_one_of_each(ids, pairs: pd.DataFrame) -> dict:
+    """Near-duplicate groups (examples connected through ``pairs``) → the examples to drop so one
+    of each group stays: ``{dropped id: the id kept in its place}``; the kept one is the group's
+    first in ``ids`` order."""
+    ids = np.asarray(ids).astype(str)
+    if not len(pairs):
+        return {}
+    pos = pd.Series(np.arange(len(ids)), index=ids)
+    a, b = pos.reindex(pairs["a"].astype(str)).to_numpy(), pos.reindex(pairs["b"].astype(str)).to_numpy()
+    ok = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[ok].astype(int), b[ok].astype(int)
+    from scipy.sparse.csgraph import connected_components
+
+    graph = sp.coo_matrix((np.ones(len(a)), (a, b)), shape=(len(ids), len(ids)))
+    _, label = connected_components(graph, directed=False)
+    first = pd.Series(np.arange(len(ids))).groupby(label).transform("min").to_numpy()
+    grouped = np.flatnonzero(first != np.arange(len(ids)))
+    return {str(ids[r]): str(ids[first[r]]) for r in grouped}

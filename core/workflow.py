@@ -13,6 +13,7 @@ import pandas as pd
 
 from core.aflite import random_subset
 from core.dataset import Dataset
+from core.duplicates import THRESHOLD, DuplicateIndex, drop_one_of_each
 from core.errors import InputError
 from core.evaluation import default_partial_spec, subset_accuracy
 from core.progress import report
@@ -23,7 +24,7 @@ from core.runs import fit_run
 from core.zstats import compute_z
 
 __all__ = ["quality_descriptor", "quality_components", "quality_column", "compare_pruning", "QUALITY_MIN_COUNT",
-           "QUALITY_NN_DIM"]
+           "QUALITY_NN_DIM", "near_duplicate_pairs", "drop_near_duplicates"]
 
 #: the quality context's defaults (`core.quality.QualityContext.fit`), shared by both front ends
 QUALITY_MIN_COUNT = 5
@@ -122,3 +123,25 @@ def compare_pruning(dataset: Dataset, representation, quality, params: dict, *, 
                                        if ordered.history else None}})
     report(progress, 1.0, "comparison done")
     return out
+
+
+def near_duplicate_pairs(dataset: Dataset, *, progress=None, cancel=None) -> pd.DataFrame:
+    """The dataset's near-duplicate pairs (`core.duplicates`: shared wording in every text
+    field at `THRESHOLD` or more): ``a, b, overlap``."""
+    if not dataset.text:
+        raise InputError("near-duplicates compare the wording of text fields, and this dataset has none; choose "
+                         "its text columns (--text / the Data page's column roles).")
+    return DuplicateIndex(dataset.table, list(dataset.text)).pairs(progress=progress, cancel=cancel)
+
+
+def drop_near_duplicates(frame: pd.DataFrame, pairs: pd.DataFrame) -> tuple:
+    """(``frame`` with one example of each group of near-duplicates among its rows kept — the
+    first in its order —, the manifest record of what was dropped). Pairs with a member outside
+    the frame drop nothing: the filter or the selection already took that one out."""
+    ids = frame["id"].astype(str)
+    inside = pairs[pairs["a"].isin(ids) & pairs["b"].isin(ids)]
+    dropped = drop_one_of_each(ids, inside)
+    record = {"measure": "core.duplicates: the Jaccard index of character 4-gram sets, the smallest over the text "
+                         "fields", "threshold": THRESHOLD, "pairs_in_selection": int(len(inside)),
+              "dropped": [{"id": d, "kept": k} for d, k in dropped.items()]}
+    return frame[~ids.isin(list(dropped))].reset_index(drop=True), record

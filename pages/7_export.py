@@ -10,7 +10,7 @@ import streamlit as st
 from core import export
 from core.errors import Cancelled, InputError
 from core.review import reviewed_result
-from dashboard import current, exports, team
+from dashboard import current, duplicates, exports, team
 from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import metric_row, plain
@@ -54,6 +54,7 @@ overrides = []
 if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
     live, overrides = reviewed_result(run, live, current.review_standing(run_id))
 frame = export.export_frame(ds, run, live=live, which=which, include_arrays=include_arrays)   # row references only
+frame, near_duplicates = duplicates.export_option(frame, ds)
 quality_note = None
 if add_quality:
     try:
@@ -69,7 +70,8 @@ retained_ids = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].ast
 manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
                                dataset_name=label, retained_ids=retained_ids, include_arrays=include_arrays,
                                extra={**({"review_overrides": overrides} if run_id is not None else {}),
-                                      **({"quality_columns": quality_note} if quality_note else {})} or None)
+                                      **({"quality_columns": quality_note} if quality_note else {}),
+                                      **({"near_duplicates": near_duplicates} if near_duplicates else {})} or None)
 if run is not None:
     st.markdown("**" + export.summary_line(tau, n, len(run.ids), len(retained_ids)) + "**")
 metric_row({
@@ -86,7 +88,8 @@ if not team.member().can("export"):
 exporter = team.require("export")   # the action itself asks the store, whatever the page showed
 name = export.file_name(label, which, fmt) + (".zip" if fmt == "datasets" else "")
 signature = hashlib.sha256(json.dumps(
-    [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides, quality_note],
+    [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides, quality_note,
+     near_duplicates],
     sort_keys=True, default=str).encode()).hexdigest()[:16]
 ready = exports.prepared(sess, signature)   # a file made with other options is deleted here
 

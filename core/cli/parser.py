@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")
     p.add_argument("--quality", metavar="SPEC", help="add the quality columns (7 DQI components, dqi, light) computed on "
                                                      "this representation, e.g. tfidf-svd:fields=hypothesis")
+    p.add_argument("--drop-near-duplicates", action="store_true",
+                   help="keep one example of each group of near-duplicates in the exported rows (the same wording in "
+                        "every text field, Jaccard of character 4-grams ≥ 0.6); the manifest lists what was dropped")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("project", help="precompute the 2-D map (UMAP) of a representation for the dashboard's Map page",

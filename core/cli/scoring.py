@@ -317,6 +317,14 @@ def cmd_export(args) -> int:
         manifest["export"]["quality_columns"] = {"columns": export.quality_columns(), "representation": args.quality,
                                                  "source": "core.quality (DQI, paper 002), default weights and "
                                                            "thresholds"}
+    if args.drop_near_duplicates:
+        from core.workflow import drop_near_duplicates, near_duplicate_pairs
+
+        frame, manifest["export"]["near_duplicates"] = drop_near_duplicates(frame, near_duplicate_pairs(ds))
+        manifest["export"]["rows"] = int(len(frame))
+        if not args.quiet:
+            print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
+                  "each group kept).", file=sys.stderr)
     bar = progress_bar("export", args.quiet)
     try:
         export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar)

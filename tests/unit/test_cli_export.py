@@ -103,3 +103,28 @@ def test_export_with_quality_columns(saved, tmp_path):
     assert frame["inter_split"].isna().all() and set(frame["light"]) <= {"red", "yellow", "green"}
     manifest = json.loads((tmp_path / "all.manifest.json").read_text())
     assert manifest["export"]["quality_columns"]["representation"] == "tfidf-svd:fields=hypothesis,dim=16"
+
+
+def test_export_drops_one_of_each_group_of_near_duplicates(tmp_path, capsys):
+    from core.workflow import near_duplicate_pairs
+
+    rng = np.random.default_rng(0)
+    words = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), 6)) for _ in range(400)]   # no chance overlaps
+    rows = [(" ".join(rng.choice(words, 6)), " ".join(rng.choice(words, 4)), ["a", "b", "c"][i % 3]) for i in range(60)]
+    rows += [(p, h + " today", lab) for p, h, lab in rows[:5]]          # five near-copies: a word added
+    path = tmp_path / "d.csv"
+    pd.DataFrame(rows, columns=["premise", "hypothesis", "label"]).to_csv(path, index=False)
+    ds = load_dataset(str(path))
+    run = fit_run(ds, represent(ds, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=tmp_path / "c"), PARAMS)
+    run.save(tmp_path / "run.npz")
+    out = tmp_path / "all.csv"
+    assert main(["export", str(path), "--run", str(tmp_path / "run.npz"), "--which", "all",
+                 "--drop-near-duplicates", "--out", str(out)]) == 0
+    frame = pd.read_csv(out, dtype={"id": str})
+    record = json.loads((tmp_path / "all.manifest.json").read_text())["export"]
+    dropped = {d["id"]: d["kept"] for d in record["near_duplicates"]["dropped"]}
+    assert dropped == {str(60 + i): str(i) for i in range(5)}            # the copies go, the originals stay
+    assert record["rows"] == len(frame) == 60 and not set(dropped) & set(frame["id"])
+    pairs = near_duplicate_pairs(load_dataset(str(out)))
+    assert pairs.empty                                                   # nothing near-duplicate is left
+    assert "dropped 5 near-duplicates" in capsys.readouterr().err

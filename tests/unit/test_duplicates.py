@@ -38,3 +38,56 @@ def test_overlap_is_a_share_and_an_example_matches_itself(text):
     assert ((scores >= 0) & (scores <= 1)).all()
     if len(INDEX._hv.transform([text]).indices):   # text with at least one 4-gram inside a word
         assert scores[0] == pytest.approx(1.0) and index.near({"t": text})[0]["id"] == "x"
+
+
+WORDS = ["man", "woman", "dog", "plays", "runs", "guitar", "park", "street", "ball", "red", "blue", "is", "a", "the",
+         "sleeping", "outside", "music", "child", "water", "snow"]
+
+
+def _brute_force(table, fields, threshold=THRESHOLD):
+    index = DuplicateIndex(table, fields)
+    found = {}
+    for i in range(len(table)):
+        scores = index.overlap({f: table.iloc[i][f] for f in fields})
+        for j in range(i + 1, len(table)):
+            if scores[j] >= threshold:
+                found[(table.index[i], table.index[j])] = scores[j]
+    return found
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_dataset_wide_pairs_are_exact_and_find_every_close_pair(data):
+    """Generated tables of short sentences, some of them copies with one word changed: every pair
+    returned has the exact overlap `overlap` gives (not an estimate), and every pair at 0.9 or more
+    is found (LSH misses such a pair with probability below 10⁻¹⁰)."""
+    sentence = st.lists(st.sampled_from(WORDS), min_size=3, max_size=9).map(" ".join)
+    base = data.draw(st.lists(st.tuples(sentence, sentence), min_size=2, max_size=12))
+    rows = list(base)
+    for p, h in base[: data.draw(st.integers(0, len(base)))]:
+        words = h.split()
+        words[data.draw(st.integers(0, len(words) - 1))] = data.draw(st.sampled_from(WORDS))
+        rows.append((p, " ".join(words)))
+    table = pd.DataFrame(rows, columns=["premise", "hypothesis"], index=[f"e{i}" for i in range(len(rows))])
+    found = DuplicateIndex(table, ["premise", "hypothesis"]).pairs()
+    exact = _brute_force(table, ["premise", "hypothesis"])
+    got = {(a, b): s for a, b, s in found.itertuples(index=False)}
+    assert all(exact.get(pair) == pytest.approx(s, abs=1e-4) for pair, s in got.items())   # exact scores, no extras
+    assert {p for p, s in exact.items() if s >= 0.9} <= set(got)
+    assert list(found["overlap"]) == sorted(found["overlap"], reverse=True)
+
+
+def test_dropping_one_of_each_keeps_the_first_of_every_group_and_leaves_no_pair():
+    from core.duplicates import drop_one_of_each
+
+    table = pd.DataFrame({"t": ["A man plays a red guitar in the park.", "A man plays a red guitar in a park.",
+                                "Two dogs swim in a cold lake.", "A man plays a red guitar in the park!",
+                                "Two dogs swim in a cold lake today.", "Nothing like the others at all."]},
+                         index=["p1", "p2", "q1", "p3", "q2", "r"])
+    pairs = DuplicateIndex(table, ["t"]).pairs()
+    dropped = drop_one_of_each(table.index, pairs)
+    assert dropped == {"p2": "p1", "p3": "p1", "q2": "q1"}
+    kept = set(table.index) - set(dropped)
+    assert not [(a, b) for a, b in zip(pairs["a"], pairs["b"]) if a in kept and b in kept]
+    assert drop_one_of_each(table.index, pairs.iloc[:0]) == {}
+    assert DuplicateIndex(table.iloc[:1], ["t"]).pairs().empty
