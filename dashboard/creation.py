@@ -16,7 +16,8 @@ import streamlit as st
 from core import paths
 from core.duplicates import DuplicateIndex
 from core.errors import InputError
-from core.quality import QualityContext
+from core.quality import DQI_COMPONENTS, QualityContext
+from core.quality.feedback import IN_WORDS
 from core.lights import EMOJI, LIGHTS, NA
 from dashboard import current
 from dashboard.server import server
@@ -46,10 +47,13 @@ def show_feedback(fb: dict, key: str) -> None:
     """A feedback snapshot (`core.quality.Feedback.to_dict()`), as text and lights, never HTML."""
     ds = current.dataset()
     st.markdown(f"**Overall: {BADGE.get(fb['light'], '')} {fb['light']}**")
-    rows = [{"component": name, "light": f"{BADGE.get(c['light'], '')} {c['light']}",
-             "score": None if c["score"] is None else round(float(c["score"]), 2), "DQI": c.get("dqi", "")}
-            for name, c in fb["components"].items()]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{key}_components")
+    for name, c in fb["components"].items():   # each check in plain words; the paper's name in the tooltip
+        title, measures, change = IN_WORDS.get(name, (name, "", ""))
+        score = "" if c["score"] is None else f" ({float(c['score']):.2f})"
+        todo = f" → {change}" if c["light"] in ("yellow", "red") else ""
+        st.text(f"{BADGE.get(c['light'], '')} {title}{score}: {measures}{todo}",
+                help=f"{DQI_COMPONENTS.get(name, 'the combined DQI score')} (paper 002, DQI); score in [0, 1], "
+                     "higher is better")
     for line in fb["suggestions"]:
         st.text(f"→ {line}")
     tied = [t for t in fb["label_tied"] if t.get("significant")]

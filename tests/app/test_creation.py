@@ -30,8 +30,12 @@ def test_create_validate_revise_and_load_the_accepted_version(fresh_server):
     assert "⟦Nobody: contradiction, z =" in shown                      # the giveaway word, marked as text
     assert "A model that reads only the hypothesis predicts contradiction" in shown
     assert any(t.value.startswith("→ ") and "nobody" in t.value.lower() for t in creator.text)   # a suggestion
-    components = [d.value for d in creator.dataframe if "component" in d.value.columns][0]
-    assert set(components["component"]) >= {"label_tied", "word_overlap", "dqi"}
+    # every check in plain words, what to change when it is not green; the paper's name in the tooltip
+    tied = [x for x in creator.text if "Giveaway words" in x.value][0]
+    assert tied.value.startswith("🔴 Giveaway words") and "→ replace the marked words" in tied.value
+    assert "C6 n-gram frequency per label (paper 002, DQI)" in tied.proto.help
+    assert any(x.value.split(" ", 1)[1].startswith("Overall score") for x in creator.text if " " in x.value)
+    assert not any(s in x.value for x in creator.text if "(paper 002" in (x.proto.help or "") for s in ("C6", "DQI"))
     creator.button(key="cr_submit").click().run()
     no_exceptions(creator)
     # the form clears and says so (issue 21)

@@ -280,3 +280,13 @@ def test_the_overall_light_rule():
     assert overall_light(comps, dict(sure, predicted="b"), "a") == ("yellow", "")     # predicts another label
     assert overall_light(comps, dict(sure, confidence=DECISIVE - 0.01), "a") == ("yellow", "")
     assert overall_light({**comps, "label_tied": {"light": "red"}}, None, "a")[0] == "red"
+
+
+def test_every_check_is_explained_in_plain_words_without_the_papers_symbols():
+    from core.quality import COMPONENTS
+    from core.quality.feedback import IN_WORDS
+
+    assert set(IN_WORDS) == {*COMPONENTS, "dqi"}
+    for name, words in IN_WORDS.items():
+        assert len(words) == 3 and all(w.strip() for w in words), name
+        assert not any(sym in " ".join(words) for sym in ("Φ", "DQI", "C1", "C6", " z ", "§")), name
