@@ -1,8 +1,11 @@
 """The URL keeps the session's dataset, Φ, run and live τ/n, so a reload or a shared link
-reopens the same view (`dashboard.pipelines.restore_link` reopens it)."""
+reopens the same view (`dashboard.pipelines.restore_link` reopens it), and what a page's own
+view needs to come back the same (`restore` / `keep`: the Map's colouring and selection, the
+Examples search)."""
 from __future__ import annotations
 
-from typing import Optional
+import json
+from typing import Optional, Sequence
 
 import streamlit as st
 
@@ -26,3 +29,40 @@ def named() -> Optional[dict]:
     when it names no dataset, Φ and run."""
     qp = dict(st.query_params)
     return qp if all(qp.get(k) for k in ("ds", "spec", "run")) else None
+
+
+#: a selection longer than this (as JSON) is kept in the tab only: URLs past ~8 kB are refused by
+#: some proxies and browsers
+_MAX_LIST = 4000
+
+
+def restore(key: str, options: Optional[Sequence] = None) -> None:
+    """Before widget ``key`` is drawn: a new session (a reload, a shared link) starts it from the
+    URL's value, when the URL has one that is still one of ``options``."""
+    value = st.query_params.get(key)
+    if key in st.session_state or value is None or (options is not None and value not in options):
+        return
+    st.session_state[key] = value
+
+
+def keep(key: str, value) -> None:
+    """Keep a page's view value (text) in the URL; an empty one leaves it."""
+    if value in (None, ""):
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = str(value)
+
+
+def keep_ids(key: str, ids: Sequence) -> None:
+    """Keep a list of ids in the URL (as JSON), when it is short enough for a URL."""
+    text = json.dumps([str(i) for i in ids]) if ids else ""
+    keep(key, text if len(text) <= _MAX_LIST else None)
+
+
+def ids_named(key: str) -> tuple:
+    """The ids `keep_ids` kept, or () when the URL has none (or something else under the key)."""
+    try:
+        found = json.loads(st.query_params.get(key) or "[]")
+    except ValueError:
+        return ()
+    return tuple(str(i) for i in found) if isinstance(found, list) else ()

@@ -10,7 +10,7 @@ import plotly.io
 import streamlit as st
 
 from core.aflite_plots import projection_map, selected_rows
-from dashboard import current, pipelines
+from dashboard import current, pipelines, url
 from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import made, metric_row, plain
@@ -46,13 +46,15 @@ if proj is None:
     proj = pipelines.projection("pca")
 
 table = current.table(run)
-colour = c2.selectbox("Colour by", ["label", "predictability", "retained", "removal phase", "review", "quality",
-                                    "quality light", *[c for c in table.other_columns
-                                                       if c not in ("quality", "quality light")]], key="map_colour",
+colourings = ["label", "predictability", "retained", "removal phase", "review", "quality", "quality light",
+              *[c for c in table.other_columns if c not in ("quality", "quality light")]]
+url.restore("map_colour", colourings)   # a reload keeps the colouring
+colour = c2.selectbox("Colour by", colourings, key="map_colour",
                       help="review: the traffic lights of team review (green agreed, yellow disputed or overridden, "
                            "red removed and not reviewed); needs the run saved in the workspace. quality: the combined "
                            "DQI score; quality light: its red / yellow / green light (Filter page, “Quality (DQI)”).")
 size = c3.slider("Point size", 2, 10, 4, key="map_size")
+url.keep("map_colour", colour)
 quality = quality_panel.offer("map_quality", "Colouring by quality") if colour in ("quality", "quality light") else None
 rows_of_points = table.rows_of(proj.ids)   # projection rows (= rows of Φ) -> table rows
 
@@ -159,8 +161,9 @@ def figure_parts(live) -> dict:
             points = points.assign(**{"quality": found["dqi"].to_numpy(dtype=float),
                                       "quality light": found["light"].fillna("n/a").to_numpy()})
             palette = dq.LIGHT_PALETTE if column == "quality light" else None
-    if sess.map_selection_of != sess.ds_key:
-        sess.map_selection, sess.map_selection_of = (), sess.ds_key
+    if sess.map_selection_of != sess.ds_key:   # a new session (a reload) takes the URL's selection
+        sess.map_selection, sess.map_selection_of = url.ids_named("map_sel"), sess.ds_key
+    url.keep_ids("map_sel", sess.map_selection)
     rows = selection_rows(points["id"])
     # above the documented limit a seeded sample (the same on every redraw) plus the selection is drawn
     drawn = current.map_sample(len(points), keep=rows)

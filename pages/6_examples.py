@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from core.tables import HIT, filter_examples, mark_hits, page
-from dashboard import current
+from dashboard import current, url
 from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import plain, thumbnail_uri
@@ -26,7 +26,9 @@ def browsers():
     frame = frame[~frame["warmup"]]
     with st.container(border=True):
         c1, c2, c3 = st.columns([2, 2, 2])
+        url.restore("ex_query")   # a reload keeps the search
         query = c1.text_input("Search the text fields", key="ex_query")
+        url.keep("ex_query", query)
         labels = c2.multiselect("Labels", ds.classes, key="ex_labels")
         lo, hi = c3.slider("p̃ range", 0.0, 1.0, (0.0, 1.0), 0.01, key="ex_range")
         c4, c5, c6, c7 = st.columns([2, 2, 1, 1])

@@ -376,6 +376,39 @@ def test_a_reload_or_shared_link_reopens_the_same_run_and_tau(at):
     assert metrics(again)["Retained"] == kept
 
 
+def _reload(at, page_name):
+    """A new session on the same server with ``at``'s URL, on ``page_name`` (a browser's F5)."""
+    again = AppTest.from_file(APP, default_timeout=180)
+    for k, v in dict(at.query_params).items():
+        again.query_params[k] = v[0] if isinstance(v, list) else v
+    again.run()
+    again.switch_page(page(page_name)).run()
+    no_exceptions(again)
+    return again
+
+
+def test_a_reload_keeps_the_maps_colouring_and_selection_and_the_examples_search(at):
+    at.switch_page(page("4_map")).run()
+    at.selectbox(key="map_colour").set_value("retained").run()
+    chosen = ("nli-00003", "nli-00017", "nli-00042")
+    at.session_state["artifact_lens"].map_selection = chosen       # what a box on the map keeps
+    at.session_state["artifact_lens"].map_selection_of = at.session_state["artifact_lens"].ds_key
+    at.run()
+    again = _reload(at, "4_map")
+    assert again.selectbox(key="map_colour").value == "retained"
+    assert again.session_state["artifact_lens"].map_selection == chosen
+    listed = [d.value for d in again.dataframe if "id" in d.value.columns and len(d.value) == 3]
+    assert listed and sorted(listed[0]["id"].astype(str)) == sorted(chosen)
+    again.button(key="map_clear").click().run()                     # cleared: the URL forgets it too
+    assert "map_sel" not in dict(again.query_params)
+    at.switch_page(page("6_examples")).run()
+    at.text_input(key="ex_query").input("nobody").run()
+    again = _reload(at, "6_examples")
+    assert again.text_input(key="ex_query").value == "nobody"
+    gone = [d.value for d in again.dataframe if "removed_at" in d.value.columns][0]
+    assert len(gone) and gone["hypothesis"].str.lower().str.contains("nobody").all()
+
+
 def test_n_survives_five_reloads_and_the_url_holds_it_as_a_count(at):
     """2,999 scored examples: a share on the slider's grid is not a whole count, and reading n
     back from the slider lost an example per reload (issue 21). Now the retained count and the
