@@ -276,3 +276,25 @@ def test_the_report_has_the_verdict_no_row_numbers_one_header_row_and_the_datase
     families = page[page.index("<table", page.index("Model families")):]
     assert families[:families.index("</thead>")].count("<tr") == 1 and "<th>family</th>" in families[:2000]
     assert report_name(ev) == "ab12cd-evaluation-tau0.75-n2952.html"
+
+
+def test_a_partial_input_equivalent_to_phi_is_not_trained_twice(tmp_path, monkeypatch):
+    """A hypothesis-only Φ (another dimension) against the default hypothesis-only partial input:
+    the families table is the partial-input table, said in a note, not a second training."""
+    from core.representations import represent
+    from core.runs import fit_run
+    from core.sources import load_dataset
+
+    ds = load_dataset("demo:nli:n=450")
+    rep = represent(ds, "tfidf-svd:fields=hypothesis,dim=16", cache_dir=tmp_path)
+    run = fit_run(ds, rep, dict(n_partitions=8, slice_size=0.05, tau=0.0, target_size=0.5, random_state=0))
+    import core.representations
+
+    def no_second_phi(*args, **kwargs):
+        raise AssertionError(f"a second Φ was built: {args[1:]}")
+
+    monkeypatch.setattr(core.representations, "represent", no_second_phi)
+    ev = evaluate(ds, rep, run.retained, options=EvaluationOptions(families=("logistic",), knn_ks=(1,), coarse_step=0.5),
+                  context={"run_key": run.key, "tau": 0.0, "n": int(run.retained.sum())})
+    pd.testing.assert_frame_equal(ev.tables["partial_input"], ev.tables["families"])
+    assert any("not trained twice" in n for n in ev.notes)
