@@ -7,6 +7,7 @@ from typing import Optional
 
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
 from dashboard import current, team
+from dashboard.knobs import set_live
 from dashboard.server import server
 from dashboard.session import session
 
@@ -47,10 +48,15 @@ def start(run, **knobs):
     def work(ctx):
         from core.evaluation import evaluate
 
-        ev = evaluate(ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
-                      context=context, progress=ctx.progress, cancel=ctx.cancel)
+        try:
+            ev = evaluate(ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
+                          context=context, progress=ctx.progress, cancel=ctx.cancel)
+        except BaseException:
+            target.ended(key)   # cancelled or failed: said by the job panel, not "interrupted"
+            raise
         return target.put(ev)
 
+    target.started(key, run_key=run.key, tau=float(tau), n=int(n), options=options.to_dict())
     job = server().jobs.submit(f"eval:{run.key}:{key}", work, name="Evaluation")
     sess.eval_job = job.key
     return job
@@ -58,6 +64,21 @@ def start(run, **knobs):
 
 def job():
     return server().jobs.get(session().eval_job)
+
+
+def interrupted(run) -> list:
+    """Evaluations of ``run`` a stop or crash cut short (`core.evaluation.EvaluationStore.interrupted`)."""
+    here = {(j.key or "").rsplit(":", 1)[-1] for j in server().jobs.running()}
+    return store().interrupted(run.key, running=here)
+
+
+def run_again(run, record: dict):
+    """Start an interrupted evaluation again at its τ/n (the tab's live τ/n move there) with its options."""
+    set_live(record["tau"], record["n"])
+    job = start(run, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in record["options"].items()})
+    if job is None or not job.key.endswith(":" + record["key"]):
+        store().ended(record["key"])   # superseded by the new start (under another key, or already stored)
+    return job
 
 
 def running(run):

@@ -10,6 +10,20 @@ from dashboard.formatting import plain
 from dashboard.session import session
 
 
+def timing(snap: dict) -> str:
+    """Elapsed time and, once a tenth is done, the time left at the pace so far ("12 s, about
+    40 s left"): a rough estimate, since the stages of a job do not all take the same time."""
+    elapsed, fraction = float(snap["elapsed"]), float(snap["fraction"])
+    if fraction < 0.1 or fraction >= 1 or elapsed < 2:
+        return f"{elapsed:.0f} s"
+    left = elapsed * (1 - fraction) / fraction
+    return f"{elapsed:.0f} s, about {_duration(left)} left"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 def job_panel() -> None:
     """Polls twice a second while the job runs; when it ends, its result becomes the
     current run, or its error is kept for the page to show (the previous run stays)."""
@@ -39,7 +53,7 @@ def job_panel() -> None:
                 st.rerun(scope="app")
             return
         snap = job.snapshot()
-        st.progress(snap["fraction"], text=f"{snap['name']}: {snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
+        st.progress(snap["fraction"], text=f"{snap['name']}: {snap['message'] or 'starting'} ({timing(snap)})")
         if snap["records"]:
             last = snap["records"][-1]
             r = last.get("R")
@@ -75,7 +89,7 @@ def watch(get_job, what: str, key: str, on_end) -> None:
                                "the traceback is in the server log)"))
             return
         snap = job.snapshot()
-        st.progress(snap["fraction"], text=f"{what}: {snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
+        st.progress(snap["fraction"], text=f"{what}: {snap['message'] or 'starting'} ({timing(snap)})")
         if st.button("Cancel", key=f"{key}_cancel"):
             job.cancel()
 

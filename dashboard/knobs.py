@@ -10,6 +10,19 @@ from dashboard.session import session
 from dashboard.sidebar import show_live
 
 
+def set_live(tau=None, n=None) -> None:
+    """Move the live τ and/or n (a saved view, "use this n", an evaluation run again): the
+    session takes them and the sliders, drawn next, start from them (the one place that resets
+    the sliders' own state)."""
+    sess = session()
+    if tau is not None:
+        sess.tau = float(tau)
+        st.session_state.pop("w_tau", None)
+    if n is not None:
+        sess.target = int(n)
+        st.session_state.pop("w_target", None)
+
+
 def live_knobs(run, *, n_too: bool = True) -> dict:
     """Draw the τ (and n) sliders; their values go to the session so every page shares them.
 

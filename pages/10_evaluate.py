@@ -14,6 +14,7 @@ from dashboard import current
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import metric_row, plain
 from dashboard.job_panel import watch
+from dashboard.knobs import set_live
 from dashboard.page import require_run, start_page
 from dashboard.team import member
 
@@ -28,9 +29,9 @@ st.caption(f"The split at {live_view(tau, n, len(run.ids))}: {int(live['retained
            "retained.")
 
 # ---------------------------------------------------------------- options (curators and owners)
+running = evaluation_jobs.running(run)
 if member().can("run filters"):
     numeric = [c for c in ds.table.columns if ds.table[c].dtype.kind in "biuf"]   # yes/no columns count as 1/0
-    running = evaluation_jobs.running(run)
     with st.form("eval_form"):
         c1, c2, c3 = st.columns(3)
         families = c1.multiselect("Model families", list(TABLE_FAMILIES), list(TABLE_FAMILIES), key="eval_families")
@@ -79,6 +80,18 @@ def ended(job) -> None:
 
 
 watch(evaluation_jobs.job, "Evaluation", "eval", ended)
+for i, rec in enumerate(evaluation_jobs.interrupted(run)):   # cut short by a stop: said, and offered again
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(rec["started"]))
+    st.warning(f"An evaluation started {when} at τ = {rec['tau']:.2f}, n = {rec['n']:,} was interrupted (the "
+               "server stopped before it ended); nothing of it was stored.")
+    if member().can("run filters") and st.button(f"Run it again at τ = {rec['tau']:.2f}, n = {rec['n']:,}",
+                                                 key=f"eval_again_{i}", disabled=running is not None):
+        try:
+            evaluation_jobs.run_again(run, rec)
+        except InputError as exc:
+            st.error(plain(exc))
+        else:
+            st.rerun()
 
 # ---------------------------------------------------------------- results
 found = evaluation_jobs.stored(run)
@@ -108,8 +121,7 @@ metric_row({"τ, n evaluated": f"{ctx.get('tau'):.2f}, {ctx.get('n'):,}",
 
 
 def use_n(value: int) -> None:
-    sess.target = int(value)
-    st.session_state.pop("w_target", None)   # the Filter page's n slider starts from it
+    set_live(n=value)   # the Filter page's n slider starts from it
 
 
 lowest = run.trajectory.live_bounds()["n_min"]

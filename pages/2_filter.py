@@ -11,7 +11,7 @@ from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
-from dashboard.knobs import live_knobs
+from dashboard.knobs import live_knobs, set_live
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
 from dashboard.server import server
@@ -61,10 +61,7 @@ live()
 
 # ---------------------------------------------------------------- saved views (τ, n, a name) of this run
 def open_view(tau: float, n: int) -> None:
-    # a callback runs before the sliders are drawn: they start from the view's values
-    sess.tau, sess.target = tau, n
-    for key in ("w_tau", "w_target"):
-        st.session_state.pop(key, None)
+    set_live(tau, n)   # a callback runs before the sliders are drawn: they start from the view's values
 
 
 with st.expander("Saved views of this run"):

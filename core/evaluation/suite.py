@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import socket
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Optional
@@ -18,6 +21,10 @@ from core.evaluation.checks import check_tolerance, coarse_action, difficulty_ch
 from core.evaluation.measures import evaluation_sets, family_table, heldout_split, knn_distances, training_sets
 from core.evaluation.models import TABLE_FAMILIES, check_families, notes_of
 
+
+#: this process's token in "started" records: a restarted server can have its predecessor's pid
+#: (pid 1 in a container), never its token
+_INSTANCE = uuid.uuid4().hex
 
 # ---------------------------------------------------------------------- the whole evaluation of a run
 def _reads_the_same(dataset, spec: str, other: str) -> bool:
@@ -306,7 +313,42 @@ class EvaluationStore:
         key = ev.key
         blob = ev.to_json().encode()
         paths.atomic_write(self.path(key), lambda fh: fh.write(blob))
+        self.ended(key)
         return key
+
+    # an evaluation cut short by a stop leaves its "started" record: told apart from one never made
+    def _started_path(self, key: str) -> Path:
+        return self.root / "started" / f"{key}.json"
+
+    def started(self, key: str, *, run_key: str, tau: float, n: int, options: dict) -> None:
+        """Record that this process began evaluation ``key`` (`put`, or `ended` on a cancel or an
+        error, removes the record)."""
+        from core import paths
+
+        record = {"key": key, "run_key": run_key, "tau": float(tau), "n": int(n), "options": options,
+                  "pid": os.getpid(), "host": socket.gethostname(), "instance": _INSTANCE, "started": time.time()}
+        paths.atomic_write(self._started_path(key), lambda fh: fh.write(json.dumps(record).encode()))
+
+    def ended(self, key: str) -> None:
+        self._started_path(key).unlink(missing_ok=True)
+
+    def interrupted(self, run_key: str, running=()) -> list:
+        """Evaluations of ``run_key`` that began and neither finished nor were cancelled, and whose
+        process is gone (a stop or a crash cut them short), newest first: their "started" records
+        (``key, tau, n, options, started``). ``running``: keys this process is running now."""
+        folder = self.root / "started"
+        found = []
+        for p in folder.glob("*.json") if folder.exists() else ():
+            try:
+                rec = json.loads(p.read_text())
+            except (OSError, ValueError):
+                continue
+            if rec.get("run_key") != run_key or rec.get("key") in running or self.path(str(rec.get("key"))).exists():
+                continue
+            if not _gone(rec):
+                continue
+            found.append(rec)
+        return sorted(found, key=lambda r: -float(r.get("started", 0)))
 
     def for_run(self, run_key: str) -> list:
         """The stored evaluations of one run, newest first (each loaded)."""
@@ -318,3 +360,24 @@ class EvaluationStore:
             if ev is not None and ev.context.get("run_key") == run_key:
                 found.append(ev)
         return sorted(found, key=lambda e: -e.created)
+
+
+def _gone(record: dict) -> bool:
+    """Whether the process that wrote a "started" record is no longer at work on it: this very
+    process (its job is not running, or the caller would have said so), a previous process under
+    the same pid, or a pid of this host that is not alive. A process on another host is trusted
+    to be alive."""
+    if record.get("instance") == _INSTANCE:
+        return True
+    if record.get("host") != socket.gethostname():
+        return False
+    pid = int(record.get("pid") or 0)
+    if pid <= 0 or pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError):
+        return False
+    return False

@@ -119,3 +119,32 @@ except NotAllowed as exc:
     probe.run()
     no_exceptions(probe)
     assert any(t.value.startswith("refused") for t in probe.text), [t.value for t in probe.text]
+
+
+def test_an_evaluation_a_stop_cut_short_is_shown_and_runs_again(fresh_server):
+    import json
+    import subprocess
+    import sys
+
+    from dashboard import evaluation as evaluation_jobs
+
+    at = app().run()
+    at.switch_page(page("10_evaluate")).run()
+    sess = at.session_state["artifact_lens"]
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()                                             # a pid that is no longer alive
+    store = evaluation_jobs.store()
+    options = {"families": ["logistic"], "knn_ks": [1, 5], "coarse_step": 0.25}
+    store.started("cut-short", run_key=sess.run_key, tau=0.8, n=1600, options=options)
+    path = store.root / "started" / "cut-short.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "pid": gone.pid, "instance": "before the stop"}))
+    at.run()
+    no_exceptions(at)
+    said = [w.value for w in at.warning if "was interrupted" in w.value]
+    assert said and "τ = 0.80, n = 1,600" in said[0].replace("\\", "")
+    at.button(key="eval_again_0").click().run()
+    wait_for_jobs(at)
+    no_exceptions(at)
+    assert not [w for w in at.warning if "was interrupted" in w.value]
+    assert metrics(at)["τ, n evaluated"] == "0.80, 1,600"     # its own τ/n, which the tab's knobs moved to
+    assert (sess.tau, sess.target) == (0.8, 1600)

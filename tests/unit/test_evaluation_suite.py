@@ -298,3 +298,40 @@ def test_a_partial_input_equivalent_to_phi_is_not_trained_twice(tmp_path, monkey
                   context={"run_key": run.key, "tau": 0.0, "n": int(run.retained.sum())})
     pd.testing.assert_frame_equal(ev.tables["partial_input"], ev.tables["families"])
     assert any("not trained twice" in n for n in ev.notes)
+
+
+def test_an_evaluation_cut_short_by_a_stop_is_told_apart_from_one_running_elsewhere(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import core.evaluation.suite as suite
+
+    store = EvaluationStore(tmp_path / "evaluations")
+    opts = {"families": ["logistic"]}
+    store.started("k1", run_key="r", tau=0.75, n=100, options=opts)
+    assert [r["key"] for r in store.interrupted("r", running={"k1"})] == []      # this process runs it
+    assert [r["key"] for r in store.interrupted("r")] == ["k1"]                  # this process does not
+    assert store.interrupted("other run") == []
+    store.ended("k1")                                                            # a cancel or an error
+    assert store.interrupted("r") == []
+
+    def record_of(key, **fields):
+        path = tmp_path / "evaluations" / "started" / f"{key}.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
+
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        store.started("k2", run_key="r", tau=0.5, n=80, options=opts)
+        record_of("k2", pid=alive.pid, instance="another process")
+        assert store.interrupted("r") == []                                      # still at work elsewhere
+        store.started("k3", run_key="r", tau=0.5, n=90, options=opts)
+        record_of("k3", pid=os.getpid(), instance="the server before a restart")  # pid 1 in a container, again
+        assert [r["key"] for r in store.interrupted("r")] == ["k3"]
+    finally:
+        alive.kill()
+        alive.wait()
+    assert sorted(r["key"] for r in store.interrupted("r")) == ["k2", "k3"]      # its process is gone
+    record_of("k2", host="another-host")
+    assert [r["key"] for r in store.interrupted("r")] == ["k3"]                  # trusted: not ours to judge
+    assert suite._INSTANCE and store.interrupted("r")[0]["options"] == opts
