@@ -33,7 +33,7 @@ test-stress: install-test
 campaign: install-test
 	ARTIFACT_LENS_CAMPAIGN_EXAMPLES=300 ARTIFACT_LENS_CAMPAIGN_RANDOM=1 $(PYTHON) -m pytest -q tests/unit/test_cli_campaign.py
 
-# Refresh the README's docs/screenshots/ from the browser tour (tests write to test-artifacts/ otherwise).
+# Refresh docs/screenshots/ (the user guide's) from the browser tours (tests write to test-artifacts/ otherwise).
 screenshots: install-test
 	ARTIFACT_LENS_SCREENSHOTS=docs $(PYTHON) -m pytest -q tests/e2e/test_dashboard.py
 

@@ -42,6 +42,9 @@ class Settings:
     map_text_points: int
     owner: Optional[str]           #: ARTIFACT_LENS_OWNER: owner of the default workspace
     job_workers: int               #: ARTIFACT_LENS_JOB_WORKERS: background jobs that compute at once
+    #: ARTIFACT_LENS_RUN_LEASE: seconds a running run's lease lasts without a heartbeat; past it,
+    #: another server on the same database marks the run interrupted
+    run_lease: float
 
 
 #: field -> (variable, default text for the docs)
@@ -85,6 +88,7 @@ def _parse(env: tuple) -> Settings:
         owner=owner,
         job_workers=(_number("job_workers", raw["job_workers"], 1, "jobs", whole=True) if raw["job_workers"]
                      else max(1, os.cpu_count() or 1)),
+        run_lease=_number("run_lease", raw["run_lease"], 3, "seconds") if raw["run_lease"] else 60.0,
     )
 
 

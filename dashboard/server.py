@@ -96,8 +96,9 @@ class Server:
         Finished runs on disk, keyed by their parameters (the compute cache).
     team : core.store.TeamStore
         Workspaces, members and roles, the runs each workspace holds, saved views and
-        reviews (``$ARTIFACT_LENS_DB_URL``; a SQLite file by default). Runs a dead server
-        left "running" are marked interrupted when it opens.
+        reviews (``$ARTIFACT_LENS_DB_URL``; a SQLite file by default). Runs in progress hold a
+        lease this server renews (a heartbeat thread); a run whose lease ran out (its server
+        died) is marked interrupted by any server on the database.
     jobs : core.jobs.JobRunner
         Background work, by key.
     map_slots : threading.Semaphore
@@ -120,6 +121,18 @@ class Server:
         paths.remove_stale_temporaries(paths.cache_dir() / "projections")
         _servers.add(self)
         _install_hooks()
+        threading.Thread(target=self._heartbeat, name="run-lease heartbeat", daemon=True).start()
+
+    def _heartbeat(self) -> None:
+        """Every third of the run lease: renew the leases of the runs this process computes, and
+        mark interrupted the runs of servers that stopped renewing theirs (another app process on
+        the same database that died)."""
+        while not self.stopping.wait(settings().run_lease / 3):
+            try:
+                self.team.renew_leases()
+                self.team.recover(own=False)
+            except Exception:  # noqa: BLE001  (a database hiccup: the next beat tries again)
+                log.exception("the run-lease heartbeat failed; trying again at the next beat")
 
     def begin_stop(self) -> None:
         """Stop accepting long work and ask every job to stop (returns at once)."""

@@ -24,7 +24,7 @@ def _team() -> None:
     m = member()
     if not m.signed_in:
         st.caption("Single-user mode: no sign-in is configured, so everything here is yours. A shared "
-                   "instance with sign-in and roles: see the README's \"Hosting for a team\".")
+                   "instance with sign-in and roles: see docs/hosting.md.")
         return
     spaces = server().team.workspaces_of(m.email)
     st.text(f"{m.email}\n{m.role} in {m.workspace}")

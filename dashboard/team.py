@@ -55,7 +55,7 @@ def auth_configured() -> bool:
         if broken:
             log.error("cannot read the secrets file %s: %s", broken[0], exc)
             raise InputError(f"the secrets file {broken[0].name} cannot be read (the reason is in the server log); "
-                             "an administrator fixes it (see the README's \"Hosting for a team\") and restarts "
+                             "an administrator fixes it (see docs/hosting.md) and restarts "
                              "the server.") from None
         return False
 
@@ -82,7 +82,7 @@ def sign_in() -> Member:
                if k not in st.secrets["auth"]]
     if missing:
         st.error(f"Sign-in is configured but .streamlit/secrets.toml [auth] lacks {', '.join(missing)}; an "
-                 "administrator adds them (see the README's \"Hosting for a team\") and restarts the server.")
+                 "administrator adds them (see docs/hosting.md) and restarts the server.")
         st.stop()
     if not st.user.is_logged_in:
         st.info("This is a shared Artifact Lens instance. Sign in to see your team's datasets and runs.")

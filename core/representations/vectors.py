@@ -374,7 +374,7 @@ def build_file(dataset, opts, *, messages, info, progress, cancel, cache_dir):
 
 
 _FILE_FIX = ("save the vectors as a float32 .npy with one row per example in the dataset's order to memory-map "
-             "the file itself (README, 'Large embeddings')")
+             "the file itself (docs/scale.md, 'Large embeddings')")
 
 
 def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, progress, cancel, cache_dir):

@@ -74,6 +74,9 @@ class RunRecord(Base):
     created_by: Mapped[str] = mapped_column(String(320))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated_at: Mapped[Optional[datetime]] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: while running: the process at work on it (host:pid:token) and until when its lease holds
+    holder: Mapped[Optional[str]] = mapped_column(String(200), nullable=True)
+    lease_until: Mapped[Optional[datetime]] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class SavedView(Base):

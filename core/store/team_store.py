@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
+import socket
+import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional
 
@@ -15,12 +19,12 @@ from sqlalchemy.pool import NullPool
 
 from core import paths
 from core.errors import InputError
-from core.review import DISPUTE_RULES
 from core.runs import CorruptRun, Run
-from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, Review, RunRecord, SavedView,
+from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, RunRecord, SavedView,
                                Workspace, now)
 from core.store.checks import check_text, check_strings
 from core.store.scoped import Scoped
+from core.store.reviews import ReviewsMixin
 from core.store.submissions import SubmissionsMixin
 from core.settings import settings
 
@@ -45,11 +49,15 @@ PERMISSIONS = {
 }
 
 
+#: this process as the holder of the runs it computes: a restarted server can reuse a pid (pid 1 in
+#: a container), never the token
+HOLDER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
 #: the workspace a fresh instance's first owner gets
 DEFAULT_WORKSPACE = "default"
 #: longest workspace or view name (their columns' size: PostgreSQL refuses longer, SQLite would not)
 _NAME_MAX = 200
-_EMAIL_MAX, _EXAMPLE_ID_MAX = 320, 200
+_EMAIL_MAX = 320
 #: single-user mode (no sign-in configured): this user owns the workspace "local". Not an
 #: e-mail address, so no one signs in as it.
 LOCAL_USER, LOCAL_WORKSPACE = "local", "local"
@@ -69,7 +77,7 @@ def _safe(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
-class TeamStore(SubmissionsMixin):
+class TeamStore(ReviewsMixin, SubmissionsMixin):
     """Open (and migrate) the team store.
 
     Parameters
@@ -274,20 +282,6 @@ class TeamStore(SubmissionsMixin):
     def _owners(s, workspace_id: int) -> int:
         return s.scalar(select(func.count()).where(Member.workspace_id == workspace_id, Member.role == "owner"))
 
-    def dispute_rule(self, workspace_id: int, *, by: str) -> str:
-        """How the workspace settles reviewers who differ (a key of `core.review.DISPUTE_RULES`)."""
-        self.require(workspace_id, by, "read")
-        with self.Session() as s:
-            return s.get(Workspace, workspace_id).dispute_rule
-
-    def set_dispute_rule(self, workspace_id: int, rule: str, *, by: str) -> None:
-        """Owners choose how disputes are settled; every review view follows at its next read."""
-        self.require(workspace_id, by, "change settings")
-        if rule not in DISPUTE_RULES:
-            raise InputError(f"dispute rule {rule!r} is unknown; choose one of {', '.join(DISPUTE_RULES)}.")
-        with self.Write.begin() as s:
-            s.get(Workspace, workspace_id).dispute_rule = rule
-
     def members(self, workspace_id: int, *, by: str) -> pd.DataFrame:
         self.require(workspace_id, by, "read")
         with self.Session() as s:
@@ -348,8 +342,9 @@ class TeamStore(SubmissionsMixin):
 
     def begin_run(self, workspace_id: int, dataset_id: int, key: str, *, representation: str, params: dict,
                   seed: Optional[int], versions: dict, by: str) -> int:
-        """Record a run as started (status "running"): a restart finds it and marks it
-        interrupted. A run that is done already is left as it is."""
+        """Record a run as started (status "running"), held by this process with a lease its
+        server renews (`renew_leases`); a run whose lease runs out is marked interrupted by any
+        server on the database (`recover`). A run that is done already is left as it is."""
         self.require(workspace_id, by, "run filters")
         with self.Write.begin() as s:
             self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
@@ -360,6 +355,8 @@ class TeamStore(SubmissionsMixin):
                 s.add(rec)
             elif rec.status != "done":
                 rec.status, rec.created_by, rec.created_at = "running", by.lower(), now()
+            if rec.status == "running":
+                rec.holder, rec.lease_until = HOLDER, now() + timedelta(seconds=settings().run_lease)
             rec.updated_at = now()
             s.flush()
             return rec.id
@@ -385,6 +382,7 @@ class TeamStore(SubmissionsMixin):
                                 seed=run.record.get("seed"), versions=run.versions, created_by=by.lower())
                 s.add(rec)
             rec.status, rec.file, rec.sha256, rec.updated_at = "done", str(path), digest, now()
+            rec.holder = rec.lease_until = None
             s.flush()
             return rec.id
 
@@ -397,19 +395,37 @@ class TeamStore(SubmissionsMixin):
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
             if rec is not None and rec.status == "running":
                 rec.status, rec.updated_at = status, now()
+                rec.holder = rec.lease_until = None
 
-    def recover(self) -> int:
-        """At server start: every run still "running" belonged to a process that is gone
-        (one server per database), so it is marked "interrupted". Returns how many."""
+    def renew_leases(self) -> int:
+        """The heartbeat: extend the lease of every run this process holds (how many). Its
+        server calls it every third of ``ARTIFACT_LENS_RUN_LEASE``."""
+        until = now() + timedelta(seconds=settings().run_lease)
+        with self.Write.begin() as s:
+            held = s.scalars(select(RunRecord).where(RunRecord.status == "running", RunRecord.holder == HOLDER)).all()
+            for rec in held:
+                rec.lease_until = until
+            return len(held)
+
+    def recover(self, *, own: bool = True) -> int:
+        """Mark "interrupted" every running run whose process is gone: its lease ran out (a
+        crash, a kill, a stop; no heartbeat since) or it has none (a row from before leases);
+        with ``own`` (a server's start) also the runs this process held, which a previous server
+        of the same process left. Runs another live server holds are left alone. How many."""
         swept = paths.remove_stale_temporaries(self.files, recursive=True)   # half-written run files
         if swept:
             log.info("removed %d temporary file(s) of interrupted writes in %s", swept, self.files)
+        moment = now()
         with self.Write.begin() as s:
-            stale = s.scalars(select(RunRecord).where(RunRecord.status == "running")).all()
+            running = s.scalars(select(RunRecord).where(RunRecord.status == "running")).all()
+            stale = [rec for rec in running if rec.lease_until is None or _aware(rec.lease_until) < moment
+                     or (own and rec.holder == HOLDER)]
             for rec in stale:
-                rec.status, rec.updated_at = "interrupted", now()
+                rec.status, rec.updated_at = "interrupted", moment
+                rec.holder = rec.lease_until = None
             if stale:
-                log.warning("%d run(s) were interrupted by a restart: %s", len(stale), ", ".join(r.key for r in stale))
+                log.warning("%d run(s) were interrupted (their process is gone): %s", len(stale),
+                            ", ".join(r.key for r in stale))
             return len(stale)
 
     def discard_run(self, workspace_id: int, key: str, *, by: str) -> None:
@@ -518,58 +534,17 @@ class TeamStore(SubmissionsMixin):
         return rec
 
     # ------------------------------------------------------------------ reviews
-    def review(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str = "", *,
-               by: str) -> int:
-        """Record one decision on one example (a new row: the history is kept)."""
-        self.require(workspace_id, by, "review")
-        if decision not in DECISIONS:
-            raise InputError(f"decision {decision!r} is unknown; choose one of {', '.join(DECISIONS)}.")
-        if decision != "agree" and not note.strip():
-            raise InputError(f"overriding the filter ({decision}) needs a note that says why.")
-        if len(str(example_id)) > _EXAMPLE_ID_MAX:
-            raise InputError(f"example id {str(example_id)[:40]!r}… is longer than {_EXAMPLE_ID_MAX} characters, more "
-                             "than reviews can store; give the dataset shorter ids (an id column).")
-        with self.Write.begin() as s:
-            if self._run_in(s, workspace_id, run_id).status != "done":
-                raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
-            row = Review(run_id=run_id, example_id=str(example_id), decision=decision, note=note, reviewer=by.lower())
-            s.add(row)
-            s.flush()
-            return row.id
-
-    def reviews(self, workspace_id: int, run_id: int, *, by: str, latest: bool = True) -> pd.DataFrame:
-        """Reviews of a run (``id, example_id, reviewer, decision, note, created_at``, in the
-        order they were made); with ``latest`` only each reviewer's last decision on each example."""
-        self.require(workspace_id, by, "read")
-        with self.Session() as s:
-            self._run_in(s, workspace_id, run_id)
-            rows = s.execute(select(Review.id, Review.example_id, Review.reviewer, Review.decision, Review.note,
-                                    Review.created_at).where(Review.run_id == run_id).order_by(Review.id)).all()
-        frame = pd.DataFrame(rows, columns=["id", "example_id", "reviewer", "decision", "note", "created_at"])
-        if latest and len(frame):
-            frame = frame.drop_duplicates(["example_id", "reviewer"], keep="last")
-        return frame.reset_index(drop=True)
-
-    def review_stamp(self, workspace_id: int, run_id: int, *, by: str) -> tuple:
-        """(number of reviews, newest review id) of a run: reviews are append-only, so this
-        names the state of its reviews (a cache key that changes with every new decision)."""
-        self.require(workspace_id, by, "read")
-        with self.Session() as s:
-            self._run_in(s, workspace_id, run_id)
-            count, newest = s.execute(select(func.count(Review.id), func.max(Review.id))
-                                      .where(Review.run_id == run_id)).one()
-        return int(count), int(newest or 0)
-
-    def progress(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
-        """Examples reviewed per reviewer (latest decisions)."""
-        latest = self.reviews(workspace_id, run_id, by=by)
-        return latest.groupby("reviewer").size().rename("reviewed").reset_index()
 
 
 def _valid_id(value) -> bool:
     """A row id as the databases store it (a 32-bit positive integer; a larger one would be a
     raw DataError on PostgreSQL)."""
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2 ** 31
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes (stored in UTC); PostgreSQL aware ones."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
 def _sqlite_begin(conn) -> None:

@@ -23,6 +23,8 @@ pytestmark = pytest.mark.durability
 WORKER = Path(__file__).with_name("store_worker.py")
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 20
+#: the workers' run lease (seconds): a killed worker's runs are found once it runs out
+LEASE = 3
 OWNER = "owner@x.org"
 
 
@@ -52,6 +54,7 @@ class Worker:
         self.log_path = log_path
         with open(log_path, "w") as log:
             self.proc = subprocess.Popen([sys.executable, str(WORKER), *map(str, args)], cwd=ROOT,
+                                         env=dict(os.environ, ARTIFACT_LENS_RUN_LEASE=str(LEASE)),
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
         self.lines = []
         self.ready = threading.Event()
@@ -133,9 +136,16 @@ def test_killed_workers_lose_no_acknowledged_write(fresh_url, tmp_path):
                 reviews[int(word[2])] = (int(word[3]), word[4], word[5], word[6])
     chaos_seconds = time.perf_counter() - t0
 
-    # a server start-up on the same database
+    # a server start-up on the same database; the last workers' leases run out meanwhile
     store = TeamStore(fresh_url, files=files)
     recovered += store.recover()
+    deadline = time.time() + 10 * LEASE
+    while time.time() < deadline:
+        with store.Session() as s:
+            if not s.scalars(select(RunRecord).where(RunRecord.status == "running")).first():
+                break
+        time.sleep(0.2)
+        recovered += store.recover(own=False)   # the heartbeat's sweep
     with store.Session() as s:
         rows = {r.key: r for r in s.scalars(select(RunRecord)).all()}
     statuses = {key: r.status for key, r in rows.items()}
@@ -180,3 +190,48 @@ def test_killed_workers_lose_no_acknowledged_write(fresh_url, tmp_path):
     print(f"\n{store.engine.dialect.name}: {KILLS} kills in {chaos_seconds:.1f} s; acknowledged {len(reviews)} reviews "
           f"({len(stored)} stored), {len(runs)} runs done ({len(done)} stored done), {len(failed)} failed; "
           f"{len(interrupted)} interrupted runs recovered; {len(leftovers)} temporary run files left by killed writers")
+
+
+def test_two_app_processes_share_a_database_and_a_dead_ones_runs_are_marked_interrupted(fresh_url, tmp_path,
+                                                                                         monkeypatch):
+    """Run leases (issue 24): an app process that starts while another computes leaves that
+    run alone (its heartbeat keeps the lease), and marks it interrupted once the other is killed
+    and the lease runs out."""
+    from dashboard.server import Server
+
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", fresh_url)
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARTIFACT_LENS_RUN_LEASE", str(LEASE))
+    store = TeamStore(fresh_url, files=tmp_path / "cache" / "team-files")
+    ws = store.workspace("leases", owner=OWNER)
+    sys.path.insert(0, str(WORKER.parent))
+    try:
+        from store_worker import toy_data
+    finally:
+        sys.path.remove(str(WORKER.parent))
+    dataset_id = store.save_dataset(ws, toy_data()[0], source="leases", roles={}, by=OWNER)
+    status = lambda: dict(zip(*store.runs(ws, by=OWNER)[["key", "status"]].to_dict("list").values()))  # noqa: E731
+
+    worker = subprocess.Popen([sys.executable, str(WORKER.parent / "lease_worker.py"), str(ws), str(dataset_id), "held"],
+                              cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert worker.stdout.readline() == "ready\n", worker.stderr.read()
+        second = Server()                     # another app process starting on the same database
+        try:
+            assert status() == {"held": "running"}          # its start-up left the live process's run alone
+            watched_until = time.time() + 3 * LEASE          # three leases long, the heartbeat keeps it
+            while time.time() < watched_until:
+                assert status() == {"held": "running"}
+                time.sleep(0.2)
+            worker.kill()
+            worker.wait()
+            deadline = time.time() + 10 * LEASE              # the second process's heartbeat finds it
+            while status() != {"held": "interrupted"} and time.time() < deadline:
+                time.sleep(0.2)
+            assert status() == {"held": "interrupted"}
+        finally:
+            second.begin_stop()
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()

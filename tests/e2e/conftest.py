@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Screenshots go to the ignored test-artifacts/screenshots/, so a test run leaves the working tree
-# clean; `make screenshots` (ARTIFACT_LENS_SCREENSHOTS=docs) refreshes the README's docs/screenshots/.
+# clean; `make screenshots` (ARTIFACT_LENS_SCREENSHOTS=docs) refreshes docs/screenshots/ (the user guide's).
 SCREENSHOTS = (ROOT / "docs" / "screenshots" if os.environ.get("ARTIFACT_LENS_SCREENSHOTS") == "docs"
                else ROOT / "test-artifacts" / "screenshots")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

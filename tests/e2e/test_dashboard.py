@@ -1,6 +1,6 @@
 """The dashboard in a real headless Chromium: every page, τ moved, a box selection on the map,
 a CSV upload scored end to end, and the export downloaded. Saves a screenshot of each page
-to test-artifacts/screenshots/ (`make screenshots`: to docs/screenshots/, shown in the README)."""
+to test-artifacts/screenshots/ (`make screenshots`: to docs/screenshots/, shown in docs/user-guide.md)."""
 import csv
 import io
 import re
@@ -157,3 +157,39 @@ def test_tour(page, shots, tmp_path):
     exported = list(csv.DictReader(io.StringIO(data)))
     assert len(exported) == rows_to_export
     assert {"id", "premise", "hypothesis", "label"} <= set(exported[0])
+
+
+def test_tour_of_the_team_pages(page, shots):
+    """Review, Team, Evaluate, Create and Validate in the single-user workspace, one screenshot
+    each (the user guide's, `make screenshots`)."""
+    page.wait_for_selector("h1:has-text('Data')")
+    wait_idle(page)
+    go(page, "Review")
+    save = page.locator(".st-key-rv_save_run").get_by_role("button")
+    if save.count():
+        save.click()
+        wait_idle(page)
+    page.wait_for_selector('[data-testid="stMetric"]:has-text("Reviewed")')
+    shot(page, shots, "8_review")
+    go(page, "Team")
+    page.wait_for_selector("text=Runs in")
+    shot(page, shots, "9_team")
+    go(page, "Evaluate")
+    page.locator(".st-key-eval_run").get_by_role("button").click()
+    page.wait_for_selector('[data-testid="stMetric"]:has-text("Suggested n")', timeout=300_000)
+    wait_idle(page)
+    page.locator('[data-testid="stAlert"]', has_text="The filtered split is").first.wait_for()   # the verdict
+    shot(page, shots, "10_evaluate")
+    go(page, "Create")
+    page.locator(".st-key-cr_premise textarea").fill("A man is sitting on a bench in a park.")
+    page.locator(".st-key-cr_hypothesis textarea").fill("Nobody is sitting.")
+    page.locator(".st-key-cr_hypothesis textarea").press("Control+Enter")
+    page.wait_for_selector("text=Overall:", timeout=120_000)
+    wait_idle(page)
+    assert page.get_by_text(re.compile(r"Giveaway words")).count() >= 1
+    shot(page, shots, "11_create")
+    page.locator(".st-key-cr_submit").get_by_role("button").click()
+    page.wait_for_selector("text=Submitted as example")
+    go(page, "Validate")
+    page.wait_for_selector("text=Per creator and day")   # one's own submissions wait for another validator
+    shot(page, shots, "12_validate")

@@ -35,7 +35,7 @@ HOSTING_VALUES = {
     "browser.gatherUsageStats": False,
     "client.showErrorDetails": "none",
 }
-# The options the README's "Without Docker" passes as flags, because there the shipped
+# The options docs/hosting.md's "Without Docker" passes as flags, because there the shipped
 # .streamlit/config.toml is read instead of deploy/config.toml.
 README_FLAGS = {"server.address", "server.port", "server.headless", "server.fileWatcherType"}
 
@@ -93,7 +93,7 @@ def test_streamlit_reads_the_hosting_config_as_written(tmp_path):
 
 
 def test_outside_docker_only_the_readme_flags_differ_from_the_shipped_config():
-    """deploy/config.toml says (and the README's "Without Docker" relies on it) that the
+    """deploy/config.toml says (and docs/hosting.md's "Without Docker" relies on it) that the
     shipped .streamlit/config.toml has every hosting value except four given as flags."""
     from streamlit import config
 
@@ -102,9 +102,9 @@ def test_outside_docker_only_the_readme_flags_differ_from_the_shipped_config():
     differ = {name for name, value in _deploy_config().items()
               if shipped.get(name, known[name].default_val) != value}
     assert differ <= README_FLAGS, differ - README_FLAGS
-    readme = (ROOT / "README.md").read_text()
+    hosting = (ROOT / "docs" / "hosting.md").read_text()
     for name in README_FLAGS:
-        assert f"--{name}" in readme, f"the README does not pass --{name}"
+        assert f"--{name}" in hosting, f"docs/hosting.md does not pass --{name}"
 
 
 # ---------------------------------------------------------------- Dockerfile
@@ -409,8 +409,7 @@ def test_the_app_and_the_docs_ask_for_the_same_auth_keys():
         listed = re.search(r"for k in \(([^)]*)\)", team.read_text())
         if listed:
             assert set(re.findall(r"\"(\w+)\"", listed.group(1))) == set(AUTH_KEYS)
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Hosting for a team"):]
+    section = (ROOT / "docs" / "hosting.md").read_text()
     for key in AUTH_KEYS:
         assert f"{key} =" in section
 
@@ -473,10 +472,9 @@ def test_single_user_is_an_explicit_choice_and_other_commands_run_unchecked(tmp_
     assert out.returncode == 0 and out.stdout.strip() == "hello"
 
 
-# ---------------------------------------------------------------- README
-def test_the_readme_documents_every_setting_and_role():
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Hosting for a team"):readme.index("\n## ", readme.index("## Hosting for a team") + 5)]
+# ---------------------------------------------------------------- docs/hosting.md
+def test_the_hosting_docs_document_every_setting_and_role():
+    section = (ROOT / "docs" / "hosting.md").read_text()
     for name in ("ARTIFACT_LENS_DB_URL", "ARTIFACT_LENS_OWNER", "--owner", "ARTIFACT_LENS_DATA_DIRS",
                  "ARTIFACT_LENS_CACHE", "ARTIFACT_LENS_CACHE_MB", "ARTIFACT_LENS_MAP", "HF_HUB_OFFLINE",
                  "team-files", "/_stcore/health", "pg_dump", "pg_restore", ".backup", "oauth2callback"):
@@ -490,4 +488,4 @@ def test_the_readme_documents_every_setting_and_role():
         for path in (ROOT / folder).rglob("*.py"):
             code_vars |= set(re.findall(r"ARTIFACT_LENS_[A-Z_]+", path.read_text()))
     for name in code_vars:
-        assert f"`{name}`" in section, f"{name} is read by the code but not in the README's settings"
+        assert f"`{name}`" in section, f"{name} is read by the code but not in docs/hosting.md's settings"

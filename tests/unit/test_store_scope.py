@@ -19,7 +19,8 @@ from test_team_store import fresh_url, store, toy  # noqa: F401  (the SQLite and
 UNATTRIBUTED_WRITERS = {
     "workspace": "bootstrap of a fresh instance and single-user mode (called by the server, not by a member)",
     "bootstrap": "sign-in: gives the first signed-in person the default workspace",
-    "recover": "server start: marks runs of a dead process interrupted",
+    "recover": "server start and heartbeat: marks runs of a dead process interrupted",
+    "renew_leases": "the server's heartbeat: extends the leases of the runs this process computes",
     "migrate": "schema upgrade when the store opens",
 }
 ID_PARAMS = ("dataset_id", "run_id", "submission_id", "key", "revises")

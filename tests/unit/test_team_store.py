@@ -16,7 +16,7 @@ from core.runs import CorruptRun
 from core.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
 from core.store.models import DatasetRecord, Member, Review, Workspace
 
-HEAD_REVISION = "0005"   # the newest migration in core/store/migrations/versions
+HEAD_REVISION = "0006"   # the newest migration in core/store/migrations/versions
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
