@@ -45,6 +45,8 @@ def start(run, **knobs):
     context = {"run_key": run.key, "tau": float(tau), "n": int(n)}
     target = store()
 
+    srv = server()
+
     def work(ctx):
         from core.evaluation import evaluate
 
@@ -52,7 +54,8 @@ def start(run, **knobs):
             ev = evaluate(ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
                           context=context, progress=ctx.progress, cancel=ctx.cancel)
         except BaseException:
-            target.ended(key)   # cancelled or failed: said by the job panel, not "interrupted"
+            if not srv.stopping.is_set():   # cancelled or failed: said by the job panel; a stop is "interrupted"
+                target.ended(key)
             raise
         return target.put(ev)
 

@@ -183,8 +183,8 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     assert served_id(ann2) == first                      # the same run, the same queue order
     expect(metric(ann2, "Reviewed")).to_have_text(re.compile(r"^0 of "))
     expect(key(ann1, "rv_save_run")).to_have_count(0)    # the run is saved already (and they could not)
-    key(ann1, "rv_queue_decision").get_by_text("Remove anyway").click()
-    key(ann1, "rv_queue_note").locator("input").fill("near-duplicate of another pair")
+    key(ann1, "rv_queue_decision").get_by_text("Keep anyway").click()   # the filter removed it: an override
+    key(ann1, "rv_queue_note").locator("input").fill("a real contradiction, not an artifact")
     key(ann1, "rv_queue_submit").get_by_role("button").click()
     expect(metric(ann1, YELLOW)).to_have_text("1")
     expect(metric(ann1, "Reviewed")).to_have_text(re.compile(r"^1 of "))
@@ -200,7 +200,7 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     expect(ann2.get_by_text(f"review: {YELLOW}")).to_be_visible()
     history = table_with(ann2, "reviewer", "decision", "note")   # the served example's history
     assert [(r["reviewer"], r["decision"], r["note"]) for r in history] == [
-        (ANN1, "remove", "near-duplicate of another pair")]
+        (ANN1, "keep", "a real contradiction, not an artifact")]
     key(ann2, "rv_order").get_by_text("highest p̃ first").wait_for()
     ann2.get_by_role("tab", name="Progress").click()
     progress = table_with(ann2, "reviewer")
@@ -265,7 +265,7 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     manifest = json.loads(Path(info.value.path()).read_text())
     (override,) = manifest["export"]["review_overrides"]
     assert override["example_id"] == first and override["reviewer"] == ANN1
-    assert override["decision"] == "remove" and override["note"] == "near-duplicate of another pair"
+    assert override["decision"] == "keep" and override["note"] == "a real contradiction, not an artifact"
     assert override["created_at"]
     owner.context.close()
     assert "Traceback" not in app.log_tail(200_000), app.log_tail()

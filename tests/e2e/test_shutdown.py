@@ -80,3 +80,57 @@ def test_sigterm_during_a_umap_job_stops_within_5_s_and_leaves_nothing(browser, 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _start(port, env, log_path):
+    with open(log_path, "a") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 90
+    while True:
+        try:
+            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.3)
+        assert proc.poll() is None and time.time() < deadline, log_path.read_text()[-2000:]
+
+
+def test_sigterm_during_an_evaluation_stops_within_5_s_and_the_restarted_page_says_it_was_interrupted(browser, tmp_path):
+    cache = tmp_path / "cache"
+    port = _free_port()
+    env = dict(os.environ, ARTIFACT_LENS_CACHE=str(cache), HF_HUB_OFFLINE="1", ARTIFACT_LENS_MAP="pca")
+    log_path = tmp_path / "streamlit.log"
+    proc = _start(port, env, log_path)
+    try:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/evaluate")
+        page.wait_for_selector("h1:has-text('Evaluate')")
+        page.locator(".st-key-eval_synthetic label").click()         # every family and the circles: seconds of work
+        page.locator(".st-key-eval_run").get_by_role("button").click()
+        page.wait_for_selector("text=The first evaluation of this run is running", timeout=60_000)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(30)
+        took = time.monotonic() - started
+        context.close()
+        print(f"SIGTERM to exit during an evaluation: {took:.2f} s")
+        assert took < 5.0, f"the server took {took:.1f} s to stop"
+        assert code == 0, log_path.read_text()[-2000:]
+        assert not list((cache / "runs" / "evaluations").glob("*.json"))   # nothing half-made was stored
+
+        proc = _start(port, env, log_path)                              # the restart
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/evaluate")
+        page.locator('[data-testid="stAlert"]', has_text="was interrupted").first.wait_for(timeout=90_000)
+        assert page.locator(".st-key-eval_again_0").count() == 1       # offered again
+        context.close()
+        assert "Traceback" not in log_path.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
