@@ -12,15 +12,23 @@ from dashboard.sidebar import show_live
 
 def set_live(tau=None, n=None) -> None:
     """Move the live τ and/or n (a saved view, "use this n", an evaluation run again): the
-    session takes them and the sliders, drawn next, start from them (the one place that resets
-    the sliders' own state)."""
+    session takes them, and the sliders get new keys (`knob_key`), so the browser draws them
+    afresh at the new values (a slider keeps its own value in the browser while its key stays:
+    a reset on the server alone left it showing the old τ, and the next nudge went on from it)."""
     sess = session()
+    for name in ("w_tau", "w_target"):
+        st.session_state.pop(knob_key(name), None)
     if tau is not None:
         sess.tau = float(tau)
-        st.session_state.pop("w_tau", None)
     if n is not None:
         sess.target = int(n)
-        st.session_state.pop("w_target", None)
+    sess.knob_generation += 1
+
+
+def knob_key(name: str) -> str:
+    """The widget key of the τ (``w_tau``) or n (``w_target``) slider in this tab now."""
+    generation = session().knob_generation
+    return f"{name}_{generation}" if generation else name
 
 
 def live_knobs(run, *, n_too: bool = True) -> dict:
@@ -40,14 +48,14 @@ def live_knobs(run, *, n_too: bool = True) -> dict:
                          "p̃ ≥ τ go first, so another τ needs another run); n is live.")
     else:
         sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], 1.0, float(tau0),
-                                  0.01, key="w_tau", help="Only examples with predictability ≥ τ are removed; "
+                                  0.01, key=knob_key("w_tau"), help="Only examples with predictability ≥ τ are removed; "
                                                           "filtering stops when fewer than k pass τ.")
     if n_too:
         # the slider shows shares in steps of 0.01: its lowest step must not fall below the fitted n
         lo = min(math.ceil(bounds["n_min"] / N * 100) / 100, 0.99)
         offered = float(min(max(n0 / N, lo), 0.99))
         share = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99, offered, 0.01,
-                               key="w_target", help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
+                               key=knob_key("w_target"), help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
         if share != offered:   # moved by the user: n becomes that share's count, kept as a count from now on
             sess.target = round(share * N)
         # else n stays what the session holds: reading n back from the slider's share (n0 / N rounded to

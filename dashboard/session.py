@@ -69,6 +69,7 @@ class Session:
     export_file: Any = None                            # the Export page's prepared file (dashboard.exports)
     map_selection: tuple = ()                          # the Map's selected example ids (kept across τ/n) ...
     map_selection_of: str = ""                         # ... of this dataset (ds_key)
+    knob_generation: int = 0                           # bumped when τ/n are set from outside the sliders
     quality: Any = None                                # dashboard.quality.QualityState: DQI knobs, jobs
 
     @property

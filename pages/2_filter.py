@@ -70,15 +70,7 @@ with st.expander("Saved views of this run"):
         st.caption("This run is not saved in the workspace yet; save it (Team page, or review an example) to "
                    "save views of it.")
     else:
-        views = scope().views(run_id)
-        if len(views):
-            pick = st.selectbox("Open a view", views["id"], key="view_pick", format_func=lambda i: (
-                lambda v: f"{v['name']}: {live_view(v['tau'], v['target_size'], len(run.ids))} ({v['created_by']})")(
-                views.set_index("id").loc[i]))
-            chosen = views.set_index("id").loc[pick]
-            st.button("Open this view", key="view_open", on_click=open_view,
-                      args=(float(chosen["tau"]), int(chosen["target_size"])))
-        if member().can("save views"):
+        if member().can("save views"):   # first: a view saved by this run is listed below at once
             with st.form("view_form"):
                 name = st.text_input("Name this view (the live τ and n)", key="view_name")
                 if st.form_submit_button("Save view", key="view_save"):
@@ -88,6 +80,14 @@ with st.expander("Saved views of this run"):
                         st.success(plain(f"Saved {name.strip()!r}: {live_view(tau, n, len(run.ids))}."))
                     except InputError as exc:
                         st.error(plain(exc))
+        views = scope().views(run_id)
+        if len(views):
+            pick = st.selectbox("Open a view", views["id"], key="view_pick", format_func=lambda i: (
+                lambda v: f"{v['name']}: {live_view(v['tau'], v['target_size'], len(run.ids))} ({v['created_by']})")(
+                views.set_index("id").loc[i]))
+            chosen = views.set_index("id").loc[pick]
+            st.button("Open this view", key="view_open", on_click=open_view,
+                      args=(float(chosen["tau"]), int(chosen["target_size"])))
 
 # ---------------------------------------------------------------- quality (DQI): components, weights, thresholds
 quality_panel.panel()

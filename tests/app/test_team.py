@@ -226,7 +226,8 @@ def test_saved_views_reopen_tau_and_n(fresh_server):
     at.slider(key="w_tau").set_value(0.8).run()
     at.button(key="view_open").click().run()
     no_exceptions(at)
-    assert at.slider(key="w_tau").value == 0.9 and at.slider(key="w_target").value == 0.7
+    gen = at.session_state["artifact_lens"].knob_generation      # new slider keys: drawn afresh in the browser
+    assert gen == 1 and at.slider(key=f"w_tau_{gen}").value == 0.9 and at.slider(key=f"w_target_{gen}").value == 0.7
     assert metrics(at)["Retained"] == "2,100"
 
 
