@@ -1,0 +1,119 @@
+"""The creator/validator loop of paper 002 §3.2 as two people in real browsers, on SNLI dev
+(issue 21): the owner loads and scores SNLI dev; a creator writes three examples (one with an
+obvious giveaway, which is red and says why in words) and the form clears after each; the
+validator rejects one with a note and accepts two; the creator revises the rejected one; the
+accepted examples join the dataset as a version that scores."""
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+from playwright.sync_api import expect  # noqa: E402
+
+from conftest import TEAM_USERS, TeamApp  # noqa: E402
+from test_auth import SIDEBAR, go, key, metric, sign_in, wait_idle  # noqa: E402
+
+pytestmark = [pytest.mark.e2e, pytest.mark.auth, pytest.mark.slow,
+              pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib.*"),
+              pytest.mark.filterwarnings("ignore::DeprecationWarning:oidc_provider_mock.*")]
+
+SNLI_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "snli_dev.jsonl"
+OWNER, CREATOR = TEAM_USERS[0], TEAM_USERS[1]
+LONG = 300_000   # ms: scoring SNLI dev on 2 busy cores
+
+
+@pytest.fixture(scope="module")
+def snli_app(idp, tmp_path_factory):
+    if not SNLI_DEV.exists():
+        pytest.skip(f"{SNLI_DEV} is absent")
+    app = TeamApp(tmp_path_factory.mktemp("loop_app"), idp, owner=OWNER)
+    app.env["ARTIFACT_LENS_DATA_DIRS"] = str(SNLI_DEV.parent)
+    app.start()
+    yield app
+    app.stop()
+
+
+def write(page, premise, hypothesis, label):
+    page.locator(".st-key-cr_premise textarea").fill(premise)
+    page.locator(".st-key-cr_hypothesis textarea").fill(hypothesis)
+    key(page, "cr_label").get_by_role("combobox").click()
+    page.get_by_role("option", name=label, exact=True).click()
+    page.locator(".st-key-cr_hypothesis textarea").press("Control+Enter")
+    page.wait_for_selector("text=Overall:", timeout=LONG)
+    wait_idle(page)
+
+
+def submit(page):
+    key(page, "cr_submit").get_by_role("button").click()
+    expect(page.get_by_text(re.compile(r"^Submitted as example"))).to_be_visible()
+    expect(page.locator(".st-key-cr_hypothesis textarea")).to_have_value("")     # the form cleared
+    expect(page.locator(".st-key-cr_premise textarea")).to_have_value("")
+
+
+def validate(page, decision, note=""):
+    key(page, "va_decision").get_by_text(decision.capitalize(), exact=True).click()
+    if note:
+        key(page, "va_note").locator("input").fill(note)
+    key(page, "va_submit").get_by_role("button").click()
+    wait_idle(page)
+
+
+def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_app, browser):
+    owner = sign_in(browser, snli_app, OWNER, "owner")
+    owner.get_by_text("Local path", exact=True).click()
+    wait_idle(owner)
+    owner.get_by_role("textbox", name="File or folder").fill(str(SNLI_DEV))
+    owner.get_by_role("button", name="Load", exact=True).click()
+    owner.wait_for_selector("text=Loaded dataset (not scored yet)", timeout=LONG)
+    wait_idle(owner)
+    owner.get_by_role("button", name="Build Φ and score with AFLite").click()
+    owner.wait_for_selector(f'{SIDEBAR} >> text=snli_dev.jsonl', timeout=LONG)
+    expect(owner.locator(SIDEBAR).get_by_text("9,842 examples")).to_be_visible(timeout=LONG)
+    go(owner, "Review")                                  # the run (and its dataset) is the workspace's: creation attaches to it
+    expect(metric(owner, "Reviewed")).to_have_text(re.compile(r"^0 of "))
+    go(owner, "Team")
+    key(owner, "team_email").locator("input").fill(CREATOR)
+    key(owner, "team_set_role").get_by_role("button").click()
+    wait_idle(owner)
+
+    creator = sign_in(browser, snli_app, CREATOR, "annotator")
+    go(creator, "Create")
+    write(creator, "A man in a red coat is sitting on a bench in a snowy park.", "Nobody is sitting.", "contradiction")
+    expect(creator.get_by_text("Overall: 🔴 red")).to_be_visible()
+    tied = creator.get_by_text(re.compile(r"Giveaway words .*→ replace the marked words")).first
+    expect(tied).to_be_visible()                                                  # why, in words
+    submit(creator)
+    write(creator, "Two girls in yellow raincoats jump over puddles on a village road.",
+          "The girls are outside in the rain.", "entailment")
+    submit(creator)
+    write(creator, "An old fisherman mends a green net beside his boat at dawn.",
+          "The fisherman will sell his catch at the market later today.", "neutral")
+    submit(creator)
+
+    go(owner, "Validate")
+    expect(metric(owner, "Waiting for you")).to_have_text("3")
+    validate(owner, "reject", "'Nobody' gives the label away; say what the man does instead")
+    expect(metric(owner, "Waiting for you")).to_have_text("2")
+    validate(owner, "accept")
+    expect(metric(owner, "Waiting for you")).to_have_text("1")
+    validate(owner, "accept")
+    expect(metric(owner, "Waiting for you")).to_have_text("0")
+
+    go(creator, "Create")
+    expect(key(creator, "cr_revise_pick").get_by_role("combobox")).to_have_value(
+        re.compile(r"say what the man does instead$"))                           # the note reaches the creator
+    key(creator, "cr_revise").get_by_role("button").click()
+    wait_idle(creator)
+    expect(creator.locator(".st-key-cr_hypothesis textarea")).to_have_value("Nobody is sitting.")
+    write(creator, "A man in a red coat is sitting on a bench in a snowy park.", "The man is standing in a line.",
+          "contradiction")
+    submit(creator)
+
+    go(owner, "Validate")
+    expect(metric(owner, "Waiting for you")).to_have_text("1")                   # the revision waits
+    key(owner, "va_version").get_by_role("button").click()
+    expect(owner.get_by_text(re.compile(r"^Loaded "))).to_be_visible(timeout=LONG)
+    go(owner, "Data")
+    owner.get_by_role("button", name="Build Φ and score with AFLite").click()
+    expect(owner.locator(SIDEBAR).get_by_text("9,844 examples")).to_be_visible(timeout=LONG)   # original + 2 accepted
