@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-from playwright.sync_api import expect  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect  # noqa: E402
 
 from conftest import TEAM_USERS, TeamApp  # noqa: E402
 from test_auth import SIDEBAR, go, key, metric, sign_in, wait_idle  # noqa: E402
@@ -34,13 +34,38 @@ def snli_app(idp, tmp_path_factory):
     app.stop()
 
 
+def choose(page, name, option):
+    """Pick ``option`` in selectbox ``name``; a click that lands during a rerun may not open the
+    list, so open it again until the option shows."""
+    wait_idle(page)
+    box = key(page, name).get_by_role("combobox")
+    for _ in range(6):
+        box.click()
+        choice = page.get_by_role("option", name=option, exact=True)
+        try:
+            choice.wait_for(timeout=10_000)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            wait_idle(page)
+            continue
+        choice.click()
+        wait_idle(page)
+        expect(box).to_have_value(option)
+        return
+    raise AssertionError(f"the option {option!r} of {name} never showed")
+
+
 def write(page, premise, hypothesis, label):
-    page.locator(".st-key-cr_premise textarea").fill(premise)
-    page.locator(".st-key-cr_hypothesis textarea").fill(hypothesis)
-    key(page, "cr_label").get_by_role("combobox").click()
-    page.get_by_role("option", name=label, exact=True).click()
-    page.locator(".st-key-cr_hypothesis textarea").press("Control+Enter")
-    page.wait_for_selector("text=Overall:", timeout=LONG)
+    """Choose the label, then type each field and commit it (Ctrl+Enter) before the next: a
+    field typed while a rerun was pending could be lost on a busy machine."""
+    choose(page, "cr_label", label)
+    for field, text in (("premise", premise), ("hypothesis", hypothesis)):
+        area = page.locator(f".st-key-cr_{field} textarea")
+        area.fill(text)
+        area.press("Control+Enter")
+        wait_idle(page)
+        expect(area).to_have_value(text)
+    expect(page.get_by_text(re.compile(r"^Overall: "))).to_be_visible(timeout=LONG)
     wait_idle(page)
 
 

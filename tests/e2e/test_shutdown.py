@@ -34,6 +34,23 @@ def _leftovers(cache: Path) -> list:
                   or (p.parent.name == "exports" and p.is_file()))
 
 
+def _start(port, env, log_path):
+    """`streamlit run app.py` on ``port``, once its health check answers."""
+    with open(log_path, "a") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 90
+    while True:
+        try:
+            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.3)
+        assert proc.poll() is None and time.time() < deadline, log_path.read_text()[-2000:]
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_sigterm_during_a_umap_job_stops_within_5_s_and_leaves_nothing(browser, tmp_path):
     cache = tmp_path / "cache"
@@ -41,20 +58,8 @@ def test_sigterm_during_a_umap_job_stops_within_5_s_and_leaves_nothing(browser, 
     env = dict(os.environ, ARTIFACT_LENS_CACHE=str(cache), HF_HUB_OFFLINE="1", ARTIFACT_LENS_MAP="umap",
                NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(Path.home() / ".cache/artifact-lens/numba")))
     log_path = tmp_path / "streamlit.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = _start(port, env, log_path)
     try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.3)
-            assert proc.poll() is None and time.time() < deadline, log_path.read_text()[-2000:]
         context = browser.new_context()
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{port}")   # opens on the demo: scored, then its UMAP starts in the background
@@ -80,22 +85,6 @@ def test_sigterm_during_a_umap_job_stops_within_5_s_and_leaves_nothing(browser, 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-
-
-def _start(port, env, log_path):
-    with open(log_path, "a") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 90
-    while True:
-        try:
-            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.3)
-        assert proc.poll() is None and time.time() < deadline, log_path.read_text()[-2000:]
 
 
 def test_sigterm_during_an_evaluation_stops_within_5_s_and_the_restarted_page_says_it_was_interrupted(browser, tmp_path):
