@@ -16,15 +16,16 @@ from core.dataset import Dataset
 from core.duplicates import THRESHOLD, DuplicateIndex, drop_one_of_each
 from core.errors import InputError
 from core.evaluation import default_partial_spec, subset_accuracy
+from core.export import quality_columns
 from core.progress import report
-from core.quality import (COMPONENTS, DEFAULT_WEIGHTS, DQI_COMPONENTS, check_quality, combine, quality_for_aflite,
-                          quality_scores)
+from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, check_quality, combine,
+                          quality_for_aflite, quality_scores)
 from core.representations import represent
 from core.runs import fit_run
 from core.zstats import compute_z
 
 __all__ = ["quality_descriptor", "quality_components", "quality_column", "compare_pruning", "QUALITY_MIN_COUNT",
-           "QUALITY_NN_DIM", "near_duplicate_pairs", "drop_near_duplicates"]
+           "QUALITY_NN_DIM", "near_duplicate_pairs", "drop_near_duplicates", "quality_columns_note"]
 
 #: the quality context's defaults (`core.quality.QualityContext.fit`), shared by both front ends
 QUALITY_MIN_COUNT = 5
@@ -145,3 +146,13 @@ def drop_near_duplicates(frame: pd.DataFrame, pairs: pd.DataFrame) -> tuple:
                          "fields", "threshold": THRESHOLD, "pairs_in_selection": int(len(inside)),
               "dropped": [{"id": d, "kept": k} for d, k in dropped.items()]}
     return frame[~ids.isin(list(dropped))].reset_index(drop=True), record
+
+
+def quality_columns_note(representation: str, *, weights: Optional[Mapping] = None, thresholds: Optional[Mapping] = None,
+                         min_count: int = QUALITY_MIN_COUNT, nn_dim: Optional[int] = QUALITY_NN_DIM) -> dict:
+    """The manifest's record of the quality columns an export adds: the same keys from the CLI
+    (the defaults) and the Export page (the knobs the curator set)."""
+    return {"columns": quality_columns(), "representation": representation,
+            "weights": dict(DEFAULT_WEIGHTS if weights is None else weights),
+            "thresholds": {k: list(v) for k, v in (DEFAULT_THRESHOLDS if thresholds is None else thresholds).items()},
+            "min_count": int(min_count), "nn_dim": nn_dim, "source": "core.quality (DQI, paper 002)"}

@@ -54,6 +54,14 @@ class QualityState:
     compare_key: Optional[str] = None    # ... and the comparison it shows
 
 
+def export_note(spec: str) -> dict:
+    """The export manifest's record of the quality columns at this tab's knobs (the CLI writes the
+    same keys with the defaults: `core.workflow.quality_columns_note`)."""
+    qs = state()
+    return workflow.quality_columns_note(spec, weights=qs.weights, thresholds=qs.thresholds, min_count=qs.min_count,
+                                         nn_dim=qs.nn_dim)
+
+
 def state() -> QualityState:
     sess = session()
     if not isinstance(sess.quality, QualityState):

@@ -59,10 +59,7 @@ quality_note = None
 if add_quality:
     try:
         frame = export.add_quality_columns(frame, quality)
-        qs = dq.state()
-        quality_note = {"columns": export.quality_columns(), "representation": sess.spec, "weights": dict(qs.weights),
-                        "thresholds": {k: list(v) for k, v in qs.thresholds.items()}, "min_count": qs.min_count,
-                        "nn_dim": qs.nn_dim, "source": "core.quality (DQI, paper 002)"}
+        quality_note = dq.export_note(sess.spec)
     except InputError as exc:
         st.error(plain(exc))
         add_quality = False

@@ -314,9 +314,9 @@ def cmd_export(args) -> int:
 
         table = quality_scores(ds, args.quality, cache_dir=args.cache_dir)
         frame = export.add_quality_columns(frame, table)
-        manifest["export"]["quality_columns"] = {"columns": export.quality_columns(), "representation": args.quality,
-                                                 "source": "core.quality (DQI, paper 002), default weights and "
-                                                           "thresholds"}
+        from core.workflow import quality_columns_note
+
+        manifest["export"]["quality_columns"] = quality_columns_note(args.quality)
     if args.drop_near_duplicates:
         from core.workflow import drop_near_duplicates, near_duplicate_pairs
 

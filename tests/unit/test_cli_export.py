@@ -103,6 +103,11 @@ def test_export_with_quality_columns(saved, tmp_path):
     assert frame["inter_split"].isna().all() and set(frame["light"]) <= {"red", "yellow", "green"}
     manifest = json.loads((tmp_path / "all.manifest.json").read_text())
     assert manifest["export"]["quality_columns"]["representation"] == "tfidf-svd:fields=hypothesis,dim=16"
+    # one record for both front ends: the Export page writes the same keys, at the tab's knobs
+    from core.workflow import quality_columns_note
+
+    assert manifest["export"]["quality_columns"] == quality_columns_note("tfidf-svd:fields=hypothesis,dim=16")
+    assert manifest["export"]["quality_columns"]["weights"]["label_tied"] == 2.0
 
 
 def test_export_drops_one_of_each_group_of_near_duplicates(tmp_path, capsys):
