@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import socket
 import time
 import uuid
@@ -25,6 +26,8 @@ from core.evaluation.models import TABLE_FAMILIES, check_families, notes_of
 #: this process's token in "started" records: a restarted server can have its predecessor's pid
 #: (pid 1 in a container), never its token
 _INSTANCE = uuid.uuid4().hex
+#: what an evaluation key looks like (`evaluation_key`: 16 hex digits; tests name their own)
+_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 # ---------------------------------------------------------------------- the whole evaluation of a run
 def _reads_the_same(dataset, spec: str, other: str) -> bool:
@@ -318,6 +321,10 @@ class EvaluationStore:
 
     # an evaluation cut short by a stop leaves its "started" record: told apart from one never made
     def _started_path(self, key: str) -> Path:
+        """The record of ``key`` inside ``started/``: a key is a file stem of this tool's making,
+        never a path (a record read back could name ``../x``; nothing outside is ever touched)."""
+        if not _KEY.fullmatch(str(key)):
+            raise InputError(f"evaluation key {str(key)[:40]!r} is not one this tool makes (letters, digits, - and _).")
         return self.root / "started" / f"{key}.json"
 
     def started(self, key: str, *, run_key: str, tau: float, n: int, options: dict) -> None:
@@ -343,7 +350,8 @@ class EvaluationStore:
                 rec = json.loads(p.read_text())
             except (OSError, ValueError):
                 continue
-            if rec.get("run_key") != run_key or rec.get("key") in running or self.path(str(rec.get("key"))).exists():
+            rec["key"] = p.stem   # the record's own file names it, whatever its content says
+            if rec.get("run_key") != run_key or rec["key"] in running or self.path(rec["key"]).exists():
                 continue
             if not _gone(rec):
                 continue

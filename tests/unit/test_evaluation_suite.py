@@ -335,3 +335,21 @@ def test_an_evaluation_cut_short_by_a_stop_is_told_apart_from_one_running_elsewh
     record_of("k2", host="another-host")
     assert [r["key"] for r in store.interrupted("r")] == ["k3"]                  # trusted: not ours to judge
     assert suite._INSTANCE and store.interrupted("r")[0]["options"] == opts
+
+
+def test_a_started_record_never_leads_outside_its_folder(tmp_path):
+    """A record read back names its key by its own file: one whose content says ``../..`` cannot
+    make `ended` delete a file outside ``started/``."""
+    store = EvaluationStore(tmp_path / "evaluations")
+    victim = tmp_path / "victim.json"
+    victim.write_text("{}")
+    store.started("k1", run_key="r", tau=0.5, n=10, options={})
+    path = tmp_path / "evaluations" / "started" / "k1.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "key": "../../victim", "pid": 0}))
+    (found,) = store.interrupted("r")
+    assert found["key"] == "k1"
+    for bad in ("../../victim", "/tmp/x", ""):
+        with pytest.raises(InputError, match="is not one this tool makes"):
+            store.ended(bad)
+    store.ended(found["key"])
+    assert victim.exists() and not path.exists()
