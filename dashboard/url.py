@@ -46,17 +46,19 @@ def restore(key: str, options: Optional[Sequence] = None) -> None:
 
 
 def keep(key: str, value) -> None:
-    """Keep a page's view value (text) in the URL; an empty one leaves it."""
+    """Keep a page's view value (text) in the URL; an empty one leaves it. Unchanged values are
+    not sent again (this runs on every τ/n move)."""
     if value in (None, ""):
         st.query_params.pop(key, None)
-    else:
+    elif st.query_params.get(key) != str(value):
         st.query_params[key] = str(value)
 
 
 def keep_ids(key: str, ids: Sequence) -> None:
-    """Keep a list of ids in the URL (as JSON), when it is short enough for a URL."""
-    text = json.dumps([str(i) for i in ids]) if ids else ""
-    keep(key, text if len(text) <= _MAX_LIST else None)
+    """Keep a list of ids in the URL (as JSON), when it is short enough for a URL (a selection of
+    thousands is not even written out: each id takes at least 4 characters of JSON)."""
+    text = json.dumps([str(i) for i in ids]) if ids and 4 * len(ids) <= _MAX_LIST else ""
+    keep(key, text if 0 < len(text) <= _MAX_LIST else None)
 
 
 def ids_named(key: str) -> tuple:

@@ -96,7 +96,7 @@ for i, rec in enumerate(evaluation_jobs.interrupted(run)):   # cut short by a st
 # ---------------------------------------------------------------- results
 found = evaluation_jobs.stored(run)
 if not found:
-    if evaluation_jobs.running(run) is not None:
+    if running is not None:
         st.info("The first evaluation of this run is running; its results appear here when it ends.")
     else:
         st.info("No evaluation of this run yet." + (" Choose the options above and press Evaluate."

@@ -411,10 +411,12 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         """Mark "interrupted" every running run whose process is gone: its lease ran out (a
         crash, a kill, a stop; no heartbeat since) or it has none (a row from before leases);
         with ``own`` (a server's start) also the runs this process held, which a previous server
-        of the same process left. Runs another live server holds are left alone. How many."""
-        swept = paths.remove_stale_temporaries(self.files, recursive=True)   # half-written run files
-        if swept:
-            log.info("removed %d temporary file(s) of interrupted writes in %s", swept, self.files)
+        of the same process left, and the half-written run files of dead writers are swept. Runs
+        another live server holds are left alone. How many."""
+        if own:   # at a start only: the heartbeat does not walk the run files every beat
+            swept = paths.remove_stale_temporaries(self.files, recursive=True)   # half-written run files
+            if swept:
+                log.info("removed %d temporary file(s) of interrupted writes in %s", swept, self.files)
         moment = now()
         with self.Write.begin() as s:
             running = s.scalars(select(RunRecord).where(RunRecord.status == "running")).all()
