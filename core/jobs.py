@@ -7,6 +7,13 @@ result, a `Cancelled`, or an error whose traceback is logged (logger
 ``artifact_lens.jobs``) and kept on the job for the page that started it.
 `JobRunner` keeps jobs by key, so asking twice for the same work joins the first job, and
 bounds how many compute at once (``workers``): the others wait, pending and cancellable.
+
+Heavy steps inside a job go through `offload` (``ctx.offload(fn, *args, **kwargs)``), which
+hands them to the runner's backend: `LocalBackend` calls ``fn`` in the job's thread;
+`DaskBackend` runs it on a Dask cluster (``ARTIFACT_LENS_SCHEDULER``), so a team's evaluation
+takes the workers' cores, not the web process's. Either way ``fn`` gets ``progress`` and
+``cancel`` keyword arguments that behave alike: progress reaches the job panel (through a
+Dask queue from a worker), and Cancel stops the work at its next check (through a Dask event).
 Nothing here imports streamlit.
 """
 from __future__ import annotations
@@ -20,7 +27,7 @@ from typing import Any, Callable, Optional
 
 from core.errors import Cancelled, InputError
 
-__all__ = ["Job", "JobContext", "JobRunner"]
+__all__ = ["Job", "JobContext", "JobRunner", "LocalBackend", "DaskBackend", "backend_for", "offload"]
 
 log = logging.getLogger("artifact_lens.jobs")
 
@@ -46,6 +53,15 @@ class JobContext:
         with self._job._lock:
             self._job.records.append(record)
 
+    def offload(self, fn: Callable, *args, progress: Optional[Callable] = None, cancel=None, relay: tuple = (),
+                **kwargs):
+        """``fn(*args, progress=..., cancel=..., **kwargs)`` on the runner's backend (see the
+        module doc). ``progress`` defaults to this job's; the cancel token is always this job's
+        (a ``cancel`` given is that one or None); the keyword arguments named in ``relay`` are
+        callbacks (e.g. ``on_phase``) whose calls on a worker are replayed here."""
+        backend = self._job.backend or LocalBackend()
+        return backend.run(fn, args, kwargs, progress=progress or self.progress, cancel=self.cancel, relay=relay)
+
 
 class Job:
     """A function running in a daemon thread, polled by the app.
@@ -56,8 +72,8 @@ class Job:
     """
 
     def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key: Optional[str] = None,
-                 slots: Optional[threading.Semaphore] = None):
-        self.fn, self.name, self.key, self._slots = fn, name, key, slots
+                 slots: Optional[threading.Semaphore] = None, backend=None):
+        self.fn, self.name, self.key, self._slots, self.backend = fn, name, key, slots, backend
         self.status = "pending"
         self.fraction, self.message = 0.0, ""
         self.records: list = []
@@ -155,8 +171,9 @@ class JobRunner:
     long-lived server does not accumulate results.
     """
 
-    def __init__(self, keep_finished: int = 32, workers: Optional[int] = None):
+    def __init__(self, keep_finished: int = 32, workers: Optional[int] = None, backend=None):
         self._jobs: dict = {}
+        self.backend = backend or LocalBackend()
         self._lock = threading.Lock()
         self.keep_finished = keep_finished
         # at most ``workers`` jobs compute at once (the others wait, pending and cancellable), so
@@ -169,7 +186,7 @@ class JobRunner:
             job = self._jobs.get(key)
             if job is not None and not job.done:
                 return job
-            job = Job(fn, name=name or key, key=key, slots=self._slots)
+            job = Job(fn, name=name or key, key=key, slots=self._slots, backend=self.backend)
             self._jobs.pop(key, None)
             self._jobs[key] = job
             finished = [k for k, j in self._jobs.items() if j.done]   # oldest first
@@ -210,3 +227,144 @@ class JobRunner:
         return self.running()
 
 
+
+
+def offload(ctx: Optional[JobContext], fn: Callable, *args, relay: tuple = (), **kwargs):
+    """`JobContext.offload` when there is a job; a plain call of ``fn`` when there is none
+    (the same work called outside a job, e.g. by a test)."""
+    if ctx is None:
+        return fn(*args, **kwargs)
+    return ctx.offload(fn, *args, relay=relay, **kwargs)
+
+
+class LocalBackend:
+    """Heavy steps run in the job's own thread (bounded by the runner's ``workers``)."""
+
+    name = "local"
+
+    def run(self, fn, args, kwargs, *, progress, cancel, relay=()):
+        return fn(*args, progress=progress, cancel=cancel, **kwargs)   # relayed callbacks are called directly
+
+    def close(self) -> None:
+        pass
+
+
+_POLL = 0.25        # seconds between looks at a Dask task (its progress, the cancel token)
+_PROGRESS_EVERY = 0.2   # a worker sends at most this often (plus the last step), not every call
+
+
+class _RemoteCancel:
+    """A cancel token on a worker: a named Dask event, read at most every half second."""
+
+    def __init__(self, name: str):
+        from distributed import Event
+
+        self._event, self._seen, self._at = Event(name), False, 0.0
+
+    def is_set(self) -> bool:
+        now = time.monotonic()
+        if not self._seen and now - self._at > 0.5:
+            self._at = now
+            self._seen = bool(self._event.is_set())
+        return self._seen
+
+
+def _on_worker(fn, args, kwargs, tag: str, relay: tuple):
+    """Run ``fn`` on a Dask worker with progress and relayed callbacks sent back through a
+    named queue, and the cancel token read from a named event."""
+    from distributed import Queue
+
+    queue, cancel, last = Queue("al-progress-" + tag), _RemoteCancel("al-cancel-" + tag), [0.0]
+
+    def progress(fraction, message=""):
+        now = time.monotonic()
+        if now - last[0] >= _PROGRESS_EVERY or fraction >= 1.0:
+            last[0] = now
+            queue.put(("progress", float(fraction), str(message)))
+        if cancel.is_set():
+            raise Cancelled("cancelled by the user")
+
+    def sender(name):
+        return lambda *a: queue.put((name, *a))
+
+    return fn(*args, progress=progress, cancel=cancel, **kwargs, **{k: sender(k) for k in relay})
+
+
+class DaskBackend:
+    """Heavy steps run as tasks on a Dask cluster (its scheduler's ``address``).
+
+    The client connects on first use (a clear `core.aflite.distributed.ClusterError` when the
+    scheduler cannot be reached, shown by the job panel). Functions and arguments travel by
+    pickle, so workers run this project's code (same version) and, for steps that read or
+    write the cache folder, see the same ``ARTIFACT_LENS_CACHE`` (a shared volume).
+    """
+
+    name = "dask"
+
+    def __init__(self, address: str):
+        self.address = address
+        self._client = None
+        self._lock = threading.Lock()
+
+    def client(self):
+        with self._lock:
+            if self._client is None or self._client.status in ("closed", "closing"):
+                from core.aflite.distributed import connect
+
+                self._client = connect(self.address)
+            return self._client
+
+    def run(self, fn, args, kwargs, *, progress, cancel, relay=()):
+        from distributed import Event, Queue
+
+        client = self.client()
+        tag = uuid.uuid4().hex
+        queue, stop = Queue("al-progress-" + tag, client=client), Event("al-cancel-" + tag, client=client)
+        kwargs = dict(kwargs)
+        local = {k: kwargs.pop(k) for k in relay if kwargs.get(k) is not None}   # called here, not shipped
+        local["progress"] = progress
+        future = client.submit(_on_worker, fn, args, kwargs, tag, tuple(local.keys() - {"progress"}), pure=False,
+                               key=f"{getattr(fn, '__name__', 'work')}-{tag}")
+        try:
+            while True:
+                try:
+                    result = future.result(timeout=_POLL)   # a worker's exception is raised here, as there
+                except TimeoutError:
+                    self._replay(queue, local)
+                    if cancel.is_set():
+                        raise Cancelled("cancelled by the user") from None
+                    continue
+                self._replay(queue, local)
+                return result
+        except BaseException:
+            stop.set()                     # a running task stops at its next progress call
+            future.cancel()
+            raise
+        finally:
+            future.release()
+            try:
+                queue.close()
+            except Exception:  # noqa: BLE001  (already gone with the client)
+                pass
+
+    @staticmethod
+    def _replay(queue, local: dict) -> None:
+        try:
+            items = queue.get(batch=True) if queue.qsize() else []
+        except Exception:  # noqa: BLE001  (the queue is only progress: a hiccup skips one look)
+            return
+        for name, *values in items:
+            target = local.get(name)
+            if target is not None:
+                target(*values)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+
+def backend_for(address: Optional[str]):
+    """The job backend a setting names: a Dask scheduler's address, or None for this process."""
+    return DaskBackend(address) if address else LocalBackend()

@@ -5,7 +5,7 @@
 again only when the environment changed (tests and a server restart may point it elsewhere),
 so callers just call `settings()` where they need a value.
 
-A dataclass with a table of parsers, not pydantic-settings: nine variables do not need a new
+A dataclass with a table of parsers, not pydantic-settings: a dozen variables do not need a new
 dependency, and the table is what the docs list (a test checks that each one is documented).
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Optional
@@ -45,6 +46,9 @@ class Settings:
     #: ARTIFACT_LENS_RUN_LEASE: seconds a running run's lease lasts without a heartbeat; past it,
     #: another server on the same database marks the run interrupted
     run_lease: float
+    #: ARTIFACT_LENS_SCHEDULER: address of a Dask scheduler (tcp://HOST:PORT) that runs the heavy
+    #: steps of background jobs; unset: they run in this process
+    scheduler: Optional[str]
 
 
 #: field -> (variable, default text for the docs)
@@ -75,6 +79,11 @@ def _parse(env: tuple) -> Settings:
     if owner is not None and "@" not in owner:
         raise SettingsError(f"ARTIFACT_LENS_OWNER={raw['owner']!r} is not an e-mail address; give the owner's address "
                             "as the identity provider sends it, or unset it.")
+    scheduler = raw["scheduler"] or None
+    if scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx|inproc)://[^\s/]+(:\d+)?/?", scheduler):
+        raise SettingsError(f"ARTIFACT_LENS_SCHEDULER={raw['scheduler']!r} is not a Dask scheduler address; give one "
+                            "such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), or unset it to compute "
+                            "in this process.")
     return Settings(
         cache=cache,
         db_url=raw["db_url"] or f"sqlite:///{cache / 'team.sqlite'}",
@@ -89,6 +98,7 @@ def _parse(env: tuple) -> Settings:
         job_workers=(_number("job_workers", raw["job_workers"], 1, "jobs", whole=True) if raw["job_workers"]
                      else max(1, os.cpu_count() or 1)),
         run_lease=_number("run_lease", raw["run_lease"], 3, "seconds") if raw["run_lease"] else 60.0,
+        scheduler=scheduler,
     )
 
 

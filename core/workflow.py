@@ -17,7 +17,7 @@ from core.duplicates import THRESHOLD, DuplicateIndex, drop_one_of_each
 from core.errors import InputError
 from core.evaluation import default_partial_spec, subset_accuracy
 from core.export import quality_columns
-from core.progress import report
+from core.progress import check_cancel, report
 from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, check_quality, combine,
                           quality_for_aflite, quality_scores)
 from core.representations import represent
@@ -72,7 +72,7 @@ def _label_balance(y, classes) -> dict:
 
 def compare_pruning(dataset: Dataset, representation, quality, params: dict, *, quality_name: str = "dqi",
                     partial_spec: Optional[str] = None, folds: int = 5, min_count: int = 20, random_state: int = 0,
-                    cache_dir=None, progress=None) -> pd.DataFrame:
+                    cache_dir=None, progress=None, cancel=None) -> pd.DataFrame:
     """Plain AFLite vs quality-ordered AFLite (paper 002 Algorithm 1) at the same parameters (the
     same n), with the full set and a random subset of the same size as references.
 
@@ -84,9 +84,9 @@ def compare_pruning(dataset: Dataset, representation, quality, params: dict, *, 
     ids = np.asarray(representation.ids).astype(str)
     q = check_quality(quality, "quality", n=len(ids))
     report(progress, 0.0, "plain AFLite")
-    plain = fit_run(dataset, representation, params)
+    plain = fit_run(dataset, representation, params, cancel=cancel)
     report(progress, 0.3, "quality-ordered AFLite")
-    ordered = fit_run(dataset, representation, params, quality=q)
+    ordered = fit_run(dataset, representation, params, quality=q, cancel=cancel)
     rand = random_subset(len(ids), int(plain.retained.sum()), random_state=random_state)
     sets = {"full": np.ones(len(ids), bool), "AFLite": plain.retained, f"AFLite + {quality_name}": ordered.retained,
             "random (same n as AFLite)": rand}
@@ -94,7 +94,7 @@ def compare_pruning(dataset: Dataset, representation, quality, params: dict, *, 
     acc = None
     if spec:
         report(progress, 0.5, "partial-input accuracy")
-        prep = represent(dataset, spec, cache_dir=cache_dir)
+        prep = represent(dataset, spec, cache_dir=cache_dir, cancel=cancel)
         pos = pd.Index(np.asarray(prep.ids).astype(str)).get_indexer(ids)
         y = dataset.table[dataset.label].reindex(ids).to_numpy()
         Xp = np.asarray(prep.X)[np.maximum(pos, 0)]
@@ -104,6 +104,7 @@ def compare_pruning(dataset: Dataset, representation, quality, params: dict, *, 
     y_all = dataset.table[dataset.label].reindex(ids).to_numpy()
     for i, (name, mask) in enumerate(sets.items()):
         report(progress, 0.7 + 0.3 * i / len(sets), f"z-statistics of {name}")
+        check_cancel(cancel)
         sub = dataset.subset(ids[mask])
         try:
             zs = compute_z(sub, min_count=min_count, random_state=random_state)

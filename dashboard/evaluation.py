@@ -51,8 +51,8 @@ def start(run, **knobs):
         from core.evaluation import evaluate
 
         try:
-            ev = evaluate(ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
-                          context=context, progress=ctx.progress, cancel=ctx.cancel)
+            ev = ctx.offload(evaluate, ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
+                             context=context)
         except BaseException:
             if not srv.stopping.is_set():   # cancelled or failed: said by the job panel; a stop is "interrupted"
                 target.ended(key)

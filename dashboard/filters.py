@@ -1,5 +1,5 @@
 """z-filtering and consistency filtering of the current dataset (paper 004), run like AFLite: a
-curator submits the form, the work runs as a background job (progress, Cancel, the page stays
+curator submits the form, the work runs as a background job on the jobs' backend (progress, Cancel, the page stays
 usable), and the result is kept in the server's bounded cache by dataset and parameters, so
 every member who asks for the same filter gets it without recomputing."""
 from __future__ import annotations
@@ -44,8 +44,8 @@ def zfilter_start(params: tuple) -> None:
     team.require("run filters")
     session().zfilter_params = tuple(params)
     ds, (batch, k, min_count, seed) = current.dataset(), params
-    _start("zfilter", "z-filtering", _zfilter_key(), lambda ctx: z_filter(
-        ds, batch_size=batch, k=k, min_count=min_count, random_state=seed, progress=ctx.progress, cancel=ctx.cancel))
+    _start("zfilter", "z-filtering", _zfilter_key(), lambda ctx: ctx.offload(
+        z_filter, ds, batch_size=batch, k=k, min_count=min_count, random_state=seed))
 
 
 def zfilter_result():
@@ -71,8 +71,8 @@ def consistency_start(threshold: float, folds: int) -> None:
     team.require("run filters")
     session().consistency_params = (float(threshold), int(folds))
     ds = current.dataset()
-    _start("consistency", "consistency filtering", _consistency_key(), lambda ctx: consistency_filter(
-        ds, folds=int(folds), progress=ctx.progress, cancel=ctx.cancel))
+    _start("consistency", "consistency filtering", _consistency_key(), lambda ctx: ctx.offload(
+        consistency_filter, ds, folds=int(folds)))
 
 
 def consistency_result():

@@ -18,6 +18,7 @@ from typing import Optional
 import numpy as np
 
 from core.errors import Cancelled, InputError
+from core.jobs import offload
 from core.progress import report, span
 from dashboard import current, team, url
 from dashboard.quality import quality_column
@@ -41,7 +42,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
         return span(progress, lo, hi)
 
     def build():
-        return represent(ds, spec, progress=sub(0.0, 0.4), cancel=cancel)
+        return offload(ctx, represent, ds, spec, progress=sub(0.0, 0.4), cancel=cancel)
 
     rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
     if source_changed(rep.info):      # Φ read from a vector file that has been rewritten since
@@ -62,9 +63,9 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
         q, lo = None, 0.4
         if quality:
 
-            q, lo = quality_column(ds, rep, quality, progress=sub(0.4, 0.6), cancel=cancel), 0.6
-        fitted = fit_run(ds, rep, params, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase, quality=q,
-                         quality_info=quality or None)
+            q, lo = quality_column(ds, rep, quality, ctx, progress=sub(0.4, 0.6)), 0.6
+        fitted = offload(ctx, fit_run, ds, rep, params, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase,
+                         quality=q, quality_info=quality or None, relay=("on_phase",))
         srv.store.put(fitted)
         return fitted
 

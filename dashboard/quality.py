@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from core import paths, workflow
+from core.jobs import offload
 from core.progress import span
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
 from core.workflow import quality_descriptor
@@ -93,17 +94,15 @@ def _read(key: str) -> Optional[pd.DataFrame]:
         return None   # a damaged file: recomputed on request
 
 
-def _compute(ds, rep, min_count: int, nn_dim, progress=None, cancel=None) -> pd.DataFrame:
-    return workflow.quality_components(ds, rep, min_count=min_count, nn_dim=nn_dim, progress=progress, cancel=cancel)
-
-
-def _ensure(key: str, ds, rep, min_count: int, nn_dim, progress=None, cancel=None) -> pd.DataFrame:
-    """The components (cache, disk, or computed and written to disk atomically)."""
+def _ensure(key: str, ds, rep, min_count: int, nn_dim, ctx=None, progress=None) -> pd.DataFrame:
+    """The components (cache, disk, or computed on the jobs' backend, ``ctx`` the job's context,
+    and written to disk atomically)."""
     def load_or_compute():
         found = _read(key)
         if found is not None:
             return found
-        out = _compute(ds, rep, min_count, nn_dim, progress=progress, cancel=cancel)
+        out = offload(ctx, workflow.quality_components, ds, rep, min_count=min_count, nn_dim=nn_dim,
+                      progress=progress or (ctx.progress if ctx else None))
         folder().mkdir(parents=True, exist_ok=True)
         paths.atomic_write(folder() / f"{key}.parquet", lambda fh: out.to_parquet(fh), tag=str(os.getpid()))
         return out
@@ -157,7 +156,7 @@ def start():
     min_count, nn_dim = int(qs.min_count), qs.nn_dim
 
     def work(ctx):
-        _ensure(key, ds, rep, min_count, nn_dim, progress=ctx.progress, cancel=ctx.cancel)
+        _ensure(key, ds, rep, min_count, nn_dim, ctx)
         return key
 
     found = server().jobs.submit("quality:" + key, work, name="Quality components")
@@ -181,11 +180,11 @@ def descriptor(name: str, qs: Optional[QualityState] = None) -> dict:
     return quality_descriptor(name, min_count=qs.min_count, nn_dim=qs.nn_dim, weights=qs.weights)
 
 
-def quality_column(ds, rep, info: dict, progress=None, cancel=None) -> np.ndarray:
+def quality_column(ds, rep, info: dict, ctx=None, progress=None) -> np.ndarray:
     """The quality column ``info`` describes, aligned with ``rep.ids`` (components computed if
-    needed: called inside background jobs)."""
+    needed: called inside background jobs, ``ctx`` the job's context)."""
     qs = QualityState(min_count=int(info["min_count"]), nn_dim=info["nn_dim"])
-    comps = _ensure(context_key(ds, rep, qs), ds, rep, qs.min_count, qs.nn_dim, progress=progress, cancel=cancel)
+    comps = _ensure(context_key(ds, rep, qs), ds, rep, qs.min_count, qs.nn_dim, ctx, progress=progress)
     return workflow.quality_column(comps, info, rep.ids)
 
 
@@ -235,8 +234,9 @@ def compare_start(params: dict, name: str):
         return None
 
     def work(ctx):
-        q = quality_column(ds, rep, info, progress=span(ctx.progress, 0.0, 0.4), cancel=ctx.cancel)
-        out = workflow.compare_pruning(ds, rep, q, dict(params), quality_name=name, progress=span(ctx.progress, 0.4, 1.0))
+        q = quality_column(ds, rep, info, ctx, progress=span(ctx.progress, 0.0, 0.4))
+        out = ctx.offload(workflow.compare_pruning, ds, rep, q, dict(params), quality_name=name,
+                          progress=span(ctx.progress, 0.4, 1.0))
         rows = json.loads(out.to_json(orient="records"))
         attrs = json.loads(json.dumps(out.attrs, default=str))
         folder().mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ import weakref
 import streamlit as st
 
 from core import paths
-from core.jobs import JobRunner
+from core.jobs import JobRunner, backend_for
 from core.runs import RunStore
 from core.store import TeamStore
 from core.settings import settings
@@ -100,7 +100,8 @@ class Server:
         lease this server renews (a heartbeat thread); a run whose lease ran out (its server
         died) is marked interrupted by any server on the database.
     jobs : core.jobs.JobRunner
-        Background work, by key.
+        Background work, by key; its heavy steps on ``jobs.backend`` (this process, or the Dask
+        cluster of ``ARTIFACT_LENS_SCHEDULER``).
     map_slots : threading.Semaphore
         UMAP child processes allowed at once (one: each takes a core for minutes).
     stopping : threading.Event
@@ -112,7 +113,8 @@ class Server:
         self.store = RunStore(paths.cache_dir() / "runs")
         self.team = TeamStore()   # raises InputError (named URL, what to check) when unreachable
         self.team.recover()
-        self.jobs = JobRunner(workers=settings().job_workers)
+        # heavy steps of jobs run here or on the Dask cluster ARTIFACT_LENS_SCHEDULER names
+        self.jobs = JobRunner(workers=settings().job_workers, backend=backend_for(settings().scheduler))
         self.map_slots = threading.Semaphore(1)
         self.stopping = threading.Event()
         self.exports = exports_folder()
@@ -144,6 +146,7 @@ class Server:
         the jobs still running at the deadline."""
         self.begin_stop()
         left = self.jobs.shutdown(timeout)
+        self.jobs.backend.close()
         for job in left:
             log.warning("job %s did not stop within %.1f s of the shutdown", job.name, timeout)
         # only the files this process prepared (".<name>.<pid>.<random>.tmp"), then the folder if
@@ -207,6 +210,6 @@ def _install_signal_handler(previous) -> None:
         log.warning("SIGTERM handler not installed (not on the main thread)")
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, on_release=lambda srv: srv.jobs.backend.close())
 def server() -> Server:
     return Server()

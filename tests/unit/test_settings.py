@@ -48,7 +48,10 @@ def test_a_number_setting_is_a_valid_number_or_one_error_naming_it(monkeypatch, 
 
 
 @pytest.mark.parametrize("var, raw, message", [("ARTIFACT_LENS_MAP", "tsne", "give umap"),
-                                               ("ARTIFACT_LENS_OWNER", "bob", "not an e-mail address")])
+                                               ("ARTIFACT_LENS_OWNER", "bob", "not an e-mail address"),
+                                               ("ARTIFACT_LENS_SCHEDULER", "localhost:8786", "tcp://10.0.0.5:8786"),
+                                               ("ARTIFACT_LENS_SCHEDULER", "tcp://a b:1", "not a Dask scheduler"),
+                                               ("ARTIFACT_LENS_SCHEDULER", "http://h:8787/status", "unset it")])
 def test_a_word_setting_is_checked_too(monkeypatch, var, raw, message):
     monkeypatch.setenv(var, raw)
     with pytest.raises(SettingsError, match=message):
@@ -60,3 +63,14 @@ def test_a_changed_environment_is_read_again(monkeypatch, tmp_path):
     assert settings().cache == tmp_path / "a"
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "b"))
     assert settings().cache == tmp_path / "b"
+
+
+@pytest.mark.parametrize("raw", ["tcp://10.0.0.5:8786", "tls://scheduler.example.org:8786", "tcp://[::1]:8786"])
+def test_a_scheduler_address_is_kept_as_given(monkeypatch, raw):
+    monkeypatch.setenv("ARTIFACT_LENS_SCHEDULER", raw)
+    assert settings().scheduler == raw
+
+
+def test_no_scheduler_by_default(monkeypatch):
+    monkeypatch.delenv("ARTIFACT_LENS_SCHEDULER", raising=False)
+    assert settings().scheduler is None
