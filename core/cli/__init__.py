@@ -8,6 +8,7 @@ renamed into place).
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -60,6 +61,8 @@ def main(argv=None) -> int:
         return 2
     if getattr(args, "cache_dir", None):
         os.environ["ARTIFACT_LENS_CACHE"] = args.cache_dir
+    # what manifests record as the command: the arguments given (a caller's list, or the shell's)
+    args.command_line = "python -m core " + shlex.join(sys.argv[1:] if argv is None else [str(a) for a in argv])
     stop = threading.Event()
 
     def interrupt(signum, frame):   # SIGTERM (a kill, a scheduler) ends a command like Ctrl-C

@@ -185,7 +185,7 @@ def cmd_aflite(args) -> int:
     scored = export.export_frame(ds, run, which="all", include_arrays=False)
     scored = scored[["id", ds.label, "predictability", "removed_at", "retained", "warmup"]]
     extra = {"retained_ids": [str(i) for i in np.asarray(run.ids)[run.retained]],
-             "command": "python -m core " + " ".join(sys.argv[1:])}
+             "command": args.command_line}
     if quality_record:
         extra["quality"] = quality_record
     if args.evaluate:
@@ -308,7 +308,7 @@ def cmd_export(args) -> int:
     print_messages(ds, args.quiet)
     frame, manifest, summary = export.from_run_file(
         ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
-        include_arrays=args.embeddings or fmt != "csv", extra={"command": "python -m core " + " ".join(sys.argv[1:])})
+        include_arrays=args.embeddings or fmt != "csv", extra={"command": args.command_line})
     if args.quality:
         from core.quality import quality_scores
 
