@@ -1,14 +1,13 @@
 """Features: z-statistics of simple features (Gardner plot, top features), what AFLite removed of them,
 z-filtering and consistency filtering."""
-import pandas as pd
 import streamlit as st
 
 from core.errors import InputError
-from core.zplots import gardner_plot, top_features_bar, zfilter_history
 from core.features import KINDS
-from dashboard import current, filters
+from core.zplots import gardner_plot, top_features_bar
+from dashboard import current
+from dashboard.feature_panels import consistency_panel, feature_examples, zfilter_panel
 from dashboard.formatting import metric_row, plain
-from dashboard.job_panel import watch
 from dashboard.team import member
 from dashboard.page import start_page
 
@@ -104,82 +103,10 @@ else:
         st.plotly_chart(top_features_bar(zs, k=5, kind=other_kinds, field=field, classes=ds.classes,
                                          title="Top 5 of these features per label"), key="topbar_other")
 
-# ---------------------------------------------------------------- one feature: its examples, what AFLite removed
-st.subheader("Examples carrying a feature")
-top = zs.top(20, kind=kind, field=field)
-top = pd.concat([top[top["kind"] == "ngram"], top[top["kind"] != "ngram"]])   # the paper's view first
-options = list(dict.fromkeys(clicked + top["feature"].tolist()))
-if not options:
-    st.info("No feature with z > 0 for these filters.")
-else:
-    feature = st.selectbox("Feature (click a point on the plot, or pick one)", options, key="z_feature")
-    rows = zs.table[zs.table["feature"] == feature]
-    st.dataframe(rows[["feature", "label", "n", "count", "p_hat", "z", "significant"]], hide_index=True,
-                 key="feature_z")
-    ids = current.ids_with_feature(feature)
-    if run is not None:
-        frame = current.table(run).browse(current.live_result(run))
-        carrying = frame[frame["id"].isin(pd.Index(ids))]
-        scored = carrying[~carrying["warmup"]]
-        metric_row({
-            "Examples with the feature": f"{len(carrying):,}",
-            "Removed by AFLite (at the live τ, n)": f"{int((~scored['retained']).sum()):,}",
-            "Removed share": f"{(~scored['retained']).mean():.0%}" if len(scored) else "–",
-        })
-        st.dataframe(carrying.head(500), hide_index=True, key="feature_examples")
-    else:
-        st.dataframe(ds.table.loc[ids].head(500), key="feature_examples")
-
-# ---------------------------------------------------------------- z-filtering
+# ---------------------------------------------------------------- one feature, then the filters
+feature_examples(zs, ds, run, clicked, kind, field)
 if not member().can("run filters"):   # filters cost the shared server minutes of CPU
     st.caption(f"Your role here is {member().role}: z-filtering and consistency filtering need a curator or owner.")
     st.stop()
-st.subheader("z-filtering (paper 004, Algorithm 1)")
-with st.form("zfilter_form"):
-    c1, c2, c3, c4 = st.columns(4)
-    batch = c1.number_input("Batch size", 10, 100000, min(500, max(10, len(ds) // 10)), key="zf_batch")
-    k = c2.number_input("k biased features per label", 1, 500, 20, key="zf_k")
-    zmin = c3.number_input("min count", 1, 1000, 5, key="zf_min")
-    seed = c4.number_input("Shuffle seed", 0, 10**6, 0, key="zf_seed")
-    run_zf = st.form_submit_button("Run z-filtering", key="run_zfilter")
-try:
-    if run_zf:
-        filters.zfilter_start((int(batch), int(k), int(zmin), int(seed)))
-except InputError as exc:
-    st.error(plain(exc))
-res = filters.zfilter_result()
-if res is not None:
-    metric_row({
-        "Accepted": f"{len(res.accepted):,}",
-        "Rejected": f"{len(res.rejected):,}",
-        "Largest z before": f"{res.z_max_before:.1f}",
-        "Largest z after": f"{res.z_max_after:.1f}",
-    })
-    st.plotly_chart(zfilter_history(res), key="zf_history")
-    st.dataframe(res.reasons().head(50), hide_index=True, key="zf_reasons")
-watch(filters.zfilter_job, "z-filtering", "zf_job", filters.ended)
-
-# ---------------------------------------------------------------- consistency filtering
-st.subheader("Consistency filtering (paper 004 §2.2.2)")
-with st.form("cons_form"):
-    c1, c2 = st.columns(2)
-    threshold = c1.slider("τ: drop when p(gold | x) ≤ τ", 0.0, 0.95, 0.2, 0.05, key="cf_threshold")
-    folds = c2.number_input("Cross-fitting folds", 2, 10, 5, key="cf_folds")
-    run_cf = st.form_submit_button("Run consistency filtering", key="run_consistency")
-try:
-    if run_cf:
-        filters.consistency_start(float(threshold), int(folds))
-    res = filters.consistency_result()
-    if res is not None:
-        after = filters.after_consistency(res, int(min_count), float(alpha))
-        metric_row({
-            "Kept": f"{int(res.scores['kept'].sum()):,}",
-            "Dropped": f"{int((~res.scores['kept']).sum()):,}",
-            "Largest z before": f"{zs.z_max:.1f}",
-            "Largest z after": f"{after.z_max:.1f}",
-        })
-        st.caption(f"Cross-fitted model accuracy: {res.accuracy:.3f}")
-        st.dataframe(res.dropped.head(500), key="cf_dropped")
-except InputError as exc:
-    st.error(plain(exc))
-watch(filters.consistency_job, "Consistency filtering", "cf_job", filters.ended)
+zfilter_panel(ds)
+consistency_panel(zs, int(min_count), float(alpha))

@@ -143,3 +143,11 @@ def test_no_module_of_the_engine_outgrows_one_concern():
     long = {name: n for name, path in MODULES.items() if name.startswith("core")
             and (n := len(path.read_text(encoding="utf-8").splitlines())) > 600}
     assert not long, long
+
+
+def test_pages_only_lay_out():
+    """A page lays out widgets and figures (~120 lines at most, issue 24): logic and long forms live
+    in dashboard modules, where they can be tested and shared."""
+    long = {path.name: n for path in ROOT.glob("pages/*.py")
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 120}
+    assert not long, f"pages over 120 lines: {long}"
