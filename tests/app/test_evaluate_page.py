@@ -148,3 +148,25 @@ def test_an_evaluation_a_stop_cut_short_is_shown_and_runs_again(fresh_server):
     assert not [w for w in at.warning if "was interrupted" in w.value]
     assert metrics(at)["τ, n evaluated"] == "0.80, 1,600"     # its own τ/n, which the tab's knobs moved to
     assert (sess.tau, sess.target) == (0.8, 1600)
+
+
+def test_a_teammate_at_another_tau_and_n_sees_the_stored_evaluation_with_its_own(fresh_server):
+    """Issue 21: evaluations are listed at every τ/n they were computed at, not only the live one."""
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("10_evaluate")).run()
+    small_options(owner)
+    owner.button(key="eval_run").click().run()
+    wait_for_jobs(owner)
+    evaluated = metrics(owner)["τ, n evaluated"]
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("2_filter")).run()
+    ann.slider(key="w_tau").set_value(0.6).run()           # another τ than the evaluation's
+    ann.switch_page(page("10_evaluate")).run()
+    no_exceptions(ann)
+    assert "No evaluation of this run yet" not in texts(ann)
+    assert "τ = 0.60" in texts(ann)                          # the live split, said at the top
+    assert metrics(ann)["τ, n evaluated"] == evaluated       # the stored one, with the τ/n it was made at
