@@ -19,6 +19,9 @@ The rules, in one place:
   light = kept by the filter and not reviewed.
 - **Overrides in the export**: ``keep`` puts an example in the retained split whatever the
   filter says, ``remove`` takes it out, ``agree`` follows the filter.
+- **Agreement** (`agreement`, `supported_tau_n`, from `core.agreement`): how much reviewers
+  agree with each other (Krippendorff's α, Cohen's κ) and with the filter, and which τ/n the
+  team's decisions support.
 """
 from __future__ import annotations
 
@@ -27,11 +30,12 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from core.agreement import Agreement, agreement, side, supported_tau_n
 from core.errors import InputError
 from core import lights as lights_vocabulary
 
 __all__ = ["LIGHTS", "LIGHT_COLOURS", "standing", "lights", "apply_overrides", "reviewed_result", "queue",
-           "QUEUE_ORDERS", "DISPUTE_RULES", "side", "disagreements"]
+           "QUEUE_ORDERS", "DISPUTE_RULES", "side", "disagreements", "agreement", "Agreement", "supported_tau_n"]
 
 #: review lights (`core.lights`): the three, and no light for an example nobody reviewed
 LIGHTS = (*lights_vocabulary.LIGHTS, lights_vocabulary.NOT_REVIEWED)
@@ -45,11 +49,6 @@ DISPUTE_RULES = {
 }
 #: seniority of each role under the ``senior`` rule (a reviewer no longer a member ranks lowest)
 _SENIORITY = {"owner": 2, "curator": 2, "annotator": 1}
-
-
-def side(decision, retained) -> str:
-    """``keep`` or ``remove``: what a decision says about an example the filter retained or not."""
-    return ("keep" if retained else "remove") if decision == "agree" else decision
 
 
 def _check_rule(rule: str) -> None:
