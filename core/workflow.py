@@ -12,11 +12,14 @@ import numpy as np
 import pandas as pd
 
 from core.aflite import random_subset
+from core.agreement import agreement, side, supported_tau_n
 from core.dataset import Dataset
 from core.duplicates import THRESHOLD, DuplicateIndex, drop_one_of_each
 from core.errors import InputError
 from core.evaluation import default_partial_spec, subset_accuracy
 from core.export import quality_columns
+from core.features import build_features
+from core.labels import encode_labels
 from core.progress import check_cancel, report
 from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, check_quality, combine,
                           quality_for_aflite, quality_scores)
@@ -25,7 +28,8 @@ from core.runs import fit_run
 from core.zstats import compute_z
 
 __all__ = ["quality_descriptor", "quality_components", "quality_column", "compare_pruning", "QUALITY_MIN_COUNT",
-           "QUALITY_NN_DIM", "near_duplicate_pairs", "drop_near_duplicates", "quality_columns_note"]
+           "QUALITY_NN_DIM", "near_duplicate_pairs", "drop_near_duplicates", "quality_columns_note",
+           "feature_matrix", "artifact_carriers", "team_agreement", "ARTIFACT_FEATURES"]
 
 #: the quality context's defaults (`core.quality.QualityContext.fit`), shared by both front ends
 QUALITY_MIN_COUNT = 5
@@ -157,3 +161,54 @@ def quality_columns_note(representation: str, *, weights: Optional[Mapping] = No
             "weights": dict(DEFAULT_WEIGHTS if weights is None else weights),
             "thresholds": {k: list(v) for k, v in (DEFAULT_THRESHOLDS if thresholds is None else thresholds).items()},
             "min_count": int(min_count), "nn_dim": nn_dim, "source": "core.quality (DQI, paper 002)"}
+
+
+# ---------------------------------------------------------------------- team agreement (issue 22)
+#: how many of the most label-giving n-grams the filter-as-rater table looks at per feature
+ARTIFACT_FEATURES = 8
+
+
+def feature_matrix(dataset: Dataset):
+    """The binary example × feature matrix (`core.features`) of the dataset's simple features."""
+    y, classes = encode_labels(dataset.y, dataset.classes, what=dataset.label)
+    pair = tuple(dataset.text) if len(dataset.text) == 2 else None
+    return build_features(dataset.table, text=dataset.text, y_codes=y, classes=list(classes), pair=pair,
+                          columns=dataset.features or ())
+
+
+def artifact_carriers(zs, fm, k: int = ARTIFACT_FEATURES) -> dict:
+    """The ``k`` n-grams of highest z (the artifacts most likely to give a label away), each with
+    the ids of the examples that carry it: what `core.agreement.agreement` takes as ``features``."""
+    top = zs.table[zs.table["kind"] == "ngram"].drop_duplicates("feature").head(int(k))["feature"]
+    out = {}
+    for name in top:
+        hits = np.flatnonzero(fm.names == name)
+        if len(hits):
+            out[str(name)] = np.asarray(fm.ids)[fm.X[:, int(hits[0])].nonzero()[0]].astype(str)
+    return out
+
+
+def team_agreement(run, reviews: pd.DataFrame, stand: pd.DataFrame, *, tau=None, target_size=None,
+                   labels: Optional[pd.Series] = None, features: Optional[dict] = None, bootstrap: int = 1000,
+                   seed: int = 0) -> dict:
+    """The team's agreement on a run at τ/n (default the run's): ``agreement`` (a
+    `core.agreement.Agreement`, the filter's keep/remove at that τ/n as a rater and the team's
+    word from ``stand``, `core.review.standing` under the workspace's dispute rule), ``grid`` and
+    ``best`` (`core.agreement.supported_tau_n`), ``tau`` and ``n``. ``reviews`` are each
+    reviewer's latest decisions (`TeamStore.reviews`). What the Review page, the manifest, the
+    report and ``python -m core agreement`` show."""
+    live = run.result_for(tau=tau, target_size=target_size)
+    tau_, n_ = run.trajectory.clamp(run.trajectory.tau if tau is None else tau,
+                                    run.trajectory.n if target_size is None else target_size)
+    ids = np.asarray(run.ids).astype(str)
+    removed = pd.Series(~np.asarray(live["retained"], dtype=bool), index=ids)
+    reviews = reviews[reviews["example_id"].astype(str).isin(removed.index)]   # warm-up examples are not scored
+    team = None
+    if len(stand):
+        words = stand["decision"].reindex(removed.index.intersection(stand.index.astype(str)))
+        team = pd.Series([side(d, not removed[i]) for i, d in words.items()], index=words.index, dtype=object)
+    found = agreement(reviews, removed, team=team, labels=labels, features=features, bootstrap=bootstrap, seed=seed)
+    grid = best = None
+    if team is not None and len(team):
+        grid, best = supported_tau_n(run, team, bootstrap=min(int(bootstrap), 200), seed=seed)
+    return {"agreement": found, "grid": grid, "best": best, "tau": float(tau_), "n": int(n_)}

@@ -8,6 +8,7 @@ from core.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
 from core.cli.analysis import cmd_consistency, cmd_feedback, cmd_quality, cmd_zfilter, cmd_zstats
 from core.cli.common import add_dataset_args
 from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_represent
+from core.cli.team import cmd_agreement
 from core.outputs import POLICY
 
 
@@ -195,6 +196,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the feedback as JSON")
     p.add_argument("--out", help="also write the feedback as JSON")
     p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser("agreement", help="how much a team's reviewers agree, with each other and with the filter",
+                       description="Read a workspace's reviews of a run from the team store and print Krippendorff's "
+                                   "alpha (with a bootstrap 95%% interval), Cohen's kappa per reviewer pair, the filter "
+                                   "as a rater (overall, per label, per artifact feature) and the tau/n the team's "
+                                   "decisions support: the numbers the Review page shows.")
+    p.add_argument("--db", help="the team store's URL (default: $ARTIFACT_LENS_DB_URL, the dashboard's)")
+    p.add_argument("--workspace", required=True, help="the workspace's name")
+    p.add_argument("--run", required=True, help="the run's key (Team page)")
+    p.add_argument("--as", dest="as_", metavar="EMAIL", help="who asks: a member of the workspace (default: "
+                                                               "$ARTIFACT_LENS_OWNER)")
+    p.add_argument("--tau", type=Real(0, 1), help="τ of the filter as a rater (default: the run's)")
+    p.add_argument("--target-size", type=Size(), help="n of the filter as a rater (default: the run's)")
+    p.add_argument("--bootstrap", type=Whole(0, 10 ** 5), default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--json", action="store_true", help="print everything as JSON")
+    p.set_defaults(func=cmd_agreement)
 
     for command in sub.choices.values():   # every command that writes says what happens to an existing output
         if any(a.dest == "out" for a in command._actions):

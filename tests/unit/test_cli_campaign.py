@@ -51,6 +51,8 @@ BASE = {
     "feedback": ["feedback", "{data}", "-r", REP, "--nn-dim", "0", "--example",
                  '{"premise": "A man sleeps.", "hypothesis": "Nobody sleeps.", "label": "contradiction"}',
                  "--out", "{out:.json}"],
+    "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
+                  "--bootstrap", "20"],
 }
 
 
@@ -117,11 +119,34 @@ def world(tmp_path_factory):
               "format-text": {"manifest_format": "1"}, "no-dataset": {"dataset": None}}
     for name, change in broken.items():
         (base / f"{name}.manifest.json").write_text(json.dumps({**good, **change}))
+    _team(base)
     yield base
     if old is None:
         os.environ.pop("ARTIFACT_LENS_CACHE", None)
     else:
         os.environ["ARTIFACT_LENS_CACHE"] = old
+
+
+def _team(base: Path) -> None:
+    """A team store beside the files: a workspace with the dataset, a saved run and two reviewers'
+    decisions (what ``agreement`` reads); the run's key in teamrun.txt."""
+    from core.representations import represent
+    from core.runs import fit_run
+    from core.sources import load_dataset
+    from core.store import TeamStore
+
+    owner = "owner@example.org"
+    with TeamStore(f"sqlite:///{base}/team.sqlite", files=base / "team-files") as store:
+        ws = store.workspace("campaign", owner)
+        store.set_role(ws, "ann@example.org", "annotator", by=owner)
+        ds = load_dataset(str(base / "nli.csv"))
+        dataset_id = store.save_dataset(ws, ds, source=str(base / "nli.csv"), roles={}, by=owner)
+        run = fit_run(ds, represent(ds, REP), dict(n_partitions=4, slice_size=0.1, target_size=0.6))
+        run_id = store.save_run(ws, dataset_id, run, by=owner)
+        for i, example in enumerate(run.ids[:20]):
+            store.review(ws, run_id, example, "agree", by=owner)
+            store.review(ws, run_id, example, "agree" if i % 4 else "keep", "kept on purpose", by="ann@example.org")
+    (base / "teamrun.txt").write_text(run.key)
 
 
 def _snapshot(folder: Path) -> dict:
@@ -182,7 +207,8 @@ def _argv(command: str, case: Path, relation: str, relation2: str, data: str, ru
             suffix = arg[6:-1]
             argv.append(_target(relation2, case, suffix, out or str(case / ("x" + suffix)), stem="second"))
         else:
-            argv.append(arg.replace("{data}", data).replace("{run}", run))
+            argv.append(arg.replace("{data}", data).replace("{run}", run).replace("{db}", f"sqlite:///{case}/team.sqlite")
+                        .replace("{teamrun}", (case / "teamrun.txt").read_text()))
     return argv
 
 
@@ -251,7 +277,7 @@ def test_hostile_numbers_are_one_clear_error(world, command, data):
 
 
 # ---------------------------------------------------------------- hostile data files
-DATA_COMMANDS = sorted(c for c, argv in BASE.items() if "{run}" not in argv)
+DATA_COMMANDS = sorted(c for c, argv in BASE.items() if "{data}" in argv and "{run}" not in argv)
 #: what a generated file is made wrong by, and whether a command must then refuse it
 FLAWS = {"none": False, "bom": False, "bom+repeated header": True, "repeated header": True, "repeated json key": True,
          "nul byte": True, "sparse hole": True, "one class": True, "class named none": False,

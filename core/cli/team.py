@@ -1,0 +1,125 @@
+"""Commands that read the team store: ``agreement`` (issue 22), the numbers the Review page shows."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from core.errors import InputError
+from core.settings import settings
+
+__all__ = ["cmd_agreement", "agreement_report"]
+
+
+def _store(url: str):
+    from core.store import TeamStore
+
+    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).expanduser().is_file():
+        raise InputError(f"there is no team database at {url[len('sqlite:///'):]}; give the URL the dashboard uses "
+                         "(ARTIFACT_LENS_DB_URL, e.g. sqlite:////srv/lens/team.sqlite or postgresql+psycopg://…).")
+    return TeamStore(url)
+
+
+def _workspace(store, name: str, email: str) -> int:
+    found = [w for w, n, _ in store.workspaces_of(email) if n == name]
+    if not found:
+        mine = ", ".join(repr(n) for _, n, _ in store.workspaces_of(email)) or "none"
+        raise InputError(f"{email} is not a member of a workspace named {name!r} (their workspaces: {mine}); check "
+                         "--workspace and --as.")
+    return found[0]
+
+
+def agreement_report(store, workspace_id: int, run_key: str, *, by: str, tau=None, target_size=None,
+                     bootstrap: int = 1000, seed: int = 0) -> dict:
+    """`core.workflow.team_agreement` of a workspace's run, read from the store as ``by`` (the
+    run's dataset reloaded for the per-label and per-feature tables when it can be)."""
+    from core.review import standing
+    from core.sources import load_dataset
+    from core.workflow import artifact_carriers, feature_matrix, team_agreement
+    from core.zstats import compute_z
+
+    ws = store.scoped(workspace_id, by)
+    rec = ws.run_record(run_key)
+    if rec is None or rec["status"] != "done":
+        runs = ws.runs()
+        done = ", ".join(runs.loc[runs["status"] == "done", "key"].head(5)) or "none"
+        raise InputError(f"no finished run {run_key!r} in this workspace (finished runs: {done}); give a run key "
+                         "from the Team page.")
+    run = ws.open_run(run_key)
+    rule = ws.dispute_rule()
+    roles = dict(ws.members()[["email", "role"]].itertuples(index=False)) if rule == "senior" else {}
+    latest = ws.reviews(rec["id"])
+    stand = standing(latest, rule=rule, roles=roles)
+    labels = features = None
+    notes = []
+    try:
+        ds = load_dataset(rec["source"], **{k: v for k, v in (rec["roles"] or {}).items() if v not in (None, "", [])})
+        if ds.fingerprint == run.dataset_fingerprint:
+            labels = ds.table[ds.label]
+            if ds.text:
+                features = artifact_carriers(compute_z(ds, min_count=5), feature_matrix(ds))
+        else:
+            notes.append("the run's dataset has changed since it was scored: no per-label or per-feature tables.")
+    except InputError as exc:
+        notes.append(f"the run's dataset could not be read ({exc}): no per-label or per-feature tables.")
+    out = team_agreement(run, latest, stand, tau=tau, target_size=target_size, labels=labels, features=features,
+                         bootstrap=bootstrap, seed=seed)
+    out.update(run=run_key, dataset=rec["dataset"], dispute_rule=rule, notes=notes)
+    return out
+
+
+def _table(frame: pd.DataFrame) -> str:
+    return frame.to_string(index=False, float_format=lambda v: f"{v:.3f}") if frame is not None and len(frame) else "  –"
+
+
+def _text(found: dict) -> str:
+    a = found["agreement"]
+    low, high = a.alpha_interval
+    alpha = "undefined" if pd.isna(a.alpha) else f"{a.alpha:.3f}" + ("" if pd.isna(low) else f" [{low:.3f}, {high:.3f}]")
+    lines = [f"Run {found['run']} ({found['dataset']}) at τ = {found['tau']:.2f}, n = {found['n']:,}; disputes: "
+             f"{found['dispute_rule']}",
+             f"{a.reviewers} reviewers, {a.examples_reviewed:,} examples reviewed ({a.examples_multi:,} twice or more), "
+             f"{a.decisions:,} decisions",
+             f"Krippendorff's α (nominal, keep/remove): {alpha}", "", "Reviewer pairs (Cohen's κ):", _table(a.pairs),
+             "", "Per reviewer:", _table(a.per_reviewer)]
+    if a.filter_overall is not None and a.filter_overall["examples"]:
+        f = a.filter_overall
+        lines += ["", f"The filter as a rater: the team's word agrees with it on {f['agreement']:.1%} of "
+                      f"{f['examples']:,} examples (κ {f['kappa']:.3f}); kept what it removed: "
+                      f"{f['kept_what_the_filter_removed']:,}, removed what it kept: {f['removed_what_the_filter_kept']:,}"]
+    if a.filter_by_label is not None:
+        lines += ["", "Per label:", _table(a.filter_by_label)]
+    if a.filter_by_feature is not None:
+        lines += ["", "Per artifact feature (highest z):", _table(a.filter_by_feature)]
+    if found["best"] is not None:
+        b = found["best"]
+        lines += ["", f"The τ/n the team supports: τ = {b['tau']:.2f}, n = {b['n']:,} (agreement {b['agreement']:.1%}, "
+                      f"κ {b['kappa']:.3f} on {b['examples']:,} examples; the same best in {b['stability']:.0%} of "
+                      f"resamples, n between {b['n_range'][0]:,} and {b['n_range'][1]:,})"]
+    lines += [f"note: {n}" for n in [*a.notes, *found["notes"]]]
+    return "\n".join(lines)
+
+
+def as_json(found: dict) -> dict:
+    """The report as plain JSON (what ``--json`` prints and manifests hold)."""
+    grid = found["grid"]
+    return {"run": found["run"], "dataset": found["dataset"], "tau": found["tau"], "n": found["n"],
+            "dispute_rule": found["dispute_rule"], **found["agreement"].to_dict(), "supported": found["best"],
+            "supported_grid": None if grid is None else json.loads(grid.to_json(orient="records")),
+            "notes_reading": found["notes"]}
+
+
+def cmd_agreement(args) -> int:
+    email = (args.as_ or settings().owner or "").strip().lower()
+    if not email:
+        raise InputError("say who is asking: --as EMAIL (a member of the workspace), or set ARTIFACT_LENS_OWNER.")
+    store = _store(args.db or settings().db_url)
+    try:
+        workspace = _workspace(store, args.workspace, email)
+        found = agreement_report(store, workspace, args.run, by=email, tau=args.tau, target_size=args.target_size,
+                                 bootstrap=args.bootstrap, seed=args.seed)
+    finally:
+        store.close()
+    print(json.dumps(as_json(found), indent=1, allow_nan=False) if args.json else _text(found))
+    return 0

@@ -1,0 +1,130 @@
+"""`python -m core agreement` on a real team store: three simulated reviewers with known noise
+review 240 SNLI examples of a saved run; the command's α and κ are the reference
+implementations' on the same decisions, its filter-as-rater numbers are counted here by hand,
+and a wrong database, workspace, member or run is one clear error."""
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from core.cli import main
+from core.representations import represent
+from core.runs import fit_run
+from core.sources import load_dataset
+from core.store import TeamStore
+
+krippendorff = pytest.importorskip("krippendorff")
+
+OWNER, CURATOR, ANNOTATOR = "owner@team.org", "cur@team.org", "ann@team.org"
+NOISE = {OWNER: 0.05, CURATOR: 0.15, ANNOTATOR: 0.3}   # chance of a reviewer flipping the filter's side
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory, snli_path_module):
+    root = tmp_path_factory.mktemp("agreement")
+    data = root / "snli.jsonl"
+    data.write_text("".join(open(snli_path_module).readlines()[:900]))
+    url = f"sqlite:///{root}/team.sqlite"
+    rng = np.random.default_rng(7)
+    with TeamStore(url, files=root / "files") as store:
+        ws = store.workspace("nli", OWNER)
+        store.set_role(ws, CURATOR, "curator", by=OWNER)
+        store.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+        ds = load_dataset(str(data))
+        dataset_id = store.save_dataset(ws, ds, source=str(data), roles={}, by=OWNER)
+        run = fit_run(ds, represent(ds, "tfidf-svd:fields=hypothesis,dim=32", cache_dir=root / "cache"),
+                      dict(n_partitions=8, slice_size=0.05, target_size=0.5))
+        run_id = store.save_run(ws, dataset_id, run, by=OWNER)
+        reviewed = rng.choice(len(run.ids), 240, replace=False)
+        retained = run.retained
+        decisions = []
+        for who, noise in NOISE.items():
+            for row in reviewed:
+                flip = rng.random() < noise
+                filter_side, other = ("keep", "remove") if retained[row] else ("remove", "keep")
+                decision = other if flip else "agree"
+                store.review(ws, run_id, str(run.ids[row]), decision, "flipped" if flip else "", by=who)
+                decisions.append((str(run.ids[row]), who, other if flip else filter_side))
+    sides = pd.DataFrame(decisions, columns=["example_id", "reviewer", "side"])
+    return {"url": url, "run": run, "sides": sides, "root": root}
+
+
+@pytest.fixture(scope="module")
+def snli_path_module():
+    from conftest import SHARED_DATA
+
+    path = SHARED_DATA / "snli_dev.jsonl"
+    if not path.exists():
+        pytest.skip("../shared/data/snli_dev.jsonl is not here (a fresh clone has no ../shared)")
+    return path
+
+
+def agreement_json(team, capsys, *extra):
+    capsys.readouterr()
+    code = main(["agreement", "--db", team["url"], "--workspace", "nli", "--run", team["run"].key, "--as", CURATOR,
+                 "--json", *extra])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_alpha_and_kappa_are_the_reference_implementations(team, capsys):
+    found = agreement_json(team, capsys)
+    sides = team["sides"]
+    wide = sides.pivot(index="reviewer", columns="example_id", values="side")
+    codes = wide.replace({"keep": 0, "remove": 1}).to_numpy(dtype=float)
+    ref = krippendorff.alpha(reliability_data=codes, level_of_measurement="nominal")
+    assert found["alpha"] == pytest.approx(ref, abs=1e-4)
+    assert found["examples_reviewed"] == 240 and found["examples_reviewed_twice_or_more"] == 240
+    low, high = found["alpha_interval"]
+    assert low < found["alpha"] < high
+    for pair in found["pairs"]:
+        a, b = wide.loc[pair["reviewer_a"]], wide.loc[pair["reviewer_b"]]
+        assert pair["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-4)
+    # noisier reviewers agree less with the filter
+    per = {r["reviewer"]: r["agreement_with_filter"] for r in found["per_reviewer"]}
+    assert per[OWNER] > per[CURATOR] > per[ANNOTATOR]
+
+
+def test_the_filter_as_a_rater_and_the_supported_tau_n(team, capsys):
+    found = agreement_json(team, capsys)
+    run, sides = team["run"], team["sides"]
+    filt = pd.Series(np.where(run.retained, "keep", "remove"), index=np.asarray(run.ids).astype(str))
+    # the team's word: the latest decision stands (the workspace's default rule): the annotator's
+    team = sides[sides["reviewer"] == ANNOTATOR].set_index("example_id")["side"]
+    assert found["filter"]["examples"] == 240
+    assert found["filter"]["agreement"] == pytest.approx(float((team == filt.reindex(team.index)).mean()), abs=1e-4)
+    assert {r["label"] for r in found["filter_by_label"]} == {"entailment", "neutral", "contradiction"}
+    assert found["filter_by_feature"] and all(0 <= r["overruled_share"] <= 1 for r in found["filter_by_feature"])
+    best = found["supported"]
+    grid = pd.DataFrame(found["supported_grid"])
+    assert best["agreement"] == pytest.approx(grid["agreement"].max())
+    assert run.trajectory.live_bounds()["n_min"] <= best["n"] < len(run.ids)
+
+
+def test_the_text_report_says_the_same(team, capsys):
+    found = agreement_json(team, capsys)
+    main(["agreement", "--db", team["url"], "--workspace", "nli", "--run", team["run"].key, "--as", ANNOTATOR])
+    text = capsys.readouterr().out
+    shown = re.search(r"Krippendorff's α \(nominal, keep/remove\): (-?[0-9.]+) \[", text)
+    assert shown and float(shown.group(1)) == pytest.approx(found["alpha"], abs=6e-4)
+    assert "The filter as a rater" in text and "The τ/n the team supports" in text
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"--db": "sqlite:////nowhere/team.sqlite"}, "there is no team database at /nowhere/team.sqlite"),
+    ({"--workspace": "other"}, "is not a member of a workspace named 'other'"),
+    ({"--as": "stranger@x.org"}, "stranger@x.org is not a member"),
+    ({"--run": "no-such-run"}, "no finished run 'no-such-run'"),
+    ({"--tau": "2"}, "argument --tau"),
+])
+def test_wrong_arguments_are_one_clear_error(team, capsys, change, message):
+    args = {"--db": team["url"], "--workspace": "nli", "--run": team["run"].key, "--as": CURATOR, **change}
+    capsys.readouterr()
+    code = main(["agreement", *[x for k, v in args.items() for x in (k, v)]])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert not (team["root"].parent / "nowhere").exists()
