@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
-from dashboard import current, team
+from dashboard import agreement, current, team
 from dashboard.knobs import set_live
 from dashboard.server import server
 from dashboard.session import session
@@ -99,3 +99,13 @@ def shown(run) -> Optional[Evaluation]:
         if ev.key == key:
             return ev
     return found[0] if found else None
+
+
+def review_summary(run, ev) -> Optional[dict]:
+    """The team's agreement on the run at the evaluation's τ/n (`dashboard.agreement.summary`)
+    for the report, when the run is saved in the workspace and reviewed."""
+    run_id = current.team_run_id(run)
+    if run_id is None:
+        return None
+    found = agreement.summary(agreement.of_run(run, run_id, tau=ev.context.get("tau"), n=ev.context.get("n")))
+    return found if found["examples_reviewed"] else None

@@ -107,5 +107,5 @@ if "synthetic" in t:
     st.dataframe(t["synthetic"], hide_index=True, key="eval_synthetic_table")
     st.plotly_chart(figs["synthetic_accuracy"], key="eval_synthetic_acc")
     st.plotly_chart(figs["synthetic_scatter"], key="eval_synthetic_scatter")
-st.download_button("Download the HTML report", html_report(ev), file_name=report_name(ev),
-                   mime="text/html", key="eval_report")
+st.download_button("Download the HTML report", html_report(ev, review=evaluation_jobs.review_summary(run, ev)),
+                   file_name=report_name(ev), mime="text/html", key="eval_report")

@@ -10,7 +10,7 @@ import streamlit as st
 from core import export
 from core.errors import Cancelled, InputError
 from core.review import reviewed_result
-from dashboard import current, duplicates, exports, team
+from dashboard import agreement, current, duplicates, exports, team
 from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import metric_row, plain
@@ -66,7 +66,8 @@ if add_quality:
 retained_ids = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str) if run is not None else None
 manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
                                dataset_name=label, retained_ids=retained_ids, include_arrays=include_arrays,
-                               extra={**({"review_overrides": overrides} if run_id is not None else {}),
+                               extra={**({"review_overrides": overrides, "review_agreement": agreement.summary(
+                                          agreement.of_run(run, run_id))} if run_id is not None else {}),
                                       **({"quality_columns": quality_note} if quality_note else {}),
                                       **({"near_duplicates": near_duplicates} if near_duplicates else {})} or None)
 if run is not None:

@@ -3,6 +3,7 @@ import streamlit as st
 
 from core.review import DISPUTE_RULES, QUEUE_ORDERS, disagreements, lights, queue
 from dashboard import current
+from dashboard.agreement_panel import agreement_tab
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
 from dashboard.review_panel import BADGES, review_panel, save_run_offer
@@ -30,7 +31,8 @@ metric_row({
     BADGES["red"]: f"{(light == 'red').sum():,}",
 })
 
-queue_tab, disputes_tab, progress_tab = st.tabs(["Your queue", "Disagreements", "Progress"])
+queue_tab, disputes_tab, progress_tab, agreement_of_team = st.tabs(["Your queue", "Disagreements", "Progress",
+                                                                   "Agreement"])
 with queue_tab:
     order = st.radio("Serve", QUEUE_ORDERS, horizontal=True, key="rv_order",
                      format_func={"predictability": "highest p̃ first", "random": "random order"}.get)
@@ -67,3 +69,6 @@ with progress_tab:
         counts = latest.pivot_table(index="reviewer", columns="decision", values="example_id", aggfunc="count",
                                     fill_value=0)
         st.dataframe(done.set_index("reviewer").join(counts).reset_index(), hide_index=True, key="rv_progress")
+
+with agreement_of_team:
+    agreement_tab(run, run_id)

@@ -1,30 +1,17 @@
 """Team: the workspace's runs (open, resume, discard), its datasets, members and roles."""
 import streamlit as st
 
-from core.errors import InputError
-from core.review import DISPUTE_RULES
-from core.store import ROLES
 from dashboard import current, pipelines
-from dashboard.formatting import plain
 from dashboard.page import start_page
 from dashboard.session import DEFAULT_PARAMS, Source
-from dashboard.team import create_workspace, member, scope
+from dashboard.team import member, scope
+from dashboard.team_panels import act, owner_forms, reviewers_of_open_run
 
 sess = start_page("Team", caption=(
     "Runs saved here open for every member without recomputing. Owners manage members and workspaces; "
     "curators load data, run filters, save views and export; annotators review."))
 m = member()
 ws = scope()   # this member's handle on their workspace
-
-
-def act(fn, *args, **kwargs) -> None:
-    """Run an action (each checks the role itself) and show its refusal as a message."""
-    try:
-        fn(*args, **kwargs)
-    except InputError as exc:
-        st.error(plain(exc))
-        return
-    st.rerun()
 
 
 def resume(rec: dict) -> None:
@@ -79,36 +66,6 @@ if len(datasets) and m.can("delete data"):
 st.subheader("Members")
 members = ws.members()
 st.dataframe(members, hide_index=True, key="team_members")
+reviewers_of_open_run()
 if m.can("manage members"):
-    with st.form("member_form", clear_on_submit=True):
-        c1, c2 = st.columns([3, 1])
-        email = c1.text_input("E-mail address (as the identity provider sends it)", key="team_email")
-        role = c2.selectbox("Role", ROLES, index=ROLES.index("annotator"), key="team_role")
-        if st.form_submit_button("Add or change", key="team_set_role"):
-            if not email.strip():
-                st.error("Type the member's e-mail address.")
-            else:
-                act(ws.set_role, email.strip(), role)
-    with st.form("remove_member_form"):
-        leaving = st.selectbox("Remove a member (from their next click on, they see nothing of this workspace; "
-                               "their reviews stay)", members["email"], index=None, key="team_remove_pick",
-                               placeholder="Choose a member")
-        sure = st.checkbox("Yes, remove them", key="team_remove_sure")
-        if st.form_submit_button("Remove member", key="team_remove"):
-            if leaving is None:
-                st.error("Choose the member to remove.")
-            elif not sure:
-                st.warning("Tick \"Yes, remove them\" first.")
-            else:
-                act(ws.remove_member, leaving)
-    rule = ws.dispute_rule()
-    with st.form("dispute_form"):
-        chosen = st.radio("When reviewers differ", list(DISPUTE_RULES), index=list(DISPUTE_RULES).index(rule),
-                          format_func=DISPUTE_RULES.get, key="team_dispute_rule",
-                          help="Decides the team's word on an example (its light and the exported split).")
-        if st.form_submit_button("Save the rule", key="team_dispute_save") and chosen != rule:
-            act(ws.set_dispute_rule, chosen)
-    with st.form("workspace_form", clear_on_submit=True):
-        name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
-        if st.form_submit_button("Create workspace", key="team_ws_create"):
-            act(create_workspace, name)
+    owner_forms(ws, members)

@@ -27,6 +27,12 @@ def snli_path():
     return _shared("snli_dev.jsonl")
 
 
+@pytest.fixture(scope="session")
+def snli_dev():
+    """The SNLI dev file, for module- and session-scoped fixtures (``snli_path`` is per test)."""
+    return _shared("snli_dev.jsonl")
+
+
 @pytest.fixture
 def mnli_path():
     return _shared("mnli_dev_matched.jsonl")

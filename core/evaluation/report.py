@@ -137,10 +137,11 @@ def report_name(ev) -> str:
     return stem + (f"-tau{float(tau):.2f}-n{int(n)}" if tau is not None and n is not None else "") + ".html"
 
 
-def html_report(ev, images: Optional[dict] = None) -> str:
+def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None) -> str:
     """The one-page report of an `core.evaluation.Evaluation`. ``images``: name -> PNG bytes
     (inlined as data URIs); without them the figures are inline plotly HTML (plotly.js
-    included once, so the page works offline)."""
+    included once, so the page works offline). ``review``: the team's agreement on the run
+    (``dashboard.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews."""
     from core.evaluation.plots import figures
 
     e = html.escape
@@ -191,6 +192,8 @@ def html_report(ev, images: Optional[dict] = None) -> str:
     if "synthetic" in t:
         parts.append("<h2>Synthetic circles (paper 000 §3, Fig. 2)</h2>" + _table_html(t["synthetic"])
                      + fig("synthetic_accuracy") + fig("synthetic_scatter"))
+    if review and review.get("examples_reviewed"):
+        parts.append("<h2>Team review</h2>" + _review_html(review))
     if ev.notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in ev.notes) + "</ul>")
     style = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}"
@@ -200,6 +203,28 @@ def html_report(ev, images: Optional[dict] = None) -> str:
     return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>Artifact Lens evaluation</title>"
             f"<style>{style}</style></head><body>" + "\n".join(parts)
             + "<p><small>Written by Artifact Lens (python -m core evaluate).</small></p></body></html>")
+
+
+def _review_html(review: dict) -> str:
+    """The team's agreement in a few facts (numbers formatted here, every text escaped)."""
+    def num(v, fmt="{:.3f}"):
+        return "–" if v is None else fmt.format(v)
+
+    low, high = review.get("alpha_interval") or (None, None)
+    at = review.get("at") or {}
+    facts = [("Krippendorff's α (keep/remove)", num(review.get("alpha")) + ("" if low is None else
+                                                                             f" [{low:.3f}, {high:.3f}]")),
+             ("reviewers", review.get("reviewers")), ("examples reviewed", review.get("examples_reviewed")),
+             ("reviewed twice or more", review.get("examples_reviewed_twice_or_more")),
+             ("team vs filter: κ", num(review.get("filter_kappa"))),
+             ("team vs filter: agreement", num(review.get("filter_agreement"), "{:.1%}")),
+             ("at τ, n", f"{at.get('tau', 0):.2f}, {at.get('n', 0):,}"), ("disputes", review.get("dispute_rule"))]
+    best = review.get("supported")
+    if best:
+        facts.append(("the τ/n the team supports", f"τ = {best['tau']:.2f}, n = {best['n']:,} "
+                                                   f"(agreement {best['agreement']:.1%})"))
+    return "<table class='t'>" + "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+                                         for k, v in facts) + "</table>"
 
 
 # ---------------------------------------------------------------------- one folder

@@ -23,10 +23,10 @@ NOISE = {OWNER: 0.05, CURATOR: 0.15, ANNOTATOR: 0.3}   # chance of a reviewer fl
 
 
 @pytest.fixture(scope="module")
-def team(tmp_path_factory, snli_path_module):
+def team(tmp_path_factory, snli_dev):
     root = tmp_path_factory.mktemp("agreement")
     data = root / "snli.jsonl"
-    data.write_text("".join(open(snli_path_module).readlines()[:900]))
+    data.write_text("".join(open(snli_dev).readlines()[:900]))
     url = f"sqlite:///{root}/team.sqlite"
     rng = np.random.default_rng(7)
     with TeamStore(url, files=root / "files") as store:
@@ -50,16 +50,6 @@ def team(tmp_path_factory, snli_path_module):
                 decisions.append((str(run.ids[row]), who, other if flip else filter_side))
     sides = pd.DataFrame(decisions, columns=["example_id", "reviewer", "side"])
     return {"url": url, "run": run, "sides": sides, "root": root}
-
-
-@pytest.fixture(scope="module")
-def snli_path_module():
-    from conftest import SHARED_DATA
-
-    path = SHARED_DATA / "snli_dev.jsonl"
-    if not path.exists():
-        pytest.skip("../shared/data/snli_dev.jsonl is not here (a fresh clone has no ../shared)")
-    return path
 
 
 def agreement_json(team, capsys, *extra):

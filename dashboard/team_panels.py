@@ -1,0 +1,78 @@
+"""The Team page's owner forms (members, roles, the dispute rule, new workspaces), and each
+reviewer's progress beside their agreement on the open run."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.errors import InputError
+from core.review import DISPUTE_RULES
+from core.store import ROLES
+from dashboard import agreement, current
+from dashboard.formatting import plain
+from dashboard.team import create_workspace
+
+__all__ = ["act", "owner_forms", "reviewers_of_open_run"]
+
+
+def act(fn, *args, **kwargs) -> None:
+    """Run an action (each checks the role itself) and show its refusal as a message."""
+    try:
+        fn(*args, **kwargs)
+    except InputError as exc:
+        st.error(plain(exc))
+        return
+    st.rerun()
+
+
+def owner_forms(ws, members) -> None:
+    """Add, change or remove members, the dispute rule, a new workspace (owners)."""
+    with st.form("member_form", clear_on_submit=True):
+        c1, c2 = st.columns([3, 1])
+        email = c1.text_input("E-mail address (as the identity provider sends it)", key="team_email")
+        role = c2.selectbox("Role", ROLES, index=ROLES.index("annotator"), key="team_role")
+        if st.form_submit_button("Add or change", key="team_set_role"):
+            if not email.strip():
+                st.error("Type the member's e-mail address.")
+            else:
+                act(ws.set_role, email.strip(), role)
+    with st.form("remove_member_form"):
+        leaving = st.selectbox("Remove a member (from their next click on, they see nothing of this workspace; "
+                               "their reviews stay)", members["email"], index=None, key="team_remove_pick",
+                               placeholder="Choose a member")
+        sure = st.checkbox("Yes, remove them", key="team_remove_sure")
+        if st.form_submit_button("Remove member", key="team_remove"):
+            if leaving is None:
+                st.error("Choose the member to remove.")
+            elif not sure:
+                st.warning("Tick \"Yes, remove them\" first.")
+            else:
+                act(ws.remove_member, leaving)
+    rule = ws.dispute_rule()
+    with st.form("dispute_form"):
+        chosen = st.radio("When reviewers differ", list(DISPUTE_RULES), index=list(DISPUTE_RULES).index(rule),
+                          format_func=DISPUTE_RULES.get, key="team_dispute_rule",
+                          help="Decides the team's word on an example (its light and the exported split).")
+        if st.form_submit_button("Save the rule", key="team_dispute_save") and chosen != rule:
+            act(ws.set_dispute_rule, chosen)
+    with st.form("workspace_form", clear_on_submit=True):
+        name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
+        if st.form_submit_button("Create workspace", key="team_ws_create"):
+            act(create_workspace, name)
+
+
+def reviewers_of_open_run() -> None:
+    """Each reviewer's progress on the open run beside their agreement with the others and
+    with the filter (the Review page's Agreement tab has the rest)."""
+    run = current.run()
+    run_id = current.team_run_id(run) if run is not None else None
+    if run_id is None:
+        return
+    table = agreement.of_run(run, run_id)["agreement"].per_reviewer
+    st.subheader("Reviewers of the open run")
+    if not len(table):
+        st.caption("Nobody has reviewed the open run yet.")
+        return
+    percent = st.column_config.NumberColumn(format="percent")
+    st.dataframe(table, hide_index=True, key="team_reviewers", column_config={
+        "agreement_with_others": percent, "agreement_with_filter": percent,
+        "kappa_with_filter": st.column_config.NumberColumn(format="%.3f")})

@@ -1,0 +1,72 @@
+"""The Review page's Agreement tab (issue 22) through AppTest: three members review the demo run
+with known noise; the tab's α, its interval and the filter-as-rater κ are what `python -m core
+agreement` prints for the same workspace and run, and "Use τ, n" moves the live τ/n there."""
+import json
+
+import numpy as np
+
+from apptest_helpers import OWNER, app, metrics, no_exceptions, page, wait_for_jobs
+
+CURATOR, ANNOTATOR = "cur@team.org", "ann@team.org"
+
+
+def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, downloads):
+    from core.cli import main
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("8_review")).run()
+    owner.button(key="rv_save_run").click().run()
+    team = server().team
+    ws = team.workspaces_of(OWNER)[0][0]
+    key = team.runs(ws, by=OWNER)["key"].iloc[0]
+    run_id = team.run_id(ws, key, by=OWNER)
+    team.set_role(ws, CURATOR, "curator", by=OWNER)
+    team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    run = server().store.get(key)
+    rng = np.random.default_rng(3)
+    rows = rng.choice(len(run.ids), 90, replace=False)
+    for who, noise in ((OWNER, 0.05), (CURATOR, 0.15), (ANNOTATOR, 0.3)):
+        for row in rows:
+            flip = rng.random() < noise
+            other = "remove" if run.retained[row] else "keep"
+            team.review(ws, run_id, str(run.ids[row]), other if flip else "agree", "flipped" if flip else "", by=who)
+    owner.run()
+    no_exceptions(owner)
+    shown = metrics(owner)
+    sess = owner.session_state["artifact_lens"]
+    capsys.readouterr()
+    assert main(["agreement", "--db", server().team.url, "--workspace", team.workspaces_of(OWNER)[0][1], "--run", key,
+                 "--as", ANNOTATOR, "--json", "--tau", repr(float(sess.tau)), "--target-size", str(int(sess.target))
+                 if float(sess.target) >= 1 else str(float(sess.target))]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    low, high = cli["alpha_interval"]
+    assert shown["Krippendorff's α"] == f"{cli['alpha']:.2f} [{low:.2f}, {high:.2f}]"
+    assert shown["Reviewed twice or more"] == "90 of 90"
+    assert shown["Team vs filter, κ"] == f"{cli['filter']['kappa']:.2f}"
+    assert [d for d in owner.dataframe if "overruled_share" in d.value.columns]   # per label and per feature
+    # the Team page: each reviewer's progress beside their agreement
+    owner.switch_page(page("9_team")).run()
+    no_exceptions(owner)
+    table = [d.value for d in owner.dataframe if "agreement_with_filter" in d.value.columns][0].set_index("reviewer")
+    assert table["reviewed"].to_dict() == {OWNER: 90, CURATOR: 90, ANNOTATOR: 90}
+    per = {r["reviewer"]: r["agreement_with_filter"] for r in cli["per_reviewer"]}
+    assert table["agreement_with_filter"].round(4).to_dict() == per
+    # the export manifest and the evaluation report record it
+    owner.switch_page(page("7_export")).run()
+    record = json.loads(downloads(owner.get("download_button")[-1]))["export"]["review_agreement"]
+    assert record["alpha"] == cli["alpha"] and record["examples_reviewed"] == 90
+    assert record["filter_kappa"] == cli["filter"]["kappa"] and record["dispute_rule"] == "latest"
+    owner.switch_page(page("10_evaluate")).run()
+    owner.multiselect(key="eval_families").set_value(["logistic"])
+    owner.text_input(key="eval_ks").input("1,5")
+    owner.button(key="eval_run").click().run()
+    wait_for_jobs(owner)
+    report = downloads([b for b in owner.get("download_button") if b.proto.label.startswith("Download the HTML")][0])
+    assert b"<h2>Team review</h2>" in report and f"{cli['alpha']:.3f}".encode() in report
+    owner.switch_page(page("8_review")).run()
+    best = cli["supported"]
+    owner.button(key="ag_use").click().run()
+    no_exceptions(owner)
+    sess = owner.session_state["artifact_lens"]
+    assert (round(float(sess.tau), 2), int(sess.target)) == (round(best["tau"], 2), best["n"])
