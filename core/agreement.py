@@ -250,6 +250,8 @@ def agreement(reviews: pd.DataFrame, filter_removed=None, *, team: Optional[pd.S
     """
     if not isinstance(min_shared, (int, np.integer)) or min_shared < 1:
         raise InputError(f"min_shared must be a whole number of at least 1, not {min_shared!r}.")
+    if "kind" in reviews:   # adjudications settle disputes; they are not a reviewer's independent decision
+        reviews = reviews[reviews["kind"].astype(str) != "adjudication"]
     sided = sides_of(reviews, filter_removed)
     notes = []
     counts, _ = _counts(sided["example_id"], sided["side"])

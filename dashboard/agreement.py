@@ -6,16 +6,25 @@ from __future__ import annotations
 from core.workflow import artifact_carriers, team_agreement
 from dashboard import current
 from dashboard.server import server
-from dashboard.team import scope
+from dashboard.team import member, scope
 
-__all__ = ["of_run", "summary"]
+__all__ = ["of_run", "summary", "hidden", "manifest_record"]
+
+
+def hidden() -> bool:
+    """Whether the team's agreement is withheld from this member: review is blind and they do
+    not adjudicate (the statistics would show others' decisions)."""
+    return scope().review_settings()["blind"] and not member().can("adjudicate")
 
 
 def of_run(run, run_id: int, *, tau=None, n=None) -> dict:
     """``agreement``, ``grid``, ``best``, ``tau``, ``n`` (`core.workflow.team_agreement`) of the
-    run's reviews at τ/n (default the live τ/n)."""
+    run's reviews at τ/n (default the live τ/n). Every review counts: in a blind workspace only
+    adjudicators may ask (`hidden`)."""
     ws = scope()
-    stamp, rule = ws.review_stamp(run_id), ws.dispute_rule()
+    settings_ = ws.review_settings()
+    stamp, rule = ws.review_stamp(run_id), settings_["dispute_rule"]
+    unblinded = bool(settings_["blind"])
     roles = dict(ws.members()[["email", "role"]].itertuples(index=False)) if rule == "senior" else {}
     if tau is None or n is None:
         tau, n = current.live_values(run)
@@ -23,7 +32,8 @@ def of_run(run, run_id: int, *, tau=None, n=None) -> dict:
 
     def compute():
         features = artifact_carriers(current.zstats(), current.feature_matrix()) if ds.text else None
-        found = team_agreement(run, ws.reviews(run_id), current.review_standing(run_id), tau=tau, target_size=n,
+        found = team_agreement(run, ws.reviews(run_id, unblinded=unblinded),
+                               current.review_standing(run_id, unblinded=unblinded), tau=tau, target_size=n,
                                labels=ds.table[ds.label], features=features)
         return dict(found, dispute_rule=rule)
 
@@ -40,3 +50,15 @@ def summary(found: dict) -> dict:
             "filter_kappa": (a["filter"] or {}).get("kappa"), "filter_agreement": (a["filter"] or {}).get("agreement"),
             "at": {"tau": found["tau"], "n": found["n"]}, "dispute_rule": found["dispute_rule"],
             "supported": found["best"]}
+
+
+def manifest_record(run, run_id: int) -> dict:
+    """What an export's manifest says of the team's review: ``review_agreement`` (`summary`),
+    ``review_settings`` (reviews per example, blind, dispute rule) and ``review_guidelines``
+    (which guidelines versions the decisions were made under). Empty for a member from whom a
+    blind review withholds it (annotators cannot export anyway)."""
+    if hidden():
+        return {}
+    ws = scope()
+    return {"review_agreement": summary(of_run(run, run_id)), "review_settings": ws.review_settings(),
+            "review_guidelines": ws.guidelines_of_reviews(run_id)}

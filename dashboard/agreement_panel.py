@@ -23,6 +23,10 @@ def _number(value, fmt="{:.2f}") -> str:
 
 
 def agreement_tab(run, run_id: int) -> None:
+    if team_agreement.hidden():
+        st.info("Review is blind in this workspace, so the team's agreement (which shows how others decided) is "
+                "for curators and owners; your own progress is on the Progress tab.")
+        return
     with st.spinner("Measuring the team's agreement…"):
         found = team_agreement.of_run(run, run_id)
     a, best = found["agreement"], found["best"]
@@ -33,8 +37,8 @@ def agreement_tab(run, run_id: int) -> None:
         "Team vs filter, κ": _number((a.filter_overall or {}).get("kappa")),
         "Team vs filter, agreement": _number((a.filter_overall or {}).get("agreement"), "{:.0%}"),
     })
-    st.caption(f"At τ = {found['tau']:.2f}, n = {found['n']:,}. α (nominal, on keep/remove: “agree” takes the filter's "
-               "side) is 1 when reviewers always agree and about 0 at chance; the interval is a bootstrap 95 % over "
+    st.caption(f"At τ = {found['tau']:.2f}, n = {found['n']:,}. α (nominal, on keep/remove: “agree” takes the "
+               "filter's side) is 1 when reviewers always agree and about 0 at chance; the interval is a bootstrap 95 % over "
                "the examples reviewed twice or more. The team's word follows the dispute rule.")
     for note in a.notes:
         st.info(plain(note))

@@ -133,18 +133,22 @@ def workspace_run_id(key: str) -> Optional[int]:
     return rec["id"] if rec is not None and rec["status"] == "done" else None
 
 
-def review_standing(run_id: int):
+def review_standing(run_id: int, *, unblinded: bool = False):
     """`core.review.standing` of the run's reviews under the workspace's dispute rule: current
     (teammates review meanwhile), yet read from the database only when a review, the rule or (for
-    the ``senior`` rule) a role changed since."""
+    the ``senior`` rule) a role changed since. In a blind workspace it is the member's own view
+    (others' decisions only on examples they decided on), unless ``unblinded`` (adjudicators:
+    the export, the adjudication queue, the team's agreement)."""
     from core.review import standing
 
     ws = scope()
-    stamp, rule = ws.review_stamp(run_id), ws.dispute_rule()
+    settings_ = ws.review_settings()
+    stamp, rule = ws.review_stamp(run_id), settings_["dispute_rule"]
     roles = dict(ws.members()[["email", "role"]].itertuples(index=False)) if rule == "senior" else {}
+    view = "all" if unblinded or not settings_["blind"] else ws.by   # a blind view is its member's own
     return server().cache.get_or_compute(
-        "reviews", (run_id, stamp, rule, tuple(sorted(roles.items()))),
-        lambda: standing(ws.reviews(run_id), rule=rule, roles=roles))
+        "reviews", (run_id, stamp, rule, tuple(sorted(roles.items())), view),
+        lambda: standing(ws.reviews(run_id, unblinded=unblinded), rule=rule, roles=roles))
 
 
 def run():

@@ -105,7 +105,7 @@ def review_summary(run, ev) -> Optional[dict]:
     """The team's agreement on the run at the evaluation's τ/n (`dashboard.agreement.summary`)
     for the report, when the run is saved in the workspace and reviewed."""
     run_id = current.team_run_id(run)
-    if run_id is None:
+    if run_id is None or agreement.hidden():
         return None
     found = agreement.summary(agreement.of_run(run, run_id, tau=ev.context.get("tau"), n=ev.context.get("n")))
     return found if found["examples_reviewed"] else None

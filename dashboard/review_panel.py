@@ -100,3 +100,13 @@ def submit(run_id: int, example_id: str, decision: str, note: str) -> bool:
         return False
     st.toast(f"Saved: {DECISION_LABELS[decision].lower()} on {example_id}")
     return True
+
+
+def show_guidelines() -> None:
+    """The workspace's current review guidelines, as text (never rendered as Markdown or HTML)."""
+    found = scope().guidelines()
+    if found is None:
+        return
+    with st.expander(f"Review guidelines (version {found['id']}, by {found['created_by']}, "
+                     f"{found['created_at']:%Y-%m-%d})"):
+        st.text(found["text"])

@@ -1,5 +1,6 @@
-"""The Team page's owner forms (members, roles, the dispute rule, new workspaces), and each
-reviewer's progress beside their agreement on the open run."""
+"""The Team page's owner forms (members, roles, the dispute rule, reviews per example, blind
+review, guidelines, new workspaces), and each reviewer's progress beside their agreement on the
+open run."""
 from __future__ import annotations
 
 import streamlit as st
@@ -7,11 +8,12 @@ import streamlit as st
 from core.errors import InputError
 from core.review import DISPUTE_RULES
 from core.store import ROLES
+from core.store.reviews import MAX_REVIEWS_PER_EXAMPLE
 from dashboard import agreement, current
 from dashboard.formatting import plain
 from dashboard.team import create_workspace
 
-__all__ = ["act", "owner_forms", "reviewers_of_open_run"]
+__all__ = ["act", "owner_forms", "review_settings", "reviewers_of_open_run"]
 
 
 def act(fn, *args, **kwargs) -> None:
@@ -54,10 +56,36 @@ def owner_forms(ws, members) -> None:
                           help="Decides the team's word on an example (its light and the exported split).")
         if st.form_submit_button("Save the rule", key="team_dispute_save") and chosen != rule:
             act(ws.set_dispute_rule, chosen)
+    review_settings(ws)
     with st.form("workspace_form", clear_on_submit=True):
         name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
         if st.form_submit_button("Create workspace", key="team_ws_create"):
             act(create_workspace, name)
+
+
+def review_settings(ws) -> None:
+    """Owners: reviews per example, blind review and the review guidelines (a new version each time)."""
+    now = ws.review_settings()
+    with st.form("review_settings_form"):
+        c1, c2 = st.columns(2)
+        per = c1.number_input("Reviews per example (the queue serves an example until this many reviewers decided)",
+                              1, MAX_REVIEWS_PER_EXAMPLE, int(now["reviews_per_example"]), key="team_per_example")
+        blind = c2.checkbox("Blind review: a reviewer sees no one else's decision, light or note on an example "
+                            "before deciding on it", bool(now["blind"]), key="team_blind")
+        if st.form_submit_button("Save the review settings", key="team_settings_save") and \
+                (int(per), bool(blind)) != (now["reviews_per_example"], now["blind"]):
+            act(ws.set_review_settings, reviews_per_example=int(per), blind=bool(blind))
+    current_text = (ws.guidelines() or {}).get("text", "")
+    with st.form("guidelines_form"):
+        text = st.text_area("Review guidelines (shown as written on the Review and Create pages; every version is "
+                            "kept, and the export manifest says which ones the decisions were made under)",
+                            current_text, height=160, key="team_guidelines")
+        if st.form_submit_button("Save the guidelines", key="team_guidelines_save") and text.strip() != current_text:
+            act(ws.set_guidelines, text)
+    history = ws.guidelines_history()
+    if len(history) > 1:
+        with st.expander(f"Earlier guidelines ({len(history) - 1})"):
+            st.dataframe(history.iloc[:-1], hide_index=True, key="team_guidelines_history")
 
 
 def reviewers_of_open_run() -> None:
@@ -65,7 +93,7 @@ def reviewers_of_open_run() -> None:
     with the filter (the Review page's Agreement tab has the rest)."""
     run = current.run()
     run_id = current.team_run_id(run) if run is not None else None
-    if run_id is None:
+    if run_id is None or agreement.hidden():
         return
     table = agreement.of_run(run, run_id)["agreement"].per_reviewer
     st.subheader("Reviewers of the open run")

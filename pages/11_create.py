@@ -5,7 +5,7 @@ from core.errors import InputError
 from dashboard import creation
 from dashboard.formatting import plain
 from dashboard.page import require_run, start_page
-from dashboard.review_panel import save_run_offer
+from dashboard.review_panel import save_run_offer, show_guidelines
 from dashboard.team import member, scope
 
 sess = start_page("Create", caption=(
@@ -20,6 +20,7 @@ if save_run_offer(run, "cr") is None:
     st.stop()
 m = member()
 ws = scope()   # this member's handle on their workspace
+show_guidelines()
 dataset_id = creation.workspace_dataset(run)
 with st.spinner("Fitting the feedback models on this dataset (once per dataset and Φ)…"):
     ctx = creation.quality_context()

@@ -52,7 +52,8 @@ tau, n = current.live_values(run) if run is not None else (None, None)
 run_id = current.team_run_id(run) if run is not None else None
 overrides = []
 if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
-    live, overrides = reviewed_result(run, live, current.review_standing(run_id))
+    live, overrides = reviewed_result(run, live, current.review_standing(run_id, unblinded=team.member().can(
+        "adjudicate")))   # blind review: the export counts every decision (curators, owners export)
 frame = export.export_frame(ds, run, live=live, which=which, include_arrays=include_arrays)   # row references only
 frame, near_duplicates = duplicates.export_option(frame, ds)
 quality_note = None
@@ -66,8 +67,8 @@ if add_quality:
 retained_ids = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str) if run is not None else None
 manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
                                dataset_name=label, retained_ids=retained_ids, include_arrays=include_arrays,
-                               extra={**({"review_overrides": overrides, "review_agreement": agreement.summary(
-                                          agreement.of_run(run, run_id))} if run_id is not None else {}),
+                               extra={**({"review_overrides": overrides, **agreement.manifest_record(run, run_id)}
+                                          if run_id is not None else {}),
                                       **({"quality_columns": quality_note} if quality_note else {}),
                                       **({"near_duplicates": near_duplicates} if near_duplicates else {})} or None)
 if run is not None:

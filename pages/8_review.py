@@ -3,10 +3,11 @@ import streamlit as st
 
 from core.review import DISPUTE_RULES, QUEUE_ORDERS, disagreements, lights, queue
 from dashboard import current
+from dashboard.adjudication_panel import adjudication_tab
 from dashboard.agreement_panel import agreement_tab
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
-from dashboard.review_panel import BADGES, review_panel, save_run_offer
+from dashboard.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
 from dashboard.team import member, scope, seed_of
 
 sess = start_page("Review", caption=(
@@ -31,22 +32,30 @@ metric_row({
     BADGES["red"]: f"{(light == 'red').sum():,}",
 })
 
-queue_tab, disputes_tab, progress_tab, agreement_of_team = st.tabs(["Your queue", "Disagreements", "Progress",
-                                                                   "Agreement"])
-with queue_tab:
+show_guidelines()
+settings = ws.review_settings()
+tabs = st.tabs(["Your queue", "Disagreements", "Progress", "Agreement"]
+               + (["Adjudication"] if m.can("adjudicate") else []))
+with tabs[0]:
     order = st.radio("Serve", QUEUE_ORDERS, horizontal=True, key="rv_order",
                      format_func={"predictability": "highest p̃ first", "random": "random order"}.get)
-    mine = latest.loc[latest["reviewer"] == m.email, "example_id"]
-    todo = queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email))
-    st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}.")
+    mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
+    counts, n_per = ws.review_counts(run_id), settings["reviews_per_example"]
+    todo = queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email), counts=counts,
+                 per_example=n_per)
+    complete = sum(c >= n_per for c in counts.values())
+    st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}. Each example is served until {n_per} "
+               f"reviewer{'s have' if n_per > 1 else ' has'} decided on it: {complete:,} of {len(frame):,} have."
+               + (" Review is blind: others' decisions on an example show once you have decided on it."
+                  if settings["blind"] else ""))
     if len(todo):
         with st.container(border=True):
             review_panel(run, str(todo[0]), key="rv_queue")
     else:
         st.success("You have reviewed every example of this run.")
 
-with disputes_tab:
-    st.caption(f"When reviewers differ, {DISPUTE_RULES[ws.dispute_rule()]} (owners choose the rule on the Team "
+with tabs[1]:
+    st.caption(f"When reviewers differ, {DISPUTE_RULES[settings['dispute_rule']]} (owners choose the rule on the Team "
                "page). A decision on the filter's side (agree, or remove anyway on an example the filter removed) "
                "is agreement, not an override.")
     dis = disagreements(frame["id"], frame["retained"], stand)
@@ -61,14 +70,17 @@ with disputes_tab:
             with st.container(border=True):
                 review_panel(run, str(shown["example_id"].iloc[event.selection.rows[0]]), key="rv_dispute")
 
-with progress_tab:
+with tabs[2]:
     done = ws.progress(run_id)
     if not len(done):
         st.caption("Nobody has reviewed this run yet.")
     else:
-        counts = latest.pivot_table(index="reviewer", columns="decision", values="example_id", aggfunc="count",
-                                    fill_value=0)
+        counts = latest[latest["kind"] == "review"].pivot_table(index="reviewer", columns="decision",
+                                                                values="example_id", aggfunc="count", fill_value=0)
         st.dataframe(done.set_index("reviewer").join(counts).reset_index(), hide_index=True, key="rv_progress")
 
-with agreement_of_team:
+with tabs[3]:
     agreement_tab(run, run_id)
+if m.can("adjudicate"):
+    with tabs[4]:
+        adjudication_tab(run, run_id, frame, ds)

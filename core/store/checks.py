@@ -13,7 +13,11 @@ from typing import Optional
 
 from core.errors import InputError
 
-__all__ = ["check_text", "check_strings"]
+__all__ = ["check_text", "check_strings", "NotAllowed"]
+
+
+class NotAllowed(InputError):
+    """The member's role (or the workspace's blind review) does not allow this action."""
 
 
 def check_text(value, what: str, max_length: Optional[int] = None) -> str:

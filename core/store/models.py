@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Optional
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 ROLES = ("owner", "curator", "annotator")
 DECISIONS = ("agree", "keep", "remove")   # agree with the filter, keep anyway, remove anyway
+REVIEW_KINDS = ("review", "adjudication")
 RUN_STATUSES = ("running", "done", "interrupted", "failed")
 SUBMISSION_STATUSES = ("submitted", "accepted", "rejected", "revised")   # revised: a newer version replaced it
 VALIDATIONS = ("accept", "reject")
@@ -30,6 +31,10 @@ class Workspace(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     #: how reviewers who differ are settled (`core.review.DISPUTE_RULES`)
     dispute_rule: Mapped[str] = mapped_column(String(20), default="latest", server_default="latest")
+    #: the queue serves an example until it has this many reviewers' decisions
+    reviews_per_example: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    #: a reviewer sees no one else's decision on an example before deciding on it (the store enforces it)
+    blind: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Member(Base):
@@ -98,6 +103,21 @@ class Review(Base):
     decision: Mapped[str] = mapped_column(String(20))
     note: Mapped[str] = mapped_column(Text, default="")
     reviewer: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    #: ``review`` (a reviewer's decision) or ``adjudication`` (a curator's or owner's, settling a dispute)
+    kind: Mapped[str] = mapped_column(String(20), default="review", server_default="review")
+    #: the workspace's review guidelines when the decision was made (None: there were none)
+    guidelines_id: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
+
+
+class Guidelines(Base):
+    """One version of a workspace's review guidelines (text, shown as text; never rendered)."""
+
+    __tablename__ = "guidelines"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id"), index=True)
+    text: Mapped[str] = mapped_column(Text)
+    created_by: Mapped[str] = mapped_column(String(320))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 

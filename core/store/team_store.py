@@ -22,7 +22,7 @@ from core.errors import InputError
 from core.runs import CorruptRun, Run
 from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, RunRecord, SavedView,
                                Workspace, now)
-from core.store.checks import check_text, check_strings
+from core.store.checks import NotAllowed, check_strings, check_text
 from core.store.scoped import Scoped
 from core.store.reviews import ReviewsMixin
 from core.store.submissions import SubmissionsMixin
@@ -44,6 +44,7 @@ PERMISSIONS = {
     "review": ("owner", "curator", "annotator"),
     "create": ("owner", "curator", "annotator"),      # write examples with feedback (paper 002 §3.2)
     "validate": ("owner", "curator"),
+    "adjudicate": ("owner", "curator"),             # settle a dispute between reviewers, read blind reviews
     "read": ("owner", "curator", "annotator"),
     "change settings": ("owner",),
 }
@@ -61,10 +62,6 @@ _EMAIL_MAX = 320
 #: single-user mode (no sign-in configured): this user owns the workspace "local". Not an
 #: e-mail address, so no one signs in as it.
 LOCAL_USER, LOCAL_WORKSPACE = "local", "local"
-
-
-class NotAllowed(InputError):
-    """The member's role does not allow this action."""
 
 
 def default_url() -> str:

@@ -70,3 +70,63 @@ def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, download
     no_exceptions(owner)
     sess = owner.session_state["artifact_lens"]
     assert (round(float(sess.tau), 2), int(sess.target)) == (round(best["tau"], 2), best["n"])
+
+
+def test_blind_review_with_two_reviews_per_example_adjudication_and_guidelines(fresh_server, downloads):
+    """An owner turns on blind review with N = 2 and writes guidelines on the Team page; an
+    annotator sees them, and no one else's decision before deciding; the Agreement tab is the
+    adjudicators'; a curator adjudicates a dispute; the export manifest records the settings,
+    the guidelines versions and the adjudicated word."""
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("8_review")).run()
+    owner.button(key="rv_save_run").click().run()
+    team = server().team
+    ws = team.workspaces_of(OWNER)[0][0]
+    key = team.runs(ws, by=OWNER)["key"].iloc[0]
+    run_id = team.run_id(ws, key, by=OWNER)
+    team.set_role(ws, CURATOR, "curator", by=OWNER)
+    team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    owner.switch_page(page("9_team")).run()
+    owner.number_input(key="team_per_example").set_value(2)
+    owner.checkbox(key="team_blind").check()
+    owner.button(key="team_settings_save").click().run()
+    owner.text_area(key="team_guidelines").input("Keep what a person would write.\n<b>Remove</b> giveaways.")
+    owner.button(key="team_guidelines_save").click().run()
+    no_exceptions(owner)
+    assert team.review_settings(ws, by=OWNER) == {"dispute_rule": "latest", "reviews_per_example": 2, "blind": True}
+
+    run = server().store.get(key)
+    first = str(run.ids[0])
+    team.review(ws, run_id, first, "keep", "a real one", by=CURATOR)     # the curator decided first
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("8_review")).run()
+    no_exceptions(ann)
+    assert any(t.value == "Keep what a person would write.\n<b>Remove</b> giveaways." for t in ann.text)  # as text
+    assert any("Review is blind" in c.value for c in ann.caption)
+    assert any("is for curators and owners" in i.value for i in ann.info)           # no Agreement for annotators
+    head = [t.value for t in ann.text if t.value.startswith("id: ")][0].split("\n")[0][len("id: "):]
+    assert head == first                                  # one review of two: served first, to reach N
+    decisions = [d.value for d in ann.dataframe if {"reviewer", "decision"} <= set(d.value.columns)
+                 or {"chosen"} <= set(d.value.columns)]
+    assert not [d for d in decisions if CURATOR in " ".join(map(str, d.to_numpy().ravel()))]   # nobody's decision
+    progress = [d.value for d in ann.dataframe if "reviewed" in d.value.columns][0].set_index("reviewer")
+    assert progress.loc[CURATOR, "reviewed"] == 1 and "keep" not in progress.columns   # a count, not a decision
+    ann.radio(key="rv_queue_decision").set_value("remove")
+    ann.text_input(key="rv_queue_note").input("a giveaway word")
+    ann.button(key="rv_queue_submit").click().run()
+    # the curator adjudicates the dispute
+    cur = app(CURATOR).run()
+    cur.switch_page(page("8_review")).run()
+    table = [d for d in cur.dataframe if d.key == "adj_table"][0]
+    assert table.value["example_id"].tolist() == [first] and table.value["reason"].tolist() == ["reviewers differ"]
+    team.adjudicate(ws, run_id, first, "remove", "the hypothesis gives it away", by=CURATOR)
+    cur.run()
+    assert not [d for d in cur.dataframe if d.key == "adj_table"]
+    owner.switch_page(page("7_export")).run()
+    record = json.loads(downloads(owner.get("download_button")[-1]))["export"]
+    assert record["review_settings"] == {"dispute_rule": "latest", "reviews_per_example": 2, "blind": True}
+    assert [g["decisions"] for g in record["review_guidelines"]] == [3]
+    (override,) = [o for o in record["review_overrides"] if o["example_id"] == first]
+    assert override["reviewer"] == CURATOR and override["decision"] == "remove"

@@ -112,6 +112,7 @@ def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
     no_exceptions(owner)
     ws = server().team.workspaces_of(OWNER)[0][0]
     server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    server().team.set_review_settings(ws, reviews_per_example=2, by=OWNER)   # both review each example
     # the owner saves the demo run to the workspace from the Review page, then reviews its queue
     owner.switch_page(page("8_review")).run()
     owner.button(key="rv_save_run").click().run()

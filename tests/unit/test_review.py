@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from core.errors import InputError
-from core.review import DISPUTE_RULES, apply_overrides, disagreements, lights, queue, side, standing
+from core.review import (AWAITING, DISPUTE_RULES, apply_overrides, disagreements, lights, queue, side, standing,
+                         to_adjudicate)
 
 
 def _latest(rows):
@@ -94,4 +95,68 @@ def test_the_dispute_rule_decides_whose_word_stands_and_the_disagreements_say_wh
     assert gone.loc["e", "reviewer"] == "ann@x.org"
     with pytest.raises(InputError, match="dispute rule 'loudest' is unknown; choose one of latest, senior"):
         standing(latest, rule="loudest")
-    assert set(DISPUTE_RULES) == {"latest", "senior"}
+    assert set(DISPUTE_RULES) == {"latest", "senior", "adjudication"}
+
+
+def _adjudication_reviews():
+    t = pd.Timestamp("2026-11-26 10:00")
+    rows = [("e", "cur@x.org", "remove", "no", t, "review"), ("e", "ann@x.org", "keep", "yes", t + pd.Timedelta("1h"),
+                                                                "review"),
+            ("f", "ann@x.org", "agree", "", t, "review"), ("f", "cur@x.org", "remove", "", t, "review")]
+    return pd.DataFrame(rows, columns=["example_id", "reviewer", "decision", "note", "created_at", "kind"])
+
+
+def test_a_dispute_waits_for_adjudication_under_that_rule_and_an_adjudication_settles_it_under_any():
+    latest = _adjudication_reviews()
+    stand = standing(latest, rule="adjudication")
+    # e: reviewers on different sides, no adjudication: the filter's word holds meanwhile
+    assert stand.loc["e", ["decision", "reviewer"]].tolist() == ["agree", AWAITING]
+    assert not stand["adjudicated"].any()
+    assert apply_overrides(["e"], [False], stand)[0].tolist() == [False]           # removed, as the filter said
+    dis = disagreements(["e", "f"], [False, False], stand)
+    assert dis["example_id"].tolist() == ["e"] and dis["settled_by"].tolist() == [AWAITING]
+    adjudicated = pd.concat([latest, pd.DataFrame([("e", "owner@x.org", "keep", "a real contradiction",
+                                                    pd.Timestamp("2026-11-26 12:00"), "adjudication")],
+                                                  columns=latest.columns)], ignore_index=True)
+    for rule in DISPUTE_RULES:
+        stand = standing(adjudicated, rule=rule, roles={"cur@x.org": "curator", "ann@x.org": "annotator"})
+        assert stand.loc["e", ["decision", "reviewer", "adjudicated"]].tolist() == ["keep", "owner@x.org", True], rule
+        assert stand.loc["e", "reviewers"] == 2                                    # the adjudication is not a review
+        assert apply_overrides(["e"], [False], stand)[0].tolist() == [True]        # kept: the adjudicated word
+    # an adjudication of an example nobody reviewed settles it too
+    alone = pd.DataFrame([("g", "owner@x.org", "remove", "duplicate", pd.Timestamp("2026-11-26"), "adjudication")],
+                         columns=latest.columns)
+    stand = standing(alone)
+    assert stand.loc["g", ["decision", "reviewers", "adjudicated"]].tolist() == ["remove", 0, True]
+
+
+def test_the_queue_serves_an_example_until_it_has_n_reviewers_closest_to_done_first():
+    ids = ["a", "b", "c", "d"]
+    scores = [0.9, 0.8, 0.7, 0.6]
+    counts = {"a": 2, "b": 1, "c": 0, "d": 1}
+    # N = 2: "a" is done; those with one review come first (in p̃ order), then the rest
+    assert queue(ids, scores, set(), counts=counts, per_example=2).tolist() == ["b", "d", "c"]
+    assert queue(ids, scores, {"b"}, counts=counts, per_example=2).tolist() == ["d", "c"]
+    # N = 1 (the default): every example with a review is done
+    assert queue(ids, scores, set(), counts=counts).tolist() == ["c"]
+    assert queue(ids, scores, set()).tolist() == ids                              # no counts: everything
+    with pytest.raises(InputError, match="reviews per example"):
+        queue(ids, scores, set(), counts=counts, per_example=0)
+
+
+
+def test_the_adjudication_queue_holds_open_disputes_and_optionally_overrules_of_the_filter():
+    latest = _adjudication_reviews()                       # e: reviewers differ; f: both on the filter's side
+    extra = pd.DataFrame([("g", "ann@x.org", "keep", "fine", pd.Timestamp("2026-11-26"), "review")],
+                         columns=latest.columns)           # g: one reviewer overrules the filter
+    stand = standing(pd.concat([latest, extra], ignore_index=True), rule="adjudication")
+    ids, retained = ["e", "f", "g", "h"], [False, False, False, True]
+    assert to_adjudicate(ids, retained, stand)["example_id"].tolist() == ["e"]
+    both = to_adjudicate(ids, retained, stand, with_filter=True)
+    assert both[["example_id", "reason"]].values.tolist() == [["e", "reviewers differ"],
+                                                              ["g", "the team overrules the filter"]]
+    settled = pd.concat([latest, extra, pd.DataFrame([("e", "owner@x.org", "remove", "copied", pd.Timestamp("2026-11-27"),
+                                                       "adjudication")], columns=latest.columns)], ignore_index=True)
+    assert to_adjudicate(ids, retained, standing(settled, rule="adjudication"), with_filter=True)[
+        "example_id"].tolist() == ["g"]
+    assert to_adjudicate(ids, retained, standing(latest.iloc[:0])).empty

@@ -2,6 +2,7 @@
 public method (a new method is covered the day it is written), and invariants the database
 holds under 20 threads released at one barrier."""
 import inspect
+import re
 import threading
 import uuid
 
@@ -30,9 +31,13 @@ def _public_methods():
     return {name: fn for name, fn in inspect.getmembers(TeamStore, inspect.isfunction) if not name.startswith("_")}
 
 
-def _writes(fn) -> bool:
+def _writes(fn, seen=()) -> bool:
+    """Whether ``fn`` writes, itself or through a private helper of the store it calls."""
     source = inspect.getsource(fn)
-    return "Write.begin" in source or "atomic_write" in source or ".save(" in source
+    if "Write.begin" in source or "atomic_write" in source or ".save(" in source:
+        return True
+    helpers = set(re.findall(r"self\.(_[a-z]\w*)\(", source)) - set(seen)
+    return any(_writes(getattr(TeamStore, h), (*seen, *helpers)) for h in helpers if callable(getattr(TeamStore, h, None)))
 
 
 def test_every_public_method_that_writes_takes_by():
@@ -70,7 +75,8 @@ def _args(name, fn, here, ids_from):
     values = {"workspace_id": here["ws"], "email": "new@x.org", "role": "annotator", "status": "failed",
               "example_id": "e1", "note": "why", "fields": {"hypothesis": "y"}, "label": "a", "feedback": {},
               "source": "toy", "roles": {}, "name": "v", "tau": 0.5, "target_size": 10, "representation": "r",
-              "params": {}, "seed": 0, "versions": {}, "path": __file__, "rule": "senior"}
+              "params": {}, "seed": 0, "versions": {}, "path": __file__, "rule": "senior", "text": "keep real ones",
+              "reviews_per_example": 2, "blind": True}
     values.update({p: ids_from[p] for p in ID_PARAMS})
     values["decision"] = "accept" if name == "validate" else "agree"
     args, kwargs = [], {}

@@ -16,7 +16,7 @@ from core.runs import CorruptRun
 from core.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
 from core.store.models import DatasetRecord, Member, Review, Workspace
 
-HEAD_REVISION = "0006"   # the newest migration in core/store/migrations/versions
+HEAD_REVISION = "0007"   # the newest migration in core/store/migrations/versions
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -554,8 +554,10 @@ def test_a_database_of_the_previous_schema_is_upgraded_with_every_row(fresh_url,
     assert store.views(ws, run_id, by="ann@x.org")[["name", "tau", "target_size"]].values.tolist() == [
         ["old view", 0.7, 90]]
     old = store.reviews(ws, run_id, by="ann@x.org")
-    assert old[["example_id", "reviewer", "decision", "note"]].values.tolist() == [
-        ["e3", "ann@x.org", "keep", "a real one"]]
+    assert old[["example_id", "reviewer", "decision", "note", "kind"]].values.tolist() == [
+        ["e3", "ann@x.org", "keep", "a real one", "review"]] and old["guidelines_id"].isna().all()
+    assert store.review_settings(ws, by="ann@x.org") == {"dispute_rule": "latest", "reviews_per_example": 1,
+                                                         "blind": False}
     # and usable: new rows beside the old ones, and the new columns work on old rows
     store.review(ws, run_id, "e3", "agree", by="ann@x.org")
     assert store.reviews(ws, run_id, by="old@x.org", latest=False)["decision"].tolist() == ["keep", "agree"]
