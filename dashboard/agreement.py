@@ -3,6 +3,8 @@
 by everything it depends on (a new review, the rule, a role under the ``senior`` rule, τ/n)."""
 from __future__ import annotations
 
+import math
+
 from core.workflow import artifact_carriers, team_agreement
 from dashboard import current
 from dashboard.server import server
@@ -44,12 +46,14 @@ def of_run(run, run_id: int, *, tau=None, n=None) -> dict:
 def summary(found: dict) -> dict:
     """What an export manifest and an evaluation report record of the team's agreement."""
     a = found["agreement"].to_dict()
+    best = found["best"] and {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                              for k, v in found["best"].items()}
     return {"alpha": a["alpha"], "alpha_interval": a["alpha_interval"], "reviewers": a["reviewers"],
             "examples_reviewed": a["examples_reviewed"],
             "examples_reviewed_twice_or_more": a["examples_reviewed_twice_or_more"],
             "filter_kappa": (a["filter"] or {}).get("kappa"), "filter_agreement": (a["filter"] or {}).get("agreement"),
             "at": {"tau": found["tau"], "n": found["n"]}, "dispute_rule": found["dispute_rule"],
-            "supported": found["best"]}
+            "supported": best}
 
 
 def manifest_record(run, run_id: int) -> dict:

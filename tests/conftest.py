@@ -1,5 +1,6 @@
 """Test-wide settings: offline, fixed seeds, caches in a temporary folder."""
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -13,6 +14,16 @@ import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
+_MAIN = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def _pytest_stays_main():
+    """Streamlit's AppTest runs its script as ``__main__`` and leaves it there; a process started
+    later with spawn (a Dask worker, a UMAP child) would run that script again (a script made
+    from a function fails there). Each test ends with pytest's own ``__main__`` back."""
+    yield
+    sys.modules["__main__"] = _MAIN
 
 
 def _shared(name):

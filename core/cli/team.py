@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -36,6 +37,7 @@ def agreement_report(store, workspace_id: int, run_key: str, *, by: str, tau=Non
     run's dataset reloaded for the per-label and per-feature tables when it can be)."""
     from core.review import standing
     from core.sources import load_dataset
+    from core.store import PERMISSIONS, NotAllowed
     from core.workflow import artifact_carriers, feature_matrix, team_agreement
     from core.zstats import compute_z
 
@@ -47,9 +49,15 @@ def agreement_report(store, workspace_id: int, run_key: str, *, by: str, tau=Non
         raise InputError(f"no finished run {run_key!r} in this workspace (finished runs: {done}); give a run key "
                          "from the Team page.")
     run = ws.open_run(run_key)
-    rule = ws.dispute_rule()
+    review_settings = ws.review_settings()
+    rule, blind = review_settings["dispute_rule"], review_settings["blind"]
     roles = dict(ws.members()[["email", "role"]].itertuples(index=False)) if rule == "senior" else {}
-    latest = ws.reviews(rec["id"])
+    if blind and ws.role() not in PERMISSIONS["adjudicate"]:
+        raise NotAllowed(f"review in workspace {ws.workspace_id} is blind and {by} is {ws.role()} there: the team's "
+                         "agreement shows how others decided, so only curators and owners read it (give --as one of "
+                         "them).")
+    # every decision counts; in a blind workspace only adjudicators may read them all (the store checks it too)
+    latest = ws.reviews(rec["id"], unblinded=blind)
     stand = standing(latest, rule=rule, roles=roles)
     labels = features = None
     notes = []
@@ -101,13 +109,24 @@ def _text(found: dict) -> str:
     return "\n".join(lines)
 
 
+def _finite(value):
+    """``value`` with every non-finite number (an undefined κ or α) as None: strict JSON."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def as_json(found: dict) -> dict:
     """The report as plain JSON (what ``--json`` prints and manifests hold)."""
     grid = found["grid"]
-    return {"run": found["run"], "dataset": found["dataset"], "tau": found["tau"], "n": found["n"],
+    return _finite({"run": found["run"], "dataset": found["dataset"], "tau": found["tau"], "n": found["n"],
             "dispute_rule": found["dispute_rule"], **found["agreement"].to_dict(), "supported": found["best"],
             "supported_grid": None if grid is None else json.loads(grid.to_json(orient="records")),
-            "notes_reading": found["notes"]}
+            "notes_reading": found["notes"]})
 
 
 def cmd_agreement(args) -> int:

@@ -167,6 +167,11 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
         key(owner, "team_set_role").get_by_role("button").click()
         wait_idle(owner)
         expect(key(owner, "team_email").locator("input")).to_have_value("")   # cleared: saved, rerun
+    # two reviewers per example: the queue serves an example ann1 decided on to ann2 as well
+    key(owner, "team_per_example").locator("input").fill("2")
+    key(owner, "team_settings_save").get_by_role("button").click()
+    wait_idle(owner)
+    expect(key(owner, "team_per_example").locator("input")).to_have_value("2")
     expected = {OWNER: "owner", ANN1: "annotator", ANN2: "annotator"}
     members = table_with(owner, "email", "role", until=lambda rows: len(rows) == len(expected))
     assert {r["email"]: r["role"] for r in members} == expected

@@ -118,3 +118,20 @@ def test_wrong_arguments_are_one_clear_error(team, capsys, change, message):
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
     assert not (team["root"].parent / "nowhere").exists()
+
+
+def test_blind_review_counts_every_decision_for_adjudicators_and_refuses_annotators(team, capsys):
+    """In a blind workspace the command reads every decision for a curator (the same α as before)
+    and refuses an annotator, whose blind view would give a wrong α."""
+    before = agreement_json(team, capsys)
+    with TeamStore(team["url"]) as store:
+        ws = store.workspaces_of(OWNER)[0][0]
+        store.set_review_settings(ws, blind=True, by=OWNER)
+    try:
+        assert agreement_json(team, capsys)["alpha"] == before["alpha"]
+        code = main(["agreement", "--db", team["url"], "--workspace", "nli", "--run", team["run"].key, "--as",
+                     ANNOTATOR])
+        assert code == 2 and "is blind and ann@team.org is annotator there" in capsys.readouterr().err
+    finally:
+        with TeamStore(team["url"]) as store:
+            store.set_review_settings(ws, blind=False, by=OWNER)
