@@ -33,7 +33,8 @@ def of_run(run, run_id: int, *, tau=None, n=None) -> dict:
     ds = current.dataset()
 
     def compute():
-        features = artifact_carriers(current.zstats(), current.feature_matrix()) if ds.text else None
+        # the per-feature table needs the z-statistics: only worth computing once someone has reviewed
+        features = artifact_carriers(current.zstats(), current.feature_matrix()) if ds.text and stamp[0] else None
         found = team_agreement(run, ws.reviews(run_id, unblinded=unblinded),
                                current.review_standing(run_id, unblinded=unblinded), tau=tau, target_size=n,
                                labels=ds.table[ds.label], features=features)

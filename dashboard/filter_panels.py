@@ -6,7 +6,7 @@ from core.aflite import FAMILIES, STRATEGIES
 from core.errors import InputError
 from core.quality import COMPONENTS
 from core.summaries import live_view
-from dashboard import current, pipelines
+from dashboard import agreement, current, pipelines
 from dashboard import quality as dq
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
@@ -15,7 +15,7 @@ from dashboard.server import server
 from dashboard.session import FIT_TAU
 from dashboard.team import member, scope
 
-__all__ = ["saved_views", "comparison", "run_form"]
+__all__ = ["saved_views", "comparison", "run_form", "team_supported"]
 
 
 def saved_views(run) -> None:
@@ -153,3 +153,18 @@ def run_form(run, sess) -> None:
                 "runs are cached by their parameters, so returning to earlier settings is instant.")
     else:
         st.caption(f"Finished runs in the store: {len(server().store.keys())}.")
+
+
+def team_supported(run) -> None:
+    """The τ/n the team's reviews support (the Review page's Agreement tab), offered here."""
+    run_id = current.team_run_id(run)
+    if run_id is None or agreement.hidden():
+        return
+    best = agreement.of_run(run, run_id)["best"]
+    if best is None:
+        return
+    c1, c2 = st.columns([3, 1])
+    c1.caption(f"The team's reviews support τ = {best['tau']:.2f}, n = {best['n']:,}: there the filter agrees with "
+               f"the team's word on {best['agreement']:.0%} of the {best['examples']:,} reviewed examples (the same "
+               f"best in {best['stability']:.0%} of bootstrap resamples; Review page, Agreement).")
+    c2.button("Use the team's τ, n", key="flt_team_use", on_click=set_live, args=(best["tau"], best["n"]))

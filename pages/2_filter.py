@@ -4,7 +4,7 @@ import streamlit as st
 from core.aflite_plots import bias_per_phase, label_balance
 from core.summaries import below_chance, label_summary, phase_frame, phases_run
 from dashboard import current, quality_panel
-from dashboard.filter_panels import comparison, run_form, saved_views
+from dashboard.filter_panels import comparison, run_form, saved_views, team_supported
 from dashboard.formatting import metric_row
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
@@ -52,6 +52,7 @@ def live():
 live()
 
 # ---------------------------------------------------------------- below: saved views, comparison, new runs
+team_supported(run)
 saved_views(run)
 quality_panel.panel()      # quality (DQI): components, weights, thresholds
 comparison(run, ds, sess)

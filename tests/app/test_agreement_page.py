@@ -64,8 +64,10 @@ def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, download
     wait_for_jobs(owner)
     report = downloads([b for b in owner.get("download_button") if b.proto.label.startswith("Download the HTML")][0])
     assert b"<h2>Team review</h2>" in report and f"{cli['alpha']:.3f}".encode() in report
-    owner.switch_page(page("8_review")).run()
     best = cli["supported"]
+    owner.switch_page(page("2_filter")).run()                # offered on the Filter page too
+    assert any(f"support τ = {best['tau']:.2f}, n = {best['n']:,}" in c.value for c in owner.caption)
+    owner.switch_page(page("8_review")).run()
     owner.button(key="ag_use").click().run()
     no_exceptions(owner)
     sess = owner.session_state["artifact_lens"]
