@@ -29,7 +29,7 @@ from core.zstats import compute_z
 
 __all__ = ["quality_descriptor", "quality_components", "quality_column", "compare_pruning", "QUALITY_MIN_COUNT",
            "QUALITY_NN_DIM", "near_duplicate_pairs", "drop_near_duplicates", "quality_columns_note",
-           "feature_matrix", "artifact_carriers", "team_agreement", "ARTIFACT_FEATURES"]
+           "feature_matrix", "artifact_carriers", "team_agreement", "ARTIFACT_FEATURES", "cartography"]
 
 #: the quality context's defaults (`core.quality.QualityContext.fit`), shared by both front ends
 QUALITY_MIN_COUNT = 5
@@ -212,3 +212,15 @@ def team_agreement(run, reviews: pd.DataFrame, stand: pd.DataFrame, *, tau=None,
     if team is not None and len(team):
         grid, best = supported_tau_n(run, team, bootstrap=min(int(bootstrap), 200), seed=seed)
     return {"agreement": found, "grid": grid, "best": best, "tau": float(tau_), "n": int(n_)}
+
+
+# ---------------------------------------------------------------------- training dynamics (issue 23)
+def cartography(dataset: Dataset, representation, *, progress=None, cancel=None, **options):
+    """`core.cartography.training_dynamics` of the examples Φ represents (warm-up examples are
+    not in it), with the dataset's labels and class order; ``options`` are its knobs."""
+    from core.cartography import training_dynamics
+
+    ids = np.asarray(representation.ids).astype(str)
+    y = dataset.table[dataset.label].reindex(ids).to_numpy()
+    return training_dynamics(np.asarray(representation.X), y, ids=ids, classes=dataset.classes, progress=progress,
+                             cancel=cancel, **options)

@@ -1,4 +1,5 @@
-"""Commands on simple features and quality: zstats, zfilter, consistency, quality, feedback."""
+"""Commands on simple features, quality and training dynamics: zstats, zfilter, consistency, quality,
+feedback, cartography."""
 from __future__ import annotations
 
 import json
@@ -157,4 +158,32 @@ def cmd_feedback(args) -> int:
         print(f"suggestion: {s}")
     for n in fb.notes:
         print(f"note: {n}", file=sys.stderr)
+    return 0
+
+
+def cmd_cartography(args) -> int:
+    """Issue 23: training dynamics on Φ (confidence, variability, correctness, region) and label issues."""
+    from core.workflow import cartography
+
+    declare_csv(args, out=args.out)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    rep = representation_for(ds, args.representation, args)
+    bar = progress_bar("cartography", args.quiet)
+    try:
+        found = cartography(ds, rep, epochs=args.epochs, model=args.model, folds=1 if args.in_sample else args.folds,
+                            random_state=args.seed, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    write_table(found.table, args.outputs.path_for("--out"))
+    args.outputs.commit()
+    for note in found.params["notes"]:
+        print(f"note: {note}", file=sys.stderr)
+    if not args.quiet:
+        s = found.summary()
+        print(f"{s['examples']:,} examples, {found.params['variant']} {args.model} model, {args.epochs} epochs: "
+              + ", ".join(f"{k} {v:,}" for k, v in s["regions"].items())
+              + (f"; cleanlab flags {s['label_issues']:,} possible label errors" if "label_issues" in s else ""))
+        print(f"wrote {args.out}")
     return 0

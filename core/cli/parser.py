@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from core.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
-from core.cli.analysis import cmd_consistency, cmd_feedback, cmd_quality, cmd_zfilter, cmd_zstats
+from core.cli.analysis import cmd_cartography, cmd_consistency, cmd_feedback, cmd_quality, cmd_zfilter, cmd_zstats
 from core.cli.common import add_dataset_args
 from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_represent
 from core.cli.team import cmd_agreement
@@ -196,6 +196,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the feedback as JSON")
     p.add_argument("--out", help="also write the feedback as JSON")
     p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser("cartography", help="training dynamics on a representation: easy, ambiguous and hard examples, label issues",
+                       description="Train a linear model (or a small MLP) on the representation for --epochs epochs, "
+                                   "cross-fitted over --folds, and record each example's probability of its label after "
+                                   "every epoch (dataset cartography, Swayamdipta et al. 2020): confidence (mean), "
+                                   "variability (std), correctness (share of epochs right) and a region; cleanlab's "
+                                   "label-quality score and label-issue flag from the out-of-sample probabilities.")
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--epochs", type=Whole(2, 1000), default=10, help="training epochs (default 10)")
+    p.add_argument("--model", choices=["linear", "mlp"], default="linear", help="linear (softmax) or a one-hidden-layer MLP (default linear)")
+    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--in-sample", action="store_true", help="the paper's variant: one model on every example, its own "
+                   "training probabilities (no label issues: they are not out of sample)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--out", required=True, help="CSV: id, label, confidence, variability, correctness, region, label_quality, label_issue")
+    p.set_defaults(func=cmd_cartography)
 
     p = sub.add_parser("agreement", help="how much a team's reviewers agree, with each other and with the filter",
                        description="Read a workspace's reviews of a run from the team store and print Krippendorff's "

@@ -51,6 +51,7 @@ BASE = {
     "feedback": ["feedback", "{data}", "-r", REP, "--nn-dim", "0", "--example",
                  '{"premise": "A man sleeps.", "hypothesis": "Nobody sleeps.", "label": "contradiction"}',
                  "--out", "{out:.json}"],
+    "cartography": ["cartography", "{data}", "-r", REP, "--epochs", "2", "--folds", "2", "--out", "{out:.csv}"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
 }

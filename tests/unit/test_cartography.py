@@ -1,0 +1,104 @@
+"""Training dynamics on Φ (`core.cartography`, issue 23) on synthetic data with known truth: labels
+flipped on 10 % are found by low confidence and by cleanlab, examples placed between two classes
+by variability; reproducible; bad input is one clear error."""
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from core.cartography import REGIONS, training_dynamics
+from core.errors import InputError
+
+
+def blobs(n=3000, d=24, k=3, flip_share=0.10, between_share=0.10, seed=0):
+    """Gaussian classes that overlap a little; ``flip_share`` of the labels changed to another
+    class; ``between_share`` of the examples placed midway between their class and another."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    centers = rng.normal(size=(k, d)) * 1.5
+    X = centers[y] + rng.normal(size=(n, d))
+    between = rng.random(n) < between_share
+    other = (y + rng.integers(1, k, n)) % k
+    X[between] = (0.5 * (centers[y] + centers[other]) + rng.normal(size=(n, d)))[between]
+    flipped = (rng.random(n) < flip_share) & ~between
+    noisy = y.copy()
+    noisy[flipped] = other[flipped]
+    return X.astype(np.float32), noisy, flipped, between
+
+
+@pytest.fixture(scope="module")
+def mapped():
+    X, y, flipped, between = blobs()
+    return training_dynamics(X, y, epochs=8, random_state=0), flipped, between
+
+
+def test_flipped_labels_have_low_confidence_and_cleanlab_flags_them(mapped):
+    carto, flipped, _ = mapped
+    t = carto.table
+    assert roc_auc_score(flipped, -t["confidence"]) > 0.9
+    flagged = t["label_issue"].to_numpy()
+    precision = (flagged & flipped).sum() / flagged.sum()
+    recall = (flagged & flipped).sum() / flipped.sum()
+    assert precision > 0.6 and recall > 0.6, (precision, recall)
+    assert roc_auc_score(flipped, -t["label_quality"]) > 0.9
+    # a flipped example is mostly hard-to-learn; a clean one mostly not
+    assert (t["region"][flipped] == "hard-to-learn").mean() > 0.5 > (t["region"][~flipped] == "hard-to-learn").mean()
+
+
+def test_examples_between_classes_vary_more(mapped):
+    carto, flipped, between = mapped
+    t = carto.table
+    clean = ~flipped & ~between
+    assert t["variability"][between].mean() > t["variability"][clean].mean()
+    assert (t["region"][between] == "ambiguous").mean() > (t["region"][clean] == "ambiguous").mean()
+
+
+def test_the_columns_and_regions_are_what_the_docs_say(mapped):
+    carto, _, _ = mapped
+    t = carto.table
+    assert list(t.columns) == ["id", "label", "confidence", "variability", "correctness", "region", "label_quality",
+                               "label_issue"]
+    assert set(t["region"]) <= set(REGIONS)
+    assert t["confidence"].between(0, 1).all() and t["correctness"].between(0, 1).all()
+    assert np.allclose(t["confidence"], carto.gold_probs.mean(axis=1), atol=1e-6)
+    ambiguous = t["region"] == "ambiguous"
+    assert abs(ambiguous.mean() - 1 / 3) < 0.01                      # the top third by variability
+    assert (t.loc[~ambiguous & (t["confidence"] >= 0.5), "region"] == "easy-to-learn").all()
+    assert carto.params["variant"] == "cross-fitted" and carto.summary()["examples"] == len(t)
+
+
+def test_reproducible_and_the_mlp_and_in_sample_variants():
+    X, y, flipped, _ = blobs(n=900, seed=1)
+    a = training_dynamics(X, y, epochs=4, random_state=3)
+    b = training_dynamics(X, y, epochs=4, random_state=3)
+    assert a.table.equals(b.table)
+    mlp = training_dynamics(X, y, epochs=4, model="mlp", hidden=32, random_state=3)
+    assert roc_auc_score(flipped, -mlp.table["confidence"]) > 0.8
+    inside = training_dynamics(X, y, epochs=4, folds=1)
+    assert "label_issue" not in inside.table and inside.params["variant"] == "in-sample"
+    assert "give folds ≥ 2" in inside.params["notes"][0]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"epochs": 1}, "epochs must be a whole number from 2"),
+    ({"folds": 0}, "folds must be a whole number from 1"),
+    ({"model": "tree"}, "model 'tree' is unknown"),
+    ({"ambiguous_share": 1.0}, "ambiguous_share must be a number strictly between 0 and 1"),
+    ({"epochs": True}, "epochs must be a whole number"),
+    ({"lr": 0}, "lr must be a number in"),
+])
+def test_bad_settings_are_one_clear_error(kwargs, message):
+    X, y, _, _ = blobs(n=60)
+    with pytest.raises(InputError, match=message):
+        training_dynamics(X, y, **kwargs)
+
+
+def test_bad_data_is_one_clear_error():
+    X, y, _, _ = blobs(n=60)
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(InputError, match="NaN or infinite"):
+        training_dynamics(bad, y)
+    with pytest.raises(InputError, match="at least two labels"):
+        training_dynamics(X, np.zeros(len(X), int))
+    with pytest.raises(InputError, match="one label per row"):
+        training_dynamics(X, y[:-1])
