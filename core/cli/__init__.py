@@ -22,13 +22,13 @@ __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
 
 COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "quality", "feedback",
-            "project", "agreement", "cartography")
+            "project", "agreement", "cartography", "transfer")
 
 
 #: flags whose value is a path the command reads, and flags whose value is a representation
 #: spec (which can name a vector file: ``file:path=…``)
 _INPUT_FLAGS = {"dataset": "the dataset", "seed_dataset": "--seed-dataset", "run": "--run",
-                "second_split": "--second-split"}
+                "second_split": "--second-split", "eval_dataset": "the evaluation split"}
 _SPEC_FLAGS = {"representation": "--representation", "quality": "--quality", "partial": "--partial"}
 
 

@@ -1,12 +1,12 @@
 """Commands on simple features, quality and training dynamics: zstats, zfilter, consistency, quality,
-feedback, cartography."""
+feedback, cartography, transfer."""
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
 
-from core.cli.common import (declare_csv, load_from_args, print_messages, progress_bar, quality_knobs,
+from core.cli.common import (declare_csv, finite, load_from_args, print_messages, progress_bar, quality_knobs,
                              representation_for, with_ids, write_table)
 
 
@@ -186,4 +186,41 @@ def cmd_cartography(args) -> int:
               + ", ".join(f"{k} {v:,}" for k, v in s["regions"].items())
               + (f"; cleanlab flags {s['label_issues']:,} possible label errors" if "label_issues" in s else ""))
         print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_transfer(args) -> int:
+    """Issue 23: the training split's artifacts on an evaluation split (cues.csv, duplicates.csv,
+    summary.json, report.html in --out)."""
+    from core.sources import load_dataset
+    from core.transfer import cue_transfer, report_html
+
+    args.outputs.declare("--out", args.out, None, folder_ok=True)
+    train = load_from_args(args)
+    print_messages(train, args.quiet)
+    eval_ = load_dataset(args.eval_dataset, text=args.text or list(train.text), label=args.label or train.label,
+                         id=args.id, config=args.config, split=args.eval_split)
+    print_messages(eval_, args.quiet)
+    bar = progress_bar("transfer", args.quiet)
+    try:
+        found = cue_transfer(train, eval_, k=args.k, min_count=args.min_count, spec=args.representation, m=args.m,
+                             tau=args.tau, random_state=args.seed, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    folder = Path(args.outputs.path_for("--out"))
+    folder.mkdir(parents=True, exist_ok=True)
+    write_table(found.cues, folder / "cues.csv")
+    write_table(found.duplicates, folder / "duplicates.csv")
+    (folder / "summary.json").write_text(json.dumps(finite(found.summary), indent=1, default=str, allow_nan=False))
+    (folder / "report.html").write_text(report_html(found, train.name, eval_.name), encoding="utf-8")
+    args.outputs.commit()
+    if not args.quiet:
+        s = found.summary
+        print(f"{s['cues_transferring']} of the training split's top {s['cues']} cues have z > z* "
+              f"({s['z_star_train']:.2f}) on the evaluation split too; a model on {s['partial_input_field']} alone "
+              f"gets {s['partial_input_accuracy_eval']:.1%} of it right, the top cues alone "
+              f"{s['top_cues_accuracy_eval']:.1%} (majority {s['majority_share_eval']:.1%}); "
+              f"{s['near_duplicate_pairs']:,} near-duplicate pairs across the splits")
+        print(f"wrote {args.out}/ (cues.csv, duplicates.csv, summary.json, report.html)")
     return 0

@@ -3,6 +3,7 @@ the one CSV writer of the CLI (`write_table`)."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from core.errors import InputError
@@ -120,3 +121,14 @@ def parse_pairs(text, what):
 def quality_knobs(args) -> dict:
     return dict(min_count=args.min_count, nn_dim=None if args.nn_dim == 0 else args.nn_dim,
                 weights=parse_pairs(args.weights, "--weights"), thresholds=parse_pairs(args.thresholds, "--thresholds"))
+
+
+def finite(value):
+    """``value`` with every non-finite number (an undefined κ, α or z) as None: strict JSON."""
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

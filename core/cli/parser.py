@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from core.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
-from core.cli.analysis import cmd_cartography, cmd_consistency, cmd_feedback, cmd_quality, cmd_zfilter, cmd_zstats
+from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_quality, cmd_transfer, cmd_zfilter,
+                               cmd_zstats)
 from core.cli.common import add_dataset_args
 from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_represent
 from core.cli.team import cmd_agreement
@@ -213,6 +214,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--out", required=True, help="CSV: id, label, confidence, variability, correctness, region, label_quality, label_issue")
     p.set_defaults(func=cmd_cartography)
+
+    p = sub.add_parser("transfer", help="do a training split's artifacts give the labels away on an evaluation split?",
+                       description="Find the label cues of the training split (z-statistics) and measure them on the "
+                                   "evaluation split: their support, label share and z there; the accuracy there of a "
+                                   "model trained on the partial input or on the top cues alone, beside chance; the "
+                                   "share of each split a training-split AFLite ensemble calls predictable; near-duplicate "
+                                   "pairs across the splits. Writes cues.csv, duplicates.csv, summary.json and "
+                                   "report.html into --out.")
+    add_dataset_args(p)
+    p.add_argument("eval_dataset", metavar="EVAL", help="the evaluation split (same columns; file, folder, Hub name or demo)")
+    p.add_argument("--eval-split", help="split of EVAL to load, when it is a Hub name or a folder of splits")
+    p.add_argument("--representation", "-r", default="tfidf-svd",
+                   help="Φ of the AFLite view, fitted on both splits' text (default tfidf-svd over all text fields)")
+    p.add_argument("--k", type=Whole(1, 10_000), default=20, help="how many of the training split's top cues (default 20)")
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=5, help="min count of a feature on the training split (default 5)")
+    p.add_argument("--m", type=Whole(1, 10_000), default=16, help="models of the AFLite view (default 16)")
+    p.add_argument("--tau", type=Real(0, 1), default=0.75, help="τ of the AFLite view (default 0.75)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--out", required=True, help="output folder (created; one this tool wrote and unchanged since is replaced)")
+    p.set_defaults(func=cmd_transfer)
 
     p = sub.add_parser("agreement", help="how much a team's reviewers agree, with each other and with the filter",
                        description="Read a workspace's reviews of a run from the team store and print Krippendorff's "

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pandas as pd
 
+from core.cli.common import finite
 from core.errors import InputError
 from core.settings import settings
 
@@ -109,21 +109,10 @@ def _text(found: dict) -> str:
     return "\n".join(lines)
 
 
-def _finite(value):
-    """``value`` with every non-finite number (an undefined κ or α) as None: strict JSON."""
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def as_json(found: dict) -> dict:
     """The report as plain JSON (what ``--json`` prints and manifests hold)."""
     grid = found["grid"]
-    return _finite({"run": found["run"], "dataset": found["dataset"], "tau": found["tau"], "n": found["n"],
+    return finite({"run": found["run"], "dataset": found["dataset"], "tau": found["tau"], "n": found["n"],
             "dispute_rule": found["dispute_rule"], **found["agreement"].to_dict(), "supported": found["best"],
             "supported_grid": None if grid is None else json.loads(grid.to_json(orient="records")),
             "notes_reading": found["notes"]})

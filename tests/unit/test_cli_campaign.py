@@ -52,6 +52,7 @@ BASE = {
                  '{"premise": "A man sleeps.", "hypothesis": "Nobody sleeps.", "label": "contradiction"}',
                  "--out", "{out:.json}"],
     "cartography": ["cartography", "{data}", "-r", REP, "--epochs", "2", "--folds", "2", "--out", "{out:.csv}"],
+    "transfer": ["transfer", "{data}", "{data}", "--k", "3", "--m", "2", "--out", "{out:}"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
 }

@@ -1,0 +1,75 @@
+"""Artifacts across splits (`core.transfer`, `python -m core transfer`, issue 23): the demo NLI set's
+planted cues carry over from one half to the other; with the second half's labels shuffled they
+do not; the command writes the files the docs name; mismatched splits are one clear error."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.cli import main
+from core.dataset import Dataset
+from core.errors import InputError
+from core.sources import load_dataset
+from core.transfer import CUE_COLUMNS, cue_transfer
+
+
+@pytest.fixture(scope="module")
+def halves():
+    ds = load_dataset("demo:nli:n=2400")
+    ids = ds.table.index
+    return ds.subset(ids[:1200]), ds.subset(ids[1200:])
+
+
+def shuffled(ds, seed=0):
+    table = ds.table.copy()
+    table[ds.label] = np.random.default_rng(seed).permutation(table[ds.label].to_numpy())
+    return Dataset(table=table, label=ds.label, text=list(ds.text), name=ds.name + " (labels shuffled)")
+
+
+@pytest.mark.slow
+def test_planted_cues_carry_over_to_the_other_half(halves):
+    train, eval_ = halves
+    found = cue_transfer(train, eval_, k=10, m=4)
+    s = found.summary
+    assert list(found.cues.columns) == CUE_COLUMNS and len(found.cues) == 10
+    assert s["cues_transferring"] >= 8
+    assert s["partial_input_accuracy_eval"] > s["majority_share_eval"] + 0.2
+    assert s["top_cues_accuracy_eval"] > s["majority_share_eval"] + 0.2
+    assert not found.cues["feature"].str.contains("pred=").any()     # each split's own model: not a cue of TRAIN
+
+
+@pytest.mark.slow
+def test_cues_do_not_carry_over_to_shuffled_labels(halves):
+    train, eval_ = halves
+    s = cue_transfer(train, shuffled(eval_), k=10, m=4).summary
+    assert s["cues_transferring"] <= 1
+    assert s["partial_input_accuracy_eval"] < s["majority_share_eval"] + 0.06
+    assert s["top_cues_accuracy_eval"] < s["majority_share_eval"] + 0.06
+
+
+def test_the_command_writes_cues_duplicates_summary_and_report(tmp_path, capsys):
+    train, eval_ = tmp_path / "train.csv", tmp_path / "eval.csv"
+    ds = load_dataset("demo:nli:n=900")
+    ds.table.iloc[:450].reset_index().to_csv(train, index=False)
+    frame = ds.table.iloc[450:].reset_index()
+    frame.loc[frame.index[:3], "hypothesis"] = "<b>bold</b> =1+1"            # dataset text reaches the report
+    frame.to_csv(eval_, index=False)
+    out = tmp_path / "transfer"
+    assert main(["-q", "transfer", str(train), str(eval_), "--k", "5", "--m", "2", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["cues.csv", "duplicates.csv", "report.html", "summary.json"]
+    cues = pd.read_csv(out / "cues.csv")
+    assert list(cues.columns) == CUE_COLUMNS and len(cues) == 5
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["cues"] == 5 and summary["eval_examples"] == 450
+    report = (out / "report.html").read_text()
+    assert "<b>bold</b>" not in report and "Do the training split" in report
+    assert list(pd.read_csv(out / "duplicates.csv").columns) == ["train_id", "eval_id", "overlap"]
+
+
+def test_splits_with_other_columns_are_one_clear_error(halves):
+    train, eval_ = halves
+    other = Dataset(table=eval_.table.rename(columns={"hypothesis": "claim"}), label=eval_.label,
+                    text=["premise", "claim"], name="other")
+    with pytest.raises(InputError, match="the evaluation split has no column 'hypothesis'"):
+        cue_transfer(train, other)
