@@ -301,8 +301,8 @@ class DaskBackend:
 
     name = "dask"
 
-    def __init__(self, address: str):
-        self.address = address
+    def __init__(self, address: str, *, timeout: float = 10.0):
+        self.address, self.timeout = address, float(timeout)   # seconds to reach the scheduler
         self._client = None
         self._lock = threading.Lock()
 
@@ -311,7 +311,7 @@ class DaskBackend:
             if self._client is None or self._client.status in ("closed", "closing"):
                 from core.aflite.distributed import connect
 
-                self._client = connect(self.address)
+                self._client = connect(self.address, timeout=self.timeout)
             return self._client
 
     def run(self, fn, args, kwargs, *, progress, cancel, relay=()):

@@ -10,6 +10,8 @@ the next server's start if this one was killed. The download reads it only when 
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 import time
@@ -67,9 +69,10 @@ def prepared(sess, signature: str) -> Optional[Prepared]:
 
 
 def prepare(sess, frame, fmt: str, manifest: dict, file_name: str, signature: str,
-            progress: Optional[Callable[[float, str], None]] = None) -> Prepared:
-    """Stream the export to a new temporary file (the tab's previous one is deleted first).
-    Raises `core.errors.Cancelled` when the server starts stopping meanwhile (nothing is left)."""
+            progress: Optional[Callable[[float, str], None]] = None, card: Optional[str] = None) -> Prepared:
+    """Stream the export to a new temporary file (the tab's previous one is deleted first); a
+    datasets folder carries ``card`` as its README.md. Raises `core.errors.Cancelled` when the
+    server starts stopping meanwhile (nothing is left)."""
     discard(sess)
     srv = server()
     srv.exports.mkdir(parents=True, exist_ok=True)
@@ -78,7 +81,7 @@ def prepare(sess, frame, fmt: str, manifest: dict, file_name: str, signature: st
     fd, tmp = tempfile.mkstemp(prefix=f".{file_name}.{os.getpid()}.", suffix=".tmp", dir=srv.exports)
     try:
         with os.fdopen(fd, "wb") as fh:
-            export.write_file(frame, fh, fmt, manifest=manifest, progress=progress, cancel=srv.stopping)
+            export.write_file(frame, fh, fmt, manifest=manifest, progress=progress, cancel=srv.stopping, card=card)
     except BaseException:
         _unlink(tmp)
         raise
@@ -105,3 +108,20 @@ def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]
             return fh.read()
 
     return read
+
+
+def card_for(dataset, manifest: dict, verdict: Optional[str] = None) -> str:
+    """The dataset card (README.md, `core.card`) of an export: built when asked (its cue tables
+    take a z-statistics pass over the dataset and over the split), kept for the same manifest."""
+    from core.card import card_inputs, dataset_card
+    from dashboard import current
+
+    key = hashlib.sha256(json.dumps([manifest, verdict], sort_keys=True, default=str).encode()).hexdigest()[:20]
+    return current.cached("dataset_card", key, lambda: str(dataset_card(
+        manifest, card_inputs(dataset, manifest.get("retained_ids") or []), verdict=verdict)))
+
+
+def manifest_shown(manifest: dict) -> dict:
+    """The manifest as the page shows it: the retained ids counted, not listed (the download has them)."""
+    return {k: v for k, v in manifest.items() if k != "retained_ids"} | {
+        "retained_ids": f"{len(manifest.get('retained_ids', [])):,} ids (in the downloaded manifest)"}

@@ -97,7 +97,8 @@ if d1.button("Prepare the file", key="exp_prepare", type="secondary" if ready el
     bar = st.progress(0.0, text=f"preparing {name}")
     try:
         ready = exports.prepare(sess, frame, fmt, manifest, name, signature,
-                                progress=lambda f, m: bar.progress(f, text=m or f"preparing {name}"))
+                                progress=lambda f, m: bar.progress(f, text=m or f"preparing {name}"),
+                                card=exports.card_for(ds, manifest) if fmt == "datasets" else None)
     except Cancelled:
         st.warning("The server is stopping; the file was not prepared.")
     bar.empty()
@@ -112,7 +113,7 @@ else:
     d2.caption("The file is built when you press “Prepare the file” (large exports take a while).")
 d3.download_button("Download the manifest (JSON)", json.dumps(manifest, indent=1, default=str).encode(),
                    file_name=name.rsplit(".", 1)[0] + ".manifest.json", mime="application/json", key="dl_manifest")
+d3.download_button("Download the dataset card (README.md)", lambda: exports.card_for(ds, manifest), file_name="README.md",
+                   mime="text/markdown", key="dl_card", on_click="ignore")   # built on click: a z-statistics pass
 with st.expander("Manifest"):
-    st.json({k: v for k, v in manifest.items() if k != "retained_ids"}
-            | {"retained_ids": f"{len(manifest.get('retained_ids', [])):,} ids (in the downloaded manifest)"},
-            expanded=False)
+    st.json(exports.manifest_shown(manifest), expanded=False)

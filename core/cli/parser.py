@@ -139,7 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", required=True, help="a run .npz (the dashboard's run store: any τ/n it answers) or the manifest "
                                                 "JSON of 'aflite --manifest' (the run as fitted; retained or removed)")
     p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split (default retained)")
-    p.add_argument("--format", choices=["csv", "parquet", "jsonl", "datasets"], help="default: from --out's ending")
+    p.add_argument("--format", choices=["csv", "parquet", "jsonl", "datasets"], help="default: from --out's ending "
+                   "(a datasets folder carries a README.md dataset card)")
+    p.add_argument("--push-to-hub", metavar="REPO_ID", help="also push the split and its dataset card to the Hugging "
+                   "Face Hub (needs the network and a token; refused at once when HF_HUB_OFFLINE is set)")
     p.add_argument("--out", required=True, help="output file (.csv, .parquet, .jsonl) or folder (datasets)")
     p.add_argument("--tau", type=Real(0, 1), help="τ to export at (a run .npz only; default: the run's)")
     p.add_argument("--target-size", type=Size(), help="n to export at (a run .npz only; default: the run's)")

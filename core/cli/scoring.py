@@ -304,6 +304,8 @@ def cmd_export(args) -> int:
                          "give a folder name for a datasets folder, or pass --format.")
     args.outputs.declare("--out", args.out, (export.EXTENSIONS[fmt],), folder_ok=fmt == "datasets")
     args.outputs.declare("the export's manifest", export.manifest_path(args.out), (".json",))
+    if args.push_to_hub:
+        hub_token(args.push_to_hub)   # offline or no token: say so before any work
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     frame, manifest, summary = export.from_run_file(
@@ -325,9 +327,15 @@ def cmd_export(args) -> int:
         if not args.quiet:
             print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
                   "each group kept).", file=sys.stderr)
+    card = None
+    if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its dataset card
+        from core.card import card_inputs, dataset_card
+
+        card = dataset_card(manifest, card_inputs(ds, manifest.get("retained_ids") or []))
     bar = progress_bar("export", args.quiet)
     try:
-        export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar)
+        export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar,
+                          card=card)
     finally:
         if bar:
             bar.close()
@@ -335,7 +343,44 @@ def cmd_export(args) -> int:
     args.outputs.commit()
     if not args.quiet:
         print(f"{summary}; wrote {len(frame):,} rows ({args.which}) to {args.out}")
+    if args.push_to_hub:
+        push_to_hub(frame, card, args.push_to_hub)
+        if not args.quiet:
+            print(f"pushed the split and its card to https://huggingface.co/datasets/{args.push_to_hub}")
     return 0
+
+
+def hub_token(repo_id: str) -> str:
+    """The Hugging Face token to push with, or a clear error when offline or signed out."""
+    import os
+    import re
+
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
+        raise InputError(f"--push-to-hub {repo_id!r} is not a Hub repository id; give OWNER/NAME, e.g. "
+                         "my-team/snli-filtered.")
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise InputError("cannot push to the Hub: HF_HUB_OFFLINE is set (no network here); unset it on a machine "
+                         "that reaches huggingface.co, or export to a folder and upload it from there.")
+    from huggingface_hub import get_token
+
+    token = get_token()
+    if not token:
+        raise InputError("cannot push to the Hub: no Hugging Face token; run `hf auth login` or set HF_TOKEN, then "
+                         "try again.")
+    return token
+
+
+def push_to_hub(frame, card, repo_id: str) -> None:
+    """The split (as a `datasets.Dataset`) and its card to the dataset repository ``repo_id``."""
+    import datasets
+
+    token = hub_token(repo_id)
+    try:
+        datasets.Dataset.from_pandas(frame, preserve_index=False).push_to_hub(repo_id, token=token)
+        card.push_to_hub(repo_id, repo_type="dataset", token=token)
+    except Exception as exc:  # noqa: BLE001  (network, permissions: the files written locally stay)
+        raise InputError(f"pushing to {repo_id} failed ({exc.__class__.__name__}: {exc}); the export on disk is "
+                         "complete, push it again when the Hub is reachable.") from None
 
 
 _PROJECT_FLAGS = {"n_neighbors=": "--n-neighbors ", "min_dist=": "--min-dist ", "spread=": "--spread ",

@@ -10,6 +10,10 @@ from apptest_helpers import OWNER, app, metrics, no_exceptions, page, wait_for_j
 CURATOR, ANNOTATOR = "cur@team.org", "ann@team.org"
 
 
+def manifest_button(at):
+    return [b for b in at.get("download_button") if b.proto.label.startswith("Download the manifest")][0]
+
+
 def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, downloads):
     from core.cli import main
     from dashboard.server import server
@@ -54,7 +58,7 @@ def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, download
     assert table["agreement_with_filter"].round(4).to_dict() == per
     # the export manifest and the evaluation report record it
     owner.switch_page(page("7_export")).run()
-    record = json.loads(downloads(owner.get("download_button")[-1]))["export"]["review_agreement"]
+    record = json.loads(downloads(manifest_button(owner)))["export"]["review_agreement"]
     assert record["alpha"] == cli["alpha"] and record["examples_reviewed"] == 90
     assert record["filter_kappa"] == cli["filter"]["kappa"] and record["dispute_rule"] == "latest"
     owner.switch_page(page("10_evaluate")).run()
@@ -127,7 +131,7 @@ def test_blind_review_with_two_reviews_per_example_adjudication_and_guidelines(f
     cur.run()
     assert not [d for d in cur.dataframe if d.key == "adj_table"]
     owner.switch_page(page("7_export")).run()
-    record = json.loads(downloads(owner.get("download_button")[-1]))["export"]
+    record = json.loads(downloads(manifest_button(owner)))["export"]
     assert record["review_settings"] == {"dispute_rule": "latest", "reviews_per_example": 2, "blind": True}
     assert [g["decisions"] for g in record["review_guidelines"]] == [3]
     (override,) = [o for o in record["review_overrides"] if o["example_id"] == first]

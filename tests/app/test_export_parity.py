@@ -20,7 +20,7 @@ def test_the_export_page_and_the_cli_write_the_same_bytes(fresh_server, download
     at.radio(key="exp_fmt").set_value(fmt).run()
     at.button(key="exp_prepare").click().run()
     no_exceptions(at)
-    page_file, page_manifest = (downloads(b) for b in at.get("download_button"))
+    page_file, page_manifest = (downloads(b) for b in at.get("download_button")[:2])   # then the dataset card
 
     sess = at.session_state["artifact_lens"]
     run = server().store.get(sess.run_key)
@@ -37,3 +37,15 @@ def test_the_export_page_and_the_cli_write_the_same_bytes(fresh_server, download
     # the one difference: the CLI records the command it was given (the page has none)
     assert cli_manifest["export"].pop("command") == "python -m core " + shlex.join(argv)
     assert json.dumps(cli_manifest, indent=1) == page_manifest.decode()
+
+
+def test_the_export_page_offers_the_dataset_card_of_its_split(fresh_server, downloads):
+    from huggingface_hub import DatasetCard
+
+    at = app().run()
+    at.switch_page(page("7_export")).run()
+    button = [b for b in at.get("download_button") if b.proto.label.startswith("Download the dataset card")][0]
+    card = DatasetCard(downloads(button).decode())
+    manifest = json.loads(downloads([b for b in at.get("download_button") if "manifest" in b.proto.label][0]))
+    assert f"| rows in this split | {manifest['export']['rows']:,} |" in card.text
+    assert card.data.source_datasets == ["demo:nli"] and "### Before filtering" in card.text

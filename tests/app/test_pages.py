@@ -329,7 +329,8 @@ def test_examples_search_filter_and_pages(at):
 def test_export_bytes_follow_the_knobs(at, downloads):
     at.switch_page(page("7_export")).run()
     no_exceptions(at)
-    assert [b.proto.label for b in at.get("download_button")] == ["Download the manifest (JSON)"]   # nothing built yet
+    assert [b.proto.label for b in at.get("download_button")] == [   # nothing built yet
+        "Download the manifest (JSON)", "Download the dataset card (README.md)"]
     assert any(m.value.startswith("**τ = 0.75, n = 1,500 (50 %) → 1,500 rows retained") for m in at.markdown)
     at.button(key="exp_prepare").click().run()
     data = downloads(at.get("download_button")[0])
@@ -339,7 +340,7 @@ def test_export_bytes_follow_the_knobs(at, downloads):
     at.switch_page(page("2_filter")).run()
     at.slider(key="w_target").set_value(0.6).run()
     at.switch_page(page("7_export")).run()
-    assert len(at.get("download_button")) == 1   # the file of the old n is gone
+    assert not [b for b in at.get("download_button") if b.key == "dl_data"]   # the file of the old n is gone
     at.button(key="exp_prepare").click().run()
     frame = pd.read_csv(io.BytesIO(downloads(at.get("download_button")[0])))
     assert len(frame) == 1800

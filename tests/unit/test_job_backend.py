@@ -109,8 +109,8 @@ def test_an_unreachable_scheduler_is_a_clear_error_on_the_job():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    backend = backend_for(f"tcp://127.0.0.1:{port}")
-    assert isinstance(backend, DaskBackend)
+    assert isinstance(backend_for(f"tcp://127.0.0.1:{port}"), DaskBackend)
+    backend = DaskBackend(f"tcp://127.0.0.1:{port}", timeout=2)
     job = JobRunner(backend=backend).submit("u", lambda ctx: ctx.offload(where_am_i, 1)).wait(60)
     assert job.status == "error" and isinstance(job.error, InputError)
     assert f"127.0.0.1:{port}" in str(job.error) and "dask scheduler" in str(job.error)
