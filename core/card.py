@@ -68,6 +68,16 @@ def _md(value) -> str:
     return text
 
 
+def _num(value) -> str:
+    """A manifest number in a card cell: whole numbers with thousands separators, as the manifest
+    has them otherwise (τ as recorded), – when absent."""
+    if value is None:
+        return "–"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return f"{int(value):,}"
+    return _md(value)
+
+
 def _cue_table(rows) -> str:
     if not rows:
         return "No n-gram passed the minimum count."
@@ -96,23 +106,23 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
              "simple representation predict too easily, so what remains is less about the dataset's artifacts.", "",
              "## How this split was made", "",
              "| | |", "|---|---|",
-             f"| rows in this split | {rows:,} |",
+             f"| rows in this split | {_num(rows)} |",
              f"| selection | {_md(export.get('selection'))} |",
-             f"| τ (early-stopping threshold on p̃) | {export.get('tau')} |",
-             f"| n (target size) | {export.get('target_size')} |"]
+             f"| τ (early-stopping threshold on p̃) | {_num(export.get('tau'))} |",
+             f"| n (target size) | {_num(export.get('target_size'))} |"]
     if aflite:
-        lines += [f"| k (removed per phase) | {resolved.get('k')} |",
-                  f"| m (models per phase) | {resolved.get('m')} |",
-                  f"| t (training examples per model) | {resolved.get('t')} |",
+        lines += [f"| k (removed per phase) | {_num(resolved.get('k'))} |",
+                  f"| m (models per phase) | {_num(resolved.get('m'))} |",
+                  f"| t (training examples per model) | {_num(resolved.get('t'))} |",
                   f"| model family | {_md(', '.join(resolved.get('families') or [params.get('model', '')]))} |",
                   f"| strategy | {_md(resolved.get('strategy'))} |",
-                  f"| phases | {aflite.get('n_phases')} |",
+                  f"| phases | {_num(aflite.get('n_phases'))} |",
                   f"| removal order | {_md(aflite.get('removal_order', 'predictability'))} |",
-                  f"| seed | {aflite.get('seed')} |"]
+                  f"| seed | {_num(aflite.get('seed'))} |"]
     rep = (manifest.get("representation") or {}).get("spec")
     lines += [f"| representation Φ | `{rep}` |" if rep else "| representation Φ | none (no AFLite run) |",
-              f"| scored examples | {dataset.get('scored_examples', '')} |",
-              f"| warm-up examples (not scored) | {dataset.get('warmup_excluded', 0)} |",
+              f"| scored examples | {_num(dataset.get('scored_examples'))} |",
+              f"| warm-up examples (not scored) | {_num(dataset.get('warmup_excluded', 0))} |",
               f"| dataset fingerprint | {_md(dataset.get('fingerprint'))} |"]
     versions = manifest.get("versions") or {}
     if versions:

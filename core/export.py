@@ -235,7 +235,15 @@ def _save_datasets_folder(frame: pd.DataFrame, folder: Path, chunk_rows: int = C
                 writer = pa.ipc.new_stream(sink, conv.table(frame.iloc[:0]).schema)
             writer.close()
         ds = datasets.Dataset.from_file(str(arrow), in_memory=False)
-        ds.save_to_disk(str(folder))
+        from datasets.utils import logging as ds_logging
+
+        bars = ds_logging.is_progress_bar_enabled()
+        ds_logging.disable_progress_bar()   # progress is ours (``progress``): no second bar on stderr
+        try:
+            ds.save_to_disk(str(folder))
+        finally:
+            if bars:
+                ds_logging.enable_progress_bar()
         del ds
     finally:
         shutil.rmtree(stage, ignore_errors=True)

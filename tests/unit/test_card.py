@@ -49,10 +49,10 @@ def test_the_card_says_what_the_manifest_says(saved):
     text = back.text
     assert cell(text, "rows in this split") == f"{len(kept):,}"
     assert cell(text, "τ (early-stopping threshold on p̃)") == str(manifest["export"]["tau"])
-    assert cell(text, "n (target size)") == str(manifest["export"]["target_size"])
+    assert cell(text, "n (target size)") == f"{manifest['export']['target_size']:,}"
     resolved = manifest["aflite"]["resolved"]
-    assert cell(text, "k (removed per phase)") == str(resolved["k"]) and cell(text, "m (models per phase)") == \
-        str(resolved["m"]) and cell(text, "phases") == str(manifest["aflite"]["n_phases"])
+    assert cell(text, "k (removed per phase)") == f"{resolved['k']:,}" and cell(text, "m (models per phase)") == \
+        f"{resolved['m']:,}" and cell(text, "phases") == f"{manifest['aflite']['n_phases']:,}"
     per_label = inputs["labels"]
     assert sum(c["retained"] for c in per_label.values()) == len(kept)
     assert sum(c["examples"] for c in per_label.values()) == len(ds)
