@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.aflite.selection import check_tau, passing
 from core.dataset import Dataset
 from core.errors import InputError
 from core.progress import check_cancel, report, span
@@ -77,6 +78,7 @@ def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int 
     from core.tokens import tokenize
     from core.zstats import compute_z
 
+    tau = check_tau(tau)
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(f"k must be a whole number of at least 1, not {k!r}.")
     missing = [c for c in (train.label, *train.text) if c not in eval_.table.columns]
@@ -159,7 +161,7 @@ def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int 
     def share_at(mask):
         vals = p_tilde[mask]
         vals = vals[np.isfinite(vals)]
-        return float((vals >= tau).mean()) if len(vals) else float("nan")
+        return float(passing(vals, tau).mean()) if len(vals) else float("nan")
 
     transferring = cues[(cues["z_eval"] > zs.z_star) & (cues["n_eval"] > 0)]
     summary = {"train_examples": int(len(train)), "eval_examples": int(len(eval_)), "labels": labels,
