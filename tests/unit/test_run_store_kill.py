@@ -8,8 +8,11 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 from core.runs import RunStore
+
+pytestmark = pytest.mark.durability   # kills processes for half a minute: the full tier, not the pre-commit one
 
 WRITER = r"""
 import random, sys
