@@ -11,5 +11,5 @@ from dashboard.navigation import PAGES
 
 st.set_page_config(page_title="Artifact Lens", page_icon="assets/logo.svg", layout="wide")
 nav = st.navigation([st.Page(path, title=title, icon=icon, default=i == 0)
-                     for i, (path, title, icon) in enumerate(PAGES)])
+                     for i, (path, title, icon) in enumerate(PAGES)], expanded=True)   # all 13, no "View more"
 nav.run()

@@ -62,7 +62,8 @@ def job_panel() -> None:
         if st.button("Cancel", key="cancel_job"):
             job.cancel()
 
-    _panel()
+    with st.container():   # see `watch`: the element after a fragment that reruns the app must not be dropped
+        _panel()
 
 
 def watch(get_job, what: str, key: str, on_end) -> None:
@@ -93,4 +94,7 @@ def watch(get_job, what: str, key: str, on_end) -> None:
         if st.button("Cancel", key=f"{key}_cancel"):
             job.cancel()
 
-    _panel()
+    # in a container of its own: the element right after a fragment that reran the app from inside
+    # (a finished job) was dropped by the browser (the Evaluate page's verdict, until a reload)
+    with st.container():
+        _panel()

@@ -16,4 +16,5 @@ PAGES = [
     ("pages/10_evaluate.py", "Evaluate", ":material/fact_check:"),
     ("pages/11_create.py", "Create", ":material/edit_note:"),
     ("pages/12_validate.py", "Validate", ":material/task_alt:"),
+    ("pages/13_dynamics.py", "Dynamics", ":material/insights:"),
 ]

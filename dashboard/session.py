@@ -57,6 +57,7 @@ class Session:
     proj_job: Optional[str] = None
     zfilter_params: Optional[tuple] = None             # the Features page's last submitted forms
     consistency_params: Optional[tuple] = None
+    dynamics_params: Optional[tuple] = None            # the Dynamics page's last submitted form
     last_error: Optional[dict] = None                  # {"message", "traceback", "page"}
     live_line: Any = None                              # this run's sidebar placeholder for the live τ/n
     workspace_id: Optional[int] = None                 # the team workspace this tab works in

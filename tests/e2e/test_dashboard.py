@@ -160,7 +160,7 @@ def test_tour(page, shots, tmp_path):
 
 
 def test_tour_of_the_team_pages(page, shots):
-    """Review, Team, Evaluate, Create and Validate in the single-user workspace, one screenshot
+    """Review, Team, Evaluate, Create, Validate and Dynamics in the single-user workspace, one screenshot
     each (the user guide's, `make screenshots`)."""
     page.wait_for_selector("h1:has-text('Data')")
     wait_idle(page)
@@ -193,3 +193,9 @@ def test_tour_of_the_team_pages(page, shots):
     go(page, "Validate")
     page.wait_for_selector("text=Per creator and day")   # one's own submissions wait for another validator
     shot(page, shots, "12_validate")
+    go(page, "Dynamics")
+    page.locator(".st-key-dyn_run").get_by_role("button").click()
+    page.wait_for_selector('[data-testid="stMetric"]:has-text("Possibly mislabelled")', timeout=300_000)
+    wait_idle(page)
+    page.locator('[data-testid="stPlotlyChart"], .js-plotly-plot').first.wait_for()
+    shot(page, shots, "13_dynamics")

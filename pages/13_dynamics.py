@@ -1,0 +1,75 @@
+"""Dynamics: training dynamics on Φ (dataset cartography) beside AFLite: which removed examples were
+easy, which were ambiguous, which look mislabelled (cleanlab)."""
+import streamlit as st
+
+from core.cartography_plots import data_map, region_counts
+from core.errors import InputError
+from dashboard import current, dynamics
+from dashboard.formatting import metric_row, plain
+from dashboard.job_panel import watch
+from dashboard.knobs import live_knobs
+from dashboard.page import require_run, start_page
+from dashboard.review_panel import review_panel
+from dashboard.team import member
+
+sess = start_page("Dynamics", caption=(
+    "Swayamdipta et al. 2020: a model on Φ is trained for a few epochs and each example's probability of its label "
+    "is recorded after every epoch. Confidence is its mean, variability its spread: easy-to-learn examples are "
+    "learned at once, ambiguous ones keep moving, hard-to-learn ones (often mislabelled) are never learned."))
+run, ds = require_run()
+
+if member().can("run filters"):
+    with st.form("dyn_form"):
+        c1, c2, c3 = st.columns(3)
+        epochs = c1.number_input("Epochs", 2, 100, 10, key="dyn_epochs")
+        model = c2.radio("Model", ["linear", "mlp"], horizontal=True, key="dyn_model",
+                         format_func={"linear": "linear (softmax)", "mlp": "MLP (one hidden layer)"}.get)
+        folds = c3.number_input("Cross-fitting folds (1: in-sample, as the paper)", 1, 20, 5, key="dyn_folds")
+        if st.form_submit_button("Map the training dynamics", type="primary", key="dyn_run"):
+            try:
+                dynamics.start(int(epochs), model, int(folds))
+            except InputError as exc:
+                st.error(plain(exc))
+watch(dynamics.job, "Training dynamics", "dyn_job", dynamics.ended)
+found = dynamics.result()
+if found is None:
+    st.info("No map of this dataset's training dynamics yet." + (" Choose the options above and press Map."
+                                                                 if member().can("run filters") else
+                                                                 " A curator or owner can compute one."))
+    st.stop()
+for note in found.params["notes"]:
+    st.info(plain(note))
+
+
+@st.fragment
+def joint_view() -> None:
+    live = live_knobs(run)
+    frame = current.table(run).browse(live)[["id", ds.label, *ds.text, "predictability", "retained"]]
+    frame = frame.merge(found.table.drop(columns="label"), on="id", how="inner")
+    summary = found.summary()
+    metric_row({**{r: f"{n:,}" for r, n in summary["regions"].items()},
+                "Possibly mislabelled (cleanlab)": f"{summary.get('label_issues', 0):,}",
+                "Model's held-out accuracy": f"{summary['accuracy']:.0%}"})
+    colour = st.radio("Colour by", ["predictability", "status"], horizontal=True, key="dyn_colour",
+                      format_func={"predictability": "AFLite's p̃", "status": "retained / removed"}.get)
+    v, c = dynamics.borders(found)
+    event = st.plotly_chart(data_map(frame.rename(columns={ds.label: "label"}), colour=colour, variability_border=v,
+                                     confidence_border=c), key="dyn_map", on_select="rerun",
+                            selection_mode=("box", "lasso"))
+    st.dataframe(region_counts(frame), key="dyn_regions")
+    st.caption("AFLite removes what Φ predicts; here, whether those examples were easy (artifacts), ambiguous "
+               "(keep: they teach the task) or hard to learn (look at their labels).")
+    points = ((event or {}).get("selection") or {}).get("points") or []
+    rows = sorted({int(p["customdata"][0]) for p in points if p.get("customdata")})
+    suspects = frame[frame["label_issue"]].sort_values("label_quality") if "label_issue" in frame else frame.iloc[:0]
+    shown = frame.iloc[rows] if rows else suspects
+    chosen = bool(rows)
+    st.subheader(f"Selected on the map: {len(shown):,}" if chosen else f"Possibly mislabelled: {len(shown):,}")
+    pick = st.dataframe(shown.head(500), hide_index=True, key="dyn_table", on_select="rerun",
+                        selection_mode="single-row")
+    if pick.selection.rows:
+        with st.container(border=True):
+            review_panel(run, str(shown["id"].iloc[pick.selection.rows[0]]), key="dyn_review")
+
+
+joint_view()

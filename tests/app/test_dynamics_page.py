@@ -1,0 +1,35 @@
+"""The Dynamics page (issue 23) through AppTest: the cartography runs as a background job and the
+map, the regions × AFLite table and the possibly-mislabelled list show it; annotators cannot start
+one."""
+import json
+
+from apptest_helpers import OWNER, app, no_exceptions, page, texts, wait_for_jobs
+
+ANNOTATOR = "ann@team.org"
+
+
+def test_map_the_training_dynamics_beside_aflite(fresh_server):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("13_dynamics")).run()
+    no_exceptions(owner)
+    assert "No map of this dataset's training dynamics yet" in texts(owner)
+    owner.number_input(key="dyn_epochs").set_value(4)
+    owner.button(key="dyn_run").click().run()
+    wait_for_jobs(owner)
+    no_exceptions(owner)
+    regions = [d.value for d in owner.dataframe if "removed share" in d.value.columns][0]
+    run = server().store.get(owner.session_state["artifact_lens"].run_key)
+    assert int(regions[["retained", "removed"]].to_numpy().sum()) == len(run.ids)
+    fig = json.loads(owner.get("plotly_chart")[0].proto.spec)
+    assert sum(len(t["x"]) if isinstance(t["x"], list) else 1 for t in fig["data"]) > 0
+    assert any(d for d in owner.dataframe if "label_quality" in d.value.columns)   # the suspects' list
+    owner.radio(key="dyn_colour").set_value("status").run()
+    no_exceptions(owner)
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("13_dynamics")).run()
+    no_exceptions(ann)
+    assert not [b for b in ann.button if b.key == "dyn_run"]
