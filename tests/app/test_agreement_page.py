@@ -14,8 +14,9 @@ def manifest_button(at):
     return [b for b in at.get("download_button") if b.proto.label.startswith("Download the manifest")][0]
 
 
-def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, downloads):
-    from core.cli import main
+def team_of_three():
+    """The owner's tab with the demo run saved to the workspace, a curator and an annotator added:
+    (tab, team store, workspace id, run key, run id)."""
     from dashboard.server import server
 
     owner = app(OWNER).run()
@@ -24,9 +25,16 @@ def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, download
     team = server().team
     ws = team.workspaces_of(OWNER)[0][0]
     key = team.runs(ws, by=OWNER)["key"].iloc[0]
-    run_id = team.run_id(ws, key, by=OWNER)
     team.set_role(ws, CURATOR, "curator", by=OWNER)
     team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    return owner, team, ws, key, team.run_id(ws, key, by=OWNER)
+
+
+def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, downloads):
+    from core.cli import main
+    from dashboard.server import server
+
+    owner, team, ws, key, run_id = team_of_three()
     run = server().store.get(key)
     rng = np.random.default_rng(3)
     rows = rng.choice(len(run.ids), 90, replace=False)
@@ -85,15 +93,7 @@ def test_blind_review_with_two_reviews_per_example_adjudication_and_guidelines(f
     the guidelines versions and the adjudicated word."""
     from dashboard.server import server
 
-    owner = app(OWNER).run()
-    owner.switch_page(page("8_review")).run()
-    owner.button(key="rv_save_run").click().run()
-    team = server().team
-    ws = team.workspaces_of(OWNER)[0][0]
-    key = team.runs(ws, by=OWNER)["key"].iloc[0]
-    run_id = team.run_id(ws, key, by=OWNER)
-    team.set_role(ws, CURATOR, "curator", by=OWNER)
-    team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    owner, team, ws, key, run_id = team_of_three()
     owner.switch_page(page("9_team")).run()
     owner.number_input(key="team_per_example").set_value(2)
     owner.checkbox(key="team_blind").check()

@@ -84,7 +84,8 @@ def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
     assert "No evaluation of this run yet" in texts(at)
 
 
-def test_an_annotator_sees_stored_results_but_no_form_and_start_refuses(fresh_server):
+def evaluated_by_the_owner_and_an_annotator():
+    """The owner's tab after a small evaluation, and a new annotator's tab: (owner, annotator)."""
     from dashboard.server import server
 
     owner = app(OWNER).run()
@@ -92,10 +93,14 @@ def test_an_annotator_sees_stored_results_but_no_form_and_start_refuses(fresh_se
     small_options(owner)
     owner.button(key="eval_run").click().run()
     wait_for_jobs(owner)
-    shown = metrics(owner)["Suggested n"]
     ws = server().team.workspaces_of(OWNER)[0][0]
     server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
-    ann = app(ANNOTATOR).run()
+    return owner, app(ANNOTATOR).run()
+
+
+def test_an_annotator_sees_stored_results_but_no_form_and_start_refuses(fresh_server):
+    owner, ann = evaluated_by_the_owner_and_an_annotator()
+    shown = metrics(owner)["Suggested n"]
     ann.switch_page(page("10_evaluate")).run()
     no_exceptions(ann)
     assert not [b for b in ann.button if b.key == "eval_run"] and "need a curator or owner" in texts(ann)
@@ -152,17 +157,8 @@ def test_an_evaluation_a_stop_cut_short_is_shown_and_runs_again(fresh_server):
 
 def test_a_teammate_at_another_tau_and_n_sees_the_stored_evaluation_with_its_own(fresh_server):
     """Issue 21: evaluations are listed at every τ/n they were computed at, not only the live one."""
-    from dashboard.server import server
-
-    owner = app(OWNER).run()
-    owner.switch_page(page("10_evaluate")).run()
-    small_options(owner)
-    owner.button(key="eval_run").click().run()
-    wait_for_jobs(owner)
+    owner, ann = evaluated_by_the_owner_and_an_annotator()
     evaluated = metrics(owner)["τ, n evaluated"]
-    ws = server().team.workspaces_of(OWNER)[0][0]
-    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
-    ann = app(ANNOTATOR).run()
     ann.switch_page(page("2_filter")).run()
     ann.slider(key="w_tau").set_value(0.6).run()           # another τ than the evaluation's
     ann.switch_page(page("10_evaluate")).run()
