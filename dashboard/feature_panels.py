@@ -6,10 +6,11 @@ import streamlit as st
 from core.errors import InputError
 from core.zplots import zfilter_history
 from dashboard import current, filters
+from dashboard import transfer as cues_across
 from dashboard.formatting import metric_row, plain
 from dashboard.job_panel import watch
 
-__all__ = ["feature_examples", "zfilter_panel", "consistency_panel"]
+__all__ = ["feature_examples", "zfilter_panel", "consistency_panel", "transfer_panel"]
 
 
 def feature_examples(zs, ds, run, clicked: list, kind, field) -> None:
@@ -93,3 +94,36 @@ def consistency_panel(zs, min_count: int, alpha: float) -> None:
     except InputError as exc:
         st.error(plain(exc))
     watch(filters.consistency_job, "Consistency filtering", "cf_job", filters.ended)
+
+
+def transfer_panel() -> None:
+    """Cues across splits (issue 23): does this dataset's cues give the labels away on another split?"""
+    from core.transfer import figure
+
+    st.subheader("Cues across splits")
+    with st.form("transfer_form"):
+        path = st.text_input("Another split of this dataset (a file or folder this server may read; same columns)",
+                             key="tr_path", placeholder="data/snli_test.jsonl")
+        run_tr = st.form_submit_button("Measure this dataset's cues on it", key="run_transfer")
+    try:
+        if run_tr:
+            cues_across.start(path)
+    except InputError as exc:
+        st.error(plain(exc))
+    watch(cues_across.job, "Cues across splits", "tr_job", cues_across.ended)
+    found = cues_across.result()
+    if found is None:
+        return
+    s = found.summary
+    metric_row({
+        "Cues that carry over": f"{s['cues_transferring']} of {s['cues']}",
+        f"Model on {s['partial_input_field']} alone": f"{s['partial_input_accuracy_eval']:.1%}",
+        "Model on the top cues alone": f"{s['top_cues_accuracy_eval']:.1%}",
+        "Majority label": f"{s['majority_share_eval']:.1%}",
+        "Near-duplicates across": f"{s['near_duplicate_pairs']:,}",
+    })
+    st.plotly_chart(figure(found), key="tr_figure")
+    st.dataframe(found.cues, hide_index=True, key="tr_cues")
+    st.caption(f"Predictable (p̃ ≥ {s['tau']:.2f}) by an AFLite ensemble trained on this dataset: "
+               f"{s['predictable_share_train']:.1%} of it, {s['predictable_share_eval']:.1%} of the other split. "
+               "The same report: python -m core transfer.")

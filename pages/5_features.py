@@ -6,7 +6,7 @@ from core.errors import InputError
 from core.features import KINDS
 from core.zplots import gardner_plot, top_features_bar
 from dashboard import current
-from dashboard.feature_panels import consistency_panel, feature_examples, zfilter_panel
+from dashboard.feature_panels import consistency_panel, feature_examples, transfer_panel, zfilter_panel
 from dashboard.formatting import metric_row, plain
 from dashboard.team import member
 from dashboard.page import start_page
@@ -110,3 +110,4 @@ if not member().can("run filters"):   # filters cost the shared server minutes o
     st.stop()
 zfilter_panel(ds)
 consistency_panel(zs, int(min_count), float(alpha))
+transfer_panel()
