@@ -18,8 +18,11 @@ __all__ = ["start", "result", "job", "ended", "borders"]
 
 
 def _key() -> Optional[tuple]:
+    """The session's last submitted options, else the last ones anyone submitted for this dataset and
+    Φ (so a teammate, an annotator too, sees the map a curator computed)."""
     sess = session()
-    return (sess.ds_key, sess.spec, sess.dynamics_params) if sess.dynamics_params else None
+    params = sess.dynamics_params or server().cache.peek("dynamics_last", (sess.ds_key, sess.spec))
+    return (sess.ds_key, sess.spec, params) if params else None
 
 
 def _job_key(key) -> str:
@@ -29,9 +32,11 @@ def _job_key(key) -> str:
 def start(epochs: int, model: str, folds: int) -> None:
     """Start (or join) the cartography with these options; curators and owners."""
     team.require("run filters")
-    session().dynamics_params = (int(epochs), str(model), int(folds))
+    sess = session()
+    sess.dynamics_params = (int(epochs), str(model), int(folds))
     key = _key()
     cache = server().cache
+    cache.put("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
     if cache.peek("dynamics", key) is not None:
         return
     ds, rep = current.dataset(), current.representation()

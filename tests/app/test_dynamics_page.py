@@ -1,6 +1,6 @@
 """The Dynamics page (issue 23) through AppTest: the cartography runs as a background job and the
-map, the regions × AFLite table and the possibly-mislabelled list show it; annotators cannot start
-one."""
+map, the regions × AFLite table and the possibly-mislabelled list show it; an annotator sees the
+map a curator computed but cannot start one."""
 import json
 
 from apptest_helpers import OWNER, app, no_exceptions, page, texts, wait_for_jobs
@@ -33,3 +33,5 @@ def test_map_the_training_dynamics_beside_aflite(fresh_server):
     ann.switch_page(page("13_dynamics")).run()
     no_exceptions(ann)
     assert not [b for b in ann.button if b.key == "dyn_run"]
+    shown = [d.value for d in ann.dataframe if "removed share" in d.value.columns][0]
+    assert shown.to_numpy().tolist() == regions.to_numpy().tolist()        # the owner's map
