@@ -29,6 +29,7 @@ seeded, so a run is reproducible.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -219,7 +220,11 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
         probs = np.clip(last.astype(np.float64), 1e-12, None)
         probs /= probs.sum(axis=1, keepdims=True)
         table["label_quality"] = get_label_quality_scores(codes, probs)
-        table["label_issue"] = find_label_issues(codes, probs, n_jobs=1)
+        with warnings.catch_warnings(record=True) as said:   # cleanlab's warnings become one note, not stderr noise
+            warnings.simplefilter("always")
+            table["label_issue"] = find_label_issues(codes, probs, n_jobs=1)
+        if said:
+            notes.append("cleanlab: some labels have too few examples to flag every possible label error among them.")
         share = float(table["label_issue"].mean())
         if share > 0.2:
             notes.append(f"cleanlab flags {share:.0%} of the labels, more than label noise usually is: the model on this "
