@@ -4,13 +4,12 @@ curator submits the form, the cartography runs as a background job on the jobs' 
 options, so every member who asks for the same map gets it without recomputing."""
 from __future__ import annotations
 
-import hashlib
 from typing import Optional
 
 import numpy as np
 
 from core import workflow
-from dashboard import current, team
+from dashboard import cached_jobs, current, team
 from dashboard.server import server
 from dashboard.session import session
 
@@ -25,39 +24,27 @@ def _key() -> Optional[tuple]:
     return (sess.ds_key, sess.spec, params) if params else None
 
 
-def _job_key(key) -> str:
-    return "dynamics:" + hashlib.sha256(repr(key).encode()).hexdigest()[:16]
-
-
 def start(epochs: int, model: str, folds: int) -> None:
     """Start (or join) the cartography with these options; curators and owners."""
     team.require("run filters")
     sess = session()
     sess.dynamics_params = (int(epochs), str(model), int(folds))
-    key = _key()
-    cache = server().cache
-    cache.put("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
-    if cache.peek("dynamics", key) is not None:
-        return
+    server().cache.put("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
     ds, rep = current.dataset(), current.representation()
-    server().jobs.submit(_job_key(key), lambda ctx: cache.put("dynamics", key, ctx.offload(
-        workflow.cartography, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds))),
-        name="Training dynamics")
+    cached_jobs.start("dynamics", "Training dynamics", _key(), lambda ctx: ctx.offload(
+        workflow.cartography, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds)))
 
 
 def result():
     """The `core.cartography.Cartography` of the session's last submitted form, or None."""
-    key = _key()
-    return None if key is None else server().cache.peek("dynamics", key)
+    return cached_jobs.result("dynamics", _key())
 
 
 def job():
-    key = _key()
-    return None if key is None else server().jobs.get(_job_key(key))
+    return cached_jobs.job("dynamics", _key())
 
 
-def ended(found) -> None:
-    server().jobs.forget(found.key)
+ended = cached_jobs.ended
 
 
 def borders(found) -> tuple:

@@ -4,33 +4,15 @@ usable), and the result is kept in the server's bounded cache by dataset and par
 every member who asks for the same filter gets it without recomputing."""
 from __future__ import annotations
 
-import hashlib
 from typing import Optional
 
 from core.zstats import compute_z, consistency_filter, z_filter
 from dashboard import current, team
-from dashboard.server import server
+from dashboard.cached_jobs import ended, job, result, start
 from dashboard.session import session
 
 __all__ = ["zfilter_start", "zfilter_result", "zfilter_job", "consistency_start", "consistency_result",
            "consistency_job", "after_consistency", "ended"]
-
-
-def _job_key(kind: str, key) -> str:
-    return f"{kind}:" + hashlib.sha256(repr(key).encode()).hexdigest()[:16]
-
-
-def _start(kind: str, name: str, key, compute) -> None:
-    cache = server().cache
-    if cache.peek(kind, key) is not None:
-        return
-    server().jobs.submit(_job_key(kind, key), lambda ctx: cache.put(kind, key, compute(ctx)), name=name)
-
-
-def ended(job) -> None:
-    """A finished filter job is forgotten (its result is in the cache; an error was shown once),
-    so the page stops watching it."""
-    server().jobs.forget(job.key)
 
 
 # ---------------------------------------------------------------------- z-filtering
@@ -44,19 +26,17 @@ def zfilter_start(params: tuple) -> None:
     team.require("run filters")
     session().zfilter_params = tuple(params)
     ds, (batch, k, min_count, seed) = current.dataset(), params
-    _start("zfilter", "z-filtering", _zfilter_key(), lambda ctx: ctx.offload(
+    start("zfilter", "z-filtering", _zfilter_key(), lambda ctx: ctx.offload(
         z_filter, ds, batch_size=batch, k=k, min_count=min_count, random_state=seed))
 
 
 def zfilter_result():
     """The `core.zstats.ZFilterResult` of the session's last submitted form, or None while it runs."""
-    key = _zfilter_key()
-    return None if key is None else server().cache.peek("zfilter", key)
+    return result("zfilter", _zfilter_key())
 
 
 def zfilter_job():
-    key = _zfilter_key()
-    return None if key is None else server().jobs.get(_job_key("zfilter", key))
+    return job("zfilter", _zfilter_key())
 
 
 # ---------------------------------------------------------------------- consistency filtering
@@ -71,20 +51,18 @@ def consistency_start(threshold: float, folds: int) -> None:
     team.require("run filters")
     session().consistency_params = (float(threshold), int(folds))
     ds = current.dataset()
-    _start("consistency", "consistency filtering", _consistency_key(), lambda ctx: ctx.offload(
+    start("consistency", "consistency filtering", _consistency_key(), lambda ctx: ctx.offload(
         consistency_filter, ds, folds=int(folds)))
 
 
 def consistency_result():
     """The `core.zstats.ConsistencyResult` at the session's threshold, or None while it runs."""
-    key = _consistency_key()
-    base = None if key is None else server().cache.peek("consistency", key)
+    base = result("consistency", _consistency_key())
     return None if base is None else base.with_threshold(session().consistency_params[0])
 
 
 def consistency_job():
-    key = _consistency_key()
-    return None if key is None else server().jobs.get(_job_key("consistency", key))
+    return job("consistency", _consistency_key())
 
 
 def after_consistency(result, min_count: int, alpha: float):

@@ -4,13 +4,11 @@ background job on the jobs' backend; its result kept in the server's bounded cac
 splits (a changed file is another key)."""
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Optional
 
 from core.transfer import cue_transfer
-from dashboard import current, data_inputs, team
-from dashboard.server import server
+from dashboard import cached_jobs, current, data_inputs, team
 from dashboard.session import session
 
 __all__ = ["start", "result", "job", "ended"]
@@ -24,10 +22,6 @@ def _key() -> Optional[tuple]:
     return (sess.ds_key, sess.transfer_source) if sess.transfer_source else None
 
 
-def _job_key(key) -> str:
-    return "transfer:" + hashlib.sha256(repr(key).encode()).hexdigest()[:16]
-
-
 def start(path: str) -> None:
     """Measure the current dataset's cues on the split at ``path`` (curators and owners; a path
     outside ARTIFACT_LENS_DATA_DIRS is refused, as on the Data page)."""
@@ -36,26 +30,21 @@ def start(path: str) -> None:
     team.require("run filters")
     checked = data_inputs.check_local_path(path.strip())
     session().transfer_source = (checked, os.path.getmtime(checked))
-    key = _key()
-    cache = server().cache
-    if cache.peek("transfer", key) is not None:
-        return
+    if cached_jobs.result("transfer", _key()) is not None:
+        return   # measured already: no need to read the other split again
     train = current.dataset()
     evaluation = load_dataset(checked, text=list(train.text), label=train.label)   # refused here, not in the job
-    server().jobs.submit(_job_key(key), lambda ctx: cache.put("transfer", key, ctx.offload(
-        cue_transfer, train, evaluation, k=CUES, m=MODELS)), name="Cues across splits")
+    cached_jobs.start("transfer", "Cues across splits", _key(), lambda ctx: ctx.offload(
+        cue_transfer, train, evaluation, k=CUES, m=MODELS))
 
 
 def result():
     """The `core.transfer.Transfer` of the session's last split, or None."""
-    key = _key()
-    return None if key is None else server().cache.peek("transfer", key)
+    return cached_jobs.result("transfer", _key())
 
 
 def job():
-    key = _key()
-    return None if key is None else server().jobs.get(_job_key(key))
+    return cached_jobs.job("transfer", _key())
 
 
-def ended(found) -> None:
-    server().jobs.forget(found.key)
+ended = cached_jobs.ended
