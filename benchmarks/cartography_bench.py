@@ -79,11 +79,42 @@ def bench_snli(path: str, spec: str, epochs: int) -> dict:
         regions = table["region"].to_numpy()[mask]
         return {r: round(float((regions == r).mean()), 4) for r in REGIONS}
 
-    return {"data": path, "spec": spec, "examples": int(len(table)), "removed": int(removed.sum()),
-            "cartography_seconds": round(seconds, 1), "held_out_accuracy": round(found.params["accuracy"], 4),
-            "removed_by_region": shares(removed), "retained_by_region": shares(~removed),
-            "label_issues_removed_share": round(float(table["label_issue"].to_numpy()[removed].mean()), 4),
-            "label_issues_retained_share": round(float(table["label_issue"].to_numpy()[~removed].mean()), 4)}
+    out = {"data": path, "spec": spec, "examples": int(len(table)), "removed": int(removed.sum()),
+           "cartography_seconds": round(seconds, 1), "held_out_accuracy": round(found.params["accuracy"], 4),
+           "removed_by_region": shares(removed), "retained_by_region": shares(~removed),
+           "label_issues_removed_share": round(float(table["label_issue"].to_numpy()[removed].mean()), 4),
+           "label_issues_retained_share": round(float(table["label_issue"].to_numpy()[~removed].mean()), 4)}
+    out["joint"] = bench_joint(ds, rep, run, epochs)
+    return out
+
+
+def bench_joint(ds, rep, plain, epochs: int) -> dict:
+    """Plain AFLite vs the joint filter (core.joint) at the same parameters, side by side: time,
+    what each removed, and the largest n-gram z left in each filtered split."""
+    from core.joint import descriptor
+    from core.runs import fit_run
+    from core.workflow import joint_for
+    from core.zstats import compute_z
+
+    t = time.perf_counter()
+    joint = joint_for(ds, rep, descriptor(epochs=epochs))
+    t_carto = time.perf_counter() - t
+    t = time.perf_counter()
+    run = fit_run(ds, rep, plain.params, joint=joint)
+    t_fit = time.perf_counter() - t
+    ids = np.asarray(plain.ids).astype(str)
+
+    def z_max(mask):
+        return round(float(compute_z(ds.subset(ids[mask]), min_count=20).summary(kind="ngram")["z_max"]), 2)
+
+    plain_removed = ~np.asarray(plain.retained, dtype=bool)
+    return {"cartography_seconds": round(t_carto, 1), "fit_seconds": round(t_fit, 1),
+            "plain_fit_seconds": round(plain.seconds, 1), "found": joint.found,
+            "removed_plain": int(plain_removed.sum()), "removed_joint": int((~run.retained).sum()),
+            "plain_removed_that_joint_protects": int((plain_removed & joint.protected).sum()),
+            "plain_removed_possibly_mislabelled": int((plain_removed & joint.mislabelled).sum()),
+            "z_max_full": z_max(np.ones(len(ids), bool)), "z_max_plain": z_max(plain.retained),
+            "z_max_joint": z_max(run.retained)}
 
 
 if __name__ == "__main__":

@@ -131,6 +131,15 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
     if overrides:
         lines += ["", f"Team review changed {sum(bool(o.get('changed')) for o in overrides):,} examples' side "
                       "(kept anyway or removed anyway; listed in manifest.json)."]
+    joint = manifest.get("joint") or {}
+    if joint:
+        found = joint.get("found") or {}
+        lines += ["", f"Joint filter: training dynamics on Φ ({_md(joint.get('model'))} model, "
+                      f"{_num(joint.get('epochs'))} epochs, cross-fitted) came first; only easy-to-learn examples "
+                      f"cleanlab does not flag could be removed ({_num(found.get('removable'))}). "
+                      f"{_num((found.get('regions') or {}).get('ambiguous'))} ambiguous examples were protected and "
+                      f"{_num(found.get('possibly_mislabelled'))} possibly mislabelled ones (hard-to-learn or flagged) "
+                      "were kept for review (listed in manifest.json)."]
     dropped = (export.get("near_duplicates") or {}).get("dropped") or []
     if dropped:
         lines += ["", f"{len(dropped):,} near-duplicates were dropped (one of each group kept)."]

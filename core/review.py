@@ -237,7 +237,7 @@ def reviewed_result(run, live: dict, stand: pd.DataFrame):
 
 
 def queue(ids, scores, reviewed_by_me, *, order: str = "predictability", seed: int = 0,
-          limit: Optional[int] = None, counts: Optional[dict] = None, per_example: int = 1) -> np.ndarray:
+          limit: Optional[int] = None, counts: Optional[dict] = None, per_example: int = 1, first=()) -> np.ndarray:
     """Ids the reviewer has not reviewed yet, in the order they are served.
 
     ``order="predictability"`` serves the highest p̃ first (examples never scored last);
@@ -245,6 +245,8 @@ def queue(ids, scores, reviewed_by_me, *, order: str = "predictability", seed: i
     between page loads). With ``counts`` (example id -> reviewers who decided on it), an
     example is served until it has ``per_example`` reviewers (the workspace's reviews per
     example), those closest to it first, so the overlap the team asked for is reached early.
+    Ids in ``first`` (a joint run's possibly mislabelled examples, `core.joint`) come before
+    all others, each group in that order.
     """
     if order not in QUEUE_ORDERS:
         raise InputError(f"queue order {order!r} is unknown; choose one of {', '.join(QUEUE_ORDERS)}.")
@@ -264,6 +266,8 @@ def queue(ids, scores, reviewed_by_me, *, order: str = "predictability", seed: i
     else:
         rows = np.random.default_rng(seed).permutation(rows)
     rows = rows[np.argsort(-have[rows], kind="stable")]   # closest to N reviewers first, in that order
+    if len(first):
+        rows = rows[np.argsort(~np.isin(ids[rows], np.asarray(first).astype(str)), kind="stable")]
     if limit is not None:
         rows = rows[:limit]
     return ids[rows]

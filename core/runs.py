@@ -34,6 +34,7 @@ import numpy as np
 from core import paths
 from core.aflite import AFLite, Trajectory
 from core.errors import InputError
+from core.joint import key_part
 
 __all__ = ["Run", "RunStore", "CorruptRun", "check_manifest", "MANIFEST_FORMAT", "run_key", "fit_run", "quality_digest", "package_versions", "STORE_FORMAT"]
 
@@ -88,7 +89,8 @@ def full_params(params: dict) -> dict:
     return out
 
 
-def run_key(fingerprint: str, spec: str, params: dict, quality: Optional[dict] = None) -> str:
+def run_key(fingerprint: str, spec: str, params: dict, quality: Optional[dict] = None,
+            joint: Optional[dict] = None) -> str:
     """The store key of a run: a hash of (dataset fingerprint, representation spec, parameters
     and, for a quality-ordered run, the quality order's description).
 
@@ -98,11 +100,14 @@ def run_key(fingerprint: str, spec: str, params: dict, quality: Optional[dict] =
     representation or the data. Omitted parameters count as their defaults, so
     ``{}`` and the full default set give the same key. ``quality`` (see `fit_run`) describes
     the quality column a quality-ordered run removes by (paper 002): plain runs (None or
-    ``{}``) keep the keys they always had, and each quality choice has its own key.
+    ``{}``) keep the keys they always had, and each quality choice has its own key. ``joint``
+    (`core.joint.descriptor`) does the same for the joint filter.
     """
     parts = [fingerprint, spec, full_params(params)]
     if quality:
         parts.append(_jsonable(dict(quality)))
+    if joint:
+        parts.append({"joint": _jsonable(key_part(joint))})
     blob = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
@@ -138,6 +143,11 @@ class Run:
         Empty for plain AFLite; for a quality-ordered run (paper 002: among p̃ ≥ τ the
         lowest quality first) the description of its quality column, e.g. ``{"source":
         "core.quality", "name": "dqi", "weights": {...}}`` (part of the key, in the manifest).
+    joint : dict
+        Empty for plain AFLite; for the joint filter (`core.joint`) its descriptor (part of
+        the key) and, under ``found``, what the cartography found (not part of the key).
+    review_first : numpy.ndarray of str
+        Ids the joint filter kept as possibly mislabelled: the review queue serves them first.
     """
 
     params: dict
@@ -152,11 +162,14 @@ class Run:
     seconds: float = 0.0
     created: float = field(default_factory=time.time)
     quality: dict = field(default_factory=dict)
+    joint: dict = field(default_factory=dict)
+    review_first: np.ndarray = field(default_factory=lambda: np.array([], dtype=str))
 
     @classmethod
     def from_estimator(cls, estimator: AFLite, *, ids, dataset_name: str, dataset_fingerprint: str,
                        representation: str, excluded_ids=(), representation_info=None,
-                       seconds: Optional[float] = None, quality: Optional[dict] = None) -> "Run":
+                       seconds: Optional[float] = None, quality: Optional[dict] = None,
+                       joint: Optional[dict] = None, review_first=()) -> "Run":
         """Record a fitted `core.aflite.AFLite`."""
         traj = estimator.trajectory_
         if seconds is None:
@@ -166,12 +179,13 @@ class Run:
                    ids=np.asarray(ids).astype(str), trajectory=traj,
                    excluded_ids=np.asarray(list(excluded_ids)).astype(str),
                    representation_info=_jsonable(dict(representation_info or {})), seconds=float(seconds),
-                   quality=_jsonable(dict(quality or {})))
+                   quality=_jsonable(dict(quality or {})), joint=_jsonable(dict(joint or {})),
+                   review_first=np.asarray(list(review_first)).astype(str))
 
     # ------------------------------------------------------------------ reading
     @property
     def key(self) -> str:
-        return run_key(self.dataset_fingerprint, self.representation, self.params, self.quality)
+        return run_key(self.dataset_fingerprint, self.representation, self.params, self.quality, self.joint)
 
     @property
     def record(self) -> dict:
@@ -221,7 +235,8 @@ class Run:
     def nbytes(self) -> int:
         """Memory held by the run's arrays (for the dashboard's cache budget)."""
         arrays = self.trajectory.to_arrays().values()
-        return int(sum(a.nbytes for a in arrays) + self.ids.nbytes + self.excluded_ids.nbytes)
+        return int(sum(a.nbytes for a in arrays) + self.ids.nbytes + self.excluded_ids.nbytes
+                   + self.review_first.nbytes)
 
     def manifest(self, **extra) -> dict:
         """The run's description as JSON-able data (what exports put beside the data)."""
@@ -236,8 +251,11 @@ class Run:
                        "resolved": self.resolved, "n_phases": self.n_phases,
                        "phases": self.history, "seconds": self.seconds,
                        "removal_order": ("quality (lowest first among p̃ ≥ τ, paper 002)" if self.quality
-                                         else "predictability (highest first, paper 000)")},
+                                         else "predictability (highest first, paper 000)")
+                       + (", easy-to-learn examples only (joint filter)" if self.joint else "")},
             "quality": dict(self.quality) if self.quality else None,
+            "joint": dict(self.joint, possibly_mislabelled_ids=[str(i) for i in self.review_first])
+            if self.joint else None,
             "run_key": self.key,
             "versions": self.versions,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created)),
@@ -264,11 +282,12 @@ class Run:
             "dataset_fingerprint": self.dataset_fingerprint, "representation": self.representation,
             "record": _jsonable(self.record), "versions": self.versions,
             "representation_info": self.representation_info, "seconds": self.seconds,
-            "created": self.created, "key": self.key, "quality": self.quality,
+            "created": self.created, "key": self.key, "quality": self.quality, "joint": self.joint,
         }
         arrays = {f"a:{k}": np.asarray(v) for k, v in self.trajectory.to_arrays().items()}
         arrays["ids"] = np.asarray(self.ids).astype(str)
         arrays["excluded_ids"] = np.asarray(self.excluded_ids).astype(str)
+        arrays["review_first"] = np.asarray(self.review_first).astype(str)
         arrays["meta"] = np.array(json.dumps(meta, default=str))
         # the process id in the temporary's name tells a dead writer's leftovers from a live one's
         paths.atomic_write(path, lambda fh: np.savez(fh, **arrays), tag=str(os.getpid()))
@@ -287,6 +306,7 @@ class Run:
                     return None
                 arrays = {k[2:]: npz[k] for k in npz.files if k.startswith("a:")}
                 ids, excluded = npz["ids"], npz["excluded_ids"]
+                first = npz["review_first"] if "review_first" in npz.files else np.array([], dtype=str)
             trajectory = Trajectory.from_arrays(meta["record"], arrays)
             if len(trajectory.removed_at) != len(ids) or len(set(ids.tolist())) != len(ids):
                 raise ValueError(f"{len(ids)} ids (some repeated?) for {len(trajectory.removed_at)} scored examples")
@@ -295,7 +315,7 @@ class Run:
                        ids=ids, trajectory=trajectory, excluded_ids=excluded,
                        versions=meta.get("versions", {}), representation_info=meta.get("representation_info", {}),
                        seconds=meta.get("seconds", 0.0), created=meta.get("created", time.time()),
-                       quality=meta.get("quality") or {})
+                       quality=meta.get("quality") or {}, joint=meta.get("joint") or {}, review_first=first)
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, InputError) as exc:
             raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc}); delete it to "
                              "recompute the run") from exc
@@ -316,7 +336,7 @@ def _fsync_folder(folder: Path) -> None:
 
 
 def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None, on_phase=None,
-            quality=None, quality_info: Optional[dict] = None, scheduler: Optional[str] = None) -> Run:
+            quality=None, quality_info: Optional[dict] = None, joint=None, scheduler: Optional[str] = None) -> Run:
     """Fit AFLite on a representation of a dataset and record it as a `Run`.
 
     Parameters
@@ -334,6 +354,9 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
         "weights": {...}}``), recorded as `Run.quality` and part of the run's key. Without it
         a quality column is described by a digest of its values, so different columns never
         share a key. Ignored without ``quality``.
+    joint : core.joint.JointInputs, optional
+        The joint filter: its protected rows are never removed, its possibly mislabelled
+        ones become `Run.review_first`, its record `Run.joint` (part of the key).
     scheduler : str, optional
         A Dask scheduler (``tcp://HOST:PORT``): the phases run on its cluster
         (`core.aflite.distributed`) with the same result. A memory-mapped Φ is read by the
@@ -349,18 +372,20 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
     info = {}
     if quality is not None:
         info = dict(quality_info) if quality_info else {"source": "values", "digest": quality_digest(quality)}
+    protected = None if joint is None else joint.protected
     t0 = time.perf_counter()
     if scheduler:
-        est = _fit_on_cluster(scheduler, representation.X, params, y, quality=quality, progress=progress,
-                              cancel=cancel, on_phase=on_phase)
+        est = _fit_on_cluster(scheduler, representation.X, params, y, quality=quality, protected=protected,
+                              progress=progress, cancel=cancel, on_phase=on_phase)
     else:
-        est = AFLite(**params).fit(representation.X, y, quality=quality, progress=progress, cancel=cancel,
-                                   on_phase=on_phase)
+        est = AFLite(**params).fit(representation.X, y, quality=quality, protected=protected, progress=progress,
+                                   cancel=cancel, on_phase=on_phase)
     return Run.from_estimator(
         est, ids=ids, dataset_name=dataset.name, dataset_fingerprint=dataset.fingerprint,
         representation=representation.spec, excluded_ids=getattr(representation, "excluded_ids", ()),
         representation_info=getattr(representation, "info", {}), seconds=time.perf_counter() - t0,
-        quality=info)
+        quality=info, joint=None if joint is None else joint.record(),
+        review_first=() if joint is None else ids[joint.mislabelled])
 
 
 def _fit_on_cluster(address, X, params, y, **fit_kw):

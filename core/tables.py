@@ -102,6 +102,13 @@ class ExampleTable:
         roles = {ds.label, *ds.text, ds.embedding, ds.image}
         return [c for c in ds.table.columns if c not in roles]
 
+    def mislabelled(self) -> Optional[np.ndarray]:
+        """Row-aligned bool: the examples a joint run (`core.joint`) kept as possibly mislabelled
+        and sent to review; None for other runs."""
+        if self.run is None or not self.run.joint:
+            return None
+        return np.isin(np.asarray(self.ids), np.asarray(self.run.review_first).astype(str))
+
     def rows_of(self, ids) -> np.ndarray:
         """Table rows of ``ids`` (-1 for ids not in the dataset)."""
         return self.ids.get_indexer(np.asarray(ids).astype(str))
@@ -125,13 +132,17 @@ class ExampleTable:
 
     def browse(self, live: Optional[dict] = None) -> pd.DataFrame:
         """One row per example: ``id``, label, text fields, other plain columns, then
-        ``predictability``, ``removed_at``, ``warmup`` and ``retained`` at the live τ/n."""
+        ``predictability``, ``removed_at``, ``warmup`` and ``retained`` at the live τ/n (and
+        ``possibly_mislabelled`` for a joint run)."""
         cols = self.columns(live)
         out = self._browse_base.copy()
         out["predictability"] = cols["predictability"]
         out["removed_at"] = cols["removed_at"]
         out["warmup"] = ~self.scored
         out["retained"] = cols["retained"]
+        flags = self.mislabelled()
+        if flags is not None:
+            out["possibly_mislabelled"] = flags
         return out
 
     # ------------------------------------------------------------------ exports
@@ -140,7 +151,8 @@ class ExampleTable:
 
         ``which``: ``"retained"`` (kept at the live τ/n), ``"removed"``, or ``"all"``
         (every example plus ``predictability``, ``removed_at`` (the removal phase, -1 if
-        retained, empty for warm-up), ``retained`` and ``warmup``). Warm-up examples are
+        retained, empty for warm-up), ``retained``, ``warmup`` and, for a joint run,
+        ``possibly_mislabelled``). Warm-up examples are
         in neither ``retained`` nor ``removed``. ``include_arrays=False`` drops the
         embedding and image columns.
         """
@@ -163,6 +175,9 @@ class ExampleTable:
             out.loc[~self.scored, "removed_at"] = pd.NA
             out["retained"] = cols["retained"]
             out["warmup"] = ~self.scored
+            flags = self.mislabelled()
+            if flags is not None:
+                out["possibly_mislabelled"] = flags
             return out
         chosen = cols["retained"] if which == "retained" else self.scored & ~cols["retained"]
         out = table.iloc[np.flatnonzero(chosen)].reset_index(drop=True)

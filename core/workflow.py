@@ -29,7 +29,8 @@ from core.zstats import compute_z
 
 __all__ = ["quality_descriptor", "quality_components", "quality_column", "compare_pruning", "QUALITY_MIN_COUNT",
            "QUALITY_NN_DIM", "near_duplicate_pairs", "drop_near_duplicates", "quality_columns_note",
-           "feature_matrix", "artifact_carriers", "team_agreement", "ARTIFACT_FEATURES", "cartography"]
+           "feature_matrix", "artifact_carriers", "team_agreement", "ARTIFACT_FEATURES", "cartography",
+           "joint_for"]
 
 #: the quality context's defaults (`core.quality.QualityContext.fit`), shared by both front ends
 QUALITY_MIN_COUNT = 5
@@ -215,12 +216,26 @@ def team_agreement(run, reviews: pd.DataFrame, stand: pd.DataFrame, *, tau=None,
 
 
 # ---------------------------------------------------------------------- training dynamics (issue 23)
+def _scored(dataset: Dataset, representation):
+    """(ids, labels) of the examples Φ represents (warm-up examples are not in it)."""
+    ids = np.asarray(representation.ids).astype(str)
+    return ids, dataset.table[dataset.label].reindex(ids).to_numpy()
+
+
 def cartography(dataset: Dataset, representation, *, progress=None, cancel=None, **options):
-    """`core.cartography.training_dynamics` of the examples Φ represents (warm-up examples are
-    not in it), with the dataset's labels and class order; ``options`` are its knobs."""
+    """`core.cartography.training_dynamics` of the examples Φ represents, with the dataset's
+    labels and class order; ``options`` are its knobs."""
     from core.cartography import training_dynamics
 
-    ids = np.asarray(representation.ids).astype(str)
-    y = dataset.table[dataset.label].reindex(ids).to_numpy()
+    ids, y = _scored(dataset, representation)
     return training_dynamics(np.asarray(representation.X), y, ids=ids, classes=dataset.classes, progress=progress,
                              cancel=cancel, **options)
+
+
+def joint_for(dataset: Dataset, representation, info: dict, *, progress=None, cancel=None):
+    """The joint filter's inputs (`core.joint.joint_inputs`) for the examples Φ represents,
+    ``info`` a `core.joint.descriptor`: what `core.runs.fit_run` takes as ``joint``."""
+    from core.joint import joint_inputs
+
+    ids, y = _scored(dataset, representation)
+    return joint_inputs(np.asarray(representation.X), y, ids, dataset.classes, info, progress=progress, cancel=cancel)

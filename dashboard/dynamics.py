@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
+import streamlit as st
 
 from core import workflow
 from dashboard import cached_jobs, current, team
 from dashboard.server import server
 from dashboard.session import session
 
-__all__ = ["start", "result", "job", "ended", "borders"]
+__all__ = ["start", "result", "job", "ended", "borders", "show_on_map"]
 
 
 def _key() -> Optional[tuple]:
@@ -51,3 +52,10 @@ def borders(found) -> tuple:
     """(variability at the ambiguous border, the confidence threshold) the regions were drawn with."""
     t, p = found.table, found.params
     return float(np.quantile(t["variability"], 1.0 - p["ambiguous_share"])), float(p["confidence_threshold"])
+
+
+def show_on_map(ids) -> None:
+    """Make ``ids`` the Map page's selection (its list, counts and review panel) and go there."""
+    sess = session()
+    sess.map_selection, sess.map_selection_of = tuple(str(i) for i in ids), sess.ds_key
+    st.switch_page("pages/4_map.py")

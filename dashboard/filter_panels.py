@@ -3,7 +3,9 @@ quality-ordered AFLite, and the form that starts a new run in the background."""
 import streamlit as st
 
 from core.aflite import FAMILIES, STRATEGIES
+from core.cartography import MODELS
 from core.errors import InputError
+from core.joint import EPOCHS, descriptor
 from core.quality import COMPONENTS
 from core.summaries import live_view
 from dashboard import agreement, current, pipelines
@@ -15,7 +17,7 @@ from dashboard.server import server
 from dashboard.session import FIT_TAU
 from dashboard.team import member, scope
 
-__all__ = ["saved_views", "comparison", "run_form", "team_supported"]
+__all__ = ["saved_views", "comparison", "run_form", "team_supported", "joint_note"]
 
 
 def saved_views(run) -> None:
@@ -130,6 +132,16 @@ def run_form(run, sess) -> None:
                                                                          current.live_values(run)[0]), 0.01,
                            key="w_tau_q", help="The quality order among p̃ ≥ τ depends on τ, so a quality-ordered run "
                                                "is fitted at this τ (plain runs fit at τ = 0 and move τ live).")
+        c11, c12, c13 = st.columns([2, 1, 1])
+        joint_on = c11.checkbox("Joint filter: remove only easy-to-learn examples", value=bool(run.joint), key="w_joint",
+                                help="Training dynamics on Φ first (Dynamics page): AFLite then removes only examples that "
+                                     "are easy-to-learn and not flagged by cleanlab, protects the ambiguous ones, and keeps "
+                                     "the hard-to-learn or flagged ones as possibly mislabelled, served first for review. "
+                                     "τ and n stay live.")
+        joint_model = c12.selectbox("Cartography model", MODELS, index=MODELS.index(run.joint.get("model", "linear")),
+                                    key="w_joint_model")
+        joint_epochs = c13.number_input("Cartography epochs", 2, 100, int(run.joint.get("epochs", EPOCHS)),
+                                        key="w_joint_epochs")
         submitted = st.form_submit_button("Run AFLite", type="primary", key="run_aflite")
     if submitted:
         params = dict(n_partitions=int(m), train_size=float(t), slice_size=float(k), tau=FIT_TAU, target_size=float(n_fit),
@@ -142,8 +154,10 @@ def run_form(run, sess) -> None:
                                      "greedy-slice strategy, not slice-sample.")
                 quality = dq.descriptor("dqi" if order == "dqi" else component)
                 params["tau"] = float(tau_q)
-            pipelines.start(sess.ds_key, sess.spec, params, label="AFLite run" if quality is None else
-                            f"AFLite run, quality-ordered ({quality['name']})", page="Filter", quality=quality)
+            joint = descriptor(model=joint_model, epochs=int(joint_epochs), random_state=int(seed)) if joint_on else None
+            label = "AFLite run" + (f", quality-ordered ({quality['name']})" if quality else "") + (
+                ", joint filter" if joint else "")
+            pipelines.start(sess.ds_key, sess.spec, params, label=label, page="Filter", quality=quality, joint=joint)
             st.rerun()
         except InputError as exc:
             st.error(plain(exc))
@@ -153,6 +167,20 @@ def run_form(run, sess) -> None:
                 "runs are cached by their parameters, so returning to earlier settings is instant.")
     else:
         st.caption(f"Finished runs in the store: {len(server().store.keys())}.")
+
+
+def joint_note(run) -> None:
+    """What the joint filter protected and sent to review, for a joint run."""
+    if not run.joint:
+        return
+    f = run.joint.get("found", {})
+    st.info(plain(
+        f"Joint filter ({run.joint['model']} model, {run.joint['epochs']} epochs on Φ): only the {f.get('removable', 0):,} "
+        f"easy-to-learn examples cleanlab does not flag could be removed; {f.get('regions', {}).get('ambiguous', 0):,} "
+        f"ambiguous ones are protected and {len(run.review_first):,} possibly mislabelled ones (hard-to-learn or flagged) "
+        "are kept and served first on the Review page."))
+    for note in f.get("notes", []):
+        st.caption(plain(note))
 
 
 def team_supported(run) -> None:

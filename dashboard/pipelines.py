@@ -20,17 +20,21 @@ import numpy as np
 from core.errors import Cancelled, InputError
 from core.jobs import offload
 from core.progress import report, span
+from core.workflow import joint_for
 from dashboard import current, team, url
 from dashboard.quality import quality_column
 from dashboard.server import server
 from dashboard.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source, session
 
 
-def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Optional[dict] = None) -> dict:
+def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Optional[dict] = None,
+          joint: Optional[dict] = None) -> dict:
     """Φ (cached) then the AFLite run (stored by its parameters); ``ctx`` may be None.
     ``save(run)``, when given, records the finished run in a workspace. ``quality`` (a
     `dashboard.quality.descriptor`) makes it a quality-ordered run (paper 002): the quality
-    column is computed (or read back) first, and the run is stored under its own key."""
+    column is computed (or read back) first, and the run is stored under its own key.
+    ``joint`` (a `core.joint.descriptor`) makes it a joint run: the training dynamics on Φ
+    first, then AFLite removing only easy-to-learn examples (its own key too)."""
     from core.representations import represent, source_changed
     from core.runs import fit_run, run_key
 
@@ -48,7 +52,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
     if source_changed(rep.info):      # Φ read from a vector file that has been rewritten since
         srv.cache.discard("representation", (ds_key, spec))
         rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
-    key = run_key(ds.fingerprint, rep.spec, params, quality)
+    key = run_key(ds.fingerprint, rep.spec, params, quality, joint)
 
     def fit():
         found = srv.store.get(key)
@@ -60,12 +64,14 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
             if ctx is not None:
                 ctx.emit({k: v for k, v in rec.items() if not isinstance(v, np.ndarray)})
 
-        q, lo = None, 0.4
+        q, ji, lo = None, None, 0.4
         if quality:
-
-            q, lo = quality_column(ds, rep, quality, ctx, progress=sub(0.4, 0.6)), 0.6
+            q, lo = quality_column(ds, rep, quality, ctx, progress=sub(lo, lo + 0.2)), lo + 0.2
+        if joint:
+            ji = offload(ctx, joint_for, ds, rep, joint, progress=sub(lo, lo + 0.2), cancel=cancel)
+            lo += 0.2
         fitted = offload(ctx, fit_run, ds, rep, params, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase,
-                         quality=q, quality_info=quality or None, relay=("on_phase",))
+                         quality=q, quality_info=quality or None, joint=ji, relay=("on_phase",))
         srv.store.put(fitted)
         return fitted
 
@@ -97,9 +103,9 @@ def refuse_if_file_changed(run) -> None:
 
 
 def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Optional[Source] = None,
-          page: str = "", quality: Optional[dict] = None) -> None:
+          page: str = "", quality: Optional[dict] = None, joint: Optional[dict] = None) -> None:
     """Start (or join) the background job for this dataset, Φ and parameters (and quality
-    order, see `score`); a run that is already stored becomes current at once. Raises
+    order or joint filter, see `score`); a run that is already stored becomes current at once. Raises
     InputError for a bad spec and `core.store.NotAllowed` when the member's role does not
     run filters."""
     from core.runs import package_versions, run_key
@@ -109,7 +115,7 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
     ws = srv.team.scoped(m.workspace_id, m.email)   # the job's thread has no session: bind the member now
     ds = current.dataset_by_key(ds_key, source)
     spec = current.check_spec(spec, ds)
-    key = run_key(ds.fingerprint, spec, params, quality)
+    key = run_key(ds.fingerprint, spec, params, quality, joint)
     dataset_id = _save_dataset(ds, source or sess.source or srv.cache.peek("source", ds_key))
     stored = current.run_by_key(key) if key in srv.store else None
     if stored is not None:
@@ -118,13 +124,15 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
         ws.save_run(dataset_id, stored)
         apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
         return
-    # a quality-ordered run records its quality choice with its parameters (the Team page resumes it as it was)
-    ws.begin_run(dataset_id, key, representation=spec, params=dict(params, quality=quality) if quality else dict(params),
+    # a quality-ordered or joint run records that choice with its parameters (the Team page resumes it as it was)
+    extra = {name: d for name, d in (("quality", quality), ("joint", joint)) if d}
+    ws.begin_run(dataset_id, key, representation=spec, params=dict(params, **extra),
                  seed=params.get("random_state"), versions=package_versions())
 
     def work(ctx):
         try:
-            return score(ctx, ds_key, ds, spec, params, save=lambda run: ws.save_run(dataset_id, run), quality=quality)
+            return score(ctx, ds_key, ds, spec, params, save=lambda run: ws.save_run(dataset_id, run), quality=quality,
+                         joint=joint)
         except Cancelled:
             ws.end_run(key, "interrupted")
             raise
@@ -132,7 +140,8 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
             ws.end_run(key, "failed")
             raise
 
-    blob = json.dumps([ds_key, spec, params] + ([quality] if quality else []), sort_keys=True, default=str)
+    blob = json.dumps([ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else []),
+                      sort_keys=True, default=str)
     job_key = "run:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
     srv.jobs.submit(job_key, work, name=label or "AFLite run")
     sess.job_key, sess.job_params, sess.job_source, sess.job_page = job_key, dict(params), source, page

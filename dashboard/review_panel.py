@@ -71,6 +71,9 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
         p = rec["predictability"]
         status = "retained" if rec["retained"] else f"removed at phase {int(rec['removed_at']) + 1}"
         st.text(f"p̃ = {p:.2f}, {status}" if not np.isnan(p) else f"not scored (warm-up), {status}")
+        if rec.get("possibly_mislabelled", False):
+            st.warning("Possibly mislabelled: the joint filter kept it (hard-to-learn in training dynamics, or flagged "
+                       "by cleanlab); check its label.")
     if run_id is None:
         return
     m = member()

@@ -65,6 +65,8 @@ def joint_view() -> None:
     shown = frame.iloc[rows] if rows else suspects
     chosen = bool(rows)
     st.subheader(f"Selected on the map: {len(shown):,}" if chosen else f"Possibly mislabelled: {len(shown):,}")
+    if len(shown) and st.button("Show these on the Map page", key="dyn_to_map"):
+        dynamics.show_on_map(shown["id"])
     pick = st.dataframe(shown.head(500), hide_index=True, key="dyn_table", on_select="rerun",
                         selection_mode="single-row")
     if pick.selection.rows:

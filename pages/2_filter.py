@@ -4,7 +4,7 @@ import streamlit as st
 from core.aflite_plots import bias_per_phase, label_balance
 from core.summaries import below_chance, label_summary, phase_frame, phases_run
 from dashboard import current, quality_panel
-from dashboard.filter_panels import comparison, run_form, saved_views, team_supported
+from dashboard.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
 from dashboard.formatting import metric_row
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
@@ -15,6 +15,7 @@ sess = start_page("Filter", caption=(
     "held-out example; each phase removes the k most predictable examples with p̃ ≥ τ until fewer than k "
     "pass τ or |S| ≤ n."))
 run, ds = require_run()
+joint_note(run)
 
 
 # ---------------------------------------------------------------- live knobs (fragment: redraws only this part)

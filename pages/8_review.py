@@ -42,12 +42,14 @@ with tabs[0]:
     mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
     counts, n_per = ws.review_counts(run_id), settings["reviews_per_example"]
     todo = queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email), counts=counts,
-                 per_example=n_per)
+                 per_example=n_per, first=run.review_first)
     complete = sum(c >= n_per for c in counts.values())
     st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}. Each example is served until {n_per} "
                f"reviewer{'s have' if n_per > 1 else ' has'} decided on it: {complete:,} of {len(frame):,} have."
                + (" Review is blind: others' decisions on an example show once you have decided on it."
-                  if settings["blind"] else ""))
+                  if settings["blind"] else "")
+               + (f" This joint run kept {len(run.review_first):,} possibly mislabelled examples (hard-to-learn or "
+                  "flagged by cleanlab): they are served first." if run.joint else ""))
     if len(todo):
         with st.container(border=True):
             review_panel(run, str(todo[0]), key="rv_queue")

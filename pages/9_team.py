@@ -20,7 +20,8 @@ def resume(rec: dict) -> None:
     ds_key, _ = current.load(source)
     params = {k: v for k, v in rec["params"].items() if k in DEFAULT_PARAMS}
     pipelines.start(ds_key, rec["representation"], {**DEFAULT_PARAMS, **params}, label="AFLite run (resumed)",
-                    source=source, page="Team", quality=rec["params"].get("quality") or None)
+                    source=source, page="Team", quality=rec["params"].get("quality") or None,
+                    joint=rec["params"].get("joint") or None)
 
 
 st.subheader(f"Runs in {m.workspace}")

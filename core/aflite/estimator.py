@@ -13,7 +13,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval, InvalidParameterError, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from core.aflite.inputs import check_X, encode_labels
+from core.aflite.inputs import check_protected, check_quality, check_X, encode_labels
 from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
 from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
 from core.aflite.storage import LocalRows, trim_heap
@@ -279,7 +279,7 @@ class AFLite(BaseEstimator):
                     families=self._families(), seed=seed)
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y, *, quality=None, progress=None, cancel=None,
+    def fit(self, X, y, *, quality=None, protected=None, progress=None, cancel=None,
             on_phase: Optional[Callable[[dict], None]] = None):
         """Run AFLite on (X, y) and record its trajectory.
 
@@ -292,6 +292,10 @@ class AFLite(BaseEstimator):
             A per-example quality score (paper 002): among p̃ ≥ τ a phase removes the
             k with the lowest quality (ties: most predictable first) instead of the k
             most predictable.
+        protected : (N,) bool array, optional
+            Rows no phase removes (the joint filter, `core.joint`: ambiguous and possibly
+            mislabelled examples). They stay in every S_j and are scored, but never count
+            as passing τ, so c_j and the stop consider only the rows that may go.
         progress : callable(fraction, message), optional
         cancel : object with ``is_set()``, optional
             Checked between models; raises `core.errors.Cancelled`.
@@ -321,16 +325,8 @@ class AFLite(BaseEstimator):
             raise InputError(f"y has a single class ({classes[0]!r}): AFLite needs at least two "
                              "classes to measure predictability; check the label column.")
         cfg = self._resolve(N, len(classes))
-        q = None
-        if quality is not None:
-            q = np.asarray(quality, dtype=np.float64)
-            if q.shape != (N,):
-                raise InputError(f"quality has shape {q.shape}: give one score per row of X, shape ({N},).")
-            if not np.isfinite(q).all():
-                raise InputError("quality has NaN or infinite values: give a finite score for every row.")
-            if self.strategy == "slice-sample":
-                raise InputError("quality cannot be combined with strategy='slice-sample': quality "
-                                 "fixes the removal order; use strategy='greedy-slice'.")
+        q = check_quality(quality, N, self.strategy)
+        keep = check_protected(protected, N)
 
         if rows.distributed and set(cfg["families"]) != {"ridge"}:
             raise InputError(f"model={self.model!r}: on a Dask cluster only the ridge family runs (its block "
@@ -344,14 +340,16 @@ class AFLite(BaseEstimator):
             Z, mean, self.reduction_ = self._prepare(rows, cfg["seed"], progress, cancel)
             d_gram = Z.shape[1] + 1 if "ridge" in cfg["families"] else 1
             cfg["block_size"] = block_size(N, cfg["t"], d_gram)
-            arrays, history = self._run_phases(Z, mean, codes, len(classes), cfg, q, progress, cancel, on_phase)
+            arrays, history = self._run_phases(Z, mean, codes, len(classes), cfg, q, keep, progress, cancel,
+                                               on_phase)
         record = {
             "algorithm": "aflite",
             "params": self._record_params(),
             "resolved": {"N": int(N), "d": int(rows.shape[1]), "m": cfg["m"], "t": cfg["t"], "k": cfg["k"],
                          "n": cfg["n"], "tau": cfg["tau"], "families": list(cfg["families"]),
                          "strategy": self.strategy, "block_size": int(cfg["block_size"]),
-                         "quality_order": q is not None},
+                         "quality_order": q is not None,
+                         "protected": None if keep is None else int(keep.sum())},
             "seed": cfg["seed"],
             "classes": [c.item() if hasattr(c, "item") else c for c in classes],
             "reduction": self.reduction_,
@@ -370,7 +368,7 @@ class AFLite(BaseEstimator):
             params["model"] = list(params["model"])
         return params
 
-    def _run_phases(self, Z, mean, codes, n_classes, cfg, q, progress, cancel, on_phase):
+    def _run_phases(self, Z, mean, codes, n_classes, cfg, q, protected, progress, cancel, on_phase):
         N, k, n, tau, seed = len(codes), cfg["k"], cfg["n"], cfg["tau"], cfg["seed"]
         u_all = tiebreak(seed, N)
         removed_at = np.full(N, -1, dtype=np.int64)
@@ -411,7 +409,7 @@ class AFLite(BaseEstimator):
                 scores = np.where(held > 0, correct / np.maximum(held, 1), np.nan).astype(np.float32)
 
             chosen, n_pass, reason = select(scores, len(S), tau, k, n, self.strategy, u_all[S], noise,
-                                            None if q is None else q[S])
+                                            None if q is None else q[S], None if protected is None else protected[S])
             removed_rows = S[chosen]
             removed_at[removed_rows] = j
             rank[removed_rows] = np.arange(len(chosen))
@@ -462,6 +460,8 @@ class AFLite(BaseEstimator):
             arrays["phase_noise"] = np.concatenate(noise_list)
         if q is not None:
             arrays["quality"] = q
+        if protected is not None:
+            arrays["protected"] = protected
         return arrays, history
 
     def _prepare(self, rows, seed, progress, cancel):

@@ -6,7 +6,7 @@ import numpy as np
 from core.errors import InputError
 from core.labels import encode_labels as _encode
 
-__all__ = ["check_X", "check_values", "scan_rows", "encode_labels"]
+__all__ = ["check_X", "check_values", "scan_rows", "encode_labels", "check_quality", "check_protected"]
 
 _CHECK_ROWS = 8192    # rows checked at a time (bounds the temporary: 8192 × d floats)
 
@@ -64,3 +64,31 @@ def check_X(X) -> np.ndarray:
     X = np.asarray(X, dtype=np.float32, order="C")
     check_values(scan_rows(X[lo:lo + _CHECK_ROWS], lo) for lo in range(0, X.shape[0], _CHECK_ROWS))
     return X
+
+
+def check_quality(quality, N: int, strategy: str):
+    """A fit's ``quality`` as (N,) float64 (or None): one finite score per row, greedy order."""
+    if quality is None:
+        return None
+    q = np.asarray(quality, dtype=np.float64)
+    if q.shape != (N,):
+        raise InputError(f"quality has shape {q.shape}: give one score per row of X, shape ({N},).")
+    if not np.isfinite(q).all():
+        raise InputError("quality has NaN or infinite values: give a finite score for every row.")
+    if strategy == "slice-sample":
+        raise InputError("quality cannot be combined with strategy='slice-sample': quality "
+                         "fixes the removal order; use strategy='greedy-slice'.")
+    return q
+
+
+def check_protected(protected, N: int):
+    """A fit's ``protected`` rows as (N,) bool (or None): one True/False per row, not all True."""
+    if protected is None:
+        return None
+    keep = np.asarray(protected)
+    if keep.shape != (N,) or keep.dtype != bool:
+        raise InputError(f"protected has shape {keep.shape} and dtype {keep.dtype}: give one True/False per "
+                         f"row of X, shape ({N},).")
+    if keep.all():
+        raise InputError("protected marks every row: nothing could be removed; protect fewer examples.")
+    return keep

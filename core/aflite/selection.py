@@ -5,7 +5,8 @@ The stopping rule, exactly
 Phase j scores every i in S_j, then counts c_j = |{i : p̃(i) ≥ τ}| and removes
 r_j = min(k, |S_j| − n, c_j) examples: the r_j most predictable ones among those
 with p̃ ≥ τ (greedy slicing; ties broken by a fixed seeded random order of the
-examples). Filtering stops after phase j if c_j < k (fewer than k examples passed
+examples). (With a protected set — the joint filter — c_j counts only unprotected members: a
+protected example is never removed.) Filtering stops after phase j if c_j < k (fewer than k examples passed
 τ, Algorithm 1's early stop) or if |S_j| − r_j ≤ n. The last slice is truncated at
 |S| − n so the filtered set never drops below n: Algorithm 1 as printed may
 overshoot n by up to k − 1 examples, the prose's ⌊(|D| − n)/k⌋ phases may stop up
@@ -56,9 +57,12 @@ def check_tau(tau, name="tau") -> float:
     return float(tau)
 
 
-def passing(scores: np.ndarray, tau: float) -> np.ndarray:
-    """(|S_j|,) bool: which members have p̃ ≥ τ (NaN, never held out, never passes)."""
-    return scores >= tau
+def passing(scores: np.ndarray, tau: float, protected: Optional[np.ndarray] = None) -> np.ndarray:
+    """(|S_j|,) bool: which members have p̃ ≥ τ (NaN, never held out, never passes) and are
+    not ``protected`` (the joint filter's ambiguous and possibly mislabelled examples: they
+    stay in S_j, are scored and count towards |S_j|, but are never shortlisted)."""
+    out = scores >= tau
+    return out if protected is None else out & ~protected
 
 
 def phase_step(n_pass: int, size: int, k: int, n: int):
@@ -92,13 +96,14 @@ def top(primary: np.ndarray, secondary: Optional[np.ndarray], u: np.ndarray, r: 
     return cand[np.lexsort(keys)[:r]]
 
 
-def select(scores, size_s, tau, k, n, strategy, u, noise=None, quality=None):
+def select(scores, size_s, tau, k, n, strategy, u, noise=None, quality=None, protected=None):
     """Which members of S_j a phase removes, and whether it stops.
 
     Parameters
     ----------
     scores : (|S_j|,) float32, p̃ of the members of S_j (NaN = never held out).
     u, noise, quality : per-member tie-break ranks, Gumbel noise, quality scores.
+    protected : per-member bool, members that are never removed (see `passing`).
 
     Returns
     -------
@@ -106,7 +111,7 @@ def select(scores, size_s, tau, k, n, strategy, u, noise=None, quality=None):
     n_pass : c_j, the number of members with p̃ ≥ τ.
     reason : "tau", "target_size" or None (see `phase_step`); filtering stops unless None.
     """
-    elig = np.flatnonzero(passing(scores, tau))
+    elig = np.flatnonzero(passing(scores, tau, protected))
     r, reason = phase_step(len(elig), size_s, k, n)
     s = scores[elig].astype(np.float64)
     if quality is not None:

@@ -9,7 +9,8 @@ A `Trajectory` holds the JSON record of the fit (parameters, resolved sizes, see
 classes, reduction, per-phase history) and its arrays: ``removed_at``,
 ``removal_rank``, ``predictability``, ``phase_scores`` / ``phase_offsets`` (p̃ of the
 members of every S_j, phase after phase), and optionally ``phase_noise`` (slice
-sampling) and ``quality`` (quality-ordered removal). It saves to one ``.npz`` file.
+sampling), ``quality`` (quality-ordered removal) and ``protected`` (rows the joint filter never
+removes; the removal order among the others still does not depend on τ or n). It saves to one ``.npz`` file.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from core.errors import InputError
 __all__ = ["Trajectory", "RefitNeeded"]
 
 _REQUIRED = ("removed_at", "removal_rank", "predictability", "phase_scores", "phase_offsets")
-_OPTIONAL = ("phase_noise", "quality")
+_OPTIONAL = ("phase_noise", "quality", "protected")
 
 
 class RefitNeeded(InputError):
@@ -57,6 +58,7 @@ class Trajectory:
         self.retained = self.removed_at == -1
         self.quality = arrays.get("quality")
         self.phase_noise = arrays.get("phase_noise")
+        self.protected = arrays.get("protected")
         self._scores, self._offsets = arrays["phase_scores"], arrays["phase_offsets"]
 
     @classmethod
@@ -68,7 +70,10 @@ class Trajectory:
         out = {k: np.asarray(arrays[k]) for k in (*_REQUIRED, *_OPTIONAL) if arrays.get(k) is not None}
         for k in ("removed_at", "removal_rank", "phase_offsets"):
             out[k] = out[k].astype(np.int64)
-        sizes = {k: len(out[k]) for k in ("removed_at", "removal_rank", "predictability") if k in out}
+        if "protected" in out:
+            out["protected"] = out["protected"].astype(bool)
+        sizes = {k: len(out[k]) for k in ("removed_at", "removal_rank", "predictability", "protected", "quality")
+                 if k in out}
         offsets = out["phase_offsets"]
         if len(set(sizes.values())) > 1 or not len(offsets) or offsets[0] != 0 or np.any(np.diff(offsets) < 0) \
                 or ("phase_scores" in out and offsets[-1] != len(out["phase_scores"])):
@@ -179,15 +184,16 @@ class Trajectory:
         ra = self.removed_at
         for j in range(self.n_phases):
             s = self.phase_scores(j)
+            members = None if prefix and self.protected is None else self.members(j)
+            prot = None if self.protected is None else self.protected[members]
             if prefix:
-                r, reason = phase_step(int(np.count_nonzero(passing(s, tau))), len(s), self.k, n)
+                r, reason = phase_step(int(np.count_nonzero(passing(s, tau, prot))), len(s), self.k, n)
                 if reason is not None:
                     return j, r, None
                 continue
-            members = self.members(j)
             noise = None if self.phase_noise is None else self.phase_noise[self._offsets[j]:self._offsets[j + 1]]
             chosen, _, reason = select(s, len(s), tau, self.k, n, self.strategy, self._u[members], noise,
-                                       None if self.quality is None else self.quality[members])
+                                       None if self.quality is None else self.quality[members], prot)
             if reason is not None:
                 return j, len(chosen), members[chosen]
             recorded = np.flatnonzero(ra[members] == j)

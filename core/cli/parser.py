@@ -58,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
     p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
                                      "lowest-quality examples first (paper 002); recorded in the manifest")
+    p.add_argument("--joint", action="store_true", help="the joint filter (core.joint): training dynamics on Φ first; remove "
+                   "only easy-to-learn examples, protect ambiguous ones, keep hard-to-learn or cleanlab-flagged ones as "
+                   "possibly mislabelled (a column, the manifest, first in the review queue)")
+    p.add_argument("--joint-model", choices=["linear", "mlp"], help="the joint filter's cartography model (default linear)")
+    p.add_argument("--joint-epochs", type=Whole(2, 1000), help="the joint filter's cartography epochs (default 10)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
     p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1, help="threads for the ridge family (default -1: every core; "
                    "the result does not depend on it)")

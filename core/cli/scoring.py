@@ -175,15 +175,17 @@ def cmd_aflite(args) -> int:
                   target_size=args.target_size, model=args.model, strategy=args.strategy,
                   random_state=args.seed, n_jobs=args.jobs)
     quality, quality_record = _aflite_quality(args, ds, rep)
+    joint = _aflite_joint(args, ds, rep)
     bar = progress_bar("aflite", args.quiet)
     try:
-        run = fit_run(ds, rep, params, progress=bar, quality=quality, quality_info=quality_record or None,
+        run = fit_run(ds, rep, params, progress=bar, quality=quality, quality_info=quality_record or None, joint=joint,
                       on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
     finally:
         if bar:
             bar.close()
     scored = export.export_frame(ds, run, which="all", include_arrays=False)
-    scored = scored[["id", ds.label, "predictability", "removed_at", "retained", "warmup"]]
+    scored = scored[["id", ds.label, "predictability", "removed_at", "retained", "warmup"]
+                    + (["possibly_mislabelled"] if joint is not None else [])]
     extra = {"retained_ids": [str(i) for i in np.asarray(run.ids)[run.retained]],
              "command": args.command_line}
     if quality_record:
@@ -206,7 +208,34 @@ def cmd_aflite(args) -> int:
         print(f"AFLite: kept {kept} of {len(run.ids)} scored examples in {run.n_phases} phases ({run.seconds:.1f} s); wrote {args.out}")
         if len(run.excluded_ids):
             print(f"note: {len(run.excluded_ids)} warm-up examples trained the representation and were not scored (warmup=true).")
+        if joint is not None:
+            f = joint.found
+            print(f"joint filter: only the {f['removable']:,} easy-to-learn, unflagged examples could be removed; "
+                  f"{f['regions']['ambiguous']:,} ambiguous protected; {f['possibly_mislabelled']:,} possibly "
+                  "mislabelled kept (possibly_mislabelled=true; the review queue serves them first).")
     return 0
+
+
+def _aflite_joint(args, ds, rep):
+    """--joint: the cartography's masks (core.joint), or None; its knobs alone are refused."""
+    if not args.joint:
+        if args.joint_model is not None or args.joint_epochs is not None:
+            raise InputError("--joint-model and --joint-epochs set the joint filter's cartography; add --joint to use "
+                             "it, or drop them.")
+        return None
+    from core.joint import EPOCHS, descriptor
+    from core.workflow import joint_for
+
+    info = descriptor(model=args.joint_model or "linear", epochs=args.joint_epochs or EPOCHS, random_state=args.seed)
+    bar = progress_bar("cartography", args.quiet)
+    try:
+        found = joint_for(ds, rep, info, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    for note in found.found["notes"]:
+        print(f"note: {note}", file=sys.stderr)
+    return found
 
 
 def cmd_evaluate(args) -> int:

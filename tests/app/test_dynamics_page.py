@@ -35,3 +35,19 @@ def test_map_the_training_dynamics_beside_aflite(fresh_server):
     assert not [b for b in ann.button if b.key == "dyn_run"]
     shown = [d.value for d in ann.dataframe if "removed share" in d.value.columns][0]
     assert shown.to_numpy().tolist() == regions.to_numpy().tolist()        # the owner's map
+
+
+def test_the_listed_examples_open_as_the_map_selection(fresh_server):
+    """"Show these on the Map page": the possibly mislabelled list becomes the Map's selection (its
+    list, counts and review panel)."""
+    at = app().run()
+    at.switch_page(page("13_dynamics")).run()
+    at.number_input(key="dyn_epochs").set_value(4)
+    at.button(key="dyn_run").click().run()
+    wait_for_jobs(at)
+    listed = [d.value for d in at.dataframe if "label_quality" in d.value.columns][0]
+    at.button(key="dyn_to_map").click().run()
+    no_exceptions(at)
+    sess = at.session_state["artifact_lens"]
+    assert set(sess.map_selection) == set(listed["id"]) and listed.shape[0]
+    assert any(s.value == f"Selected examples: {len(listed):,}" for s in at.subheader)

@@ -46,15 +46,29 @@ def _runs(draw):
     )
 
 
+def _protected(run, share):
+    """The joint filter's protected rows (`core.joint`): a random share, never every row."""
+    if share == 0:
+        return None
+    mask = np.random.default_rng(run["seed"] + 1).random(run["n"]) < share
+    mask[0] = False
+    return mask
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_runs())
-def test_retained_for_equals_a_fresh_fit(run):
+@given(_runs(), st.sampled_from([0, 0, 0.3, 0.8]))
+def test_retained_for_equals_a_fresh_fit(run, share):
+    """The live τ/n answers are exact, for plain AFLite and for the joint filter's order (some
+    rows protected)."""
     X, y = _problem(run["seed"], run["n"], run["d"], run["n_classes"])
     kw = dict(n_partitions=run["m"], train_size=run["t"], slice_size=run["k"],
               random_state=run["random_state"])
-    low = AFLite(tau=run["tau"], target_size=run["n_target"], **kw).fit(X, y)
+    protected = _protected(run, share)
+    low = AFLite(tau=run["tau"], target_size=run["n_target"], **kw).fit(X, y, protected=protected)
     tau2 = max(run["tau"], run["tau2"])
-    fresh = AFLite(tau=tau2, target_size=run["n2"], **kw).fit(X, y)
+    fresh = AFLite(tau=tau2, target_size=run["n2"], **kw).fit(X, y, protected=protected)
+    if protected is not None:
+        assert not (protected & ~fresh.retained_).any()   # a protected row is never removed
     assert np.array_equal(low.retained_for(tau=tau2, target_size=run["n2"]), fresh.retained_)
     res = low.result_for(tau=tau2, target_size=run["n2"])
     assert np.array_equal(res["removed_at"], fresh.removed_at_)
@@ -63,19 +77,20 @@ def test_retained_for_equals_a_fresh_fit(run):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_runs(), st.sampled_from(["slice-sample", "quality"]))
-def test_sampled_and_quality_orders_are_exact_or_say_refit(run, variant):
+@given(_runs(), st.sampled_from(["slice-sample", "quality"]), st.sampled_from([0, 0.3]))
+def test_sampled_and_quality_orders_are_exact_or_say_refit(run, variant, share):
     X, y = _problem(run["seed"], run["n"], run["d"], run["n_classes"])
     quality = np.random.default_rng(run["seed"]).random(run["n"]) if variant == "quality" else None
     strategy = "slice-sample" if variant == "slice-sample" else "greedy-slice"
     kw = dict(n_partitions=run["m"], train_size=run["t"], slice_size=run["k"],
               strategy=strategy, random_state=run["random_state"])
-    low = AFLite(tau=run["tau"], target_size=run["n_target"], **kw).fit(X, y, quality=quality)
+    fit = dict(quality=quality, protected=_protected(run, share))
+    low = AFLite(tau=run["tau"], target_size=run["n_target"], **kw).fit(X, y, **fit)
     # A larger n alone never needs a refit: the removal order of a phase does not change.
-    same_tau = AFLite(tau=run["tau"], target_size=run["n2"], **kw).fit(X, y, quality=quality)
+    same_tau = AFLite(tau=run["tau"], target_size=run["n2"], **kw).fit(X, y, **fit)
     assert np.array_equal(low.retained_for(target_size=run["n2"]), same_tau.retained_)
     tau2 = max(run["tau"], run["tau2"])
-    fresh = AFLite(tau=tau2, target_size=run["n2"], **kw).fit(X, y, quality=quality)
+    fresh = AFLite(tau=tau2, target_size=run["n2"], **kw).fit(X, y, **fit)
     try:
         answer = low.retained_for(tau=tau2, target_size=run["n2"])
     except RefitNeeded as exc:

@@ -33,3 +33,35 @@ def test_in_sample_has_no_label_issues_and_says_why(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "note: label issues need out-of-sample probabilities" in err
     assert "label_issue" not in pd.read_csv(out).columns
+
+
+def test_aflite_joint_marks_and_records_what_it_kept(tmp_path, capsys):
+    """`aflite --joint`: the scores CSV's possibly_mislabelled column and the manifest's joint record
+    agree, no protected example is removed, and the same run from the workflow has the same key."""
+    from core.joint import descriptor
+    from core.runs import fit_run
+    from core.workflow import joint_for
+
+    out, manifest = tmp_path / "scores.csv", tmp_path / "m.json"
+    args = ["--cache-dir", str(tmp_path / "c"), "aflite", "demo:nli:n=600", "-r", SPEC, "--m", "8", "--k", "0.02",
+            "--joint", "--joint-epochs", "4", "--out", str(out), "--manifest", str(manifest)]
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    frame = pd.read_csv(out, dtype={"id": str})
+    m = __import__("json").loads(manifest.read_text())
+    flagged = set(frame.loc[frame["possibly_mislabelled"], "id"])
+    assert flagged == set(m["joint"]["possibly_mislabelled_ids"]) and flagged
+    assert frame.loc[frame["possibly_mislabelled"], "retained"].all()
+    assert m["joint"]["epochs"] == 4 and f"{len(flagged):,} possibly mislabelled kept" in said
+    ds = load_dataset("demo:nli:n=600")
+    rep = represent(ds, SPEC, cache_dir=tmp_path / "c")
+    params = dict(n_partitions=8, train_size=0.1, slice_size=0.02, tau=0.75, target_size=0.5, model="ridge",
+                  strategy="greedy-slice", random_state=0)
+    info = descriptor(epochs=4)
+    assert fit_run(ds, rep, params, joint=joint_for(ds, rep, info)).key == m["run_key"]
+
+
+def test_joint_knobs_without_joint_are_refused(tmp_path, capsys):
+    out = tmp_path / "scores.csv"
+    assert main(["aflite", "demo:nli:n=300", "-r", SPEC, "--joint-model", "mlp", "--out", str(out)]) == 2
+    assert "add --joint" in capsys.readouterr().err and not out.exists()
