@@ -51,6 +51,7 @@ from typing import Optional
 
 import numpy as np
 
+from core.artifacts import ArtifactStore
 from core.errors import InputError
 from core import paths
 from core.progress import check_cancel, report
@@ -127,10 +128,23 @@ def _check_params(method, n_neighbors, min_dist, fit_size, pca_dims, spread=1.0,
         raise InputError(f"pca_dims={pca_dims!r} must be an integer >= 2 (or None to skip the PCA pre-reduction)")
 
 
-def _cache_file(cache_dir: Path, key: str, method: str, params: dict, shape) -> Path:
+#: the format of stored maps and kNN graphs (`maps`); bump when their arrays change
+MAP_FORMAT = 1
+
+
+def maps(cache_root) -> ArtifactStore:
+    """The stored maps (``<method>-<digest>``) and UMAP kNN graphs (``knn-<digest>``) under a cache root."""
+    return ArtifactStore(Path(cache_root) / "projections", suffix=".npz", format=MAP_FORMAT, what="map")
+
+
+def _map_key(key: str, method: str, params: dict, shape) -> str:
     blob = json.dumps([key, method, params, list(shape)], sort_keys=True, default=str)
-    digest = hashlib.sha256(blob.encode()).hexdigest()[:24]
-    return cache_dir / "projections" / f"{method}-{digest}.npz"
+    return f"{method}-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
+
+
+def _read_map(path):
+    with np.load(path, allow_pickle=False) as npz:
+        return npz["xy"], npz["ids"], json.loads(str(npz["info"]))
 
 
 def _pca(X: np.ndarray, dims: int, random_state: int) -> np.ndarray:
@@ -200,18 +214,15 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
                       fit_size=None if fit_size is None else int(fit_size),
                       pca_dims=None if pca_dims is None else int(pca_dims))
     cache_root = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
-    path = _cache_file(cache_root, key, method, params, X.shape)
-    if use_cache and path.exists():
-        try:
-            with np.load(path, allow_pickle=False) as npz:
-                xy, cached_ids = npz["xy"], npz["ids"]
-                info = json.loads(str(npz["info"]))
-            if cached_ids.shape == ids.shape and (cached_ids == ids).all():
-                info["cache_hit"] = True
-                report(progress, 1.0, "projection loaded from cache")
-                return Projection(xy=xy, ids=ids, method=method, params=params, info=info)
-        except (OSError, ValueError, KeyError):
-            pass  # a damaged cache file is recomputed and overwritten
+    store, map_key = maps(cache_root), _map_key(key, method, params, X.shape)
+    # a damaged cache file is a logged miss, recomputed and overwritten
+    found = store.load_or_none(map_key, _read_map) if use_cache else None
+    if found is not None:
+        xy, cached_ids, info = found
+        if cached_ids.shape == ids.shape and (cached_ids == ids).all():
+            info["cache_hit"] = True
+            report(progress, 1.0, "projection loaded from cache")
+            return Projection(xy=xy, ids=ids, method=method, params=params, info=info)
     if only_cached:
         return None
     t0 = time.perf_counter()
@@ -225,9 +236,9 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
     info["seconds"] = round(time.perf_counter() - t0, 3)
     info["computed_at"] = time.time()   # a later load from the cache still says when it was made
     info["cache_hit"] = False
-    info["cache_file"] = str(path)
+    info["cache_file"] = str(store.path(map_key))
     if use_cache:
-        _save(path, xy, ids, info)
+        store.save(map_key, lambda fh: np.savez(fh, xy=xy, ids=ids, info=np.array(json.dumps(info))))
     report(progress, 1.0, "projection ready")
     return Projection(xy=xy, ids=ids, method=method, params=params, info=info)
 
@@ -272,26 +283,27 @@ class _CachedNeighbours:
         return self.indices[rows, :k].copy(), self.dists[rows, :k].copy()
 
 
-def _knn_file(cache_root: Path, key: str, shape, params, fitted: Optional[int]) -> Path:
+def _knn_key(key: str, shape, params, fitted: Optional[int]) -> str:
     # the PCA'd input is named by what makes it (Φ's key, shape, PCA dims, seed) and the rows fitted
     ident = [key, list(shape), params["pca_dims"], params["random_state"], fitted, params["n_neighbors"],
              params["metric"], "knn-1"]
-    digest = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
-    return cache_root / "projections" / f"knn-{digest}.npz"
+    return "knn-" + hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
-def _knn_graph(Xp, fit_rows, rest, n_neighbors, params, path: Optional[Path], progress, cancel):
+def _read_knn(path):
+    with np.load(path, allow_pickle=False) as z:
+        return z["indices"], z["dists"], z["rest_indices"], z["rest_dists"], bool(z["angular"])
+
+
+def _knn_graph(Xp, fit_rows, rest, n_neighbors, params, stored: Optional[tuple], progress, cancel):
     """(indices, dists) of the fitted rows among themselves, the rest's among the fitted rows, and
-    whether the search was angular; from ``path`` when it holds them, else searched and saved."""
-    if path is not None and path.exists():
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                out = (z["indices"], z["dists"], z["rest_indices"], z["rest_dists"], bool(z["angular"]))
-            if out[0].shape == (len(fit_rows), n_neighbors) and out[2].shape[0] == len(rest):
-                report(progress, 1.0, "kNN graph loaded from cache (no neighbour search)")
-                return out, True
-        except (OSError, ValueError, KeyError):
-            pass   # a damaged graph is searched again and overwritten
+    whether the search was angular; from ``stored`` (a store of `maps` and a key) when it holds
+    them, else searched and saved there."""
+    # a damaged graph is a logged miss, searched again and overwritten
+    out = stored[0].load_or_none(stored[1], _read_knn) if stored is not None else None
+    if out is not None and out[0].shape == (len(fit_rows), n_neighbors) and out[2].shape[0] == len(rest):
+        report(progress, 1.0, "kNN graph loaded from cache (no neighbour search)")
+        return out, True
     import umap.umap_ as umap_
     from sklearn.utils import check_random_state
 
@@ -314,10 +326,9 @@ def _knn_graph(Xp, fit_rows, rest, n_neighbors, params, path: Optional[Path], pr
             i, d = index.query(Xp[rest[start:start + step]], n_neighbors, epsilon=epsilon)
             rest_indices[start:start + step], rest_dists[start:start + step] = i, d
     out = (np.asarray(indices, dtype=np.int32), np.asarray(dists, dtype=np.float32), rest_indices, rest_dists, angular)
-    if path is not None:
-        paths.atomic_write(path, lambda fh: np.savez(fh, indices=out[0], dists=out[1], rest_indices=rest_indices,
-                                                      rest_dists=rest_dists, angular=np.array(angular)),
-                           tag=str(os.getpid()))
+    if stored is not None:
+        stored[0].save(stored[1], lambda fh: np.savez(fh, indices=out[0], dists=out[1], rest_indices=rest_indices,
+                                                      rest_dists=rest_dists, angular=np.array(angular)))
     return out, False
 
 
@@ -372,12 +383,13 @@ def _umap(X, key, params, info, chunk_size, cache_root, use_cache, progress, can
     n_neighbors = min(params["n_neighbors"], len(fit_rows) - 1)
 
     t = time.perf_counter()
-    path = _knn_file(cache_root, key, (n, X.shape[1]), params, len(fit_rows) if sampled else None) if use_cache else None
+    stored = (maps(cache_root), _knn_key(key, (n, X.shape[1]), params, len(fit_rows) if sampled else None)) \
+        if use_cache else None
     (indices, dists, rest_indices, rest_dists, angular), cached = _knn_graph(
-        X, fit_rows, rest, n_neighbors, params, path, span(progress, 0.1, 0.45), cancel)
+        X, fit_rows, rest, n_neighbors, params, stored, span(progress, 0.1, 0.45), cancel)
     stages["knn"] = round(time.perf_counter() - t, 3)
     info["knn"] = {"cached": cached, "n_neighbors": int(n_neighbors), "metric": params["metric"],
-                   "rows": int(len(fit_rows)), "file": None if path is None else str(path)}
+                   "rows": int(len(fit_rows)), "file": None if stored is None else str(stored[0].path(stored[1]))}
     check_cancel(cancel)
 
     t = time.perf_counter()
@@ -409,12 +421,6 @@ def _umap(X, key, params, info, chunk_size, cache_root, use_cache, progress, can
     if len(rest):
         stages["transform"] = round(time.perf_counter() - t, 3)
     return xy
-
-
-def _save(path: Path, xy, ids, info) -> None:
-    # tagged with the writer's process id: a temporary of a killed writer is recognised as stale
-    paths.atomic_write(path, lambda fh: np.savez(fh, xy=xy, ids=ids, info=np.array(json.dumps(info))),
-                       tag=str(os.getpid()))
 
 
 def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_dir=None, progress=None,

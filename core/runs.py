@@ -32,6 +32,7 @@ from typing import Optional
 import numpy as np
 
 from core import paths
+from core.artifacts import ArtifactStore, CorruptArtifact
 from core.aflite import AFLite, Trajectory
 from core.errors import InputError
 from core.joint import key_part
@@ -50,7 +51,7 @@ STORE_FORMAT = 3
 MANIFEST_FORMAT = 1
 
 
-class CorruptRun(InputError):
+class CorruptRun(CorruptArtifact):
     """A stored run exists but cannot be read (damaged files); recomputing would hide that."""
 
 
@@ -275,7 +276,14 @@ class Run:
         a complete file; the last one wins.
         """
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # the process id in the temporary's name tells a dead writer's leftovers from a live one's
+        paths.atomic_write(path, self.write, tag=str(os.getpid()))
+        _fsync_folder(path.parent)
+        return path
+
+    def write(self, fh) -> None:
+        """The run as one ``.npz`` into the binary file object ``fh`` (what `save` and the run
+        store write)."""
         meta = {
             "format": STORE_FORMAT,
             "params": self.params, "dataset_name": self.dataset_name,
@@ -289,10 +297,7 @@ class Run:
         arrays["excluded_ids"] = np.asarray(self.excluded_ids).astype(str)
         arrays["review_first"] = np.asarray(self.review_first).astype(str)
         arrays["meta"] = np.array(json.dumps(meta, default=str))
-        # the process id in the temporary's name tells a dead writer's leftovers from a live one's
-        paths.atomic_write(path, lambda fh: np.savez(fh, **arrays), tag=str(os.getpid()))
-        _fsync_folder(path.parent)
-        return path
+        np.savez(fh, **arrays)
 
     @classmethod
     def load(cls, path, *, expect_format: Optional[int] = None) -> Optional["Run"]:
@@ -318,7 +323,7 @@ class Run:
                        quality=meta.get("quality") or {}, joint=meta.get("joint") or {}, review_first=first)
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, InputError) as exc:
             raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc}); delete it to "
-                             "recompute the run") from exc
+                             "recompute the run", path) from exc
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -413,7 +418,8 @@ def quality_digest(values) -> str:
 
 
 class RunStore:
-    """Finished runs on disk, one ``<key>.npz`` file per `run_key`.
+    """Finished runs on disk, one file per `run_key` (a `core.artifacts.ArtifactStore`:
+    ``<key>.v<STORE_FORMAT>.npz``, written atomically).
 
     No memory layer here: the dashboard keeps loaded runs in its bounded cache, and
     the CLI reads a run once. Temporary files of writers that died (a killed process)
@@ -427,10 +433,10 @@ class RunStore:
 
     def __init__(self, root):
         self.root = Path(root)
-        self.remove_stale_temporaries()
+        self.files = ArtifactStore(self.root, suffix=".npz", format=STORE_FORMAT, what="run")
 
     def path(self, key: str) -> Path:
-        return self.root / f"{key}.npz"
+        return self.files.path(key)
 
     def get(self, key: str) -> Optional[Run]:
         """The stored run, or None when it is missing or outdated (saved in another format).
@@ -440,17 +446,12 @@ class RunStore:
         CorruptRun
             The run's file exists but cannot be read; the message names the file.
         """
-        path = self.path(key)
-        if not path.exists():
-            if (self.root / key / "run.json").exists():
-                log.info("run %s was saved in an older layout: recomputing it", key)
-            return None
         try:
-            run = Run.load(path, expect_format=STORE_FORMAT)
-        except CorruptRun as exc:
+            run = self.files.load(key, lambda p: Run.load(p, expect_format=STORE_FORMAT))
+        except CorruptArtifact as exc:
             log.warning("%s", exc)
-            raise
-        if run is None:
+            raise exc if isinstance(exc, CorruptRun) else CorruptRun(str(exc), exc.path) from exc
+        if run is None and self.path(key).exists():
             log.info("run %s was saved in another format (now %s): recomputing it", key, STORE_FORMAT)
         return run
 
@@ -459,23 +460,21 @@ class RunStore:
         itself is still good, so a full or read-only disk never fails the work that made it)."""
         key = run.key
         try:
-            run.save(self.path(key))
+            self.files.save(key, run.write)
         except OSError as exc:
             log.warning("could not save run %s in %s (%s); it stays in memory only", key, self.root, exc)
             return None
         return key
 
     def __contains__(self, key: str) -> bool:
-        return self.path(key).exists()
+        return key in self.files
 
     def keys(self) -> list:
-        if not self.root.exists():
-            return []
-        return sorted(p.name[:-4] for p in self.root.glob("*.npz") if not p.name.startswith("."))
+        return self.files.keys()
 
     def remove_stale_temporaries(self) -> int:
         """Delete temporary files left by writers that are no longer running; how many."""
-        return paths.remove_stale_temporaries(self.root)
+        return self.files.remove_stale_temporaries()
 
 
 def read_run_argument(path, dataset, *, manifest_keys=("dataset", "aflite", "retained_ids")):

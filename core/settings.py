@@ -33,6 +33,9 @@ class Settings:
     db_url: str                    #: ARTIFACT_LENS_DB_URL: SQLAlchemy URL of the team store
     cache_mb: float                #: ARTIFACT_LENS_CACHE_MB: memory budget of the server cache
     uploads_mb: float              #: ARTIFACT_LENS_UPLOADS_MB: disk budget for uploads
+    #: ARTIFACT_LENS_RESULTS_MB: disk budget of the computed results (runs, evaluations, quality tables,
+    #: maps); past it a starting server deletes the least recently used (`core.artifacts.prune`)
+    results_mb: float
     data_dirs: tuple               #: ARTIFACT_LENS_DATA_DIRS: folders the Data page's "Local path" may read
     map: str                       #: ARTIFACT_LENS_MAP: the background map, umap or pca
     #: ARTIFACT_LENS_MAP_POINTS: most points the Map draws; above it a seeded sample (WebGL in headless
@@ -89,6 +92,7 @@ def _parse(env: tuple) -> Settings:
         db_url=raw["db_url"] or f"sqlite:///{cache / 'team.sqlite'}",
         cache_mb=_number("cache_mb", raw["cache_mb"], 1, "megabytes") if raw["cache_mb"] else 1024.0,
         uploads_mb=_number("uploads_mb", raw["uploads_mb"], 0, "megabytes") if raw["uploads_mb"] else 2048.0,
+        results_mb=_number("results_mb", raw["results_mb"], 1, "megabytes") if raw["results_mb"] else 20_000.0,
         data_dirs=tuple(Path(p).expanduser().resolve() for p in data_dirs),
         map=method,
         map_points=_number("map_points", raw["map_points"], 1, "points", whole=True) if raw["map_points"] else 200_000,

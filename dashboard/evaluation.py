@@ -13,7 +13,7 @@ from dashboard.session import session
 
 
 def store() -> EvaluationStore:
-    return EvaluationStore(server().store.root / "evaluations")
+    return server().evaluations
 
 
 def stored(run) -> list:

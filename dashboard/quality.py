@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 
-from core import paths, workflow
+from core import workflow
 from core.jobs import offload
 from core.progress import span
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
@@ -80,18 +78,9 @@ def context_key(ds, rep, qs: Optional[QualityState] = None) -> str:
     return _hash(["quality", ds.fingerprint, rep.spec, int(qs.min_count), qs.nn_dim])
 
 
-def folder() -> Path:
-    return server().store.root / "quality"
-
-
 def _read(key: str) -> Optional[pd.DataFrame]:
-    path = folder() / f"{key}.parquet"
-    if not path.exists():
-        return None
-    try:
-        return pd.read_parquet(path)
-    except (OSError, ValueError):
-        return None   # a damaged file: recomputed on request
+    # a damaged file is a logged miss: recomputed on request
+    return server().quality_tables.load_or_none(key, pd.read_parquet)
 
 
 def _ensure(key: str, ds, rep, min_count: int, nn_dim, ctx=None, progress=None) -> pd.DataFrame:
@@ -103,8 +92,7 @@ def _ensure(key: str, ds, rep, min_count: int, nn_dim, ctx=None, progress=None) 
             return found
         out = offload(ctx, workflow.quality_components, ds, rep, min_count=min_count, nn_dim=nn_dim,
                       progress=progress or (ctx.progress if ctx else None))
-        folder().mkdir(parents=True, exist_ok=True)
-        paths.atomic_write(folder() / f"{key}.parquet", lambda fh: out.to_parquet(fh), tag=str(os.getpid()))
+        server().quality_tables.save(key, out.to_parquet)
         return out
 
     return server().cache.get_or_compute("quality", key, load_or_compute)
@@ -189,10 +177,6 @@ def quality_column(ds, rep, info: dict, ctx=None, progress=None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- plain vs quality-ordered
-def _compare_path(key: str) -> Path:
-    return folder() / f"compare-{key}.json"
-
-
 def compare_key(ds, rep, params: dict, info: dict) -> str:
     from core.runs import full_params
 
@@ -204,17 +188,14 @@ def compare_result(key: Optional[str]) -> Optional[pd.DataFrame]:
     if not key:
         return None
 
-    def load():
-        path = _compare_path(key)
-        if not path.exists():
-            return None
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return None
+    def read(path):
+        data = json.loads(path.read_text())
         frame = pd.DataFrame(data["rows"])
         frame.attrs.update(data["attrs"])
         return frame
+
+    def load():
+        return server().comparisons.load_or_none(key, read)
 
     return server().cache.get_or_compute("quality_compare", key, load)
 
@@ -239,9 +220,7 @@ def compare_start(params: dict, name: str):
                           progress=span(ctx.progress, 0.4, 1.0))
         rows = json.loads(out.to_json(orient="records"))
         attrs = json.loads(json.dumps(out.attrs, default=str))
-        folder().mkdir(parents=True, exist_ok=True)
-        paths.atomic_write(_compare_path(key), lambda fh: fh.write(json.dumps({"rows": rows, "attrs": attrs}).encode()),
-                           tag=str(os.getpid()))
+        server().comparisons.save(key, lambda fh: fh.write(json.dumps({"rows": rows, "attrs": attrs}).encode()))
         return key
 
     found = server().jobs.submit("qcompare:" + key, work, name="Plain vs quality-ordered AFLite")

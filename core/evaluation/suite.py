@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import socket
 import time
 import uuid
@@ -16,6 +15,7 @@ from typing import Dict, Optional
 import numpy as np
 import pandas as pd
 
+from core.artifacts import KEY, ArtifactStore
 from core.errors import InputError
 from core.progress import check_cancel, report, span
 from core.evaluation.checks import check_tolerance, coarse_action, difficulty_check, phase_table, synthetic_report
@@ -27,7 +27,8 @@ from core.evaluation.models import TABLE_FAMILIES, check_families, notes_of
 #: (pid 1 in a container), never its token
 _INSTANCE = uuid.uuid4().hex
 #: what an evaluation key looks like (`evaluation_key`: 16 hex digits; tests name their own)
-_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: the format of a stored evaluation (`EvaluationStore`); bump when `Evaluation.to_dict` changes shape
+STORE_FORMAT = 1
 
 # ---------------------------------------------------------------------- the whole evaluation of a run
 def _reads_the_same(dataset, spec: str, other: str) -> bool:
@@ -292,30 +293,24 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
 
 class EvaluationStore:
     """Finished evaluations on disk, one JSON file per (run key, τ, n, options), in a folder beside
-    the run store: a reload, a CLI call or a teammate on the same server reads them instead of
-    recomputing. Files are replaced atomically."""
+    the run store (a `core.artifacts.ArtifactStore`): a reload, a CLI call or a teammate on the
+    same server reads them instead of recomputing."""
 
     def __init__(self, root):
         self.root = Path(root)
+        self.files = ArtifactStore(self.root, suffix=".json", format=STORE_FORMAT, what="evaluation")
 
     def path(self, key: str) -> Path:
-        return self.root / f"{key}.json"
+        return self.files.path(key)
 
     def get(self, key: str) -> Optional[Evaluation]:
-        p = self.path(key)
-        if not p.exists():
-            return None
-        try:
-            return Evaluation.from_dict(json.loads(p.read_text()))
-        except (OSError, ValueError, KeyError, TypeError):
-            return None   # a damaged cache file is a miss: evaluations are recomputed, never lost data
+        # a damaged file is a logged miss: evaluations are recomputed, never lost data
+        return self.files.load_or_none(key, lambda p: Evaluation.from_dict(json.loads(p.read_text())))
 
     def put(self, ev: Evaluation) -> str:
-        from core import paths
-
         key = ev.key
         blob = ev.to_json().encode()
-        paths.atomic_write(self.path(key), lambda fh: fh.write(blob))
+        self.files.save(key, lambda fh: fh.write(blob))
         self.ended(key)
         return key
 
@@ -323,7 +318,7 @@ class EvaluationStore:
     def _started_path(self, key: str) -> Path:
         """The record of ``key`` inside ``started/``: a key is a file stem of this tool's making,
         never a path (a record read back could name ``../x``; nothing outside is ever touched)."""
-        if not _KEY.fullmatch(str(key)):
+        if not KEY.fullmatch(str(key)):
             raise InputError(f"evaluation key {str(key)[:40]!r} is not one this tool makes (letters, digits, - and _).")
         return self.root / "started" / f"{key}.json"
 
@@ -351,7 +346,7 @@ class EvaluationStore:
             except (OSError, ValueError):
                 continue
             rec["key"] = p.stem   # the record's own file names it, whatever its content says
-            if rec.get("run_key") != run_key or rec["key"] in running or self.path(rec["key"]).exists():
+            if rec.get("run_key") != run_key or rec["key"] in running or self.get(rec["key"]) is not None:
                 continue
             if not _gone(rec):
                 continue
@@ -360,11 +355,9 @@ class EvaluationStore:
 
     def for_run(self, run_key: str) -> list:
         """The stored evaluations of one run, newest first (each loaded)."""
-        if not self.root.exists():
-            return []
         found = []
-        for p in self.root.glob("*.json"):
-            ev = self.get(p.stem)
+        for key in self.files.keys():
+            ev = self.get(key)
             if ev is not None and ev.context.get("run_key") == run_key:
                 found.append(ev)
         return sorted(found, key=lambda e: -e.created)

@@ -74,7 +74,7 @@ from core.dataset import Dataset
 from core import paths
 from core.errors import InputError
 from core.progress import check_cancel, report
-from core.representations.common import CACHE_VERSION, build_embedding, check_finite, json_default
+from core.representations.common import CACHE_VERSION, build_embedding, check_finite, json_default, stores
 from core.representations.spec import KINDS, canonical_spec, parse_spec, resolve_options, resolve_spec, spec_paths
 from core.representations.text import build_glove, build_pixels, build_sbert, build_tfidf_svd
 from core.representations.vectors import build_file, source_changed
@@ -122,32 +122,32 @@ class Representation:
 # ============================================================== cache
 
 
-def _cache_paths(cache_dir, fingerprint: str, spec: str):
-    key = hashlib.sha256(f"v{CACHE_VERSION}|{fingerprint}|{spec}".encode()).hexdigest()[:20]
-    folder = Path(cache_dir) / "representations" / fingerprint
-    return folder / f"{key}.npy", folder / f"{key}.json"
+def _cache(cache_dir, fingerprint: str, spec: str):
+    """(the stores of the dataset's cached Φs, the key of ``spec``)."""
+    return stores(Path(cache_dir) / "representations" / fingerprint), \
+        hashlib.sha256(f"{fingerprint}|{spec}".encode()).hexdigest()[:20]
 
 
-def _load_cached(npy: Path, sidecar: Path, dataset: Dataset, spec: str):
-    if not sidecar.exists() or not npy.exists():
+def _load_cached(cache, dataset: Dataset, spec: str):
+    (vectors, sidecars), key = cache
+    # unreadable (logged): rebuilt and overwritten
+    meta = sidecars.load_or_none(key, lambda p: json.loads(p.read_text()))
+    X = vectors.load_or_none(key, lambda p: np.load(p, mmap_mode="r")) if meta is not None else None
+    if X is None:
         return None
-    try:
-        meta = json.loads(sidecar.read_text())
-        X = np.load(npy, mmap_mode="r")
-    except (OSError, ValueError):
-        return None  # unreadable: rebuild and overwrite
     excluded = np.asarray(meta.get("excluded_ids", []), dtype=object)
     ids = _remaining_ids(dataset, excluded)
     if (meta.get("spec") != spec or meta.get("fingerprint") != dataset.fingerprint or X.dtype != np.float32
             or list(X.shape) != list(meta.get("shape", [])) or X.shape[0] != len(ids)):
         return None
     info = dict(meta.get("info", {}))
-    info.update(cached=True, cache_path=str(npy))
+    info.update(cached=True, cache_path=str(cache[0][0].path(cache[1])))
     return Representation(X=X, ids=ids, excluded_ids=excluded, spec=spec, info=info)
 
 
-def _store(npy: Path, sidecar: Path, rep: Representation, dataset: Dataset) -> None:
-    paths.atomic_write(npy, lambda f: np.save(f, np.ascontiguousarray(rep.X, dtype=np.float32)))
+def _store(cache, rep: Representation, dataset: Dataset) -> None:
+    (vectors, sidecars), key = cache
+    vectors.save(key, lambda f: np.save(f, np.ascontiguousarray(rep.X, dtype=np.float32)))
     meta = {
         "spec": rep.spec,
         "fingerprint": dataset.fingerprint,
@@ -159,7 +159,7 @@ def _store(npy: Path, sidecar: Path, rep: Representation, dataset: Dataset) -> N
         "cache_version": CACHE_VERSION,
         "info": {k: v for k, v in rep.info.items() if k not in ("cached", "cache_path")},
     }
-    paths.atomic_write(sidecar, lambda f: f.write(json.dumps(meta, indent=1, default=json_default).encode()))
+    sidecars.save(key, lambda f: f.write(json.dumps(meta, indent=1, default=json_default).encode()))
 
 
 def _remaining_ids(dataset: Dataset, excluded) -> np.ndarray:
@@ -213,9 +213,8 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
 
     use_cache = cache_dir is not False and kind != "file"
     if use_cache:
-        npy, sidecar = _cache_paths(cache_dir if cache_dir is not None else paths.cache_dir(),
-                                    dataset.fingerprint, canon)
-        hit = _load_cached(npy, sidecar, dataset, canon)
+        cache = _cache(cache_dir if cache_dir is not None else paths.cache_dir(), dataset.fingerprint, canon)
+        hit = _load_cached(cache, dataset, canon)
         if hit is not None:
             report(progress, 1.0, "loaded from cache")
             return hit
@@ -239,8 +238,8 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
     if use_cache:
         check_cancel(cancel)
         try:
-            _store(npy, sidecar, rep, dataset)
-            info["cache_path"] = str(npy)
+            _store(cache, rep, dataset)
+            info["cache_path"] = str(cache[0][0].path(cache[1]))
         except OSError as exc:  # a read-only or full disk must not lose the computed result
             messages.append(f"could not write the cache ({exc}); set ARTIFACT_LENS_CACHE to a writable folder.")
     report(progress, 1.0, "done")

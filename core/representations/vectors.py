@@ -19,7 +19,7 @@ from core import paths
 from core.errors import Cancelled, InputError
 from core.progress import check_cancel, report
 import core.representations.common as common   # FILE_CHUNK read at call time (tests shrink it)
-from core.representations.common import CACHE_VERSION, check_finite, json_default, read_progress
+from core.representations.common import CACHE_VERSION, check_finite, json_default, read_progress, stores
 from core.representations.spec import canonical_spec
 
 
@@ -417,20 +417,18 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
 
     canon = canonical_spec("file", opts)
     folder = Path(cache_dir if cache_dir is not None else paths.cache_dir()) / "representations" / dataset.fingerprint
-    key = hashlib.sha256(json.dumps([CACHE_VERSION, dataset.fingerprint, canon, source]).encode()).hexdigest()[:20]
-    npy, sidecar = folder / f"file-{key}.npy", folder / f"file-{key}.json"
-    if sidecar.exists() and npy.exists():
-        try:
-            meta = json.loads(sidecar.read_text())
-            X = np.load(npy, mmap_mode="r")
-            if (meta.get("source") == source and meta.get("fingerprint") == dataset.fingerprint
-                    and meta.get("spec") == canon and X.dtype == np.float32 and X.shape == (n, d)):
-                messages.extend(meta.get("messages", []))
-                info.update(meta.get("info", {}))
-                info.update(cache_path=str(npy), memory_mapped=str(npy), converted="cache")
-                return X
-        except (OSError, ValueError):
-            pass  # unreadable: convert again and overwrite
+    key = "file-" + hashlib.sha256(json.dumps([dataset.fingerprint, canon, source]).encode()).hexdigest()[:20]
+    vectors, sidecars = stores(folder)
+    npy = vectors.path(key)
+    # unreadable (logged): converted again and overwritten
+    meta = sidecars.load_or_none(key, lambda p: json.loads(p.read_text()))
+    X = vectors.load_or_none(key, lambda p: np.load(p, mmap_mode="r")) if meta is not None else None
+    if (X is not None and meta.get("source") == source and meta.get("fingerprint") == dataset.fingerprint
+            and meta.get("spec") == canon and X.dtype == np.float32 and X.shape == (n, d)):
+        messages.extend(meta.get("messages", []))
+        info.update(meta.get("info", {}))
+        info.update(cache_path=str(npy), memory_mapped=str(npy), converted="cache")
+        return X
 
     folder.mkdir(parents=True, exist_ok=True)
     need = out_bytes + (src.n_rows * d * 4 if staged else 0)
@@ -442,13 +440,13 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
     try:
         if staged:
             # The stream in the file's order is staged as float32 first, then gathered in the dataset's order.
-            rows_tmp = folder / f".file-{key}.{os.getpid()}.rows.tmp"
+            rows_tmp = folder / f".{key}.{os.getpid()}.rows.tmp"
             with open(rows_tmp, "wb") as fh:
                 _write_npy(fh, (src.n_rows, d), read_progress(src.stream(), src.n_rows, what, cancel, progress))
             array = np.load(rows_tmp, mmap_mode="r")
         chunks = _checked(_ordered_chunks(array, src.stream, pos, n), n, dataset.ids, what, cancel, progress,
                           0.5 if staged else 0.0, 1.0)
-        paths.atomic_write(npy, lambda fh: _write_npy(fh, (n, d), chunks), tag=str(os.getpid()))
+        vectors.save(key, lambda fh: _write_npy(fh, (n, d), chunks))
     finally:
         array = None
         if rows_tmp is not None and rows_tmp.exists():
@@ -459,6 +457,6 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
     meta = {"spec": canon, "fingerprint": dataset.fingerprint, "dataset": dataset.name, "source": source,
             "shape": [n, d], "dtype": "float32", "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
             "cache_version": CACHE_VERSION, "messages": list(messages), "info": dict(info)}
-    paths.atomic_write(sidecar, lambda f: f.write(json.dumps(meta, indent=1, default=json_default).encode()))
+    sidecars.save(key, lambda f: f.write(json.dumps(meta, indent=1, default=json_default).encode()))
     info.update(cache_path=str(npy), memory_mapped=str(npy), converted="now")
     return np.load(npy, mmap_mode="r")

@@ -147,7 +147,7 @@ def test_a_failed_save_keeps_the_run_and_leaves_no_temporary(run, tmp_path, monk
         assert store.put(run) is None          # logged, not raised: the job that made the run goes on
     assert "No space left" in caplog.text
     assert store.path(run.key).read_bytes() == before   # the old copy is untouched
-    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [f"{run.key}.npz"]
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [store.path(run.key).name]
 
 
 def test_bad_run_file(tmp_path):
