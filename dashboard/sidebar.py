@@ -64,7 +64,8 @@ def sidebar() -> None:
                     f"{p.get('model')} / {p.get('strategy')}, seed {p.get('random_state')}\n"
                     f"{run.n_phases} phases in {run.seconds:.1f} s"
                     + (f"\nremoval order: quality ({run.quality.get('name', 'a column')}), τ = "
-                       f"{run.trajectory.tau:.2f}" if run.quality else ""))
+                       f"{run.trajectory.tau:.2f}" if run.quality else "")
+                    + (f"\njoint filter: {len(run.review_first):,} possibly mislabelled kept" if run.joint else ""))
             # the live knobs redraw in a fragment: they rewrite this placeholder as they move
             sess.live_line = st.empty()
             show_live(run)

@@ -27,6 +27,7 @@ def test_a_joint_run_protects_and_queues_what_it_kept(fresh_server, downloads):
     assert run.joint["epochs"] == 4 and len(run.review_first)
     assert not (run.trajectory.protected & ~run.retained).any()
     assert any(f"{len(run.review_first):,} possibly mislabelled" in i.value for i in at.info)
+    assert f"joint filter: {len(run.review_first):,} possibly mislabelled kept" in " ".join(t.value for t in at.sidebar.text)
     at.slider(key="w_target").set_value(0.8).run()          # n stays live on a joint run
     assert metrics(at)["Retained"] == f"{int(run.retained_for(target_size=0.8).sum()):,}"
 
