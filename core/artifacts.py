@@ -140,7 +140,7 @@ class ArtifactStore:
         """Write ``key`` atomically with ``write(fh)`` (a binary file object); its path."""
         path = self.path(key)
         paths.atomic_write(path, write, tag=str(os.getpid()))
-        _fsync_folder(path.parent)
+        paths.fsync_folder(path.parent)
         return path
 
     def delete(self, key: str) -> bool:
@@ -203,17 +203,3 @@ def _unlink(p: Path) -> int:
     except OSError:
         return 0
     return size
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make a rename durable (POSIX: the folder entry is flushed with the folder)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["cache_dir", "atomic_write", "umask"]
+__all__ = ["cache_dir", "atomic_write", "fsync_folder", "umask"]
 
 
 def cache_dir() -> Path:
@@ -55,6 +55,20 @@ def atomic_write(path, write, *, tag: Optional[str] = None) -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def fsync_folder(folder) -> None:
+    """Make a rename in ``folder`` durable (POSIX: the folder entry is flushed with the folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def remove_stale_temporaries(folder, *, recursive: bool = False) -> int:

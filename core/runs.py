@@ -278,7 +278,7 @@ class Run:
         path = Path(path)
         # the process id in the temporary's name tells a dead writer's leftovers from a live one's
         paths.atomic_write(path, self.write, tag=str(os.getpid()))
-        _fsync_folder(path.parent)
+        paths.fsync_folder(path.parent)
         return path
 
     def write(self, fh) -> None:
@@ -325,19 +325,6 @@ class Run:
             raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc}); delete it to "
                              "recompute the run", path) from exc
 
-
-def _fsync_folder(folder: Path) -> None:
-    """Make a rename durable (POSIX: the folder entry is flushed with the folder)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None, on_phase=None,
