@@ -326,7 +326,6 @@ class Run:
                              "recompute the run", path) from exc
 
 
-
 def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None, on_phase=None,
             quality=None, quality_info: Optional[dict] = None, joint=None, scheduler: Optional[str] = None) -> Run:
     """Fit AFLite on a representation of a dataset and record it as a `Run`.
