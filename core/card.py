@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-__all__ = ["card_inputs", "dataset_card", "size_category", "TOP_CUES"]
+__all__ = ["card_inputs", "dataset_card", "card_of", "size_category", "TOP_CUES"]
 
 #: cues listed before and after filtering
 TOP_CUES = 8
@@ -170,3 +170,9 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
     lines += ["", "## Files", "", "`manifest.json` holds every parameter, the phases, the retained ids and the "
               "export's options: what reproduces this split."]
     return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n".join(lines) + "\n")
+
+
+def card_of(dataset, manifest: dict, *, verdict: Optional[str] = None):
+    """The card of an export of ``dataset`` whose manifest is ``manifest`` (its ``retained_ids``
+    are the filtered split): what every datasets folder, the Export page and a Hub push carry."""
+    return dataset_card(manifest, card_inputs(dataset, manifest.get("retained_ids") or []), verdict=verdict)

@@ -407,11 +407,12 @@ def manifest_path(path) -> Path:
 
 
 def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Optional[dict] = None, *,
-          progress=None, cancel=None, chunk_rows: int = CHUNK_ROWS) -> Path:
+          card=None, progress=None, cancel=None, chunk_rows: int = CHUNK_ROWS) -> Path:
     """Write the export to ``path`` atomically, and the manifest beside it.
 
     ``fmt`` defaults from the extension (a path without one means a `datasets`
-    folder). Returns the data path; the manifest is ``<name>.manifest.json``. An existing
+    folder, which holds the manifest and ``card``, `core.card.card_of`, as README.md too).
+    Returns the data path; the manifest is ``<name>.manifest.json``. An existing
     path is replaced only when Artifact Lens wrote it and it is unchanged since
     (`core.outputs`, the one output policy); anything else is refused, untouched.
     """
@@ -431,7 +432,8 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
     if manifest is not None:
         outs.declare("its manifest", manifest_path(path))
     try:
-        write_new(frame, outs.path_for("the export"), fmt, progress=progress, cancel=cancel, chunk_rows=chunk_rows)
+        write_new(frame, outs.path_for("the export"), fmt, manifest=manifest, card=card, progress=progress,
+                  cancel=cancel, chunk_rows=chunk_rows)
         if manifest is not None:
             Path(outs.path_for("its manifest")).write_text(json.dumps(manifest, indent=1, default=str))
         outs.commit()
@@ -440,12 +442,15 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
     return path
 
 
-def write_new(frame: pd.DataFrame, path, fmt: str, *, progress=None, cancel=None, chunk_rows: int = CHUNK_ROWS) -> None:
+def write_new(frame: pd.DataFrame, path, fmt: str, *, manifest: Optional[dict] = None, card=None, progress=None,
+              cancel=None, chunk_rows: int = CHUNK_ROWS) -> None:
     """Write the export to ``path``, which must not exist yet: a temporary the output policy
-    (`core.outputs.Outputs.path_for`) handed out and will move into place."""
+    (`core.outputs.Outputs.path_for`) handed out and will move into place. A datasets folder
+    holds ``manifest`` and ``card`` (see `write_file`)."""
     _check_choice("fmt", fmt, FORMATS)
     if fmt == "datasets":
-        write_file(frame, path, fmt, zipped=False, chunk_rows=chunk_rows, progress=progress, cancel=cancel)
+        write_file(frame, path, fmt, zipped=False, chunk_rows=chunk_rows, progress=progress, cancel=cancel,
+                   manifest=manifest, card=card)
     else:
         with open(path, "wb") as fh:
             write_file(frame, fh, fmt, progress=progress, cancel=cancel, chunk_rows=chunk_rows)

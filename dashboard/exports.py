@@ -113,12 +113,11 @@ def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]
 def card_for(dataset, manifest: dict, verdict: Optional[str] = None) -> str:
     """The dataset card (README.md, `core.card`) of an export: built when asked (its cue tables
     take a z-statistics pass over the dataset and over the split), kept for the same manifest."""
-    from core.card import card_inputs, dataset_card
+    from core.card import card_of
     from dashboard import current
 
     key = hashlib.sha256(json.dumps([manifest, verdict], sort_keys=True, default=str).encode()).hexdigest()[:20]
-    return current.cached("dataset_card", key, lambda: str(dataset_card(
-        manifest, card_inputs(dataset, manifest.get("retained_ids") or []), verdict=verdict)))
+    return current.cached("dataset_card", key, lambda: str(card_of(dataset, manifest, verdict=verdict)))
 
 
 def manifest_shown(manifest: dict) -> dict:

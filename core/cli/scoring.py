@@ -199,8 +199,15 @@ def cmd_aflite(args) -> int:
     if args.export:
         fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
         frame = export.export_frame(ds, run, which=args.which)
-        export.write_new(frame, outs.path_for("--export"), fmt)
-        manifest_out = export.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds)
+        manifest_out = export.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds,
+                                           tau=run.trajectory.tau, target_size=run.trajectory.n,
+                                           retained_ids=extra["retained_ids"])
+        card = None
+        if fmt == "datasets":   # a datasets folder carries its manifest and its dataset card
+            from core.card import card_of
+
+            card = card_of(ds, manifest_out)
+        export.write_new(frame, outs.path_for("--export"), fmt, manifest=manifest_out, card=card)
         Path(outs.path_for("the export's manifest")).write_text(json.dumps(manifest_out, indent=1, default=str))
     outs.commit()
     if not args.quiet:
@@ -358,9 +365,9 @@ def cmd_export(args) -> int:
                   "each group kept).", file=sys.stderr)
     card = None
     if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its dataset card
-        from core.card import card_inputs, dataset_card
+        from core.card import card_of
 
-        card = dataset_card(manifest, card_inputs(ds, manifest.get("retained_ids") or []))
+        card = card_of(ds, manifest)
     bar = progress_bar("export", args.quiet)
     try:
         export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar,

@@ -119,6 +119,22 @@ def test_aflite_writes_scores_manifest_and_export(tmp_path):
     assert sorted(kept["id"]) == sorted(scored.loc[scored.retained, "id"]) and "hypothesis" in kept.columns
 
 
+def test_aflite_export_to_a_datasets_folder_carries_its_card_and_manifest(tmp_path):
+    """Every datasets-folder export carries README.md (the dataset card) and manifest.json, with
+    the fitted τ and n and the retained split's numbers."""
+    from huggingface_hub import DatasetCard
+
+    folder = tmp_path / "split"
+    assert main(["-q", "aflite", "demo:nli:n=600", "-r", "tfidf-svd:fields=hypothesis,dim=32", "--m", "8", "--k", "0.05",
+                 "--tau", "0", "--target-size", "0.5", "--out", str(tmp_path / "s.csv"), "--export", str(folder)]) == 0
+    inside = json.loads((folder / "manifest.json").read_text())
+    assert inside == json.loads((tmp_path / "split.manifest.json").read_text())
+    assert inside["export"]["tau"] == 0.0 and inside["export"]["target_size"] == 300 and len(inside["retained_ids"]) == 300
+    card = DatasetCard.load(folder / "README.md")
+    assert card.data.to_dict()["size_categories"] == ["n<1K"]
+    assert "| rows in this split | 300 |" in card.text and "| n (target size) | 300 |" in card.text
+
+
 def test_aflite_with_warmup_marks_warmup_rows(tmp_path):
     out = tmp_path / "scored.csv"
     code = main(["-q", "aflite", "demo:nli:n=600", "-r", "warmup:fields=hypothesis,fraction=0.1", "--m", "8",
