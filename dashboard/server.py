@@ -98,6 +98,9 @@ class Server:
         Datasets, Φ, runs, tables, projections, z-statistics (memory-bounded).
     store : core.runs.RunStore
         Finished runs on disk, keyed by their parameters (the compute cache).
+    evaluations, quality_tables, comparisons, maps
+        The other stores of computed results (`core.artifacts.ArtifactStore`s); with the Φs
+        they are pruned to ``ARTIFACT_LENS_RESULTS_MB`` by the ``pruning`` thread at start.
     team : core.store.TeamStore
         Workspaces, members and roles, the runs each workspace holds, saved views and
         reviews (``$ARTIFACT_LENS_DB_URL``; a SQLite file by default). Runs in progress hold a
@@ -129,7 +132,8 @@ class Server:
         # prepared exports and projection temporaries of a server that was killed
         paths.remove_stale_temporaries(self.exports)
         self.maps = maps(paths.cache_dir())   # its temporaries of a killed server are removed here
-        threading.Thread(target=self.prune, name="prune results", daemon=True).start()
+        self.pruning = threading.Thread(target=self.prune, name="prune results", daemon=True)
+        self.pruning.start()
         _servers.add(self)
         _install_hooks()
         threading.Thread(target=self._heartbeat, name="run-lease heartbeat", daemon=True).start()
