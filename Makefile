@@ -14,8 +14,9 @@ install-test:
 demo: install
 	$(PYTHON) -m streamlit run app.py
 
+# Two workers (pytest-xdist): the browser walks wait on servers and pages while the other worker computes.
 test: install-test
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q -n auto --maxprocesses 4
 
 # Before every commit (docs/testing.md): the unit tier, without a browser, AppTests, PostgreSQL,
 # a cluster, killed processes or slow tests.
@@ -25,7 +26,9 @@ test-fast: install-test
 
 # The store (SQLite and PostgreSQL, races included), sign-in (a real browser and OIDC provider) and
 # durability (killed writers) tests beside one CPU burner per core (CI runs it after `make test`).
-STRESS_TESTS = tests/unit/test_store_scope.py tests/unit/test_team_store.py tests/e2e/test_auth.py tests/durability
+# The load and kill tests run at full size here (tests/scale.py), lighter in `make test`.
+STRESS_TESTS = tests/unit/test_store_scope.py tests/unit/test_team_store.py tests/unit/test_run_store_kill.py \
+	tests/e2e/test_auth.py tests/durability
 test-stress: install-test
 	$(PYTHON) tests/stress.py -q -p no:cacheprovider $(STRESS_TESTS)
 

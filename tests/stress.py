@@ -22,7 +22,8 @@ def main(argv) -> int:
         b.start()
     try:
         print(f"stress: {len(burners)} CPU burners running beside: pytest {' '.join(argv)}", flush=True)
-        return subprocess.call([sys.executable, "-m", "pytest", *argv])
+        # the load and kill tests at full size (tests/conftest.py, `scaled`)
+        return subprocess.call([sys.executable, "-m", "pytest", *argv], env=dict(os.environ, ARTIFACT_LENS_STRESS="1"))
     finally:
         for b in burners:
             b.terminate()

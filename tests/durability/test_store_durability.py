@@ -17,12 +17,13 @@ from sqlalchemy import create_engine, select, text
 
 from core.store import TeamStore
 from core.store.models import RunRecord
+from scale import scaled
 
 pytestmark = pytest.mark.durability
 
 WORKER = Path(__file__).with_name("store_worker.py")
 ROOT = Path(__file__).resolve().parents[2]
-KILLS = 20
+KILLS = scaled(20, 6)   # `make test-stress`: 20
 #: the workers' run lease (seconds): a killed worker's runs are found once it runs out
 LEASE = 3
 OWNER = "owner@x.org"

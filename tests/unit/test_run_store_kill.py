@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from core.runs import RunStore
+from scale import scaled
 
 pytestmark = pytest.mark.durability   # kills processes for half a minute: the full tier, not the pre-commit one
 
@@ -39,7 +40,8 @@ def _start(root, seeds):
     return proc
 
 
-def test_twenty_kills_of_four_writers_lose_nothing(tmp_path, toy_run):
+def test_kills_of_four_writers_lose_nothing(tmp_path, toy_run):
+    """20 SIGKILLs mid-write under `make test-stress`, 6 in `make test`."""
     runs = _runs(toy_run)
     seeds = [r.save(tmp_path / "seeds" / f"{i}.npz") for i, r in enumerate(runs)]
     root = tmp_path / "runs"
@@ -50,7 +52,7 @@ def test_twenty_kills_of_four_writers_lose_nothing(tmp_path, toy_run):
     chooser = random.Random(0)
     writers = [_start(root, seeds) for _ in range(4)]
     try:
-        for _ in range(20):
+        for _ in range(scaled(20, 6)):
             time.sleep(chooser.uniform(0.02, 0.25))
             i = chooser.randrange(len(writers))
             os.kill(writers[i].pid, signal.SIGKILL)

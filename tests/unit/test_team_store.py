@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sqlalchemy import MetaData, create_engine, func, inspect, select, text
 
+from scale import scaled
 from core.errors import InputError
 from core.review import disagreements, standing
 from core.runs import CorruptRun
@@ -584,10 +585,12 @@ def _decision(reviewer: int, example: int, visit: int) -> str:
 
 
 @pytest.mark.slow
-def test_twenty_reviewers_write_twenty_thousand_reviews_at_once(store, toy):
+def test_twenty_reviewers_write_thousands_of_reviews_at_once(store, toy):
+    """20 threads at once: 20,000 reviews under `make test-stress`, 5,000 in `make test`."""
     ds, run = toy
     ws = _workspace(store)
-    reviewers, per, first_visits = 20, 1000, 800
+    reviewers, per = 20, scaled(1000, 250)
+    first_visits = per * 4 // 5
     names = [f"load{r}@x.org" for r in range(reviewers)]
     for who in names:
         store.set_role(ws, who, "annotator", by="owner@x.org")
@@ -596,7 +599,7 @@ def test_twenty_reviewers_write_twenty_thousand_reviews_at_once(store, toy):
     plans = {}                                # reviewer -> [(example, decision)] in the order written
     for r, who in enumerate(names):
         plan = []
-        for k in range(per):                 # 800 examples, then 200 second visits (every fourth example)
+        for k in range(per):                 # 4/5 first visits, then second visits (every fourth example)
             example, visit = (k, 0) if k < first_visits else ((k - first_visits) * 4, 1)
             plan.append((f"e{example}", _decision(r, example, visit)))
         plans[who] = plan
