@@ -164,9 +164,12 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     for email in (ANN1, ANN2):
         key(owner, "team_email").locator("input").fill(email)
         expect(key(owner, "team_role").get_by_role("combobox")).to_have_value("annotator")   # the form's default role
+        expect(key(owner, "team_email").locator("input")).to_have_value(email)
         key(owner, "team_set_role").get_by_role("button").click()
         wait_idle(owner)
         expect(key(owner, "team_email").locator("input")).to_have_value("")   # cleared: saved, rerun
+        # saved and shown before the next address is typed (a rerun still in flight could clear it)
+        table_with(owner, "email", "role", until=lambda rows, e=email: e in {r["email"] for r in rows})
     # two reviewers per example: the queue serves an example ann1 decided on to ann2 as well
     key(owner, "team_per_example").locator("input").fill("2")
     key(owner, "team_settings_save").get_by_role("button").click()
