@@ -326,7 +326,7 @@ class AFLite(BaseEstimator):
                              "classes to measure predictability; check the label column.")
         cfg = self._resolve(N, len(classes))
         q = check_quality(quality, N, self.strategy)
-        keep = check_protected(protected, N)
+        protect = check_protected(protected, N)
 
         if rows.distributed and set(cfg["families"]) != {"ridge"}:
             raise InputError(f"model={self.model!r}: on a Dask cluster only the ridge family runs (its block "
@@ -340,7 +340,7 @@ class AFLite(BaseEstimator):
             Z, mean, self.reduction_ = self._prepare(rows, cfg["seed"], progress, cancel)
             d_gram = Z.shape[1] + 1 if "ridge" in cfg["families"] else 1
             cfg["block_size"] = block_size(N, cfg["t"], d_gram)
-            arrays, history = self._run_phases(Z, mean, codes, len(classes), cfg, q, keep, progress, cancel,
+            arrays, history = self._run_phases(Z, mean, codes, len(classes), cfg, q, protect, progress, cancel,
                                                on_phase)
         record = {
             "algorithm": "aflite",
@@ -349,7 +349,7 @@ class AFLite(BaseEstimator):
                          "n": cfg["n"], "tau": cfg["tau"], "families": list(cfg["families"]),
                          "strategy": self.strategy, "block_size": int(cfg["block_size"]),
                          "quality_order": q is not None,
-                         "protected": None if keep is None else int(keep.sum())},
+                         "protected": None if protect is None else int(protect.sum())},
             "seed": cfg["seed"],
             "classes": [c.item() if hasattr(c, "item") else c for c in classes],
             "reduction": self.reduction_,
