@@ -11,8 +11,9 @@ comparisons, maps and their kNN graphs each go through an `ArtifactStore`.
   raises `CorruptArtifact` (naming the file and the fix) for one that cannot be read;
   `load_or_none` turns corruption into a logged miss for results that are always recomputable.
 - **Pruning** (`prune`): outdated files first, then the least recently used (a read touches its
-  file) until the stores fit a byte budget. Only names `ArtifactStore` makes are ever deleted;
-  any other file in the folders is left alone.
+  file) until the stores fit a byte budget. Only folders the tool marked as its own (`MARK`,
+  written with the first save) are pruned, and in them only names `ArtifactStore` makes; any
+  other file is left alone.
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ __all__ = ["ArtifactStore", "CorruptArtifact", "KEY", "prune"]
 log = logging.getLogger("artifact_lens.artifacts")
 
 KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+#: the file that marks a folder as one the tool keeps results in (only such folders are pruned)
+MARK = ".artifact-lens-results"
 
 
 class CorruptArtifact(InputError):
@@ -141,17 +144,13 @@ class ArtifactStore:
         path = self.path(key)
         paths.atomic_write(path, write, tag=str(os.getpid()))
         paths.fsync_folder(path.parent)
+        if not self.owned():
+            (self.root / MARK).write_text("Artifact Lens keeps computed results here; it may delete files it named.\n")
         return path
 
-    def delete(self, key: str) -> bool:
-        """Remove ``key`` (every format); whether there was one."""
-        self.path(key)
-        found = False
-        for p, k, _ in list(self._files()):
-            if k == key:
-                p.unlink(missing_ok=True)
-                found = True
-        return found
+    def owned(self) -> bool:
+        """Whether the folder carries the tool's mark (`MARK`): only then does `prune` delete in it."""
+        return (self.root / MARK).is_file()
 
     def remove_stale_temporaries(self) -> int:
         """Delete temporaries of writers that are no longer running; how many."""
@@ -161,7 +160,7 @@ class ArtifactStore:
 def prune(stores: Iterable[ArtifactStore], max_bytes: Optional[float] = None) -> dict:
     """Delete outdated files of ``stores``, then their least recently used files until all of them
     together hold at most ``max_bytes`` (None: outdated files only). Returns counts and bytes."""
-    stores = list(stores)
+    stores = [s for s in stores if s.owned()]
     out = {"outdated": 0, "least_recent": 0, "bytes_freed": 0}
     for store in stores:
         for p in store.outdated():

@@ -24,12 +24,8 @@ import weakref
 import streamlit as st
 
 from core import paths
-from core.artifacts import ArtifactStore, prune
-from core.evaluation import EvaluationStore
 from core.jobs import JobRunner, backend_for
-from core.projection import maps
-from core.representations.common import stores as rep_stores
-from core.runs import RunStore
+from core.results import Results, prune_results
 from core.store import TeamStore
 from core.settings import settings
 from dashboard.cache import BoundedCache
@@ -117,11 +113,9 @@ class Server:
 
     def __init__(self):
         self.cache = BoundedCache()
-        results = paths.cache_dir() / "runs"
-        self.store = RunStore(results)
-        self.evaluations = EvaluationStore(results / "evaluations")
-        self.quality_tables = ArtifactStore(results / "quality", suffix=".parquet", format=1, what="quality table")
-        self.comparisons = ArtifactStore(results / "quality", suffix=".json", format=1, what="quality comparison")
+        results = Results(paths.cache_dir())   # the stores of computed results (core.artifacts)
+        self.store, self.evaluations = results.runs, results.evaluations
+        self.quality_tables, self.comparisons, self.maps = results.quality_tables, results.comparisons, results.maps
         self.team = TeamStore()   # raises InputError (named URL, what to check) when unreachable
         self.team.recover()
         # heavy steps of jobs run here or on the Dask cluster ARTIFACT_LENS_SCHEDULER names
@@ -131,7 +125,6 @@ class Server:
         self.exports = exports_folder()
         # prepared exports and projection temporaries of a server that was killed
         paths.remove_stale_temporaries(self.exports)
-        self.maps = maps(paths.cache_dir())   # its temporaries of a killed server are removed here
         self.pruning = threading.Thread(target=self.prune, name="prune results", daemon=True)
         self.pruning.start()
         _servers.add(self)
@@ -141,11 +134,8 @@ class Server:
     def prune(self) -> dict:
         """Keep the computed results within ``ARTIFACT_LENS_RESULTS_MB`` (`core.artifacts.prune`):
         outdated formats first, then the least recently used."""
-        stores = [self.store.files, self.evaluations.files, self.quality_tables, self.comparisons, self.maps]
         try:
-            reps = paths.cache_dir() / "representations"   # one folder per dataset
-            stores += [s for d in (sorted(reps.iterdir()) if reps.is_dir() else []) if d.is_dir() for s in rep_stores(d)]
-            return prune(stores, settings().results_mb * 1e6)
+            return prune_results(paths.cache_dir(), settings().results_mb * 1e6)
         except OSError as exc:   # a disk problem never stops a server from starting
             log.warning("could not prune the result caches: %s", exc)
             return {}

@@ -22,7 +22,7 @@ __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
 
 COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "quality", "feedback",
-            "project", "agreement", "cartography", "transfer")
+            "project", "agreement", "cartography", "transfer", "prune")
 
 
 #: flags whose value is a path the command reads, and flags whose value is a representation

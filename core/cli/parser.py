@@ -8,7 +8,7 @@ from core.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
 from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_quality, cmd_transfer, cmd_zfilter,
                                cmd_zstats)
 from core.cli.common import add_dataset_args
-from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_represent
+from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_prune, cmd_represent
 from core.cli.team import cmd_agreement
 from core.outputs import POLICY
 
@@ -184,6 +184,17 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--nn-dim", type=Whole(0, 100_000), default=64, help="principal axes of Φ for the neighbour search (default 64; 0 = exact)")
         p.add_argument("--weights", help="weights of the combined score, e.g. label_tied=2,word_overlap=1.5")
         p.add_argument("--thresholds", help="traffic-light thresholds (red below:green from), e.g. dqi=0.4:0.6")
+
+    p = sub.add_parser("prune", help="keep the computed results in the cache within a disk budget",
+                       description="Delete the cache's computed results (runs, evaluations, quality tables, maps, "
+                                   "representations) of an older format, then the least recently used until they fit "
+                                   "--max-mb. Only folders the tool keeps results in, and only files named as it names "
+                                   "them, are touched. A starting dashboard server does the same with "
+                                   "ARTIFACT_LENS_RESULTS_MB.")
+    p.add_argument("--max-mb", type=Real(0), help="disk budget in megabytes (default: $ARTIFACT_LENS_RESULTS_MB, 20000; "
+                                                  "0 deletes every result)")
+    p.add_argument("--json", action="store_true", help="print what was deleted and what is left as JSON")
+    p.set_defaults(func=cmd_prune)
 
     p = sub.add_parser("quality", help="DQI quality components per example, the combined score and traffic lights",
                        description="Compute the quality components of every example (paper 002, DQI; see core.quality), "

@@ -501,3 +501,25 @@ def cmd_project(args) -> int:
     elif args.method == "umap":
         print(f"the dashboard's Map page opens this map at once for {ds.name} with Φ = {rep.spec}")
     return 0
+
+
+def cmd_prune(args) -> int:
+    """Keep the computed results in the cache within a disk budget (`core.results.prune_results`)."""
+    from core import paths
+    from core.memory import size_text
+    from core.results import prune_results
+    from core.settings import settings
+
+    root = Path(args.cache_dir) if args.cache_dir else paths.cache_dir()
+    budget = settings().results_mb if args.max_mb is None else args.max_mb
+    if not root.is_dir():
+        raise InputError(f"the cache folder {root} does not exist; give the folder with --cache-dir (or "
+                         "$ARTIFACT_LENS_CACHE).")
+    found = prune_results(root, budget * 1e6)
+    if args.json:
+        print(json.dumps({"cache": str(root), "max_mb": budget, **found}))
+    elif not args.quiet:
+        print(f"pruned {root}: {found['outdated']:,} results of an older format and {found['least_recent']:,} least "
+              f"recently used ones ({size_text(found['bytes_freed'])} freed); {size_text(found['bytes_left'])} of "
+              f"results left (budget {size_text(budget * 1e6)}).")
+    return 0

@@ -69,7 +69,8 @@ def test_a_failed_write_keeps_the_old_file_and_no_temporary(tmp_path):
 
     with pytest.raises(OSError):
         store.save("k", broken)
-    assert store.load("k", _read) == [1] and sorted(p.name for p in tmp_path.iterdir()) == ["k.v1.json"]
+    assert store.load("k", _read) == [1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".artifact-lens-results", "k.v1.json"]
 
 
 names = st.from_regex(r"[A-Za-z0-9._-]{1,30}", fullmatch=True).filter(lambda n: n not in (".", ".."))
@@ -104,6 +105,22 @@ def test_prune_deletes_only_names_the_stores_make(tmp_path_factory, foreign, bud
     assert left <= sum(sizes[:budget_files])
 
 
+def test_a_folder_the_tool_did_not_mark_is_never_pruned(tmp_path):
+    """Files named exactly as a store names them, in a folder the tool never saved to (a cache
+    folder pointed at someone else's files), stay."""
+    store = ArtifactStore(tmp_path, suffix=".json", format=2, what="thing")
+    theirs = [tmp_path / "a.v1.json", tmp_path / "b.v2.json"]
+    for p in theirs:
+        p.write_text("[]")
+    assert store.keys() == ["b"] and not store.owned()
+    assert prune([store], max_bytes=0) == {"outdated": 0, "least_recent": 0, "bytes_freed": 0}
+    assert all(p.read_text() == "[]" for p in theirs)
+    _json(store, "c", [1])                                    # the tool's first save marks the folder
+    assert store.owned()
+    prune([store], max_bytes=0)
+    assert not any(p.exists() for p in theirs) and not store.path("c").exists()   # now it is the tool's folder
+
+
 def test_prune_removes_the_least_recently_used_first(tmp_path):
     store = ArtifactStore(tmp_path, suffix=".json", format=1, what="thing")
     for i, key in enumerate(["old", "mid", "new"]):
@@ -136,3 +153,23 @@ def test_stores_of_computed_results_are_artifact_stores():
                 found.setdefault(rel, 0)
                 found[rel] += 1
     assert set(found) <= set(allowed), {k: v for k, v in found.items() if k not in allowed}
+
+
+def test_the_prune_command_keeps_the_cache_within_the_budget(tmp_path, capsys):
+    """`python -m core prune`: the same pruning as a starting server, on the cache folder given."""
+    from core.cli import main
+    from core.results import Results
+
+    found = Results(tmp_path)
+    for i in range(3):
+        path = found.runs.files.save(f"r{i}", lambda fh: fh.write(b"x" * 400_000))
+        os.utime(path, (1000 + i, 1000 + i))
+    table = found.quality_tables.save("q", lambda fh: fh.write(b"y" * 100_000))
+    mine = tmp_path / "runs" / "keep.txt"
+    mine.write_text("mine")
+    assert main(["--cache-dir", str(tmp_path), "prune", "--max-mb", "0.9", "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["least_recent"] == 1 and said["bytes_left"] == 900_000
+    assert found.runs.keys() == ["r1", "r2"] and table.exists() and mine.read_text() == "mine"
+    assert main(["--cache-dir", str(tmp_path / "nope"), "prune"]) == 2
+    assert "does not exist" in capsys.readouterr().err

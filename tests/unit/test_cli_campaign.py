@@ -53,6 +53,7 @@ BASE = {
                  "--out", "{out:.json}"],
     "cartography": ["cartography", "{data}", "-r", REP, "--epochs", "2", "--folds", "2", "--out", "{out:.csv}"],
     "transfer": ["transfer", "{data}", "{data}", "--k", "3", "--m", "2", "--out", "{out:}"],
+    "prune": ["--cache-dir", "{cache}", "prune", "--max-mb", "100"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
 }
@@ -210,6 +211,7 @@ def _argv(command: str, case: Path, relation: str, relation2: str, data: str, ru
             argv.append(_target(relation2, case, suffix, out or str(case / ("x" + suffix)), stem="second"))
         else:
             argv.append(arg.replace("{data}", data).replace("{run}", run).replace("{db}", f"sqlite:///{case}/team.sqlite")
+                        .replace("{cache}", str(case))   # prune in the user's own folder: nothing may go
                         .replace("{teamrun}", (case / "teamrun.txt").read_text()))
     return argv
 

@@ -11,6 +11,7 @@ import pytest
 from core.dataset import Dataset
 from core.errors import Cancelled, InputError
 from core.jobs import Job, JobRunner
+from core.artifacts import MARK
 from core.runs import STORE_FORMAT, CorruptRun, Run, RunStore, fit_run, package_versions, run_key
 
 PARAMS = dict(n_partitions=8, train_size=0.2, slice_size=0.05, tau=0.0, target_size=0.4, random_state=1)
@@ -147,7 +148,7 @@ def test_a_failed_save_keeps_the_run_and_leaves_no_temporary(run, tmp_path, monk
         assert store.put(run) is None          # logged, not raised: the job that made the run goes on
     assert "No space left" in caplog.text
     assert store.path(run.key).read_bytes() == before   # the old copy is untouched
-    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [store.path(run.key).name]
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [MARK, store.path(run.key).name]
 
 
 def test_bad_run_file(tmp_path):

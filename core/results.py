@@ -1,0 +1,55 @@
+"""The stores of computed results under one cache root (`core.artifacts`), named once for the
+dashboard's server and the command line, and pruning them (a starting server; ``python -m core
+prune``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.artifacts import ArtifactStore, prune
+from core.evaluation import EvaluationStore
+from core.projection import maps
+from core.representations.common import stores as representation_stores
+from core.runs import RunStore
+
+__all__ = ["Results", "prune_results"]
+
+#: the format of the dashboard's quality tables and plain-vs-quality comparisons
+QUALITY_FORMAT = 1
+
+
+@dataclass
+class Results:
+    """Every store of computed results under ``root`` (a cache folder)."""
+
+    root: Path
+
+    def __post_init__(self):
+        self.root = Path(self.root)
+        results = self.root / "runs"
+        self.runs = RunStore(results)
+        self.evaluations = EvaluationStore(results / "evaluations")
+        self.quality_tables = ArtifactStore(results / "quality", suffix=".parquet", format=QUALITY_FORMAT,
+                                            what="quality table")
+        self.comparisons = ArtifactStore(results / "quality", suffix=".json", format=QUALITY_FORMAT,
+                                         what="quality comparison")
+        self.maps = maps(self.root)
+
+    def stores(self) -> list:
+        """Every `ArtifactStore`, the Φs of each dataset folder included."""
+        reps = self.root / "representations"   # one folder per dataset
+        folders = sorted(d for d in reps.iterdir() if d.is_dir()) if reps.is_dir() else []
+        return [self.runs.files, self.evaluations.files, self.quality_tables, self.comparisons, self.maps,
+                *(s for d in folders for s in representation_stores(d))]
+
+    def nbytes(self) -> int:
+        return sum(s.nbytes() for s in self.stores())
+
+
+def prune_results(root, max_bytes) -> dict:
+    """`core.artifacts.prune` of every store under ``root``: older formats, then the least recently
+    used until they hold at most ``max_bytes``; counts, bytes freed and ``bytes_left``."""
+    found = Results(root)
+    out = prune(found.stores(), max_bytes)
+    out["bytes_left"] = found.nbytes()
+    return out
