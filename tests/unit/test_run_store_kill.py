@@ -62,9 +62,9 @@ def test_kills_of_four_writers_lose_nothing(tmp_path, toy_run):
         for w in writers:
             w.kill()
             w.wait()
-    leftovers = [p.name for p in root.iterdir() if p.name.startswith(".")]
+    leftovers = [p.name for p in root.iterdir() if p.name.endswith(".tmp")]
     reopened = RunStore(root)          # a server start-up: temporaries of dead writers go
-    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".")) == []
+    assert sorted(p.name for p in root.iterdir() if p.name.endswith(".tmp")) == []   # temporaries of dead writers
     assert sorted(reopened.keys()) == sorted(expected)
     for key, run in expected.items():
         back = reopened.get(key)        # never missing, never corrupt
