@@ -513,8 +513,8 @@ def cmd_prune(args) -> int:
     root = Path(args.cache_dir) if args.cache_dir else paths.cache_dir()
     budget = settings().results_mb if args.max_mb is None else args.max_mb
     if not root.is_dir():
-        raise InputError(f"the cache folder {root} does not exist; give the folder with --cache-dir (or "
-                         "$ARTIFACT_LENS_CACHE).")
+        raise InputError(f"the cache folder {root} does not exist or is not a folder; give the folder with --cache-dir "
+                         "(or $ARTIFACT_LENS_CACHE).")
     found = prune_results(root, budget * 1e6)
     if args.json:
         print(json.dumps({"cache": str(root), "max_mb": budget, **found}))
