@@ -78,16 +78,8 @@ def postgres_url():
 TIERS = ("e2e", "app", "durability")
 
 
-#: the order tests start in: the long walks first, so on two workers the short unit tests fill
-#: the gaps at the end instead of one long browser walk running alone
-_FIRST = {"e2e": 0, "durability": 1, "app": 2}
-
-
 def pytest_collection_modifyitems(config, items):
-    tier = {}
     for item in items:
         parts = Path(str(item.fspath)).resolve().relative_to(ROOT / "tests").parts
         if parts and parts[0] in TIERS:
             item.add_marker(parts[0])
-        tier[item.nodeid] = _FIRST.get(parts[0] if parts else "", 3)
-    items.sort(key=lambda item: tier[item.nodeid])   # stable: a module's tests stay together, in order
