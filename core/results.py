@@ -12,7 +12,7 @@ from core.projection import maps
 from core.representations.common import stores as representation_stores
 from core.runs import RunStore
 
-__all__ = ["Results", "prune_results"]
+__all__ = ["Results"]
 
 #: the format of the dashboard's quality tables and plain-vs-quality comparisons
 QUALITY_FORMAT = 1
@@ -42,14 +42,10 @@ class Results:
         return [self.runs.files, self.evaluations.files, self.quality_tables, self.comparisons, self.maps,
                 *(s for d in folders for s in representation_stores(d))]
 
-    def nbytes(self) -> int:
-        return sum(s.nbytes() for s in self.stores())
-
-
-def prune_results(root, max_bytes) -> dict:
-    """`core.artifacts.prune` of every store under ``root``: older formats, then the least recently
-    used until they hold at most ``max_bytes``; counts, bytes freed and ``bytes_left``."""
-    found = Results(root)
-    out = prune(found.stores(), max_bytes)
-    out["bytes_left"] = found.nbytes()
-    return out
+    def prune(self, max_bytes) -> dict:
+        """`core.artifacts.prune` of every store: older formats, then the least recently used until
+        they hold at most ``max_bytes``; counts, bytes freed and ``bytes_left``."""
+        stores = self.stores()
+        out = prune(stores, max_bytes)
+        out["bytes_left"] = sum(s.nbytes() for s in stores)
+        return out

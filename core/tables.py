@@ -102,12 +102,16 @@ class ExampleTable:
         roles = {ds.label, *ds.text, ds.embedding, ds.image}
         return [c for c in ds.table.columns if c not in roles]
 
-    def mislabelled(self) -> Optional[np.ndarray]:
-        """Row-aligned bool: the examples a joint run (`core.joint`) kept as possibly mislabelled
-        and sent to review; None for other runs."""
+    @cached_property
+    def _mislabelled(self) -> Optional[np.ndarray]:
         if self.run is None or not self.run.joint:
             return None
         return np.isin(np.asarray(self.ids), np.asarray(self.run.review_first).astype(str))
+
+    def mislabelled(self) -> Optional[np.ndarray]:
+        """Row-aligned bool: the examples a joint run (`core.joint`) kept as possibly mislabelled
+        and sent to review; None for other runs. Computed once per table (pages redraw often)."""
+        return self._mislabelled
 
     def rows_of(self, ids) -> np.ndarray:
         """Table rows of ``ids`` (-1 for ids not in the dataset)."""

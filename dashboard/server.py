@@ -25,7 +25,7 @@ import streamlit as st
 
 from core import paths
 from core.jobs import JobRunner, backend_for
-from core.results import Results, prune_results
+from core.results import Results
 from core.store import TeamStore
 from core.settings import settings
 from dashboard.cache import BoundedCache
@@ -94,9 +94,10 @@ class Server:
         Datasets, Φ, runs, tables, projections, z-statistics (memory-bounded).
     store : core.runs.RunStore
         Finished runs on disk, keyed by their parameters (the compute cache).
-    evaluations, quality_tables, comparisons, maps
-        The other stores of computed results (`core.artifacts.ArtifactStore`s); with the Φs
-        they are pruned to ``ARTIFACT_LENS_RESULTS_MB`` by the ``pruning`` thread at start.
+    results : core.results.Results
+        Every store of computed results; ``store``, ``evaluations``, ``quality_tables`` and
+        ``comparisons`` are its stores the pages read. They, the maps and the Φs are pruned to
+        ``ARTIFACT_LENS_RESULTS_MB`` by the ``pruning`` thread at start.
     team : core.store.TeamStore
         Workspaces, members and roles, the runs each workspace holds, saved views and
         reviews (``$ARTIFACT_LENS_DB_URL``; a SQLite file by default). Runs in progress hold a
@@ -113,9 +114,10 @@ class Server:
 
     def __init__(self):
         self.cache = BoundedCache()
-        results = Results(paths.cache_dir())   # the stores of computed results (core.artifacts)
-        self.store, self.evaluations = results.runs, results.evaluations
-        self.quality_tables, self.comparisons, self.maps = results.quality_tables, results.comparisons, results.maps
+        self.results = Results(paths.cache_dir())   # the stores of computed results (core.artifacts)
+        r = self.results
+        self.store, self.evaluations, self.quality_tables, self.comparisons = \
+            r.runs, r.evaluations, r.quality_tables, r.comparisons
         self.team = TeamStore()   # raises InputError (named URL, what to check) when unreachable
         self.team.recover()
         # heavy steps of jobs run here or on the Dask cluster ARTIFACT_LENS_SCHEDULER names
@@ -135,7 +137,7 @@ class Server:
         """Keep the computed results within ``ARTIFACT_LENS_RESULTS_MB`` (`core.artifacts.prune`):
         outdated formats first, then the least recently used."""
         try:
-            return prune_results(paths.cache_dir(), settings().results_mb * 1e6)
+            return self.results.prune(settings().results_mb * 1e6)
         except OSError as exc:   # a disk problem never stops a server from starting
             log.warning("could not prune the result caches: %s", exc)
             return {}

@@ -172,6 +172,14 @@ class Trajectory:
         return tau, n
 
     @cached_property
+    def _phase_protected(self):
+        """``protected`` of the members of every S_j, aligned with the phase scores (built once:
+        the live τ/n answers walk the phases on every knob move)."""
+        if self.protected is None:
+            return None
+        return np.concatenate([self.protected[self.members(j)] for j in range(self.n_phases)])
+
+    @cached_property
     def _u(self) -> np.ndarray:
         return tiebreak(self.seed, self.n_samples)
 
@@ -184,13 +192,13 @@ class Trajectory:
         ra = self.removed_at
         for j in range(self.n_phases):
             s = self.phase_scores(j)
-            members = None if prefix and self.protected is None else self.members(j)
-            prot = None if self.protected is None else self.protected[members]
+            prot = None if self.protected is None else self._phase_protected[self._offsets[j]:self._offsets[j + 1]]
             if prefix:
                 r, reason = phase_step(int(np.count_nonzero(passing(s, tau, prot))), len(s), self.k, n)
                 if reason is not None:
                     return j, r, None
                 continue
+            members = self.members(j)
             noise = None if self.phase_noise is None else self.phase_noise[self._offsets[j]:self._offsets[j + 1]]
             chosen, _, reason = select(s, len(s), tau, self.k, n, self.strategy, self._u[members], noise,
                                        None if self.quality is None else self.quality[members], prot)

@@ -504,10 +504,10 @@ def cmd_project(args) -> int:
 
 
 def cmd_prune(args) -> int:
-    """Keep the computed results in the cache within a disk budget (`core.results.prune_results`)."""
+    """Keep the computed results in the cache within a disk budget (`core.results.Results.prune`)."""
     from core import paths
     from core.memory import size_text
-    from core.results import prune_results
+    from core.results import Results
     from core.settings import settings
 
     root = Path(args.cache_dir) if args.cache_dir else paths.cache_dir()
@@ -515,7 +515,7 @@ def cmd_prune(args) -> int:
     if not root.is_dir():
         raise InputError(f"the cache folder {root} does not exist or is not a folder; give the folder with --cache-dir "
                          "(or $ARTIFACT_LENS_CACHE).")
-    found = prune_results(root, budget * 1e6)
+    found = Results(root).prune(budget * 1e6)
     if args.json:
         print(json.dumps({"cache": str(root), "max_mb": budget, **found}))
     elif not args.quiet:

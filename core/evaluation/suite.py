@@ -346,7 +346,8 @@ class EvaluationStore:
             except (OSError, ValueError):
                 continue
             rec["key"] = p.stem   # the record's own file names it, whatever its content says
-            if rec.get("run_key") != run_key or rec["key"] in running or self.get(rec["key"]) is not None:
+            if (not KEY.fullmatch(rec["key"]) or rec.get("run_key") != run_key or rec["key"] in running
+                    or rec["key"] in self.files):
                 continue
             if not _gone(rec):
                 continue
