@@ -20,7 +20,9 @@ this process.
 """
 from __future__ import annotations
 
+import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -53,11 +55,30 @@ def connect(address: str | None = None, *, timeout: float = 10.0):
                                "distributed.Client(...) (or give --scheduler tcp://HOST:PORT), or pass X "
                                "as a numpy array or memory map to run in this process.") from None
     try:
+        _refused_at_once(address, timeout)
         return Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise ClusterError(f"cannot reach the Dask scheduler at {address} ({exc.__class__.__name__}: {exc}); "
                            "check the address and port (e.g. tcp://HOST:8786) and that `dask scheduler` "
                            "is running and reachable from here.") from None
+
+
+def _refused_at_once(address: str, timeout: float) -> None:
+    """Raise the `ConnectionRefusedError` of a tcp:// address nothing listens on: Dask would retry
+    it until ``timeout``, and a refusal is final. Anything else is left to Dask."""
+    try:
+        parts = urlsplit(address)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return
+    if parts.scheme != "tcp" or not host or port is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except ConnectionRefusedError:
+        raise
+    except OSError:
+        return
 
 
 def _range_take(chunk, lo, *, at):

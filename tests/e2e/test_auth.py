@@ -20,6 +20,8 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 from playwright.sync_api import expect  # noqa: E402
 
+from steps import go, key, metric, shot, wait_idle  # noqa: E402
+
 pytestmark = [pytest.mark.e2e, pytest.mark.auth,
               # authlib's deprecations, raised inside the identity provider running in this process
               pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib.*"),
@@ -34,25 +36,6 @@ YELLOW = "🟡 disputed / overridden"
 
 
 # ---------------------------------------------------------------- helpers
-
-def wait_idle(page, timeout=60):
-    """Until streamlit has finished the current run (no running indicator)."""
-    page.wait_for_timeout(300)
-    deadline = time.time() + timeout
-    while time.time() < deadline and page.locator('[data-testid="stStatusWidget"]').count():
-        page.wait_for_timeout(200)
-    page.wait_for_timeout(500)
-
-
-def key(page, name):
-    """The element of the widget with key ``name`` (streamlit gives it the class st-key-NAME)."""
-    return page.locator(f".st-key-{name}")
-
-
-def metric(page, label):
-    return page.locator('[data-testid="stMetric"]').filter(has_text=label).first.locator(
-        '[data-testid="stMetricValue"]')
-
 
 def tables(page):
     """Every dataframe on the page as a list of row dicts (read from the grid's accessible
@@ -74,12 +57,6 @@ def table_with(page, *columns, until=lambda rows: True, timeout=60):
             assert found, f"no table with columns {columns} that satisfies the condition: {tables(page)}"
             return found[0]
         page.wait_for_timeout(300)
-
-
-def go(page, title):
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
-    page.wait_for_selector(f"h1:has-text('{title}')")
-    wait_idle(page)
 
 
 def new_page(browser, **kwargs):
@@ -129,11 +106,6 @@ def served_id(page):
     box = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"^id: ")).first
     expect(box).to_be_visible()
     return box.inner_text().split("\n")[0][len("id: "):].strip()
-
-
-def shot(page, name):
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 # ---------------------------------------------------------------- the story
@@ -199,7 +171,7 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     wait_idle(ann1)                                      # ann1's queue moved on (stale text waits to be replaced)
     expect(ann1.locator('[data-testid="stText"]').filter(has_text=re.compile(r"^id: ")).first).not_to_have_text(
         re.compile(rf"^id: {re.escape(first)}\b"))
-    shot(ann1, "auth_review_ann1")
+    shot(ann1, ARTIFACTS, "auth_review_ann1")
 
     go(ann2, "Review")                                   # a rerun: ann1's decision shows for ann2
     expect(metric(ann2, YELLOW)).to_have_text("1")
@@ -214,7 +186,7 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     progress = table_with(ann2, "reviewer")
     assert [r["reviewer"] for r in progress] == [ANN1]
     ann2.get_by_role("tab", name="Your queue").click()
-    shot(ann2, "auth_review_ann2")
+    shot(ann2, ARTIFACTS, "auth_review_ann2")
 
     # τ is each tab's own: ann1 moves it, ann2's stays at the default
     go(ann1, "Filter")

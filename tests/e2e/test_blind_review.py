@@ -13,7 +13,8 @@ pytest.importorskip("playwright.sync_api", reason="the playwright package is not
 from playwright.sync_api import expect  # noqa: E402
 
 from conftest import TEAM_USERS  # noqa: E402
-from test_auth import go, key, metric, served_id, sign_in, tables, wait_idle  # noqa: E402
+from steps import go, key, metric, wait_idle  # noqa: E402
+from test_auth import served_id, sign_in, tables  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.auth, pytest.mark.slow,
               pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib.*"),

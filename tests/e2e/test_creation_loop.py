@@ -12,7 +12,8 @@ pytest.importorskip("playwright.sync_api", reason="the playwright package is not
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect  # noqa: E402
 
 from conftest import TEAM_USERS, TeamApp  # noqa: E402
-from test_auth import SIDEBAR, go, key, metric, sign_in, wait_idle  # noqa: E402
+from steps import go, key, metric, wait_idle  # noqa: E402
+from test_auth import SIDEBAR, sign_in  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.auth, pytest.mark.slow,
               pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib.*"),

@@ -8,71 +8,32 @@ import time
 
 import pytest
 
+from steps import count, go, shot, wait_for_map, wait_idle
+
 pytestmark = pytest.mark.e2e
-
-
-def wait_idle(page, timeout=60):
-    """Wait until streamlit has finished the current run (no running indicator) and charts are drawn."""
-    page.wait_for_timeout(300)
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if page.locator('[data-testid="stStatusWidget"]').count() == 0:
-            break
-        page.wait_for_timeout(200)
-    page.wait_for_timeout(700)
-
-
-def load_path_and_score(page, path, examples: int):
-    """On the Data page: load ``path`` as a local path, then build Φ and score with the defaults."""
-    page.wait_for_selector("h1:has-text('Data')")
-    wait_idle(page)
-    page.get_by_text("Local path", exact=True).click()
-    wait_idle(page)
-    page.get_by_role("textbox", name="File or folder").fill(str(path))
-    page.get_by_role("button", name="Load", exact=True).click()
-    page.wait_for_selector("text=Loaded dataset (not scored yet)")
-    wait_idle(page)
-    page.get_by_role("button", name="Build Φ and score with AFLite").click()
-    page.wait_for_selector(f'[data-testid="stSidebar"] >> text={examples} examples', timeout=120_000)
-    wait_idle(page)
-
-
-def go(page, title):
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
-    page.wait_for_selector(f"h1:has-text('{title}')")
-    wait_idle(page)
-
-
-def metric(page, label):
-    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
-    return int(re.sub(r"[^0-9]", "", box.locator('[data-testid="stMetricValue"]').inner_text()))
-
-
-def shot(page, shots, name):
-    page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
 
 
 def test_tour(page, shots, tmp_path):
     page.wait_for_selector("h1:has-text('Data')")
     wait_idle(page)
-    assert metric(page, "Examples") == 3000
+    assert count(page, "Examples") == 3000
     shot(page, shots, "1_data")
 
     # Filter: move n and τ with the keyboard; the counts follow at once.
     go(page, "Filter")
-    assert metric(page, "Retained") == 1500
+    assert count(page, "Retained") == 1500
     n_slider = page.get_by_role("slider").nth(1)
     n_slider.focus()
     for _ in range(10):
         page.keyboard.press("ArrowRight")
     wait_idle(page)
-    moved = metric(page, "Retained")
+    moved = count(page, "Retained")
     assert 1500 < moved <= 1800  # n went up by up to 10 steps of 1 %
     tau_slider = page.get_by_role("slider").nth(0)
     tau_slider.focus()
     page.keyboard.press("End")
     wait_idle(page)
-    assert metric(page, "Retained") >= moved
+    assert count(page, "Retained") >= moved
     # the sidebar tells the same τ and n as the sliders, without a page switch
     page.wait_for_selector('[data-testid="stSidebar"] >> text=live: τ = 1.00', timeout=10_000)
     assert "tau=1.00" in page.url
@@ -88,9 +49,7 @@ def test_tour(page, shots, tmp_path):
 
     # Map: drag a box over the middle of the plot; the selected examples appear below.
     go(page, "Map")
-    plot = page.locator(".js-plotly-plot").first
-    plot.wait_for()
-    page.wait_for_timeout(1500)  # the figure opens in box-select mode
+    wait_for_map(page)           # the figure opens in box-select mode
     bb = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
     page.mouse.move(bb["x"] + bb["width"] * 0.2, bb["y"] + bb["height"] * 0.2)
     page.mouse.down()
@@ -104,13 +63,13 @@ def test_tour(page, shots, tmp_path):
     wait_idle(page)
     heading = [h for h in page.locator("h3").all_inner_texts() if h.startswith("Selected examples")][0]
     assert int(re.sub(r"[^0-9]", "", heading)) > 0
-    assert metric(page, "Selected") > 0
+    assert count(page, "Selected") > 0
     shot(page, shots, "4_map")
 
     go(page, "Features")
     page.wait_for_selector(".js-plotly-plot")
     # the plot title and the metric count the same features
-    tested = metric(page, "Features tested")
+    tested = count(page, "Features tested")
     page.wait_for_selector(f"text=Bonferroni over the {tested:,} features tested")
     shot(page, shots, "5_features")
 
@@ -135,14 +94,14 @@ def test_tour(page, shots, tmp_path):
     page.get_by_role("button", name="Load", exact=True).click()
     page.wait_for_selector("text=Loaded dataset (not scored yet)")
     wait_idle(page)  # the rerun may still be replacing the previous dataset's metrics
-    assert metric(page, "Examples") == 300
+    assert count(page, "Examples") == 300
     page.get_by_role("button", name="Build Φ and score with AFLite").click()
     page.wait_for_selector('[data-testid="stSidebar"] >> text=uploaded.csv', timeout=120_000)
     page.wait_for_selector('[data-testid="stSidebar"] >> text=300 examples')
     wait_idle(page)
 
     go(page, "Export")
-    rows_to_export = metric(page, "Rows to export")
+    rows_to_export = count(page, "Rows to export")
     assert "run=" in page.url and "tau=" in page.url   # a reload here reopens this run, not the demo
     assert 0 < rows_to_export < 300
     expect_no_data_download = page.get_by_role("button", name=re.compile(r"Download .*retained\.csv"))

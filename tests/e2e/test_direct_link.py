@@ -3,7 +3,7 @@ under app.py's navigation (titles in the sidebar, not the pages folder's file na
 import pytest
 
 from conftest import AppServer
-from test_dashboard import wait_idle
+from steps import wait_idle
 
 pytestmark = pytest.mark.e2e
 

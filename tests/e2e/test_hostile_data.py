@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import AppServer, cue_pairs
-from test_dashboard import load_path_and_score, wait_idle
+from steps import count, load_path_and_score, wait_for_map, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -91,11 +91,6 @@ def heading_count(page) -> int:
     return int(re.sub(r"[^0-9]", "", heading))
 
 
-def metric(page, label) -> int:
-    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
-    return int(re.sub(r"[^0-9]", "", box.locator('[data-testid="stMetricValue"]').inner_text()))
-
-
 def test_filter_page_charts_show_labels_as_text(page):
     go(page, "Filter")
     assert_charts_show_text(page, *LABELS)          # the label balance's axis reads the labels
@@ -105,7 +100,7 @@ def test_map_shows_labels_as_text_and_keeps_a_selection_across_n(page):
     go(page, "Map")
     assert_charts_show_text(page, *(f"label={label}" for label in LABELS))   # the legend
     # a box over most of the map: the selected examples are listed
-    page.wait_for_timeout(800)
+    wait_for_map(page)
     bb = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
     page.mouse.move(bb["x"] + bb["width"] * 0.05, bb["y"] + bb["height"] * 0.05)
     page.mouse.down()
@@ -119,17 +114,17 @@ def test_map_shows_labels_as_text_and_keeps_a_selection_across_n(page):
     wait_idle(page)
     selected = heading_count(page)
     assert 0 < selected < 360
-    retained = metric(page, "Retained at this τ, n")
+    retained = count(page, "Retained at this τ, n")
     # move n up with the keyboard: the chart is redrawn, the selection stays and its state follows
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="n: target size").get_by_role("slider")
     slider.focus()
     for _ in range(30):
         page.keyboard.press("ArrowRight")
     wait_idle(page)
-    page.wait_for_timeout(1000)
+    wait_for_map(page, selected)                 # redrawn, the same points marked
     assert heading_count(page) == selected
-    assert metric(page, "Selected") == selected
-    assert metric(page, "Retained at this τ, n") > retained
+    assert count(page, "Selected") == selected
+    assert count(page, "Retained at this τ, n") > retained
     # the redrawn chart marks the same points as selected
     marked = page.evaluate("""() => {
         const gd = document.querySelector('.js-plotly-plot');

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conftest import AppServer, cue_pairs
-from test_dashboard import load_path_and_score, wait_idle
+from steps import load_path_and_score, wait_for_map, wait_idle
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,8 @@ def test_a_selection_and_n_keep_the_drawn_chart_and_a_double_click_clears(page):
     box.click()
     page.get_by_role("option", name="retained", exact=True).click()
     wait_idle(page)
-    page.wait_for_timeout(1000)
+    page.wait_for_function("() => !document.querySelector('.js-plotly-plot')._lensMark")   # a new figure
+    wait_for_map(page, count)
     redrawn = chart(page)
     assert selected(page) == count and redrawn["selected"] == count and not redrawn["marked"]
     # coloured by retained, n moves: the knobs rerun only their part of the page, which sees that

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from test_dashboard import go, metric, wait_idle
+from steps import count, go, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -41,7 +41,7 @@ def test_columns_are_mapped_in_the_page_before_loading(page, tmp_path):
     page.get_by_role("button", name="Load with these columns").click()
     page.wait_for_selector("text=Loaded dataset (not scored yet)")
     wait_idle(page)
-    assert metric(page, "Examples") == 60 and metric(page, "Labels") == 2
+    assert count(page, "Examples") == 60 and count(page, "Labels") == 2
 
 
 def test_one_example_opens_in_full(page):

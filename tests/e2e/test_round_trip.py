@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import expect
 
-from test_dashboard import go, metric, wait_idle
+from steps import count, go, wait_idle
 
 
 def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(page):
@@ -22,13 +22,13 @@ def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(
         page.keyboard.press("ArrowRight")                # n: 50 % → 57 %
     wait_idle(page)
     expect(n_slider).to_have_attribute("aria-valuetext", "0.57")
-    kept = metric(page, "Retained")
+    kept = count(page, "Retained")
     n = re.search(r"[?&]n=([0-9]+)(?:&|$)", page.url).group(1)
     for _ in range(5):                                   # F5, five times
         page.reload()
         page.wait_for_selector("h1:has-text('Filter')")
         wait_idle(page)
-        assert metric(page, "Retained") == kept
+        assert count(page, "Retained") == kept
         assert re.search(r"[?&]n=([0-9]+)(?:&|$)", page.url).group(1) == n
         expect(page.locator(".st-key-w_target").get_by_role("slider")).to_have_attribute("aria-valuetext", "0.57")
 
@@ -49,7 +49,7 @@ def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(
     # the sliders are drawn afresh under new keys (w_tau_1, w_target_1) at the view's values
     expect(page.locator(".st-key-w_tau_1").get_by_role("slider")).to_have_attribute("aria-valuetext", "0.75")
     expect(page.locator(".st-key-w_target_1").get_by_role("slider")).to_have_attribute("aria-valuetext", "0.57")
-    assert metric(page, "Retained") == kept
+    assert count(page, "Retained") == kept
     assert "tau=0.75" in page.url and f"n={n}" in page.url
     nudge = page.locator(".st-key-w_target_1").get_by_role("slider")
     nudge.focus()

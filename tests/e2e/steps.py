@@ -1,0 +1,86 @@
+"""The steps every browser walk takes: wait for the app's run to end, open a page, find a widget
+or a metric, save a screenshot. One place, so every walk waits the same way (on the app's own
+run state, not on a fixed sleep)."""
+import re
+
+#: how long the app must stay idle before a step counts as done: an action's rerun starts a
+#: moment after the click (the browser sends it, the server answers "running")
+QUIET_MS = 400
+
+# The app's root carries streamlit's script-run state ("running", "notRunning", ...); resolve once
+# it has read "notRunning" for QUIET_MS in a row.
+_IDLE = """([quiet, timeout]) => new Promise((resolve, reject) => {
+    const started = Date.now();
+    let idleSince = null;
+    const tick = () => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        const idle = app !== null && app.getAttribute('data-test-script-state') === 'notRunning';
+        const now = Date.now();
+        idleSince = idle ? (idleSince ?? now) : null;
+        if (idleSince !== null && now - idleSince >= quiet) return resolve(true);
+        if (now - started > timeout) return reject(new Error('the app was still running after ' + timeout + ' ms'));
+        setTimeout(tick, 50);
+    };
+    tick();
+})"""
+
+
+def wait_idle(page, timeout: float = 120) -> None:
+    """Until the app has finished the run the last action started (and stayed idle QUIET_MS)."""
+    page.evaluate(_IDLE, [QUIET_MS, timeout * 1000])
+
+
+def go(page, title: str) -> None:
+    """Open the page ``title`` from the sidebar and wait for its run to end."""
+    page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+    page.wait_for_selector(f"h1:has-text('{title}')")
+    wait_idle(page)
+
+
+def load_path_and_score(page, path, examples: int):
+    """On the Data page: load ``path`` as a local path, then build Φ and score with the defaults."""
+    page.wait_for_selector("h1:has-text('Data')")
+    wait_idle(page)
+    page.get_by_text("Local path", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("textbox", name="File or folder").fill(str(path))
+    page.get_by_role("button", name="Load", exact=True).click()
+    page.wait_for_selector("text=Loaded dataset (not scored yet)")
+    wait_idle(page)
+    page.get_by_role("button", name="Build Φ and score with AFLite").click()
+    page.wait_for_selector(f'[data-testid="stSidebar"] >> text={examples} examples', timeout=120_000)
+    wait_idle(page)
+
+
+def wait_for_map(page, selected=None) -> None:
+    """Until the first plotly chart is drawn and ready for a box selection (and, given
+    ``selected``, marks that many points as selected)."""
+    page.wait_for_function("""(n) => {
+        const gd = document.querySelector('.js-plotly-plot');
+        if (!gd || !gd._fullLayout || gd._fullLayout.dragmode !== 'select' || !gd.querySelector('.nsewdrag')) return false;
+        return n === null || (gd.data[0].selectedpoints || []).length === n;
+    }""", arg=selected)
+
+
+def key(page, name: str):
+    """The element of the widget with key ``name`` (streamlit gives it the class st-key-NAME)."""
+    return page.locator(f".st-key-{name}")
+
+
+def metric(page, label: str):
+    """The value element of the first metric whose label reads ``label``."""
+    return page.locator('[data-testid="stMetric"]').filter(has_text=label).first.locator(
+        '[data-testid="stMetricValue"]')
+
+
+def count(page, label: str) -> int:
+    """The metric ``label``'s first number ("1,500 of 3,000" → 1500)."""
+    text = metric(page, label).inner_text()
+    found = re.search(r"[0-9][0-9,]*", text)
+    assert found, f"the metric {label!r} shows no number: {text!r}"
+    return int(found.group().replace(",", ""))
+
+
+def shot(page, folder, name: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
