@@ -586,10 +586,10 @@ def _decision(reviewer: int, example: int, visit: int) -> str:
 
 @pytest.mark.slow
 def test_twenty_reviewers_write_thousands_of_reviews_at_once(store, toy):
-    """20 threads at once: 20,000 reviews under `make test-stress`, 5,000 in `make test`."""
+    """20 threads at once: 20,000 reviews under `make test-stress`, 2,000 in `make test`."""
     ds, run = toy
     ws = _workspace(store)
-    reviewers, per = 20, scaled(1000, 250)
+    reviewers, per = 20, scaled(1000, 100)
     first_visits = per * 4 // 5
     names = [f"load{r}@x.org" for r in range(reviewers)]
     for who in names:
