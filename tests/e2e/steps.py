@@ -3,30 +3,33 @@ or a metric, save a screenshot. One place, so every walk waits the same way (on 
 run state, not on a fixed sleep)."""
 import re
 
-#: how long the app must stay idle before a step counts as done: an action's rerun starts a
+#: how long the app must stay settled before a step counts as done: an action's rerun starts a
 #: moment after the click (the browser sends it, the server answers "running")
 QUIET_MS = 400
 
-# The app's root carries streamlit's script-run state ("running", "notRunning", ...); resolve once
-# it has read "notRunning" for QUIET_MS in a row.
+# Settled: streamlit's script-run state on the app's root reads "notRunning" and no job's progress
+# bar is on the page, for QUIET_MS in a row. (A running job's panel reruns twice a second and,
+# when the job ends, reruns the whole page: a dropdown opened in between would close.)
 _IDLE = """([quiet, timeout]) => new Promise((resolve, reject) => {
     const started = Date.now();
     let idleSince = null;
     const tick = () => {
         const app = document.querySelector('[data-testid="stApp"]');
-        const idle = app !== null && app.getAttribute('data-test-script-state') === 'notRunning';
+        const idle = app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
+            && document.querySelector('[data-testid="stProgress"]') === null;
         const now = Date.now();
         idleSince = idle ? (idleSince ?? now) : null;
         if (idleSince !== null && now - idleSince >= quiet) return resolve(true);
-        if (now - started > timeout) return reject(new Error('the app was still running after ' + timeout + ' ms'));
+        if (now - started > timeout) return reject(new Error('the app (or a job on the page) was still running after ' + timeout + ' ms'));
         setTimeout(tick, 50);
     };
     tick();
 })"""
 
 
-def wait_idle(page, timeout: float = 120) -> None:
-    """Until the app has finished the run the last action started (and stayed idle QUIET_MS)."""
+def wait_idle(page, timeout: float = 180) -> None:
+    """Until the app has finished the run the last action started and any job it shows (and
+    stayed so QUIET_MS)."""
     page.evaluate(_IDLE, [QUIET_MS, timeout * 1000])
 
 
