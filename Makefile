@@ -15,8 +15,9 @@ demo: install
 	$(PYTHON) -m streamlit run app.py
 
 # Two workers (pytest-xdist): the browser walks wait on servers and pages while the other worker computes.
+# A module's tests share a worker, so its module fixtures are built once (tests/conftest.py).
 test: install-test
-	$(PYTHON) -m pytest -q -n auto --maxprocesses 4
+	$(PYTHON) -m pytest -q -n auto --maxprocesses 4 --dist loadgroup
 
 # Before every commit (docs/testing.md): the unit tier, without a browser, AppTests, PostgreSQL,
 # a cluster, killed processes or slow tests.

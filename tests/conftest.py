@@ -73,6 +73,25 @@ def postgres_url():
         pytest.skip(str(exc))
 
 
+# ---------------------------------------------------------------- how xdist shares out the tests
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`make test` runs ``--dist loadgroup``: a module's tests go to one worker (its module-scoped
+    servers, clusters and fits are built once, not once per worker), and the modules marked
+    ``xdist_group(name)`` share one worker (the UMAP tests: numba compiles once)."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModulesAndGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid):
+            if nodeid.rfind("@") > nodeid.rfind("]"):     # marked: its group
+                return nodeid.split("@")[-1]
+            return nodeid.split("::", 1)[0]              # otherwise: its module
+
+    return ModulesAndGroups(config, log)
+
+
 # The tiers (docs/testing.md): a test under tests/e2e, tests/app or tests/durability carries that
 # folder's marker, so `make test-fast` can leave out whole tiers by marker.
 TIERS = ("e2e", "app", "durability")

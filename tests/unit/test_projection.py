@@ -12,6 +12,10 @@ import pytest
 from core.errors import Cancelled, InputError  # noqa: E402
 from core.projection import project  # noqa: E402
 
+# One worker runs every UMAP test (`make test`: --dist loadgroup, tests/conftest.py): numba
+# compiles umap's kernels once per process (~20 s), not once per worker.
+pytestmark = pytest.mark.xdist_group("umap")
+
 
 @pytest.fixture
 def blobs():

@@ -9,6 +9,10 @@ import pytest
 from core import cli
 from core import projection as proj
 
+# One worker runs every UMAP test (`make test`: --dist loadgroup, tests/conftest.py): numba
+# compiles umap's kernels once per process (~20 s), not once per worker.
+pytestmark = pytest.mark.xdist_group("umap")
+
 DATA = "demo:nli:n=600"
 
 
