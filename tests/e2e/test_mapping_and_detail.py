@@ -3,6 +3,7 @@ before it loads, and one example opens in full on the Examples page (p̃ per pha
 features, its nearest neighbours, "more like this")."""
 import csv
 import re
+import time
 
 import pytest
 
@@ -47,9 +48,18 @@ def test_columns_are_mapped_in_the_page_before_loading(page, tmp_path):
 def test_one_example_opens_in_full(page):
     go(page, "Examples")
     box = page.locator(".st-key-ex_pick [role='combobox']").first
+    # mid-screen, with room for the list below it: a scroll of the page closes an open list, and
+    # at the page's foot the list scrolled the page to show itself
+    box.evaluate("el => el.scrollIntoView({block: 'center'})")
     box.click()
     box.fill("nli-")                       # the ids on the pages shown above
-    page.get_by_role("option").first.click()
+    # by keyboard: ArrowDown opens the list (or moves to the next match), Enter takes the focused one
+    deadline = time.time() + 60
+    while box.get_attribute("aria-expanded") != "true" or not box.get_attribute("aria-activedescendant"):
+        assert time.time() < deadline, "the example list does not open"
+        box.press("ArrowDown")
+        page.wait_for_timeout(100)
+    box.press("Enter")
     wait_idle(page)
     page.wait_for_selector("text=p̃ phase by phase")
     page.wait_for_selector("text=Nearest neighbours in Φ")
