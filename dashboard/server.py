@@ -131,7 +131,9 @@ class Server:
         self.pruning.start()
         _servers.add(self)
         _install_hooks()
-        threading.Thread(target=self._heartbeat, name="run-lease heartbeat", daemon=True).start()
+        # the beat read once: a setting changed later must not stop the leases' renewal
+        threading.Thread(target=self._heartbeat, args=(settings().run_lease / 3,), name="run-lease heartbeat",
+                         daemon=True).start()
 
     def prune(self) -> dict:
         """Keep the computed results within ``ARTIFACT_LENS_RESULTS_MB`` (`core.artifacts.prune`):
@@ -142,11 +144,11 @@ class Server:
             log.warning("could not prune the result caches: %s", exc)
             return {}
 
-    def _heartbeat(self) -> None:
-        """Every third of the run lease: renew the leases of the runs this process computes, and
-        mark interrupted the runs of servers that stopped renewing theirs (another app process on
-        the same database that died)."""
-        while not self.stopping.wait(settings().run_lease / 3):
+    def _heartbeat(self, every: float) -> None:
+        """Every ``every`` s (a third of the run lease): renew the leases of the runs this process
+        computes, and mark interrupted the runs of servers that stopped renewing theirs (another
+        app process on the same database that died)."""
+        while not self.stopping.wait(every):
             try:
                 self.team.renew_leases()
                 self.team.recover(own=False)

@@ -236,3 +236,25 @@ def test_two_app_processes_share_a_database_and_a_dead_ones_runs_are_marked_inte
         if worker.poll() is None:
             worker.kill()
             worker.wait()
+
+
+def test_the_heartbeat_outlives_a_setting_that_turns_bad(tmp_path, monkeypatch):
+    """The beat is read once at start: a setting that turns bad later (here in this process's
+    environment) does not kill the thread that renews the leases."""
+    from dashboard.server import Server
+
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARTIFACT_LENS_RUN_LEASE", "3")      # a beat a second
+    server = Server()
+    beats = []
+    renew = server.team.renew_leases
+    server.team.renew_leases = lambda: (beats.append(time.time()), renew())
+    try:
+        monkeypatch.setenv("ARTIFACT_LENS_CACHE_MB", "0")   # refused by core.settings from now on
+        deadline = time.time() + 30
+        while len(beats) < 3 and time.time() < deadline:
+            time.sleep(0.1)
+        assert len(beats) >= 3, "the heartbeat stopped"
+    finally:
+        server.begin_stop()
