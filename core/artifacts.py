@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -82,7 +83,7 @@ class ArtifactStore:
             return
         for p in self.root.iterdir():
             m = self._name.fullmatch(p.name)
-            if m and p.is_file():
+            if m and _regular(p):   # a symbolic link shaped like a result is not one: never followed
                 yield p, m.group(1), int(m.group(2))
 
     def keys(self) -> list:
@@ -142,19 +143,31 @@ class ArtifactStore:
     def save(self, key: str, write: Callable) -> Path:
         """Write ``key`` atomically with ``write(fh)`` (a binary file object); its path."""
         path = self.path(key)
+        if not self.root.exists():   # a folder the tool makes is marked first, so a killed first save is swept too
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._mark()
         paths.atomic_write(path, write, tag=str(os.getpid()))
         paths.fsync_folder(path.parent)
         if not self.owned():
-            (self.root / MARK).write_text("Artifact Lens keeps computed results here; it may delete files it named.\n")
+            self._mark()
         return path
 
+    def _mark(self) -> None:
+        (self.root / MARK).write_text("Artifact Lens keeps computed results here; it may delete files it named.\n")
+
     def owned(self) -> bool:
-        """Whether the folder carries the tool's mark (`MARK`): only then does `prune` delete in it."""
-        return (self.root / MARK).is_file()
+        """Whether the folder is a real folder (no symbolic link) carrying the tool's mark (`MARK`, a
+        regular file): only then does the tool delete in it (`prune`, stale temporaries)."""
+        try:
+            if stat.S_ISLNK(self.root.lstat().st_mode):
+                return False
+        except OSError:
+            return False
+        return _regular(self.root / MARK)
 
     def remove_stale_temporaries(self) -> int:
-        """Delete temporaries of writers that are no longer running; how many."""
-        return paths.remove_stale_temporaries(self.root)
+        """Delete temporaries of writers that are no longer running, in a folder the tool marked; how many."""
+        return paths.remove_stale_temporaries(self.root) if self.owned() else 0
 
 
 def prune(stores: Iterable[ArtifactStore], max_bytes: Optional[float] = None) -> dict:
@@ -179,6 +192,13 @@ def prune(stores: Iterable[ArtifactStore], max_bytes: Optional[float] = None) ->
     if out["outdated"] or out["least_recent"]:
         log.info("pruned the result caches: %s", out)
     return out
+
+
+def _regular(p: Path) -> bool:
+    try:
+        return stat.S_ISREG(p.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def _size(p: Path) -> int:

@@ -361,3 +361,78 @@ def test_hostile_data_is_refused_or_read_right(world, command, flaw, fmt, n, fla
         assert ids <= {f"{i:03d}" for i in range(n)}, (argv, flaw, sorted(ids)[:5])
     finally:
         _check(case, before, code, err, argv)
+
+
+# ---------------------------------------------------------------- outputs changed while a command runs
+OUTPUT_COMMANDS = sorted(c for c, argv in BASE.items() if any(a.startswith("{out:") for a in argv))
+#: what a user does at the output's path between the command's check and its end
+MIDRUN = ["create a file", "create a folder", "edit the tool's own output", "delete the tool's own output",
+          "fill the empty folder"]
+
+
+def _midrun(action: str, target: Path) -> None:
+    if action == "create a file":
+        target.write_bytes(b"typed while the command ran\n")
+    elif action == "create a folder":
+        target.mkdir()
+        (target / "mine.txt").write_text("mine")
+    elif action == "edit the tool's own output":
+        if target.is_dir():
+            (target / "added-by-me.txt").write_text("mine")
+        else:
+            with open(target, "ab") as fh:
+                fh.write(b"my own line\n")
+    elif action == "delete the tool's own output":
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    elif action == "fill the empty folder":
+        (target / "mine.txt").write_text("mine")
+
+
+@settings(CAMPAIGN, max_examples=max(1, EXAMPLES * 2 // 3))
+@given(command=st.sampled_from(OUTPUT_COMMANDS), action=st.sampled_from(MIDRUN))
+def test_an_output_changed_while_the_command_runs_is_never_lost(world, command, action):
+    """The output's check holds to the end: whatever the user puts at (or changes in) the output's
+    path while a command runs is still there afterwards, byte for byte, and the result is kept
+    under a new name the error line gives; a path the user freed is written as asked."""
+    from unittest import mock
+
+    from core.outputs import Outputs
+
+    if action == "fill the empty folder" and next(a for a in BASE[command] if a.startswith("{out:")) != "{out:}":
+        action = "create a file"   # a file output: an empty folder is refused at the check already
+    case = _case(world)
+    argv = _argv(command, case, "an empty folder" if action == "fill the empty folder" else "fresh", "fresh",
+                 str(case / "nli.csv"), str(case / "run.manifest.json"))
+    target = Path(argv[argv.index("--out") + 1])
+    users = set(_snapshot(case))   # the user's files; the target's, as the user leaves it, join them below
+    if action.endswith("own output"):   # a first run makes the tool's own output
+        code, err = _run(argv, case)
+        assert code == 0 and target.exists(), (argv, err)
+    seen = {}
+    commit = Outputs.commit
+
+    def commit_after_the_user(self):
+        if any(v[0] == target for v in self._targets.values()):
+            _midrun(action, target)
+            seen.update((rel, d) for rel, d in _snapshot(case).items()
+                        if not any(part.startswith(".") and part.endswith((".tmp", ".old")) for part in rel.split("/")))
+        return commit(self)
+
+    with mock.patch.object(Outputs, "commit", commit_after_the_user):
+        code, err = _run(argv, case)
+    try:
+        assert seen, (argv, "the command never reached its commit", err)
+        if action == "delete the tool's own output":
+            assert code == 0 and target.exists(), (argv, err)
+        else:
+            errors = [line for line in err.splitlines() if line.startswith("error:")]
+            assert code == 2 and len(errors) == 1 and "saved as" in errors[0], (argv, action, err)
+            kept = Path(errors[0].split("saved as ", 1)[1].split(".kept-", 1)[0] + ".kept-1" + target.suffix)
+            assert kept.exists(), (kept, err)
+        after = _snapshot(case)
+        theirs = users | {rel for rel in seen if rel.split("/")[0] == target.name}
+        lost = [rel for rel, digest in seen.items() if rel in theirs and after.get(rel) != digest and not
+                (action == "delete the tool's own output" and rel.split("/")[0] == target.name)]
+        assert not lost, (argv, action, lost)
+    finally:
+        _check(case, {}, code, err, argv)
