@@ -7,9 +7,12 @@ all computation in ``core/``.
 """
 import streamlit as st
 
-from dashboard.navigation import PAGES
+from dashboard.navigation import PAGES, configuration_error
 
 st.set_page_config(page_title="Artifact Lens", page_icon="assets/logo.svg", layout="wide")
+if (problem := configuration_error()) is not None:   # before any page reads a setting or the store
+    st.error(problem)
+    st.stop()
 nav = st.navigation([st.Page(path, title=title, icon=icon, default=i == 0)
                      for i, (path, title, icon) in enumerate(PAGES)], expanded=True)   # all 13, no "View more"
 nav.run()

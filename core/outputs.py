@@ -46,7 +46,8 @@ __all__ = ["Outputs", "OutputsKept", "Ledger", "check_input_file", "POLICY"]
 
 #: What `--help` and the README say about existing outputs.
 POLICY = ("An existing output is replaced only if Artifact Lens wrote it and it is unchanged since; "
-          "any other existing file or folder is refused, never overwritten.")
+          "any other existing file or folder is refused, never overwritten. Whatever appears at an output's path "
+          "while the command runs is kept, and the result saved beside it (NAME.kept-1.EXT).")
 
 
 class OutputsKept(InputError):
@@ -108,7 +109,15 @@ class Ledger:
     and `_stamp`), appended under a file lock in ``<cache>/written.jsonl``."""
 
     def __init__(self, path=None):
-        self.path = Path(path) if path is not None else paths.cache_dir() / "written.jsonl"
+        self._path = Path(path) if path is not None else None
+
+    @property
+    def path(self) -> Path:
+        """``<cache>/written.jsonl`` unless given: read when first needed, so making a ledger never
+        fails on a bad setting (the command's own error handling reports that)."""
+        if self._path is None:
+            self._path = paths.cache_dir() / "written.jsonl"
+        return self._path
 
     def _entries(self) -> dict:
         found = {}

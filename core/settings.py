@@ -20,7 +20,7 @@ from typing import Optional
 
 from core.errors import InputError
 
-__all__ = ["Settings", "SettingsError", "settings", "VARIABLES"]
+__all__ = ["Settings", "SettingsError", "settings", "VARIABLES", "printable", "expand_path"]
 
 
 class SettingsError(InputError):
@@ -58,22 +58,64 @@ class Settings:
 VARIABLES = {f.name: "ARTIFACT_LENS_" + f.name.upper() for f in fields(Settings)}
 
 
-def _number(name: str, raw: str, least: float, unit: str, whole: bool = False):
+#: a URL's user information (everything up to the last '@' before the host: a password may hold
+#: an unencoded '@' or ':'), and a query parameter that carries a secret
+_URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<rest>[^\s'\"<>]*)")
+_SECRET_PARAM = re.compile(r"(?i)([?&;](?:[a-z_]*pass[a-z_]*|pwd|[a-z_]*secret[a-z_]*|[a-z_]*token[a-z_]*|"
+                           r"[a-z_]*key)=)[^&;#\s]*")
+
+
+_HOST = re.compile(r"[A-Za-z0-9.\-\[\]:%]*(?=[/?#]|$)")
+
+
+def printable(text) -> str:
+    """``text`` (a URL, a setting, an error message holding either) with every URL's password and
+    every secret query parameter replaced by ``***``: the one way a URL reaches a message."""
+
+    def hide(m: "re.Match") -> str:
+        rest = _SECRET_PARAM.sub(r"\1***", m.group("rest"))
+        # the user information ends at the last '@' that has a ':' before it and a host[:port] after
+        # it (a password may hold '@', ':' or '/'; an '@' in a path or a query has no host after it)
+        ends = [i for i, c in enumerate(rest) if c == "@" and ":" in rest[:i] and _HOST.match(rest, i + 1)]
+        if ends:
+            user = rest[:rest.index(":")]
+            rest = f"{user}:***" + rest[ends[-1]:]
+        return m.group("scheme") + rest
+
+    return _URL.sub(hide, str(text))
+
+
+def expand_path(raw: str, what: str) -> Path:
+    """``raw`` with ``~`` expanded; a ``~user`` that names no user is a clear InputError."""
+    try:
+        return Path(raw).expanduser()
+    except RuntimeError:
+        raise InputError(f"{what}={raw!r} starts with a ~user this machine does not know; give a full path.") from None
+
+
+def _number(name: str, raw: str, least: float, unit: str, whole: bool = False, most: float = 1e12):
     try:
         value = int(raw) if whole else float(raw)
     except ValueError:
         raise SettingsError(f"{VARIABLES[name]}={raw!r} is not {'a whole number' if whole else 'a number'}; give "
                             f"{unit}, e.g. {VARIABLES[name]}={'1000' if whole else '1024'}, or unset it.") from None
-    if not (math.isfinite(value) and value >= least):
-        raise SettingsError(f"{VARIABLES[name]}={raw!r} must be a finite number of at least {least:g} {unit}; "
+    if not (math.isfinite(value) and least <= value <= most):
+        raise SettingsError(f"{VARIABLES[name]}={raw!r} must be a finite number from {least:g} to {most:g} {unit}; "
                             "give one, or unset it for the default.")
     return value
 
 
 def _parse(env: tuple) -> Settings:
     raw = dict(env)
-    cache = Path(raw["cache"]).expanduser() if raw["cache"] else Path.home() / ".cache" / "artifact-lens"
-    data_dirs = [p for p in (raw["data_dirs"] or "").split(os.pathsep) if p.strip()] or [os.getcwd(), str(cache)]
+    try:
+        cache = expand_path(raw["cache"], VARIABLES["cache"]) if raw["cache"] else Path.home() / ".cache" / "artifact-lens"
+        data_dirs = [expand_path(p, VARIABLES["data_dirs"]).resolve()
+                     for p in (raw["data_dirs"] or "").split(os.pathsep) if p.strip()] or [Path.cwd(), cache.resolve()]
+    except InputError as exc:
+        raise SettingsError(str(exc)) from None
+    except (OSError, RuntimeError) as exc:   # no home folder, a looping link
+        raise SettingsError(f"{VARIABLES['cache']} or {VARIABLES['data_dirs']} cannot be used ({exc}); give full "
+                            "paths of folders.") from None
     method = (raw["map"] or "umap").strip().lower()
     if method not in ("umap", "pca"):
         raise SettingsError(f"ARTIFACT_LENS_MAP={raw['map']!r} is not a map this tool computes; give umap (the "
@@ -93,15 +135,15 @@ def _parse(env: tuple) -> Settings:
         cache_mb=_number("cache_mb", raw["cache_mb"], 1, "megabytes") if raw["cache_mb"] else 1024.0,
         uploads_mb=_number("uploads_mb", raw["uploads_mb"], 0, "megabytes") if raw["uploads_mb"] else 2048.0,
         results_mb=_number("results_mb", raw["results_mb"], 1, "megabytes") if raw["results_mb"] else 20_000.0,
-        data_dirs=tuple(Path(p).expanduser().resolve() for p in data_dirs),
+        data_dirs=tuple(data_dirs),
         map=method,
-        map_points=_number("map_points", raw["map_points"], 1, "points", whole=True) if raw["map_points"] else 200_000,
-        map_text_points=(_number("map_text_points", raw["map_text_points"], 0, "points", whole=True)
+        map_points=_number("map_points", raw["map_points"], 1, "points", whole=True, most=1e8) if raw["map_points"] else 200_000,
+        map_text_points=(_number("map_text_points", raw["map_text_points"], 0, "points", whole=True, most=1e8)
                          if raw["map_text_points"] else 20_000),
         owner=owner,
-        job_workers=(_number("job_workers", raw["job_workers"], 1, "jobs", whole=True) if raw["job_workers"]
+        job_workers=(_number("job_workers", raw["job_workers"], 1, "jobs", whole=True, most=1024) if raw["job_workers"]
                      else max(1, os.cpu_count() or 1)),
-        run_lease=_number("run_lease", raw["run_lease"], 3, "seconds") if raw["run_lease"] else 60.0,
+        run_lease=_number("run_lease", raw["run_lease"], 3, "seconds", most=86_400) if raw["run_lease"] else 60.0,
         scheduler=scheduler,
     )
 

@@ -18,3 +18,16 @@ PAGES = [
     ("pages/12_validate.py", "Validate", ":material/task_alt:"),
     ("pages/13_dynamics.py", "Dynamics", ":material/insights:"),
 ]
+
+
+def configuration_error():
+    """What is wrong with the server's settings (one line naming the variable and the fix, any
+    password hidden), or None: the app checks it before any page runs."""
+    from core.errors import InputError
+    from core.settings import printable, settings
+
+    try:
+        settings()
+    except InputError as exc:
+        return f"The server's configuration cannot be used: {printable(exc)} Fix the setting and restart the server."
+    return None

@@ -30,6 +30,7 @@ from core.aflite.inputs import check_values, scan_rows
 from core.aflite.storage import RANGE_ROWS, resolve_jobs, row_ranges, run_tasks
 from core.errors import Cancelled, InputError
 from core.progress import check_cancel
+from core.settings import printable
 
 __all__ = ["DaskRows", "ClusterError", "connect", "load_array"]
 
@@ -58,14 +59,16 @@ def connect(address: str | None = None, *, timeout: float = 10.0):
         _refused_at_once(address, timeout)
         return Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address} ({exc.__class__.__name__}: {exc}); "
+        raise ClusterError(f"cannot reach the Dask scheduler at {printable(address)} ({exc.__class__.__name__}: {exc}); "
                            "check the address and port (e.g. tcp://HOST:8786) and that `dask scheduler` "
                            "is running and reachable from here.") from None
 
 
 def _refused_at_once(address: str, timeout: float) -> None:
-    """Raise the `ConnectionRefusedError` of a tcp:// address nothing listens on: Dask would retry
-    it until ``timeout``, and a refusal is final. Anything else is left to Dask."""
+    """Probe a tcp:// address before Dask does: a refusal is final (Dask would retry it until
+    ``timeout``), and a server that accepts but says nothing within ``timeout`` is not a Dask
+    scheduler (one writes its handshake at once; Dask would wait on it for minutes). Anything
+    else is left to Dask."""
     try:
         parts = urlsplit(address)
         host, port = parts.hostname, parts.port
@@ -74,11 +77,19 @@ def _refused_at_once(address: str, timeout: float) -> None:
     if parts.scheme != "tcp" or not host or port is None:
         return
     try:
-        socket.create_connection((host, port), timeout=timeout).close()
+        sock = socket.create_connection((host, port), timeout=timeout)
     except ConnectionRefusedError:
         raise
     except OSError:
         return
+    try:
+        sock.settimeout(timeout)
+        if not sock.recv(1):
+            raise ConnectionError("the server closed the connection without a Dask handshake")
+    except socket.timeout:
+        raise TimeoutError(f"the server accepted the connection but sent no Dask handshake within {timeout:g} s")
+    finally:
+        sock.close()
 
 
 def _range_take(chunk, lo, *, at):

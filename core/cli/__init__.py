@@ -17,6 +17,7 @@ from core.cli.parser import build_parser
 from core.cli.scoring import PhaseLog
 from core.errors import Cancelled, InputError
 from core.outputs import Outputs
+from core.settings import expand_path, printable, settings
 
 __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
@@ -48,6 +49,30 @@ def _inputs(args) -> list:
     return found
 
 
+def _check_configuration(args) -> None:
+    """Every ``ARTIFACT_LENS_*`` setting, and ``--cache-dir``: a folder (or a new one in an existing
+    folder) that holds none of the data the command reads and lies inside none of it."""
+    cache = getattr(args, "cache_dir", None)
+    if cache:
+        folder = expand_path(cache, "--cache-dir")
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"--cache-dir {cache} is a file; give a folder (it is made if it does not exist).")
+        if not folder.exists() and not folder.parent.is_dir():
+            raise InputError(f"--cache-dir {cache}: the folder {folder.parent} does not exist; create it or choose "
+                             "another cache folder.")
+        for name, flag in _INPUT_FLAGS.items():
+            given = getattr(args, name, None) if name != "run" else None   # a run file may be the tool's own, in its cache
+            if isinstance(given, str) and not given.startswith("demo:"):
+                read = expand_path(given, flag).resolve()
+                home = folder.resolve()
+                if home == read or home in read.parents or read in home.parents:
+                    raise InputError(f"--cache-dir {cache} holds (or lies inside) {given}, which the command reads "
+                                     f"({flag}); give a cache folder of its own so the tool writes nothing beside "
+                                     "your data.")
+        os.environ["ARTIFACT_LENS_CACHE"] = str(folder)
+    settings()
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     try:
@@ -59,8 +84,11 @@ def main(argv=None) -> int:
         print("error: no command given; choose one of " + ", ".join(COMMANDS) + " (see python -m core --help).",
               file=sys.stderr)
         return 2
-    if getattr(args, "cache_dir", None):
-        os.environ["ARTIFACT_LENS_CACHE"] = args.cache_dir
+    try:   # configuration first: a bad setting or --cache-dir is one clear line before anything is done
+        _check_configuration(args)
+    except InputError as exc:
+        print(f"error: {printable(exc)}", file=sys.stderr)
+        return 2
     # what manifests record as the command: the arguments given (a caller's list, or the shell's)
     args.command_line = "python -m core " + shlex.join(sys.argv[1:] if argv is None else [str(a) for a in argv])
     stop = threading.Event()
@@ -75,7 +103,7 @@ def main(argv=None) -> int:
         args.outputs = Outputs(inputs=_inputs(args), stop=stop)
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {printable(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:   # a read-only folder, a full disk, a path that turned into a folder
         where = args.outputs.describe(exc.filename) or exc.filename

@@ -45,7 +45,7 @@ class ReviewsMixin:
         self.require(workspace_id, by, "change settings")
         if rule not in DISPUTE_RULES:
             raise InputError(f"dispute rule {rule!r} is unknown; choose one of {', '.join(DISPUTE_RULES)}.")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "change settings") as s:
             s.get(Workspace, workspace_id).dispute_rule = rule
 
     def review_settings(self, workspace_id: int, *, by: str) -> dict:
@@ -67,7 +67,7 @@ class ReviewsMixin:
                              f"{reviews_per_example!r}.")
         if blind is not None and not isinstance(blind, bool):
             raise InputError(f"blind review is on or off (True or False), not {blind!r}.")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "change settings") as s:
             ws = s.get(Workspace, workspace_id)
             if reviews_per_example is not None:
                 ws.reviews_per_example = reviews_per_example
@@ -81,7 +81,7 @@ class ReviewsMixin:
         text = check_text(text, "the guidelines", GUIDELINES_MAX).strip()
         if not text:
             raise InputError("the guidelines are empty; write what reviewers should keep and remove, and why.")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "change settings") as s:
             row = Guidelines(workspace_id=workspace_id, text=text, created_by=by.lower())
             s.add(row)
             s.flush()
@@ -107,7 +107,7 @@ class ReviewsMixin:
         if len(str(example_id)) > EXAMPLE_ID_MAX:
             raise InputError(f"example id {str(example_id)[:40]!r}… is longer than {EXAMPLE_ID_MAX} characters, more "
                              "than reviews can store; give the dataset shorter ids (an id column).")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "review" if kind == "review" else "adjudicate") as s:
             if self._run_in(s, workspace_id, run_id).status != "done":
                 raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
             version = s.scalar(select(func.max(Guidelines.id)).where(Guidelines.workspace_id == workspace_id))

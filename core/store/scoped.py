@@ -26,23 +26,60 @@ def scoped_methods(store_type) -> frozenset:
     return frozenset(found)
 
 
+#: keywords that would change who acts or where: a member's handle refuses them
+IDENTITY = ("by", "workspace_id")
+
+
 class Scoped:
-    """``store.<method>(workspace_id, …, by=email)`` as ``scoped.<method>(…)``."""
+    """``store.<method>(workspace_id, …, by=email)`` as ``scoped.<method>(…)``.
+
+    Sealed: the workspace and the member are fixed when the handle is made; it has no attribute to
+    rebind them and refuses ``by=`` and ``workspace_id=`` on every call (`NotAllowed`), so code
+    holding an annotator's handle cannot act or read as anyone else."""
+
+    __slots__ = ("_store", "_workspace_id", "_by")
 
     def __init__(self, store, workspace_id: int, by: str):
-        self._store, self.workspace_id, self.by = store, int(workspace_id), str(by)
+        for name, value in (("_store", store), ("_workspace_id", int(workspace_id)), ("_by", str(by))):
+            object.__setattr__(self, name, value)
+
+    @property
+    def workspace_id(self) -> int:
+        return self._workspace_id
+
+    @property
+    def by(self) -> str:
+        return self._by
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a member's handle is sealed: {name} cannot be set (open a handle for another member "
+                             "with TeamStore.scoped, which only the server does for a signed-in user)")
+
+    __delattr__ = __setattr__
 
     def __getattr__(self, name: str):
         if name.startswith("_") or name not in scoped_methods(type(self._store)):
             raise AttributeError(f"{name!r} is not a workspace action of the team store")
-        return functools.partial(getattr(self._store, name), self.workspace_id, by=self.by)
+        method, workspace_id, by = getattr(self._store, name), self._workspace_id, self._by
+
+        @functools.wraps(method)
+        def acting(*args, **kwargs):
+            given = [k for k in IDENTITY if k in kwargs]
+            if given:
+                from core.store.checks import NotAllowed
+
+                raise NotAllowed(f"this handle acts as {by} in workspace {workspace_id}; {name}() takes no "
+                                 f"{', '.join(k + '=' for k in given)} here.")
+            return method(workspace_id, *args, by=by, **kwargs)
+
+        return acting
 
     def require(self, action: str) -> str:
         """The member's role when it allows ``action`` (`TeamStore.require`)."""
-        return self._store.require(self.workspace_id, self.by, action)
+        return self._store.require(self._workspace_id, self._by, action)
 
     def role(self):
-        return self._store.role_of(self.workspace_id, self.by)
+        return self._store.role_of(self._workspace_id, self._by)
 
     def __dir__(self):
         return sorted({*super().__dir__(), *scoped_methods(type(self._store))})

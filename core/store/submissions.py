@@ -33,7 +33,7 @@ class SubmissionsMixin:
         if not str(label).strip():
             raise InputError("the example has no label; choose one before submitting.")
         try:
-            with self.Write.begin() as s:
+            with self._write_as(workspace_id, by, "create") as s:
                 self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
                 if revises is not None:
                     old = self._in_workspace(s, Submission, revises, workspace_id, "submission")
@@ -63,7 +63,7 @@ class SubmissionsMixin:
         if decision == "reject" and not note.strip():
             raise InputError("a rejection needs a note that tells the creator what to change.")
         try:
-            with self.Write.begin() as s:
+            with self._write_as(workspace_id, by, "validate") as s:
                 sub = self._in_workspace(s, Submission, submission_id, workspace_id, "submission")
                 if sub.creator == by.lower():
                     raise InputError("you wrote this example; another validator decides on it.")

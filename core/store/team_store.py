@@ -1,10 +1,10 @@
 """`TeamStore`: the store's implementation (the package `core.store` says what it holds)."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
-import re
 import socket
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Optional
 
 import pandas as pd
-from sqlalchemy import create_engine, event, func, select, text
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy import event, func, select, text
+from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
 from sqlalchemy.orm import sessionmaker
-from sqlalchemy.pool import NullPool
 
 from core import paths
 from core.errors import InputError
@@ -23,10 +22,11 @@ from core.runs import CorruptRun, Run
 from core.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, RunRecord, SavedView,
                                Workspace, now)
 from core.store.checks import NotAllowed, check_strings, check_text
+from core.store.database import default_url, engine_of
 from core.store.scoped import Scoped
 from core.store.reviews import ReviewsMixin
 from core.store.submissions import SubmissionsMixin
-from core.settings import settings
+from core.settings import printable, settings
 
 __all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
            "DEFAULT_WORKSPACE", "LOCAL_USER", "LOCAL_WORKSPACE", "file_sha256"]
@@ -64,16 +64,6 @@ _EMAIL_MAX = 320
 LOCAL_USER, LOCAL_WORKSPACE = "local", "local"
 
 
-def default_url() -> str:
-    """``$ARTIFACT_LENS_DB_URL``, else a SQLite file in the cache folder."""
-    return settings().db_url
-
-
-def _safe(url: str) -> str:
-    """The URL without its password, for messages."""
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
-
-
 class TeamStore(ReviewsMixin, SubmissionsMixin):
     """Open (and migrate) the team store.
 
@@ -87,27 +77,21 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
 
     def __init__(self, url: Optional[str] = None, files=None):
         self.url = url or default_url()
-        if self.url.startswith("sqlite:///"):
-            Path(self.url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
         default_files = (Path(self.url[len("sqlite:///"):]).parent if self.url.startswith("sqlite:///")
                          else paths.cache_dir()) / "team-files"
         self.files = Path(files) if files is not None else default_files
+        self.engine = engine_of(self.url)
         try:
-            if self.url.startswith("sqlite"):
-                # a connection per use (no pool to run dry under many writers); they queue on
-                # SQLite's lock with a busy timeout instead of failing
-                self.engine = create_engine(self.url, poolclass=NullPool, connect_args={"timeout": 120})
-                event.listen(self.engine, "connect", _sqlite_pragmas)
-                event.listen(self.engine, "begin", _sqlite_begin)
-            else:
-                # a server thread per active session may hold a connection at once: a pool of 5 (the
-                # default) timed out under 20 concurrent reviewers; PostgreSQL allows 100 by default
-                self.engine = create_engine(self.url, pool_pre_ping=True, pool_size=20, max_overflow=20,
-                                            pool_timeout=120)
             self.migrate()
         except OperationalError as exc:
-            raise InputError(f"cannot reach the database at {_safe(self.url)} ({str(exc.orig).strip().splitlines()[0]}); "
-                             "check ARTIFACT_LENS_DB_URL and that the database server is running.") from None
+            reason = printable(str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__)
+            raise InputError(f"cannot reach the database at {printable(self.url)} ({reason}); check ARTIFACT_LENS_DB_URL "
+                             "and that the database server is running.") from None
+        except DatabaseError as exc:   # a file that is not a database, a server that is not one
+            self.engine.dispose()
+            raise InputError(f"{printable(self.url)} is not a team database this tool can open "
+                             f"({printable(str(exc.orig).strip()[:200])}); give the URL of the team store, or a "
+                             "new file name for a new one.") from None
         # reads, and writes: every write is one transaction that takes SQLite's write lock at
         # its start (BEGIN IMMEDIATE), so a check inside it cannot be overtaken by another writer
         self.Session = sessionmaker(self.engine, expire_on_commit=False)
@@ -151,7 +135,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                 command.upgrade(cfg, "head")
             except CommandError as exc:
                 found = MigrationContext.configure(conn).get_current_revision()
-                raise InputError(f"the team database at {_safe(self.url)} is at schema revision {found!r}, which this "
+                raise InputError(f"the team database at {printable(self.url)} is at schema revision {found!r}, which this "
                                  f"Artifact Lens does not know ({exc}): it was made by a newer Artifact Lens. Upgrade "
                                  "artifact-lens, or point ARTIFACT_LENS_DB_URL at another database.") from None
             return MigrationContext.configure(conn).get_current_revision()
@@ -244,8 +228,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             raise InputError(f"{email[:80]!r} is not an e-mail address (at most {_EMAIL_MAX} characters); type the "
                              "address the identity provider sends.")
         email = check_text(email.strip(), "the e-mail address", _EMAIL_MAX)
-        with self.Write.begin() as s:
-            self._lock_members(s, workspace_id)
+        with self._write_as(workspace_id, by, "manage members", members=True) as s:
             member = s.scalar(select(Member).where(Member.workspace_id == workspace_id, Member.email == email.lower()))
             if member is None:
                 s.add(Member(workspace_id=workspace_id, email=email.lower(), role=role))
@@ -259,14 +242,30 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         read, review and export nothing in it. The last owner cannot be removed."""
         self.require(workspace_id, by, "manage members")
         email = check_text(str(email).strip(), "the e-mail address", _EMAIL_MAX).lower()
-        with self.Write.begin() as s:
-            self._lock_members(s, workspace_id)
+        with self._write_as(workspace_id, by, "manage members", members=True) as s:
             member = s.scalar(select(Member).where(Member.workspace_id == workspace_id, Member.email == email))
             if member is None:
                 raise InputError(f"{email} is not a member of this workspace.")
             if member.role == "owner" and self._owners(s, workspace_id) == 1:
                 raise InputError(f"{email} is the last owner of this workspace; make someone else owner first.")
             s.delete(member)
+
+    @contextlib.contextmanager
+    def _write_as(self, workspace_id: int, by: str, action: str, *, members: bool = False):
+        """One write transaction in which ``by``'s role is checked for ``action`` before anything is
+        written: the member's row is read with a share lock (PostgreSQL; SQLite's write transactions
+        are serial already), so a demotion or removal lands wholly before the check, and is refused
+        here, or waits until this write has committed. ``members``: lock the workspace's members first
+        (a change of roles), so two owners demoting each other are serialised, never deadlocked."""
+        with self.Write.begin() as s:
+            if members:
+                self._lock_members(s, workspace_id)
+            role = s.scalar(select(Member.role).where(Member.workspace_id == workspace_id,
+                                                      Member.email == str(by).lower()).with_for_update(read=True))
+            if role not in PERMISSIONS[action]:
+                raise NotAllowed(f"{by} {'has no role' if role is None else f'is {role}'} in this workspace now; to "
+                                 f"{action} one needs to be {' or '.join(PERMISSIONS[action])} (ask an owner).")
+            yield s
 
     @staticmethod
     def _lock_members(s, workspace_id: int) -> None:
@@ -292,7 +291,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         """Record a dataset (by fingerprint: saving it again returns the same id, and brings
         back one that was removed); ``name`` is its name for people (default its own)."""
         self.require(workspace_id, by, "load data")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "load data") as s:
             found = s.scalar(select(DatasetRecord).where(DatasetRecord.workspace_id == workspace_id,
                                                          DatasetRecord.fingerprint == dataset.fingerprint))
             if found is not None:
@@ -333,7 +332,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         """Hide a dataset and its runs from the workspace. Nothing is erased: the rows, run
         files and reviews stay (a backup restores by clearing ``deleted_at``)."""
         self.require(workspace_id, by, "delete data")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "delete data") as s:
             rec = self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec.deleted_at, rec.deleted_by = now(), by.lower()
 
@@ -343,7 +342,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         server renews (`renew_leases`); a run whose lease runs out is marked interrupted by any
         server on the database (`recover`). A run that is done already is left as it is."""
         self.require(workspace_id, by, "run filters")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "run filters") as s:
             self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
             if rec is None:
@@ -370,7 +369,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                 return rec.id
         path = run.save(self.files / f"ws{workspace_id}" / f"{run.key}.npz")
         digest = file_sha256(path)
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "run filters") as s:
             self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == run.key))
             if rec is None:
@@ -388,7 +387,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         self.require(workspace_id, by, "run filters")
         if status not in ("failed", "interrupted"):
             raise InputError(f"a run ends as failed or interrupted, not {status!r}.")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "run filters") as s:
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
             if rec is not None and rec.status == "running":
                 rec.status, rec.updated_at = status, now()
@@ -430,7 +429,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
     def discard_run(self, workspace_id: int, key: str, *, by: str) -> None:
         """Forget an interrupted or failed run (a finished run is kept: reviews point at it)."""
         self.require(workspace_id, by, "run filters")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "run filters") as s:
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
             if rec is None:
                 raise InputError(f"no run {key} in this workspace.")
@@ -494,7 +493,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             raise InputError("give the view a name.")
         if len(name.strip()) > _NAME_MAX:
             raise InputError(f"a view name has at most {_NAME_MAX} characters ({len(name.strip())} given); shorten it.")
-        with self.Write.begin() as s:
+        with self._write_as(workspace_id, by, "save views") as s:
             if self._run_in(s, workspace_id, run_id).status != "done":   # else discard_run would hit the view's key
                 raise InputError(f"run {run_id} is not finished; views attach to finished runs.")
             view = SavedView(run_id=run_id, name=name.strip(), tau=float(tau), target_size=int(target_size),
@@ -546,26 +545,9 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
-def _sqlite_begin(conn) -> None:
-    # writes take the write lock at BEGIN: two check-then-write transactions cannot interleave
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("write") else "BEGIN")
-
-
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def _sqlite_pragmas(dbapi_connection, _record):
-    # the driver must not begin transactions itself: `_sqlite_begin` does, choosing the lock
-    dbapi_connection.isolation_level = None
-    # WAL: readers do not block the writer; a busy timeout instead of "database is locked"
-    # (the timeout first: switching a fresh file to WAL waits for the lock like any write)
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA busy_timeout=120000")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()

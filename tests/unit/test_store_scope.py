@@ -34,7 +34,7 @@ def _public_methods():
 def _writes(fn, seen=()) -> bool:
     """Whether ``fn`` writes, itself or through a private helper of the store it calls."""
     source = inspect.getsource(fn)
-    if "Write.begin" in source or "atomic_write" in source or ".save(" in source:
+    if "Write.begin" in source or "_write_as(" in source or "atomic_write" in source or ".save(" in source:
         return True
     helpers = set(re.findall(r"self\.(_[a-z]\w*)\(", source)) - set(seen)
     return any(_writes(getattr(TeamStore, h), (*seen, *helpers)) for h in helpers if callable(getattr(TeamStore, h, None)))
@@ -330,3 +330,74 @@ def test_a_prepared_export_is_not_served_after_a_demotion(store, toy, tmp_path):
     with pytest.raises(NotAllowed):
         read()
     assert not path.exists()
+
+
+def test_a_members_handle_is_sealed_on_every_method(store, toy):
+    """Identity override through keyword arguments, on every scoped method (by reflection): an
+    annotator's handle refuses ``by=`` and ``workspace_id=`` before reaching the store, and has
+    nothing to rebind, so it never reads a blind decision or writes under a curator's name."""
+    from core.store.scoped import IDENTITY, scoped_methods
+
+    world = _world(store, toy)
+    a = world["a"]
+    a["toy"] = toy
+    handle = store.scoped(a["ws"], a["ann"])
+    before = _snapshot(store, a)
+    for name in sorted(scoped_methods(TeamStore)):
+        args, kwargs = _args(name, getattr(TeamStore, name), a, a)
+        for keyword, value in (("by", a["cur"]), ("by", a["owner"]), ("workspace_id", world["b"]["ws"])):
+            with pytest.raises(NotAllowed, match="takes no"):
+                getattr(handle, name)(*args[1:], **kwargs, **{keyword: value})
+    for attribute in ("by", "workspace_id", "_by", "_workspace_id", "_store", "anything"):
+        with pytest.raises(AttributeError, match="sealed"):
+            setattr(handle, attribute, a["cur"])
+    assert handle.by == a["ann"] and handle.workspace_id == a["ws"] and set(IDENTITY) == {"by", "workspace_id"}
+    assert _snapshot(store, a) == before
+
+
+# writers whose role is not checked inside a database transaction, and why
+FILE_WRITERS = {"keep_file": "copies an upload into the store's folder, no row: the dataset's row is written by "
+                              "save_dataset, whose role check is inside its transaction"}
+
+
+def test_a_removal_racing_any_write_is_held_by_the_write(store, toy, monkeypatch):
+    """Role changes racing every write (found by reflection): a member removed after the write's
+    first role check and before its transaction is refused, and nothing of the write lands."""
+    from core.store.scoped import scoped_methods
+
+    world = _world(store, toy)
+    a = world["a"]
+    a["toy"] = toy
+    writers = sorted(n for n in scoped_methods(TeamStore) if _writes(getattr(TeamStore, n)) and n not in FILE_WRITERS)
+    require = TeamStore.require
+    refused = []
+    for name in writers:
+        actor = f"racer-{name}-{uuid.uuid4().hex[:6]}@x.org".replace("_", "-")
+        store.set_role(a["ws"], actor, "owner", by=a["owner"])
+        fired = []
+
+        def require_then_removed(self, workspace_id, email, action, actor=actor, fired=fired):
+            role = require(self, workspace_id, email, action)
+            if email == actor and not fired:   # the member is removed between the check and the write
+                fired.append(action)
+                monkeypatch.setattr(TeamStore, "require", require)
+                self.remove_member(workspace_id, actor, by=a["owner"])
+            return role
+
+        before = _snapshot(store, a)
+        monkeypatch.setattr(TeamStore, "require", require_then_removed)
+        args, kwargs = _args(name, getattr(TeamStore, name), a, a)
+        try:
+            getattr(store.scoped(a["ws"], actor), name)(*args[1:], **kwargs)
+        except NotAllowed:
+            refused.append(name)
+        except InputError:
+            pass   # refused for another reason (the snapshot below shows nothing landed either way)
+        finally:
+            monkeypatch.setattr(TeamStore, "require", require)
+        after = _snapshot(store, a)
+        assert fired, (name, "the race never happened")
+        assert [x for i, x in enumerate(after) if i != 3] == [x for i, x in enumerate(before) if i != 3], name
+        assert actor not in after[3]
+    assert {"review", "adjudicate", "set_role", "remove_member", "submit", "validate", "save_view", "set_guidelines",
+            "begin_run", "end_run", "set_review_settings"} <= set(refused), refused
