@@ -16,6 +16,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from core.escaping import md_code, md_text
+
 __all__ = ["card_inputs", "dataset_card", "card_of", "size_category", "TOP_CUES"]
 
 #: cues listed before and after filtering
@@ -61,11 +63,8 @@ def card_inputs(dataset, retained_ids, *, min_count: int = 5, k: int = TOP_CUES)
 
 
 def _md(value) -> str:
-    """Dataset text in a Markdown table cell: pipes and newlines escaped, nothing rendered."""
-    text = str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-    for ch in "*_`[]<>#":
-        text = text.replace(ch, "\\" + ch)
-    return text
+    """A user string in the card's Markdown: literal text, one line of one cell (`core.escaping`)."""
+    return md_text(value)
 
 
 def _num(value) -> str:
@@ -101,7 +100,7 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
                            source_datasets=[name], pretty_name=f"{name} ({export.get('selection', 'filtered')}, "
                                                                "Artifact Lens)",
                            tags=["artifact-lens", "aflite", "adversarial-filtering", "dataset-artifacts"])
-    lines = [f"# {_md(name)}: the {export.get('selection', 'filtered')} split of an AFLite filter", "",
+    lines = [f"# {_md(name)}: the {_md(export.get('selection', 'filtered'))} split of an AFLite filter", "",
              "Made with Artifact Lens: AFLite (Le Bras et al. 2020) removed the examples that models on a "
              "simple representation predict too easily, so what remains is less about the dataset's artifacts.", "",
              "## How this split was made", "",
@@ -120,7 +119,7 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
                   f"| removal order | {_md(aflite.get('removal_order', 'predictability'))} |",
                   f"| seed | {_num(aflite.get('seed'))} |"]
     rep = (manifest.get("representation") or {}).get("spec")
-    lines += [f"| representation Φ | `{rep}` |" if rep else "| representation Φ | none (no AFLite run) |",
+    lines += [f"| representation Φ | {md_code(rep)} |" if rep else "| representation Φ | none (no AFLite run) |",
               f"| scored examples | {_num(dataset.get('scored_examples'))} |",
               f"| warm-up examples (not scored) | {_num(dataset.get('warmup_excluded', 0))} |",
               f"| dataset fingerprint | {_md(dataset.get('fingerprint'))} |"]

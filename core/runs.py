@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import logging
 import os
 import platform
@@ -312,18 +313,45 @@ class Run:
                 arrays = {k[2:]: npz[k] for k in npz.files if k.startswith("a:")}
                 ids, excluded = npz["ids"], npz["excluded_ids"]
                 first = npz["review_first"] if "review_first" in npz.files else np.array([], dtype=str)
+            _check_meta(meta)
             trajectory = Trajectory.from_arrays(meta["record"], arrays)
             if len(trajectory.removed_at) != len(ids) or len(set(ids.tolist())) != len(ids):
                 raise ValueError(f"{len(ids)} ids (some repeated?) for {len(trajectory.removed_at)} scored examples")
-            return cls(params=meta["params"], dataset_name=meta["dataset_name"],
+            run = cls(params=meta["params"], dataset_name=meta["dataset_name"],
                        dataset_fingerprint=meta["dataset_fingerprint"], representation=meta["representation"],
                        ids=ids, trajectory=trajectory, excluded_ids=excluded,
                        versions=meta.get("versions", {}), representation_info=meta.get("representation_info", {}),
                        seconds=meta.get("seconds", 0.0), created=meta.get("created", time.time()),
                        quality=meta.get("quality") or {}, joint=meta.get("joint") or {}, review_first=first)
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, InputError) as exc:
+            run.key   # the parameters make a key (AFLite takes them) or the file is damaged
+            trajectory.result_for()   # and the phases walk to an end (a walk that cannot is a damaged file)
+            return run
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, InputError, OverflowError,
+                AttributeError, RecursionError, RuntimeError) as exc:
             raise CorruptRun(f"cannot read the run in {path}: the file is damaged ({exc}); delete it to "
                              "recompute the run", path) from exc
+
+
+#: what a run file's metadata holds, by type (older files lack the optional ones)
+_META_TYPES = {"params": dict, "dataset_name": str, "dataset_fingerprint": str, "representation": str, "record": dict}
+_META_OPTIONAL = {"versions": dict, "representation_info": dict, "seconds": (int, float), "created": (int, float),
+                  "quality": (dict, type(None)), "joint": (dict, type(None)), "key": (str, type(None))}
+
+
+def _check_meta(meta) -> None:
+    """A run file's metadata has the types a run is made of (a hand edit or another tool's file
+    otherwise fails later, far from the file): ValueError naming the field."""
+    if not isinstance(meta, dict):
+        raise ValueError("its metadata is not a JSON object")
+    for name, kind in _META_TYPES.items():
+        if not isinstance(meta.get(name), kind):
+            raise ValueError(f"its metadata's {name} is {type(meta.get(name)).__name__}, not {kind.__name__}")
+    for name, kinds in _META_OPTIONAL.items():
+        if name in meta and (not isinstance(meta[name], kinds) or isinstance(meta[name], bool)):
+            raise ValueError(f"its metadata's {name} has the wrong type ({type(meta[name]).__name__})")
+    for name in ("seconds", "created"):
+        if name in meta and not math.isfinite(meta[name]):
+            raise ValueError(f"its metadata's {name} is not a finite number")
 
 
 def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None, on_phase=None,

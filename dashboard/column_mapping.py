@@ -36,7 +36,7 @@ def form() -> None:
     st.warning(_ASK[ask["role"]])
     if ask["preview"] is not None:
         st.dataframe(ask["preview"], key="map_preview", height=240)   # the file's own text, never rendered
-        st.caption(f"The first {len(ask['preview'])} rows of {source.label or source.source}.")
+        st.caption(f"The first {len(ask['preview'])} rows of {plain(source.label or source.source)}.")
 
     def choose(box, title, role):
         options = [NONE] + cols

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.escaping import md_text
 from core.neighbours import nearest
 from dashboard import current
 from dashboard.session import session
@@ -39,7 +40,7 @@ def example_detail(run, example_id: str, key: str) -> None:
             st.caption(f"Removed in phase {int(gone.iloc[0])} of the fitted run." if len(gone)
                        else f"Kept through all {run.n_phases} phases of the fitted run.")
     with right:
-        st.markdown(f"**Its features, z for its label ({rec[ds.label]})**")
+        st.markdown(f"**Its features, z for its label ({md_text(rec[ds.label])})**")
         st.dataframe(_feature_z(example_id, str(rec[ds.label])), hide_index=True, key=f"{key}_features", height=200)
     st.markdown("**Nearest neighbours in Φ** (cosine similarity; near 1 = possible duplicates)")
     like = _neighbours(example_id, 10)

@@ -9,7 +9,8 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+from core.escaping import md_text
+
 
 
 #: what the CLI's flags are called on the Data page (core's messages name the flags)
@@ -33,7 +34,7 @@ def plain(message) -> str:
     Those elements render Markdown, and messages from core can quote values from
     the data (labels, column names, file names): escaping keeps them plain text.
     """
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", app_words(message))
+    return md_text(app_words(message))
 
 
 def thumbnail_uri(image, size: int = 48) -> Optional[str]:

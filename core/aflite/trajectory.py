@@ -15,6 +15,7 @@ removes; the removal order among the others still does not depend on τ or n). I
 from __future__ import annotations
 
 import json
+import math
 from functools import cached_property
 
 import numpy as np
@@ -68,8 +69,21 @@ class Trajectory:
         if missing:
             raise InputError(f"the trajectory is damaged: arrays {missing} are missing; refit to rebuild it.")
         out = {k: np.asarray(arrays[k]) for k in (*_REQUIRED, *_OPTIONAL) if arrays.get(k) is not None}
+        for k, a in out.items():
+            if a.ndim != 1 or not (np.issubdtype(a.dtype, np.number) or a.dtype == bool):
+                raise InputError(f"the trajectory is damaged: {k} is not a list of numbers; refit to rebuild it.")
+        for k in ("predictability", "phase_scores", "quality"):
+            a = out.get(k)
+            if k != "quality" and a is not None and len(a) and not (np.nanmin(a, initial=0) >= 0 and
+                                                                    np.nanmax(a, initial=0) <= 1):
+                raise InputError(f"the trajectory is damaged: {k} holds values outside [0, 1]; refit to rebuild it.")
         for k in ("removed_at", "removal_rank", "phase_offsets"):
-            out[k] = out[k].astype(np.int64)
+            a = out[k]
+            if not np.issubdtype(a.dtype, np.integer) and len(a) and not (
+                    np.all(np.isfinite(a)) and np.all(a == np.round(a)) and np.all(np.abs(a) < 2 ** 53)):
+                raise InputError(f"the trajectory is damaged: {k} holds values that are not whole numbers; refit to "
+                                 "rebuild it.")
+            out[k] = a.astype(np.int64)
         if "protected" in out:
             out["protected"] = out["protected"].astype(bool)
         sizes = {k: len(out[k]) for k in ("removed_at", "removal_rank", "predictability", "protected", "quality")
@@ -78,7 +92,19 @@ class Trajectory:
         if len(set(sizes.values())) > 1 or not len(offsets) or offsets[0] != 0 or np.any(np.diff(offsets) < 0) \
                 or ("phase_scores" in out and offsets[-1] != len(out["phase_scores"])):
             raise InputError(f"the trajectory is damaged: its arrays disagree in length ({sizes}); refit to rebuild it.")
-        return cls(record, out)
+        try:
+            made = cls(record, out)
+        except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
+            raise InputError(f"the trajectory is damaged: its record does not hold what a fit records ({type(exc).__name__}"
+                             f": {str(exc)[:80]}); refit to rebuild it.") from None
+        ra = made.removed_at
+        if made.n_phases < 0 or len(offsets) != made.n_phases + 1 or made.n_samples != len(ra) or (
+                len(ra) and (ra.min() < -1 or ra.max() >= made.n_phases)) or min(made.k, made.m, made.t) < 1 \
+                or not 0 <= made.n <= made.n_samples or not math.isfinite(made.tau) \
+                or not isinstance(made.history, list) or not all(isinstance(h, dict) for h in made.history):
+            raise InputError("the trajectory is damaged: its phases disagree with its record (removal phases out of "
+                             "range, or a count that does not match); refit to rebuild it.")
+        return made
 
     def to_arrays(self) -> dict:
         """The arrays (plain numeric, no record): what `from_arrays` takes back."""

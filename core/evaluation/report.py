@@ -11,7 +11,6 @@ report to attach to a data card (self-contained: images inlined, every value esc
 from __future__ import annotations
 
 import base64
-import html
 from pathlib import Path
 from typing import Optional
 
@@ -19,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
+from core.escaping import html_text
 from core.evaluation.verdict import tolerance_text, verdict
 from core.export import dataset_label, file_name
 from core.safe_csv import write_csv
@@ -144,7 +144,7 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
     (``dashboard.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews."""
     from core.evaluation.plots import figures
 
-    e = html.escape
+    e = html_text
     ctx, s, t = ev.context, ev.summary, ev.tables
     figs = figures(ev)
     first = [True]
@@ -223,7 +223,7 @@ def _review_html(review: dict) -> str:
     if best:
         facts.append(("the τ/n the team supports", f"τ = {best['tau']:.2f}, n = {best['n']:,} "
                                                    f"(agreement {best['agreement']:.1%})"))
-    return "<table class='t'>" + "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+    return "<table class='t'>" + "".join(f"<tr><th>{html_text(k)}</th><td>{html_text(v)}</td></tr>"
                                          for k, v in facts) + "</table>"
 
 
