@@ -28,7 +28,14 @@ def named() -> Optional[dict]:
     """What the URL names (a copy: opening the run rewrites the URL from the session), or None
     when it names no dataset, Φ and run."""
     qp = dict(st.query_params)
-    return qp if all(qp.get(k) for k in ("ds", "spec", "run")) else None
+    named = all(qp.get(k) for k in ("ds", "spec", "run"))
+    return qp if named and all(_linkable(qp[k]) for k in ("ds", "spec", "run")) else None
+
+
+def _linkable(value: str) -> bool:
+    """A link's value as the app writes one: no control character (a ``%00`` typed into a link)
+    and no longer than a URL can be (a hand-made link is otherwise ignored, not an error page)."""
+    return len(value) <= 4000 and not any(ord(c) < 32 or ord(c) == 127 for c in value)
 
 
 #: a selection longer than this (as JSON) is kept in the tab only: URLs past ~8 kB are refused by

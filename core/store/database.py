@@ -9,6 +9,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.pool import NullPool
 
 from core.errors import InputError
+from core.store.checks import check_text
 from core.settings import printable, settings
 
 __all__ = ["default_url", "engine_of", "CONNECT_TIMEOUT"]
@@ -50,13 +51,14 @@ def engine_of(url: str):
             raise InputError(f"cannot open {printable(url)!r}: {printable(exc)}; use the plain sqlite:/// driver.") from None
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine, "before_cursor_execute", _check_parameters)
         return engine
     args = {"connect_timeout": CONNECT_TIMEOUT} if parsed.drivername.split("+")[0] == "postgresql" else {}
     try:
         # a server thread per active session may hold a connection at once: a pool of 5 (the
         # default) timed out under 20 concurrent reviewers; PostgreSQL allows 100 by default
-        return create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=20, pool_timeout=120,
-                             connect_args=args)
+        engine = create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=20, pool_timeout=120,
+                               connect_args=args)
     except NoSuchModuleError:
         raise InputError(f"{parsed.drivername!r} in {printable(url)!r} is not a database this tool knows; give "
                          f"{example}.") from None
@@ -64,6 +66,19 @@ def engine_of(url: str):
         raise InputError(f"the database driver for {printable(url)!r} is not installed ({exc.name or exc}); for "
                          "PostgreSQL install the postgres extra: pip install 'artifact-lens[postgres]' and use "
                          "postgresql+psycopg://.") from None
+    event.listen(engine, "before_cursor_execute", _check_parameters)
+    return engine
+
+
+def _check_parameters(conn, cursor, statement, parameters, context, executemany) -> None:
+    """Every string a statement sends, read or write, on both databases: PostgreSQL refuses a NUL
+    character with a raw DataError (a run key, a workspace name or an e-mail typed or linked with
+    one) where SQLite would store or look it up silently; one clear error for both."""
+    rows = parameters if executemany else [parameters]
+    for row in rows or ():
+        for value in (row.values() if isinstance(row, dict) else row or ()):
+            if isinstance(value, str):
+                check_text(value, "a value given to the team store")
 
 
 def _sqlite_begin(conn) -> None:

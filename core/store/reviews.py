@@ -21,7 +21,7 @@ from core.review import DISPUTE_RULES
 from core.store.checks import NotAllowed, check_text
 from core.store.models import DECISIONS, Guidelines, Review, Workspace
 
-__all__ = ["ReviewsMixin", "EXAMPLE_ID_MAX", "MAX_REVIEWS_PER_EXAMPLE", "GUIDELINES_MAX"]
+__all__ = ["ReviewsMixin", "EXAMPLE_ID_MAX", "MAX_REVIEWS_PER_EXAMPLE", "GUIDELINES_MAX", "NOTE_MAX"]
 
 #: longest example id a review stores (its column's size)
 EXAMPLE_ID_MAX = 200
@@ -29,6 +29,10 @@ EXAMPLE_ID_MAX = 200
 MAX_REVIEWS_PER_EXAMPLE = 20
 #: longest guidelines text (characters)
 GUIDELINES_MAX = 50_000
+#: longest note on a decision (characters): a paragraph or two, not a pasted file
+NOTE_MAX = 10_000
+#: runs whose example ids a store keeps in memory (a reviewed run's ids are read from its file once)
+RUN_IDS_KEPT = 8
 _COLUMNS = ["id", "example_id", "reviewer", "decision", "note", "created_at", "kind", "guidelines_id"]
 
 
@@ -107,6 +111,11 @@ class ReviewsMixin:
         if len(str(example_id)) > EXAMPLE_ID_MAX:
             raise InputError(f"example id {str(example_id)[:40]!r}… is longer than {EXAMPLE_ID_MAX} characters, more "
                              "than reviews can store; give the dataset shorter ids (an id column).")
+        check_text(str(example_id), "the example id")
+        check_text(note, "the note", NOTE_MAX)
+        if str(example_id) not in self._run_ids(workspace_id, run_id):
+            raise InputError(f"example {str(example_id)[:80]!r} is not one of run {run_id}'s examples; decisions attach "
+                             "to the examples the run scored.")
         with self._write_as(workspace_id, by, "review" if kind == "review" else "adjudicate") as s:
             if self._run_in(s, workspace_id, run_id).status != "done":
                 raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
@@ -116,6 +125,37 @@ class ReviewsMixin:
             s.add(row)
             s.flush()
             return row.id
+
+    def _run_ids(self, workspace_id: int, run_id: int) -> frozenset:
+        """The ids a finished run scored (from its file, checksummed when saved), kept for the last
+        `RUN_IDS_KEPT` runs: a run's ids never change, so a review needs no file read after the first."""
+        import threading
+        from collections import OrderedDict
+
+        import numpy as np
+
+        with self.Session() as s:
+            rec = self._run_in(s, workspace_id, run_id)
+            if rec.status != "done":
+                raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
+            key, path = (rec.id, rec.sha256), rec.file
+        kept = self.__dict__.setdefault("_kept_run_ids", OrderedDict())
+        lock = self.__dict__.setdefault("_kept_run_ids_lock", threading.Lock())
+        with lock:
+            if key in kept:
+                kept.move_to_end(key)
+                return kept[key]
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                ids = frozenset(npz["ids"].astype(str).tolist())
+        except (OSError, ValueError, KeyError) as exc:
+            raise InputError(f"the file of run {run_id} cannot be read ({exc}); restore the team files from a backup "
+                             "or run the filter again.") from None
+        with lock:
+            kept[key] = ids
+            while len(kept) > RUN_IDS_KEPT:
+                kept.popitem(last=False)
+        return ids
 
     def review(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str = "", *,
                by: str) -> int:

@@ -14,8 +14,10 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from core.errors import InputError
-from core.store.models import VALIDATIONS, DatasetRecord, Submission, Validation, now
 from core.lights import LIGHTS
+from core.store.checks import check_text
+from core.store.models import VALIDATIONS, DatasetRecord, Submission, Validation, now
+from core.store.reviews import NOTE_MAX
 
 __all__ = ["SubmissionsMixin"]
 
@@ -60,6 +62,7 @@ class SubmissionsMixin:
         self.require(workspace_id, by, "validate")
         if decision not in VALIDATIONS:
             raise InputError(f"decision {decision!r} is unknown; choose one of {', '.join(VALIDATIONS)}.")
+        check_text(note, "the note", NOTE_MAX)
         if decision == "reject" and not note.strip():
             raise InputError("a rejection needs a note that tells the creator what to change.")
         try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import math
+import numbers
 import os
 import socket
 import uuid
@@ -493,6 +495,11 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             raise InputError("give the view a name.")
         if len(name.strip()) > _NAME_MAX:
             raise InputError(f"a view name has at most {_NAME_MAX} characters ({len(name.strip())} given); shorten it.")
+        if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not 0 <= tau <= 1:
+            raise InputError(f"a view's τ is a number from 0 to 1, not {tau!r}.")
+        if isinstance(target_size, bool) or not isinstance(target_size, numbers.Real) or not (
+                math.isfinite(target_size) and target_size == int(target_size) and 1 <= target_size <= 2 ** 62):
+            raise InputError(f"a view's n is a whole number of examples (at least 1), not {target_size!r}.")
         with self._write_as(workspace_id, by, "save views") as s:
             if self._run_in(s, workspace_id, run_id).status != "done":   # else discard_run would hit the view's key
                 raise InputError(f"run {run_id} is not finished; views attach to finished runs.")

@@ -377,6 +377,22 @@ def test_a_reload_or_shared_link_reopens_the_same_run_and_tau(at):
     assert metrics(again)["Retained"] == kept
 
 
+@pytest.mark.parametrize("field, value", [("run", "abc\x00def"), ("ds", "\x00"), ("spec", "tfidf\x01" + "x" * 5000)])
+def test_a_damaged_link_opens_the_app_not_an_error_page(at, field, value):
+    """A link whose run, dataset or Φ holds a NUL or control character (``%00`` typed into it), or is
+    longer than a URL can be, is ignored: the app opens (on the demo) instead of an error page."""
+    params = {k: v[0] if isinstance(v, list) else v for k, v in dict(at.query_params).items()}
+    params[field] = value
+    again = AppTest.from_file(APP, default_timeout=180)
+    for k, v in params.items():
+        again.query_params[k] = v
+    again.run()
+    no_exceptions(again)
+    again.switch_page(page("2_filter")).run()
+    no_exceptions(again)
+    assert "Retained" in metrics(again)
+
+
 def _reload(at, page_name):
     """A new session on the same server with ``at``'s URL, on ``page_name`` (a browser's F5)."""
     again = AppTest.from_file(APP, default_timeout=180)

@@ -73,7 +73,7 @@ def _world(store, toy):
 def _args(name, fn, here, ids_from):
     """Arguments for ``fn`` in workspace ``here`` with every id taken from ``ids_from``."""
     values = {"workspace_id": here["ws"], "email": "new@x.org", "role": "annotator", "status": "failed",
-              "example_id": "e1", "note": "why", "fields": {"hypothesis": "y"}, "label": "a", "feedback": {},
+              "example_id": str(here["toy"][1].ids[0]) if "toy" in here else "e1", "note": "why", "fields": {"hypothesis": "y"}, "label": "a", "feedback": {},
               "source": "toy", "roles": {}, "name": "v", "tau": 0.5, "target_size": 10, "representation": "r",
               "params": {}, "seed": 0, "versions": {}, "path": __file__, "rule": "senior", "text": "keep real ones",
               "reviews_per_example": 2, "blind": True}
@@ -401,3 +401,35 @@ def test_a_removal_racing_any_write_is_held_by_the_write(store, toy, monkeypatch
         assert actor not in after[3]
     assert {"review", "adjudicate", "set_role", "remove_member", "submit", "validate", "save_view", "set_guidelines",
             "begin_run", "end_run", "set_review_settings"} <= set(refused), refused
+
+
+@pytest.mark.parametrize("call", ["review an id not in the run", "adjudicate an id not in the run", "a 20 MB note",
+                                  "a 20 MB validation note", "a view at τ = inf", "a view at τ = nan",
+                                  "a view at τ = 1.5", "a view of n = -1", "a view of n = 1e300", "a view of n = 2.5",
+                                  "a view of n = 'ten'"])
+def test_the_store_refuses_what_it_cannot_mean_and_counts_stay_true(store, toy, call):
+    """One validation for both databases: ids that exist, sizes and numbers in range. Progress
+    counts only the run's own examples, so it is never inflated."""
+    a = _world(store, toy)["a"]
+    big = "x" * (20 << 20)
+    sub = store.submit(a["ws"], a["dataset_id"], {"hypothesis": "z"}, "a", {}, by=a["ann"])
+    calls = {
+        "review an id not in the run": lambda: store.review(a["ws"], a["run_id"], "not-an-example", "agree", by=a["ann"]),
+        "adjudicate an id not in the run": lambda: store.adjudicate(a["ws"], a["run_id"], "nope", "keep", "why",
+                                                                    by=a["cur"]),
+        "a 20 MB note": lambda: store.review(a["ws"], a["run_id"], str(toy[1].ids[0]), "keep", big, by=a["ann"]),
+        "a 20 MB validation note": lambda: store.validate(a["ws"], sub, "reject", big, by=a["cur"]),
+        "a view at τ = inf": lambda: store.save_view(a["ws"], a["run_id"], "v", float("inf"), 10, by=a["cur"]),
+        "a view at τ = nan": lambda: store.save_view(a["ws"], a["run_id"], "v", float("nan"), 10, by=a["cur"]),
+        "a view at τ = 1.5": lambda: store.save_view(a["ws"], a["run_id"], "v", 1.5, 10, by=a["cur"]),
+        "a view of n = -1": lambda: store.save_view(a["ws"], a["run_id"], "v", 0.5, -1, by=a["cur"]),
+        "a view of n = 1e300": lambda: store.save_view(a["ws"], a["run_id"], "v", 0.5, 1e300, by=a["cur"]),
+        "a view of n = 2.5": lambda: store.save_view(a["ws"], a["run_id"], "v", 0.5, 2.5, by=a["cur"]),
+        "a view of n = 'ten'": lambda: store.save_view(a["ws"], a["run_id"], "v", 0.5, "ten", by=a["cur"]),
+    }
+    before = _snapshot(store, a), store.progress(a["ws"], a["run_id"], by=a["owner"]).to_json()
+    with pytest.raises(InputError) as info:
+        calls[call]()
+    assert not isinstance(info.value, NotAllowed)
+    assert (_snapshot(store, a), store.progress(a["ws"], a["run_id"], by=a["owner"]).to_json()) == before
+    assert store.views(a["ws"], a["run_id"], by=a["cur"]).empty
