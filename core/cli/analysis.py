@@ -222,5 +222,9 @@ def cmd_transfer(args) -> int:
               f"gets {s['partial_input_accuracy_eval']:.1%} of it right, the top cues alone "
               f"{s['top_cues_accuracy_eval']:.1%} (majority {s['majority_share_eval']:.1%}); "
               f"{s['near_duplicate_pairs']:,} near-duplicate pairs across the splits")
+        if s["labels_only_in_eval"]:
+            print(f"note: {s['eval_examples_with_a_label_only_in_eval']:,} examples of the evaluation split have labels "
+                  f"the training split lacks ({', '.join(s['labels_only_in_eval'][:5])}); a model trained on it "
+                  "never predicts them, so they count as errors in the accuracies above")
         print(f"wrote {args.out}/ (cues.csv, duplicates.csv, summary.json, report.html)")
     return 0

@@ -52,7 +52,7 @@ BASE = {
                  '{"premise": "A man sleeps.", "hypothesis": "Nobody sleeps.", "label": "contradiction"}',
                  "--out", "{out:.json}"],
     "cartography": ["cartography", "{data}", "-r", REP, "--epochs", "2", "--folds", "2", "--out", "{out:.csv}"],
-    "transfer": ["transfer", "{data}", "{data}", "--k", "3", "--m", "2", "--out", "{out:}"],
+    "transfer": ["transfer", "{data}", "{eval}", "--k", "3", "--m", "2", "--out", "{out:}"],
     "prune": ["--cache-dir", "{cache}", "prune", "--max-mb", "100"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
@@ -109,6 +109,7 @@ def world(tmp_path_factory):
     base = root / "base"
     base.mkdir()
     (base / "nli.csv").write_text("\n".join(lines) + "\n")
+    (base / "eval.csv").write_text("\n".join([lines[0], *(line.replace("walks", "runs") for line in lines[1:61])]) + "\n")
     np.save(base / "vectors.npy", rng.normal(size=(90, 4)).astype(np.float32))
     code = main(["-q", "aflite", str(base / "nli.csv"), "-r", REP, "--m", "4", "--k", "0.1", "--target-size", "0.6",
                  "--out", str(root / "scores.csv"), "--manifest", str(base / "run.manifest.json")])
@@ -210,7 +211,7 @@ def _argv(command: str, case: Path, relation: str, relation2: str, data: str, ru
             suffix = arg[6:-1]
             argv.append(_target(relation2, case, suffix, out or str(case / ("x" + suffix)), stem="second"))
         else:
-            argv.append(arg.replace("{data}", data).replace("{run}", run).replace("{db}", f"sqlite:///{case}/team.sqlite")
+            argv.append(arg.replace("{data}", data).replace("{eval}", str(case / "eval.csv")).replace("{run}", run).replace("{db}", f"sqlite:///{case}/team.sqlite")
                         .replace("{cache}", str(case))   # prune in the user's own folder: nothing may go
                         .replace("{teamrun}", (case / "teamrun.txt").read_text()))
     return argv

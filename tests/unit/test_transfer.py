@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.cli import main
 from core.dataset import Dataset
@@ -73,3 +75,41 @@ def test_splits_with_other_columns_are_one_clear_error(halves):
                     text=["premise", "claim"], name="other")
     with pytest.raises(InputError, match="the evaluation split has no column 'hypothesis'"):
         cue_transfer(train, other)
+
+
+def _relabelled(ds, mapping, name):
+    table = ds.table.copy()
+    table[ds.label] = table[ds.label].astype(str).map(lambda v: mapping.get(v, v))
+    return Dataset(table=table, label=ds.label, text=list(ds.text), name=name)
+
+
+def test_what_transfer_cannot_measure_is_said_not_reported_as_a_number(halves):
+    """The same split is refused (a training accuracy is not a transfer); disjoint label sets and an
+    all-empty text column are refused; an extra label in EVAL is named in the summary."""
+    train, eval_ = halves
+    with pytest.raises(InputError, match="is the training split"):
+        cue_transfer(train, train.subset(train.table.index), k=5, m=2)
+    with pytest.raises(InputError, match="no label of the evaluation split"):
+        cue_transfer(train, _relabelled(eval_, {"entailment": "E", "neutral": "N", "contradiction": "C"}, "x"), k=5, m=2)
+    blank = eval_.table.copy()
+    blank["hypothesis"] = ""
+    with pytest.raises(InputError, match="empty in every row"):
+        cue_transfer(train, Dataset(table=blank, label=eval_.label, text=list(eval_.text), name="blank"), k=5, m=2)
+    extra = cue_transfer(train, _relabelled(eval_, {"neutral": "unknown"}, "extra"), k=5, m=2).summary
+    assert extra["labels_only_in_eval"] == ["unknown"]
+    assert extra["eval_examples_with_a_label_only_in_eval"] == int((eval_.table[eval_.label] == "neutral").sum())
+
+
+@given(texts=st.lists(st.text(max_size=40), min_size=1, max_size=8))
+@settings(max_examples=50, deadline=None, derandomize=True, database=None)
+def test_the_batch_tokenised_features_are_the_per_document_ones(texts):
+    """transfer's word and pair features from one batch tokenisation are exactly TfidfVectorizer's
+    (ngram_range=(1, 2)) with the per-document tokenizer."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from core.tokens import tokenize, tokenize_many
+    from core.transfer import _words_and_pairs
+
+    reference = TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None, ngram_range=(1, 2))
+    analyse = reference.build_analyzer()
+    assert [_words_and_pairs(t) for t in tokenize_many(texts)] == [analyse(t) for t in texts]
