@@ -250,10 +250,17 @@ def agreement(reviews: pd.DataFrame, filter_removed=None, *, team: Optional[pd.S
     """
     if not isinstance(min_shared, (int, np.integer)) or min_shared < 1:
         raise InputError(f"min_shared must be a whole number of at least 1, not {min_shared!r}.")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
+        raise InputError(f"bootstrap must be a whole number of resamples (0 for none), not {bootstrap!r}.")
     if "kind" in reviews:   # adjudications settle disputes; they are not a reviewer's independent decision
         reviews = reviews[reviews["kind"].astype(str) != "adjudication"]
     sided = sides_of(reviews, filter_removed)
     notes = []
+    latest = sided.drop_duplicates(["example_id", "reviewer"], keep="last")
+    if len(latest) < len(sided):   # one reviewer is one rater of an example: a repeated row is not a second one
+        notes.append(f"{len(sided) - len(latest):,} earlier decisions of a reviewer on an example they decided on again "
+                     "were left out: each reviewer's latest decision counts once.")
+        sided = latest
     counts, _ = _counts(sided["example_id"], sided["side"])
     per_example = sided.groupby("example_id").size()
     multi = int((per_example >= 2).sum())

@@ -173,3 +173,25 @@ def test_the_default_grid_covers_what_the_run_answers(toy_run):
     assert grid["tau"].min() == pytest.approx(bounds["tau_min"]) and grid["tau"].max() == 1.0
     assert grid["n"].min() == bounds["n_min"] and grid["n"].max() == bounds["N"] - 1
     assert best["n"] == bounds["N"] - 1            # a team that keeps everything supports the least filtering
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2), st.sampled_from(["keep", "remove"])),
+                min_size=2, max_size=30), st.data())
+def test_a_repeated_decision_counts_once(rows, data):
+    """Property: appending earlier copies of some decisions (a reviewer repeating themselves) changes
+    neither α nor the pairs; each reviewer's latest decision on an example counts once."""
+    frame = pd.DataFrame([{"example_id": f"e{u}", "reviewer": f"r{r}", "decision": d} for u, r, d in rows])
+    frame = frame.drop_duplicates(["example_id", "reviewer"], keep="last")
+    repeated = data.draw(st.lists(st.sampled_from(range(len(frame))), max_size=5), label="repeated rows")
+    doubled = pd.concat([frame.iloc[repeated], frame], ignore_index=True)
+    once, twice = agreement(frame, bootstrap=0), agreement(doubled, bootstrap=0)
+    assert (math.isnan(once.alpha) and math.isnan(twice.alpha)) or once.alpha == pytest.approx(twice.alpha)
+    assert once.pairs.fillna(-9).equals(twice.pairs.fillna(-9))
+
+
+@pytest.mark.parametrize("bootstrap", [-1, -100, 1.5, True, "10"])
+def test_a_bootstrap_count_that_is_not_one_is_refused(bootstrap):
+    frame = pd.DataFrame({"example_id": ["a", "a"], "reviewer": ["x", "y"], "decision": ["keep", "remove"]})
+    with pytest.raises(InputError, match="bootstrap"):
+        agreement(frame, bootstrap=bootstrap)
