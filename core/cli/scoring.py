@@ -9,6 +9,7 @@ from pathlib import Path
 from core.cli.common import (describe_representation, duration_text, load_from_args, print_messages, progress_bar,
                              representation_for, seconds_text, write_table)
 from core.errors import InputError
+from core.settings import printable
 
 
 def cmd_info(args) -> int:
@@ -391,9 +392,15 @@ def hub_token(repo_id: str) -> str:
     import os
     import re
 
-    if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
-        raise InputError(f"--push-to-hub {repo_id!r} is not a Hub repository id; give OWNER/NAME, e.g. "
-                         "my-team/snli-filtered.")
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:   # the Hub's own rules ('..', '--', a leading or trailing '-' or '.', 96 characters), before any work
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
+            raise HFValidationError("not OWNER/NAME")
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        raise InputError(f"--push-to-hub {repo_id!r} is not a Hub repository id ({str(exc).splitlines()[0][:120]}); "
+                         "give OWNER/NAME, e.g. my-team/snli-filtered.") from None
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         raise InputError("cannot push to the Hub: HF_HUB_OFFLINE is set (no network here); unset it on a machine "
                          "that reaches huggingface.co, or export to a folder and upload it from there.")
@@ -415,8 +422,9 @@ def push_to_hub(frame, card, repo_id: str) -> None:
         datasets.Dataset.from_pandas(frame, preserve_index=False).push_to_hub(repo_id, token=token)
         card.push_to_hub(repo_id, repo_type="dataset", token=token)
     except Exception as exc:  # noqa: BLE001  (network, permissions: the files written locally stay)
-        raise InputError(f"pushing to {repo_id} failed ({exc.__class__.__name__}: {exc}); the export on disk is "
-                         "complete, push it again when the Hub is reachable.") from None
+        raise InputError(f"pushing to {repo_id} failed ({exc.__class__.__name__}: {printable(exc)}); the export on "
+                         "disk is complete: fix what the message names (the network, the token's write access to "
+                         "the repository) and push it again.") from None
 
 
 _PROJECT_FLAGS = {"n_neighbors=": "--n-neighbors ", "min_dist=": "--min-dist ", "spread=": "--spread ",

@@ -94,3 +94,16 @@ def test_a_push_is_refused_at_once_offline_and_writes_nothing(saved, tmp_path, c
     code = main(["export", "demo:nli:n=900", "--run", str(folder / "run.npz"), "--out", str(out), "--push-to-hub",
                  "not a repo"])
     assert code == 2 and "is not a Hub repository id" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("repo", ["../..", "team/..", "a--b/c", "-team/x", "team/x.", "team/" + "y" * 100, "a/b/c"])
+def test_a_repository_id_the_hub_refuses_is_refused_before_any_work(saved, tmp_path, capsys, monkeypatch, repo):
+    """The Hub's own rules are checked up front (not after the export is written, with advice to
+    'push again when the Hub is reachable')."""
+    _, _, folder = saved
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    code = main(["export", "demo:nli:n=900", "--run", str(folder / "run.npz"), "--out", str(tmp_path / "s.csv"),
+                 f"--push-to-hub={repo}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "is not a Hub repository id" in err and "reachable" not in err
+    assert list(tmp_path.iterdir()) == []
