@@ -114,7 +114,13 @@ def test_killed_workers_lose_no_acknowledged_write(fresh_url, tmp_path):
             assert "ready" in worker.lines, f"the worker died while starting:\n{worker.stderr()}"
             if generation + 1 < KILLS:      # the next one imports while this one works
                 following = start(generation + 1)
-            time.sleep(chooser.uniform(0.05, 0.8))
+            # the kill lands after this worker has acknowledged work (a slow machine slows the writer,
+            # not the test's claim), then at a seeded point of what it does next
+            bound = time.monotonic() + 300
+            while not any(line.startswith("ack") for line in worker.lines) and worker.proc.poll() is None:
+                assert time.monotonic() < bound, f"the worker acknowledged nothing in 5 minutes:\n{worker.stderr()}"
+                time.sleep(0.01)
+            time.sleep(chooser.uniform(0.0, 0.5))
             assert worker.proc.poll() is None, f"the worker died by itself:\n{worker.stderr()}"
         except BaseException:
             if following is not None:       # it was never told to go: it has not touched the database
