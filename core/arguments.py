@@ -128,15 +128,18 @@ class Address:
     def __call__(self, text: str) -> str:
         import re
 
+        from core.settings import printable
+
         text = str(text).strip()
+        shown = printable(text)   # an address may carry a password: never echoed
         hint = "give HOST:PORT, e.g. tcp://scheduler.example.org:8786"
         scheme, _, rest = text.rpartition("://")
         if scheme and scheme not in self.SCHEMES:
-            raise argparse.ArgumentTypeError(f"'{text}': unknown scheme '{scheme}://' (use one of "
+            raise argparse.ArgumentTypeError(f"'{shown}': unknown scheme '{scheme}://' (use one of "
                                              f"{', '.join(s + '://' for s in self.SCHEMES)}); {hint}")
         found = re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})", rest)
         if not found:
-            raise argparse.ArgumentTypeError(f"'{text}' is not an address with a host and a port; {hint}")
+            raise argparse.ArgumentTypeError(f"'{shown}' is not an address with a host and a port; {hint}")
         if not 1 <= int(found.group(2)) <= 65535:
-            raise argparse.ArgumentTypeError(f"'{text}': port {found.group(2)} is not in [1, 65535]; {hint}")
+            raise argparse.ArgumentTypeError(f"'{shown}': port {found.group(2)} is not in [1, 65535]; {hint}")
         return (scheme or "tcp") + "://" + rest

@@ -160,3 +160,13 @@ def test_the_app_shows_a_bad_setting_and_keeps_running(tmp_path, monkeypatch):
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60).run()
     assert not at.exception
     assert any("ARTIFACT_LENS_RUN_LEASE" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("address", [f"tcp://u:{SECRET}@127.0.0.1:1", f"bogus://u:{SECRET}@h:1",
+                                     f"tcp://u:{SECRET}@h", f"tcp://u:{SECRET}@127.0.0.1:99999"])
+def test_a_hostile_scheduler_address_is_one_clear_line_without_its_password(tmp_path, monkeypatch, address):
+    argv = ["-q", "--cache-dir", str(tmp_path / "cache"), "aflite", "demo:nli:n=60", "-r", "tfidf-svd:dim=4",
+            "--scheduler", address, "--out", str(tmp_path / "o.csv")]
+    code, out, err = _cli(argv, {}, monkeypatch)
+    _clear(code, out, err, argv)
+    assert code == 2 and not (tmp_path / "o.csv").exists()
