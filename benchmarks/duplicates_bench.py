@@ -67,6 +67,26 @@ def main() -> None:
         tp, fp = int((pos >= th).sum()), int((neg >= th).sum())
         at[str(th)] = {"recall": round(tp / len(pos), 3), "precision_vs_random_pairs": round(tp / max(tp + fp, 1), 3),
                        "samples_with_a_dataset_pair_above": int((own >= th).sum())}
+    # the word rule (DuplicateIndex.near with labels): the longest word of the hypothesis replaced, the
+    # label kept, is a positive; the dataset's own examples one word away (SNLI's minimal pairs) are
+    # counted by label: the same label is called a copy, another label is not
+    labelled = DuplicateIndex(table, fields, label=ds.label)
+    longest = {"found_by_wording": 0, "found_by_one_word": 0, "missed": 0}
+    own_pairs = {"same_label_flagged": 0, "one_word_apart_any_label": 0}
+    for i in rng.choice(len(table), args.samples, replace=False):
+        ex = {f: str(table.iloc[i][f]) for f in fields}
+        ex[ds.label] = str(table.iloc[i][ds.label])
+        words = ex[fields[-1]].split()
+        at_longest = max(range(len(words)), key=lambda w: len(words[w]))
+        words[at_longest] = vocab[int(rng.integers(len(vocab)))]
+        hits = {h["id"]: h["how"] for h in labelled.near(dict(ex, **{fields[-1]: " ".join(words)}), k=50)}
+        how = hits.get(str(index.ids[i]))
+        longest["missed" if how is None else "found_by_wording" if how == "wording" else "found_by_one_word"] += 1
+        for other in labelled.near(ex, k=50):   # the dataset's own near-duplicates of this example
+            if other["id"] != str(index.ids[i]) and other["how"] == "one word":
+                own_pairs["same_label_flagged"] += 1
+        own_pairs["one_word_apart_any_label"] += sum(o["id"] != str(index.ids[i]) and o["how"] == "one word"
+                                                     for o in index.near(ex, k=50))   # no labels: no label rule
     t0 = time.perf_counter()
     found = DuplicateIndex(table, fields).pairs()
     wide = {"seconds": round(time.perf_counter() - t0, 2), "pairs": int(len(found))}
@@ -81,7 +101,8 @@ def main() -> None:
                     not_exact=len(got - exact))
     print(json.dumps({"benchmark": "duplicates", "data": os.path.basename(args.data), "examples": len(table),
                       "samples": args.samples, "threshold": THRESHOLD, "at": at,
-                      "ms_per_query_median": round(1000 * float(np.median(seconds)), 2), "dataset_wide": wide}))
+                      "ms_per_query_median": round(1000 * float(np.median(seconds)), 2),
+                      "longest_word_replaced": longest, "own_one_word_pairs": own_pairs, "dataset_wide": wide}))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,15 @@ changed): `benchmarks/duplicates_bench.py`. Cosine similarity in Φ measures som
 in a hypothesis-only TF-IDF/SVD space a short sentence is its commonest word's direction.
 Φ's nearest examples are "similar examples", never called duplicates.
 
+Words as well (`DuplicateIndex.near`): a one-word substitution in a short sentence changes few
+characters but many 4-grams (replacing the longest word of a 7-word SNLI hypothesis can leave
+under 0.6 of them shared), and writers game a creation task exactly so. So an example is also
+a near-duplicate when its fields, as words (`core.tokens`), are those of an indexed example but
+for one word dropped, inserted or replaced in one field, and, when both have a label, the label
+is the same: SNLI's own minimal pairs (same premise, one word changed) change the label, which
+is what makes them new examples; the same label with one word changed is a copy.
+`benchmarks/duplicates_bench.py` measures both rules.
+
 Dataset-wide (`DuplicateIndex.pairs`): comparing every pair is quadratic, so candidates come from
 MinHash signatures of each example's wording over all fields together (fields kept apart),
 banded into an LSH table (32 bands of 4 rows: a pair whose overall Jaccard index is 0.6 shares
@@ -25,7 +34,7 @@ each group of near-duplicates (connected through pairs) and names the others.
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -56,13 +65,17 @@ class DuplicateIndex:
     """The wording of a table's text fields, to find near-duplicates of a new example in
     milliseconds (one sparse product per field)."""
 
-    def __init__(self, table: pd.DataFrame, fields: Sequence[str]):
+    def __init__(self, table: pd.DataFrame, fields: Sequence[str], label: Optional[str] = None):
         if not fields:
             raise ValueError("near-duplicates need at least one text field")
         self.fields, self.ids = list(fields), np.asarray(table.index.astype(str))
         self._hv = _vectoriser()
-        self._X = {f: self._hv.transform(table[f].fillna("").astype(str)).tocsr() for f in self.fields}
+        self._text = {f: table[f].fillna("").astype(str) for f in self.fields}
+        self._X = {f: self._hv.transform(self._text[f]).tocsr() for f in self.fields}
         self._size = {f: np.asarray(self._X[f].sum(axis=1)).ravel() for f in self.fields}
+        self._words = None   # the word sets, made on the first `near` (the word rule's candidates)
+        self.label = label
+        self._labels = table[label].astype(str).to_numpy() if label is not None and label in table else None
 
     def overlap(self, example: Mapping) -> np.ndarray:
         """Per indexed example: the smallest, over the text fields, Jaccard index of its wording
@@ -77,12 +90,59 @@ class DuplicateIndex:
         return out
 
     def near(self, example: Mapping, *, k: int = 5, threshold: float = THRESHOLD) -> list:
-        """The indexed examples whose overlap with ``example`` is at least ``threshold``, most
-        overlapping first (at most ``k``): ``id`` and ``overlap``."""
+        """The indexed examples that ``example`` nearly duplicates, most overlapping first (at most
+        ``k``): ``id``, ``overlap`` (of the wording) and ``how``: ``"wording"`` (an overlap of at least
+        ``threshold``) or ``"one word"`` (one word changed in one field, the label the same; the
+        module docstring)."""
         scores = self.overlap(example)
-        hits = np.flatnonzero(scores >= threshold)
+        by_wording = scores >= threshold
+        by_words = self._one_word_apart(example, np.flatnonzero(~by_wording & (self._word_overlap(example) >=
+                                                                               _WORD_CANDIDATES)))
+        hits = np.flatnonzero(by_wording | by_words)
         hits = hits[np.argsort(-scores[hits], kind="stable")][:k]
-        return [{"id": str(self.ids[i]), "overlap": round(float(scores[i]), 4)} for i in hits]
+        return [{"id": str(self.ids[i]), "overlap": round(float(scores[i]), 4),
+                 "how": "wording" if by_wording[i] else "one word"} for i in hits]
+
+    def _word_overlap(self, example: Mapping) -> np.ndarray:
+        """Per indexed example: the smallest, over the fields, Jaccard index of its set of words and
+        ``example``'s (the word rule's candidates: one word changed in n keeps (n-1)/(n+1) of them)."""
+        from core.tokens import tokenize, tokenize_many
+
+        if self._words is None:
+            hv = _word_hasher()
+            self._words = (hv, {f: hv.transform(tokenize_many(self._text[f])).tocsr() for f in self.fields})
+        hv, words = self._words
+        out = None
+        for f in self.fields:
+            q = hv.transform([tokenize(str(example.get(f) or ""))])
+            inter = np.asarray((words[f] @ q.T).todense(), dtype=np.float64).ravel()
+            union = np.asarray(words[f].sum(axis=1)).ravel() + float(q.sum()) - inter
+            j = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+            out = j if out is None else np.minimum(out, j)
+        return out
+
+    def _one_word_apart(self, example: Mapping, rows: np.ndarray) -> np.ndarray:
+        """A mask over the index: the ``rows`` whose fields are ``example``'s but for one word dropped,
+        inserted or replaced in one field, with the same label when both have one."""
+        from core.tokens import tokenize, tokenize_many
+
+        out = np.zeros(len(self.ids), bool)
+        if not len(rows):
+            return out
+        label = example.get(self.label) if self.label is not None else None
+        if self._labels is not None and label is not None and str(label).strip():
+            rows = rows[self._labels[rows] == str(label)]
+        mine = {f: tokenize(str(example.get(f) or "")) for f in self.fields}
+        theirs = {f: tokenize_many(self._text[f].iloc[rows]) for f in self.fields}
+        for n, row in enumerate(rows):
+            edits = 0
+            for f in self.fields:
+                edits += _word_edits(mine[f], theirs[f][n])
+                if edits > 1:
+                    break
+            # a sentence of a word or two is not copied by changing one of them
+            out[row] = edits == 1 and all(len(mine[f]) >= 3 for f in self.fields)
+        return out
 
     def pairs(self, threshold: float = THRESHOLD, *, seed: int = 0, progress=None, cancel=None) -> pd.DataFrame:
         """Every pair of indexed examples whose overlap (`overlap`'s measure) is at least
@@ -122,6 +182,35 @@ class DuplicateIndex:
         report(progress, 1.0, f"near-duplicates: {int(keep.sum()):,} pairs")
         return pd.DataFrame({"a": self.ids[i[keep]][order], "b": self.ids[j[keep]][order],
                              "overlap": np.round(score[keep][order], 4)})
+
+
+#: the share of words below which no example is one word away from another (one word changed in three
+#: keeps 2 of 4 distinct words; a repeated word, 1 of 2): only those above are compared word by word
+_WORD_CANDIDATES = 0.34
+
+
+def _word_hasher():
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(analyzer=_same, binary=True, norm=None, alternate_sign=False, n_features=_BUCKETS,
+                             dtype=np.float32)
+
+
+def _same(tokens):
+    """A tokenised document as its own analysis (tokens made in one batch by `core.tokens`)."""
+    return tokens
+
+
+def _word_edits(a: list, b: list) -> int:
+    """Words dropped, inserted or replaced to turn ``a`` into ``b`` (Levenshtein over words): 0, 1, or
+    2 for two or more (all the word rule needs to know)."""
+    if abs(len(a) - len(b)) > 1:
+        return 2
+    if len(a) == len(b):
+        return min(2, sum(x != y for x, y in zip(a, b)))
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((i for i, (x, y) in enumerate(zip(short, long_)) if x != y), len(short))
+    return 1 if short[i:] == long_[i + 1:] else 2
 
 
 def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None) -> np.ndarray:

@@ -106,6 +106,10 @@ def marked(text: str, marks) -> str:
     return "".join(out) + text[at:]
 
 
+#: the label's column in the table of earlier submissions (a name no text field has)
+_LABEL = "\x00label"
+
+
 def submit(dataset_id: int, fields: dict, label, feedback: dict, revises: Optional[int] = None) -> int:
     """Submit an example for validation; refused (InputError naming the earlier one) when it is a
     near-duplicate of a submission of this dataset (`core.duplicates`): the same text sent twice,
@@ -116,12 +120,13 @@ def submit(dataset_id: int, fields: dict, label, feedback: dict, revises: Option
         earlier = earlier[earlier["id"] != int(revises)]
     if len(earlier):
         table = pd.DataFrame([{f: (d or {}).get(f, "") for f in fields} for d in earlier["fields"]],
-                             index=earlier["id"].astype(str))
-        near = DuplicateIndex(table, list(fields)).near(fields, k=1)
+                             index=earlier["id"].astype(str)).assign(**{_LABEL: earlier["label"].astype(str).to_numpy()})
+        near = DuplicateIndex(table, list(fields), label=_LABEL).near({**fields, _LABEL: str(label)}, k=1)
         if near:
-            raise InputError(f"this example is a near-duplicate of submission {near[0]['id']} "
-                             f"({near[0]['overlap']:.0%} of the wording shared in every field); change it, or revise "
-                             "that one if it was rejected.")
+            shared = ("the same words but one, and the same label" if near[0]["how"] == "one word" else
+                      f"{near[0]['overlap']:.0%} of the wording shared in every field")
+            raise InputError(f"this example is a near-duplicate of submission {near[0]['id']} ({shared}); change it, "
+                             "or revise that one if it was rejected.")
     return ws.submit(dataset_id, fields, label, feedback, revises=revises)
 
 

@@ -488,7 +488,7 @@ class QualityContext:
     def _duplicates(self) -> DuplicateIndex:
         """The wording index of the dataset's text fields, built on the first feedback."""
         if getattr(self, "_duplicate_index", None) is None:
-            self._duplicate_index = DuplicateIndex(self.ds.table, self.fields)
+            self._duplicate_index = DuplicateIndex(self.ds.table, self.fields, label=self.ds.label)
         return self._duplicate_index
 
     def _prediction(self, proba, li, **extra) -> dict:
@@ -517,8 +517,10 @@ class QualityContext:
         comp = fb.components
         if fb.duplicates:   # shared wording, field by field (core.duplicates), not closeness in Φ
             dup = fb.duplicates[0]
-            out.append(f"a near-duplicate is in the dataset (id {dup['id']}: {dup['overlap']:.0%} of the wording "
-                       "shared in every field); write a new situation rather than a variant.")
+            shared = ("the same words but one, and the same label" if dup.get("how") == "one word" else
+                      f"{dup['overlap']:.0%} of the wording shared in every field")
+            out.append(f"a near-duplicate is in the dataset (id {dup['id']}: {shared}); write a new situation rather "
+                       "than a variant.")
         elif comp["neighbour"]["light"] == "red" and fb.neighbours:
             nb = fb.neighbours[0]
             out.append(f"the most similar example in Φ (id {nb['id']}, cosine {nb['similarity']:.2f}) is very close "
