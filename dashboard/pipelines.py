@@ -271,6 +271,8 @@ def restore_link() -> bool:
     if qp is None:
         return False
     ds_key, spec, run_key = qp["ds"], qp["spec"], qp["run"]
+    if not _into_linked_workspace(qp.get("ws")):
+        return False
     if current.workspace_run_id(run_key) is not None:   # a teammate's link: the workspace knows how to reopen it
         try:
             open_team_run(run_key)
@@ -278,10 +280,14 @@ def restore_link() -> bool:
             return False
         _restore_live(qp)
         return True
-    # beyond the workspace's runs, a link opens a run the server has cached only single-user:
-    # on a shared instance it could be another workspace's data
+    if team.member().signed_in:   # beyond the workspace's runs a link opens nothing on a shared instance
+        session().fail(f"The run this link names is not in workspace {team.member().workspace!r} (it may have been "
+                       "discarded, or its dataset removed); the workspace's newest run is open instead.")
+        return False
+    # a link to a run the server has cached opens single-user only: on a shared instance it could be
+    # another workspace's data
     source = server().cache.peek("source", ds_key)
-    if source is None or team.member().signed_in:
+    if source is None:
         return False
     try:
         ds = current.dataset_by_key(ds_key, source)
@@ -294,6 +300,23 @@ def restore_link() -> bool:
     sess.ds_key, sess.source, sess.spec, sess.run_key = ds_key, source, spec, run_key
     sess.params = {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}
     _restore_live(qp)
+    return True
+
+
+def _into_linked_workspace(linked) -> bool:
+    """Make the workspace a link names this tab's, when the member belongs to it (True); else say
+    so plainly and stay in their own (False: the link's run is not opened in another workspace)."""
+    me = team.member()
+    if not linked or linked == str(me.workspace_id) or not me.signed_in:
+        return True
+    spaces = server().team.workspaces_of(me.email)
+    found = next((w for w in spaces if str(w[0]) == str(linked)), None)
+    if found is None:
+        session().fail("This link opens a run in a workspace you are not a member of (or one that no longer "
+                       f"exists); you are in {me.workspace!r}. Ask an owner of the link's workspace to add you.")
+        return False
+    session().workspace_id = found[0]
+    team.sign_in()   # the member's standing in the linked workspace (role, name)
     return True
 
 

@@ -16,7 +16,9 @@ def remember() -> None:
     sess = session()
     st.query_params.update({"ds": sess.ds_key, "spec": sess.spec, "run": sess.run_key or "",
                             "source": sess.source.label if sess.source else "",
-                            "tau": f"{float(sess.tau):.2f}", "n": _short(sess.target)})
+                            "tau": f"{float(sess.tau):.2f}", "n": _short(sess.target),
+                            # the run's workspace: a link opens it there (`pipelines.restore_link`)
+                            "ws": str(sess.workspace_id) if sess.workspace_id is not None else ""})
 
 
 def _short(target) -> str:

@@ -427,3 +427,41 @@ def test_the_dispute_rule_an_owner_sets_decides_whose_word_stands(fresh_server):
     no_exceptions(ann)
     assert not [r for r in ann.radio if r.key == "team_dispute_rule"]   # only owners change the rule
     assert disputes(ann)["settled_by"].tolist() == [OWNER]
+
+
+def test_a_link_opens_its_run_in_its_workspace_or_says_why_not(fresh_server):
+    """Issue 35, item 5: a shared link to a run of a second workspace opens that run there for a
+    member of both (not the default workspace's newest run); a member of the first only is told
+    plainly that the link's workspace is not theirs."""
+    from dashboard.server import server
+
+    app(OWNER).run()   # the instance's first sign-in makes the default workspace
+    team = server().team
+    ws2 = team.create_workspace("second", by=OWNER)
+    team.set_role(ws2, "cur2@team.org", "curator", by=OWNER)
+    team.set_role(team.workspaces_of(OWNER)[0][0], "only-first@team.org", "annotator", by=OWNER)
+    second = app("cur2@team.org").run()
+    second.switch_page(page("2_filter")).run()
+    second.select_slider(key="w_m").set_value(8)
+    second.button(key="run_aflite").click().run()
+    for job in server().jobs.running():
+        job.wait(120)
+    second.run()
+    second.run()
+    no_exceptions(second)
+    key = team.runs(ws2, by="cur2@team.org")["key"].iloc[0]
+    link = {k: v[0] if isinstance(v, list) else v for k, v in dict(second.query_params).items()}
+    assert link["run"] == key and link["ws"] == str(ws2)
+    for who, opens in ((OWNER, True), ("only-first@team.org", False)):
+        at = app(who)
+        for k, v in link.items():
+            at.query_params[k] = v
+        at.run()
+        at.switch_page(page("2_filter")).run()
+        no_exceptions(at)
+        shown = texts(at)
+        if opens:
+            assert at.session_state["artifact_lens"].run_key == key and "second" in shown
+        else:
+            assert at.session_state["artifact_lens"].run_key != key
+            assert "not a member of" in shown
