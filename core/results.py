@@ -16,6 +16,8 @@ __all__ = ["Results"]
 
 #: the format of the dashboard's quality tables and plain-vs-quality comparisons
 QUALITY_FORMAT = 1
+#: the format of the team's shared results (`core.result_files`)
+SHARED_FORMAT = 1
 
 
 @dataclass
@@ -34,12 +36,15 @@ class Results:
         self.comparisons = ArtifactStore(results / "quality", suffix=".json", format=QUALITY_FORMAT,
                                          what="quality comparison")
         self.maps = maps(self.root)
+        #: what the team's background jobs computed (z- and consistency filtering, training dynamics,
+        #: cues across splits): kept across restarts like runs and evaluations (`core.result_files`)
+        self.shared = ArtifactStore(results / "shared", suffix=".zip", format=SHARED_FORMAT, what="computed result")
 
     def stores(self) -> list:
         """Every `ArtifactStore`, the Φs of each dataset folder included."""
         reps = self.root / "representations"   # one folder per dataset
         folders = sorted(d for d in reps.iterdir() if d.is_dir()) if reps.is_dir() else []
-        return [self.runs.files, self.evaluations.files, self.quality_tables, self.comparisons, self.maps,
+        return [self.runs.files, self.evaluations.files, self.quality_tables, self.comparisons, self.maps, self.shared,
                 *(s for d in folders for s in representation_stores(d))]
 
     def prune(self, max_bytes) -> dict:

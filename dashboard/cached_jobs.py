@@ -1,30 +1,70 @@
 """Work whose result every member shares: a background job keyed by what it computes, its result
-kept in the server's bounded cache under the same key, so asking again joins the job or reads the
-result (z-filtering, consistency filtering, training dynamics, cues across splits)."""
+kept in the server's bounded cache under the same key and in the result store on disk
+(`core.results.Results.shared`), so asking again joins the job or reads the result, after a
+restart too (z-filtering, consistency filtering, training dynamics, cues across splits)."""
 from __future__ import annotations
 
 import hashlib
+import logging
 
 from dashboard.server import server
 
-__all__ = ["start", "result", "job", "ended"]
+__all__ = ["start", "result", "job", "ended", "keep", "kept"]
+
+log = logging.getLogger(__name__)
 
 
 def _job_key(kind: str, key) -> str:
     return f"{kind}:" + hashlib.sha256(repr(key).encode()).hexdigest()[:16]
 
 
+def _file_key(kind: str, key) -> str:
+    return f"{kind}-" + hashlib.sha256(repr(key).encode()).hexdigest()[:24]
+
+
+def _stored(kind: str, key):
+    """The result on disk (None when absent or damaged: a damaged file is logged and recomputed)."""
+    from core.result_files import read_result
+
+    found = server().results.shared.load_or_none(_file_key(kind, key), read_result)
+    if found is not None:
+        server().cache.put(kind, key, found)
+    return found
+
+
+def _store(kind: str, key, value):
+    """Keep ``value`` in memory and on disk; a result the file format cannot hold stays in memory."""
+    from core.result_files import write_result
+
+    server().cache.put(kind, key, value)
+    try:
+        server().results.shared.save(_file_key(kind, key), lambda fh: write_result(fh, value))
+    except (ValueError, TypeError, OSError) as exc:   # e.g. a table Parquet cannot hold; a full disk
+        log.warning("the %s result is kept in memory only (%s)", kind, exc)
+    return value
+
+
 def start(kind: str, name: str, key, compute) -> None:
-    """Submit ``compute(ctx)`` as job ``name`` unless its result is cached (or it is running)."""
-    cache = server().cache
-    if cache.peek(kind, key) is not None:
+    """Submit ``compute(ctx)`` as job ``name`` unless its result is kept (or it is running)."""
+    if result(kind, key) is not None:
         return
-    server().jobs.submit(_job_key(kind, key), lambda ctx: cache.put(kind, key, compute(ctx)), name=name)
+    server().jobs.submit(_job_key(kind, key), lambda ctx: _store(kind, key, compute(ctx)), name=name)
 
 
 def result(kind: str, key):
-    """The cached result, or None (``key`` None: nothing asked yet)."""
-    return None if key is None else server().cache.peek(kind, key)
+    """The kept result, or None (``key`` None: nothing asked yet)."""
+    if key is None:
+        return None
+    found = server().cache.peek(kind, key)
+    return found if found is not None else _stored(kind, key)
+
+
+def keep(kind: str, key, value) -> None:
+    """A small value every member and a restart see (e.g. the options of the last map computed)."""
+    _store(kind, key, value)
+
+
+kept = result
 
 
 def job(kind: str, key):
@@ -32,6 +72,6 @@ def job(kind: str, key):
 
 
 def ended(found) -> None:
-    """A finished job is forgotten (its result is in the cache; an error was shown once), so the
-    page stops watching it."""
+    """A finished job is forgotten (its result is kept; an error was shown once), so the page
+    stops watching it."""
     server().jobs.forget(found.key)

@@ -11,7 +11,6 @@ import streamlit as st
 
 from core import workflow
 from dashboard import cached_jobs, current, team
-from dashboard.server import server
 from dashboard.session import session
 
 __all__ = ["start", "result", "job", "ended", "borders", "show_on_map"]
@@ -21,7 +20,7 @@ def _key() -> Optional[tuple]:
     """The session's last submitted options, else the last ones anyone submitted for this dataset and
     Φ (so a teammate, an annotator too, sees the map a curator computed)."""
     sess = session()
-    params = sess.dynamics_params or server().cache.peek("dynamics_last", (sess.ds_key, sess.spec))
+    params = sess.dynamics_params or cached_jobs.kept("dynamics_last", (sess.ds_key, sess.spec))
     return (sess.ds_key, sess.spec, params) if params else None
 
 
@@ -30,7 +29,7 @@ def start(epochs: int, model: str, folds: int) -> None:
     team.require("run filters")
     sess = session()
     sess.dynamics_params = (int(epochs), str(model), int(folds))
-    server().cache.put("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
+    cached_jobs.keep("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
     ds, rep = current.dataset(), current.representation()
     cached_jobs.start("dynamics", "Training dynamics", _key(), lambda ctx: ctx.offload(
         workflow.cartography, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds)))

@@ -51,3 +51,26 @@ def test_the_listed_examples_open_as_the_map_selection(fresh_server):
     sess = at.session_state["artifact_lens"]
     assert set(sess.map_selection) == set(listed["id"]) and listed.shape[0]
     assert any(s.value == f"Selected examples: {len(listed):,}" for s in at.subheader)
+
+
+def test_a_restart_keeps_the_map_a_curator_computed(fresh_server):
+    """Issue 35, item 2: the map (and which options it was computed with) is in the result store,
+    so after a server restart an annotator still sees it instead of "a curator can compute one"."""
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("13_dynamics")).run()
+    owner.number_input(key="dyn_epochs").set_value(3)
+    owner.button(key="dyn_run").click().run()
+    wait_for_jobs(owner)
+    regions = [d.value for d in owner.dataframe if "removed share" in d.value.columns][0]
+    server().team.set_role(server().team.workspaces_of(OWNER)[0][0], ANNOTATOR, "annotator", by=OWNER)
+    server().finish_stop()
+    server.clear()   # the restart: a new server process state, the same cache folder and database
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("13_dynamics")).run()
+    no_exceptions(ann)
+    assert "No map of this dataset's training dynamics yet" not in texts(ann)
+    shown = [d.value for d in ann.dataframe if "removed share" in d.value.columns][0]
+    assert shown.to_numpy().tolist() == regions.to_numpy().tolist()
+    assert not server().jobs.running()   # read back, not recomputed
