@@ -34,55 +34,63 @@ metric_row({
 
 show_guidelines()
 settings = ws.review_settings()
+# only the open tab runs (a saved review reruns the queue, not the agreement statistics: 1.6 of the 2 s a
+# save took at 3,000 examples, benchmarks/review_save_bench.py); another tab computes when it is opened
 tabs = st.tabs(["Your queue", "Disagreements", "Progress", "Agreement"]
-               + (["Adjudication"] if m.can("adjudicate") else []))
+               + (["Adjudication"] if m.can("adjudicate") else []), key="rv_tabs", on_change="rerun")
 with tabs[0]:
-    order = st.radio("Serve", QUEUE_ORDERS, horizontal=True, key="rv_order",
-                     format_func={"predictability": "highest p̃ first", "random": "random order"}.get)
-    mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
-    counts, n_per = ws.review_counts(run_id), settings["reviews_per_example"]
-    todo = queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email), counts=counts,
-                 per_example=n_per, first=run.review_first)
-    complete = sum(c >= n_per for c in counts.values())
-    st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}. Each example is served until {n_per} "
-               f"reviewer{'s have' if n_per > 1 else ' has'} decided on it: {complete:,} of {len(frame):,} have."
-               + (" Review is blind: others' decisions on an example show once you have decided on it."
-                  if settings["blind"] else "")
-               + (f" This joint run kept {len(run.review_first):,} possibly mislabelled examples (hard-to-learn or "
-                  "flagged by cleanlab): they are served first." if run.joint else ""))
-    if len(todo):
-        with st.container(border=True):
-            review_panel(run, str(todo[0]), key="rv_queue")
-    else:
-        st.success("You have reviewed every example of this run.")
+    if tabs[0].open:
+        order = st.radio("Serve", QUEUE_ORDERS, horizontal=True, key="rv_order",
+                         format_func={"predictability": "highest p̃ first", "random": "random order"}.get)
+        mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
+        counts, n_per = ws.review_counts(run_id), settings["reviews_per_example"]
+        todo = queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email),
+                     counts=counts, per_example=n_per, first=run.review_first)
+        complete = sum(c >= n_per for c in counts.values())
+        st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}. Each example is served until "
+                   f"{n_per} reviewer{'s have' if n_per > 1 else ' has'} decided on it: {complete:,} of {len(frame):,} "
+                   "have."
+                   + (" Review is blind: others' decisions on an example show once you have decided on it."
+                      if settings["blind"] else "")
+                   + (f" This joint run kept {len(run.review_first):,} possibly mislabelled examples (hard-to-learn or "
+                      "flagged by cleanlab): they are served first." if run.joint else ""))
+        if len(todo):
+            with st.container(border=True):
+                review_panel(run, str(todo[0]), key="rv_queue")
+        else:
+            st.success("You have reviewed every example of this run.")
 
 with tabs[1]:
-    st.caption(f"When reviewers differ, {DISPUTE_RULES[settings['dispute_rule']]} (owners choose the rule on the Team "
-               "page). A decision on the filter's side (agree, or remove anyway on an example the filter removed) "
-               "is agreement, not an override.")
-    dis = disagreements(frame["id"], frame["retained"], stand)
-    if not len(dis):
-        st.caption("No example has reviewers on different sides.")
-    else:
-        shown = dis.merge(frame[["id", ds.label, *ds.text, "predictability"]], left_on="example_id", right_on="id",
-                          how="left").drop(columns="id")
-        event = st.dataframe(shown, hide_index=True, key="rv_disputes", on_select="rerun",
-                             selection_mode="single-row")
-        if event.selection.rows:
-            with st.container(border=True):
-                review_panel(run, str(shown["example_id"].iloc[event.selection.rows[0]]), key="rv_dispute")
+    if tabs[1].open:
+        st.caption(f"When reviewers differ, {DISPUTE_RULES[settings['dispute_rule']]} (owners choose the rule on the "
+                   "Team page). A decision on the filter's side (agree, or remove anyway on an example the filter removed) "
+                   "is agreement, not an override.")
+        dis = disagreements(frame["id"], frame["retained"], stand)
+        if not len(dis):
+            st.caption("No example has reviewers on different sides.")
+        else:
+            shown = dis.merge(frame[["id", ds.label, *ds.text, "predictability"]], left_on="example_id",
+                              right_on="id", how="left").drop(columns="id")
+            event = st.dataframe(shown, hide_index=True, key="rv_disputes", on_select="rerun",
+                                 selection_mode="single-row")
+            if event.selection.rows:
+                with st.container(border=True):
+                    review_panel(run, str(shown["example_id"].iloc[event.selection.rows[0]]), key="rv_dispute")
 
 with tabs[2]:
-    done = ws.progress(run_id)
-    if not len(done):
-        st.caption("Nobody has reviewed this run yet.")
-    else:
-        counts = latest[latest["kind"] == "review"].pivot_table(index="reviewer", columns="decision",
-                                                                values="example_id", aggfunc="count", fill_value=0)
-        st.dataframe(done.set_index("reviewer").join(counts).reset_index(), hide_index=True, key="rv_progress")
+    if tabs[2].open:
+        done = ws.progress(run_id)
+        if not len(done):
+            st.caption("Nobody has reviewed this run yet.")
+        else:
+            counts = latest[latest["kind"] == "review"].pivot_table(
+                index="reviewer", columns="decision", values="example_id", aggfunc="count", fill_value=0)
+            st.dataframe(done.set_index("reviewer").join(counts).reset_index(), hide_index=True, key="rv_progress")
 
 with tabs[3]:
-    agreement_tab(run, run_id)
+    if tabs[3].open:
+        agreement_tab(run, run_id)
 if m.can("adjudicate"):
     with tabs[4]:
-        adjudication_tab(run, run_id, frame, ds)
+        if tabs[4].open:
+            adjudication_tab(run, run_id, frame, ds)

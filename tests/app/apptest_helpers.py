@@ -64,3 +64,10 @@ def wait_for_jobs(at, timeout=120):
     at.run()
     at.run()
     no_exceptions(at)
+
+
+def open_tab(at, name: str, key: str = "rv_tabs"):
+    """Open the tab ``name`` of a page whose tabs run lazily (only the open tab's content runs, as
+    when a person clicks it), and rerun."""
+    at.session_state[key] = name
+    return at.run()

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from apptest_helpers import OWNER, app, metrics, no_exceptions, page, wait_for_jobs
+from apptest_helpers import OWNER, app, metrics, no_exceptions, open_tab, page, wait_for_jobs
 
 CURATOR, ANNOTATOR = "cur@team.org", "ann@team.org"
 
@@ -43,7 +43,7 @@ def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, download
             flip = rng.random() < noise
             other = "remove" if run.retained[row] else "keep"
             team.review(ws, run_id, str(run.ids[row]), other if flip else "agree", "flipped" if flip else "", by=who)
-    owner.run()
+    open_tab(owner, "Agreement")
     no_exceptions(owner)
     shown = metrics(owner)
     sess = owner.session_state["artifact_lens"]
@@ -80,6 +80,7 @@ def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, download
     owner.switch_page(page("2_filter")).run()                # offered on the Filter page too
     assert any(f"support τ = {best['tau']:.2f}, n = {best['n']:,}" in c.value for c in owner.caption)
     owner.switch_page(page("8_review")).run()
+    open_tab(owner, "Agreement")
     owner.button(key="ag_use").click().run()
     no_exceptions(owner)
     sess = owner.session_state["artifact_lens"]
@@ -111,20 +112,25 @@ def test_blind_review_with_two_reviews_per_example_adjudication_and_guidelines(f
     no_exceptions(ann)
     assert any(t.value == "Keep what a person would write.\n<b>Remove</b> giveaways." for t in ann.text)  # as text
     assert any("Review is blind" in c.value for c in ann.caption)
-    assert any("is for curators and owners" in i.value for i in ann.info)           # no Agreement for annotators
     head = [t.value for t in ann.text if t.value.startswith("id: ")][0].split("\n")[0][len("id: "):]
     assert head == first                                  # one review of two: served first, to reach N
-    decisions = [d.value for d in ann.dataframe if {"reviewer", "decision"} <= set(d.value.columns)
-                 or {"chosen"} <= set(d.value.columns)]
-    assert not [d for d in decisions if CURATOR in " ".join(map(str, d.to_numpy().ravel()))]   # nobody's decision
+    for tab in ("Your queue", "Disagreements", "Progress"):
+        open_tab(ann, tab)
+        decisions = [d.value for d in ann.dataframe if {"reviewer", "decision"} <= set(d.value.columns)
+                     or {"chosen"} <= set(d.value.columns)]
+        assert not [d for d in decisions if CURATOR in " ".join(map(str, d.to_numpy().ravel()))]   # nobody's decision
     progress = [d.value for d in ann.dataframe if "reviewed" in d.value.columns][0].set_index("reviewer")
     assert progress.loc[CURATOR, "reviewed"] == 1 and "keep" not in progress.columns   # a count, not a decision
+    open_tab(ann, "Agreement")
+    assert any("is for curators and owners" in i.value for i in ann.info)           # no Agreement for annotators
+    open_tab(ann, "Your queue")
     ann.radio(key="rv_queue_decision").set_value("remove")
     ann.text_input(key="rv_queue_note").input("a giveaway word")
     ann.button(key="rv_queue_submit").click().run()
     # the curator adjudicates the dispute
     cur = app(CURATOR).run()
     cur.switch_page(page("8_review")).run()
+    open_tab(cur, "Adjudication")
     table = [d for d in cur.dataframe if d.key == "adj_table"][0]
     assert table.value["example_id"].tolist() == [first] and table.value["reason"].tolist() == ["reviewers differ"]
     team.adjudicate(ws, run_id, first, "remove", "the hypothesis gives it away", by=CURATOR)

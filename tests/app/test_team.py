@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import APP, AUTH, OWNER, app, metrics, no_exceptions, page, texts
+from apptest_helpers import APP, AUTH, OWNER, app, metrics, no_exceptions, open_tab, page, texts
 
 CURATOR, ANNOTATOR = "cur@team.org", "ann@team.org"
 
@@ -138,6 +138,7 @@ def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
     no_exceptions(ann)
     m = metrics(ann)
     assert m["Reviewed"].startswith("1 of") and m["🟡 disputed / overridden"] == "1"
+    open_tab(ann, "Disagreements")
     dis = [d.value for d in ann.dataframe if "chosen" in d.value.columns][0]
     assert dis["example_id"].tolist() == [first] and dis["settled_by"].tolist() == [ANNOTATOR]   # the latest word
     assert dis["chosen"].item().startswith(f"{OWNER}: keep (") and f"{ANNOTATOR}: agree (" in dis["chosen"].item()
@@ -407,6 +408,7 @@ def test_the_dispute_rule_an_owner_sets_decides_whose_word_stands(fresh_server):
 
     def disputes(at):
         at.switch_page(page("8_review")).run()
+        open_tab(at, "Disagreements")
         no_exceptions(at)
         return [d.value for d in at.dataframe if "chosen" in d.value.columns][0]
 

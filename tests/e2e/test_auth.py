@@ -182,10 +182,12 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     assert [(r["reviewer"], r["decision"], r["note"]) for r in history] == [
         (ANN1, "keep", "a real contradiction, not an artifact")]
     key(ann2, "rv_order").get_by_text("highest p̃ first").wait_for()
-    ann2.get_by_role("tab", name="Progress").click()
+    ann2.get_by_role("tab", name="Progress").click()   # a tab runs when opened: wait for its run
+    wait_idle(ann2)
     progress = table_with(ann2, "reviewer")
     assert [r["reviewer"] for r in progress] == [ANN1]
     ann2.get_by_role("tab", name="Your queue").click()
+    wait_idle(ann2)
     shot(ann2, ARTIFACTS, "auth_review_ann2")
 
     # τ is each tab's own: ann1 moves it, ann2's stays at the default
