@@ -22,8 +22,11 @@ m = member()
 ws = scope()   # this member's handle on their workspace
 frame = current.table(run).browse(current.live_result(run))
 frame = frame[~frame["warmup"]]
-latest = ws.reviews(run_id)
-stand = current.review_standing(run_id)
+# one view for the whole page: an adjudicator (curator, owner) counts every decision, blind or not, as the
+# Agreement and Adjudication tabs do; a blind reviewer sees their own and those on examples they decided
+everything = m.can("adjudicate")
+latest = ws.reviews(run_id, unblinded=everything)
+stand = current.review_standing(run_id, unblinded=everything)
 light = lights(frame["id"], frame["retained"], stand)
 metric_row({
     "Reviewed": f"{stand.shape[0]:,} of {len(frame):,}",

@@ -142,3 +142,30 @@ def test_blind_review_with_two_reviews_per_example_adjudication_and_guidelines(f
     assert [g["decisions"] for g in record["review_guidelines"]] == [3]
     (override,) = [o for o in record["review_overrides"] if o["example_id"] == first]
     assert override["reviewer"] == CURATOR and override["decision"] == "remove"
+
+
+def test_one_page_counts_one_way_under_blind_review(fresh_server):
+    """Issue 35, item 6: with blind review on, the owner's Review page counts every decision in its
+    metrics and Disagreements, as its Agreement and Adjudication tabs do (they said 0 reviewed and 1
+    dispute beside 15 reviewed and 4 disputes)."""
+    from dashboard.server import server
+
+    owner, team, ws, key, run_id = team_of_three()
+    team.set_review_settings(ws, reviews_per_example=2, blind=True, by=OWNER)
+    run = server().store.get(key)
+    for i, example in enumerate(run.ids[:12]):
+        team.review(ws, run_id, str(example), "agree", by=ANNOTATOR)
+        team.review(ws, run_id, str(example), "keep" if i % 3 == 0 and not run.retained[i] else "agree",
+                    "kept on purpose", by=CURATOR)
+    owner.switch_page(page("8_review")).run()
+    no_exceptions(owner)
+    reviewed = int(metrics(owner)["Reviewed"].split(" of ")[0].replace(",", ""))
+    open_tab(owner, "Disagreements")
+    shown = [d.value for d in owner.dataframe if "chosen" in d.value.columns]
+    disputes = len(shown[0]) if shown else 0
+    open_tab(owner, "Agreement")
+    assert metrics(owner)["Reviewed twice or more"] == f"12 of {reviewed}" and reviewed == 12
+    open_tab(owner, "Adjudication")
+    table = [d.value for d in owner.dataframe if d.key == "adj_table"]
+    differ = int((table[0]["reason"] == "reviewers differ").sum()) if table else 0
+    assert disputes == differ > 0
