@@ -62,6 +62,11 @@ def card_inputs(dataset, retained_ids, *, min_count: int = 5, k: int = TOP_CUES)
     return {"labels": labels, "cues": cues}
 
 
+#: what an export's selection is, in the card's title ("the all split" read as a typo)
+_SELECTIONS = {"retained": "the filtered split (the examples kept)", "removed": "the examples removed",
+               "all": "every example, with the decisions"}
+
+
 def _md(value) -> str:
     """A user string in the card's Markdown: literal text, one line of one cell (`core.escaping`)."""
     return md_text(value)
@@ -100,7 +105,8 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
                            source_datasets=[name], pretty_name=f"{name} ({export.get('selection', 'filtered')}, "
                                                                "Artifact Lens)",
                            tags=["artifact-lens", "aflite", "adversarial-filtering", "dataset-artifacts"])
-    lines = [f"# {_md(name)}: the {_md(export.get('selection', 'filtered'))} split of an AFLite filter", "",
+    selection = export.get("selection", "retained")
+    lines = [f"# {_md(name)}: {_md(_SELECTIONS.get(selection, f'the {selection} examples'))} of an AFLite filter", "",
              "Made with Artifact Lens: AFLite (Le Bras et al. 2020) removed the examples that models on a "
              "simple representation predict too easily, so what remains is less about the dataset's artifacts.", "",
              "## How this split was made", "",

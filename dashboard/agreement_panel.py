@@ -32,7 +32,9 @@ def agreement_tab(run, run_id: int) -> None:
     a, best = found["agreement"], found["best"]
     low, high = a.alpha_interval
     metric_row({
-        "Krippendorff's α": _number(a.alpha) + ("" if not math.isfinite(low) else f" [{low:.2f}, {high:.2f}]"),
+        # the interval in its own metric: beside α in one value, a narrow column cut its upper bound
+        "Krippendorff's α": _number(a.alpha),
+        "α, 95 % interval": "–" if not math.isfinite(low) else f"{low:.2f} to {high:.2f}",
         "Reviewed twice or more": f"{a.examples_multi:,} of {a.examples_reviewed:,}",
         "Team vs filter, κ": _number((a.filter_overall or {}).get("kappa")),
         "Team vs filter, agreement": _number((a.filter_overall or {}).get("agreement"), "{:.0%}"),

@@ -53,7 +53,7 @@ def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, download
                  if float(sess.target) >= 1 else str(float(sess.target))]) == 0
     cli = json.loads(capsys.readouterr().out)
     low, high = cli["alpha_interval"]
-    assert shown["Krippendorff's α"] == f"{cli['alpha']:.2f} [{low:.2f}, {high:.2f}]"
+    assert shown["Krippendorff's α"] == f"{cli['alpha']:.2f}" and shown["α, 95 % interval"] == f"{low:.2f} to {high:.2f}"
     assert shown["Reviewed twice or more"] == "90 of 90"
     assert shown["Team vs filter, κ"] == f"{cli['filter']['kappa']:.2f}"
     assert [d for d in owner.dataframe if "overruled_share" in d.value.columns]   # per label and per feature

@@ -107,3 +107,11 @@ def test_a_repository_id_the_hub_refuses_is_refused_before_any_work(saved, tmp_p
     err = capsys.readouterr().err
     assert code == 2 and "is not a Hub repository id" in err and "reachable" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("selection, title", [("all", "every example, with the decisions"),
+                                              ("retained", "the filtered split"), ("removed", "the examples removed")])
+def test_the_cards_title_says_what_the_export_holds(selection, title):
+    text = str(dataset_card({"dataset": {"name": "snli"}, "export": {"selection": selection, "rows": 10}}))
+    heading = next(line for line in text.splitlines() if line.startswith("# "))
+    assert title in heading and "the all split" not in text
