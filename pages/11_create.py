@@ -21,23 +21,24 @@ if save_run_offer(run, "cr") is None:
 m = member()
 ws = scope()   # this member's handle on their workspace
 show_guidelines()
-dataset_id = creation.workspace_dataset(run)
-with st.spinner("Fitting the feedback models on this dataset (once per dataset and Φ)…"):
-    ctx = creation.quality_context()
 
 revising = sess.revising
 said = sess.create_message
-if said:   # said once, on the run after the submission (the form is clear by then)
-    sess.create_message = None
+if said:   # kept until the next submission: a rerun that a writer's typing starts must not lose it
     (st.success if said[0] == "success" else st.error)(said[1])
 if revising:
     st.info(f"Revising your rejected example {revising}; submitting replaces it.")
+# the fields first, before anything slow: the run after "Submit" clears them at once, so a writer who
+# starts the next example right away types into the cleared fields, never into ones a late clear empties
 with st.container(border=True):
     for field in ds.text:
         st.text_area(field, key=f"cr_{field}", height=80, placeholder=f"Write the {field}")
     label = st.selectbox("Label", ds.classes, key="cr_label")
 example = {field: st.session_state.get(f"cr_{field}", "") for field in ds.text}
 example[ds.label] = label
+dataset_id = creation.workspace_dataset(run)
+with st.spinner("Fitting the feedback models on this dataset (once per dataset and Φ)…"):
+    ctx = creation.quality_context()
 
 def send(example: dict, label, fb: dict) -> None:
     # a callback: it runs before the page is drawn again, so the text areas can be cleared

@@ -77,6 +77,24 @@ def submit(page):
     expect(page.locator(".st-key-cr_premise textarea")).to_have_value("")
 
 
+def submit_then_type_at_once(page, premise, hypothesis):
+    """Issue 35, item 1: submit, then as soon as the form clears type the next example at a writer's
+    speed without waiting on the app (premise, Tab, hypothesis, Ctrl+Enter): nothing typed is lost,
+    and the message that the example was submitted stays."""
+    key(page, "cr_submit").get_by_role("button").click()
+    area = page.locator(".st-key-cr_premise textarea")
+    expect(area).to_have_value("")
+    area.click()
+    page.keyboard.type(premise, delay=20)
+    page.keyboard.press("Tab")
+    page.keyboard.type(hypothesis, delay=20)
+    page.keyboard.press("Control+Enter")
+    wait_idle(page)
+    expect(page.locator(".st-key-cr_premise textarea")).to_have_value(premise)
+    expect(page.locator(".st-key-cr_hypothesis textarea")).to_have_value(hypothesis)
+    expect(page.get_by_text(re.compile(r"^Submitted as example"))).to_be_visible()
+
+
 def validate(page, decision, note=""):
     key(page, "va_decision").get_by_text(decision.capitalize(), exact=True).click()
     if note:
@@ -109,9 +127,11 @@ def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_
     expect(creator.get_by_text("Overall: 🔴 red")).to_be_visible()
     tied = creator.get_by_text(re.compile(r"Giveaway words .*→ replace the marked words")).first
     expect(tied).to_be_visible()                                                  # why, in words
-    submit(creator)
-    write(creator, "Two girls in yellow raincoats jump over puddles on a village road.",
-          "The girls are outside in the rain.", "entailment")
+    submit_then_type_at_once(creator, "Two girls in yellow raincoats jump over puddles on a village road.",
+                             "The girls are outside in the rain.")
+    choose(creator, "cr_label", "entailment")
+    expect(creator.get_by_text(re.compile(r"^Overall: "))).to_be_visible(timeout=LONG)
+    wait_idle(creator)
     submit(creator)
     write(creator, "An old fisherman mends a green net beside his boat at dawn.",
           "The fisherman will sell his catch at the market later today.", "neutral")
