@@ -31,11 +31,14 @@ def agreement_tab(run, run_id: int) -> None:
         found = team_agreement.of_run(run, run_id)
     a, best = found["agreement"], found["best"]
     low, high = a.alpha_interval
+    # α's interval in a metric of its own, three to a row: beside α in one value, or five to a row, the
+    # narrow columns cut its upper bound off
     metric_row({
-        # the interval in its own metric: beside α in one value, a narrow column cut its upper bound
         "Krippendorff's α": _number(a.alpha),
         "α, 95 % interval": "–" if not math.isfinite(low) else f"{low:.2f} to {high:.2f}",
         "Reviewed twice or more": f"{a.examples_multi:,} of {a.examples_reviewed:,}",
+    })
+    metric_row({
         "Team vs filter, κ": _number((a.filter_overall or {}).get("kappa")),
         "Team vs filter, agreement": _number((a.filter_overall or {}).get("agreement"), "{:.0%}"),
     })

@@ -74,8 +74,8 @@ def use_n(value: int) -> None:
 
 
 lowest = run.trajectory.live_bounds()["n_min"]
-st.button(f"Use n = {s['coarse_n']:,} on the Filter page", key="eval_use_n", on_click=use_n,
-          args=(max(int(s["coarse_n"]), int(lowest)),))
+usable = max(int(s["coarse_n"]), int(lowest))   # the button says the n it sets (it said 1,968 and set 2,952)
+st.button(f"Use n = {usable:,} on the Filter page", key="eval_use_n", on_click=use_n, args=(usable,))
 if s["coarse_n"] < lowest:
     st.caption(f"This run answers n ≥ {lowest:,} without a refit; the button sets n = {lowest:,}. Run AFLite with a "
                "smaller deepest n (Filter page) to go lower.")

@@ -44,9 +44,11 @@ def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_serve
     assert len(at.get("plotly_chart")) >= 5
     # "use this n": the session's live n, which the Filter page's slider starts from
     suggested = int(m["Suggested n"].replace(",", ""))
-    at.button(key="eval_use_n").click().run()
+    button = at.button(key="eval_use_n")
+    said_n = int(button.label.split("Use n = ")[1].split(" ")[0].replace(",", ""))
+    button.click().run()
     target = at.session_state["artifact_lens"].target
-    assert target == max(suggested, 900)               # the demo run answers n ≥ 900 (30 % of 3,000)
+    assert target == max(suggested, 900) == said_n     # the demo run answers n ≥ 900; the button says what it sets
     at.switch_page(page("2_filter")).run()
     no_exceptions(at)
     assert at.slider(key="w_target_1").value == pytest.approx(round(target / 3000, 2), abs=0.011)   # a fresh slider
