@@ -113,12 +113,13 @@ class ReviewsMixin:
                              "than reviews can store; give the dataset shorter ids (an id column).")
         check_text(str(example_id), "the example id")
         check_text(note, "the note", NOTE_MAX)
-        if str(example_id) not in self._run_ids(workspace_id, run_id):
-            raise InputError(f"example {str(example_id)[:80]!r} is not one of run {run_id}'s examples; decisions attach "
-                             "to the examples the run scored.")
         with self._write_as(workspace_id, by, "review" if kind == "review" else "adjudicate") as s:
-            if self._run_in(s, workspace_id, run_id).status != "done":
+            rec = self._run_in(s, workspace_id, run_id)
+            if rec.status != "done":
                 raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
+            if str(example_id) not in self._run_ids(rec):
+                raise InputError(f"example {str(example_id)[:80]!r} is not one of run {run_id}'s examples; decisions "
+                                 "attach to the examples the run scored.")
             version = s.scalar(select(func.max(Guidelines.id)).where(Guidelines.workspace_id == workspace_id))
             row = Review(run_id=run_id, example_id=str(example_id), decision=decision, note=note, reviewer=by.lower(),
                          kind=kind, guidelines_id=version)
@@ -126,19 +127,15 @@ class ReviewsMixin:
             s.flush()
             return row.id
 
-    def _run_ids(self, workspace_id: int, run_id: int) -> frozenset:
-        """The ids a finished run scored (from its file, checksummed when saved), kept for the last
-        `RUN_IDS_KEPT` runs: a run's ids never change, so a review needs no file read after the first."""
+    def _run_ids(self, rec) -> frozenset:
+        """The ids the finished run ``rec`` scored (from its file, checksummed when saved), kept for the
+        last `RUN_IDS_KEPT` runs: a run's ids never change, so a review reads no file after the first."""
         import threading
         from collections import OrderedDict
 
         import numpy as np
 
-        with self.Session() as s:
-            rec = self._run_in(s, workspace_id, run_id)
-            if rec.status != "done":
-                raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
-            key, path = (rec.id, rec.sha256), rec.file
+        key = (rec.id, rec.sha256)
         kept = self.__dict__.setdefault("_kept_run_ids", OrderedDict())
         lock = self.__dict__.setdefault("_kept_run_ids_lock", threading.Lock())
         with lock:
@@ -146,10 +143,10 @@ class ReviewsMixin:
                 kept.move_to_end(key)
                 return kept[key]
         try:
-            with np.load(path, allow_pickle=False) as npz:
+            with np.load(rec.file, allow_pickle=False) as npz:
                 ids = frozenset(npz["ids"].astype(str).tolist())
-        except (OSError, ValueError, KeyError) as exc:
-            raise InputError(f"the file of run {run_id} cannot be read ({exc}); restore the team files from a backup "
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"the file of run {rec.id} cannot be read ({exc}); restore the team files from a backup "
                              "or run the filter again.") from None
         with lock:
             kept[key] = ids

@@ -587,9 +587,13 @@ def _decision(reviewer: int, example: int, visit: int) -> str:
 @pytest.mark.slow
 def test_twenty_reviewers_write_thousands_of_reviews_at_once(store, toy):
     """20 threads at once: 20,000 reviews under `make test-stress`, 2,000 in `make test`."""
-    ds, run = toy
-    ws = _workspace(store)
+    from core.runs import fit_run
+    from toy import toy_data
+
     reviewers, per = 20, scaled(1000, 100)
+    ds, rep = toy_data(n=max(300, per))   # a decision names one of the run's examples: e0 … e{per - 1} exist
+    run = fit_run(ds, rep, dict(n_partitions=4, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.5))
+    ws = _workspace(store)
     first_visits = per * 4 // 5
     names = [f"load{r}@x.org" for r in range(reviewers)]
     for who in names:
