@@ -174,11 +174,15 @@ def joint_note(run) -> None:
     if not run.joint:
         return
     f = run.joint.get("found", {})
+    # three groups that do not overlap (an ambiguous example cleanlab flags is counted once, as possibly
+    # mislabelled), so they add up to the examples the cartography saw
+    mislabelled = len(run.review_first)
+    protected_only = max(int(f.get("protected", 0)) - mislabelled, 0)
     st.info(plain(
-        f"Joint filter ({run.joint['model']} model, {run.joint['epochs']} epochs on Φ): only the {f.get('removable', 0):,} "
-        f"easy-to-learn examples cleanlab does not flag could be removed; {f.get('regions', {}).get('ambiguous', 0):,} "
-        f"ambiguous ones are protected and {len(run.review_first):,} possibly mislabelled ones (hard-to-learn or flagged) "
-        "are kept and served first on the Review page."))
+        f"Joint filter ({run.joint['model']} model, {run.joint['epochs']} epochs on Φ): of {f.get('examples', 0):,} "
+        f"examples, only the {f.get('removable', 0):,} easy-to-learn ones cleanlab does not flag could be removed; "
+        f"{protected_only:,} ambiguous ones are protected and {mislabelled:,} possibly mislabelled ones (hard-to-learn "
+        "or flagged) are kept and served first on the Review page."))
     for note in f.get("notes", []):
         st.caption(plain(note))
 

@@ -89,8 +89,12 @@ st.dataframe(family_wide(t["families"]), key="eval_families_table")
 st.plotly_chart(figs["families"], key="eval_families_fig")
 if "partial_input" in t:
     st.subheader(f"Partial input: {ctx.get('partial_representation')}")
-    st.dataframe(family_wide(t["partial_input"]), key="eval_partial_table")
-    st.plotly_chart(figs["partial_input"], key="eval_partial_fig")
+    if "families" in t and t["partial_input"].equals(t["families"]):   # Φ reads only the partial input already
+        st.caption("Φ already reads only what the partial input reads, so the families table above is the "
+                   "partial-input table; evaluate with a full-input Φ to compare the two.")
+    else:
+        st.dataframe(family_wide(t["partial_input"]), key="eval_partial_table")
+        st.plotly_chart(figs["partial_input"], key="eval_partial_fig")
 st.subheader("KNN distances (paper 003 Table 3)")
 st.dataframe(t["knn"], hide_index=True, key="eval_knn_table")
 st.plotly_chart(figs["knn"], key="eval_knn_fig")

@@ -27,6 +27,13 @@ def test_a_joint_run_protects_and_queues_what_it_kept(fresh_server, downloads):
     assert run.joint["epochs"] == 4 and len(run.review_first)
     assert not (run.trajectory.protected & ~run.retained).any()
     assert any(f"{len(run.review_first):,} possibly mislabelled" in i.value for i in at.info)
+    # issue 35, item 6: the note's three groups do not overlap, so they add up to the examples it names
+    import re
+
+    note = next(i.value for i in at.info if "possibly mislabelled" in i.value).replace("\\", "")
+    examples, removable, protected, mislabelled = (int(x.replace(",", "")) for x in re.findall(
+        r"of ([\d,]+) examples, only the ([\d,]+) .* ([\d,]+) ambiguous ones .* and ([\d,]+) possibly", note)[0])
+    assert removable + protected + mislabelled == examples == len(run.ids)
     assert f"joint filter: {len(run.review_first):,} possibly mislabelled kept" in " ".join(t.value for t in at.sidebar.text)
     at.slider(key="w_target").set_value(0.8).run()          # n stays live on a joint run
     assert metrics(at)["Retained"] == f"{int(run.retained_for(target_size=0.8).sum()):,}"
