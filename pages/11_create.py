@@ -24,10 +24,13 @@ show_guidelines()
 
 revising = sess.revising
 said = sess.create_message
-if said:   # kept until the next submission: a rerun that a writer's typing starts must not lose it
-    (st.success if said[0] == "success" else st.error)(said[1])
-if revising:
-    st.info(f"Revising your rejected example {revising}; submitting replaces it.")
+# one container, always drawn, holds the notices: the fields below keep their place on the page whether a
+# notice shows or not (a field that moves is redrawn, and a browser briefly shows it twice)
+with st.container():
+    if said:   # kept until the next submission: a rerun that a writer's typing starts must not lose it
+        (st.success if said[0] == "success" else st.error)(said[1])
+    if revising:
+        st.info(f"Revising your rejected example {revising}; submitting replaces it.")
 # the fields first, before anything slow: the run after "Submit" clears them at once, so a writer who
 # starts the next example right away types into the cleared fields, never into ones a late clear empties
 with st.container(border=True):

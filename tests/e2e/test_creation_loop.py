@@ -72,6 +72,7 @@ def write(page, premise, hypothesis, label):
 
 def submit(page):
     key(page, "cr_submit").get_by_role("button").click()
+    wait_idle(page)
     expect(page.get_by_text(re.compile(r"^Submitted as example"))).to_be_visible()
     expect(page.locator(".st-key-cr_hypothesis textarea")).to_have_value("")     # the form cleared
     expect(page.locator(".st-key-cr_premise textarea")).to_have_value("")
