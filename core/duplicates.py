@@ -80,14 +80,8 @@ class DuplicateIndex:
     def overlap(self, example: Mapping) -> np.ndarray:
         """Per indexed example: the smallest, over the text fields, Jaccard index of its wording
         and ``example``'s (0 for a field either side leaves empty)."""
-        out = None
-        for f in self.fields:
-            q = self._hv.transform([str(example.get(f) or "")])
-            inter = np.asarray((self._X[f] @ q.T).todense(), dtype=np.float64).ravel()
-            union = self._size[f] + float(q.sum()) - inter
-            j = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-            out = j if out is None else np.minimum(out, j)
-        return out
+        return _smallest_jaccard(((self._X[f], self._size[f], self._hv.transform([str(example.get(f) or "")]))
+                                  for f in self.fields))
 
     def near(self, example: Mapping, *, k: int = 5, threshold: float = THRESHOLD) -> list:
         """The indexed examples that ``example`` nearly duplicates, most overlapping first (at most
@@ -110,16 +104,11 @@ class DuplicateIndex:
 
         if self._words is None:
             hv = _word_hasher()
-            self._words = (hv, {f: hv.transform(tokenize_many(self._text[f])).tocsr() for f in self.fields})
-        hv, words = self._words
-        out = None
-        for f in self.fields:
-            q = hv.transform([tokenize(str(example.get(f) or ""))])
-            inter = np.asarray((words[f] @ q.T).todense(), dtype=np.float64).ravel()
-            union = np.asarray(words[f].sum(axis=1)).ravel() + float(q.sum()) - inter
-            j = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-            out = j if out is None else np.minimum(out, j)
-        return out
+            words = {f: hv.transform(tokenize_many(self._text[f])).tocsr() for f in self.fields}
+            self._words = (hv, words, {f: np.asarray(words[f].sum(axis=1)).ravel() for f in self.fields})
+        hv, words, sizes = self._words
+        return _smallest_jaccard(((words[f], sizes[f], hv.transform([tokenize(str(example.get(f) or ""))]))
+                                  for f in self.fields))
 
     def _one_word_apart(self, example: Mapping, rows: np.ndarray) -> np.ndarray:
         """A mask over the index: the ``rows`` whose fields are ``example``'s but for one word dropped,
@@ -182,6 +171,18 @@ class DuplicateIndex:
         report(progress, 1.0, f"near-duplicates: {int(keep.sum()):,} pairs")
         return pd.DataFrame({"a": self.ids[i[keep]][order], "b": self.ids[j[keep]][order],
                              "overlap": np.round(score[keep][order], 4)})
+
+
+def _smallest_jaccard(fields) -> np.ndarray:
+    """Per indexed example, the smallest over the fields of the Jaccard index of its binary set and the
+    query's: ``fields`` yields (the index's sets as rows, their sizes, the query's set as one row)."""
+    out = None
+    for X, size, q in fields:
+        inter = np.asarray((X @ q.T).todense(), dtype=np.float64).ravel()
+        union = size + float(q.sum()) - inter
+        j = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+        out = j if out is None else np.minimum(out, j)
+    return out
 
 
 #: the share of words below which no example is one word away from another (one word changed in three

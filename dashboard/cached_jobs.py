@@ -26,7 +26,10 @@ def _stored(kind: str, key):
     """The result on disk (None when absent or damaged: a damaged file is logged and recomputed)."""
     from core.result_files import read_result
 
-    found = server().results.shared.load_or_none(_file_key(kind, key), read_result)
+    shared, name = server().results.shared, _file_key(kind, key)
+    if not shared.path(name).exists():   # a page rerun asks each time: nothing stored is one stat, no listing
+        return None
+    found = shared.load_or_none(name, read_result)
     if found is not None:
         server().cache.put(kind, key, found)
     return found
