@@ -418,7 +418,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         moment = now()
         with self.Write.begin() as s:
             running = s.scalars(select(RunRecord).where(RunRecord.status == "running")).all()
-            stale = [rec for rec in running if rec.lease_until is None or _aware(rec.lease_until) < moment
+            stale = [rec for rec in running if _status_seen(rec.status, rec.lease_until, moment) == "interrupted"
                      or (own and rec.holder == HOLDER)]
             for rec in stale:
                 rec.status, rec.updated_at = "interrupted", moment
@@ -435,8 +435,9 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == key))
             if rec is None:
                 raise InputError(f"no run {key} in this workspace.")
-            if rec.status not in ("interrupted", "failed"):
-                raise InputError(f"run {key} is {rec.status}; only interrupted or failed runs can be discarded.")
+            status = _status_seen(rec.status, rec.lease_until, now())
+            if status not in ("interrupted", "failed"):
+                raise InputError(f"run {key} is {status}; only interrupted or failed runs can be discarded.")
             s.delete(rec)
 
     def run_record(self, workspace_id: int, key: str, *, by: str) -> Optional[dict]:
@@ -449,7 +450,8 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         if row is None:
             return None
         run, ds = row
-        return {"id": run.id, "key": run.key, "status": run.status, "representation": run.representation,
+        return {"id": run.id, "key": run.key, "status": _status_seen(run.status, run.lease_until, now()),
+                "representation": run.representation,
                 "params": run.params, "created_by": run.created_by, "created_at": run.created_at,
                 "dataset_id": ds.id, "dataset": ds.name, "source": ds.source, "roles": ds.roles,
                 "fingerprint": ds.fingerprint}
@@ -474,10 +476,12 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         self.require(workspace_id, by, "read")
         with self.Session() as s:
             rows = s.execute(select(RunRecord.key, DatasetRecord.name, RunRecord.representation, RunRecord.status,
-                                    RunRecord.created_by, RunRecord.created_at, RunRecord.params)
+                                    RunRecord.created_by, RunRecord.created_at, RunRecord.params, RunRecord.lease_until)
                              .join(DatasetRecord, RunRecord.dataset_id == DatasetRecord.id)
                              .where(RunRecord.workspace_id == workspace_id, DatasetRecord.deleted_at.is_(None))
                              .order_by(RunRecord.created_at.desc(), RunRecord.id.desc())).all()
+        moment = now()
+        rows = [(*r[:3], _status_seen(r[3], r[7], moment), *r[4:7]) for r in rows]
         return pd.DataFrame(rows, columns=["key", "dataset", "representation", "status", "created_by", "created_at",
                                            "params"])
 
@@ -545,6 +549,15 @@ def _valid_id(value) -> bool:
     """A row id as the databases store it (a 32-bit positive integer; a larger one would be a
     raw DataError on PostgreSQL)."""
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2 ** 31
+
+
+def _status_seen(status: str, lease_until: Optional[datetime], moment: datetime) -> str:
+    """A run's status as every reader sees it: "running" only while its lease holds. A run
+    whose process died reads as interrupted at once, whether or not a live server has marked
+    it yet (a server's heartbeat starts with its first page session, and every server may be gone)."""
+    if status == "running" and (lease_until is None or _aware(lease_until) < moment):
+        return "interrupted"
+    return status
 
 
 def _aware(moment: datetime) -> datetime:

@@ -373,6 +373,35 @@ def test_runs_begin_end_recover_and_discard(fresh_url, tmp_path, toy):
     store.open_run(ws, run.key, by="ann@x.org")
 
 
+def test_a_run_whose_lease_ran_out_reads_as_interrupted_with_no_server_alive(fresh_url, tmp_path, toy):
+    """Issue 31, class 11: a run's process died and no server is left to mark it (or the one
+    left was never opened, so its heartbeat never started). Every reader (the pages of another
+    process, the CLI) sees it interrupted as soon as its lease ran out, and it can be discarded;
+    a run whose lease holds still reads as running."""
+    from core.store.models import RunRecord
+
+    ds, _ = toy
+    url = fresh_url()
+    writer = _store_at(url, tmp_path)
+    ws = _workspace(writer)
+    dataset_id = writer.save_dataset(ws, ds, source="toy", roles={}, by="owner@x.org")
+    begin = dict(representation="toy", params={}, seed=1, versions={})
+    for key in ("dead", "alive"):
+        writer.begin_run(ws, dataset_id, key, by="owner@x.org", **begin)
+    with writer.Write.begin() as s:   # the dead process's last renewal was a minute ago
+        s.execute(RunRecord.__table__.update().where(RunRecord.key == "dead")
+                  .values(lease_until=datetime(2000, 1, 1, tzinfo=timezone.utc)))
+    reader = TeamStore(url, files=tmp_path / "files")   # no recover(), no heartbeat: a CLI, or an unopened app
+    listed = dict(zip(*reader.runs(ws, by="owner@x.org")[["key", "status"]].to_dict("list").values()))
+    assert listed == {"dead": "interrupted", "alive": "running"}
+    assert reader.run_record(ws, "dead", by="owner@x.org")["status"] == "interrupted"
+    assert reader.run_record(ws, "alive", by="owner@x.org")["status"] == "running"
+    with pytest.raises(InputError, match="run alive is running; only interrupted or failed"):
+        reader.discard_run(ws, "alive", by="owner@x.org")
+    reader.discard_run(ws, "dead", by="owner@x.org")
+    assert reader.runs(ws, by="owner@x.org")["key"].tolist() == ["alive"]
+
+
 def test_a_run_record_tells_how_to_reopen_the_run(store, toy):
     ds, run = toy
     ws = _workspace(store)
