@@ -8,6 +8,10 @@ Prints one JSON line:
   hypothesis-only partial input, KNN distances (K = 1, 5, 10, 50), the coarse action (b = 10 %). Seconds
   per part and in all (target: ≤ 120 s on 2 cores), the family table's AFLite-vs-random gap, the coarse
   fraction.
+- ``repeat`` (with ``--data FILE``, e.g. ../shared/data/snli_dev.jsonl): the dashboard's Evaluate on real
+  data, Φ = TF-IDF/SVD-256 over premise + hypothesis, defaults, side by side: on one thread with no
+  reused fits (as before issue 35), on every core, and a second evaluation of the same run at
+  another n on every core (the fits that do not depend on τ/n are reused).
 - ``synthetic``: paper 000 §3 / Fig. 2 at the four separations (2,000 points each): linear accuracy after
   filtering (target: within 0.1 of chance) and RBF-SVM accuracy on the true coordinates (target: ≥ 0.85).
 
@@ -26,6 +30,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -78,6 +84,42 @@ def run20k(n: int) -> dict:
     return out
 
 
+def repeat(path: str) -> dict:
+    import core.evaluation.models as models
+    from core.evaluation import EvaluationOptions, evaluate
+    from core.cores import usable_cores
+    from core.representations import represent
+    from core.runs import fit_run
+    from core.sources import load_dataset
+
+    cache = tempfile.mkdtemp(prefix="evalbench-")
+    os.environ["ARTIFACT_LENS_CACHE"] = cache
+    ds = load_dataset(path)
+    rep = represent(ds, "tfidf-svd:fields=premise+hypothesis,dim=256", cache_dir=cache)
+    represent(ds, "tfidf-svd:fields=hypothesis", cache_dir=cache)   # built once, outside the timings
+    run = fit_run(ds, rep, dict(n_partitions=64, train_size=0.1, slice_size=0.02, tau=0.0, target_size=0.5,
+                                random_state=0))
+    kept = np.asarray(run.retained)
+    fewer = kept.copy()
+    fewer[np.flatnonzero(fewer)[::4]] = False   # another n: a quarter fewer retained
+    out = {"data": Path(path).name, "N": len(kept), "cores": usable_cores()}
+
+    def timed(name, retained, n_jobs, memo):
+        models.FITS = memo
+        t = time.perf_counter()
+        ev = evaluate(ds, rep, retained, history=run.history, options=EvaluationOptions(), n_jobs=n_jobs)
+        out[name] = round(time.perf_counter() - t, 2)
+        return ev
+
+    one = timed("one_thread_no_reuse_s", kept, 1, None)
+    every = timed("every_core_s", kept, None, models.FitMemo())
+    timed("second_at_another_n_every_core_s", fewer, None, models.FITS)
+    out["same_tables"] = all(one.tables[k].equals(every.tables[k]) for k in ("families", "partial_input", "coarse"))
+    out["speedup_first"] = round(out["one_thread_no_reuse_s"] / out["every_core_s"], 2)
+    out["speedup_second"] = round(out["one_thread_no_reuse_s"] / out["second_at_another_n_every_core_s"], 2)
+    return out
+
+
 def synthetic() -> dict:
     from core.evaluation import synthetic_report
 
@@ -92,9 +134,16 @@ def synthetic() -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=20000, help="examples of the run (default 20000)")
+    parser.add_argument("--data", help="also time Evaluate on this NLI file (premise, hypothesis, label)")
+    parser.add_argument("--only-data", action="store_true", help="with --data: that part only")
     args = parser.parse_args(argv)
+    if args.data and args.only_data:
+        print(json.dumps({"bench": "evaluation", "python": platform.python_version(), "repeat": repeat(args.data)}))
+        return 0
     result = {"bench": "evaluation", "cpus": os.cpu_count(), "python": platform.python_version(),
               "run20k": run20k(args.n), "synthetic": synthetic()}
+    if args.data:
+        result["repeat"] = repeat(args.data)
     print(json.dumps(result, default=float))
     return 0
 

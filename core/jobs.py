@@ -25,6 +25,7 @@ import traceback
 import uuid
 from typing import Any, Callable, Optional
 
+from core.cores import usable_cores
 from core.errors import Cancelled, InputError
 
 __all__ = ["Job", "JobContext", "JobRunner", "LocalBackend", "DaskBackend", "backend_for", "offload"]
@@ -47,6 +48,15 @@ class JobContext:
                 self._job.message = str(message)
         if self.cancel.is_set():
             raise Cancelled("cancelled by the user")
+
+    @property
+    def cores(self) -> int:
+        """Threads this job may use now: the machine's cores shared among the jobs computing at
+        this moment (a job alone gets every core). Read it when the work starts; on a Dask
+        backend the heavy step runs on a worker, which takes as many of its own."""
+        runner = self._job.runner
+        computing = len([j for j in runner.running() if j.status == "running"]) if runner is not None else 1
+        return max(usable_cores() // max(computing, 1), 1)
 
     def emit(self, record) -> None:
         """Publish an intermediate record (e.g. one AFLite phase) for the app to draw."""
@@ -72,8 +82,9 @@ class Job:
     """
 
     def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key: Optional[str] = None,
-                 slots: Optional[threading.Semaphore] = None, backend=None):
+                 slots: Optional[threading.Semaphore] = None, backend=None, runner: Optional["JobRunner"] = None):
         self.fn, self.name, self.key, self._slots, self.backend = fn, name, key, slots, backend
+        self.runner = runner   # for `JobContext.cores`: how many jobs share the machine
         self.status = "pending"
         self.fraction, self.message = 0.0, ""
         self.records: list = []
@@ -186,7 +197,7 @@ class JobRunner:
             job = self._jobs.get(key)
             if job is not None and not job.done:
                 return job
-            job = Job(fn, name=name or key, key=key, slots=self._slots, backend=self.backend)
+            job = Job(fn, name=name or key, key=key, slots=self._slots, backend=self.backend, runner=self)
             self._jobs.pop(key, None)
             self._jobs[key] = job
             finished = [k for k, j in self._jobs.items() if j.done]   # oldest first

@@ -251,10 +251,10 @@ def _pca_step(X: np.ndarray, dims: int, random_state: int, progress, cancel):
     dims = min(dims, X.shape[1], n)
     rows = np.arange(n) if n <= PCA_FIT_ROWS else np.sort(
         np.random.default_rng(random_state).choice(n, size=PCA_FIT_ROWS, replace=False))
-    from threadpoolctl import threadpool_limits
+    from core.cores import one_blas_thread
 
     # one BLAS thread: on a shared 2-core machine two were 2–7× slower here (100k × 768: 1.3 s vs 4–9 s)
-    with threadpool_limits(1):
+    with one_blas_thread():
         pca = PCA(n_components=dims, random_state=random_state, svd_solver="auto").fit(X[rows])
         out = np.empty((n, dims), dtype=np.float32)
         step = 100_000   # bounds the float copy sklearn makes of each block

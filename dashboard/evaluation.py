@@ -52,7 +52,7 @@ def start(run, **knobs):
 
         try:
             ev = ctx.offload(evaluate, ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
-                             context=context)
+                             context=context, n_jobs=ctx.cores)
         except BaseException:
             if not srv.stopping.is_set():   # cancelled or failed: said by the job panel; a stop is "interrupted"
                 target.ended(key)

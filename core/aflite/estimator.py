@@ -19,6 +19,7 @@ from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_by
 from core.aflite.storage import LocalRows, trim_heap
 from core.aflite.selection import check_tau, resolve_size, select
 from core.aflite.trajectory import Trajectory
+from core.cores import one_blas_thread
 from core.errors import InputError
 from core.progress import check_cancel, report
 
@@ -86,21 +87,6 @@ def _range_sum(chunk, lo):
 
 def _range_project(chunk, lo, *, mean, V):
     return (chunk - mean) @ V
-
-
-class _OneBlasThread:
-    """BLAS on one thread (the controller is built once per process: building it costs ms)."""
-
-    controller = None
-
-    @classmethod
-    def limit(cls):
-        if cls.controller is None:
-            import scipy.linalg  # noqa: F401  (load scipy's BLAS before inspecting libraries)
-            from threadpoolctl import ThreadpoolController
-
-            cls.controller = ThreadpoolController()
-        return cls.controller.limit(limits=1, user_api="blas")
 
 
 class AFLite(BaseEstimator):
@@ -336,7 +322,7 @@ class AFLite(BaseEstimator):
         self.n_features_in_ = rows.shape[1]
         # One BLAS thread for the whole fit: on a shared 2-core machine multi-threaded
         # BLAS was 2-30x slower on every product here (benchmarks/README.md).
-        with _OneBlasThread.limit():
+        with one_blas_thread():
             Z, mean, self.reduction_ = self._prepare(rows, cfg["seed"], progress, cancel)
             d_gram = Z.shape[1] + 1 if "ridge" in cfg["families"] else 1
             cfg["block_size"] = block_size(N, cfg["t"], d_gram)

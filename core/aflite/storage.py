@@ -13,7 +13,6 @@ BLAS release the GIL), each on one BLAS thread.
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, Sequence
 
@@ -58,7 +57,9 @@ _libc = None
 
 def resolve_jobs(n_jobs) -> int:
     """scikit-learn's convention: None → 1, -1 → every core, -2 → all but one."""
-    cores = os.cpu_count() or 1
+    from core.cores import usable_cores
+
+    cores = usable_cores()
     if n_jobs is None:
         return 1
     n = int(n_jobs)

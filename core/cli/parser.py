@@ -134,6 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-synthetic", dest="synthetic", action="store_false")
     p.add_argument("--figures", default="png", choices=["png", "html", "none"], help="figure files (default png; html where no static renderer works)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
+    p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1,
+                   help="model fits at once (default -1: every core; the result does not depend on it)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("export", help="export a saved run's split (retained, removed, or all with scores) with its manifest",

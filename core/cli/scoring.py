@@ -269,7 +269,8 @@ def cmd_evaluate(args) -> int:
     bar = progress_bar("evaluate", args.quiet)
     try:
         ev = evaluate(ds, rep, retained, history=given["history"], n_phases_chosen=given["n_phases"], options=opts,
-                      context={"run_key": given["run_key"], "tau": given["tau"], "n": given["n"]}, progress=bar)
+                      context={"run_key": given["run_key"], "tau": given["tau"], "n": given["n"]},
+                      n_jobs=None if args.jobs == -1 else args.jobs, progress=bar)
     finally:
         if bar:
             bar.close()

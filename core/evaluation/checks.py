@@ -10,7 +10,7 @@ import pandas as pd
 from core.errors import InputError
 from core.progress import check_cancel, report
 from core.evaluation.measures import heldout_split
-from core.evaluation.models import SEPARATIONS, check_families, fit_predict, with_notes
+from core.evaluation.models import SEPARATIONS, Fit, check_families, fit_many, with_notes
 
 
 # ---------------------------------------------------------------------- phases, coarse action
@@ -29,8 +29,8 @@ def phase_table(history, n_phases_chosen: Optional[int] = None) -> pd.DataFrame:
 
 def coarse_action(X, y, *, step: float = 0.1, tolerance: Optional[float] = None, family: str = "logistic",
                   eval_share: float = 0.2, random_state: int = 0, family_params: Optional[dict] = None,
-                  progress=None, cancel=None) -> pd.DataFrame:
-    """The coarse action of paper 002, Algorithm 1 lines 2–9.
+                  n_jobs: int = 1, progress=None, cancel=None) -> pd.DataFrame:
+    """The coarse action of paper 002, Algorithm 1 lines 2–9 (its fits on ``n_jobs`` threads).
 
     An i.i.d. held-out split (``eval_share``, stratified) is set aside; a model of
     ``family`` is trained on the first a % of a fixed random order of the rest, for
@@ -62,13 +62,19 @@ def coarse_action(X, y, *, step: float = 0.1, tolerance: Optional[float] = None,
     if fractions[-1] < 1.0:
         fractions.append(1.0)
     rows, notes = [], [split.note]
-    for i, a in enumerate(fractions):
-        check_cancel(cancel)
-        report(progress, i / len(fractions), f"coarse action: {a:.0%} of the data")
-        part = pool[: max(int(round(a * len(pool))), 1)]
-        pred, note = fit_predict(family, X[part], y[part], X[split.test], random_state,
-                                  (family_params or {}).get(family))
-        acc = float(np.mean(pred == y[split.test])) if pred is not None else np.nan
+    parts = [pool[: max(int(round(a * len(pool))), 1)] for a in fractions]
+    test = np.flatnonzero(split.test)
+    finished = [0]
+
+    def on_done(i, _):
+        finished[0] += 1
+        report(progress, finished[0] / len(fractions), f"coarse action: {finished[0]} of {len(fractions)} fits done")
+
+    report(progress, 0.0, f"coarse action: {len(fractions)} fits")
+    results = fit_many(X, y, [Fit(family, part, test, random_state, (family_params or {}).get(family)) for part in parts],
+                       n_jobs=n_jobs, on_done=on_done, cancel=cancel)
+    for a, part, (pred, note) in zip(fractions, parts, results):
+        acc = float(np.mean(pred == y[test])) if pred is not None else np.nan
         notes.append(note)
         rows.append({"fraction": a, "train_size": int(len(part)), "accuracy": acc, "note": note})
     frame = pd.DataFrame(rows)

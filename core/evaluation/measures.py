@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
-from core.progress import check_cancel, report
-from core.evaluation.models import FAMILY_NAMES, TABLE_FAMILIES, check_families, fit_predict, make_model, with_notes
+from core.progress import report
+from core.evaluation.models import FAMILY_NAMES, TABLE_FAMILIES, Fit, check_families, fit_many, make_model, with_notes
 
 
 # ---------------------------------------------------------------------- cross-validated subsets
@@ -286,7 +286,7 @@ def _bootstrap(correct: np.ndarray, n_boot: int, rng) -> tuple:
 
 def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[str] = TABLE_FAMILIES,
                  bootstrap="auto", bootstrap_below: int = 5000, n_boot: int = 1000,
-                 family_params: Optional[dict] = None, random_state: int = 0, progress=None,
+                 family_params: Optional[dict] = None, random_state: int = 0, n_jobs: int = 1, progress=None,
                  cancel=None) -> pd.DataFrame:
     """Accuracy of each family trained on each training set, on each evaluation set (paper 000 Table 3).
 
@@ -305,6 +305,8 @@ def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[
         ``bootstrap_below``.
     family_params : dict family -> dict
         Constructor overrides, e.g. ``{"mlp": {"max_iter": 50}}``.
+    n_jobs : int
+        Fits at once (threads; `core.evaluation.models.fit_many`). The table does not depend on it.
 
     Returns
     -------
@@ -319,46 +321,53 @@ def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[
     family_params = family_params or {}
     rng = np.random.default_rng(random_state)
     rows, notes = [], []
-    total = max(len(families) * len(train_sets), 1)
-    done = 0
-    for fam in families:
-        for tname, tmask in train_sets.items():
-            check_cancel(cancel)
-            report(progress, done / total, f"{FAMILY_NAMES.get(fam, fam)} on the {tname} training set")
-            done += 1
-            tmask = np.asarray(tmask, bool)
-            ytr = y[tmask]
-            all_eval = np.zeros(len(y), bool)
-            for emask in eval_sets.values():
-                all_eval |= np.asarray(emask, bool)
-            pred_all = np.full(len(y), None, dtype=object)
-            pred, note = (None, f"the {tname} training set is empty") if not tmask.any() else fit_predict(
-                fam, X[tmask], ytr, X[all_eval], random_state, family_params.get(fam))
-            if note:
-                note = f"{note} (the {tname} training set)"
-            if pred is not None:
-                pred_all[np.flatnonzero(all_eval)] = pred
-            for ename, emask in eval_sets.items():
-                emask = np.asarray(emask, bool)
-                yev = y[emask]
-                cell_notes = [note] if note else []
-                missing = sorted(set(np.unique(yev).tolist()) - set(np.unique(ytr).tolist()), key=str)
-                if missing and tmask.any():
-                    n_missing = int(np.isin(yev, missing).sum())
-                    cell_notes.append(f"the {ename} evaluation split has label(s) {', '.join(map(repr, missing))} "
-                                      f"({n_missing} examples) that the {tname} training set lacks; they count as errors")
-                acc = lo = hi = np.nan
-                if pred is not None and len(yev):
-                    correct = (pred_all[emask] == yev).astype(float)
-                    acc = float(correct.mean())
-                    if bootstrap is True or (bootstrap == "auto" and len(yev) < bootstrap_below):
-                        lo, hi = _bootstrap(correct, n_boot, rng)
-                elif not len(yev):
-                    cell_notes.append(f"the {ename} evaluation split is empty")
-                notes.extend(cell_notes)
-                rows.append({"family": fam, "train_set": tname, "train_size": int(tmask.sum()), "eval_set": ename,
-                             "eval_size": int(emask.sum()), "accuracy": acc, "ci_low": lo, "ci_high": hi,
-                             "note": "; ".join(cell_notes)})
+    all_eval = np.zeros(len(y), bool)
+    for emask in eval_sets.values():
+        all_eval |= np.asarray(emask, bool)
+    test = np.flatnonzero(all_eval)
+    cells = [(fam, tname, np.asarray(tmask, bool)) for fam in families for tname, tmask in train_sets.items()]
+    fitted = [i for i, (_, _, tmask) in enumerate(cells) if tmask.any()]
+    finished = [0]
+
+    def on_done(_, fit):
+        finished[0] += 1
+        report(progress, finished[0] / max(len(fitted), 1),
+               f"{FAMILY_NAMES.get(fit.family, fit.family)}: {finished[0]} of {len(fitted)} fits done")
+
+    report(progress, 0.0, f"{len(fitted)} fits of {len(families)} families")
+    results = fit_many(X, y, [Fit(cells[i][0], np.flatnonzero(cells[i][2]), test, random_state,
+                                  family_params.get(cells[i][0])) for i in fitted],
+                       n_jobs=n_jobs, on_done=on_done, cancel=cancel)
+    by_cell = dict(zip(fitted, results))
+    for i, (fam, tname, tmask) in enumerate(cells):
+        ytr = y[tmask]
+        pred_all = np.full(len(y), None, dtype=object)
+        pred, note = by_cell.get(i, (None, f"the {tname} training set is empty"))
+        if note:
+            note = f"{note} (the {tname} training set)"
+        if pred is not None:
+            pred_all[test] = pred
+        for ename, emask in eval_sets.items():
+            emask = np.asarray(emask, bool)
+            yev = y[emask]
+            cell_notes = [note] if note else []
+            missing = sorted(set(np.unique(yev).tolist()) - set(np.unique(ytr).tolist()), key=str)
+            if missing and tmask.any():
+                n_missing = int(np.isin(yev, missing).sum())
+                cell_notes.append(f"the {ename} evaluation split has label(s) {', '.join(map(repr, missing))} "
+                                  f"({n_missing} examples) that the {tname} training set lacks; they count as errors")
+            acc = lo = hi = np.nan
+            if pred is not None and len(yev):
+                correct = (pred_all[emask] == yev).astype(float)
+                acc = float(correct.mean())
+                if bootstrap is True or (bootstrap == "auto" and len(yev) < bootstrap_below):
+                    lo, hi = _bootstrap(correct, n_boot, rng)
+            elif not len(yev):
+                cell_notes.append(f"the {ename} evaluation split is empty")
+            notes.extend(cell_notes)
+            rows.append({"family": fam, "train_set": tname, "train_size": int(tmask.sum()), "eval_set": ename,
+                         "eval_size": int(emask.sum()), "accuracy": acc, "ci_low": lo, "ci_high": hi,
+                         "note": "; ".join(cell_notes)})
     frame = pd.DataFrame(rows, columns=["family", "train_set", "train_size", "eval_set", "eval_size", "accuracy",
                                         "ci_low", "ci_high", "note"])
     full = frame[frame["train_set"] == "full"].set_index(["family", "eval_set"])["accuracy"]

@@ -1,8 +1,14 @@
 """The model families an evaluation trains, and how one is built and fitted (see `core.evaluation`)."""
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 import warnings
-from typing import Optional
+from collections import OrderedDict
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -111,3 +117,145 @@ def with_notes(frame: pd.DataFrame, notes) -> pd.DataFrame:
             out.append(n)
     frame.attrs["notes"] = out
     return frame
+
+
+# ---------------------------------------------------------------------- many fits: once each, on every core
+@dataclass(frozen=True)
+class Fit:
+    """One `fit_predict` call by reference: ``X[train]`` with ``y[train]``, predicting ``X[test]``
+    (index arrays, in the order the rows are given to the model)."""
+
+    family: str
+    train: np.ndarray
+    test: np.ndarray
+    random_state: int = 0
+    params: Optional[dict] = None
+
+
+def digest(*parts) -> str:
+    """A content hash of strings and arrays (an array's dtype, shape and bytes)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in parts:
+        if isinstance(a, str):
+            h.update(f"{len(a)}:{a}".encode())
+            continue
+        a = np.ascontiguousarray(a)
+        if a.dtype == object:   # labels as Python objects: hash their text
+            h.update(json.dumps(a.tolist(), default=str).encode())
+        else:
+            h.update(f"{a.dtype.str}{a.shape}".encode())
+            h.update(a.view(np.uint8).reshape(-1) if a.size else b"")
+    return h.hexdigest()
+
+
+class FitMemo:
+    """Predictions of fits already made, by the content of what each model saw (X, y, the rows
+    and their order, the family, its parameters, the seed), so an evaluation at another τ/n of
+    the same run, or the partial-input table of a second evaluation, reuses the fits that do
+    not depend on τ/n (the full training set's, the coarse action's) instead of repeating them.
+    Every fit is deterministic given that content, so a reused result is the result. Bounded
+    (``max_bytes`` of predictions, least recently used out first); shared by the process's
+    evaluations, which is safe: a key is reachable only by a caller holding the same data."""
+
+    def __init__(self, max_bytes: int = 64 << 20):
+        self.max_bytes, self._bytes = int(max_bytes), 0
+        self._items: "OrderedDict[str, tuple]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _size(pred) -> int:
+        return 64 if pred is None else int(pred.nbytes) + (8 * len(pred) if pred.dtype == object else 0)
+
+    def get(self, key: str):
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+            return hit
+
+    def put(self, key: str, value: tuple) -> None:
+        size = self._size(value[0])
+        if size > self.max_bytes:
+            return
+        with self._lock:
+            if key in self._items:
+                return
+            self._items[key] = value
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= self._size(old[0])
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+#: the process's memo of evaluation fits (`FitMemo`; 64 MB of predictions at most)
+FITS = FitMemo()
+
+
+_PROCESS = object()
+#: families by how long a fit takes (higher: slower), to start the slow ones first
+_SLOW = {"rbf-svm": 2, "mlp": 2, "svm": 1, "logistic": 1}
+
+
+def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, memo=_PROCESS,
+             on_done: Optional[Callable[[int, Fit], None]] = None, cancel=None) -> list:
+    """``fit_predict`` for each of ``fits``, in order: ``[(predictions or None, note), ...]``.
+
+    Fits made before (``memo``) are not made again; the rest run on ``n_jobs`` threads (the
+    solvers scikit-learn calls release the GIL: 1.6× on 2 cores). The results do not depend on
+    ``n_jobs`` or on the memo. ``on_done(i, fit)`` is called as each finishes; ``cancel`` is
+    checked before each fit starts (a fit under way runs to its end). ``memo``: a `FitMemo`, None
+    for none; by default the process's (`FITS`)."""
+    from core.cores import one_blas_thread
+    from core.progress import check_cancel
+
+    memo = FITS if memo is _PROCESS else memo
+    data = digest(X, y) if memo is not None else ""
+    keys = [digest(data, f.family, str(f.random_state), json.dumps(f.params or {}, sort_keys=True, default=str),
+                   f.train, f.test) if memo is not None else "" for f in fits]
+    out: list = [None] * len(fits)
+    todo = []
+    for i, (f, key) in enumerate(zip(fits, keys)):
+        hit = memo.get(key) if memo is not None else None
+        if hit is not None:
+            out[i] = hit
+            if on_done:
+                on_done(i, f)
+        else:
+            todo.append(i)
+
+    def one(i):
+        check_cancel(cancel)
+        f = fits[i]
+        return fit_predict(f.family, X[f.train], y[f.train], X[f.test], f.random_state, f.params)
+
+    def finish(i, result):
+        out[i] = result
+        if memo is not None:
+            memo.put(keys[i], result)
+        if on_done:
+            on_done(i, fits[i])
+
+    # One BLAS thread per fit, whatever n_jobs: n_jobs fits each on every core's BLAS threads
+    # oversubscribe the cores, and BLAS's sums depend on its thread count (a fit's result must not).
+    if n_jobs <= 1 or len(todo) <= 1:
+        with one_blas_thread():
+            for i in todo:
+                finish(i, one(i))
+        return out
+    # the slowest first (the kernel SVM and the MLP, the largest sets), so no thread is left
+    # with one long fit at the end while the others idle
+    todo.sort(key=lambda i: (-_SLOW.get(fits[i].family, 0), -len(fits[i].train)))
+    with one_blas_thread(), ThreadPoolExecutor(max_workers=min(n_jobs, len(todo)), thread_name_prefix="fit") as pool:
+        running = {pool.submit(one, i): i for i in todo}
+        try:
+            while running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    finish(running.pop(fut), fut.result())
+        finally:
+            for fut in running:   # a cancel or an error: the fits not started are not started
+                fut.cancel()
+    return out

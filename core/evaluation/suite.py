@@ -150,8 +150,8 @@ def evaluation_key(run_key: str, tau, n, options: dict) -> str:
 
 
 def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen: Optional[int] = None,
-             options: Optional[EvaluationOptions] = None, context: Optional[dict] = None, progress=None,
-             cancel=None) -> Evaluation:
+             options: Optional[EvaluationOptions] = None, context: Optional[dict] = None, n_jobs: Optional[int] = None,
+             progress=None, cancel=None) -> Evaluation:
     """Everything issue 12 asks of one filtered split.
 
     Parameters
@@ -168,6 +168,10 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     options : EvaluationOptions
     context : dict
         Recorded as is (run key, τ, n, dataset name ...).
+    n_jobs : int or None
+        Model fits at once (threads); None: every core of this machine. The result does not
+        depend on it. Fits another evaluation of the same data made already are reused
+        (`core.evaluation.models.FITS`).
 
     Returns
     -------
@@ -175,8 +179,11 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     """
     from core.representations import represent
 
+    from core.cores import usable_cores
+
     t0 = time.perf_counter()
     opts = (options or EvaluationOptions()).check()
+    n_jobs = usable_cores() if n_jobs is None else max(int(n_jobs), 1)
     seed = int(opts.seed)
     X = np.asarray(representation.X, dtype=np.float32)
     ids = np.asarray(representation.ids).astype(str)
@@ -208,7 +215,8 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
         + [{"set": k, "role": "evaluation", "size": int(m.sum()),
             **{f"label {lab}": int((y[m] == lab).sum()) for lab in np.unique(y)}} for k, m in eval_sets.items()])
     fam = family_table(X, y, train_sets, eval_sets, families=opts.families, bootstrap=opts.bootstrap,
-                       family_params=opts.family_params, random_state=seed, progress=stage("families"), cancel=cancel)
+                       family_params=opts.family_params, random_state=seed, n_jobs=n_jobs, progress=stage("families"),
+                       cancel=cancel)
     fam.insert(0, "representation", representation.spec)
     tables["families"] = fam
     notes.extend(notes_of(fam))
@@ -240,7 +248,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
             part = family_table(Xp, y, {k: m & keep for k, m in train_sets.items()},
                                 {k: m & keep for k, m in eval_sets.items()}, families=opts.families,
                                 bootstrap=opts.bootstrap, family_params=opts.family_params, random_state=seed,
-                                progress=prog, cancel=cancel)
+                                n_jobs=n_jobs, progress=prog, cancel=cancel)
             part.insert(0, "representation", prep.spec)
             tables["partial_input"] = part
             notes.extend(f"partial input: {n}" for n in notes_of(part))
@@ -255,7 +263,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     tables["phases"] = phase_table(history, n_phases_chosen)
     coarse = coarse_action(X, y, step=float(opts.coarse_step), tolerance=opts.coarse_tolerance,
                            family=opts.coarse_family, eval_share=opts.eval_share, random_state=seed,
-                           family_params=opts.family_params, progress=stage("coarse"), cancel=cancel)
+                           family_params=opts.family_params, n_jobs=n_jobs, progress=stage("coarse"), cancel=cancel)
     tables["coarse"] = coarse
     notes.extend(f"coarse action: {n}" for n in notes_of(coarse))
     summary = {"coarse_fraction": coarse.attrs["fraction"], "coarse_n": coarse.attrs["size"],
