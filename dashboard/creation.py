@@ -27,14 +27,48 @@ from dashboard.team import require, scope
 BADGE = {k: EMOJI[k] for k in (*LIGHTS, NA)}
 
 
-def quality_context() -> QualityContext:
-    """The feedback context of the current dataset and Φ, fitted once per server (about 10 s
-    for 100k examples; seconds for the demo) and shared by every creator."""
+def _context_key() -> tuple:
     sess = session()
-    ds = current.dataset()
-    return server().cache.get_or_compute(
-        "quality-context", (sess.ds_key, sess.spec),
-        lambda: QualityContext.fit(ds, sess.spec, representation=current.representation()))
+    return sess.ds_key, sess.spec
+
+
+def _context_job_key(key) -> str:
+    return "quality-context:" + hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+
+
+def quality_context() -> Optional[QualityContext]:
+    """The feedback context of the current dataset and Φ once it is fitted, else None. It is
+    fitted once per server and shared by every creator (5 s for SNLI dev on a quiet machine, 20–30 s
+    on a loaded one, about 10 s for 100k examples), in a background job that this call starts or
+    joins: the page never waits on it, and a writer writes meanwhile (`context_job` is watched)."""
+    key = _context_key()
+    srv = server()
+    found = srv.cache.peek("quality-context", key)
+    if found is not None:
+        return found
+    fitted = srv.jobs.get(_context_job_key(key))
+    if fitted is not None and fitted.status == "done":   # evicted from the cache since: the job still holds it
+        return fitted.result
+    if fitted is None or fitted.done:
+        ds, rep, spec = current.dataset(), current.representation(), key[1]
+
+        def fit(ctx):
+            return srv.cache.put("quality-context", key, ctx.offload(QualityContext.fit, ds, spec, representation=rep))
+
+        srv.jobs.submit(_context_job_key(key), fit, name="Feedback models")
+    return None
+
+
+def context_job():
+    """The job fitting the current feedback context (None once it is forgotten)."""
+    return server().jobs.get(_context_job_key(_context_key()))
+
+
+def context_ended(job) -> None:
+    """A fit that failed or was cancelled is forgotten, so the next rerun tries again; a finished
+    one is kept (its result stands in when the cache has let the context go)."""
+    if job.status != "done":
+        server().jobs.forget(job.key)
 
 
 def workspace_dataset(run) -> Optional[int]:

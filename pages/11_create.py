@@ -4,6 +4,7 @@ import streamlit as st
 from core.errors import InputError
 from dashboard import creation
 from dashboard.formatting import plain
+from dashboard.job_panel import watch
 from dashboard.page import require_run, start_page
 from dashboard.review_panel import save_run_offer, show_guidelines
 from dashboard.team import member, scope
@@ -40,8 +41,11 @@ with st.container(border=True):
 example = {field: st.session_state.get(f"cr_{field}", "") for field in ds.text}
 example[ds.label] = label
 dataset_id = creation.workspace_dataset(run)
-with st.spinner("Fitting the feedback models on this dataset (once per dataset and Φ)…"):
-    ctx = creation.quality_context()
+ctx = creation.quality_context()   # None while its fit runs in the background: the fields stay usable
+if ctx is None:
+    st.caption("The feedback models of this dataset and Φ are being fitted (once per server). Keep writing: "
+               "the feedback and the Submit button appear here when they are ready.")
+    watch(creation.context_job, "Fitting the feedback models", "cr_context", creation.context_ended)
 
 def send(example: dict, label, fb: dict) -> None:
     # a callback: it runs before the page is drawn again, so the text areas can be cleared
@@ -57,7 +61,9 @@ def send(example: dict, label, fb: dict) -> None:
                                       "listed under \"Your examples\" below.")
 
 
-if all(v.strip() for v in example.values()):
+if ctx is None:
+    pass
+elif all(v.strip() for v in example.values()):
     try:
         fb = ctx.feedback(example).to_dict()
     except InputError as exc:

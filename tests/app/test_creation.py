@@ -25,7 +25,13 @@ def test_create_validate_revise_and_load_the_accepted_version(fresh_server):
     creator = app(CREATOR).run()
     creator.switch_page(page("11_create")).run()
     no_exceptions(creator)
+    # the feedback models are fitted in the background: the fields are there at once and keep what is
+    # written meanwhile (they used to wait behind a blocking spinner, 21–31 s after a restart)
+    assert "being fitted" in " ".join(c.value for c in creator.caption)
+    assert not [b for b in creator.button if b.key == "cr_submit"]
     write(creator, "A man is sitting on a bench in a park.", "Nobody is sitting.", "contradiction")
+    wait_for_jobs(creator)
+    assert creator.text_area(key="cr_hypothesis").value == "Nobody is sitting."
     shown = " ".join(t.value for t in creator.text)
     assert "⟦Nobody: contradiction, z =" in shown                      # the giveaway word, marked as text
     assert "A model that reads only the hypothesis predicts contradiction" in shown

@@ -49,3 +49,31 @@ def test_the_export_page_offers_the_dataset_card_of_its_split(fresh_server, down
     manifest = json.loads(downloads([b for b in at.get("download_button") if "manifest" in b.proto.label][0]))
     assert f"| rows in this split | {manifest['export']['rows']:,} |" in card.text
     assert card.data.source_datasets == ["demo:nli"] and "### Before filtering" in card.text
+
+
+def test_a_member_demoted_after_preparing_a_file_is_told_and_the_file_goes(fresh_server):
+    """Issue 35, item 8: the download button cannot speak when the store refuses its click, so the
+    page says it: the member's next page run (the role watch reruns it within seconds) names the
+    change, and the prepared file is gone."""
+    from apptest_helpers import OWNER, texts
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("8_review")).run()
+    owner.button(key="rv_save_run").click().run()
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    curator = "curator@team.org"
+    server().team.set_role(ws, curator, "curator", by=OWNER)
+    cur = app(curator).run()
+    cur.switch_page(page("7_export")).run()
+    cur.button(key="exp_prepare").click().run()
+    no_exceptions(cur)
+    (prepared,) = server().exports.glob(".*.tmp")
+    assert [b for b in cur.get("download_button") if "Download" in str(b.proto.label)][0]
+    server().team.set_role(ws, curator, "annotator", by=OWNER)
+    cur.run()
+    no_exceptions(cur)
+    assert "The file you had prepared was deleted when your role changed" in texts(cur)
+    assert not prepared.exists() and not cur.get("download_button")
+    cur.run()   # said once, where it happened: the next run shows the plain role line
+    assert "exports need a curator or owner" in texts(cur) and "had prepared" not in texts(cur)

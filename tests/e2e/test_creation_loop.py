@@ -68,6 +68,10 @@ def write(page, premise, hypothesis, label):
         expect(area).to_have_value(text)
     expect(page.get_by_text(re.compile(r"^Overall: "))).to_be_visible(timeout=LONG)
     wait_idle(page)
+    # the feedback models may have been fitted in the background meanwhile (the first example after a
+    # start): the page their end redrew kept what was written
+    for field, text in (("premise", premise), ("hypothesis", hypothesis)):
+        expect(page.locator(f".st-key-cr_{field} textarea")).to_have_value(text)
 
 
 def submit(page):
