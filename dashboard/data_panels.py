@@ -69,7 +69,8 @@ def source_panel(sess) -> None:
 def roles_panel(ds, on_view, can_load: bool) -> None:
     """The columns' roles, auto-detected, and (curators, owners) a form to override them."""
     roles = {c: ds.role_of(c) for c in ds.table.columns}
-    with st.expander("Column roles (auto-detected; override here)", expanded=False):
+    title = "Column roles (auto-detected; override here)" if can_load else "Column roles (auto-detected)"
+    with st.expander(title, expanded=False):
         if can_load:
             cols = list(ds.table.columns)
             with st.form("roles_form"):

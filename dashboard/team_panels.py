@@ -70,8 +70,9 @@ def review_settings(ws) -> None:
         c1, c2 = st.columns(2)
         per = c1.number_input("Reviews per example (the queue serves an example until this many reviewers decided)",
                               1, MAX_REVIEWS_PER_EXAMPLE, int(now["reviews_per_example"]), key="team_per_example")
-        blind = c2.checkbox("Blind review: a reviewer sees no one else's decision, light or note on an example "
-                            "before deciding on it", bool(now["blind"]), key="team_blind")
+        blind = c2.checkbox("Blind review", bool(now["blind"]), key="team_blind",
+                            help="A reviewer sees no one else's decision, light or note on an example before "
+                                 "deciding on it.")
         if st.form_submit_button("Save the review settings", key="team_settings_save") and \
                 (int(per), bool(blind)) != (now["reviews_per_example"], now["blind"]):
             act(ws.set_review_settings, reviews_per_example=int(per), blind=bool(blind))

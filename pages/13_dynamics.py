@@ -48,7 +48,7 @@ def joint_view() -> None:
     frame = frame.merge(found.table.drop(columns="label"), on="id", how="inner")
     summary = found.summary()
     metric_row({**{r: f"{n:,}" for r, n in summary["regions"].items()},
-                "Possibly mislabelled (cleanlab)": f"{summary.get('label_issues', 0):,}",
+                "Possibly mislabelled": f"{summary.get('label_issues', 0):,}",
                 "Model's held-out accuracy": f"{summary['accuracy']:.0%}"})
     colour = st.radio("Colour by", ["predictability", "status"], horizontal=True, key="dyn_colour",
                       format_func={"predictability": "AFLite's p̃", "status": "retained / removed"}.get)
@@ -58,7 +58,9 @@ def joint_view() -> None:
                             selection_mode=("box", "lasso"))
     st.dataframe(region_counts(frame), key="dyn_regions")
     st.caption("AFLite removes what Φ predicts; here, whether those examples were easy (artifacts), ambiguous "
-               "(keep: they teach the task) or hard to learn (look at their labels).")
+               "(keep: they teach the task) or hard to learn (look at their labels). \"Possibly mislabelled\" "
+               "counts the examples cleanlab flags: their given label is unlikely under the model's out-of-sample "
+               "probabilities.")
     points = ((event or {}).get("selection") or {}).get("points") or []
     rows = sorted({int(p["customdata"][0]) for p in points if p.get("customdata")})
     suspects = frame[frame["label_issue"]].sort_values("label_quality") if "label_issue" in frame else frame.iloc[:0]

@@ -52,6 +52,8 @@ with right:
 st.subheader("Representation Φ")
 if can_load:
     representation_panel(sess, ds, view_key, on_view)
+else:   # what a reader needs to know: the Φ the open run was scored on (choosing one needs a curator)
+    st.text(f"The open run reads {sess.spec}." if sess.spec else "No run is open.")
 job = pipelines.current_job()
 if job is not None and not job.done:
     st.info("Scoring in the background (progress and Cancel in the sidebar). "

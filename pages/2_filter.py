@@ -37,11 +37,15 @@ def live():
         "Warm-up (excluded)": f"{len(run.excluded_ids):,}",
         "Phases at this τ, n": f"{n_run} of {run.n_phases}",
     })
-    left, right = st.columns([1, 1])
+    left, right = st.columns([3, 2])   # the table's seven columns fit without a scroll bar
     with left:
         st.markdown("**Per label**")
+        share = st.column_config.NumberColumn
         st.dataframe(summary.style.format({"removed_share": "{:.1%}", "share_before": "{:.1%}", "share_after": "{:.1%}"}),
-                     key="label_summary")
+                     key="label_summary", width="stretch", column_config={
+                         "removed_share": share("removed", help="share of the label's examples removed"),
+                         "share_before": share("before", help="the label's share of all examples"),
+                         "share_after": share("after", help="the label's share of the retained examples")})
     with right:
         st.plotly_chart(label_balance(summary, classes=ds.classes), key="balance")
     if len(phases):

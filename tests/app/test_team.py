@@ -56,6 +56,10 @@ def test_an_annotator_sees_no_actions_and_the_actions_refuse(fresh_server):
     no_exceptions(ann)
     assert "annotator in default" in " ".join(t.value for t in ann.sidebar.text)
     assert not [b for b in ann.button if b.key == "load"] and "need a curator or owner" in texts(ann)
+    # the Data page offers an annotator nothing they cannot do (issue 35, item 8): no "override here",
+    # and the Φ section says which Φ the open run reads instead of standing empty
+    assert [e.label for e in ann.expander if e.label.startswith("Column roles")] == ["Column roles (auto-detected)"]
+    assert "The open run reads tfidf-svd:fields=hypothesis" in texts(ann)
     ann.switch_page(page("2_filter")).run()
     assert not [b for b in ann.button if b.key == "run_aflite"]
     ann.switch_page(page("7_export")).run()
