@@ -71,7 +71,8 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
             ji = offload(ctx, joint_for, ds, rep, joint, progress=sub(lo, lo + 0.2), cancel=cancel)
             lo += 0.2
         fitted = offload(ctx, fit_run, ds, rep, params, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase,
-                         quality=q, quality_info=quality or None, joint=ji, relay=("on_phase",))
+                         quality=q, quality_info=quality or None, joint=ji, relay=("on_phase",),
+                         n_jobs=ctx.cores if ctx is not None else None)   # every core the job is granted
         srv.store.put(fitted)
         return fitted
 

@@ -350,6 +350,7 @@ class AFLite(BaseEstimator):
 
     def _record_params(self) -> dict:
         params = self.get_params()
+        params.pop("n_jobs", None)   # how many threads ran it is not a parameter of the result
         if not isinstance(params["model"], str):
             params["model"] = list(params["model"])
         return params

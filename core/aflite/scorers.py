@@ -30,6 +30,7 @@ import warnings
 
 import numpy as np
 
+from core.aflite import lapack
 from core.progress import check_cancel
 
 __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
@@ -67,12 +68,10 @@ def _gram(Zt, out=None, sign=1.0, add=False):
 
     Zt is C-contiguous, so Zt.T is F-contiguous (d1 × rows): it reaches BLAS without
     a copy."""
-    from scipy.linalg import lapack
-
     d1 = Zt.shape[1]
     if out is None:
         out = np.empty(d1 * (d1 + 1) // 2, dtype=np.float32)
-    return lapack.ssfrk(d1, len(Zt), sign, Zt.T, 1.0 if add else 0.0, out, overwrite_c=1)
+    return lapack.sfrk(d1, len(Zt), sign, Zt.T, 1.0 if add else 0.0, out)
 
 
 def one_hot(codes: np.ndarray, n_classes: int) -> np.ndarray:
@@ -155,8 +154,6 @@ def solve_partition(ag, ah, Zt, Y, alpha, sign=1.0):
     from the sums over its whole blocks (``ag`` in RFP, ``ah``) plus ``sign`` times the
     Gram of the rows Z̃ (with their one-hot Y), solved by a Cholesky factorisation of
     the RFP matrix itself (least squares if numerically singular)."""
-    from scipy.linalg import lapack
-
     d1 = ah.shape[0]
     diag = _rfp_diagonal(d1)[:-1]                           # the intercept is not penalised
 
@@ -172,12 +169,14 @@ def solve_partition(ag, ah, Zt, Y, alpha, sign=1.0):
 
     a, h = normal_equations()
     # a and h are scratch: factor and solve in place.
-    a, info = lapack.dpftrf(d1, a, overwrite_a=1)
+    a, info = lapack.pftrf(d1, a)   # the GIL is let go: the m solves of a phase run on every thread
     if info == 0:
-        x, info = lapack.dpftrs(d1, a, h, overwrite_b=1)
+        x, info = lapack.pftrs(d1, a, h)
     if info != 0:
         a, h = normal_equations()
-        a = lapack.dtfttr(d1, a)[0]                         # RFP -> full (upper triangle)
+        from scipy.linalg.lapack import dtfttr
+
+        a = dtfttr(d1, a)[0]                                # RFP -> full (upper triangle)
         x = np.linalg.lstsq(np.triu(a) + np.triu(a, 1).T, h, rcond=None)[0]
     return x
 

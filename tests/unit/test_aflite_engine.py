@@ -161,15 +161,17 @@ def test_a_singular_system_falls_back_to_least_squares(monkeypatch):
     X, y = _embedding_like(5, 800, 40, 3)
     kw = dict(n_partitions=6, train_size=0.1, slice_size=0.1, tau=0.0, target_size=0.5, random_state=1)
     ref = AFLite(**kw).fit(X, y)
-    factor = lapack.dpftrf
+    import core.aflite.lapack as engine_lapack
+
+    factor = engine_lapack.pftrf
     calls = []
 
-    def failing(n, a, **kwargs):          # LAPACK reports "not positive definite"
+    def failing(n, a):                    # LAPACK reports "not positive definite"
         calls.append(n)
-        c, _ = factor(n, a, **kwargs)
+        c, _ = factor(n, a)
         return c, 1
 
-    monkeypatch.setattr(lapack, "dpftrf", failing)
+    monkeypatch.setattr(engine_lapack, "pftrf", failing)
     got = AFLite(**kw).fit(X, y)
     assert len(calls) >= 6                # every solve took the fallback
     same = np.isclose(got.phase_scores_, ref.phase_scores_, rtol=0, atol=1e-6)
