@@ -59,6 +59,15 @@ CHUNK_ROWS = 4096
 FORMATS = ("csv", "parquet", "jsonl", "datasets")
 _DATA_SUFFIXES = {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".txt", ".arrow", ".zip", ".gz"}
 _EXTENSION = {"csv": ".csv", "parquet": ".parquet", "jsonl": ".jsonl", "datasets": ""}
+#: an output path's ending -> the export format it asks for (a name without one: a datasets folder)
+_FORMAT_OF = {ext: fmt for fmt, ext in _EXTENSION.items()}
+
+
+def format_of(path) -> Optional[str]:
+    """The export format an output path's ending names (``.csv`` -> csv, no ending -> a datasets
+    folder), or None when its ending names none."""
+    return _FORMAT_OF.get(Path(path).suffix.lower())
+
 _MIME = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "jsonl": "application/jsonl",
          "datasets": "application/zip"}
 
@@ -420,7 +429,7 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
 
     path = Path(path)
     if fmt is None:
-        fmt = {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", "": "datasets"}.get(path.suffix.lower())
+        fmt = format_of(path)
         if fmt is None:
             raise InputError(f"cannot tell the export format from {path.name!r}; use .csv, .parquet, .jsonl, "
                              "a folder name without extension, or pass fmt=")

@@ -355,8 +355,7 @@ def _check_meta(meta) -> None:
 
 
 def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None, on_phase=None,
-            quality=None, quality_info: Optional[dict] = None, joint=None, scheduler: Optional[str] = None,
-            n_jobs: Optional[int] = None) -> Run:
+            quality=None, quality_info: Optional[dict] = None, joint=None, scheduler: Optional[str] = None) -> Run:
     """Fit AFLite on a representation of a dataset and record it as a `Run`.
 
     Parameters
@@ -381,12 +380,7 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
         A Dask scheduler (``tcp://HOST:PORT``): the phases run on its cluster
         (`core.aflite.distributed`) with the same result. A memory-mapped Φ is read by the
         workers from its file (they must see the same path); any other Φ is sent to them.
-    n_jobs : int, optional
-        Threads of the fit (`AFLite`'s ``n_jobs``; the dashboard gives the cores its job is
-        granted). Not a parameter of the run: the result and the key do not depend on it.
     """
-    if n_jobs is not None:
-        params = {**params, "n_jobs": int(n_jobs)}
     ids = np.asarray(representation.ids).astype(str)
     labels = dataset.table[dataset.label]
     loc = labels.index.astype(str).get_indexer(ids)

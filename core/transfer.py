@@ -30,6 +30,7 @@ from core.aflite.selection import check_tau, passing
 from core.dataset import Dataset
 from core.errors import InputError
 from core.progress import check_cancel, report, span
+from core.zstats.statistics import z_from_share
 
 __all__ = ["Transfer", "cue_transfer", "CUE_COLUMNS", "figure", "report_html"]
 
@@ -44,7 +45,7 @@ class Transfer:
 
 
 def _z(share: float, n: int, p0: float) -> float:
-    return float("nan") if n <= 0 else (share - p0) / math.sqrt(p0 * (1 - p0) / n)
+    return float("nan") if n <= 0 else float(z_from_share(share, n, p0))
 
 
 def _presence(dataset: Dataset, names) -> np.ndarray:

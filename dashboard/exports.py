@@ -57,6 +57,10 @@ def discard(sess) -> None:
             _unlink(old.path)
 
 
+#: seconds between the checks of an exporter's role while a prepared file waits (`watch_role`)
+ROLE_CHECK_S = 5.0
+
+
 def prepared(sess, signature: str) -> Optional[Prepared]:
     """The tab's prepared file when it was made from ``signature`` and still exists; a stale one is deleted."""
     have: Optional[Prepared] = sess.export_file
@@ -108,6 +112,37 @@ def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]
             return fh.read()
 
     return read
+
+
+def refuse(sess, role: str) -> None:
+    """The Export page of a member who may not export: said, with the file they had prepared
+    (before a demotion) deleted and said so; the page stops here."""
+    import streamlit as st
+
+    had = sess.export_file is not None
+    discard(sess)
+    st.info(f"Your role here is {role}: exports need a curator or owner."
+            + (" The file you had prepared was deleted when your role changed." if had else ""))
+    st.stop()
+
+
+def watch_role(allowed: Callable[[], object]) -> None:
+    """While a prepared file waits for its download, ask the store every `ROLE_CHECK_S` seconds
+    whether the member may still export, and rerun the page when not (it then says why the file
+    went). A download button cannot speak when the store refuses its click: no rerun follows
+    it, so that the page's other download buttons keep their files."""
+    import streamlit as st
+
+    from core.store import NotAllowed
+
+    @st.fragment(run_every=ROLE_CHECK_S)
+    def _watch():
+        try:
+            allowed()
+        except NotAllowed:
+            st.rerun(scope="app")
+
+    _watch()
 
 
 def card_for(dataset, manifest: dict, verdict: Optional[str] = None) -> str:

@@ -70,9 +70,10 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
         if joint:
             ji = offload(ctx, joint_for, ds, rep, joint, progress=sub(lo, lo + 0.2), cancel=cancel)
             lo += 0.2
-        fitted = offload(ctx, fit_run, ds, rep, params, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase,
-                         quality=q, quality_info=quality or None, joint=ji, relay=("on_phase",),
-                         n_jobs=ctx.cores if ctx is not None else None)   # every core the job is granted
+        # every core the job is granted (n_jobs changes neither the result nor the key)
+        threads = {**params, "n_jobs": ctx.cores} if ctx is not None else params
+        fitted = offload(ctx, fit_run, ds, rep, threads, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase,
+                         quality=q, quality_info=quality or None, joint=ji, relay=("on_phase",))
         srv.store.put(fitted)
         return fitted
 

@@ -10,15 +10,11 @@ import streamlit as st
 from core import export
 from core.errors import Cancelled, InputError
 from core.review import reviewed_result
-from core.store import NotAllowed
 from dashboard import agreement, current, duplicates, exports, team
 from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import metric_row, plain
 from dashboard.page import start_page
-
-#: seconds between the checks of an exporter's role while a prepared file waits for its download
-ROLE_CHECK_S = 5.0
 
 sess = start_page("Export", caption=(
     "Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "
@@ -86,17 +82,12 @@ metric_row({
 st.dataframe(frame.head(100).drop(columns=arrays, errors="ignore"), hide_index=True, key="exp_preview")
 
 if not team.member().can("export"):
-    had = sess.export_file is not None
-    exports.discard(sess)   # a file prepared before a demotion is not kept for a member who may not export
-    st.info(f"Your role here is {team.member().role}: exports need a curator or owner."
-            + (" The file you had prepared was deleted when your role changed." if had else ""))
-    st.stop()
+    exports.refuse(sess, team.member().role)
 exporter = team.require("export")   # the action itself asks the store, whatever the page showed
 name = export.file_name(label, which, fmt) + (".zip" if fmt == "datasets" else "")
-signature = hashlib.sha256(json.dumps(
-    [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides, quality_note,
-     near_duplicates],
-    sort_keys=True, default=str).encode()).hexdigest()[:16]
+chosen = [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides, quality_note,
+          near_duplicates]
+signature = hashlib.sha256(json.dumps(chosen, sort_keys=True, default=str).encode()).hexdigest()[:16]
 ready = exports.prepared(sess, signature)   # a file made with other options is deleted here
 
 d1, d2, d3 = st.columns(3)
@@ -116,22 +107,10 @@ if ready is not None:
                        mime=export.mime(fmt), type="primary", key="dl_data", on_click="ignore")
     st.caption(f"Prepared in {ready.seconds:.1f} s. The server keeps this one file for this tab until you "
                "change an option, prepare again or close the tab.")
-
-    # a download button cannot speak when the store refuses its click (no rerun follows it, so that
-    # the other buttons' files stay valid): the page asks the store itself while a file waits, and
-    # a member demoted meanwhile sees why the file is gone instead of a button that does nothing
-    @st.fragment(run_every=ROLE_CHECK_S)
-    def _role_watch():
-        try:
-            still_allowed()
-        except NotAllowed:
-            st.rerun(scope="app")
-
-    _role_watch()
+    exports.watch_role(still_allowed)
 else:
     d2.caption("The file is built when you press “Prepare the file” (large exports take a while).")
-# no rerun after a download: a rerun would replace the other buttons' files while a second click
-# is on its way (the card clicked within a second of the manifest downloaded nothing)
+# on_click="ignore": a rerun would replace the other buttons' files while a second click is on its way
 d3.download_button("Download the manifest (JSON)", json.dumps(manifest, indent=1, default=str).encode(),
                    file_name=name.rsplit(".", 1)[0] + ".manifest.json", mime="application/json", key="dl_manifest",
                    on_click="ignore")

@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from core.aflite import lapack
+import core.aflite.lapack as lapack
 from core.progress import check_cancel
 
 __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]

@@ -335,8 +335,7 @@ def cmd_export(args) -> int:
     """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
     from core import export
 
-    fmt = args.format or {".csv": "csv", ".parquet": "parquet", ".jsonl": "jsonl", "": "datasets"}.get(
-        Path(args.out).suffix.lower())
+    fmt = args.format or export.format_of(args.out)
     if fmt is None:
         raise InputError(f"cannot tell the format from --out {Path(args.out).name}; end it in .csv, .parquet or .jsonl, "
                          "give a folder name for a datasets folder, or pass --format.")
@@ -390,7 +389,6 @@ def cmd_export(args) -> int:
 
 def hub_token(repo_id: str) -> str:
     """The Hugging Face token to push with, or a clear error when offline or signed out."""
-    import os
     import re
 
     from huggingface_hub.utils import HFValidationError, validate_repo_id
@@ -402,8 +400,10 @@ def hub_token(repo_id: str) -> str:
     except HFValidationError as exc:
         raise InputError(f"--push-to-hub {repo_id!r} is not a Hub repository id ({str(exc).splitlines()[0][:120]}); "
                          "give OWNER/NAME, e.g. my-team/snli-filtered.") from None
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
-        raise InputError("cannot push to the Hub: HF_HUB_OFFLINE is set (no network here); unset it on a machine "
+    from core.sources import hub_offline
+
+    if hub_offline():
+        raise InputError("cannot push to the Hub: offline mode is on (HF_HUB_OFFLINE or HF_DATASETS_OFFLINE); unset it on a machine "
                          "that reaches huggingface.co, or export to a folder and upload it from there.")
     from huggingface_hub import get_token
 

@@ -16,7 +16,7 @@ from core.features import build_features, overlap_share
 from core.tokens import binary_csr, tokenise_column, tokenize
 from core.labels import encode_labels
 from core.progress import check_cancel, report
-from core.zstats import bonferroni_threshold, z_scores
+from core.zstats import bonferroni_threshold, z_from_share, z_scores
 from core.duplicates import DuplicateIndex
 from core.quality.feedback import Feedback, overall_light
 from core.quality.kernels import TfidfSvd, max_cosine, normalise_rows, pca_basis, spec_parts, texts_of, with_fields
@@ -441,7 +441,7 @@ class QualityContext:
             n = counts.sum()
             if n < self.min_count:
                 continue
-            z = (counts / n - p0) / math.sqrt(p0 * (1 - p0) / n)
+            z = z_from_share(counts / n, n, p0)
             zmax_own = max(zmax_own, float(z[li]))
             lab = int(np.argmax(z))
             if z[lab] <= 0:

@@ -23,8 +23,8 @@ Everything returns small dataclasses holding pandas tables, ready for the CLI
 (``to_csv``) and the dashboard; figures are in `core.zplots`.
 """
 from core.zstats.consistency import ConsistencyResult, consistency_filter
-from core.zstats.statistics import ZStats, bonferroni_threshold, compute_z, z_scores, z_table
+from core.zstats.statistics import ZStats, bonferroni_threshold, compute_z, z_from_share, z_scores, z_table
 from core.zstats.zfilter import ZFilterResult, z_filter
 
 __all__ = ["ConsistencyResult", "ZFilterResult", "ZStats", "bonferroni_threshold", "compute_z", "consistency_filter",
-           "z_filter", "z_scores", "z_table"]
+           "z_filter", "z_from_share", "z_scores", "z_table"]

@@ -47,8 +47,15 @@ def z_scores(counts: np.ndarray, n: np.ndarray, p0: float) -> np.ndarray:
     """
     n = np.asarray(n, dtype=np.float64)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_hat = np.asarray(counts, dtype=np.float64) / n
-        return (p_hat - p0) / np.sqrt(p0 * (1 - p0) / n)
+        return z_from_share(np.asarray(counts, dtype=np.float64) / n, n, p0)
+
+
+def z_from_share(p_hat, n, p0: float):
+    """Paper 004 eq. 2 from p̂, the share of a feature's n examples that carry the label: the
+    one z of the project (the batch above, one new example's words in `core.quality`, a cue on
+    another split in `core.transfer`). Arrays or numbers; NaN or ±inf where n = 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (p_hat - p0) / np.sqrt(p0 * (1 - p0) / np.asarray(n, dtype=np.float64))
 
 
 def counts_per_label(X: sp.csr_matrix, y: np.ndarray, n_classes: int) -> np.ndarray:

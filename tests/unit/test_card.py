@@ -82,14 +82,16 @@ def test_a_datasets_folder_export_carries_the_card(saved, tmp_path):
     assert card.data.task_categories == ["text-classification"]
 
 
-def test_a_push_is_refused_at_once_offline_and_writes_nothing(saved, tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("variable", ["HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"])   # one rule for loads and pushes
+def test_a_push_is_refused_at_once_offline_and_writes_nothing(saved, tmp_path, capsys, monkeypatch, variable):
     _, _, folder = saved
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv(variable, "1")
     out = tmp_path / "split.csv"
     code = main(["export", "demo:nli:n=900", "--run", str(folder / "run.npz"), "--out", str(out), "--push-to-hub",
                  "team/snli-filtered"])
     err = capsys.readouterr().err
-    assert code == 2 and "cannot push to the Hub: HF_HUB_OFFLINE is set" in err
+    assert code == 2 and "cannot push to the Hub: offline mode is on" in err
     assert list(tmp_path.iterdir()) == []
     code = main(["export", "demo:nli:n=900", "--run", str(folder / "run.npz"), "--out", str(out), "--push-to-hub",
                  "not a repo"])
