@@ -85,9 +85,10 @@ def _jsonable(value):
 
 def full_params(params: dict) -> dict:
     """AFLite parameters with the defaults filled in (what a finished run records), without
-    ``n_jobs``: how many threads computed a run never changes its result."""
+    ``n_jobs`` and ``device``: where and on how many threads a run was computed never changes its result."""
     out = _jsonable(AFLite(**params).get_params())
-    out.pop("n_jobs", None)
+    for where in ("n_jobs", "device"):
+        out.pop(where, None)
     return out
 
 

@@ -52,6 +52,9 @@ class Settings:
     #: ARTIFACT_LENS_SCHEDULER: address of a Dask scheduler (tcp://HOST:PORT) that runs the heavy
     #: steps of background jobs; unset: they run in this process
     scheduler: Optional[str]
+    #: ARTIFACT_LENS_DEVICE: where AFLite's ridge family computes (`core.aflite.backends`): unset for the
+    #: CPU engine, cuda, cuda:N, torch, cupy or array-api
+    device: Optional[str]
 
 
 #: field -> (variable, default text for the docs)
@@ -129,6 +132,11 @@ def _parse(env: tuple) -> Settings:
         raise SettingsError(f"ARTIFACT_LENS_SCHEDULER={raw['scheduler']!r} is not a Dask scheduler address; give one "
                             "such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), or unset it to compute "
                             "in this process.")
+    device = (raw["device"] or "").strip().lower() or None
+    if device is not None and not (device in ("numpy", "cuda", "torch", "cupy", "array-api")
+                                   or re.fullmatch(r"cuda:\d{1,3}", device)):
+        raise SettingsError(f"ARTIFACT_LENS_DEVICE={raw['device']!r} is not a device AFLite runs on; give cuda, cuda:N, "
+                            "torch, cupy or array-api, or unset it for the CPU engine.")
     return Settings(
         cache=cache,
         db_url=raw["db_url"] or f"sqlite:///{cache / 'team.sqlite'}",
@@ -145,6 +153,7 @@ def _parse(env: tuple) -> Settings:
                      else max(1, os.cpu_count() or 1)),
         run_lease=_number("run_lease", raw["run_lease"], 3, "seconds", most=86_400) if raw["run_lease"] else 60.0,
         scheduler=scheduler,
+        device=None if device == "numpy" else device,
     )
 
 

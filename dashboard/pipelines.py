@@ -19,6 +19,7 @@ import numpy as np
 
 from core.errors import Cancelled, InputError
 from core.jobs import offload
+from core.settings import settings
 from core.progress import report, span
 from core.workflow import joint_for
 from dashboard import current, team, url
@@ -71,7 +72,9 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
             ji = offload(ctx, joint_for, ds, rep, joint, progress=sub(lo, lo + 0.2), cancel=cancel)
             lo += 0.2
         # every core the job is granted (n_jobs changes neither the result nor the key)
-        threads = {**params, "n_jobs": ctx.cores} if ctx is not None else params
+        threads = {**params, "n_jobs": ctx.cores} if ctx is not None else dict(params)
+        if settings().device:   # ARTIFACT_LENS_DEVICE: a GPU, say (neither the result nor the key change)
+            threads["device"] = settings().device
         fitted = offload(ctx, fit_run, ds, rep, threads, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase,
                          quality=q, quality_info=quality or None, joint=ji, relay=("on_phase",))
         srv.store.put(fitted)

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from core.aflite.inputs import check_protected, check_quality, check_X, encode_labels
 from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
+from core.aflite.backends import ArrayRidgeScorer, namespace
 from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
 from core.aflite.storage import LocalRows, trim_heap
 from core.aflite.selection import check_tau, resolve_size, select
@@ -60,7 +61,8 @@ _HINTS = {"n_partitions": "e.g. n_partitions=64 (m)", "train_size": "e.g. train_
           "model": f"one of {', '.join(FAMILIES)} or a list of them", "strategy": f"one of {', '.join(STRATEGIES)}",
           "max_dim": "a positive integer or None", "alpha": "a positive ridge penalty, e.g. alpha=1e-3",
           "random_state": "a non-negative integer seed or None",
-          "n_jobs": "a number of threads (e.g. 2, or -1 for every core) or None"}
+          "n_jobs": "a number of threads (e.g. 2, or -1 for every core) or None",
+          "device": "None (the CPU engine), 'cuda', 'cuda:N', 'torch', 'cupy' or 'array-api'"}
 
 
 class ParameterError(InputError, InvalidParameterError):
@@ -193,11 +195,12 @@ class AFLite(BaseEstimator):
         "alpha": [_Number(Real, 0, None, closed="neither")],
         "random_state": [_Number(Integral, 0, None, closed="left"), None],
         "n_jobs": [_Number(Integral, None, None, closed="neither"), None],
+        "device": [str, None],
     }
 
     def __init__(self, n_partitions=64, train_size=0.1, slice_size=0.01, tau=0.75,
                  target_size=0.5, model="ridge", strategy="greedy-slice", max_dim=DEFAULT_MAX_DIM,
-                 alpha=1e-3, random_state=0, n_jobs=None):
+                 alpha=1e-3, random_state=0, n_jobs=None, device=None):
         self.n_partitions = n_partitions
         self.train_size = train_size
         self.slice_size = slice_size
@@ -209,6 +212,7 @@ class AFLite(BaseEstimator):
         self.alpha = alpha
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.device = device
 
     # ------------------------------------------------------------------ parameters
     def _validate(self):
@@ -314,6 +318,10 @@ class AFLite(BaseEstimator):
         q = check_quality(quality, N, self.strategy)
         protect = check_protected(protected, N)
 
+        self._backend = namespace(self.device)   # (xp, device) of the ridge family; None: the CPU engine
+        if self._backend is not None and rows.distributed:
+            raise InputError(f"device={self.device!r} computes in this process: give X as an array or memory map, "
+                             "not a Dask array (or leave device unset to run on the cluster).")
         if rows.distributed and set(cfg["families"]) != {"ridge"}:
             raise InputError(f"model={self.model!r}: on a Dask cluster only the ridge family runs (its block "
                              "Gram matrices are what the workers compute); use model='ridge', or give X as a "
@@ -350,7 +358,8 @@ class AFLite(BaseEstimator):
 
     def _record_params(self) -> dict:
         params = self.get_params()
-        params.pop("n_jobs", None)   # how many threads ran it is not a parameter of the result
+        for where in ("n_jobs", "device"):   # where and on how many threads it ran are not parameters of the result
+            params.pop(where, None)
         if not isinstance(params["model"], str):
             params["model"] = list(params["model"])
         return params
@@ -369,7 +378,11 @@ class AFLite(BaseEstimator):
             _check_ridge_memory(N, Z.shape[1], n_classes, cfg["m"], blocks.n_blocks)
         scorers = []
         for fam in cfg["families"]:
-            if fam == "ridge":
+            if fam == "ridge" and self._backend is not None:
+                report(progress, 0.0, f"ridge on {self.device}: block Gram matrices")
+                scorers.append(ArrayRidgeScorer(*self._backend, Z.X, mean, codes, n_classes, blocks, self.alpha,
+                                                cancel))
+            elif fam == "ridge":
                 report(progress, 0.0, "ridge: block Gram matrices")
                 scorers.append(RidgeScorer(Z, mean, codes, n_classes, blocks, self.alpha, cancel))
             else:

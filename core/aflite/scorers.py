@@ -181,6 +181,21 @@ def solve_partition(ag, ah, Zt, Y, alpha, sign=1.0):
     return x
 
 
+def extra_rows(plan, p):
+    """Partition p's rows beyond its whole blocks, as the cheaper of two equal sums:
+    (its partial rows, +1) or, when it takes more than half of that block, (the
+    block's other members, −1) with the whole block added to its sum. Returns
+    (extra whole block or −1, positions, sign)."""
+    pos = plan.partial[p]
+    if len(pos) == 0:
+        return -1, pos, 1.0
+    b = int(plan.blk[pos[0]])
+    members = plan.members(b)
+    if 2 * len(pos) <= len(members):
+        return -1, pos, 1.0
+    return b, np.setdiff1d(members, pos, assume_unique=True), -1.0
+
+
 def ridge_bytes(N: int, d: int, n_classes: int, m: int, n_blocks: int) -> int:
     """Memory the ridge family holds at once (float32): the block Grams and Z̃ᵀY (B blocks),
     the m assembled right-hand sides, weights and their copy (m · d1 · C each), and two
@@ -245,25 +260,11 @@ class RidgeScorer:
             _gram(Zt[lo:hi], out=self.G[b], sign=-1.0, add=True)
             self.H[b] -= Zt[lo:hi].T @ Y[lo:hi]
 
-    def _extra_rows(self, plan, p):
-        """Partition p's rows beyond its whole blocks, as the cheaper of two equal sums:
-        (its partial rows, +1) or, when it takes more than half of that block, (the
-        block's other members, −1) with the whole block added to its sum. Returns
-        (extra whole block or −1, positions, sign)."""
-        pos = plan.partial[p]
-        if len(pos) == 0:
-            return -1, pos, 1.0
-        b = int(plan.blk[pos[0]])
-        members = plan.members(b)
-        if 2 * len(pos) <= len(members):
-            return -1, pos, 1.0
-        return b, np.setdiff1d(members, pos, assume_unique=True), -1.0
-
     def score(self, S, plan, sub, cancel, phase):
         m, C = plan.full.shape[1], self.n_classes
         d1 = self.rows.shape[1] + 1
         B, L = self.G.shape
-        extra = [self._extra_rows(plan, p) for p in range(m)]
+        extra = [extra_rows(plan, p) for p in range(m)]
         F = np.ascontiguousarray(plan.full.T, dtype=np.float32)     # (m, B)
         for p, (b, _, _) in enumerate(extra):
             if b >= 0:

@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
     p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1, help="threads for the ridge family (default -1: every core; "
                    "the result does not depend on it)")
+    p.add_argument("--device", help="where the ridge family computes: cuda, cuda:N, torch, cupy or array-api (default: "
+                   "$ARTIFACT_LENS_DEVICE, else the CPU engine; the same retained set up to rounding ties)")
     p.add_argument("--scheduler", type=Address(), help="run the phases on a Dask cluster, e.g. tcp://HOST:8786 (same result as "
                    "in this process; a memory-mapped Φ is read by the workers from its file)")
     p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")

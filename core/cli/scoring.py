@@ -9,7 +9,7 @@ from pathlib import Path
 from core.cli.common import (describe_representation, duration_text, load_from_args, print_messages, progress_bar,
                              representation_for, seconds_text, write_table)
 from core.errors import InputError
-from core.settings import printable
+from core.settings import printable, settings
 
 
 def cmd_info(args) -> int:
@@ -168,13 +168,18 @@ def cmd_aflite(args) -> int:
         from core.aflite.distributed import connect
 
         connect(args.scheduler).close()
+    device = args.device or settings().device
+    if device:
+        from core.aflite.backends import namespace
+
+        namespace(device)   # a library that is not installed, or no GPU: said before any work
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = representation_for(ds, args.representation, args)
     describe_representation(rep, args.quiet)
     params = dict(n_partitions=args.m, train_size=args.train_size, slice_size=args.k, tau=args.tau,
                   target_size=args.target_size, model=args.model, strategy=args.strategy,
-                  random_state=args.seed, n_jobs=args.jobs)
+                  random_state=args.seed, n_jobs=args.jobs, **({"device": device} if device else {}))
     quality, quality_record = _aflite_quality(args, ds, rep)
     joint = _aflite_joint(args, ds, rep)
     bar = progress_bar("aflite", args.quiet)
@@ -517,7 +522,6 @@ def cmd_prune(args) -> int:
     from core import paths
     from core.memory import size_text
     from core.results import Results
-    from core.settings import settings
 
     root = Path(args.cache_dir) if args.cache_dir else paths.cache_dir()
     budget = settings().results_mb if args.max_mb is None else args.max_mb

@@ -110,14 +110,16 @@ def test_full_dimension_engine_matches_the_full_gram_reference(monkeypatch, seed
     kw = dict(n_partitions=m, train_size=0.1, slice_size=k, tau=tau, target_size=0.5, max_dim=None,
               random_state=seed)
     signs = []
-    extra_rows = RidgeScorer._extra_rows
+    import core.aflite.scorers as scorers
 
-    def spy(self, plan, p):
-        out = extra_rows(self, plan, p)
+    extra_rows = scorers.extra_rows
+
+    def spy(plan, p):
+        out = extra_rows(plan, p)
         signs.append(out[2])
         return out
 
-    monkeypatch.setattr(RidgeScorer, "_extra_rows", spy)
+    monkeypatch.setattr(scorers, "extra_rows", spy)
     fast = AFLite(**kw).fit(X, y)
     assert set(signs) == {1.0, -1.0}      # both ways of adding the partial rows were taken
     monkeypatch.setattr(estimator, "RidgeScorer", _FullGramRidge)

@@ -1,0 +1,107 @@
+"""AFLite's ridge family on each array backend present (issue 32), side by side in one run.
+
+Prints one JSON line: for each size (``--sizes``, default 20000; the issue's are
+20000,100000,1000000) and each backend found on this machine, the whole run's seconds
+(768-d vectors, 3 classes, m = 64, t = 10 %, k = 1 %, τ = 0, to 50 %, full dimension; at
+20k m = 16 and k = 10 %, as in the issue's table), the retained set's Jaccard with the CPU
+engine's on the same data and seed, and the GPU memory a CUDA run peaked at.
+
+Backends: ``numpy-1`` (the engine, one thread), ``numpy-all`` (the engine, every core),
+``array-api`` (this module's code on NumPy), ``torch-cpu``, ``cuda`` (PyTorch on the GPU),
+``cupy``: each that imports here. ``--backends`` picks some.
+
+    python benchmarks/backends_bench.py
+    python benchmarks/backends_bench.py --sizes 20000,100000 --backends numpy-1,numpy-all,cuda
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.aflite import AFLite  # noqa: E402
+
+
+def present() -> list:
+    found = ["numpy-1", "numpy-all"]
+    if importlib.util.find_spec("array_api_compat"):
+        found.append("array-api")
+        if importlib.util.find_spec("torch"):
+            import torch
+
+            found.append("torch-cpu")
+            if torch.cuda.is_available():
+                found.append("cuda")
+        if importlib.util.find_spec("cupy"):
+            found.append("cupy")
+    return found
+
+
+SETTINGS = {"numpy-1": dict(n_jobs=1), "numpy-all": dict(n_jobs=-1), "array-api": dict(device="array-api"),
+            "torch-cpu": dict(device="torch"), "cuda": dict(device="cuda"), "cupy": dict(device="cupy")}
+
+
+def data(N: int, d: int = 768, classes: int = 3, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, classes, N)
+    X = rng.normal(size=(N, d)).astype(np.float32)
+    X[:, :16] += (y[:, None] * 0.25).astype(np.float32)   # a planted, partly predictable signal
+    return X, y
+
+
+def run(N: int, backends: list) -> dict:
+    X, y = data(N)
+    small = N <= 20000
+    kw = dict(n_partitions=16 if small else 64, train_size=0.1, slice_size=0.1 if small else 0.01, tau=0.0,
+              target_size=0.5, random_state=0, max_dim=None)
+    out, ref = {}, None
+    for name in backends:
+        peak = None
+        if name == "cuda":
+            import torch
+
+            torch.cuda.reset_peak_memory_stats()
+        t = time.perf_counter()
+        try:
+            fitted = AFLite(**kw, **SETTINGS[name]).fit(X, y)
+        except Exception as exc:  # noqa: BLE001  (a backend that fails is reported, the others still run)
+            out[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            continue
+        seconds = time.perf_counter() - t
+        if name == "cuda":
+            import torch
+
+            peak = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+        kept = fitted.retained_
+        if ref is None:
+            ref = kept
+        out[name] = {"seconds": round(seconds, 2), "jaccard_with_first": round(float((kept & ref).sum() / (kept | ref).sum()), 4),
+                     **({"gpu_peak_gib": peak} if peak is not None else {})}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="20000", help="N values, comma-separated (default 20000)")
+    ap.add_argument("--backends", help="comma-separated (default: every one present)")
+    args = ap.parse_args(argv)
+    backends = args.backends.split(",") if args.backends else present()
+    result = {"bench": "backends", "cpus": os.cpu_count(), "python": platform.python_version(),
+              "numpy": np.__version__, "backends": backends}
+    for N in (int(s) for s in args.sizes.split(",")):
+        result[f"N={N}"] = run(N, backends)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

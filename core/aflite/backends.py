@@ -1,0 +1,205 @@
+"""AFLite's ridge family on another array library: PyTorch (CPU or a CUDA GPU), CuPy, or any
+namespace of the Python array API (`AFLite(device=...)`, issue 32).
+
+The phase loop stays on the host: the partition plan, the random numbers, the one τ rule
+(`core.aflite.selection`), the trajectory. Only the arithmetic of a phase moves: the block Gram
+sums, each partition's normal equations (its whole blocks' sums plus or minus its extra rows,
+as in `core.aflite.scorers.RidgeScorer`), the m solves at once (float64, batched), and the
+held-out predictions of all m models. The arithmetic is the engine's, on full matrices instead
+of LAPACK's packed triangles and by a batched LU solve instead of a Cholesky factorisation, so a
+backend's retained set equals the engine's up to predictions that tie within rounding
+(`tests/unit/test_aflite_backends.py` measures it).
+
+Names a user gives (``device=``):
+
+- ``None`` or ``"numpy"``: the engine (`core.aflite.scorers`, every core of the CPU);
+- ``"cuda"``, ``"cuda:N"``: PyTorch on that GPU; ``"torch"``: PyTorch on the CPU;
+- ``"cupy"``: CuPy on its current GPU;
+- ``"array-api"``: NumPy through the array API, and ``"array-api-strict"``: the standard's
+  reference namespace, which fails on any call outside the standard (the tests' check that
+  this module is written against the standard alone).
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import numpy as np
+
+from core.errors import InputError
+from core.progress import check_cancel
+
+__all__ = ["DEVICES", "namespace", "to_host", "ArrayRidgeScorer"]
+
+#: what ``device=`` accepts besides ``cuda:N``
+DEVICES = ("numpy", "cuda", "torch", "cupy", "array-api", "array-api-strict")
+#: rows predicted at a time (bounds the (m, rows, C) scores on the device)
+PREDICT_ROWS = 16384
+
+
+def namespace(device: Optional[str]):
+    """(xp, device object) for ``device``; None for the NumPy engine. A clear error when the
+    library is not installed or the GPU is not there."""
+    if device in (None, "numpy"):
+        return None
+    name = str(device)
+    if name == "array-api":
+        import array_api_compat.numpy as xp
+
+        return xp, None
+    if name == "array-api-strict":
+        try:
+            import array_api_strict as xp
+        except ImportError:
+            raise InputError("device='array-api-strict' needs the array-api-strict package: pip install "
+                             "array-api-strict.") from None
+        return xp, None
+    if name == "torch" or name == "cuda" or re.fullmatch(r"cuda:\d{1,3}", name):
+        try:
+            import torch
+            import array_api_compat.torch as xp
+        except ImportError:
+            raise InputError(f"device={name!r} needs PyTorch: pip install torch (with CUDA for a GPU), or leave "
+                             "device unset to run on the CPU.") from None
+        if name != "torch" and not torch.cuda.is_available():
+            raise InputError(f"device={name!r}: PyTorch sees no CUDA GPU on this machine; leave device unset to run "
+                             "on the CPU.")
+        return xp, torch.device("cpu" if name == "torch" else name)
+    if name == "cupy":
+        try:
+            import array_api_compat.cupy as xp
+        except ImportError:
+            raise InputError("device='cupy' needs CuPy with a GPU: pip install cupy-cuda12x, or leave device unset "
+                             "to run on the CPU.") from None
+        return xp, None
+    raise InputError(f"device={name!r} is not known: give one of {', '.join(DEVICES)} or cuda:N.")
+
+
+def to_host(a) -> np.ndarray:
+    """A device array as a NumPy array."""
+    if hasattr(a, "get") and not isinstance(a, np.ndarray):   # CuPy
+        return a.get()
+    if hasattr(a, "cpu"):                                       # PyTorch
+        return a.cpu().numpy()
+    return np.from_dlpack(a)
+
+
+class ArrayRidgeScorer:
+    """`core.aflite.scorers.RidgeScorer`'s interface (``score``, ``remove``) on namespace ``xp``.
+
+    Z̃ = [X − mean, 1] and the one-hot labels live on the device; so do the block Grams
+    G[b] = Z̃_bᵀZ̃_b and H[b] = Z̃_bᵀY_b, kept full (d1 × d1)."""
+
+    def __init__(self, xp, device, X, mean, codes, n_classes, blocks, alpha, cancel):
+        self.xp, self.device, self.alpha, self.C = xp, device, float(alpha), int(n_classes)
+        self.codes, self.block_of = np.asarray(codes), blocks.block_of
+        Xc = np.asarray(X, dtype=np.float32)
+        if np.any(mean):
+            Xc = Xc - mean
+        Zt = np.empty((len(Xc), Xc.shape[1] + 1), dtype=np.float32)
+        Zt[:, :-1], Zt[:, -1] = Xc, 1.0
+        self.Z = self._put(Zt)
+        self.Y = self._put(np.eye(self.C, dtype=np.float32)[self.codes])
+        self.y = self._put(self.codes.astype(np.int64))
+        d1 = Zt.shape[1]
+        grams, rhs = [], []
+        order = np.argsort(self.block_of, kind="stable")
+        bounds = np.searchsorted(self.block_of[order], np.arange(blocks.n_blocks + 1))
+        for b in range(blocks.n_blocks):
+            check_cancel(cancel)
+            g, h = self._sums(order[bounds[b]:bounds[b + 1]])
+            grams.append(g if g is not None else xp.zeros((d1, d1), dtype=xp.float32, **self._on()))
+            rhs.append(h if h is not None else xp.zeros((d1, self.C), dtype=xp.float32, **self._on()))
+        self.G, self.H = xp.stack(grams), xp.stack(rhs)
+
+    def _on(self) -> dict:
+        return {} if self.device is None else {"device": self.device}
+
+    def _put(self, a: np.ndarray):
+        return self.xp.asarray(a, **self._on())
+
+    def _sums(self, rows: np.ndarray):
+        """(Z̃ᵀZ̃, Z̃ᵀY) of ``rows`` (absolute row numbers), or (None, None) for none."""
+        if len(rows) == 0:
+            return None, None
+        idx = self._put(np.asarray(rows, dtype=np.int64))
+        Zr, Yr = self.xp.take(self.Z, idx, axis=0), self.xp.take(self.Y, idx, axis=0)
+        return Zr.T @ Zr, Zr.T @ Yr
+
+    def remove(self, removed_rows: np.ndarray) -> None:
+        """Subtract the removed rows from their blocks' Grams."""
+        removed_rows = np.asarray(removed_rows)
+        if len(removed_rows) == 0:
+            return
+        blk = self.block_of[removed_rows]
+        changed = np.unique(blk)
+        grams, rhs = [], []
+        for b in range(self.G.shape[0]):
+            if b in changed:
+                g, h = self._sums(removed_rows[blk == b])
+                grams.append(self.G[b, ...] - g)
+                rhs.append(self.H[b, ...] - h)
+            else:
+                grams.append(self.G[b, ...])
+                rhs.append(self.H[b, ...])
+        self.G, self.H = self.xp.stack(grams), self.xp.stack(rhs)
+
+    def score(self, S, plan, sub, cancel, phase):
+        from core.aflite.scorers import extra_rows
+
+        xp = self.xp
+        m, (B, d1, _) = plan.full.shape[1], self.G.shape
+        extra = [extra_rows(plan, p) for p in range(m)]
+        F = np.ascontiguousarray(plan.full.T, dtype=np.float32)
+        for p, (b, _, _) in enumerate(extra):
+            if b >= 0:
+                F[p, b] = 1.0
+        Fd = self._put(F)
+        AG = xp.reshape(Fd @ xp.reshape(self.G, (B, d1 * d1)), (m, d1, d1))
+        AH = xp.reshape(Fd @ xp.reshape(self.H, (B, d1 * self.C)), (m, d1, self.C))
+        sub(0.3, "ridge: normal equations")
+        A, R = [], []
+        for p, (_, pos, sign) in enumerate(extra):
+            check_cancel(cancel)
+            g, h = self._sums(S[pos])
+            a64, h64 = xp.astype(AG[p, ...], xp.float64), xp.astype(AH[p, ...], xp.float64)
+            if g is not None:   # float64(whole) ± float64(rows), as the engine sums them
+                a64 = a64 + sign * xp.astype(g, xp.float64)
+                h64 = h64 + sign * xp.astype(h, xp.float64)
+            A.append(a64)
+            R.append(h64)
+        A, R = xp.stack(A), xp.stack(R)
+        # the ridge penalty on every weight but the intercept, scaled by the mean diagonal
+        mask = self._put(np.r_[np.ones(d1 - 1), 0.0])
+        diag = xp.linalg.diagonal(A)                                   # (m, d1)
+        lam = self.alpha * xp.maximum(xp.sum(diag * mask, axis=1) / (d1 - 1), xp.asarray(1e-12, **self._on()))
+        A = A + (lam[:, None] * mask[None, :])[:, :, None] * xp.eye(d1, dtype=xp.float64, **self._on())[None, ...]
+        W = xp.astype(self._solve(A, R), xp.float32)                  # (m, d1, C)
+        sub(0.6, "ridge: solved")
+        c, h = np.zeros(len(S)), np.zeros(len(S))
+        for lo in range(0, len(S), PREDICT_ROWS):
+            check_cancel(cancel)
+            hi = min(len(S), lo + PREDICT_ROWS)
+            idx = self._put(np.asarray(S[lo:hi], dtype=np.int64))
+            scores = xp.take(self.Z, idx, axis=0)[None, ...] @ W      # (m, rows, C)
+            best = xp.max(scores, axis=2)
+            labels = xp.take(self.y, idx, axis=0)
+            own = xp.sum(scores * xp.astype(labels[None, :, None] == xp.arange(self.C, **self._on())[None, None, :],
+                                            scores.dtype), axis=2)
+            right = to_host(own >= best).T                              # (rows, m)
+            held = ~plan.in_train(lo, hi)
+            c[lo:hi] = (right & held).sum(axis=1)
+            h[lo:hi] = held.sum(axis=1)
+        sub(1.0, "ridge: predicted")
+        return c, h
+
+    def _solve(self, A, R):
+        """The m systems at once; a singular one by least squares (the pseudo-inverse)."""
+        xp = self.xp
+        try:
+            W = xp.linalg.solve(A, R)
+        except Exception:  # noqa: BLE001  (each library names a singular matrix its own way)
+            W = None
+        if W is None or not bool(xp.all(xp.isfinite(W))):
+            W = xp.linalg.pinv(A) @ R
+        return W

@@ -1,0 +1,73 @@
+"""AFLite's ridge family on other array libraries (`core.aflite.backends`, issue 32). CI has no GPU:
+the backend code runs on NumPy through the array API and on `array-api-strict`, the standard's
+reference namespace, which fails on any call outside the standard; both must give the CPU
+engine's retained set, and a run's key and record must not depend on where it ran."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from core.aflite import AFLite
+from core.aflite.backends import namespace
+from core.errors import InputError
+from core.runs import full_params
+
+
+def _data(seed, N=900, d=12, classes=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, classes, N)
+    X = rng.normal(size=(N, d)).astype(np.float32)
+    X[:, :3] += y[:, None] * 0.5
+    return X, y
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10 ** 6), m=st.integers(2, 12), classes=st.integers(2, 4),
+       strategy=st.sampled_from(["greedy-slice", "slice-sample"]))
+def test_the_array_api_backends_retain_what_the_engine_retains(seed, m, classes, strategy):
+    X, y = _data(seed, classes=classes)
+    kw = dict(n_partitions=m, train_size=0.15, slice_size=0.05, tau=0.0, target_size=0.5, random_state=seed % 97,
+              strategy=strategy)
+    engine = AFLite(**kw).fit(X, y)
+    for device in ("array-api", "array-api-strict"):
+        other = AFLite(device=device, **kw).fit(X, y)
+        # the same filter: predictions that tie within rounding may differ, nothing else
+        assert np.isclose(other.phase_scores_, engine.phase_scores_, atol=1e-6, equal_nan=True).mean() > 0.99
+        jaccard = (other.retained_ & engine.retained_).sum() / (other.retained_ | engine.retained_).sum()
+        assert jaccard > 0.97, (device, jaccard)
+
+
+def test_where_a_run_ran_is_not_a_parameter_of_it():
+    X, y = _data(1)
+    kw = dict(n_partitions=6, slice_size=0.05, tau=0.0, target_size=0.5)
+    cpu, strict = AFLite(**kw).fit(X, y), AFLite(device="array-api-strict", n_jobs=2, **kw).fit(X, y)
+    assert cpu.trajectory_.record["params"] == strict.trajectory_.record["params"]
+    assert "device" not in strict.trajectory_.record["params"]
+    assert full_params({**kw, "device": "cuda"}) == full_params(kw)
+
+
+@pytest.mark.parametrize("device, says", [
+    ("tpu", "is not known"), ("cuda:x", "is not known"),
+    ("cuda", "PyTorch"), ("torch", "PyTorch"), ("cupy", "CuPy"),
+])
+def test_a_device_this_machine_cannot_use_is_one_clear_error(device, says):
+    """CI has neither PyTorch nor CuPy: each is named with what to install. Where the library is
+    installed, the device works, or the GPU's absence is what is said."""
+    import importlib.util
+
+    library = {"cuda": "torch", "torch": "torch", "cupy": "cupy"}.get(device)
+    if library and importlib.util.find_spec(library) is not None:
+        try:
+            assert namespace(device) is not None
+        except InputError as exc:
+            assert "no CUDA GPU" in str(exc) or "GPU" in str(exc)
+        return
+    with pytest.raises(InputError, match=says):
+        namespace(device)
+
+
+def test_the_cli_refuses_an_unusable_device_before_any_work(tmp_path, capsys):
+    from core.cli import main
+
+    out = tmp_path / "scores.csv"
+    assert main(["aflite", "demo:nli:n=300", "--out", str(out), "--device", "tpu"]) == 2
+    assert "device='tpu' is not known" in capsys.readouterr().err and not out.exists()
