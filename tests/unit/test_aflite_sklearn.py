@@ -29,7 +29,7 @@ def test_clone_round_trips_parameters_and_drops_the_fit():
 def test_get_set_params_and_repr():
     est = AFLite()
     assert set(est.get_params(deep=True)) == {"n_partitions", "train_size", "slice_size", "tau", "target_size",
-                                              "model", "strategy", "max_dim", "alpha", "random_state", "n_jobs"}
+                                              "model", "strategy", "max_dim", "alpha", "random_state", "n_jobs", "device"}
     assert est.set_params(n_partitions=8, tau=0.9) is est and est.n_partitions == 8 and est.tau == 0.9
     assert "n_partitions=8" in repr(est) and "tau=0.9" in repr(est)
     with pytest.raises(ValueError, match="Invalid parameter"):
