@@ -255,10 +255,15 @@ class RidgeScorer:
         removed_rows, blk = removed_rows[order], blk[order]
         Zt, Y = self._zy(removed_rows)
         bounds = np.flatnonzero(np.diff(blk)) + 1
-        for lo, hi in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(blk)]])):
+
+        def downdate(lo, hi):   # one block's rows: blocks are independent, so they run on every thread
             b = blk[lo]
             _gram(Zt[lo:hi], out=self.G[b], sign=-1.0, add=True)
             self.H[b] -= Zt[lo:hi].T @ Y[lo:hi]
+
+        spans = [dict(lo=lo, hi=hi) for lo, hi in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(blk)]]))]
+        for _ in self.rows.tasks(downdate, spans, {}):
+            pass
 
     def score(self, S, plan, sub, cancel, phase):
         m, C = plan.full.shape[1], self.n_classes
