@@ -117,3 +117,18 @@ def phase_scores(run, labels=None, max_phases: int = 40, max_points: int = 4000,
             part["label"] = labels[traj.members(j)[pick]]
         parts.append(part)
     return pd.concat(parts, ignore_index=True).dropna(subset=["score"])
+
+
+def where_it_ran(run) -> str:
+    """Where a run was computed, in words ("computed on the CPU with 2 threads in 38.2 s"), from its
+    record (a run saved before this was recorded says only the time)."""
+    ex = dict(run.record.get("execution") or {})
+    seconds = f" in {run.seconds:.1f} s" if run.seconds else ""
+    if ex.get("backend") == "dask":
+        return f"computed on a Dask cluster of {ex.get('workers', '?')} workers{seconds}"
+    device = ex.get("device")
+    if device and device != "cpu":
+        return f"computed on {device}{seconds}"
+    threads = ex.get("threads")
+    on = " on the CPU" if device else ""
+    return f"computed{on}" + (f" with {threads} thread{'s' if threads != 1 else ''}" if threads else "") + seconds

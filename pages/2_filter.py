@@ -2,7 +2,7 @@
 import streamlit as st
 
 from core.aflite_plots import bias_per_phase, label_balance
-from core.summaries import below_chance, label_summary, phase_frame, phases_run
+from core.summaries import below_chance, label_summary, phase_frame, phases_run, where_it_ran
 from dashboard import current, quality_panel
 from dashboard.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
 from dashboard.formatting import metric_row
@@ -15,6 +15,7 @@ sess = start_page("Filter", caption=(
     "held-out example; each phase removes the k most predictable examples with p̃ ≥ τ until fewer than k "
     "pass τ or |S| ≤ n."))
 run, ds = require_run()
+st.caption(f"This run was {where_it_ran(run)}.")
 joint_note(run)
 
 

@@ -347,7 +347,7 @@ class AFLite(BaseEstimator):
             "seed": cfg["seed"],
             "classes": [c.item() if hasattr(c, "item") else c for c in classes],
             "reduction": self.reduction_,
-            "execution": rows.describe(),
+            "execution": {**rows.describe(), "device": self.device or "cpu"},
             "n_phases": len(history),
             "n_retained": int((arrays["removed_at"] == -1).sum()),
             "fit_seconds": round(time.perf_counter() - t0, 4),

@@ -62,6 +62,7 @@ def test_an_annotator_sees_no_actions_and_the_actions_refuse(fresh_server):
     assert "The open run reads tfidf-svd:fields=hypothesis" in texts(ann)
     ann.switch_page(page("2_filter")).run()
     assert not [b for b in ann.button if b.key == "run_aflite"]
+    assert "This run was computed" in texts(ann)        # where and how fast (issue 32)
     ann.switch_page(page("7_export")).run()
     assert not ann.get("download_button") and "exports need a curator or owner" in texts(ann)
     ann.switch_page(page("9_team")).run()

@@ -71,3 +71,22 @@ def test_the_cli_refuses_an_unusable_device_before_any_work(tmp_path, capsys):
     out = tmp_path / "scores.csv"
     assert main(["aflite", "demo:nli:n=300", "--out", str(out), "--device", "tpu"]) == 2
     assert "device='tpu' is not known" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_run_says_where_it_ran(tmp_path):
+    """Issue 32: the Filter page's line comes from the run's own record."""
+    from core.representations import represent
+    from core.runs import Run, fit_run
+    from core.sources import load_dataset
+    from core.summaries import where_it_ran
+
+    ds = load_dataset("demo:nli:n=300")
+    rep = represent(ds, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=tmp_path)
+    base = dict(n_partitions=4, slice_size=0.1, tau=0.0, target_size=0.5)
+    cpu = fit_run(ds, rep, {**base, "n_jobs": 2})
+    assert where_it_ran(cpu).startswith("computed on the CPU with 2 threads in ")
+    strict = fit_run(ds, rep, {**base, "device": "array-api-strict"})
+    assert where_it_ran(strict).startswith("computed on array-api-strict in ")
+    assert strict.key == cpu.key                                  # where it ran is not part of the run
+    back = Run.load(strict.save(tmp_path / "run.npz"))
+    assert where_it_ran(back) == where_it_ran(strict)
