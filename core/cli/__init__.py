@@ -74,6 +74,19 @@ def _check_configuration(args) -> None:
 
 
 def main(argv=None) -> int:
+    """Run one command; the process's environment is as it was when it returns (``--cache-dir``
+    points ``$ARTIFACT_LENS_CACHE`` at its folder for the command's length only)."""
+    before = os.environ.get("ARTIFACT_LENS_CACHE")
+    try:
+        return _main(argv)
+    finally:
+        if before is None:
+            os.environ.pop("ARTIFACT_LENS_CACHE", None)
+        else:
+            os.environ["ARTIFACT_LENS_CACHE"] = before
+
+
+def _main(argv=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

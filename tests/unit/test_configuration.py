@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import socket
 import threading
 
@@ -170,3 +171,20 @@ def test_a_hostile_scheduler_address_is_one_clear_line_without_its_password(tmp_
     code, out, err = _cli(argv, {}, monkeypatch)
     _clear(code, out, err, argv)
     assert code == 2 and not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("before", [None, "elsewhere"])
+@pytest.mark.parametrize("args", [["info", "demo:nli:n=60"], ["info", "no-such-file.csv"]])
+def test_cache_dir_leaves_the_environment_as_it_was(tmp_path, monkeypatch, capsys, before, args):
+    """Issue 33 (side channels): --cache-dir points the cache at its folder for the command only; a
+    caller of `core.cli.main` (a notebook, a test, a server) finds its environment unchanged,
+    whether the command succeeded or failed."""
+    from core.cli import main
+
+    if before is None:
+        monkeypatch.delenv("ARTIFACT_LENS_CACHE", raising=False)
+    else:
+        monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / before))
+    main(["--cache-dir", str(tmp_path / "cache"), *args])
+    capsys.readouterr()
+    assert os.environ.get("ARTIFACT_LENS_CACHE") == (None if before is None else str(tmp_path / before))
