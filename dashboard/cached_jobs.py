@@ -35,11 +35,13 @@ def _stored(kind: str, key):
     return found
 
 
-def _store(kind: str, key, value):
-    """Keep ``value`` in memory and on disk; a result the file format cannot hold stays in memory."""
+def _store(kind: str, key, value, on_disk: bool = True):
+    """Keep ``value`` in memory and (``on_disk``) on disk; a result the file format cannot hold stays in memory."""
     from core.result_files import write_result
 
     server().cache.put(kind, key, value)
+    if not on_disk:
+        return value
     try:
         server().results.shared.save(_file_key(kind, key), lambda fh: write_result(fh, value))
     except (ValueError, TypeError, OSError) as exc:   # e.g. a table Parquet cannot hold; a full disk
@@ -47,11 +49,12 @@ def _store(kind: str, key, value):
     return value
 
 
-def start(kind: str, name: str, key, compute) -> None:
-    """Submit ``compute(ctx)`` as job ``name`` unless its result is kept (or it is running)."""
+def start(kind: str, name: str, key, compute, *, on_disk: bool = True) -> None:
+    """Submit ``compute(ctx)`` as job ``name`` unless its result is kept (or it is running).
+    ``on_disk=False``: a result the result store cannot hold (fitted models), kept in memory only."""
     if result(kind, key) is not None:
         return
-    server().jobs.submit(_job_key(kind, key), lambda ctx: _store(kind, key, compute(ctx)), name=name)
+    server().jobs.submit(_job_key(kind, key), lambda ctx: _store(kind, key, compute(ctx), on_disk), name=name)
 
 
 def result(kind: str, key):

@@ -19,7 +19,7 @@ from core.errors import InputError
 from core.quality import DQI_COMPONENTS, QualityContext
 from core.quality.feedback import IN_WORDS
 from core.lights import EMOJI, LIGHTS, NA
-from dashboard import current
+from dashboard import cached_jobs, current
 from dashboard.server import server
 from dashboard.session import Source, session
 from dashboard.team import require, scope
@@ -32,43 +32,27 @@ def _context_key() -> tuple:
     return sess.ds_key, sess.spec
 
 
-def _context_job_key(key) -> str:
-    return "quality-context:" + hashlib.sha256(repr(key).encode()).hexdigest()[:16]
-
-
 def quality_context() -> Optional[QualityContext]:
     """The feedback context of the current dataset and Φ once it is fitted, else None. It is
     fitted once per server and shared by every creator (5 s for SNLI dev on a quiet machine, 20–30 s
     on a loaded one, about 10 s for 100k examples), in a background job that this call starts or
-    joins: the page never waits on it, and a writer writes meanwhile (`context_job` is watched)."""
+    joins: the page never waits on it, and a writer writes meanwhile (`context_job` is watched).
+    Fitted models are kept in memory only: the result store holds no pickles."""
     key = _context_key()
-    srv = server()
-    found = srv.cache.peek("quality-context", key)
-    if found is not None:
-        return found
-    fitted = srv.jobs.get(_context_job_key(key))
-    if fitted is not None and fitted.status == "done":   # evicted from the cache since: the job still holds it
-        return fitted.result
-    if fitted is None or fitted.done:
-        ds, rep, spec = current.dataset(), current.representation(), key[1]
-
-        def fit(ctx):
-            return srv.cache.put("quality-context", key, ctx.offload(QualityContext.fit, ds, spec, representation=rep))
-
-        srv.jobs.submit(_context_job_key(key), fit, name="Feedback models")
-    return None
+    found = cached_jobs.result("quality-context", key)
+    if found is None:
+        ds, rep = current.dataset(), current.representation()
+        cached_jobs.start("quality-context", "Feedback models", key, lambda ctx: ctx.offload(
+            QualityContext.fit, ds, key[1], representation=rep), on_disk=False)
+    return found
 
 
 def context_job():
-    """The job fitting the current feedback context (None once it is forgotten)."""
-    return server().jobs.get(_context_job_key(_context_key()))
+    """The job fitting the current feedback context (None once it ended and was seen)."""
+    return cached_jobs.job("quality-context", _context_key())
 
 
-def context_ended(job) -> None:
-    """A fit that failed or was cancelled is forgotten, so the next rerun tries again; a finished
-    one is kept (its result stands in when the cache has let the context go)."""
-    if job.status != "done":
-        server().jobs.forget(job.key)
+context_ended = cached_jobs.ended
 
 
 def workspace_dataset(run) -> Optional[int]:

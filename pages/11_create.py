@@ -47,6 +47,7 @@ if ctx is None:
                "the feedback and the Submit button appear here when they are ready.")
     watch(creation.context_job, "Fitting the feedback models", "cr_context", creation.context_ended)
 
+
 def send(example: dict, label, fb: dict) -> None:
     # a callback: it runs before the page is drawn again, so the text areas can be cleared
     try:
@@ -61,9 +62,7 @@ def send(example: dict, label, fb: dict) -> None:
                                       "listed under \"Your examples\" below.")
 
 
-if ctx is None:
-    pass
-elif all(v.strip() for v in example.values()):
+if ctx is not None and all(v.strip() for v in example.values()):
     try:
         fb = ctx.feedback(example).to_dict()
     except InputError as exc:
@@ -72,7 +71,7 @@ elif all(v.strip() for v in example.values()):
         st.caption(f"Feedback in {fb['seconds'] * 1000:.0f} ms.")
         creation.show_feedback(fb, key="cr_feedback")
         st.button("Submit for validation", type="primary", key="cr_submit", on_click=send, args=(example, label, fb))
-else:
+elif ctx is not None:
     st.caption("Write every field to see the feedback (it updates when a field loses focus, or with Ctrl+Enter).")
 
 

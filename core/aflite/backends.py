@@ -132,17 +132,10 @@ class ArrayRidgeScorer:
         if len(removed_rows) == 0:
             return
         blk = self.block_of[removed_rows]
-        changed = np.unique(blk)
-        grams, rhs = [], []
-        for b in range(self.G.shape[0]):
-            if b in changed:
-                g, h = self._sums(removed_rows[blk == b])
-                grams.append(self.G[b, ...] - g)
-                rhs.append(self.H[b, ...] - h)
-            else:
-                grams.append(self.G[b, ...])
-                rhs.append(self.H[b, ...])
-        self.G, self.H = self.xp.stack(grams), self.xp.stack(rhs)
+        for b in np.unique(blk):   # in place: only the blocks that lost rows change
+            g, h = self._sums(removed_rows[blk == b])
+            self.G[int(b), ...] = self.G[int(b), ...] - g
+            self.H[int(b), ...] = self.H[int(b), ...] - h
 
     def score(self, S, plan, sub, cancel, phase):
         from core.aflite.scorers import extra_rows
