@@ -145,7 +145,7 @@ def embedding_like(N, d, n_classes=3, seed=0):
 
 
 def circles(n=4000):
-    from core.demos import make_circles
+    from core.data.demos import make_circles
 
     ds = make_circles(n=n, separation=0.5, bias_dims=8, bias_share=0.75, random_state=0)
     X = np.stack(ds.table["features"].to_numpy()).astype(np.float32)
@@ -160,7 +160,7 @@ def snli_hypothesis(dim=128, limit=None):
         import tempfile
 
         from core.representations import represent
-        from core.sources import load_dataset
+        from core.data.sources import load_dataset
 
         ds = load_dataset(str(path), text=["premise", "hypothesis"], label="label")
         if limit:

@@ -1,4 +1,4 @@
-"""Team agreement (`core.agreement`, issue 22) on SNLI dev: three simulated reviewers with known
+"""Team agreement (`core.team.agreement`, issue 22) on SNLI dev: three simulated reviewers with known
 noise review the same examples of a saved run in a real team store; prints one JSON object with
 what ``python -m core agreement`` (and the Review page's Agreement tab) says, side by side with
 the reference implementations (the `krippendorff` package's α, scikit-learn's κ), the
@@ -29,9 +29,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from core.cli import main  # noqa: E402
 from core.representations import represent  # noqa: E402
-from core.runs import fit_run  # noqa: E402
-from core.sources import load_dataset  # noqa: E402
-from core.store import TeamStore  # noqa: E402
+from core.results.runs import fit_run  # noqa: E402
+from core.data.sources import load_dataset  # noqa: E402
+from core.team.store import TeamStore  # noqa: E402
 
 REVIEWERS = {"owner@team.org": 0.05, "cur@team.org": 0.15, "ann@team.org": 0.30}
 

@@ -1,4 +1,4 @@
-"""Training dynamics (`core.cartography`, issue 23): speed at scale, flipped labels found, and where
+"""Training dynamics (`core.dynamics.cartography`, issue 23): speed at scale, flipped labels found, and where
 AFLite's removals fall on SNLI dev. Prints one JSON object.
 
 - ``synthetic``: N × d Gaussian classes (3 labels) with 10 % of the labels flipped, for each N of
@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from core.cartography import REGIONS, training_dynamics  # noqa: E402
+from core.dynamics.cartography import REGIONS, training_dynamics  # noqa: E402
 
 
 def synthetic(n: int, d: int, seed: int = 0):
@@ -62,15 +62,15 @@ def bench_synthetic(sizes, dim, epochs, models) -> list:
 
 def bench_snli(path: str, spec: str, epochs: int) -> dict:
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
-    from core.workflow import cartography
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
+    from core.dynamics.cartography import dataset_dynamics
 
     ds = load_dataset(path)
     rep = represent(ds, spec)
     run = fit_run(ds, rep, dict(n_partitions=64, slice_size=0.02, target_size=0.5, tau=0.75, random_state=0))
     t = time.perf_counter()
-    found = cartography(ds, rep, epochs=epochs)
+    found = dataset_dynamics(ds, rep, epochs=epochs)
     seconds = time.perf_counter() - t
     table = found.table.set_index("id").reindex(np.asarray(run.ids).astype(str))
     removed = ~np.asarray(run.retained, dtype=bool)
@@ -89,11 +89,11 @@ def bench_snli(path: str, spec: str, epochs: int) -> dict:
 
 
 def bench_joint(ds, rep, plain, epochs: int) -> dict:
-    """Plain AFLite vs the joint filter (core.joint) at the same parameters, side by side: time,
+    """Plain AFLite vs the joint filter (core.dynamics.joint) at the same parameters, side by side: time,
     what each removed, and the largest n-gram z left in each filtered split."""
-    from core.joint import descriptor
-    from core.runs import fit_run
-    from core.workflow import joint_for
+    from core.dynamics.joint import descriptor
+    from core.results.runs import fit_run
+    from core.dynamics.joint import joint_for
     from core.zstats import compute_z
 
     t = time.perf_counter()

@@ -102,11 +102,11 @@ main()
 
 def make_data(folder: Path, rows: int, dim: int, source: str) -> tuple:
     """(file to load, representation spec, seconds): the synthetic NLI text and labels of
-    `core.demos.make_nli` with 768-d vectors that carry the label in a few directions for a
+    `core.data.demos.make_nli` with 768-d vectors that carry the label in a few directions for a
     share of the rows (an artifact AFLite can find) and noise elsewhere."""
     import pandas as pd
 
-    from core.demos import make_nli
+    from core.data.demos import make_nli
 
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / (f"lens_{rows}x{dim}.parquet" if source == "parquet" else f"lens_{rows}.csv")

@@ -83,12 +83,12 @@ def main():
     import numpy as np
     import pandas as pd
 
-    from core.aflite_plots import bias_per_phase, label_balance
-    from core.demos import make_nli
+    from core.plots.aflite import bias_per_phase, label_balance
+    from core.data.demos import make_nli
     from core.representations import represent
-    from core.runs import fit_run
-    from core.summaries import label_summary, phase_frame, phases_run
-    from core.tables import ExampleTable
+    from core.results.runs import fit_run
+    from core.aflite.summaries import label_summary, phase_frame, phases_run
+    from core.results.tables import ExampleTable
 
     out = {"n": args.n}
     ds = make_nli(n=args.n, random_state=0)
@@ -148,7 +148,7 @@ def main():
     out.update(switches(args.switches))
 
     if not args.no_umap:
-        from core.projection import project
+        from core.representations.projection import project
 
         key = f"{ds.fingerprint}:{rep.spec}"
         t = time.perf_counter()

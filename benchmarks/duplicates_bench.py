@@ -1,4 +1,4 @@
-"""Near-duplicates (`core.duplicates`) on SNLI dev: how well shared wording finds one-word edits.
+"""Near-duplicates (`core.text.duplicates`) on SNLI dev: how well shared wording finds one-word edits.
 
 For 400 sampled pairs, a one-word edit of the hypothesis (a word dropped, replaced by a common
 word, or inserted) is a positive; another example drawn at random is a negative. Prints one JSON
@@ -24,8 +24,8 @@ import pandas as pd
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from core.duplicates import THRESHOLD, DuplicateIndex  # noqa: E402
-from core.sources import load_dataset  # noqa: E402
+from core.text.duplicates import THRESHOLD, DuplicateIndex  # noqa: E402
+from core.data.sources import load_dataset  # noqa: E402
 
 
 def main() -> None:

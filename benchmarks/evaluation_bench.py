@@ -41,8 +41,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 def run20k(n: int) -> dict:
     from core.evaluation import EvaluationOptions, evaluate
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
 
     out = {"n": n}
     cache = tempfile.mkdtemp(prefix="evalbench-")
@@ -87,10 +87,10 @@ def run20k(n: int) -> dict:
 def repeat(path: str) -> dict:
     import core.evaluation.models as models
     from core.evaluation import EvaluationOptions, evaluate
-    from core.cores import usable_cores
+    from core.base.cores import usable_cores
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
 
     cache = tempfile.mkdtemp(prefix="evalbench-")
     os.environ["ARTIFACT_LENS_CACHE"] = cache

@@ -1,4 +1,4 @@
-"""Export at 100k × 768: time and peak memory of the streamed writers (`core.export.write_file`).
+"""Export at 100k × 768: time and peak memory of the streamed writers (`core.exports.writers.write_file`).
 
 Each case runs in a fresh child process, as the dashboard's server holds the data: the dataset
 (ids, premise, hypothesis, label, a float32 embedding per row: about 350 MB) is built first and
@@ -41,7 +41,7 @@ def _dataset(rows: int, dim: int):
     import numpy as np
     import pandas as pd
 
-    from core.dataset import Dataset
+    from core.data.dataset import Dataset
 
     rng = np.random.default_rng(0)
     emb = rng.standard_normal((rows, dim), dtype=np.float32)
@@ -57,7 +57,7 @@ def _dataset(rows: int, dim: int):
 def child(case: str, rows: int, dim: int) -> dict:
     import gc
 
-    from core import export
+    from core.exports import writers as export
 
     fmt, arrays = CASES[case]
     ds = _dataset(rows, dim)

@@ -1,4 +1,4 @@
-"""Live τ/n answers of a joint-filter run (`core.joint`: some rows protected), in milliseconds.
+"""Live τ/n answers of a joint-filter run (`core.dynamics.joint`: some rows protected), in milliseconds.
 
 A 100k × 32 fit with 30 % of the rows protected (m = 8, t = 5 %, k = 1 %, τ = 0, to 50 %), then
 40 ``retained_for`` calls at τ from 0.3 to 0.9 and n = 60 %; prints one JSON line.

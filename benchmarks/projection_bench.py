@@ -1,4 +1,4 @@
-"""UMAP at scale (issue 13, item 3): `core.projection.project` on 100k × 768, each step in a fresh process.
+"""UMAP at scale (issue 13, item 3): `core.representations.projection.project` on 100k × 768, each step in a fresh process.
 
 Prints one JSON line:
 
@@ -40,7 +40,7 @@ import json, os, sys, time, warnings
 warnings.filterwarnings("ignore")
 t0 = time.perf_counter()
 import numpy as np
-from core.projection import project
+from core.representations.projection import project
 args = json.loads(sys.argv[1])
 X = np.load(args["X"], mmap_mode="r")
 p = project(X, key=args["key"], cache_dir=args["cache"], only_cached=args.get("only_cached", False), **args["params"])
@@ -117,7 +117,7 @@ def main():
         t = time.perf_counter()
         r = child(tmp / "X.npy", key, cache, defaults, only_cached=True)
         out["app_lookup"] = {"found": r.get("info", {}).get("cache_hit"), "process_seconds": r["wall_seconds"]}
-        from core.projection import project
+        from core.representations.projection import project
 
         Xm = np.load(tmp / "X.npy", mmap_mode="r")
         t = time.perf_counter()

@@ -10,7 +10,7 @@ Sections:
 - ``snli``: on SNLI dev, hypothesis-only TF-IDF/SVD-128: the lights of the label-tied
   component and the share of red / green examples whose hypothesis has a known artifact
   word of their own label (sleeping/nobody → contradiction, outdoors/a person →
-  entailment, tall/for a → neutral); then `core.workflow.compare_pruning`, plain AFLite vs
+  entailment, tall/for a → neutral); then `core.quality.pruning.compare_pruning`, plain AFLite vs
   AFLite ordered by dqi at the same n (m = 64, t = 10 %, k = 1 %, τ = 0.5, n = 70 %: both runs reach n before τ stops them).
 
 ``--quick`` uses 20k examples; ``--skip-snli`` skips the SNLI section.
@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.quality import QualityContext, quality_for_aflite  # noqa: E402
-from core.workflow import compare_pruning  # noqa: E402
+from core.quality.pruning import compare_pruning  # noqa: E402
 from core.representations import represent  # noqa: E402
-from core.sources import load_dataset  # noqa: E402
+from core.data.sources import load_dataset  # noqa: E402
 
 SPEC = "tfidf-svd:fields=hypothesis"
 SNLI = ROOT.parent / "shared" / "data" / "snli_dev.jsonl"

@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from core.representations import represent
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
 
     t0 = time.perf_counter()
     ds = load_dataset(args.data)

@@ -34,9 +34,9 @@ def _burn(stop):
 
 def _store_ms(saves: int) -> float:
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
-    from core.store import TeamStore
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
+    from core.team.store import TeamStore
 
     folder = tempfile.mkdtemp()
     with TeamStore(f"sqlite:///{folder}/team.sqlite", files=f"{folder}/files") as store:

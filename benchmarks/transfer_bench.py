@@ -4,9 +4,9 @@ the way each front end runs it, side by side in one run. Prints one JSON line:
 - ``cli_s``: ``python -m core transfer TRAIN EVAL --out DIR`` as a user types it (a fresh process:
   imports, both loads, the measure, the files), with its defaults (k = 20 cues, m = 16 models).
 - ``dashboard_job_s``: what the Features page's job runs (`dashboard.transfer`: both splits loaded,
-  `core.transfer.cue_transfer` with k = 10, m = 8), in this process.
+  `core.dynamics.transfer.cue_transfer` with k = 10, m = 8), in this process.
 - ``restart_read_s``: a restarted server showing it again: the stored result read back from the
-  result store (`core.result_files`), no recomputation; ``same_after_restart``: it equals the result.
+  result store (`core.results.files`), no recomputation; ``same_after_restart``: it equals the result.
 
 Run from the project root::
 
@@ -51,9 +51,9 @@ def main(argv=None) -> int:
         out["cli_error"] = done.stderr[-500:]
 
     os.environ["ARTIFACT_LENS_CACHE"] = str(work / "cache-dashboard")
-    from core.result_files import read_result, write_result
-    from core.sources import load_dataset
-    from core.transfer import cue_transfer
+    from core.results.files import read_result, write_result
+    from core.data.sources import load_dataset
+    from core.dynamics.transfer import cue_transfer
     from dashboard.transfer import CUES, MODELS
 
     t = time.perf_counter()

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT / ".." / "shared" / "data"
 
-from core.tokens import tokenise_column  # noqa: E402
+from core.text.tokens import tokenise_column  # noqa: E402
 from core.zstats import compute_z, z_filter  # noqa: E402
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.errors import InputError
-from core.review import to_adjudicate
+from core.base.errors import InputError
+from core.team.review import to_adjudicate
 from dashboard import current
 from dashboard.formatting import plain
 from dashboard.review_panel import DECISION_LABELS

@@ -1,11 +1,11 @@
-"""The team's agreement on the current run (issue 22): `core.workflow.team_agreement` at the live
+"""The team's agreement on the current run (issue 22): `core.team.run_agreement.team_agreement` at the live
 τ/n, with the workspace's dispute rule, the labels and the dataset's top artifact features; cached
 by everything it depends on (a new review, the rule, a role under the ``senior`` rule, τ/n)."""
 from __future__ import annotations
 
 import math
 
-from core.workflow import artifact_carriers, team_agreement
+from core.team.run_agreement import artifact_carriers, dispute_roles, team_agreement
 from dashboard import current
 from dashboard.server import server
 from dashboard.team import member, scope
@@ -20,14 +20,14 @@ def hidden() -> bool:
 
 
 def of_run(run, run_id: int, *, tau=None, n=None) -> dict:
-    """``agreement``, ``grid``, ``best``, ``tau``, ``n`` (`core.workflow.team_agreement`) of the
+    """``agreement``, ``grid``, ``best``, ``tau``, ``n`` (`core.team.run_agreement.team_agreement`) of the
     run's reviews at τ/n (default the live τ/n). Every review counts: in a blind workspace only
     adjudicators may ask (`hidden`)."""
     ws = scope()
     settings_ = ws.review_settings()
     stamp, rule = ws.review_stamp(run_id), settings_["dispute_rule"]
     unblinded = bool(settings_["blind"])
-    roles = dict(ws.members()[["email", "role"]].itertuples(index=False)) if rule == "senior" else {}
+    roles = dispute_roles(ws, rule)
     if tau is None or n is None:
         tau, n = current.live_values(run)
     ds = current.dataset()

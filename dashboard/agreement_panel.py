@@ -7,7 +7,7 @@ import math
 
 import streamlit as st
 
-from core.agreement_plots import kappa_heatmap, support_curve
+from core.plots.agreement import kappa_heatmap, support_curve
 from dashboard import agreement as team_agreement
 from dashboard.formatting import metric_row, plain
 from dashboard.knobs import set_live

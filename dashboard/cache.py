@@ -23,7 +23,7 @@ from typing import Any, Callable, Hashable, Optional
 import numpy as np
 import pandas as pd
 
-from core.settings import settings
+from core.base.settings import settings
 
 __all__ = ["BoundedCache", "sizeof", "default_budget", "KIND_LIMITS"]
 
@@ -36,7 +36,7 @@ KIND_LIMITS = {"live": 32, "reviews": 16}
 
 
 def default_budget() -> int:
-    """Bytes: ``$ARTIFACT_LENS_CACHE_MB`` megabytes, else 1024 MB (`core.settings`)."""
+    """Bytes: ``$ARTIFACT_LENS_CACHE_MB`` megabytes, else 1024 MB (`core.base.settings`)."""
     return int(settings().cache_mb * (1 << 20))
 
 

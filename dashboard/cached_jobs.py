@@ -1,6 +1,6 @@
 """Work whose result every member shares: a background job keyed by what it computes, its result
 kept in the server's bounded cache under the same key and in the result store on disk
-(`core.results.Results.shared`), so asking again joins the job or reads the result, after a
+(`core.results.stores.Results.shared`), so asking again joins the job or reads the result, after a
 restart too (z-filtering, consistency filtering, training dynamics, cues across splits)."""
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _file_key(kind: str, key) -> str:
 
 def _stored(kind: str, key):
     """The result on disk (None when absent or damaged: a damaged file is logged and recomputed)."""
-    from core.result_files import read_result
+    from core.results.files import read_result
 
     shared, name = server().results.shared, _file_key(kind, key)
     if not shared.path(name).exists():   # a page rerun asks each time: nothing stored is one stat, no listing
@@ -37,7 +37,7 @@ def _stored(kind: str, key):
 
 def _store(kind: str, key, value, on_disk: bool = True):
     """Keep ``value`` in memory and (``on_disk``) on disk; a result the file format cannot hold stays in memory."""
-    from core.result_files import write_result
+    from core.results.files import write_result
 
     server().cache.put(kind, key, value)
     if not on_disk:

@@ -1,6 +1,6 @@
 """Choosing column roles before a dataset loads, when detection cannot (the Data page).
 
-`core.sources` raises `core.errors.RolesNeeded` with the table's columns, what it
+`core.data.sources` raises `core.base.errors.RolesNeeded` with the table's columns, what it
 detected and the first rows; this shows them and lets the curator choose the label,
 text, id, embedding and image columns, then loads with those roles.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.errors import InputError, RolesNeeded
+from core.base.errors import InputError, RolesNeeded
 from dashboard import data_inputs
 from dashboard.formatting import plain
 from dashboard.session import Source, session

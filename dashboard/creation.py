@@ -1,7 +1,7 @@
 """Creation with feedback (Create and Validate pages): the quality context of the current
 dataset, the feedback shown to creators and validators, and the accepted dataset version.
 
-The computations are `core.quality` (feedback for one example) and `core.store`
+The computations are `core.quality` (feedback for one example) and `core.team.store`
 (submissions and validations, each checking the member's role).
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
-from core import paths
-from core.duplicates import DuplicateIndex
-from core.errors import InputError
+from core.base import paths
+from core.text.duplicates import DuplicateIndex
+from core.base.errors import InputError
 from core.quality import DQI_COMPONENTS, QualityContext
 from core.quality.feedback import IN_WORDS
-from core.lights import EMOJI, LIGHTS, NA
+from core.base.lights import EMOJI, LIGHTS, NA
 from dashboard import cached_jobs, current
 from dashboard.server import server
 from dashboard.session import Source, session
@@ -100,11 +100,11 @@ def show_feedback(fb: dict, key: str) -> None:
 def marked(text: str, marks) -> str:
     """``text`` with each (n-gram, note) of ``marks`` marked as ⟦words: note⟧ on whole words.
 
-    Words are matched as the z-statistics read them (`core.tokens.tokenize`: lower case,
+    Words are matched as the z-statistics read them (`core.text.tokens.tokenize`: lower case,
     punctuation dropped), so "for" never marks inside "performs". Marks are placed in the order
     given (the feedback lists the most telling n-gram first, z descending) and never overlap an
     earlier one, so they do not nest."""
-    from core.tokens import tokenize_many
+    from core.text.tokens import tokenize_many
 
     spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     words = tokenize_many([text[a:b] for a, b in spans])   # one token list per whitespace-separated word
@@ -130,7 +130,7 @@ _LABEL = "\x00label"
 
 def submit(dataset_id: int, fields: dict, label, feedback: dict, revises: Optional[int] = None) -> int:
     """Submit an example for validation; refused (InputError naming the earlier one) when it is a
-    near-duplicate of a submission of this dataset (`core.duplicates`): the same text sent twice,
+    near-duplicate of a submission of this dataset (`core.text.duplicates`): the same text sent twice,
     or a one-character edit of it. The submission being revised does not count."""
     ws = scope()
     earlier = ws.submissions(dataset_id=dataset_id)

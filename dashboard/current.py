@@ -14,15 +14,15 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-from core.errors import InputError
-from core.settings import settings
+from core.base.errors import InputError
+from core.base.settings import settings
 from dashboard.formatting import plain
 from dashboard.team import scope
 from dashboard.server import server
 from dashboard.session import Source, session
 
 def map_point_limit() -> int:
-    """The most points the Map draws (``$ARTIFACT_LENS_MAP_POINTS``, `core.settings`)."""
+    """The most points the Map draws (``$ARTIFACT_LENS_MAP_POINTS``, `core.base.settings`)."""
     return settings().map_points
 
 
@@ -68,7 +68,7 @@ def load(source: Source):
 def dataset_by_key(key: str, source: Optional[Source] = None):
     """The dataset with this key, reloaded from ``source`` (or the remembered one) on a miss;
     None when the server does not know how to load it."""
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
 
     cache = server().cache
 
@@ -100,7 +100,7 @@ def representation():
 # ---------------------------------------------------------------------- runs
 def run_by_key(key: Optional[str]):
     """A finished run from the cache, the run store, or the workspace's saved runs (checksum
-    verified); None when there is none. Raises `core.runs.CorruptRun` for a damaged run."""
+    verified); None when there is none. Raises `core.results.runs.CorruptRun` for a damaged run."""
     if not key:
         return None
     srv = server()
@@ -134,17 +134,18 @@ def workspace_run_id(key: str) -> Optional[int]:
 
 
 def review_standing(run_id: int, *, unblinded: bool = False):
-    """`core.review.standing` of the run's reviews under the workspace's dispute rule: current
+    """`core.team.review.standing` of the run's reviews under the workspace's dispute rule: current
     (teammates review meanwhile), yet read from the database only when a review, the rule or (for
     the ``senior`` rule) a role changed since. In a blind workspace it is the member's own view
     (others' decisions only on examples they decided on), unless ``unblinded`` (adjudicators:
     the export, the adjudication queue, the team's agreement)."""
-    from core.review import standing
+    from core.team.review import standing
+    from core.team.run_agreement import dispute_roles
 
     ws = scope()
     settings_ = ws.review_settings()
     stamp, rule = ws.review_stamp(run_id), settings_["dispute_rule"]
-    roles = dict(ws.members()[["email", "role"]].itertuples(index=False)) if rule == "senior" else {}
+    roles = dispute_roles(ws, rule)
     view = "all" if unblinded or not settings_["blind"] else ws.by   # a blind view is its member's own
     return server().cache.get_or_compute(
         "reviews", (run_id, stamp, rule, tuple(sorted(roles.items())), view),
@@ -154,7 +155,7 @@ def review_standing(run_id: int, *, unblinded: bool = False):
 def run():
     """The current dataset's run, or None (no run yet, a run of other data, or a damaged
     stored run, which is shown as an error and left on disk for the user to inspect)."""
-    from core.runs import CorruptRun
+    from core.results.runs import CorruptRun
 
     try:
         found = run_by_key(session().run_key)
@@ -167,8 +168,8 @@ def run():
 
 
 def table(run_):
-    """The `core.tables.ExampleTable` of the current dataset and this run (shared, read-only)."""
-    from core.tables import ExampleTable
+    """The `core.results.tables.ExampleTable` of the current dataset and this run (shared, read-only)."""
+    from core.results.tables import ExampleTable
 
     sess = session()
     return server().cache.get_or_compute("table", (sess.ds_key, run_.key),
@@ -218,35 +219,24 @@ def zstats(min_count: int = 5, alpha: float = 0.01):
 
 
 def feature_matrix():
-    """The binary example × feature matrix (`core.features`) of the current dataset."""
-    from core.features import build_features
-    from core.labels import encode_labels
+    """The binary example × feature matrix (`core.text.features.feature_matrix`) of the current dataset."""
+    from core.text.features import feature_matrix as of_dataset
 
     ds = dataset()
-
-    def build():
-        y, classes = encode_labels(ds.y, ds.classes, what=ds.label)
-        pair = tuple(ds.text) if len(ds.text) == 2 else None
-        return build_features(ds.table, text=ds.text, y_codes=y, classes=list(classes), pair=pair,
-                              columns=ds.features or ())
-
-    return cached("features", None, build)
+    return cached("features", None, lambda: of_dataset(ds))
 
 
 def ids_with_feature(name: str) -> np.ndarray:
     """Ids of the examples that carry feature ``name``."""
-    fm = feature_matrix()
-    hits = np.flatnonzero(fm.names == name)
-    if not len(hits):
-        return np.array([], dtype=str)
-    col = fm.X[:, int(hits[0])]
-    return np.asarray(fm.ids)[col.nonzero()[0]].astype(str)
+    from core.text.features import ids_with_feature as carriers
+
+    return carriers(feature_matrix(), name)
 
 
 # ---------------------------------------------------------------------- projections
 def projection_key(ds, rep) -> str:
     """The projection cache's key of Φ, the one ``python -m core project`` writes under."""
-    from core.projection import representation_key
+    from core.representations.projection import representation_key
 
     return representation_key(ds, rep)
 

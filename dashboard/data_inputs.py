@@ -5,9 +5,9 @@ import hashlib
 import re
 from pathlib import Path
 
-from core import paths
-from core.errors import InputError
-from core.settings import settings
+from core.base import paths
+from core.base.errors import InputError
+from core.base.settings import settings
 from dashboard import current
 from dashboard.session import Source, session
 
@@ -58,7 +58,7 @@ def check_local_path(text: str) -> str:
     """``text`` when every file a load of it would read (after symlinks, and after a folder's
     README ``data_files`` and ``state.json`` pointers) is inside `data_folders`; else an
     InputError that names the first file outside and how an administrator adds its folder."""
-    from core.source_files import local_path, outside, resolved
+    from core.data.source_files import local_path, outside, resolved
 
     path = resolved(local_path(text, "the local path"))
     allowed = data_folders()
@@ -94,7 +94,7 @@ def save_upload(name: str, data: bytes) -> Path:
 
 
 def _save_upload(name: str, data: bytes) -> Path:
-    """An uploaded file saved under the cache (named by its content hash), so core.sources can
+    """An uploaded file saved under the cache (named by its content hash), so core.data.sources can
     read it. Uploads are kept within ``$ARTIFACT_LENS_UPLOADS_MB`` (default 2048 MB): the least
     recently used ones are deleted past it."""
     digest = hashlib.sha256(data).hexdigest()[:16]
@@ -127,7 +127,7 @@ def _evict_uploads(folder: Path, keep: Path) -> None:
 
 
 def load_pending(source: Source):
-    """Load a dataset (raises InputError, or `core.store.NotAllowed` for a role that does not
+    """Load a dataset (raises InputError, or `core.team.store.NotAllowed` for a role that does not
     load data) and make it the Data page's pending choice."""
     from dashboard.team import require
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.errors import InputError
+from core.base.errors import InputError
 from dashboard import column_mapping, data_inputs, pipelines
 from dashboard.formatting import plain
 from dashboard.session import Source

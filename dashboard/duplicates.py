@@ -1,4 +1,4 @@
-"""Near-duplicates in the dashboard: the dataset's pairs (`core.workflow.near_duplicate_pairs`,
+"""Near-duplicates in the dashboard: the dataset's pairs (`core.text.duplicates.near_duplicate_pairs`,
 computed once per dataset and kept in the server's memory-bounded cache) and the Export page's
 "drop one of each" option with the pairs it acts on."""
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.errors import InputError
-from core.workflow import drop_near_duplicates, near_duplicate_pairs
+from core.base.errors import InputError
+from core.text.duplicates import drop_near_duplicates, near_duplicate_pairs
 from dashboard.formatting import plain
 from dashboard.server import server
 from dashboard.session import session
@@ -25,7 +25,7 @@ def export_option(frame: pd.DataFrame, ds, key: str = "exp_dups"):
         return frame, None
     if not st.checkbox("Drop near-duplicates (keep one of each group)", key=key,
                        help="Examples whose every text field shares most of its wording with another's (Jaccard "
-                            "index of character 4-grams ≥ 0.6, core.duplicates): the first of each group in the "
+                            "index of character 4-grams ≥ 0.6, core.text.duplicates): the first of each group in the "
                             "export stays; the manifest lists the others and the one kept in their place."):
         return frame, None
     try:

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-from core import workflow
+from core.dynamics.cartography import dataset_dynamics
 from dashboard import cached_jobs, current, team
 from dashboard.session import session
 
@@ -32,11 +32,11 @@ def start(epochs: int, model: str, folds: int) -> None:
     cached_jobs.keep("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
     ds, rep = current.dataset(), current.representation()
     cached_jobs.start("dynamics", "Training dynamics", _key(), lambda ctx: ctx.offload(
-        workflow.cartography, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds)))
+        dataset_dynamics, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds)))
 
 
 def result():
-    """The `core.cartography.Cartography` of the session's last submitted form, or None."""
+    """The `core.dynamics.cartography.Cartography` of the session's last submitted form, or None."""
     return cached_jobs.result("dynamics", _key())
 
 

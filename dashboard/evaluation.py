@@ -1,4 +1,4 @@
-"""The Evaluate page's work: evaluations of the current run in a background job (`core.jobs`),
+"""The Evaluate page's work: evaluations of the current run in a background job (`core.base.jobs`),
 kept on disk beside the run store (`core.evaluation.EvaluationStore`, keyed by run key, τ, n and
 options), so a reload or a teammate on the same server reads them instead of recomputing."""
 from __future__ import annotations
@@ -29,7 +29,7 @@ def default_partial(ds) -> str:
 def start(run, **knobs):
     """Start (or join) the evaluation of the current run at the live τ/n with the options
     ``knobs`` (`core.evaluation.EvaluationOptions`); one already stored becomes the shown one at
-    once. Raises `core.store.NotAllowed` unless the member runs filters, InputError for bad options."""
+    once. Raises `core.team.store.NotAllowed` unless the member runs filters, InputError for bad options."""
     team.require("run filters")
     options = EvaluationOptions(**knobs)
     options.check()

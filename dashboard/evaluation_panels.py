@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from core.errors import InputError
+from core.base.errors import InputError
 from core.evaluation import SEPARATIONS, TABLE_FAMILIES
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import plain

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.escaping import md_text
-from core.neighbours import nearest
+from core.base.escaping import md_text
+from core.representations.neighbours import nearest
 from dashboard import current
 from dashboard.session import session
 

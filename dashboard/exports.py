@@ -1,6 +1,6 @@
 """The Export page's file: built only when asked, streamed to a temporary file, at most one per tab.
 
-`prepare` streams the export (`core.export.write_file`, in chunks) to a hidden file in
+`prepare` streams the export (`core.exports.writers.write_file`, in chunks) to a hidden file in
 ``$ARTIFACT_LENS_CACHE/exports`` named with the server's process id. A tab keeps at most
 one prepared file: it is deleted when the tab prepares another, when the options it was
 made with change (selection, format, embeddings, τ/n, review overrides, dataset or run),
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from core import export
+from core.exports import writers as export
 from dashboard.server import server
 
 __all__ = ["Prepared", "prepared", "prepare", "discard", "reader"]
@@ -75,7 +75,7 @@ def prepared(sess, signature: str) -> Optional[Prepared]:
 def prepare(sess, frame, fmt: str, manifest: dict, file_name: str, signature: str,
             progress: Optional[Callable[[float, str], None]] = None, card: Optional[str] = None) -> Prepared:
     """Stream the export to a new temporary file (the tab's previous one is deleted first); a
-    datasets folder carries ``card`` as its README.md. Raises `core.errors.Cancelled` when the
+    datasets folder carries ``card`` as its README.md. Raises `core.base.errors.Cancelled` when the
     server starts stopping meanwhile (nothing is left)."""
     discard(sess)
     srv = server()
@@ -99,7 +99,7 @@ def prepare(sess, frame, fmt: str, manifest: dict, file_name: str, signature: st
 def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]:
     """The download button's data: the file's bytes, read when the user clicks, and only if
     ``allowed()`` (which asks the team store) still passes then: a member demoted or removed
-    after the file was prepared gets `core.store.NotAllowed`, and the file is deleted."""
+    after the file was prepared gets `core.team.store.NotAllowed`, and the file is deleted."""
     path = item.path
 
     def read() -> bytes:
@@ -133,7 +133,7 @@ def watch_role(allowed: Callable[[], object]) -> None:
     it, so that the page's other download buttons keep their files."""
     import streamlit as st
 
-    from core.store import NotAllowed
+    from core.team.store import NotAllowed
 
     @st.fragment(run_every=ROLE_CHECK_S)
     def _watch():
@@ -146,9 +146,9 @@ def watch_role(allowed: Callable[[], object]) -> None:
 
 
 def card_for(dataset, manifest: dict, verdict: Optional[str] = None) -> str:
-    """The dataset card (README.md, `core.card`) of an export: built when asked (its cue tables
+    """The dataset card (README.md, `core.exports.card`) of an export: built when asked (its cue tables
     take a z-statistics pass over the dataset and over the split), kept for the same manifest."""
-    from core.card import card_of
+    from core.exports.card import card_of
     from dashboard import current
 
     key = hashlib.sha256(json.dumps([manifest, verdict], sort_keys=True, default=str).encode()).hexdigest()[:20]

@@ -3,8 +3,8 @@ them), z-filtering and consistency filtering (forms that start background jobs, 
 import pandas as pd
 import streamlit as st
 
-from core.errors import InputError
-from core.zplots import zfilter_history
+from core.base.errors import InputError
+from core.plots.zstats import zfilter_history
 from dashboard import current, filters
 from dashboard import transfer as cues_across
 from dashboard.formatting import metric_row, plain
@@ -98,7 +98,7 @@ def consistency_panel(zs, min_count: int, alpha: float) -> None:
 
 def transfer_panel() -> None:
     """Cues across splits (issue 23): does this dataset's cues give the labels away on another split?"""
-    from core.transfer import figure
+    from core.dynamics.transfer import figure
 
     st.subheader("Cues across splits")
     with st.form("transfer_form"):

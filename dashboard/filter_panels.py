@@ -3,11 +3,11 @@ quality-ordered AFLite, and the form that starts a new run in the background."""
 import streamlit as st
 
 from core.aflite import FAMILIES, STRATEGIES
-from core.cartography import MODELS
-from core.errors import InputError
-from core.joint import EPOCHS, descriptor
+from core.dynamics.cartography import MODELS
+from core.base.errors import InputError
+from core.dynamics.joint import EPOCHS, descriptor
 from core.quality import COMPONENTS
-from core.summaries import live_view
+from core.aflite.summaries import live_view
 from dashboard import agreement, current, pipelines
 from dashboard import quality as dq
 from dashboard.formatting import plain

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-from core.escaping import md_text
+from core.base.escaping import md_text
 
 
 

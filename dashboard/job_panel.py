@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.errors import InputError
+from core.base.errors import InputError
 from dashboard import pipelines
 from dashboard.formatting import plain
 from dashboard.session import session

@@ -15,8 +15,8 @@ import plotly.graph_objects as go
 import plotly.io
 import streamlit as st
 
-from core.aflite_plots import projection_map, selected_rows
-from core.review import LIGHT_COLOURS
+from core.plots.aflite import projection_map, selected_rows
+from core.team.review import LIGHT_COLOURS
 from dashboard import current, url
 from dashboard import quality as dq
 from dashboard.review_panel import BADGES, with_lights

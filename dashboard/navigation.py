@@ -23,8 +23,8 @@ PAGES = [
 def configuration_error():
     """What is wrong with the server's settings (one line naming the variable and the fix, any
     password hidden), or None: the app checks it before any page runs."""
-    from core.errors import InputError
-    from core.settings import printable, settings
+    from core.base.errors import InputError
+    from core.base.settings import printable, settings
 
     try:
         settings()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.errors import InputError
+from core.base.errors import InputError
 from dashboard import current, pipelines, team, url
 from dashboard.formatting import plain
 from dashboard.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source, session

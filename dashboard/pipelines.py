@@ -17,11 +17,11 @@ from typing import Optional
 
 import numpy as np
 
-from core.errors import Cancelled, InputError
-from core.jobs import offload
-from core.settings import settings
-from core.progress import report, span
-from core.workflow import joint_for
+from core.base.errors import Cancelled, InputError
+from core.base.jobs import offload
+from core.base.settings import settings
+from core.base.progress import report, span
+from core.dynamics.joint import joint_for
 from dashboard import current, team, url
 from dashboard.quality import quality_column
 from dashboard.server import server
@@ -34,10 +34,10 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
     ``save(run)``, when given, records the finished run in a workspace. ``quality`` (a
     `dashboard.quality.descriptor`) makes it a quality-ordered run (paper 002): the quality
     column is computed (or read back) first, and the run is stored under its own key.
-    ``joint`` (a `core.joint.descriptor`) makes it a joint run: the training dynamics on Φ
+    ``joint`` (a `core.dynamics.joint.descriptor`) makes it a joint run: the training dynamics on Φ
     first, then AFLite removing only easy-to-learn examples (its own key too)."""
     from core.representations import represent, source_changed
-    from core.runs import fit_run, run_key
+    from core.results.runs import fit_run, run_key
 
     srv = server()
     progress = ctx.progress if ctx is not None else None
@@ -85,7 +85,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
     if save is not None:
         save(found)
     if current.map_method() == "umap":
-        from core.projection import project
+        from core.representations.projection import project
 
         pkey = current.projection_key(ds, rep)
         if project(rep.X, rep.ids, key=pkey, method="umap", only_cached=True) is None:
@@ -111,9 +111,9 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
           page: str = "", quality: Optional[dict] = None, joint: Optional[dict] = None) -> None:
     """Start (or join) the background job for this dataset, Φ and parameters (and quality
     order or joint filter, see `score`); a run that is already stored becomes current at once. Raises
-    InputError for a bad spec and `core.store.NotAllowed` when the member's role does not
+    InputError for a bad spec and `core.team.store.NotAllowed` when the member's role does not
     run filters."""
-    from core.runs import package_versions, run_key
+    from core.results.runs import package_versions, run_key
 
     m = team.require("run filters")
     srv, sess = server(), session()
@@ -185,7 +185,7 @@ def save_to_workspace(run) -> int:
 def _save_dataset(ds, src: Optional[Source]) -> int:
     """Record the dataset in the member's workspace with how to reload it; an upload is
     copied beside the team database first (the uploads folder is a bounded cache)."""
-    from core import paths
+    from core.base import paths
 
     where = str(src.source) if src else ds.name
     uploads = paths.cache_dir() / "uploads"
@@ -198,7 +198,7 @@ def _save_dataset(ds, src: Optional[Source]) -> int:
 def open_team_run(key: str) -> None:
     """Make a run saved in the member's workspace current: its dataset is reloaded from the
     recorded source and column mapping, its run read from the file (checksum verified)."""
-    from core.errors import InputError
+    from core.base.errors import InputError
 
     team.require("read")
     rec = team.scope().run_record(key)
@@ -225,9 +225,9 @@ def start_umap(ds, rep):
 
     Started as soon as a representation is scored, so the map is usually ready when
     the Map page opens; it runs in a child process so the server stays responsive
-    (see `core.projection.project_in_subprocess`).
+    (see `core.representations.projection.project_in_subprocess`).
     """
-    from core.projection import project_in_subprocess
+    from core.representations.projection import project_in_subprocess
 
     key = current.projection_key(ds, rep)
     X, ids = rep.X, rep.ids
@@ -251,7 +251,7 @@ def projection(method: str, *, start: bool = True):
     PCA is instant and computed inline; UMAP runs once per representation in a
     background job (disk-cached), never on a knob change.
     """
-    from core.projection import project
+    from core.representations.projection import project
 
     sess = session()
     ds, rep = current.dataset(), current.representation()

@@ -18,12 +18,12 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core import workflow
-from core.jobs import offload
-from core.progress import span
+from core.quality import pruning
+from core.base.jobs import offload
+from core.base.progress import span
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
-from core.workflow import quality_descriptor
-from core.lights import COLOURS, EMOJI, LIGHTS, NA
+from core.quality.pruning import quality_descriptor
+from core.base.lights import COLOURS, EMOJI, LIGHTS, NA
 from dashboard import current, team
 from dashboard.server import server
 from dashboard.session import session
@@ -35,7 +35,7 @@ __all__ = ["QualityState", "state", "context_key", "table", "scored", "start", "
 #: the removal orders of the Filter page's run form
 ORDERS = {"predictability": "by p̃ (plain AFLite)", "dqi": "by quality (DQI combined)",
           "component": "by one quality component"}
-#: a quality light as text (tables, legends) and as a colour (the map), from `core.lights`
+#: a quality light as text (tables, legends) and as a colour (the map), from `core.base.lights`
 BADGES = {k: EMOJI[k] for k in (*LIGHTS, NA)}
 LIGHT_PALETTE = {k: COLOURS[k] for k in (*LIGHTS, NA)}
 
@@ -46,8 +46,8 @@ class QualityState:
 
     weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     thresholds: dict = field(default_factory=lambda: {k: tuple(v) for k, v in DEFAULT_THRESHOLDS.items()})
-    min_count: int = workflow.QUALITY_MIN_COUNT
-    nn_dim: Optional[int] = workflow.QUALITY_NN_DIM
+    min_count: int = pruning.QUALITY_MIN_COUNT
+    nn_dim: Optional[int] = pruning.QUALITY_NN_DIM
     job: Optional[str] = None            # the components' background job
     compare_job: Optional[str] = None    # the comparison's background job
     compare_key: Optional[str] = None    # ... and the comparison it shows
@@ -55,9 +55,9 @@ class QualityState:
 
 def export_note(spec: str) -> dict:
     """The export manifest's record of the quality columns at this tab's knobs (the CLI writes the
-    same keys with the defaults: `core.workflow.quality_columns_note`)."""
+    same keys with the defaults: `core.quality.pruning.quality_columns_note`)."""
     qs = state()
-    return workflow.quality_columns_note(spec, weights=qs.weights, thresholds=qs.thresholds, min_count=qs.min_count,
+    return pruning.quality_columns_note(spec, weights=qs.weights, thresholds=qs.thresholds, min_count=qs.min_count,
                                          nn_dim=qs.nn_dim)
 
 
@@ -90,7 +90,7 @@ def _ensure(key: str, ds, rep, min_count: int, nn_dim, ctx=None, progress=None) 
         found = _read(key)
         if found is not None:
             return found
-        out = offload(ctx, workflow.quality_components, ds, rep, min_count=min_count, nn_dim=nn_dim,
+        out = offload(ctx, pruning.quality_components, ds, rep, min_count=min_count, nn_dim=nn_dim,
                       progress=progress or (ctx.progress if ctx else None))
         server().quality_tables.save(key, out.to_parquet)
         return out
@@ -162,7 +162,7 @@ def badge(light: str, value: float) -> str:
 
 # ---------------------------------------------------------------------- quality-ordered runs
 def descriptor(name: str, qs: Optional[QualityState] = None) -> dict:
-    """What a quality-ordered run records (`core.workflow.quality_descriptor`, part of its key:
+    """What a quality-ordered run records (`core.quality.pruning.quality_descriptor`, part of its key:
     the CLI's ``aflite --quality`` records the same)."""
     qs = qs or state()
     return quality_descriptor(name, min_count=qs.min_count, nn_dim=qs.nn_dim, weights=qs.weights)
@@ -173,12 +173,12 @@ def quality_column(ds, rep, info: dict, ctx=None, progress=None) -> np.ndarray:
     needed: called inside background jobs, ``ctx`` the job's context)."""
     qs = QualityState(min_count=int(info["min_count"]), nn_dim=info["nn_dim"])
     comps = _ensure(context_key(ds, rep, qs), ds, rep, qs.min_count, qs.nn_dim, ctx, progress=progress)
-    return workflow.quality_column(comps, info, rep.ids)
+    return pruning.quality_column(comps, info, rep.ids)
 
 
 # ---------------------------------------------------------------------- plain vs quality-ordered
 def compare_key(ds, rep, params: dict, info: dict) -> str:
-    from core.runs import full_params
+    from core.results.runs import full_params
 
     return _hash(["compare", ds.fingerprint, rep.spec, full_params(params), info])
 
@@ -216,7 +216,7 @@ def compare_start(params: dict, name: str):
 
     def work(ctx):
         q = quality_column(ds, rep, info, ctx, progress=span(ctx.progress, 0.0, 0.4))
-        out = ctx.offload(workflow.compare_pruning, ds, rep, q, dict(params), quality_name=name,
+        out = ctx.offload(pruning.compare_pruning, ds, rep, q, dict(params), quality_name=name,
                           progress=span(ctx.progress, 0.4, 1.0))
         rows = json.loads(out.to_json(orient="records"))
         attrs = json.loads(json.dumps(out.attrs, default=str))

@@ -8,7 +8,7 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
-from core.errors import InputError
+from core.base.errors import InputError
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS
 from dashboard import team
 from dashboard.formatting import plain

@@ -1,7 +1,7 @@
 """Team review of one example (Examples, Map and Review pages), and the traffic-light column.
 
-The decision is written by `core.store.TeamStore.review`, which checks the member's role
-itself; the rules for lights and overrides are in `core.review`.
+The decision is written by `core.team.store.TeamStore.review`, which checks the member's role
+itself; the rules for lights and overrides are in `core.team.review`.
 """
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-from core.errors import InputError
-from core.review import lights
-from core.lights import NOT_REVIEWED, badge
+from core.base.errors import InputError
+from core.team.review import lights
+from core.base.lights import NOT_REVIEWED, badge
 from dashboard import current, pipelines
 from dashboard.formatting import plain
 from dashboard.team import member, scope

@@ -9,7 +9,7 @@ arms a backstop timer (`STOP_DEADLINE` seconds: SIGALRM, whose default action en
 process even if a native call never returns), then Streamlit shuts down. When the
 interpreter exits (`atexit`, still before daemon threads are frozen) the jobs get up to
 `JOBS_GRACE` seconds to finish cancelling, so their files are complete or removed (every file
-goes through `core.paths.atomic_write`), and the prepared exports are deleted. Interrupted
+goes through `core.base.paths.atomic_write`), and the prepared exports are deleted. Interrupted
 runs show as interrupted after the restart.
 """
 from __future__ import annotations
@@ -23,11 +23,11 @@ import weakref
 
 import streamlit as st
 
-from core import paths
-from core.jobs import JobRunner, backend_for
-from core.results import Results
-from core.store import TeamStore
-from core.settings import settings
+from core.base import paths
+from core.base.jobs import JobRunner, backend_for
+from core.results.stores import Results
+from core.team.store import TeamStore
+from core.base.settings import settings
 from dashboard.cache import BoundedCache
 
 __all__ = ["Server", "server", "exports_folder", "STOP_DEADLINE", "JOBS_GRACE"]
@@ -92,18 +92,18 @@ class Server:
     ----------
     cache : BoundedCache
         Datasets, Φ, runs, tables, projections, z-statistics (memory-bounded).
-    store : core.runs.RunStore
+    store : core.results.runs.RunStore
         Finished runs on disk, keyed by their parameters (the compute cache).
-    results : core.results.Results
+    results : core.results.stores.Results
         Every store of computed results; ``store``, ``evaluations``, ``quality_tables`` and
         ``comparisons`` are its stores the pages read. They, the maps and the Φs are pruned to
         ``ARTIFACT_LENS_RESULTS_MB`` by the ``pruning`` thread at start.
-    team : core.store.TeamStore
+    team : core.team.store.TeamStore
         Workspaces, members and roles, the runs each workspace holds, saved views and
         reviews (``$ARTIFACT_LENS_DB_URL``; a SQLite file by default). Runs in progress hold a
         lease this server renews (a heartbeat thread); a run whose lease ran out (its server
         died) is marked interrupted by any server on the database.
-    jobs : core.jobs.JobRunner
+    jobs : core.base.jobs.JobRunner
         Background work, by key; its heavy steps on ``jobs.backend`` (this process, or the Dask
         cluster of ``ARTIFACT_LENS_SCHEDULER``).
     map_slots : threading.Semaphore
@@ -114,7 +114,7 @@ class Server:
 
     def __init__(self):
         self.cache = BoundedCache()
-        self.results = Results(paths.cache_dir())   # the stores of computed results (core.artifacts)
+        self.results = Results(paths.cache_dir())   # the stores of computed results (core.base.result_store)
         r = self.results
         self.store, self.evaluations, self.quality_tables, self.comparisons = \
             r.runs, r.evaluations, r.quality_tables, r.comparisons
@@ -136,7 +136,7 @@ class Server:
                          daemon=True).start()
 
     def prune(self) -> dict:
-        """Keep the computed results within ``ARTIFACT_LENS_RESULTS_MB`` (`core.artifacts.prune`):
+        """Keep the computed results within ``ARTIFACT_LENS_RESULTS_MB`` (`core.base.result_store.prune`):
         outdated formats first, then the least recently used."""
         try:
             return self.results.prune(settings().results_mb * 1e6)

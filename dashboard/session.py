@@ -29,7 +29,7 @@ _KEY = "artifact_lens"
 
 @dataclass
 class Source:
-    """How to (re)load a dataset: what `core.sources.load_dataset` is given, and its name for people."""
+    """How to (re)load a dataset: what `core.data.sources.load_dataset` is given, and its name for people."""
 
     source: str
     roles: dict = field(default_factory=dict)

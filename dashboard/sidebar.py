@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.summaries import live_view
+from core.aflite.summaries import live_view
 from dashboard import current
 from dashboard.job_panel import job_panel
 from dashboard.server import server

@@ -16,9 +16,9 @@ from typing import Optional
 
 import streamlit as st
 
-from core.errors import InputError
-from core.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS
-from core.settings import settings
+from core.base.errors import InputError
+from core.team.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS
+from core.base.settings import settings
 from dashboard.formatting import plain
 from dashboard.server import server
 from dashboard.session import session
@@ -122,7 +122,7 @@ def member() -> Member:
 
 
 def scope():
-    """This tab's member's handle on their workspace (`core.store.scoped.Scoped`): what pages and
+    """This tab's member's handle on their workspace (`core.team.store.scoped.Scoped`): what pages and
     services call the team store through, with the workspace and the member bound."""
     m = member()
     return server().team.scoped(m.workspace_id, m.email)
@@ -135,7 +135,7 @@ def create_workspace(name: str) -> int:
 
 def require(action: str) -> Member:
     """The member, if their role allows ``action`` (asked of the store, not of the page);
-    else `core.store.NotAllowed` naming the role needed."""
+    else `core.team.store.NotAllowed` naming the role needed."""
     m = member()
     m_role = server().team.require(m.workspace_id, m.email, action)
     return Member(m.email, m.workspace_id, m.workspace, m_role, m.signed_in)

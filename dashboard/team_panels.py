@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.errors import InputError
-from core.review import DISPUTE_RULES
-from core.store import ROLES
-from core.store.reviews import MAX_REVIEWS_PER_EXAMPLE
+from core.base.errors import InputError
+from core.team.review import DISPUTE_RULES
+from core.team.store import ROLES
+from core.team.store.reviews import MAX_REVIEWS_PER_EXAMPLE
 from dashboard import agreement, current
 from dashboard.formatting import plain
 from dashboard.team import create_workspace

@@ -1,5 +1,5 @@
 """The Features page's "cues across splits" (issue 23): the current dataset as the training split,
-another split from a folder this server may read as the evaluation split, `core.transfer` as a
+another split from a folder this server may read as the evaluation split, `core.dynamics.transfer` as a
 background job on the jobs' backend; its result kept in the server's bounded cache by both
 splits (a changed file is another key)."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from core.transfer import cue_transfer
+from core.dynamics.transfer import cue_transfer
 from dashboard import cached_jobs, current, data_inputs, team
 from dashboard.session import session
 
@@ -25,7 +25,7 @@ def _key() -> Optional[tuple]:
 def start(path: str) -> None:
     """Measure the current dataset's cues on the split at ``path`` (curators and owners; a path
     outside ARTIFACT_LENS_DATA_DIRS is refused, as on the Data page)."""
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
 
     team.require("run filters")
     checked = data_inputs.check_local_path(path.strip())
@@ -39,7 +39,7 @@ def start(path: str) -> None:
 
 
 def result():
-    """The `core.transfer.Transfer` of the session's last split, or None."""
+    """The `core.dynamics.transfer.Transfer` of the session's last split, or None."""
     return cached_jobs.result("transfer", _key())
 
 

@@ -5,9 +5,9 @@ import time
 import streamlit as st
 
 from core.evaluation.plots import figures
-from core.evaluation.report import family_wide, html_report, report_name
+from core.exports.report import family_wide, html_report, report_name
 from core.evaluation.verdict import verdict
-from core.summaries import live_view
+from core.aflite.summaries import live_view
 from dashboard import current
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import metric_row, plain

@@ -1,7 +1,7 @@
 """Create: write an example and see, as you write it, what a model could use instead of the task."""
 import streamlit as st
 
-from core.errors import InputError
+from core.base.errors import InputError
 from dashboard import creation
 from dashboard.formatting import plain
 from dashboard.job_panel import watch

@@ -1,7 +1,7 @@
 """Validate: accept or reject submitted examples with their feedback; the accepted ones become a dataset version."""
 import streamlit as st
 
-from core.errors import InputError
+from core.base.errors import InputError
 from core.quality import COMPONENTS
 from dashboard import creation
 from dashboard.formatting import metric_row, plain

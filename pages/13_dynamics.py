@@ -2,8 +2,8 @@
 easy, which were ambiguous, which look mislabelled (cleanlab)."""
 import streamlit as st
 
-from core.cartography_plots import data_map, region_counts
-from core.errors import InputError
+from core.plots.cartography import data_map, region_counts
+from core.base.errors import InputError
 from dashboard import current, dynamics
 from dashboard.formatting import metric_row, plain
 from dashboard.job_panel import watch

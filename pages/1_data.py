@@ -29,7 +29,7 @@ ds = current.dataset_by_key(view_key, on_view)
 st.subheader("Current dataset" if is_current else "Loaded dataset (not scored yet)")
 st.text(on_view.label if on_view and on_view.label else ds.name)  # a user-given name: shown as text
 for message in ds.messages:
-    st.info(plain(message))  # written by core.sources
+    st.info(plain(message))  # written by core.data.sources
 metric_row({
     "Examples": f"{len(ds):,}",
     "Labels": len(ds.classes),

@@ -1,8 +1,8 @@
 """Filter: AFLite's knobs. τ and n are live (from the trajectory); k, m, t, family, strategy refit in the background."""
 import streamlit as st
 
-from core.aflite_plots import bias_per_phase, label_balance
-from core.summaries import below_chance, label_summary, phase_frame, phases_run, where_it_ran
+from core.plots.aflite import bias_per_phase, label_balance
+from core.aflite.summaries import below_chance, label_summary, phase_frame, phases_run, where_it_ran
 from dashboard import current, quality_panel
 from dashboard.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
 from dashboard.formatting import metric_row

@@ -1,8 +1,8 @@
 """Predictability: distributions of AFLite's scores p̃ per label, retained vs removed, and phase by phase."""
 import streamlit as st
 
-from core.aflite_plots import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
-from core.summaries import phase_scores
+from core.plots.aflite import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
+from core.aflite.summaries import phase_scores
 from dashboard import current
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page

@@ -2,9 +2,9 @@
 z-filtering and consistency filtering."""
 import streamlit as st
 
-from core.errors import InputError
-from core.features import KINDS
-from core.zplots import gardner_plot, top_features_bar
+from core.base.errors import InputError
+from core.text.features import KINDS
+from core.plots.zstats import gardner_plot, top_features_bar
 from dashboard import current
 from dashboard.feature_panels import consistency_panel, feature_examples, transfer_panel, zfilter_panel
 from dashboard.formatting import metric_row, plain

@@ -3,7 +3,7 @@ pages; one example in full (fields, p̃ per phase, features with z, nearest neig
 import numpy as np
 import streamlit as st
 
-from core.tables import HIT, filter_examples, mark_hits, page
+from core.results.tables import HIT, filter_examples, mark_hits, page
 from dashboard import current, url
 from dashboard import quality as dq
 from dashboard import quality_panel

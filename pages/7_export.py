@@ -7,9 +7,9 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from core import export
-from core.errors import Cancelled, InputError
-from core.review import reviewed_result
+from core.exports import writers as export
+from core.base.errors import Cancelled, InputError
+from core.team.review import reviewed_result
 from dashboard import agreement, current, duplicates, exports, team
 from dashboard import quality as dq
 from dashboard import quality_panel

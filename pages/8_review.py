@@ -1,7 +1,7 @@
 """Review: a queue of examples for each reviewer, where reviewers disagree, and who has done what."""
 import streamlit as st
 
-from core.review import DISPUTE_RULES, QUEUE_ORDERS, disagreements, lights, queue
+from core.team.review import DISPUTE_RULES, QUEUE_ORDERS, disagreements, lights, queue
 from dashboard import current
 from dashboard.adjudication_panel import adjudication_tab
 from dashboard.agreement_panel import agreement_tab

@@ -52,7 +52,7 @@ def mnli_path():
 @pytest.fixture(scope="session")
 def toy_run():
     """(dataset, run): 300 examples in 3 classes, one informative column, a small AFLite run."""
-    from core.runs import fit_run
+    from core.results.runs import fit_run
     from toy import toy_data
 
     ds, rep = toy_data()

@@ -26,8 +26,8 @@ from typing import Optional
 
 import numpy as np
 
-from core.errors import InputError
-from core.progress import check_cancel
+from core.base.errors import InputError
+from core.base.progress import check_cancel
 
 __all__ = ["DEVICES", "namespace", "to_host", "ArrayRidgeScorer"]
 

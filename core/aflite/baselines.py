@@ -6,7 +6,7 @@ import numpy as np
 
 from core.aflite.inputs import check_X, encode_labels
 from core.aflite.selection import is_int, resolve_size
-from core.errors import InputError
+from core.base.errors import InputError
 
 __all__ = ["random_subset", "single_model_filter"]
 

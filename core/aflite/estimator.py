@@ -20,9 +20,9 @@ from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_by
 from core.aflite.storage import LocalRows, trim_heap
 from core.aflite.selection import check_tau, resolve_size, select
 from core.aflite.trajectory import Trajectory
-from core.cores import one_blas_thread
-from core.errors import InputError
-from core.progress import check_cancel, report
+from core.base.cores import one_blas_thread
+from core.base.errors import InputError
+from core.base.progress import check_cancel, report
 
 __all__ = ["AFLite", "ParameterError", "NotFitted", "FAMILIES", "STRATEGIES"]
 
@@ -283,12 +283,12 @@ class AFLite(BaseEstimator):
             k with the lowest quality (ties: most predictable first) instead of the k
             most predictable.
         protected : (N,) bool array, optional
-            Rows no phase removes (the joint filter, `core.joint`: ambiguous and possibly
+            Rows no phase removes (the joint filter, `core.dynamics.joint`: ambiguous and possibly
             mislabelled examples). They stay in every S_j and are scored, but never count
             as passing τ, so c_j and the stop consider only the rows that may go.
         progress : callable(fraction, message), optional
         cancel : object with ``is_set()``, optional
-            Checked between models; raises `core.errors.Cancelled`.
+            Checked between models; raises `core.base.errors.Cancelled`.
         on_phase : callable(record), optional
             Called after each phase with that phase's `history_` record plus three
             arrays (not JSON): ``indices`` (rows of S_j), ``scores`` (their p̃) and
@@ -573,7 +573,7 @@ class AFLite(BaseEstimator):
 def _check_ridge_memory(N: int, d: int, n_classes: int, m: int, n_blocks: int) -> None:
     """Refuse a ridge run that would outgrow the memory (it grows with classes × d × m) with
     the flags that shrink it, before any work."""
-    from core.memory import available_memory, size_text
+    from core.base.memory import available_memory, size_text
 
     need, avail = ridge_bytes(N, d, n_classes, m, n_blocks), available_memory()
     if avail is not None and need > avail:

@@ -6,7 +6,7 @@ run's time. scipy's wrappers of them hold the GIL while LAPACK works, so the eng
 took turns: two threads were no faster than one (issue 32). Here the very same routines of the
 very same library scipy links (its bundled OpenBLAS) are called through ctypes, which lets the
 GIL go for the call, so m solves on n threads run n at a time. BLAS is on one thread during a
-fit (`core.cores.one_blas_thread`), so each call computes exactly what scipy's wrapper computes:
+fit (`core.base.cores.one_blas_thread`), so each call computes exactly what scipy's wrapper computes:
 the result does not depend on the path or on the thread count.
 
 Where that library is not found (another scipy build, MKL, another platform), or a check at

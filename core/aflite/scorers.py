@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 
 import core.aflite.lapack as lapack
-from core.progress import check_cancel
+from core.base.progress import check_cancel
 
 __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from core.aflite.partitions import Blocks, partition_plan, phase_rng, tiebreak
 from core.aflite.selection import check_tau, is_int, passing, phase_step, resolve_size, select
-from core.errors import InputError
+from core.base.errors import InputError
 
 __all__ = ["Trajectory", "RefitNeeded"]
 

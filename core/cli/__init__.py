@@ -1,9 +1,11 @@
 """Command line: ``python -m core COMMAND ...`` (also installed as ``artifact-lens``).
 
-Every command takes the same column options as `core.sources.load_dataset`. Bad
+Every command takes the same column options as `core.data.sources.load_dataset`. Bad
 input prints one ``error: ...`` line naming the problem and the fix, exits with 2,
 and leaves no partial output file (outputs are written to a temporary file and
 renamed into place).
+
+May import: every package of core (the command line is the top of the engine).
 """
 from __future__ import annotations
 
@@ -15,9 +17,9 @@ import threading
 
 from core.cli.parser import build_parser
 from core.cli.scoring import PhaseLog
-from core.errors import Cancelled, InputError
-from core.outputs import Outputs
-from core.settings import expand_path, printable, settings
+from core.base.errors import Cancelled, InputError
+from core.exports.outputs import Outputs
+from core.base.settings import expand_path, printable, settings
 
 __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
@@ -36,7 +38,7 @@ _SPEC_FLAGS = {"representation": "--representation", "quality": "--quality", "pa
 def _inputs(args) -> list:
     """(flag, path) of every file or folder the command reads: no output may touch one."""
     from core.representations import spec_paths
-    from core.source_files import files_read
+    from core.data.source_files import files_read
 
     found = [(flag, getattr(args, name)) for name, flag in _INPUT_FLAGS.items() if getattr(args, name, None)]
     for flag, path in list(found):   # what a folder points at (symlinks, README data_files) is read too

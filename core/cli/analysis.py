@@ -38,7 +38,7 @@ def cmd_zstats(args) -> int:
 
 
 def cmd_zfilter(args) -> int:
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
     from core.zstats import z_filter
 
     declare_csv(args, out=args.out, rejected=args.rejected)
@@ -90,7 +90,7 @@ def cmd_consistency(args) -> int:
 def cmd_quality(args) -> int:
     """Issue 11: per-example DQI components, the combined score and traffic lights, as CSV."""
     from core.quality import COMPONENTS, quality_scores
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
 
     declare_csv(args, out=args.out)
     knobs = quality_knobs(args)
@@ -163,7 +163,7 @@ def cmd_feedback(args) -> int:
 
 def cmd_cartography(args) -> int:
     """Issue 23: training dynamics on Φ (confidence, variability, correctness, region) and label issues."""
-    from core.workflow import cartography
+    from core.dynamics.cartography import dataset_dynamics
 
     declare_csv(args, out=args.out)
     ds = load_from_args(args)
@@ -171,7 +171,7 @@ def cmd_cartography(args) -> int:
     rep = representation_for(ds, args.representation, args)
     bar = progress_bar("cartography", args.quiet)
     try:
-        found = cartography(ds, rep, epochs=args.epochs, model=args.model, folds=1 if args.in_sample else args.folds,
+        found = dataset_dynamics(ds, rep, epochs=args.epochs, model=args.model, folds=1 if args.in_sample else args.folds,
                             random_state=args.seed, progress=bar)
     finally:
         if bar:
@@ -192,8 +192,8 @@ def cmd_cartography(args) -> int:
 def cmd_transfer(args) -> int:
     """Issue 23: the training split's artifacts on an evaluation split (cues.csv, duplicates.csv,
     summary.json, report.html in --out)."""
-    from core.sources import load_dataset
-    from core.transfer import cue_transfer, report_html
+    from core.data.sources import load_dataset
+    from core.dynamics.transfer import cue_transfer, report_html
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     train = load_from_args(args)

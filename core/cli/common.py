@@ -6,8 +6,8 @@ import argparse
 import math
 import sys
 
-from core.errors import InputError
-from core.safe_csv import write_csv
+from core.base.errors import InputError
+from core.exports.safe_csv import write_csv
 
 
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
 
 
 def load_from_args(args):
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
 
     return load_dataset(
         args.dataset, text=args.text, label=args.label, id=args.id, embedding=args.embedding,
@@ -35,7 +35,7 @@ def load_from_args(args):
 
 
 def progress_bar(desc: str, quiet: bool):
-    from core.progress import TqdmProgress
+    from core.base.progress import TqdmProgress
 
     if quiet:
         return None
@@ -78,7 +78,7 @@ def describe_representation(rep, quiet: bool) -> None:
         return
     import numpy as np
 
-    from core.memory import size_text
+    from core.base.memory import size_text
 
     info = rep.info or {}
     mapped = info.get("memory_mapped") or (rep.X.filename if isinstance(rep.X, np.memmap) else None)
@@ -95,7 +95,7 @@ def declare_csv(args, **flags):
 
 
 def write_table(frame, path):
-    """Every CSV the CLI writes: the safe writer (`core.safe_csv`), to the transaction's temporary."""
+    """Every CSV the CLI writes: the safe writer (`core.exports.safe_csv`), to the transaction's temporary."""
     write_csv(frame, path, float_format="%.6g")
 
 

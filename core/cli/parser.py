@@ -1,16 +1,16 @@
-"""The argument parser: one subcommand per command, typed numbers (`core.arguments`) and one-line
+"""The argument parser: one subcommand per command, typed numbers (`core.cli.arguments`) and one-line
 errors."""
 from __future__ import annotations
 
 import argparse
 
-from core.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
+from core.cli.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
 from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_quality, cmd_transfer, cmd_zfilter,
                                cmd_zstats)
 from core.cli.common import add_dataset_args
 from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_prune, cmd_represent
 from core.cli.team import cmd_agreement
-from core.outputs import POLICY
+from core.exports.outputs import POLICY
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
     p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
                                      "lowest-quality examples first (paper 002); recorded in the manifest")
-    p.add_argument("--joint", action="store_true", help="the joint filter (core.joint): training dynamics on Φ first; remove "
+    p.add_argument("--joint", action="store_true", help="the joint filter (core.dynamics.joint): training dynamics on Φ first; remove "
                    "only easy-to-learn examples, protect ambiguous ones, keep hard-to-learn or cleanlab-flagged ones as "
                    "possibly mislabelled (a column, the manifest, first in the review queue)")
     p.add_argument("--joint-model", choices=["linear", "mlp"], help="the joint filter's cartography model (default linear)")

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from core.cli.common import (describe_representation, duration_text, load_from_args, print_messages, progress_bar,
                              representation_for, seconds_text, write_table)
-from core.errors import InputError
-from core.settings import printable, settings
+from core.base.errors import InputError
+from core.base.settings import printable, settings
 
 
 def cmd_info(args) -> int:
-    from core.sources import detect_roles
+    from core.data.sources import detect_roles
 
     ds = load_from_args(args)
     roles = {c: ds.role_of(c) for c in ds.table.columns}
@@ -155,8 +155,8 @@ def _phase_log(args, N: int, bar):
 def cmd_aflite(args) -> int:
     import numpy as np
 
-    from core import export
-    from core.runs import fit_run
+    from core.exports import writers as export
+    from core.results.runs import fit_run
 
     outs = args.outputs
     outs.declare("--out", args.out, (".csv",))
@@ -210,7 +210,7 @@ def cmd_aflite(args) -> int:
                                            retained_ids=extra["retained_ids"])
         card = None
         if fmt == "datasets":   # a datasets folder carries its manifest and its dataset card
-            from core.card import card_of
+            from core.exports.card import card_of
 
             card = card_of(ds, manifest_out)
         export.write_new(frame, outs.path_for("--export"), fmt, manifest=manifest_out, card=card)
@@ -230,14 +230,14 @@ def cmd_aflite(args) -> int:
 
 
 def _aflite_joint(args, ds, rep):
-    """--joint: the cartography's masks (core.joint), or None; its knobs alone are refused."""
+    """--joint: the cartography's masks (core.dynamics.joint), or None; its knobs alone are refused."""
     if not args.joint:
         if args.joint_model is not None or args.joint_epochs is not None:
             raise InputError("--joint-model and --joint-epochs set the joint filter's cartography; add --joint to use "
                              "it, or drop them.")
         return None
-    from core.joint import EPOCHS, descriptor
-    from core.workflow import joint_for
+    from core.dynamics.joint import EPOCHS, descriptor
+    from core.dynamics.joint import joint_for
 
     info = descriptor(model=args.joint_model or "linear", epochs=args.joint_epochs or EPOCHS, random_state=args.seed)
     bar = progress_bar("cartography", args.quiet)
@@ -256,7 +256,8 @@ def cmd_evaluate(args) -> int:
     import numpy as np
 
     from core.evaluation import EvaluationOptions, evaluate
-    from core.evaluation.report import run_input, write_files
+    from core.exports.report import write_files
+    from core.results.run_arguments import run_input
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     ds = load_from_args(args)
@@ -282,7 +283,7 @@ def cmd_evaluate(args) -> int:
     notes = write_files(ev, args.outputs.path_for("--out"), figure_format=args.figures)
     args.outputs.commit()
     if not args.quiet:
-        from core.evaluation.report import family_wide
+        from core.exports.report import family_wide
         from core.evaluation.verdict import tolerance_text, verdict
 
         said = verdict(ev)
@@ -317,8 +318,8 @@ def _aflite_quality(args, ds, rep):
 
     if not args.quality:
         return None, None
-    if args.quality in ("dqi", *q.COMPONENTS):   # the dashboard's descriptor and values (core.workflow)
-        from core.workflow import quality_column, quality_components, quality_descriptor
+    if args.quality in ("dqi", *q.COMPONENTS):   # the dashboard's descriptor and values (core.quality.pruning)
+        from core.quality.pruning import quality_column, quality_components, quality_descriptor
 
         info = quality_descriptor(args.quality)
         table = quality_components(ds, rep, min_count=info["min_count"], nn_dim=info["nn_dim"], cache_dir=args.cache_dir)
@@ -338,7 +339,7 @@ def _aflite_quality(args, ds, rep):
 
 def cmd_export(args) -> int:
     """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
-    from core import export
+    from core.exports import writers as export
 
     fmt = args.format or export.format_of(args.out)
     if fmt is None:
@@ -358,11 +359,11 @@ def cmd_export(args) -> int:
 
         table = quality_scores(ds, args.quality, cache_dir=args.cache_dir)
         frame = export.add_quality_columns(frame, table)
-        from core.workflow import quality_columns_note
+        from core.quality.pruning import quality_columns_note
 
         manifest["export"]["quality_columns"] = quality_columns_note(args.quality)
     if args.drop_near_duplicates:
-        from core.workflow import drop_near_duplicates, near_duplicate_pairs
+        from core.text.duplicates import drop_near_duplicates, near_duplicate_pairs
 
         frame, manifest["export"]["near_duplicates"] = drop_near_duplicates(frame, near_duplicate_pairs(ds))
         manifest["export"]["rows"] = int(len(frame))
@@ -371,7 +372,7 @@ def cmd_export(args) -> int:
                   "each group kept).", file=sys.stderr)
     card = None
     if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its dataset card
-        from core.card import card_of
+        from core.exports.card import card_of
 
         card = card_of(ds, manifest)
     bar = progress_bar("export", args.quiet)
@@ -405,7 +406,7 @@ def hub_token(repo_id: str) -> str:
     except HFValidationError as exc:
         raise InputError(f"--push-to-hub {repo_id!r} is not a Hub repository id ({str(exc).splitlines()[0][:120]}); "
                          "give OWNER/NAME, e.g. my-team/snli-filtered.") from None
-    from core.sources import hub_offline
+    from core.data.sources import hub_offline
 
     if hub_offline():
         raise InputError("cannot push to the Hub: offline mode is on (HF_HUB_OFFLINE or HF_DATASETS_OFFLINE); unset it on a machine "
@@ -456,7 +457,7 @@ class _StagePrinter:
 
 def cmd_project(args) -> int:
     """Issue 13: precompute the 2-D map of a representation into the cache the dashboard's Map page reads."""
-    from core import projection as proj
+    from core.representations import projection as proj
 
     params = dict(n_neighbors=args.n_neighbors, min_dist=args.min_dist, spread=args.spread, metric=args.metric,
                   random_state=args.seed, fit_size=args.fit_size or None, pca_dims=args.pca_dims or None)
@@ -518,10 +519,10 @@ def cmd_project(args) -> int:
 
 
 def cmd_prune(args) -> int:
-    """Keep the computed results in the cache within a disk budget (`core.results.Results.prune`)."""
-    from core import paths
-    from core.memory import size_text
-    from core.results import Results
+    """Keep the computed results in the cache within a disk budget (`core.results.stores.Results.prune`)."""
+    from core.base import paths
+    from core.base.memory import size_text
+    from core.results.stores import Results
 
     root = Path(args.cache_dir) if args.cache_dir else paths.cache_dir()
     budget = settings().results_mb if args.max_mb is None else args.max_mb

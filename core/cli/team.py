@@ -7,14 +7,14 @@ from pathlib import Path
 import pandas as pd
 
 from core.cli.common import finite
-from core.errors import InputError
-from core.settings import settings
+from core.base.errors import InputError
+from core.base.settings import settings
 
 __all__ = ["cmd_agreement", "agreement_report"]
 
 
 def _store(url: str):
-    from core.store import TeamStore
+    from core.team.store import TeamStore
 
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).expanduser().is_file():
         raise InputError(f"there is no team database at {url[len('sqlite:///'):]}; give the URL the dashboard uses "
@@ -33,12 +33,13 @@ def _workspace(store, name: str, email: str) -> int:
 
 def agreement_report(store, workspace_id: int, run_key: str, *, by: str, tau=None, target_size=None,
                      bootstrap: int = 1000, seed: int = 0) -> dict:
-    """`core.workflow.team_agreement` of a workspace's run, read from the store as ``by`` (the
+    """`core.team.run_agreement.team_agreement` of a workspace's run, read from the store as ``by`` (the
     run's dataset reloaded for the per-label and per-feature tables when it can be)."""
-    from core.review import standing
-    from core.sources import load_dataset
-    from core.store import PERMISSIONS, NotAllowed
-    from core.workflow import artifact_carriers, feature_matrix, team_agreement
+    from core.team.review import standing
+    from core.data.sources import load_dataset
+    from core.team.store import PERMISSIONS, NotAllowed
+    from core.team.run_agreement import artifact_carriers, dispute_roles, team_agreement
+    from core.text.features import feature_matrix
     from core.zstats import compute_z
 
     ws = store.scoped(workspace_id, by)
@@ -51,7 +52,7 @@ def agreement_report(store, workspace_id: int, run_key: str, *, by: str, tau=Non
     run = ws.open_run(run_key)
     review_settings = ws.review_settings()
     rule, blind = review_settings["dispute_rule"], review_settings["blind"]
-    roles = dict(ws.members()[["email", "role"]].itertuples(index=False)) if rule == "senior" else {}
+    roles = dispute_roles(ws, rule)
     if blind and ws.role() not in PERMISSIONS["adjudicate"]:
         raise NotAllowed(f"review in workspace {ws.workspace_id} is blind and {by} is {ws.role()} there: the team's "
                          "agreement shows how others decided, so only curators and owners read it (give --as one of "

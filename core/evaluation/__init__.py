@@ -47,7 +47,10 @@ are computed.
 
 The package: `models` (families), `measures` (accuracy on subsets, KNN distances, the family
 table), `checks` (phases, coarse action, external difficulty, synthetic report), `suite` (the
-whole evaluation of a run and its store), `plots` and `report` (figures and the HTML report).
+whole evaluation of a run and its store) and `plots` (its figures). The files and the one-page
+HTML report of an evaluation are an export: `core.exports.report`.
+
+May import: core.base, core.data, core.representations, core.aflite, core.plots.
 """
 from __future__ import annotations
 

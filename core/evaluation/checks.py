@@ -7,8 +7,8 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.errors import InputError
-from core.progress import check_cancel, report
+from core.base.errors import InputError
+from core.base.progress import check_cancel, report
 from core.evaluation.measures import heldout_split
 from core.evaluation.models import SEPARATIONS, Fit, check_families, fit_many, with_notes
 
@@ -210,7 +210,7 @@ def synthetic_report(*, separations: Sequence[float] = SEPARATIONS, n: int = 200
 
     At each separation (inner/outer radius ratio; the largest separation, the
     smallest ratio, gets ``flip_share`` of its biased points' labels flipped, as in
-    the paper) `core.demos.make_circles` builds ``n`` points, AFLite (``params``;
+    the paper) `core.data.demos.make_circles` builds ``n`` points, AFLite (``params``;
     default `SYNTHETIC_PARAMS`) filters them, and ``folds``-fold accuracy is measured
     before (all points) and after (retained points) for a linear model (logistic
     regression on every feature, bias features included) and an RBF-SVM on the two
@@ -230,7 +230,7 @@ def synthetic_report(*, separations: Sequence[float] = SEPARATIONS, n: int = 200
     from sklearn.svm import SVC
 
     from core.aflite import AFLite
-    from core.demos import make_circles
+    from core.data.demos import make_circles
 
     params = {**SYNTHETIC_PARAMS, **(params or {}), "random_state": random_state}
     rows, points = [], []

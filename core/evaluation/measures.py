@@ -9,8 +9,8 @@ from typing import Dict, Iterable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.errors import InputError
-from core.progress import report
+from core.base.errors import InputError
+from core.base.progress import report
 from core.evaluation.models import FAMILY_NAMES, TABLE_FAMILIES, Fit, check_families, fit_many, make_model, with_notes
 
 

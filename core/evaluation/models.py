@@ -13,7 +13,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.errors import InputError
+from core.base.errors import InputError
 
 
 #: every model family this module trains (the first four are the historical `subset_accuracy` set)
@@ -208,8 +208,8 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, memo=_PROCESS,
     ``n_jobs`` or on the memo. ``on_done(i, fit)`` is called as each finishes; ``cancel`` is
     checked before each fit starts (a fit under way runs to its end). ``memo``: a `FitMemo`, None
     for none; by default the process's (`FITS`)."""
-    from core.cores import one_blas_thread
-    from core.progress import check_cancel
+    from core.base.cores import one_blas_thread
+    from core.base.progress import check_cancel
 
     memo = FITS if memo is _PROCESS else memo
     data = digest(X, y) if memo is not None else ""

@@ -2,7 +2,6 @@
 (see `core.evaluation`)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
@@ -15,9 +14,10 @@ from typing import Dict, Optional
 import numpy as np
 import pandas as pd
 
-from core.artifacts import KEY, ArtifactStore
-from core.errors import InputError
-from core.progress import check_cancel, report, span
+from core.base.result_store import KEY, ResultStore
+from core.base.errors import InputError
+from core.base.keys import jsonable, key_of
+from core.base.progress import check_cancel, report, span
 from core.evaluation.checks import check_tolerance, coarse_action, difficulty_check, phase_table, synthetic_report
 from core.evaluation.measures import evaluation_sets, family_table, heldout_split, knn_distances, training_sets
 from core.evaluation.models import TABLE_FAMILIES, check_families, notes_of
@@ -127,9 +127,7 @@ class Evaluation:
                               self.options)
 
     def to_dict(self) -> dict:
-        from core.runs import _jsonable
-
-        return _jsonable({"format": 1, "options": self.options, "context": self.context, "notes": self.notes,
+        return jsonable({"format": 1, "options": self.options, "context": self.context, "notes": self.notes,
                           "summary": self.summary, "created": self.created,
                           "tables": {k: json.loads(v.to_json(orient="split", index=False, default_handler=str))
                                      for k, v in self.tables.items()}})
@@ -145,8 +143,7 @@ class Evaluation:
 
 
 def evaluation_key(run_key: str, tau, n, options: dict) -> str:
-    blob = json.dumps([run_key, tau, n, options], sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return key_of([run_key, tau, n, options])
 
 
 def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen: Optional[int] = None,
@@ -156,7 +153,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
 
     Parameters
     ----------
-    dataset : core.dataset.Dataset
+    dataset : core.data.dataset.Dataset
     representation : core.representations.Representation
         Φ of the run (rows aligned with ``retained``; warm-up examples excluded).
     retained : (N,) bool
@@ -179,7 +176,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     """
     from core.representations import represent
 
-    from core.cores import usable_cores
+    from core.base.cores import usable_cores
 
     t0 = time.perf_counter()
     opts = (options or EvaluationOptions()).check()
@@ -301,12 +298,12 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
 
 class EvaluationStore:
     """Finished evaluations on disk, one JSON file per (run key, τ, n, options), in a folder beside
-    the run store (a `core.artifacts.ArtifactStore`): a reload, a CLI call or a teammate on the
+    the run store (a `core.base.result_store.ResultStore`): a reload, a CLI call or a teammate on the
     same server reads them instead of recomputing."""
 
     def __init__(self, root):
         self.root = Path(root)
-        self.files = ArtifactStore(self.root, suffix=".json", format=STORE_FORMAT, what="evaluation")
+        self.files = ResultStore(self.root, suffix=".json", format=STORE_FORMAT, what="evaluation")
 
     def path(self, key: str) -> Path:
         return self.files.path(key)
@@ -333,7 +330,7 @@ class EvaluationStore:
     def started(self, key: str, *, run_key: str, tau: float, n: int, options: dict) -> None:
         """Record that this process began evaluation ``key`` (`put`, or `ended` on a cancel or an
         error, removes the record)."""
-        from core import paths
+        from core.base import paths
 
         record = {"key": key, "run_key": run_key, "tau": float(tau), "n": int(n), "options": options,
                   "pid": os.getpid(), "host": socket.gethostname(), "instance": _INSTANCE, "started": time.time()}

@@ -31,7 +31,7 @@ column                   DQI component it follows                    formula (pe
 ``label_tied``           C6 n-gram frequency per label               1 / (1 + (z⁺_i / z*)²), z⁺_i = max(0, largest z of
                                                                      the example's own n-gram features for its own
                                                                      label) (`core.zstats.z_scores`, paper 004 eq. 2,
-                                                                     features of `core.features` seen in ≥
+                                                                     features of `core.text.features` seen in ≥
                                                                      ``min_count`` examples), z* the one-sided
                                                                      Bonferroni threshold: 0.5 exactly at z = z*
 ``inter_split``          C7 inter-split similarity                   1 − max(0, max_j cos(Φ_i, Φ'_j)) over the
@@ -88,8 +88,12 @@ with the same options, and the SVD axes recovered exactly as V = Mᵀ Φ Σ⁻²
 fields stands in for the neighbours and Φ-predictability (the feedback says so).
 
 The package: `scoring` (names, weights, thresholds, the combined score and the lights),
-`kernels` (numeric helpers), `context` (`QualityContext`, `Feedback`, `check_example`);
+`kernels` (numeric helpers), `context` (`QualityContext`, `Feedback`, `check_example`), `pruning`
+(DQI-guided pruning: a quality-ordered run's column and key, the plain-vs-quality comparison);
 `quality_scores` and `quality_for_aflite` are here.
+
+May import: core.base, core.data, core.text, core.representations, core.zstats, core.aflite,
+core.evaluation, core.results.
 """
 from __future__ import annotations
 
@@ -98,8 +102,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.dataset import Dataset
-from core.errors import InputError
+from core.data.dataset import Dataset
+from core.base.errors import InputError
 from core.quality.context import QualityContext, check_example
 from core.quality.feedback import Feedback
 from core.quality.scoring import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, LIGHTS, 

@@ -10,14 +10,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from core.dataset import Dataset
-from core.errors import InputError
-from core.features import build_features, overlap_share
-from core.tokens import binary_csr, tokenise_column, tokenize
-from core.labels import encode_labels
-from core.progress import check_cancel, report
+from core.data.dataset import Dataset
+from core.base.errors import InputError
+from core.text.features import build_features, overlap_share
+from core.text.tokens import binary_csr, tokenise_column, tokenize
+from core.data.labels import encode_labels
+from core.base.progress import check_cancel, report
 from core.zstats import bonferroni_threshold, z_from_share, z_scores
-from core.duplicates import DuplicateIndex
+from core.text.duplicates import DuplicateIndex
 from core.quality.feedback import Feedback, overall_light
 from core.quality.kernels import TfidfSvd, max_cosine, normalise_rows, pca_basis, spec_parts, texts_of, with_fields
 from core.quality.scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
@@ -64,8 +64,8 @@ class QualityContext:
         """
         self = cls()
         if not isinstance(dataset, Dataset):
-            raise InputError(f"quality needs a core.dataset.Dataset, not {type(dataset).__name__}; load one with "
-                             "core.sources.load_dataset.")
+            raise InputError(f"quality needs a core.data.dataset.Dataset, not {type(dataset).__name__}; load one with "
+                             "core.data.sources.load_dataset.")
         if not dataset.text:
             raise InputError("the quality components read text: the dataset has no text column; load it with "
                              "--text (e.g. --text premise,hypothesis).")
@@ -381,7 +381,7 @@ class QualityContext:
         notes = list(self.notes)
         toks = {f: tokenize(ex[f]) for f in self.fields}
 
-        # n-gram features of the example (the names `core.features` gives them)
+        # n-gram features of the example (the names `core.text.features` gives them)
         names = []
         for f in self.fields:
             t = toks[f]
@@ -515,7 +515,7 @@ class QualityContext:
             out.append(f"a model on Φ ({r['spec']}) predicts {label} with p = {r['confidence']:.2f}: examples like "
                        "this one are easy to label from surface features.")
         comp = fb.components
-        if fb.duplicates:   # shared wording, field by field (core.duplicates), not closeness in Φ
+        if fb.duplicates:   # shared wording, field by field (core.text.duplicates), not closeness in Φ
             dup = fb.duplicates[0]
             shared = ("the same words but one, and the same label" if dup.get("how") == "one word" else
                       f"{dup['overlap']:.0%} of the wording shared in every field")

@@ -73,7 +73,7 @@ class Feedback:
         examples in Φ (similar, not duplicates: see ``duplicates``).
     duplicates : list of dict
         ``id`` and ``overlap`` of the dataset's near-duplicates of the example: every text field
-        shares at least `core.duplicates.THRESHOLD` of its wording (`core.duplicates`).
+        shares at least `core.text.duplicates.THRESHOLD` of its wording (`core.text.duplicates`).
     suggestions : list of str
         What to change to turn red into green, most important first.
     notes : list of str

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from core.errors import InputError
+from core.base.errors import InputError
 
 
 # ============================================================== small kernels

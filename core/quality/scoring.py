@@ -8,10 +8,10 @@ from typing import Mapping, Optional
 import numpy as np
 import pandas as pd
 
-from core.dataset import Dataset
-from core.errors import InputError
-from core.features import FeatureOptions
-from core import lights as lights_vocabulary
+from core.data.dataset import Dataset
+from core.base.errors import InputError
+from core.text.features import FeatureOptions
+from core.base import lights as lights_vocabulary
 
 
 #: Component columns, in DQI order.
@@ -28,6 +28,14 @@ DQI_COMPONENTS = {
     "label_tied": "C6 n-gram frequency per label",
     "inter_split": "C7 inter-split similarity",
 }
+
+
+
+def quality_columns() -> list:
+    """The columns an export's quality table adds (`core.exports.writers.add_quality_columns`):
+    the seven components, the combined ``dqi`` and its ``light``."""
+    return [*COMPONENTS, "dqi", "light"]
+
 
 #: Weights of the combined ``dqi`` score (knobs; see the module docstring for why).
 DEFAULT_WEIGHTS = {"vocabulary": 0.5, "ngram_frequency": 0.5, "neighbour": 1.0, "word_overlap": 1.5,
@@ -105,7 +113,7 @@ def check_weights(weights) -> dict:
 def check_second_split(ds: Dataset, other: Dataset) -> None:
     """`InputError` unless the second split has the same columns and roles as ``ds``."""
     if not isinstance(other, Dataset):
-        raise InputError(f"the second split must be a core.dataset.Dataset, not {type(other).__name__}.")
+        raise InputError(f"the second split must be a core.data.dataset.Dataset, not {type(other).__name__}.")
     a, b = set(map(str, ds.table.columns)), set(map(str, other.table.columns))
     if a != b or other.label != ds.label or list(other.text) != list(ds.text):
         missing, extra = sorted(a - b), sorted(b - a)

@@ -57,6 +57,8 @@ interrupted run never leaves a cache entry that is read back.
 The package: `spec` (the spec language), `common` (shared checks and helpers), `vectors`
 (vector files), `text` (text and image builders); `represent`, the disk cache and the warm-up
 extractor are here.
+
+May import: core.base, core.data.
 """
 from __future__ import annotations
 
@@ -70,10 +72,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from core.dataset import Dataset
-from core import paths
-from core.errors import InputError
-from core.progress import check_cancel, report
+from core.data.dataset import Dataset
+from core.base import paths
+from core.base.errors import InputError
+from core.base.progress import check_cancel, report
 from core.representations.common import CACHE_VERSION, build_embedding, check_finite, json_default, stores
 from core.representations.spec import KINDS, canonical_spec, parse_spec, resolve_options, resolve_spec, spec_paths
 from core.representations.text import build_glove, build_pixels, build_sbert, build_tfidf_svd
@@ -181,11 +183,11 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
     spec : str
         ``KIND[:key=value,…]``; see the module docstring for kinds and options.
     cache_dir : str, Path, None or False
-        Cache folder; None means `core.paths.cache_dir`; False disables the cache.
+        Cache folder; None means `core.base.paths.cache_dir`; False disables the cache.
     progress : callable, optional
         ``progress(fraction, message)``.
     cancel : object with ``is_set()``, optional
-        Checked between steps; raises `core.errors.Cancelled` when set.
+        Checked between steps; raises `core.base.errors.Cancelled` when set.
 
     Returns
     -------
@@ -202,8 +204,8 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
         The optional package a kind needs is not installed.
     """
     if not isinstance(dataset, Dataset):
-        raise InputError(f"represent needs a core.dataset.Dataset, got {type(dataset).__name__}; "
-                         "load one with core.sources.load_dataset.")
+        raise InputError(f"represent needs a core.data.dataset.Dataset, got {type(dataset).__name__}; "
+                         "load one with core.data.sources.load_dataset.")
     if len(dataset) == 0:
         raise InputError("the dataset has no examples; nothing to represent.")
     kind, options = parse_spec(spec)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.artifacts import ArtifactStore
-from core.dataset import Dataset
-from core import memory
-from core.memory import size_text
-from core.errors import InputError
-from core.progress import check_cancel, report
+from core.base.result_store import ResultStore
+from core.data.dataset import Dataset
+from core.base import memory
+from core.base.memory import size_text
+from core.base.errors import InputError
+from core.base.progress import check_cancel, report
 
 
 # Bump when a representation's computation changes, so old cache entries are not reused.
@@ -18,10 +18,10 @@ CACHE_VERSION = 1
 
 
 def stores(folder) -> tuple:
-    """The artifact stores (`core.artifacts`) of one dataset's cached Φs in ``folder``: the vectors
+    """The artifact stores (`core.base.result_store`) of one dataset's cached Φs in ``folder``: the vectors
     (``.npy``, memory-mapped when read) and their descriptions (``.json``), one key each."""
-    return (ArtifactStore(folder, suffix=".npy", format=CACHE_VERSION, what="representation"),
-            ArtifactStore(folder, suffix=".json", format=CACHE_VERSION, what="representation's description"))
+    return (ResultStore(folder, suffix=".npy", format=CACHE_VERSION, what="representation"),
+            ResultStore(folder, suffix=".json", format=CACHE_VERSION, what="representation's description"))
 
 FILE_CHUNK = 16384   # rows read, converted and checked at a time (16384 × 768 float32 = 50 MB)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.dataset import Dataset
-from core.errors import InputError
+from core.data.dataset import Dataset
+from core.base.errors import InputError
 
 
 # kind -> {option: default}; None means "no default" (required or dataset-derived).

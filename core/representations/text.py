@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from core.errors import InputError, MissingExtraError
-from core.progress import check_cancel, report
+from core.base.errors import InputError, MissingExtraError
+from core.base.progress import check_cancel, report
 from core.representations.common import stack_vectors, texts_of
 
 

@@ -13,11 +13,11 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core import memory
-from core.memory import size_text
-from core import paths
-from core.errors import Cancelled, InputError
-from core.progress import check_cancel, report
+from core.base import memory
+from core.base.memory import size_text
+from core.base import paths
+from core.base.errors import Cancelled, InputError
+from core.base.progress import check_cancel, report
 import core.representations.common as common   # FILE_CHUNK read at call time (tests shrink it)
 from core.representations.common import CACHE_VERSION, check_finite, json_default, read_progress, stores
 from core.representations.spec import canonical_spec

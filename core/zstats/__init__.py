@@ -18,9 +18,11 @@ After Gardner et al. (2021) and paper 004 (Wu et al. 2022):
 * **Consistency filtering** (004 §2.2.2). Drop examples whose gold label a model
   trained on other examples gives probability p_M(l | x) ≤ τ. `consistency_filter`.
 
-Features are built by `core.features` (its docstring defines the tokenisation).
+Features are built by `core.text.features` (its docstring defines the tokenisation).
 Everything returns small dataclasses holding pandas tables, ready for the CLI
-(``to_csv``) and the dashboard; figures are in `core.zplots`.
+(``to_csv``) and the dashboard; figures are in `core.plots.zstats`.
+
+May import: core.base, core.data, core.text.
 """
 from core.zstats.consistency import ConsistencyResult, consistency_filter
 from core.zstats.statistics import ZStats, bonferroni_threshold, compute_z, z_from_share, z_scores, z_table

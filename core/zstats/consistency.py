@@ -9,10 +9,10 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.errors import InputError
-from core.features import FeatureOptions, build_features
-from core.labels import encode_labels
-from core.progress import check_cancel, report
+from core.base.errors import InputError
+from core.text.features import FeatureOptions, build_features
+from core.data.labels import encode_labels
+from core.base.progress import check_cancel, report
 from core.zstats.inputs import ZInput, check_min_count, classes_of, resolve_input, resolve_seed
 
 
@@ -103,7 +103,7 @@ def consistency_filter(
     X : array or sparse matrix (N, d), optional
         Inputs of the model, rows aligned with `data` (e.g. a representation's
         `.X`). Default: the binary n-gram, length and pair features of the text
-        (`core.features`, no partial-input predictions).
+        (`core.text.features`, no partial-input predictions).
     reference : DataFrame or Dataset, optional
         Train on these examples instead of cross-fitting (needs the text columns;
         not combined with `X`).

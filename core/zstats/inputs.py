@@ -8,9 +8,9 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.dataset import Dataset
-from core.errors import InputError
-from core.features import FeatureMatrix, build_features, check_text_columns
+from core.data.dataset import Dataset
+from core.base.errors import InputError
+from core.text.features import FeatureMatrix, build_features, check_text_columns
 
 
 @dataclass
@@ -43,8 +43,8 @@ def resolve_input(data, label=None, text=None, pair="auto", features=None, what=
             text = [c for c in table.columns if c != label and c not in features and holds_strings(table[c])]
     else:
         raise InputError(
-            f"{what} must be a pandas DataFrame or a core.dataset.Dataset, not {type(data).__name__}; "
-            f"load files with core.sources.load_dataset(...)."
+            f"{what} must be a pandas DataFrame or a core.data.dataset.Dataset, not {type(data).__name__}; "
+            f"load files with core.data.sources.load_dataset(...)."
         )
     if label not in table.columns:
         raise InputError(f"{what}: label column {label!r} is not in the data; columns are {list(map(str, table.columns))}.")
@@ -119,7 +119,7 @@ def resolve_seed(seed_data, inp: ZInput) -> pd.DataFrame:
         table = seed_data
     else:
         raise InputError(
-            f"seed_data must be a DataFrame or a core.dataset.Dataset, not {type(seed_data).__name__}."
+            f"seed_data must be a DataFrame or a core.data.dataset.Dataset, not {type(seed_data).__name__}."
         )
     need = [inp.label, *inp.text, *inp.features]
     missing = [c for c in need if c not in table.columns]

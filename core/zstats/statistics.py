@@ -11,10 +11,10 @@ import pyarrow as pa
 import scipy.sparse as sp
 from scipy.stats import norm
 
-from core.errors import InputError
-from core.features import FeatureMatrix, FeatureOptions
-from core.labels import encode_labels
-from core.progress import check_cancel, report, span
+from core.base.errors import InputError
+from core.text.features import FeatureMatrix, FeatureOptions
+from core.data.labels import encode_labels
+from core.base.progress import check_cancel, report, span
 from core.zstats.inputs import check_min_count, classes_of, features_for, resolve_input
 
 
@@ -53,7 +53,7 @@ def z_scores(counts: np.ndarray, n: np.ndarray, p0: float) -> np.ndarray:
 def z_from_share(p_hat, n, p0: float):
     """Paper 004 eq. 2 from p̂, the share of a feature's n examples that carry the label: the
     one z of the project (the batch above, one new example's words in `core.quality`, a cue on
-    another split in `core.transfer`). Arrays or numbers; NaN or ±inf where n = 0."""
+    another split in `core.dynamics.transfer`). Arrays or numbers; NaN or ±inf where n = 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return (p_hat - p0) / np.sqrt(p0 * (1 - p0) / np.asarray(n, dtype=np.float64))
 
@@ -238,7 +238,7 @@ def compute_z(
 
     Parameters
     ----------
-    data : DataFrame or core.dataset.Dataset
+    data : DataFrame or core.data.dataset.Dataset
         The examples. For a Dataset, `label`, `text` and `features` default to
         its roles.
     label : str
@@ -254,7 +254,7 @@ def compute_z(
         Test only features present in at least this many examples.
     alpha : float
         Family-wise level α of the one-sided Bonferroni threshold z*.
-    options : core.features.FeatureOptions
+    options : core.text.features.FeatureOptions
         Feature set and bins.
     random_state : int
         Seed of the cross-fitted partial-input model.

@@ -8,10 +8,10 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.errors import InputError
-from core.features import FeatureOptions
-from core.labels import encode_labels
-from core.progress import check_cancel, report, span
+from core.base.errors import InputError
+from core.text.features import FeatureOptions
+from core.data.labels import encode_labels
+from core.base.progress import check_cancel, report, span
 from core.zstats.inputs import check_min_count, classes_of, features_for, resolve_input, resolve_seed
 from core.zstats.statistics import ZStats, bonferroni_threshold, counts_per_label, z_scores, zstats_from_counts
 
@@ -148,7 +148,7 @@ def z_filter(
 
     Parameters
     ----------
-    data : DataFrame or core.dataset.Dataset
+    data : DataFrame or core.data.dataset.Dataset
         The candidates D′.
     label, text, pair, features : see `compute_z`
         The seed dataset must have the same label, text and feature columns.
@@ -167,11 +167,11 @@ def z_filter(
         Bonferroni threshold z*(α) on the current Z.
     min_count : int
         Only features present in at least this many examples of Z can be biased.
-    options : core.features.FeatureOptions
+    options : core.text.features.FeatureOptions
     random_state : int
         Seed of the batch shuffle (and of the partial-input model's folds).
     progress, cancel
-        See `core.progress`; reported once per batch.
+        See `core.base.progress`; reported once per batch.
 
     Returns
     -------

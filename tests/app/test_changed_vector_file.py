@@ -15,7 +15,7 @@ def _rewrite_between_runs():
     import numpy as np
     import streamlit as st
 
-    from core.errors import InputError
+    from core.base.errors import InputError
     from dashboard import current, pipelines
     from dashboard.session import Source
 

@@ -111,7 +111,7 @@ def test_an_annotator_sees_stored_results_but_no_form_and_start_refuses(fresh_se
     assert metrics(ann)["Suggested n"] == shown          # the owner's stored evaluation
     script = """
 import streamlit as st
-from core.store import NotAllowed
+from core.team.store import NotAllowed
 from dashboard import current, team
 from dashboard import evaluation as evaluation_jobs
 from dashboard.page import start_page

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.errors import Cancelled
-from core.jobs import JobRunner
+from core.base.errors import Cancelled
+from core.base.jobs import JobRunner
 from dashboard import exports
 from dashboard.server import Server
 from dashboard.session import Session

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from apptest_helpers import app, metrics, no_exceptions, page, texts
-from core.aflite_plots import map_points
+from core.plots.aflite import map_points
 
 
 def drawn(at):
@@ -14,7 +14,7 @@ def drawn(at):
 
 
 def test_every_point_is_drawn_up_to_the_limit_and_nothing_is_said(fresh_server):
-    from core.settings import settings
+    from core.base.settings import settings
 
     at = app().run()
     at.switch_page(page("4_map")).run()
@@ -63,7 +63,7 @@ def test_the_limit_comes_from_the_environment(monkeypatch, raw, expected):
 
 
 def test_a_selection_event_gives_rows_whatever_the_shape_of_customdata():
-    from core.aflite_plots import selected_rows
+    from core.plots.aflite import selected_rows
 
     event = {"selection": {"points": [{"customdata": 5}, {"customdata": [7, "x"]}, {"customdata": {"0": 9, "1": 0.3}},
                                       {"x": 1.0}, {"customdata": 5}]}}

@@ -242,7 +242,7 @@ def test_predictability_counts_follow_tau(at):
 def test_map_draws_webgl_points_with_row_ids(at):
     import json
 
-    from core.aflite_plots import map_points
+    from core.plots.aflite import map_points
 
     at.switch_page(page("4_map")).run()
     no_exceptions(at)

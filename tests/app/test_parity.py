@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.errors import InputError, RolesNeeded
-from core.sources import load_dataset
+from core.base.errors import InputError, RolesNeeded
+from core.data.sources import load_dataset
 from dashboard.formatting import plain
 
 ROOT = Path(__file__).resolve().parents[2]

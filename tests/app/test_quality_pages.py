@@ -28,7 +28,7 @@ def compute_quality(at, button="q_panel_compute"):
 def expected_quality():
     """The components of the demo on the dashboard's Φ, computed directly by core.quality."""
     from core.quality import quality_scores
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
     from dashboard.session import DEFAULT_SPEC
 
     return quality_scores(load_dataset("demo:nli"), DEFAULT_SPEC, min_count=5, nn_dim=64)
@@ -136,7 +136,7 @@ def test_examples_show_a_quality_light_next_to_the_review_light(fresh_server):
 
 
 def test_the_map_colours_by_quality_and_by_quality_light(fresh_server):
-    from core.review import LIGHT_COLOURS
+    from core.team.review import LIGHT_COLOURS
 
     at = app().run()
     at.switch_page(page("4_map")).run()
@@ -150,7 +150,7 @@ def test_the_map_colours_by_quality_and_by_quality_light(fresh_server):
     legend = {t["name"]: t["marker"]["color"] for t in fig["data"][1:]}
     present = sorted(set(expected["light"]))
     assert legend == {f"quality light={l}": LIGHT_COLOURS[l] for l in present}
-    from core.aflite_plots import map_points
+    from core.plots.aflite import map_points
 
     drawn = map_points(fig["data"][0])
     ids = drawn["id"].tolist()
@@ -204,7 +204,7 @@ def test_annotators_are_told_who_computes_quality(fresh_server):
 
 def test_the_cli_and_the_dashboard_give_a_quality_ordered_run_one_key_and_one_result(fresh_server, tmp_path):
     """The same DQI-ordered run scored on the Filter page and by `aflite --quality dqi`: one
-    run key (core.workflow's descriptor) and the same kept examples."""
+    run key (core.quality.pruning's descriptor) and the same kept examples."""
     from core.cli import main
     from dashboard.server import server
 

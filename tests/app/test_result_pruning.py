@@ -1,4 +1,4 @@
-"""A starting server keeps the computed results within ARTIFACT_LENS_RESULTS_MB (`core.artifacts`):
+"""A starting server keeps the computed results within ARTIFACT_LENS_RESULTS_MB (`core.base.result_store`):
 results of an older format go, then the least recently used; a file the tool did not name is
 never touched."""
 import os
@@ -7,13 +7,13 @@ import numpy as np
 
 
 def test_a_starting_server_prunes_old_formats_and_the_least_recent(fresh_server, monkeypatch):
-    from core.artifacts import ArtifactStore
-    from core.runs import STORE_FORMAT
+    from core.base.result_store import ResultStore
+    from core.results.runs import STORE_FORMAT
     from dashboard.server import server
 
     runs = fresh_server / "runs"
-    current = ArtifactStore(runs, suffix=".npz", format=STORE_FORMAT, what="run")
-    older = ArtifactStore(runs, suffix=".npz", format=STORE_FORMAT - 1, what="run")
+    current = ResultStore(runs, suffix=".npz", format=STORE_FORMAT, what="run")
+    older = ResultStore(runs, suffix=".npz", format=STORE_FORMAT - 1, what="run")
     for i in range(5):   # 5 "runs" of 1 MB, oldest first
         path = current.save(f"run{i}", lambda fh: np.save(fh, np.zeros(125_000)))
         os.utime(path, (1000 + i, 1000 + i))
@@ -26,7 +26,7 @@ def test_a_starting_server_prunes_old_formats_and_the_least_recent(fresh_server,
     from core.representations.common import stores
 
     vectors, _ = stores(fresh_server / "representations" / "abc123")
-    old_phi = ArtifactStore(vectors.root, suffix=".npy", format=vectors.format + 1, what="representation")
+    old_phi = ResultStore(vectors.root, suffix=".npy", format=vectors.format + 1, what="representation")
     old_phi = old_phi.save("phi", lambda fh: fh.write(b"made by a newer version"))
     phi = vectors.save("phi", lambda fh: np.save(fh, np.zeros(10)))
     os.utime(phi, (2000, 2000))

@@ -45,7 +45,7 @@ def test_a_signed_in_member_without_a_role_is_told_whom_to_ask(fresh_server):
 
 
 def test_an_annotator_sees_no_actions_and_the_actions_refuse(fresh_server):
-    from core.store import NotAllowed
+    from core.team.store import NotAllowed
     from dashboard.server import server
 
     owner = app(OWNER).run()
@@ -81,7 +81,7 @@ def test_dashboard_actions_check_the_role_of_the_tab(fresh_server):
     when called without the page's buttons."""
     script = """
 import streamlit as st
-from core.store import NotAllowed
+from core.team.store import NotAllowed
 from dashboard import data_inputs, pipelines, team
 from dashboard.session import Source, session
 team.sign_in()
@@ -244,7 +244,7 @@ def test_an_interrupted_run_can_be_resumed_or_discarded(fresh_server):
     at = app(OWNER).run()
     ws, run_id, key = _saved_demo(at)
     team = server().team
-    from core.runs import run_key
+    from core.results.runs import run_key
     from dashboard.session import DEFAULT_PARAMS
 
     rec = team.run_record(ws, key, by=OWNER)
@@ -302,7 +302,7 @@ def test_a_teammate_opens_a_run_on_an_upload_after_the_upload_cache_is_gone(fres
     uploads folder (a bounded cache) can lose it and the workspace's run still opens."""
     import shutil
 
-    from core import paths
+    from core.base import paths
     from dashboard.server import server
 
     rows = pd.DataFrame({"premise": [f"a man number {i} sits" for i in range(240)],

@@ -4,7 +4,7 @@ from apptest_helpers import app, metrics, no_exceptions, page, wait_for_jobs
 
 
 def test_the_demos_cues_carry_over_to_another_split(fresh_server, tmp_path, monkeypatch):
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
 
     monkeypatch.setenv("ARTIFACT_LENS_DATA_DIRS", str(tmp_path))
     other = tmp_path / "other.csv"

@@ -6,7 +6,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.errors import InputError
+from core.base.errors import InputError
 from dashboard import data_inputs
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, select, text
 
-from core.store import TeamStore
-from core.store.models import RunRecord
+from core.team.store import TeamStore
+from core.team.store.models import RunRecord
 from scale import scaled
 
 pytestmark = pytest.mark.durability
@@ -257,7 +257,7 @@ def test_the_heartbeat_outlives_a_setting_that_turns_bad(tmp_path, monkeypatch):
     renew = server.team.renew_leases
     server.team.renew_leases = lambda: (beats.append(time.time()), renew())
     try:
-        monkeypatch.setenv("ARTIFACT_LENS_CACHE_MB", "0")   # refused by core.settings from now on
+        monkeypatch.setenv("ARTIFACT_LENS_CACHE_MB", "0")   # refused by core.base.settings from now on
         deadline = time.time() + 30
         while len(beats) < 3 and time.time() < deadline:
             time.sleep(0.1)

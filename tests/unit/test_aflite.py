@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 
 from core.aflite import AFLite, RefitNeeded, random_subset, single_model_filter
-from core.errors import Cancelled, InputError
+from core.base.errors import Cancelled, InputError
 
 
 def _problem(seed, n=120, d=4, n_classes=3, signal=1.0):
@@ -22,7 +22,7 @@ def _problem(seed, n=120, d=4, n_classes=3, signal=1.0):
 
 
 def _circles(n=600, seed=0):
-    from core.demos import make_circles
+    from core.data.demos import make_circles
 
     ds = make_circles(n=n, random_state=seed)
     X = np.stack(ds.table["features"].to_numpy()).astype(np.float32)
@@ -47,7 +47,7 @@ def _runs(draw):
 
 
 def _protected(run, share):
-    """The joint filter's protected rows (`core.joint`): a random share, never every row."""
+    """The joint filter's protected rows (`core.dynamics.joint`): a random share, never every row."""
     if share == 0:
         return None
     mask = np.random.default_rng(run["seed"] + 1).random(run["n"]) < share

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core.aflite import AFLite
 from core.aflite.backends import namespace
-from core.errors import InputError
-from core.runs import full_params
+from core.base.errors import InputError
+from core.results.runs import full_params
 
 
 def _data(seed, N=900, d=12, classes=3):
@@ -76,9 +76,9 @@ def test_the_cli_refuses_an_unusable_device_before_any_work(tmp_path, capsys):
 def test_a_run_says_where_it_ran(tmp_path):
     """Issue 32: the Filter page's line comes from the run's own record."""
     from core.representations import represent
-    from core.runs import Run, fit_run
-    from core.sources import load_dataset
-    from core.summaries import where_it_ran
+    from core.results.runs import Run, fit_run
+    from core.data.sources import load_dataset
+    from core.aflite.summaries import where_it_ran
 
     ds = load_dataset("demo:nli:n=300")
     rep = represent(ds, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=tmp_path)

@@ -15,7 +15,7 @@ import dask.array as da  # noqa: E402
 from core.aflite import AFLite  # noqa: E402
 from core.aflite.distributed import ClusterError, connect, load_array  # noqa: E402
 from core.aflite.storage import RANGE_ROWS  # noqa: E402
-from core.errors import Cancelled, InputError  # noqa: E402
+from core.base.errors import Cancelled, InputError  # noqa: E402
 
 pytestmark = pytest.mark.dask
 

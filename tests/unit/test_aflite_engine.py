@@ -15,9 +15,9 @@ from scipy.linalg import lapack
 
 from core.aflite import AFLite, estimator
 from core.aflite.estimator import DEFAULT_MAX_DIM
-from core.errors import InputError
+from core.base.errors import InputError
 from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, rows_of, solve_partition
-from core.progress import check_cancel
+from core.base.progress import check_cancel
 
 
 class _FullGramRidge(RidgeScorer):
@@ -196,7 +196,7 @@ def test_max_dim_default_is_full_dimension_up_to_768_columns():
 def test_many_classes_keep_memory_bounded_and_a_run_too_big_names_the_flags(monkeypatch):
     """Thousands of classes: one-hot targets per block and prediction chunks shrink with K·m
     (same result); a run that would still not fit is refused before any work, naming --label."""
-    import core.memory as S
+    import core.base.memory as S
     from core.aflite.scorers import CHUNK_BYTES, CHUNK_ROWS, chunk_rows, one_hot, ridge_bytes
 
     assert chunk_rows(2, 64) == CHUNK_ROWS                    # the usual case is unchanged

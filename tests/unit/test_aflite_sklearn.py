@@ -6,7 +6,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import estimator_checks as checks
 
 from core.aflite import AFLite, NotFitted, ParameterError
-from core.errors import InputError
+from core.base.errors import InputError
 
 
 def _problem(n=200, seed=0):

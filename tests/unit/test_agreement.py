@@ -1,4 +1,4 @@
-"""Agreement statistics (`core.agreement`, issue 22): Krippendorff's α against the textbook table
+"""Agreement statistics (`core.team.agreement`, issue 22): Krippendorff's α against the textbook table
 and the `krippendorff` package, Cohen's κ against scikit-learn's, perfect and chance agreement,
 the filter as a rater, and the τ/n the team's decisions support."""
 import json
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from core.agreement import agreement, alpha_nominal, kappa, sides_of, supported_tau_n, team_sides
-from core.errors import InputError
+from core.team.agreement import agreement, alpha_nominal, kappa, sides_of, supported_tau_n, team_sides
+from core.base.errors import InputError
 
 krippendorff = pytest.importorskip("krippendorff")
 

@@ -1,4 +1,4 @@
-"""The one artifact store (`core.artifacts`, issue 24): keys that cannot name a path, formats in the
+"""The one artifact store (`core.base.result_store`, issue 24): keys that cannot name a path, formats in the
 name (outdated = absent), corruption told apart from absence, pruning that deletes only what the
 store named; and every store of computed results in the project goes through it."""
 import ast
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.artifacts import KEY, ArtifactStore, CorruptArtifact, prune
-from core.errors import InputError
+from core.base.result_store import KEY, ResultStore, CorruptResult, prune
+from core.base.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,7 +29,7 @@ def _read(path):
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=140))
 def test_a_key_is_a_file_stem_inside_the_folder_or_refused(tmp_path, key):
-    store = ArtifactStore(tmp_path / "r", suffix=".json", format=2, what="thing")
+    store = ResultStore(tmp_path / "r", suffix=".json", format=2, what="thing")
     try:
         path = store.path(key)
     except InputError as exc:
@@ -39,8 +39,8 @@ def test_a_key_is_a_file_stem_inside_the_folder_or_refused(tmp_path, key):
 
 
 def test_absent_outdated_and_corrupt_are_three_different_answers(tmp_path, caplog):
-    old = ArtifactStore(tmp_path, suffix=".json", format=1, what="thing")
-    new = ArtifactStore(tmp_path, suffix=".json", format=2, what="thing")
+    old = ResultStore(tmp_path, suffix=".json", format=1, what="thing")
+    new = ResultStore(tmp_path, suffix=".json", format=2, what="thing")
     assert new.load("k", _read) is None                       # absent
     _json(old, "k", {"a": 1})
     with caplog.at_level(logging.INFO, logger="artifact_lens.artifacts"):
@@ -49,7 +49,7 @@ def test_absent_outdated_and_corrupt_are_three_different_answers(tmp_path, caplo
     assert old.load("k", _read) == {"a": 1} and new.outdated() == [old.path("k")]
     path = _json(new, "k", {"a": 2})
     path.write_bytes(b"{not json")
-    with pytest.raises(CorruptArtifact, match=re.escape(str(path))) as exc:
+    with pytest.raises(CorruptResult, match=re.escape(str(path))) as exc:
         new.load("k", _read)
     assert exc.value.path == path and "delete it" in str(exc.value)
     with caplog.at_level(logging.WARNING, logger="artifact_lens.artifacts"):
@@ -60,7 +60,7 @@ def test_absent_outdated_and_corrupt_are_three_different_answers(tmp_path, caplo
 
 
 def test_a_failed_write_keeps_the_old_file_and_no_temporary(tmp_path):
-    store = ArtifactStore(tmp_path, suffix=".json", format=1, what="thing")
+    store = ResultStore(tmp_path, suffix=".json", format=1, what="thing")
     _json(store, "k", [1])
 
     def broken(fh):
@@ -82,9 +82,9 @@ def test_prune_deletes_only_names_the_stores_make(tmp_path_factory, foreign, bud
     """Whatever else is in the folder (a user's file, another tool's, a name that looks close),
     pruning to any budget leaves it byte for byte."""
     root = tmp_path_factory.mktemp("prune")
-    a = ArtifactStore(root, suffix=".json", format=2, what="a")
-    b = ArtifactStore(root, suffix=".npz", format=1, what="b")
-    old = ArtifactStore(root, suffix=".json", format=1, what="a")
+    a = ResultStore(root, suffix=".json", format=2, what="a")
+    b = ResultStore(root, suffix=".npz", format=1, what="b")
+    old = ResultStore(root, suffix=".json", format=1, what="a")
     ours = set()
     for i in range(4):
         ours.add(_json(a, f"a{i}", list(range(50))).name)
@@ -108,7 +108,7 @@ def test_prune_deletes_only_names_the_stores_make(tmp_path_factory, foreign, bud
 def test_a_folder_the_tool_did_not_mark_is_never_pruned(tmp_path):
     """Files named exactly as a store names them, in a folder the tool never saved to (a cache
     folder pointed at someone else's files), stay."""
-    store = ArtifactStore(tmp_path, suffix=".json", format=2, what="thing")
+    store = ResultStore(tmp_path, suffix=".json", format=2, what="thing")
     theirs = [tmp_path / "a.v1.json", tmp_path / "b.v2.json"]
     for p in theirs:
         p.write_text("[]")
@@ -122,7 +122,7 @@ def test_a_folder_the_tool_did_not_mark_is_never_pruned(tmp_path):
 
 
 def test_prune_removes_the_least_recently_used_first(tmp_path):
-    store = ArtifactStore(tmp_path, suffix=".json", format=1, what="thing")
+    store = ResultStore(tmp_path, suffix=".json", format=1, what="thing")
     for i, key in enumerate(["old", "mid", "new"]):
         path = _json(store, key, [0] * 100)
         os.utime(path, (1000 + i, 1000 + i))
@@ -133,12 +133,12 @@ def test_prune_removes_the_least_recently_used_first(tmp_path):
 
 
 def test_stores_of_computed_results_are_artifact_stores():
-    """Reflection: outside `core/paths.py` and `core/artifacts.py`, an atomic write is either an
+    """Reflection: outside `core/base/paths.py` and `core/base/result_store.py`, an atomic write is either an
     artifact store's or one of the named writers of files that are not recomputable results
     (user outputs, uploads, saved team files)."""
     allowed = {
-        "core/runs.py": "Run.save: a run file a user names (CLI --run, team files)",
-        "core/store/team_store.py": "saved team files (not recomputable)",
+        "core/results/runs.py": "Run.save: a run file a user names (CLI --run, team files)",
+        "core/team/store/team_store.py": "saved team files (not recomputable)",
         "dashboard/creation.py": "a dataset version in the team files (not recomputable)",
         "dashboard/data_inputs.py": "an upload (user data)",
         "core/evaluation/suite.py": "the evaluation store's 'started' records",
@@ -146,7 +146,7 @@ def test_stores_of_computed_results_are_artifact_stores():
     found = {}
     for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/*.py"), *ROOT.glob("pages/*.py")]:
         rel = path.relative_to(ROOT).as_posix()
-        if rel in ("core/paths.py", "core/artifacts.py"):
+        if rel in ("core/base/paths.py", "core/base/result_store.py"):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "atomic_write":
@@ -158,7 +158,7 @@ def test_stores_of_computed_results_are_artifact_stores():
 def test_the_prune_command_keeps_the_cache_within_the_budget(tmp_path, capsys):
     """`python -m core prune`: the same pruning as a starting server, on the cache folder given."""
     from core.cli import main
-    from core.results import Results
+    from core.results.stores import Results
 
     found = Results(tmp_path)
     for i in range(3):

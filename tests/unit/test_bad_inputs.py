@@ -46,7 +46,7 @@ def _api_ids():
 
 @pytest.mark.parametrize("case", _api_ids(), ids=lambda c: c[0])
 def test_bad_input_to_the_engine_is_an_input_error_naming_it(case):
-    from core.errors import InputError
+    from core.base.errors import InputError
 
     name, call, fragment = case
     with pytest.raises(InputError) as info:

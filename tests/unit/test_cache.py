@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.errors import InputError
+from core.base.errors import InputError
 
 from dashboard.cache import BoundedCache, default_budget, sizeof
 
@@ -76,7 +76,7 @@ def test_budget_from_the_environment(monkeypatch):
 
 
 def test_an_example_table_is_measured_with_its_reading_table(toy_run):
-    from core.tables import ExampleTable
+    from core.results.tables import ExampleTable
 
     ds, run = toy_run
     bare = sizeof(ExampleTable(ds, run))

@@ -1,4 +1,4 @@
-"""The artifact-aware dataset card (`core.card`, issue 23): its YAML parsed back by huggingface_hub,
+"""The artifact-aware dataset card (`core.exports.card`, issue 23): its YAML parsed back by huggingface_hub,
 its numbers the manifest's, dataset text kept as text; every datasets-folder export carries it;
 a Hub push is refused at once offline, with nothing written."""
 import json
@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 from huggingface_hub import DatasetCard
 
-from core import export
-from core.card import card_inputs, dataset_card, size_category
+from core.exports import writers as export
+from core.exports.card import card_inputs, dataset_card, size_category
 from core.cli import main
-from core.dataset import Dataset
+from core.data.dataset import Dataset
 from core.representations import represent
-from core.runs import fit_run
-from core.sources import load_dataset
+from core.results.runs import fit_run
+from core.data.sources import load_dataset
 
 SPEC = "tfidf-svd:fields=hypothesis,dim=16"
 

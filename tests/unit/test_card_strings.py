@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from core.card import dataset_card
-from core.escaping import html_text, md_code, md_text
+from core.exports.card import dataset_card
+from core.base.escaping import html_text, md_code, md_text
 
 NASTY = ['<img src="http://tracker.example/p.gif">', "a|b", "back`tick", "line\nbreak", "bare\rreturn", "**bold**",
          "[link](http://x.example)", "![](http://x.example/i.png)", "# heading", "`` two ``", "<script>alert(1)</script>",
@@ -26,7 +26,7 @@ PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
 def _flat(value: str) -> str:
-    """What a value reads as in one cell: breaks and control characters as spaces (`core.escaping`'s
+    """What a value reads as in one cell: breaks and control characters as spaces (`core.base.escaping`'s
     rule), outer spaces trimmed, runs of spaces one."""
     return re.sub(r"\s+", " ", re.sub(r"[\x00-\x1f\x7f\x85\u2028\u2029]", " ", str(value))).strip()
 

@@ -1,12 +1,12 @@
-"""Training dynamics on Φ (`core.cartography`, issue 23) on synthetic data with known truth: labels
+"""Training dynamics on Φ (`core.dynamics.cartography`, issue 23) on synthetic data with known truth: labels
 flipped on 10 % are found by low confidence and by cleanlab, examples placed between two classes
 by variability; reproducible; bad input is one clear error."""
 import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from core.cartography import REGIONS, training_dynamics
-from core.errors import InputError
+from core.dynamics.cartography import REGIONS, training_dynamics
+from core.base.errors import InputError
 
 
 def blobs(n=3000, d=24, k=3, flip_share=0.10, between_share=0.10, seed=0):

@@ -196,7 +196,7 @@ def test_missing_output_folder(tmp_path, capsys):
 
 
 def test_aflite_quality_order(tmp_path):
-    from core.demos import make_nli
+    from core.data.demos import make_nli
 
     ds = make_nli(n=400, random_state=0)
     table = ds.table.reset_index()
@@ -274,7 +274,7 @@ def test_a_stop_request_lost_on_the_way_still_writes_nothing(tmp_path):
     signal handler sets) is honoured at commit, the last point before anything is moved into place."""
     import threading
 
-    from core.outputs import Ledger, Outputs
+    from core.exports.outputs import Ledger, Outputs
 
     stop = threading.Event()
     outs = Outputs(ledger=Ledger(tmp_path / "cache" / "ledger.json"), stop=stop)

@@ -12,9 +12,9 @@ from sklearn.metrics import cohen_kappa_score
 
 from core.cli import main
 from core.representations import represent
-from core.runs import fit_run
-from core.sources import load_dataset
-from core.store import TeamStore
+from core.results.runs import fit_run
+from core.data.sources import load_dataset
+from core.team.store import TeamStore
 
 krippendorff = pytest.importorskip("krippendorff")
 

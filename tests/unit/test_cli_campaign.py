@@ -66,7 +66,7 @@ def _numeric_flags() -> dict:
     found = {}
     for name, command in sub.choices.items():
         flags = [a.option_strings[-1] for a in command._actions
-                 if a.option_strings and a.type is not None and type(a.type).__module__ == "core.arguments"]
+                 if a.option_strings and a.type is not None and type(a.type).__module__ == "core.cli.arguments"]
         if flags:
             found[name] = sorted(flags)
     return found
@@ -84,12 +84,12 @@ RELATIONS = ["fresh", "the dataset", "the run", "the vectors", "the notes folder
 
 def test_the_campaign_covers_every_command():
     """A command added to the CLI is in the campaign the day it is written; every numeric
-    flag is parsed by one of core.arguments' types (so the campaign finds it)."""
+    flag is parsed by one of core.cli.arguments' types (so the campaign finds it)."""
     assert set(BASE) == set(COMMANDS)
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     for name, command in sub.choices.items():
         for a in command._actions:
-            assert a.type not in (int, float), (name, a.option_strings, "use a core.arguments type")
+            assert a.type not in (int, float), (name, a.option_strings, "use a core.cli.arguments type")
     assert {"aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "project", "quality"} <= set(NUMBERS)
 
 
@@ -135,9 +135,9 @@ def _team(base: Path) -> None:
     """A team store beside the files: a workspace with the dataset, a saved run and two reviewers'
     decisions (what ``agreement`` reads); the run's key in teamrun.txt."""
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
-    from core.store import TeamStore
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
+    from core.team.store import TeamStore
 
     owner = "owner@example.org"
     with TeamStore(f"sqlite:///{base}/team.sqlite", files=base / "team-files") as store:
@@ -397,7 +397,7 @@ def test_an_output_changed_while_the_command_runs_is_never_lost(world, command, 
     under a new name the error line gives; a path the user freed is written as asked."""
     from unittest import mock
 
-    from core.outputs import Outputs
+    from core.exports.outputs import Outputs
 
     if action == "fill the empty folder" and next(a for a in BASE[command] if a.startswith("{out:")) != "{out:}":
         action = "create a file"   # a file output: an empty folder is refused at the check already

@@ -6,8 +6,8 @@ import pandas as pd
 
 from core.cli import main
 from core.representations import represent
-from core.sources import load_dataset
-from core.workflow import cartography
+from core.data.sources import load_dataset
+from core.dynamics.cartography import dataset_dynamics
 
 SPEC = "tfidf-svd:fields=hypothesis,dim=16"
 
@@ -22,7 +22,7 @@ def test_the_csv_holds_every_scored_example_with_its_dynamics(tmp_path, capsys):
     ds = load_dataset("demo:nli:n=600")
     assert sorted(frame["id"]) == sorted(ds.table.index.astype(str))
     assert (frame.set_index("id")["label"] == ds.table[ds.label].reindex(frame["id"]).to_numpy()).all()
-    same = cartography(ds, represent(ds, SPEC, cache_dir=tmp_path / "c"), epochs=4)
+    same = dataset_dynamics(ds, represent(ds, SPEC, cache_dir=tmp_path / "c"), epochs=4)
     assert np.allclose(same.table["confidence"].to_numpy(), frame["confidence"].to_numpy(), atol=1e-5)
 
 
@@ -38,9 +38,9 @@ def test_in_sample_has_no_label_issues_and_says_why(tmp_path, capsys):
 def test_aflite_joint_marks_and_records_what_it_kept(tmp_path, capsys):
     """`aflite --joint`: the scores CSV's possibly_mislabelled column and the manifest's joint record
     agree, no protected example is removed, and the same run from the workflow has the same key."""
-    from core.joint import descriptor
-    from core.runs import fit_run
-    from core.workflow import joint_for
+    from core.dynamics.joint import descriptor
+    from core.results.runs import fit_run
+    from core.dynamics.joint import joint_for
 
     out, manifest = tmp_path / "scores.csv", tmp_path / "m.json"
     args = ["--cache-dir", str(tmp_path / "c"), "aflite", "demo:nli:n=600", "-r", SPEC, "--m", "8", "--k", "0.02",

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.evaluation import report as evaluation_report
+from core.exports import report as evaluation_report
 from core.cli import main
 
 

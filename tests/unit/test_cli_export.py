@@ -8,8 +8,8 @@ import pytest
 
 from core.cli import main
 from core.representations import represent
-from core.runs import fit_run
-from core.sources import load_dataset
+from core.results.runs import fit_run
+from core.data.sources import load_dataset
 
 SOURCE = "demo:nli:n=300"
 PARAMS = dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3, model="ridge",
@@ -104,14 +104,14 @@ def test_export_with_quality_columns(saved, tmp_path):
     manifest = json.loads((tmp_path / "all.manifest.json").read_text())
     assert manifest["export"]["quality_columns"]["representation"] == "tfidf-svd:fields=hypothesis,dim=16"
     # one record for both front ends: the Export page writes the same keys, at the tab's knobs
-    from core.workflow import quality_columns_note
+    from core.quality.pruning import quality_columns_note
 
     assert manifest["export"]["quality_columns"] == quality_columns_note("tfidf-svd:fields=hypothesis,dim=16")
     assert manifest["export"]["quality_columns"]["weights"]["label_tied"] == 2.0
 
 
 def test_export_drops_one_of_each_group_of_near_duplicates(tmp_path, capsys):
-    from core.workflow import near_duplicate_pairs
+    from core.text.duplicates import near_duplicate_pairs
 
     rng = np.random.default_rng(0)
     words = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), 6)) for _ in range(400)]   # no chance overlaps

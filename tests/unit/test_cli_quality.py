@@ -1,4 +1,4 @@
-"""`python -m core quality` / `feedback` / `aflite --quality dqi|COMPONENT`: outputs through core.outputs;
+"""`python -m core quality` / `feedback` / `aflite --quality dqi|COMPONENT`: outputs through core.exports.outputs;
 bad input is one error line, exit 2 and no file."""
 import json
 
@@ -15,7 +15,7 @@ GOOD = {"premise": "A woman walks a dog in the park.", "hypothesis": "Nobody is 
 
 @pytest.fixture
 def nli_files(tmp_path):
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
 
     table = load_dataset(SOURCE).table.reset_index()[["id", "premise", "hypothesis", "label"]]
     table.to_csv(tmp_path / "train.csv", index=False)

@@ -1,6 +1,6 @@
 """Hostile configuration (issue 31, classes 5 and 6): every ``ARTIFACT_LENS_*`` variable and every
 URL-shaped flag, generated, is one clear ``error:`` line before any work (never a traceback, never
-a hang), and no password reaches a message. The variables are read from `core.settings.VARIABLES`,
+a hang), and no password reaches a message. The variables are read from `core.base.settings.VARIABLES`,
 so a new setting is covered the day it is added."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.cli import main
-from core.settings import VARIABLES, printable
+from core.base.settings import VARIABLES, printable
 
 SECRET = "S3cr"
 QUICK = settings(max_examples=40, deadline=None, derandomize=True, database=None,
@@ -83,8 +83,8 @@ def test_every_hostile_database_url_is_one_clear_line_without_its_password(tmp_p
     assert code == 2
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name in before} == contents   # nothing touched
     # the same through the store itself, and as the app's server would read it
-    from core.errors import InputError
-    from core.store import TeamStore
+    from core.base.errors import InputError
+    from core.team.store import TeamStore
 
     if kind != "not a database" and not url.startswith("sqlite"):
         with pytest.raises(InputError) as caught:

@@ -479,7 +479,7 @@ def test_the_hosting_docs_document_every_setting_and_role():
                  "ARTIFACT_LENS_CACHE", "ARTIFACT_LENS_CACHE_MB", "ARTIFACT_LENS_MAP", "HF_HUB_OFFLINE",
                  "team-files", "/_stcore/health", "pg_dump", "pg_restore", ".backup", "oauth2callback"):
         assert name in section, name
-    from core.store import ROLES
+    from core.team.store import ROLES
     for role in ROLES:
         assert f"| {role} |" in section, role
     # every environment variable the code reads is in the settings table

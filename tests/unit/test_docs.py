@@ -57,7 +57,7 @@ def test_the_cli_reference_is_rendered_from_the_parser_and_names_every_command_a
 
 
 def test_every_setting_is_in_the_hosting_docs_table():
-    from core.settings import VARIABLES
+    from core.base.settings import VARIABLES
 
     table = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"\| `(ARTIFACT_LENS_[A-Z_]+)`", table))

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from core.aflite import AFLite, random_subset
-from core.demos import make_circles
-from core.errors import InputError
+from core.data.demos import make_circles
+from core.base.errors import InputError
 from core.evaluation import knn_distances, subset_accuracy
 
 

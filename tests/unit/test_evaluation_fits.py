@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import core.evaluation.models as models
 from core.evaluation import EvaluationOptions, evaluate
 from core.evaluation.models import Fit, FitMemo, fit_many
-from core.cores import usable_cores
-from core.jobs import JobRunner
+from core.base.cores import usable_cores
+from core.base.jobs import JobRunner
 
 
 def _data(seed, n=120, d=5, classes=3):
@@ -73,8 +73,8 @@ def test_the_memo_keeps_to_its_bound():
 
 def test_a_second_evaluation_of_the_run_reuses_the_fits_that_do_not_depend_on_tau_and_n(tmp_path, monkeypatch):
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=450")
     rep = represent(ds, "tfidf-svd:fields=premise+hypothesis,dim=16", cache_dir=tmp_path)
@@ -129,7 +129,7 @@ def test_a_job_alone_gets_every_core_and_jobs_at_once_share_them():
 
 @pytest.mark.parametrize("n_jobs", [1, 3])
 def test_cancelling_stops_the_fits_not_yet_started(n_jobs):
-    from core.errors import Cancelled
+    from core.base.errors import Cancelled
 
     X, y = _data(1)
     cancel, done = threading.Event(), []
@@ -149,7 +149,7 @@ def test_overlapping_blocks_keep_blas_on_one_thread_until_the_last_leaves():
     (a fit's result depends on BLAS's thread count)."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from core.cores import one_blas_thread
+    from core.base.cores import one_blas_thread
 
     def blas_threads():
         return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from core.aflite import AFLite
-from core.demos import make_circles
-from core.errors import InputError
+from core.data.demos import make_circles
+from core.base.errors import InputError
 from core.evaluation import (Evaluation, EvaluationOptions, EvaluationStore, coarse_action, coarse_stop,
                              difficulty_check, evaluate, evaluation_sets, family_table, heldout_split,
                              knn_distances, subset_accuracy, synthetic_report, training_sets)
@@ -174,8 +174,8 @@ def test_synthetic_report_finds_the_planted_bias():
 def test_evaluate_round_trips_through_the_store_and_draws_every_figure(tmp_path):
     from core.evaluation.plots import figures
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=450")
     rep = represent(ds, "tfidf-svd:fields=premise+hypothesis,dim=16", cache_dir=tmp_path)
@@ -261,7 +261,7 @@ def test_the_verdict_says_in_words_what_the_numbers_show():
 
 
 def test_the_report_has_the_verdict_no_row_numbers_one_header_row_and_the_datasets_name(tmp_path):
-    from core.evaluation.report import html_report, report_name
+    from core.exports.report import html_report, report_name
 
     ev = _evaluation({"logistic": (0.50, 0.37)})
     ev.context.update(dataset="/srv/artifact-lens/cache/uploads/ab12cd.csv", tau=0.75, n=2952)
@@ -282,8 +282,8 @@ def test_a_partial_input_equivalent_to_phi_is_not_trained_twice(tmp_path, monkey
     """A hypothesis-only Φ (another dimension) against the default hypothesis-only partial input:
     the families table is the partial-input table, said in a note, not a second training."""
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=450")
     rep = represent(ds, "tfidf-svd:fields=hypothesis,dim=16", cache_dir=tmp_path)

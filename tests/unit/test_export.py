@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import export
-from core.dataset import Dataset
-from core.errors import InputError
+from core.exports import writers as export
+from core.data.dataset import Dataset
+from core.base.errors import InputError
 from core.aflite import Trajectory
-from core.runs import Run
+from core.results.runs import Run
 
 
 @pytest.fixture
@@ -245,7 +245,7 @@ def test_datasets_zip_streamed_keeps_float32_vectors(wide, tmp_path):
 def test_cancel_between_chunks_stops_the_write(wide, tmp_path):
     import threading
 
-    from core.errors import Cancelled
+    from core.base.errors import Cancelled
 
     ds, _ = wide
     cancel = threading.Event()
@@ -282,7 +282,8 @@ def test_manifest_names_the_dataset_not_a_server_path(dataset, run):
 
 
 def test_add_quality_columns_matches_by_id_and_refuses_clashes():
-    from core.export import add_quality_columns, quality_columns
+    from core.exports.writers import add_quality_columns
+    from core.quality.scoring import quality_columns
     from core.quality import COMPONENTS
 
     frame = pd.DataFrame({"id": ["b", "a", "z"], "text": ["x", "y", "w"]})
@@ -301,8 +302,8 @@ def test_add_quality_columns_matches_by_id_and_refuses_clashes():
 @pytest.mark.parametrize("source, has_arrays", [("demo:nli:n=300", False), ("demo:circles:n=300", True),
                                                 ("demo:digits", True)])
 def test_the_manifest_says_embeddings_are_included_only_when_they_are(source, has_arrays):
-    from core.export import manifest_for
-    from core.sources import load_dataset
+    from core.exports.writers import manifest_for
+    from core.data.sources import load_dataset
 
     ds = load_dataset(source)
     for asked in (True, False):
@@ -315,10 +316,10 @@ def test_an_export_manifest_names_no_server_path(tmp_path):
     and the file's name, size and time, but no path into the server's cache (issue 21)."""
     import numpy as np
 
-    from core.export import manifest_for
+    from core.exports.writers import manifest_for
     from core.representations import represent
-    from core.runs import fit_run
-    from core.sources import load_dataset
+    from core.results.runs import fit_run
+    from core.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=300")
     vectors = tmp_path / "server-side" / "emb.npy"
@@ -335,7 +336,7 @@ def test_an_export_manifest_names_no_server_path(tmp_path):
 
 
 def test_write_never_replaces_what_the_tool_did_not_write(dataset, run, tmp_path):
-    """`core.export.write` (the Python API) follows the output policy: a folder or file of the
+    """`core.exports.writers.write` (the Python API) follows the output policy: a folder or file of the
     user's at the path, or at the manifest's path, is refused and left as it was."""
     frame = export.export_frame(dataset, run, which="retained")
     mine = tmp_path / "mine"

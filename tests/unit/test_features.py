@@ -1,11 +1,11 @@
-"""Task-independent features (core.features): tokenisation, n-grams, pair features, cross-fitting."""
+"""Task-independent features (core.text.features): tokenisation, n-grams, pair features, cross-fitting."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from core.errors import InputError
-from core.features import FeatureOptions, build_features, cross_fitted_nb
-from core.tokens import keep_columns, tokenize, tokenize_many
+from core.base.errors import InputError
+from core.text.features import FeatureOptions, build_features, cross_fitted_nb
+from core.text.tokens import keep_columns, tokenize, tokenize_many
 
 
 def test_tokenize_lowercases_strips_punctuation_and_splits_on_whitespace():

@@ -12,8 +12,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from core.errors import Cancelled, InputError  # noqa: E402
-from core.jobs import DaskBackend, JobRunner, LocalBackend, backend_for  # noqa: E402
+from core.base.errors import Cancelled, InputError  # noqa: E402
+from core.base.jobs import DaskBackend, JobRunner, LocalBackend, backend_for  # noqa: E402
 from core.zstats import z_filter  # noqa: E402
 
 pytestmark = pytest.mark.dask

@@ -4,14 +4,15 @@ instead of running the engine's algorithms."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: modules that compute (a page may take their vocabulary, UPPER_CASE names, but call none of them)
 ALGORITHMS = ("core.aflite", "core.zstats", "core.evaluation", "core.quality", "core.representations",
-              "core.projection", "core.runs", "core.features")
+              "core.representations.projection", "core.results.runs", "core.text.features")
 #: figure, report and verdict builders inside those packages: what pages draw and say
-PRESENTATION = ("core.evaluation.plots", "core.evaluation.report", "core.evaluation.verdict")
+PRESENTATION = ("core.evaluation.plots", "core.exports.report", "core.evaluation.verdict", "core.aflite.summaries")
 
 
 def _modules() -> dict:
@@ -115,11 +116,69 @@ def test_pages_reach_the_team_store_only_through_the_members_handle():
 
 
 def test_the_lights_are_defined_once():
-    """Every light's emoji and colour come from `core/lights.py` (they were defined five times)."""
+    """Every light's emoji and colour come from `core/base/lights.py` (they were defined five times)."""
     for name, path in MODULES.items():
         text = path.read_text(encoding="utf-8")
-        if name != "core.lights":
+        if name != "core.base.lights":
             assert "🟢" not in text and "#2e9e44" not in text, name
+
+
+def _packages() -> dict:
+    """core's packages (``core.aflite`` …) → the packages their docstring's "May import:" line allows."""
+    rules = {}
+    for init in sorted(ROOT.glob("core/*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        line = re.search(r"^May import: (.*?)(?:\n\n|\Z)", doc, flags=re.M | re.S)
+        assert line, f"{init.relative_to(ROOT)}: the docstring says what the package holds and ends with 'May import: …'"
+        allowed = set(re.findall(r"\bcore\.[a-z_]+", line.group(1)))
+        rules["core." + init.parent.name] = "every" if line.group(1).startswith("every package") else allowed
+    return rules
+
+
+def _package_of(module: str):
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "core" and len(parts) > 1 else None
+
+
+def _trespasses(modules: dict, rules: dict) -> list:
+    """(module, package) for every import of another core package that ``rules`` do not allow."""
+    broken = []
+    for name, path in modules.items():
+        own = _package_of(name)
+        if own not in rules or rules[own] == "every":
+            continue
+        for module, names in _imports(path):
+            targets = {_package_of(module)} if module != "core" else {f"core.{n}" for n in names}
+            broken += [(name, t) for t in targets if t and t != own and t in rules and t not in rules[own]]
+    return broken
+
+
+def test_each_core_package_imports_only_what_its_docstring_allows():
+    """Deny by default: a package's modules import other core packages only where the package's
+    docstring allows it, so the doc and the code cannot drift apart; no module of core sits outside
+    a package (each idea has one home)."""
+    rules = _packages()
+    loose = [n for n, path in MODULES.items() if n.startswith("core.") and _package_of(n) not in rules
+             and path.name != "__main__.py"]
+    assert not loose, f"modules outside a domain package: {loose}"
+    assert not (broken := _trespasses(MODULES, rules)), broken
+
+
+def test_the_packages_stack_without_a_circle():
+    """The "May import" lines themselves form no circle: the packages stack bottom-up."""
+    rules = {p: (set(r) if r != "every" else set()) for p, r in _packages().items()}
+    assert _circles({p: {t for t in r if t in rules} for p, r in rules.items()}) == []
+
+
+def test_the_package_rule_sees_a_trespass(tmp_path):
+    """A guard on the guard: an import the docstring does not allow is found (at any depth, in
+    any form), and an allowed one is not."""
+    rules = _packages()
+    (tmp_path / "bad.py").write_text("def f():\n    from core import dynamics\n    import core.results.runs\n")
+    (tmp_path / "good.py").write_text("from core.base.errors import InputError\nfrom core.data import labels\n")
+    assert _trespasses({"core.base.bad": tmp_path / "bad.py"}, rules) == [("core.base.bad", "core.dynamics"),
+                                                                           ("core.base.bad", "core.results")]
+    assert _trespasses({"core.text.good": tmp_path / "good.py"}, rules) == []
 
 
 def test_the_check_sees_a_circle():

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.artifacts import MARK
+from core.base.result_store import MARK
 import core.representations as R
-import core.memory as S
-from core.sources import load_dataset as load_source
-from core.dataset import Dataset
-from core.errors import InputError
+import core.base.memory as S
+from core.data.sources import load_dataset as load_source
+from core.data.dataset import Dataset
+from core.base.errors import InputError
 from core.representations import represent
 
 N, D = 40, 6
@@ -36,7 +36,7 @@ def X():
 
 
 def _cache_files(cache):
-    """Files in the cache (not the mark of a results folder, `core.artifacts.MARK`)."""
+    """Files in the cache (not the mark of a results folder, `core.base.result_store.MARK`)."""
     return sorted(p.name for p in cache.rglob("*") if p.is_file() and p.name != MARK) if cache.exists() else []
 
 

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import paths
-from core.errors import InputError
-from core.outputs import Ledger, Outputs, OutputsKept
+from core.base import paths
+from core.base.errors import InputError
+from core.exports.outputs import Ledger, Outputs, OutputsKept
 
 
 def _tree(folder: Path) -> dict:
@@ -36,7 +36,7 @@ def _dead_pid() -> int:
 KILLED_WRITER = """
 import os, signal, sys
 from pathlib import Path
-from core.outputs import Ledger, Outputs
+from core.exports.outputs import Ledger, Outputs
 outs = Outputs(ledger=Ledger(sys.argv[1]))
 outs.declare("--out", sys.argv[2], folder_ok=True)
 outs.declare("--folder", sys.argv[3], folder_ok=True)
@@ -137,7 +137,7 @@ def _results_tree(folder: Path, dead: int) -> None:
        how=st.sampled_from(["a link to the user's folder", "an unmarked folder", "a link to a marked folder's file"]))
 def test_pruning_deletes_nothing_it_did_not_mark_and_follows_no_link(tmp_path_factory, where, how):
     from core.cli import main
-    from core.results import Results
+    from core.results.stores import Results
 
     base = tmp_path_factory.mktemp("prune")
     cache, user = base / "cache", base / "user"
@@ -162,20 +162,20 @@ def test_pruning_deletes_nothing_it_did_not_mark_and_follows_no_link(tmp_path_fa
 
 
 def test_a_store_sweeps_only_its_marked_folder(tmp_path):
-    from core.artifacts import ArtifactStore
+    from core.base.result_store import ResultStore
 
     dead = _dead_pid()
     mine = tmp_path / "unmarked"
     mine.mkdir()
     lookalike = mine / f".k.v1.npz.{dead}.abc.tmp"
     lookalike.write_text("mine")
-    ArtifactStore(mine, suffix=".npz", format=1, what="thing")
+    ResultStore(mine, suffix=".npz", format=1, what="thing")
     assert lookalike.exists()
-    store = ArtifactStore(tmp_path / "made", suffix=".npz", format=1, what="thing")
+    store = ResultStore(tmp_path / "made", suffix=".npz", format=1, what="thing")
     store.save("k", lambda fh: fh.write(b"x"))
     stale = store.root / f".k.v1.npz.{dead}.abc.tmp"
     stale.write_text("a killed writer's")
-    ArtifactStore(store.root, suffix=".npz", format=1, what="thing")
+    ResultStore(store.root, suffix=".npz", format=1, what="thing")
     assert not stale.exists() and store.path("k").exists()
 
 

@@ -1,4 +1,4 @@
-"""Data is never plotly markup (core.plot_text), one colour per label (core.palette), the map's
+"""Data is never plotly markup (core.plots.text), one colour per label (core.plots.palette), the map's
 draw order and kept selection, and Gardner-plot labels that never overlap (issue 14)."""
 import json
 
@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import aflite_plots, zplots
-from core.palette import LABEL_PALETTE, OKABE_ITO, label_colours
-from core.plot_text import escape, escape_all, snippet
-from core.summaries import label_summary
+from core.plots import aflite as aflite_plots, zstats as zplots
+from core.plots.palette import LABEL_PALETTE, OKABE_ITO, label_colours
+from core.plots.text import escape, escape_all, snippet
+from core.aflite.summaries import label_summary
 
 LABELS = ['<b>contra</b>', '<a href="http://x.example/">entail</a>', '<img src=x onerror=alert(1)>']
 RAW = ("<a ", "<b>", "<img", "<i>", "</b>", "onerror=alert(1)>")
@@ -30,7 +30,7 @@ def assert_inert(fig):
 
 @pytest.fixture(scope="module")
 def hostile():
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
     from core.zstats import compute_z
 
     rows = []
@@ -246,7 +246,7 @@ def test_gardner_labels_never_overlap(scale):
 
 
 def test_gardner_labels_the_top_of_each_label_when_there_is_room(hostile):
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
     from core.zstats import compute_z
 
     zs = compute_z(load_dataset("demo:nli:n=900"), min_count=5)

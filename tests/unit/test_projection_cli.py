@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from core import cli
-from core import projection as proj
+from core.representations import projection as proj
 
 # One worker runs every UMAP test (`make test`: --dist loadgroup, tests/conftest.py): numba
 # compiles umap's kernels once per process (~20 s), not once per worker.
@@ -62,7 +62,7 @@ def test_pca_map_from_the_cli_is_read_back(capsys, tmp_path):
     assert code == 0, err
     record = json.loads(out)
     from core.representations import represent
-    from core.sources import load_dataset
+    from core.data.sources import load_dataset
 
     ds = load_dataset(DATA)
     rep = represent(ds, "tfidf-svd", cache_dir=tmp_path)

@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.dataset import Dataset
-from core.errors import InputError
+from core.data.dataset import Dataset
+from core.base.errors import InputError
 from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, QualityContext, check_quality, combine,
                           lights, quality_for_aflite, quality_scores)
 from core.representations import represent
-from core.sources import load_dataset
-from core.workflow import compare_pruning
+from core.data.sources import load_dataset
+from core.quality.pruning import compare_pruning
 
 SPEC = "tfidf-svd:fields=hypothesis,dim=16"
 

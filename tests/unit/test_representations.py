@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 import core.representations as R
-from core.artifacts import MARK
-from core.dataset import Dataset
-from core.demos import make_circles, make_digits, make_nli
-from core.errors import Cancelled, InputError, MissingExtraError
+from core.base.result_store import MARK
+from core.data.dataset import Dataset
+from core.data.demos import make_circles, make_digits, make_nli
+from core.base.errors import Cancelled, InputError, MissingExtraError
 from core.representations import parse_spec, represent
 
 
@@ -433,7 +433,7 @@ def test_progress_and_cancel(nli, cache):
 
 
 def test_not_a_dataset(cache):
-    with pytest.raises(InputError, match="core.dataset.Dataset"):
+    with pytest.raises(InputError, match="core.data.dataset.Dataset"):
         represent(pd.DataFrame({"a": [1]}), "embedding", cache_dir=cache)
 
 

@@ -1,4 +1,4 @@
-"""Computed results as files (`core.result_files`): what is written reads back equal, for
+"""Computed results as files (`core.results.files`): what is written reads back equal, for
 generated values and the real result classes; a damaged or hostile file is an error, never an
 object of a class it names (no pickle, an allow-list)."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.result_files import read_result, write_result
+from core.results.files import read_result, write_result
 
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 62, 2 ** 62), st.text(max_size=20),
                    st.floats(allow_nan=True, allow_infinity=True))
@@ -50,8 +50,8 @@ def test_a_value_reads_back_equal(tmp_path_factory, value):
 
 
 def test_the_result_classes_read_back_equal(tmp_path):
-    from core.sources import load_dataset
-    from core.transfer import cue_transfer
+    from core.data.sources import load_dataset
+    from core.dynamics.transfer import cue_transfer
     from core.zstats import consistency_filter, z_filter
 
     ds = load_dataset("demo:nli:n=300")

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.dataset import Dataset
-from core.errors import Cancelled, InputError
-from core.jobs import Job, JobRunner
-from core.artifacts import MARK
-from core.runs import STORE_FORMAT, CorruptRun, Run, RunStore, fit_run, package_versions, run_key
+from core.data.dataset import Dataset
+from core.base.errors import Cancelled, InputError
+from core.base.jobs import Job, JobRunner
+from core.base.result_store import MARK
+from core.results.runs import STORE_FORMAT, CorruptRun, Run, RunStore, fit_run, package_versions, run_key
 
 PARAMS = dict(n_partitions=8, train_size=0.2, slice_size=0.05, tau=0.0, target_size=0.4, random_state=1)
 
@@ -254,7 +254,7 @@ def test_package_versions():
 
 def test_live_columns_show_what_a_fresh_fit_at_that_tau_reports(run, problem):
     from core.aflite import AFLite
-    from core.tables import ExampleTable
+    from core.results.tables import ExampleTable
 
     ds, rep = problem
     tau, n = 0.7, int(0.5 * len(rep.ids))
@@ -271,7 +271,7 @@ def test_live_columns_show_what_a_fresh_fit_at_that_tau_reports(run, problem):
 
 
 def test_below_chance_flags_over_filtering():
-    from core.summaries import below_chance
+    from core.aflite.summaries import below_chance
 
     history = [{"phase": 0, "heldout_accuracy": 0.61}, {"phase": 1, "heldout_accuracy": 0.40},
                {"phase": 2, "heldout_accuracy": 0.25}]
@@ -320,8 +320,8 @@ def test_a_run_file_whose_arrays_or_ids_disagree_is_refused(tmp_path):
     """A run .npz edited by hand (fewer ids than scores, or ids of other rows) is one clear
     error, never an IndexError or a silent mismatch."""
     from core.representations import represent
-    from core.runs import read_run_argument
-    from core.sources import load_dataset
+    from core.results.run_arguments import read_run_argument
+    from core.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=300")
     run = fit_run(ds, represent(ds, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=tmp_path),

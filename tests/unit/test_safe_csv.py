@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.safe_csv import neutralise, to_csv_bytes, write_csv
+from core.exports.safe_csv import neutralise, to_csv_bytes, write_csv
 
 TRICKY = ["lone\rreturn", "lone\nnewline", "windows\r\nline", 'say "hi"', "tab\there", "nul\x00byte",
           "emoji 😀🧪", "עברית right-to-left", "", "plain"]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from core.settings import VARIABLES, SettingsError, settings
+from core.base.settings import VARIABLES, SettingsError, settings
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMERIC = {"cache_mb": (1, False), "uploads_mb": (0, False), "map_points": (1, True), "map_text_points": (0, True),

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from sqlalchemy import create_engine, func, select, text
 
-from core.errors import InputError
-from core.store import NotAllowed, TeamStore
-from core.store.models import Member, Submission, Validation
+from core.base.errors import InputError
+from core.team.store import NotAllowed, TeamStore
+from core.team.store.models import Member, Submission, Validation
 
 from test_team_store import fresh_url, store, toy  # noqa: F401  (the SQLite and PostgreSQL fixtures)
 
@@ -144,7 +144,7 @@ def test_the_scoped_handle_offers_every_workspace_method_bound_to_one_member(sto
     """`TeamStore.scoped`: every workspace method (found by reflection, so a new one is offered
     the day it is written) with the workspace and the member bound; nothing else; and through
     it a member of A reaches none of B's ids."""
-    from core.store.scoped import scoped_methods
+    from core.team.store.scoped import scoped_methods
 
     world = _world(store, toy)
     a, b = world["a"], world["b"]
@@ -336,7 +336,7 @@ def test_a_members_handle_is_sealed_on_every_method(store, toy):
     """Identity override through keyword arguments, on every scoped method (by reflection): an
     annotator's handle refuses ``by=`` and ``workspace_id=`` before reaching the store, and has
     nothing to rebind, so it never reads a blind decision or writes under a curator's name."""
-    from core.store.scoped import IDENTITY, scoped_methods
+    from core.team.store.scoped import IDENTITY, scoped_methods
 
     world = _world(store, toy)
     a = world["a"]
@@ -363,7 +363,7 @@ FILE_WRITERS = {"keep_file": "copies an upload into the store's folder, no row: 
 def test_a_removal_racing_any_write_is_held_by_the_write(store, toy, monkeypatch):
     """Role changes racing every write (found by reflection): a member removed after the write's
     first role check and before its transaction is refused, and nothing of the write lands."""
-    from core.store.scoped import scoped_methods
+    from core.team.store.scoped import scoped_methods
 
     world = _world(store, toy)
     a = world["a"]

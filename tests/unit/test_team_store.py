@@ -11,13 +11,13 @@ import pytest
 from sqlalchemy import MetaData, create_engine, func, inspect, select, text
 
 from scale import scaled
-from core.errors import InputError
-from core.review import disagreements, standing
-from core.runs import CorruptRun
-from core.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
-from core.store.models import DatasetRecord, Member, Review, Workspace
+from core.base.errors import InputError
+from core.team.review import disagreements, standing
+from core.results.runs import CorruptRun
+from core.team.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
+from core.team.store.models import DatasetRecord, Member, Review, Workspace
 
-HEAD_REVISION = "0007"   # the newest migration in core/store/migrations/versions
+HEAD_REVISION = "0007"   # the newest migration in core/team/store/migrations/versions
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -378,7 +378,7 @@ def test_a_run_whose_lease_ran_out_reads_as_interrupted_with_no_server_alive(fre
     left was never opened, so its heartbeat never started). Every reader (the pages of another
     process, the CLI) sees it interrupted as soon as its lease ran out, and it can be discarded;
     a run whose lease holds still reads as running."""
-    from core.store.models import RunRecord
+    from core.team.store.models import RunRecord
 
     ds, _ = toy
     url = fresh_url()
@@ -520,7 +520,7 @@ def test_a_user_without_a_role_is_told_so_by_every_action(store, toy):
 
 
 # ---------------------------------------------------------------------------- migration
-MIGRATIONS = Path(__file__).resolve().parents[2] / "core" / "store" / "migrations"
+MIGRATIONS = Path(__file__).resolve().parents[2] / "core" / "team" / "store" / "migrations"
 
 
 def _database_at(url, revision):
@@ -598,7 +598,7 @@ def test_a_database_of_the_previous_schema_is_upgraded_with_every_row(fresh_url,
     assert store.datasets(ws, by="ann@x.org").empty and store.runs(ws, by="ann@x.org").empty
     from sqlalchemy import func, select
 
-    from core.store.models import Review
+    from core.team.store.models import Review
 
     with store.Session() as s:   # hidden from the workspace, but kept in the database
         assert s.scalar(select(func.count()).select_from(Review).where(Review.run_id == run_id)) == 2
@@ -616,7 +616,7 @@ def _decision(reviewer: int, example: int, visit: int) -> str:
 @pytest.mark.slow
 def test_twenty_reviewers_write_thousands_of_reviews_at_once(store, toy):
     """20 threads at once: 20,000 reviews under `make test-stress`, 2,000 in `make test`."""
-    from core.runs import fit_run
+    from core.results.runs import fit_run
     from toy import toy_data
 
     reviewers, per = 20, scaled(1000, 100)

@@ -1,4 +1,4 @@
-"""Artifacts across splits (`core.transfer`, `python -m core transfer`, issue 23): the demo NLI set's
+"""Artifacts across splits (`core.dynamics.transfer`, `python -m core transfer`, issue 23): the demo NLI set's
 planted cues carry over from one half to the other; with the second half's labels shuffled they
 do not; the command writes the files the docs name; mismatched splits are one clear error."""
 import json
@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.cli import main
-from core.dataset import Dataset
-from core.errors import InputError
-from core.sources import load_dataset
-from core.transfer import CUE_COLUMNS, cue_transfer
+from core.data.dataset import Dataset
+from core.base.errors import InputError
+from core.data.sources import load_dataset
+from core.dynamics.transfer import CUE_COLUMNS, cue_transfer
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +107,8 @@ def test_the_batch_tokenised_features_are_the_per_document_ones(texts):
     (ngram_range=(1, 2)) with the per-document tokenizer."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from core.tokens import tokenize, tokenize_many
-    from core.transfer import _words_and_pairs
+    from core.text.tokens import tokenize, tokenize_many
+    from core.dynamics.transfer import _words_and_pairs
 
     reference = TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None, ngram_range=(1, 2))
     analyse = reference.build_analyzer()

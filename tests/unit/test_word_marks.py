@@ -4,7 +4,7 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from core.tokens import tokenize
+from core.text.tokens import tokenize
 from dashboard.creation import marked
 
 MARK = re.compile(r"⟦([^⟦⟧]*?): ([^⟦⟧]*)⟧")

@@ -1,4 +1,4 @@
-"""z-statistics, z-filtering, consistency filtering and the Gardner plot (core.zstats, core.zplots)."""
+"""z-statistics, z-filtering, consistency filtering and the Gardner plot (core.zstats, core.plots.zstats)."""
 import threading
 from pathlib import Path
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.dataset import Dataset
-from core.errors import Cancelled, InputError
-from core.features import FeatureOptions
+from core.data.dataset import Dataset
+from core.base.errors import Cancelled, InputError
+from core.text.features import FeatureOptions
 from core.zstats import (
     ZStats, bonferroni_threshold, compute_z, consistency_filter, z_filter, z_scores, z_table,
 )
@@ -225,7 +225,7 @@ def test_bad_inputs_give_clear_messages():
         z_table(df, text=["hypothesis"], min_count=0)
     with pytest.raises(InputError, match="not in the data"):
         z_table(df, label="gold", text=["hypothesis"])
-    with pytest.raises(InputError, match="DataFrame or a core.dataset.Dataset"):
+    with pytest.raises(InputError, match="DataFrame or a core.data.dataset.Dataset"):
         z_table([1, 2, 3])
     with pytest.raises(InputError, match="no examples"):
         z_table(df.iloc[:0], text=["hypothesis"])
@@ -278,7 +278,7 @@ def test_progress_and_cancel():
 
 
 def test_gardner_plot_and_bars():
-    from core.zplots import gardner_plot, threshold_curve, top_features_bar, zfilter_history
+    from core.plots.zstats import gardner_plot, threshold_curve, top_features_bar, zfilter_history
 
     zs = compute_z(planted_nli(600, share=0.7, seed=12), min_count=3)
     fig = gardner_plot(zs, annotate=2)
@@ -306,8 +306,8 @@ def test_gardner_plot_and_bars():
 
 
 def test_gardner_title_counts_the_features_tested_like_the_summary():
-    from core.sources import load_dataset
-    from core.zplots import gardner_plot
+    from core.data.sources import load_dataset
+    from core.plots.zstats import gardner_plot
 
     zs = compute_z(load_dataset("demo:nli:n=900"), min_count=5)
     n_tests = zs.summary()["n_tests"]

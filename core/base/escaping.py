@@ -1,0 +1,56 @@
+"""User strings (dataset names, column names, labels, features, specs, e-mails, notes) reaching a
+document, made inert: one function per output format, used by the dataset card
+(`core.exports.card`), the HTML report (`core.exports.report`) and the pages. A user string
+is always text: never markup, never a link or an image, never a new table row. (Figures have
+their own, `core.plots.text.escape`: plotly's HTML subset.)
+
+- `md_text`: running Markdown text and table cells: every character Markdown or GitHub's
+  renderer gives a meaning inside a line (``\\ ` * _ [ ] ( ) < > # ! | ~ & $ :``) is escaped with a
+  backslash (``-``, ``+`` and ``.`` matter only at a line's start, which a value never is), and line breaks (``\\n``, ``\\r``, U+2028, U+2029) and other control characters become
+  a space, so one value is one line of one cell.
+- `md_code`: a value shown as code (a representation spec): a code span whose fence is longer
+  than any run of backticks inside, with pipes escaped for a table cell.
+- `html_text`: text and attribute values in HTML.
+- `yaml_string`: a scalar in YAML front matter (a double-quoted JSON string, which YAML reads
+  back exactly).
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+
+__all__ = ["md_text", "md_code", "html_text", "yaml_string"]
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>#!|~&$:])")   # ':' for :emoji: and Streamlit's :red[…]
+#: line and paragraph separators and every other control character: one value stays one line
+_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
+
+
+def md_text(value) -> str:
+    """``value`` as literal Markdown text, safe in a table cell.
+
+    >>> print(md_text('<img src="http://x.example/p.gif"> | a`b'))
+    \\<img src="http://x.example/p.gif"\\> \\| a\\`b
+    """
+    return _MD_SPECIAL.sub(r"\\\1", _BREAKS.sub(" ", str(value)))
+
+
+def md_code(value) -> str:
+    """``value`` as a Markdown code span (shown as typed, nothing rendered), in a table cell (GitHub's
+    tables read ``\\|`` as a pipe inside a code span too; outside a table use `md_text`)."""
+    text = _BREAKS.sub(" ", str(value)).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def html_text(value) -> str:
+    """``value`` as HTML text or a quoted attribute value."""
+    return html.escape(str(value), quote=True)
+
+
+def yaml_string(value) -> str:
+    """``value`` as one YAML scalar (JSON's double-quoted string is valid YAML)."""
+    return json.dumps(str(value), ensure_ascii=False)

@@ -1,0 +1,381 @@
+"""Background jobs: long work (representations, AFLite fits, projections) in a thread the app polls.
+
+A `Job` runs ``fn(ctx)`` in a daemon thread. ``ctx`` (a `JobContext`) reports a
+progress fraction and message, publishes records as they arrive (one per AFLite
+phase) and carries the cancel token (a `threading.Event`). The job ends with a
+result, a `Cancelled`, or an error whose traceback is logged (logger
+``artifact_lens.jobs``) and kept on the job for the page that started it.
+`JobRunner` keeps jobs by key, so asking twice for the same work joins the first job, and
+bounds how many compute at once (``workers``): the others wait, pending and cancellable.
+
+Heavy steps inside a job go through `offload` (``ctx.offload(fn, *args, **kwargs)``), which
+hands them to the runner's backend: `LocalBackend` calls ``fn`` in the job's thread;
+`DaskBackend` runs it on a Dask cluster (``ARTIFACT_LENS_SCHEDULER``), so a team's evaluation
+takes the workers' cores, not the web process's. Either way ``fn`` gets ``progress`` and
+``cancel`` keyword arguments that behave alike: progress reaches the job panel (through a
+Dask queue from a worker), and Cancel stops the work at its next check (through a Dask event).
+Nothing here imports streamlit.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+import uuid
+from typing import Any, Callable, Optional
+
+from core.base.cores import usable_cores
+from core.base.errors import Cancelled, InputError
+
+__all__ = ["Job", "JobContext", "JobRunner", "LocalBackend", "DaskBackend", "backend_for", "offload"]
+
+log = logging.getLogger("artifact_lens.jobs")
+
+
+class JobContext:
+    """What a job's function receives: progress, records, and the cancel token."""
+
+    def __init__(self, job: "Job"):
+        self._job = job
+        self.cancel = job._cancel
+
+    def progress(self, fraction: float, message: str = "") -> None:
+        """A ``progress(fraction, message)`` callback; also raises `Cancelled` when cancelled."""
+        with self._job._lock:
+            self._job.fraction = min(max(float(fraction), 0.0), 1.0)
+            if message:
+                self._job.message = str(message)
+        if self.cancel.is_set():
+            raise Cancelled("cancelled by the user")
+
+    @property
+    def cores(self) -> int:
+        """Threads this job may use now: the machine's cores shared among the jobs computing at
+        this moment (a job alone gets every core). Read it when the work starts; on a Dask
+        backend the heavy step runs on a worker, which takes as many of its own."""
+        runner = self._job.runner
+        computing = len([j for j in runner.running() if j.status == "running"]) if runner is not None else 1
+        return max(usable_cores() // max(computing, 1), 1)
+
+    def emit(self, record) -> None:
+        """Publish an intermediate record (e.g. one AFLite phase) for the app to draw."""
+        with self._job._lock:
+            self._job.records.append(record)
+
+    def offload(self, fn: Callable, *args, progress: Optional[Callable] = None, cancel=None, relay: tuple = (),
+                **kwargs):
+        """``fn(*args, progress=..., cancel=..., **kwargs)`` on the runner's backend (see the
+        module doc). ``progress`` defaults to this job's; the cancel token is always this job's
+        (a ``cancel`` given is that one or None); the keyword arguments named in ``relay`` are
+        callbacks (e.g. ``on_phase``) whose calls on a worker are replayed here."""
+        backend = self._job.backend or LocalBackend()
+        return backend.run(fn, args, kwargs, progress=progress or self.progress, cancel=self.cancel, relay=relay)
+
+
+class Job:
+    """A function running in a daemon thread, polled by the app.
+
+    ``fn(ctx)`` gets a `JobContext`; its return value becomes `result`, an
+    exception becomes `error` (`Cancelled` gives status ``"cancelled"``).
+    Status: ``"pending"``, ``"running"``, ``"done"``, ``"error"``, ``"cancelled"``.
+    """
+
+    def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key: Optional[str] = None,
+                 slots: Optional[threading.Semaphore] = None, backend=None, runner: Optional["JobRunner"] = None):
+        self.fn, self.name, self.key, self._slots, self.backend = fn, name, key, slots, backend
+        self.runner = runner   # for `JobContext.cores`: how many jobs share the machine
+        self.status = "pending"
+        self.fraction, self.message = 0.0, ""
+        self.records: list = []
+        self.result = None
+        self.error: Optional[BaseException] = None
+        self.traceback = ""
+        self.error_id = ""
+        self.started = self.finished = None
+        self._cancel = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: Optional[threading.Thread] = None
+
+    def start(self) -> "Job":
+        if self._thread is not None:
+            return self
+        self.started = time.time()
+        self._thread = threading.Thread(target=self._run, name=f"job:{self.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    def _take_slot(self) -> bool:
+        """Wait (pending, cancellable) for one of the runner's worker slots; False if cancelled."""
+        if self._slots is None:
+            return True
+        while not self._slots.acquire(timeout=0.25):
+            if self._cancel.is_set():
+                return False
+            with self._lock:
+                self.message = "waiting for a free worker (other jobs are running)"
+        if self._cancel.is_set():   # cancelled while it waited: give the slot to the next job
+            self._slots.release()
+            return False
+        return True
+
+    def _run(self) -> None:
+        ctx = JobContext(self)
+        if not self._take_slot():
+            self.error, self.status, self.finished = Cancelled("cancelled before it started"), "cancelled", time.time()
+            return
+        self.status = "running"
+        with self._lock:
+            self.message = ""
+        try:
+            result = self.fn(ctx)
+        except Cancelled as exc:
+            self.error, self.status = exc, "cancelled"
+        except BaseException as exc:  # reported to the app, which shows it and keeps going
+            self.error, self.status = exc, "error"
+            self.traceback = traceback.format_exc()
+            if isinstance(exc, InputError):  # a user's mistake: the message says what to fix
+                log.info("job %s stopped: %s", self.name, exc)
+            else:  # the id lets a user who saw only a short message find this traceback
+                self.error_id = uuid.uuid4().hex[:8]
+                log.error("job %s failed (error id %s)\n%s", self.name, self.error_id, self.traceback)
+        else:
+            self.result, self.fraction, self.status = result, 1.0, "done"
+        finally:
+            self.finished = time.time()
+            if self._slots is not None:
+                self._slots.release()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        return self.status in ("done", "error", "cancelled")
+
+    @property
+    def elapsed(self) -> float:
+        if self.started is None:
+            return 0.0
+        return (self.finished or time.time()) - self.started
+
+    def wait(self, timeout: Optional[float] = None) -> "Job":
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return {"name": self.name, "status": self.status, "fraction": self.fraction,
+                    "message": self.message, "records": list(self.records), "elapsed": self.elapsed}
+
+
+class JobRunner:
+    """Jobs by key: submitting a key whose job is still running returns that job.
+
+    Finished jobs are kept (their result or error is read once by the page that
+    polls them) up to ``keep_finished``; older finished jobs are forgotten, so a
+    long-lived server does not accumulate results.
+    """
+
+    def __init__(self, keep_finished: int = 32, workers: Optional[int] = None, backend=None):
+        self._jobs: dict = {}
+        self.backend = backend or LocalBackend()
+        self._lock = threading.Lock()
+        self.keep_finished = keep_finished
+        # at most ``workers`` jobs compute at once (the others wait, pending and cancellable), so
+        # a team's long work never takes every core from the web process; None: no bound
+        self.workers = workers
+        self._slots = threading.BoundedSemaphore(workers) if workers else None
+
+    def submit(self, key: str, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is not None and not job.done:
+                return job
+            job = Job(fn, name=name or key, key=key, slots=self._slots, backend=self.backend, runner=self)
+            self._jobs.pop(key, None)
+            self._jobs[key] = job
+            finished = [k for k, j in self._jobs.items() if j.done]   # oldest first
+            for k in finished[:max(0, len(finished) - self.keep_finished)]:
+                del self._jobs[k]
+        return job.start()
+
+    def get(self, key: Optional[str]) -> Optional[Job]:
+        """The job of ``key``; None for an unknown key or none (a session watching nothing)."""
+        if not key:
+            return None
+        with self._lock:
+            return self._jobs.get(key)
+
+    def running(self) -> list:
+        with self._lock:
+            return [j for j in self._jobs.values() if not j.done]
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._jobs.pop(key, None)
+
+    def cancel_all(self) -> list:
+        """Ask every running job to stop (it raises `Cancelled` at its next progress or cancel
+        check; a UMAP child process is terminated); the jobs asked."""
+        jobs = self.running()
+        for job in jobs:
+            job.cancel()
+        return jobs
+
+    def shutdown(self, timeout: float = 2.0) -> list:
+        """Cancel every running job and wait up to ``timeout`` seconds in all for them to end,
+        so their files are finished or removed (`core.base.paths.atomic_write`), not half-written.
+        Returns the jobs still running at the deadline (a native call that never checks)."""
+        deadline = time.monotonic() + max(float(timeout), 0.0)
+        for job in self.cancel_all():
+            job.wait(max(deadline - time.monotonic(), 0.0))
+        return self.running()
+
+
+
+
+def offload(ctx: Optional[JobContext], fn: Callable, *args, relay: tuple = (), **kwargs):
+    """`JobContext.offload` when there is a job; a plain call of ``fn`` when there is none
+    (the same work called outside a job, e.g. by a test)."""
+    if ctx is None:
+        return fn(*args, **kwargs)
+    return ctx.offload(fn, *args, relay=relay, **kwargs)
+
+
+class LocalBackend:
+    """Heavy steps run in the job's own thread (bounded by the runner's ``workers``)."""
+
+    name = "local"
+
+    def run(self, fn, args, kwargs, *, progress, cancel, relay=()):
+        return fn(*args, progress=progress, cancel=cancel, **kwargs)   # relayed callbacks are called directly
+
+    def close(self) -> None:
+        pass
+
+
+_POLL = 0.25        # seconds between looks at a Dask task (its progress, the cancel token)
+_PROGRESS_EVERY = 0.2   # a worker sends at most this often (plus the last step), not every call
+
+
+class _RemoteCancel:
+    """A cancel token on a worker: a named Dask event, read at most every half second."""
+
+    def __init__(self, name: str):
+        from distributed import Event
+
+        self._event, self._seen, self._at = Event(name), False, 0.0
+
+    def is_set(self) -> bool:
+        now = time.monotonic()
+        if not self._seen and now - self._at > 0.5:
+            self._at = now
+            self._seen = bool(self._event.is_set())
+        return self._seen
+
+
+def _on_worker(fn, args, kwargs, tag: str, relay: tuple):
+    """Run ``fn`` on a Dask worker with progress and relayed callbacks sent back through a
+    named queue, and the cancel token read from a named event."""
+    from distributed import Queue
+
+    queue, cancel, last = Queue("al-progress-" + tag), _RemoteCancel("al-cancel-" + tag), [0.0]
+
+    def progress(fraction, message=""):
+        now = time.monotonic()
+        if now - last[0] >= _PROGRESS_EVERY or fraction >= 1.0:
+            last[0] = now
+            queue.put(("progress", float(fraction), str(message)))
+        if cancel.is_set():
+            raise Cancelled("cancelled by the user")
+
+    def sender(name):
+        return lambda *a: queue.put((name, *a))
+
+    return fn(*args, progress=progress, cancel=cancel, **kwargs, **{k: sender(k) for k in relay})
+
+
+class DaskBackend:
+    """Heavy steps run as tasks on a Dask cluster (its scheduler's ``address``).
+
+    The client connects on first use (a clear `core.base.cluster.ClusterError` when the
+    scheduler cannot be reached, shown by the job panel). Functions and arguments travel by
+    pickle, so workers run this project's code (same version) and, for steps that read or
+    write the cache folder, see the same ``ARTIFACT_LENS_CACHE`` (a shared volume).
+    """
+
+    name = "dask"
+
+    def __init__(self, address: str, *, timeout: float = 10.0):
+        self.address, self.timeout = address, float(timeout)   # seconds to reach the scheduler
+        self._client = None
+        self._lock = threading.Lock()
+
+    def client(self):
+        with self._lock:
+            if self._client is None or self._client.status in ("closed", "closing"):
+                from core.base.cluster import connect
+
+                self._client = connect(self.address, timeout=self.timeout)
+            return self._client
+
+    def run(self, fn, args, kwargs, *, progress, cancel, relay=()):
+        from distributed import Event, Queue
+
+        client = self.client()
+        tag = uuid.uuid4().hex
+        queue, stop = Queue("al-progress-" + tag, client=client), Event("al-cancel-" + tag, client=client)
+        kwargs = dict(kwargs)
+        local = {k: kwargs.pop(k) for k in relay if kwargs.get(k) is not None}   # called here, not shipped
+        local["progress"] = progress
+        future = client.submit(_on_worker, fn, args, kwargs, tag, tuple(local.keys() - {"progress"}), pure=False,
+                               key=f"{getattr(fn, '__name__', 'work')}-{tag}")
+        try:
+            while True:
+                try:
+                    result = future.result(timeout=_POLL)   # a worker's exception is raised here, as there
+                except TimeoutError:
+                    self._replay(queue, local)
+                    if cancel.is_set():
+                        raise Cancelled("cancelled by the user") from None
+                    continue
+                self._replay(queue, local)
+                return result
+        except BaseException:
+            stop.set()                     # a running task stops at its next progress call
+            future.cancel()
+            raise
+        finally:
+            future.release()
+            try:
+                queue.close()
+            except Exception:  # noqa: BLE001  (already gone with the client)
+                pass
+
+    @staticmethod
+    def _replay(queue, local: dict) -> None:
+        try:
+            items = queue.get(batch=True) if queue.qsize() else []
+        except Exception:  # noqa: BLE001  (the queue is only progress: a hiccup skips one look)
+            return
+        for name, *values in items:
+            target = local.get(name)
+            if target is not None:
+                target(*values)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+
+def backend_for(address: Optional[str]):
+    """The job backend a setting names: a Dask scheduler's address, or None for this process."""
+    return DaskBackend(address) if address else LocalBackend()

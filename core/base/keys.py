@@ -1,0 +1,44 @@
+"""Stable keys: one way to name a computed thing by what it was computed from.
+
+A key is a hex prefix of the SHA-256 of a description. Descriptions are JSON (keys sorted,
+anything else as its ``str``), so the same inputs give the same key in every process, on
+every machine and after a restart: run files, evaluations, maps and background jobs are all
+found again by their keys. Changing how a description is written changes every key made
+from it, so existing stores would miss; each caller keeps the description it always had.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+__all__ = ["digest", "key_of", "jsonable"]
+
+
+def digest(data, length: int = 16) -> str:
+    """The first ``length`` hex digits of the SHA-256 of ``data`` (bytes, or text as UTF-8)."""
+    if isinstance(data, str):
+        data = data.encode()
+    return hashlib.sha256(bytes(data)).hexdigest()[:length]
+
+
+def key_of(description, length: int = 16) -> str:
+    """`digest` of ``description`` written as JSON with sorted keys (``str`` for what JSON lacks)."""
+    return digest(json.dumps(description, sort_keys=True, default=str), length)
+
+
+def jsonable(value):
+    """``value`` with numpy scalars and arrays, tuples and non-finite floats turned into JSON types
+    (NaN → None, ±inf → ±1e308), so records and keys never depend on how a number was held."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None if np.isnan(value) else (1e308 if value > 0 else -1e308)
+    return value

@@ -1,0 +1,62 @@
+"""Progress reporting and cancellation shared by long-running work.
+
+A progress callback is any callable ``progress(fraction, message)`` with
+``fraction`` in [0, 1]. A cancel token is any object with ``is_set()`` (for
+example ``threading.Event``); long loops call `check_cancel` between steps.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Protocol
+
+from core.base.errors import Cancelled
+
+ProgressFn = Callable[[float, str], None]
+
+
+class CancelToken(Protocol):
+    def is_set(self) -> bool: ...
+
+
+def report(progress: Optional[ProgressFn], fraction: float, message: str = "") -> None:
+    if progress is not None:
+        progress(min(max(float(fraction), 0.0), 1.0), message)
+
+
+def span(progress: Optional[ProgressFn], lo: float, hi: float) -> Optional[ProgressFn]:
+    """A progress callback for one stage of longer work: its 0..1 is reported as ``lo..hi``
+    of ``progress`` (None stays None)."""
+    if progress is None:
+        return None
+    return lambda f, m="": report(progress, lo + (hi - lo) * f, m)
+
+
+def check_cancel(cancel: Optional[CancelToken]) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("cancelled by the user")
+
+
+class TqdmProgress:
+    """Adapter: a tqdm bar driven by ``progress(fraction, message)`` calls (for the CLI)."""
+
+    def __init__(self, desc: str = "", total: int = 1000):
+        from tqdm import tqdm
+
+        self._total = total
+        self._bar = tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        target = int(round(fraction * self._total))
+        if target > self._bar.n:
+            self._bar.update(target - self._bar.n)
+        if message:
+            self._bar.set_postfix_str(message, refresh=False)
+
+    def close(self) -> None:
+        self._bar.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -1,0 +1,168 @@
+"""Every ``ARTIFACT_LENS_*`` setting in one typed object, validated in one place.
+
+`settings()` reads the environment and returns a frozen `Settings`; a bad value raises one
+`SettingsError` that names the variable, what it holds and what to give instead. It is parsed
+again only when the environment changed (tests and a server restart may point it elsewhere),
+so callers just call `settings()` where they need a value.
+
+A dataclass with a table of parsers, not pydantic-settings: a dozen variables do not need a new
+dependency, and the table is what the docs list (a test checks that each one is documented).
+"""
+from __future__ import annotations
+
+import functools
+import math
+import os
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Optional
+
+from core.base.errors import InputError
+
+__all__ = ["Settings", "SettingsError", "settings", "VARIABLES", "printable", "expand_path"]
+
+
+class SettingsError(InputError):
+    """A setting with a value the tool cannot use (the message names the variable and the fix)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    cache: Path                    #: ARTIFACT_LENS_CACHE: caches, uploads, runs; the SQLite team store by default
+    db_url: str                    #: ARTIFACT_LENS_DB_URL: SQLAlchemy URL of the team store
+    cache_mb: float                #: ARTIFACT_LENS_CACHE_MB: memory budget of the server cache
+    uploads_mb: float              #: ARTIFACT_LENS_UPLOADS_MB: disk budget for uploads
+    #: ARTIFACT_LENS_RESULTS_MB: disk budget of the computed results (runs, evaluations, quality tables,
+    #: maps); past it a starting server deletes the least recently used (`core.base.result_store.prune`)
+    results_mb: float
+    data_dirs: tuple               #: ARTIFACT_LENS_DATA_DIRS: folders the Data page's "Local path" may read
+    map: str                       #: ARTIFACT_LENS_MAP: the background map, umap or pca
+    #: ARTIFACT_LENS_MAP_POINTS: most points the Map draws; above it a seeded sample (WebGL in headless
+    #: Chromium stays interactive at 100k; the figure is ~4.6 MB of JSON there, short hover)
+    map_points: int
+    #: ARTIFACT_LENS_MAP_TEXT_POINTS: above this many drawn points the hover shows id and label only
+    #: (p̃, status and text snippets were ~85 % of a 100k-point figure's JSON, 18.5 of 21 MB)
+    map_text_points: int
+    owner: Optional[str]           #: ARTIFACT_LENS_OWNER: owner of the default workspace
+    job_workers: int               #: ARTIFACT_LENS_JOB_WORKERS: background jobs that compute at once
+    #: ARTIFACT_LENS_RUN_LEASE: seconds a running run's lease lasts without a heartbeat; past it,
+    #: another server on the same database marks the run interrupted
+    run_lease: float
+    #: ARTIFACT_LENS_SCHEDULER: address of a Dask scheduler (tcp://HOST:PORT) that runs the heavy
+    #: steps of background jobs; unset: they run in this process
+    scheduler: Optional[str]
+    #: ARTIFACT_LENS_DEVICE: where AFLite's ridge family computes (`core.aflite.backends`): unset for the
+    #: CPU engine, cuda, cuda:N, torch, cupy or array-api
+    device: Optional[str]
+
+
+#: field -> (variable, default text for the docs)
+VARIABLES = {f.name: "ARTIFACT_LENS_" + f.name.upper() for f in fields(Settings)}
+
+
+#: a URL's user information (everything up to the last '@' before the host: a password may hold
+#: an unencoded '@' or ':'), and a query parameter that carries a secret
+_URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<rest>[^\s'\"<>]*)")
+_SECRET_PARAM = re.compile(r"(?i)([?&;](?:[a-z_]*pass[a-z_]*|pwd|[a-z_]*secret[a-z_]*|[a-z_]*token[a-z_]*|"
+                           r"[a-z_]*key)=)[^&;#\s]*")
+
+
+_HOST = re.compile(r"[A-Za-z0-9.\-\[\]:%]*(?=[/?#]|$)")
+
+
+def printable(text) -> str:
+    """``text`` (a URL, a setting, an error message holding either) with every URL's password and
+    every secret query parameter replaced by ``***``: the one way a URL reaches a message."""
+
+    def hide(m: "re.Match") -> str:
+        rest = _SECRET_PARAM.sub(r"\1***", m.group("rest"))
+        # the user information ends at the last '@' that has a ':' before it and a host[:port] after
+        # it (a password may hold '@', ':' or '/'; an '@' in a path or a query has no host after it)
+        ends = [i for i, c in enumerate(rest) if c == "@" and ":" in rest[:i] and _HOST.match(rest, i + 1)]
+        if ends:
+            user = rest[:rest.index(":")]
+            rest = f"{user}:***" + rest[ends[-1]:]
+        return m.group("scheme") + rest
+
+    return _URL.sub(hide, str(text))
+
+
+def expand_path(raw: str, what: str) -> Path:
+    """``raw`` with ``~`` expanded; a ``~user`` that names no user is a clear InputError."""
+    try:
+        return Path(raw).expanduser()
+    except RuntimeError:
+        raise InputError(f"{what}={raw!r} starts with a ~user this machine does not know; give a full path.") from None
+
+
+def _number(name: str, raw: str, least: float, unit: str, whole: bool = False, most: float = 1e12):
+    try:
+        value = int(raw) if whole else float(raw)
+    except ValueError:
+        raise SettingsError(f"{VARIABLES[name]}={raw!r} is not {'a whole number' if whole else 'a number'}; give "
+                            f"{unit}, e.g. {VARIABLES[name]}={'1000' if whole else '1024'}, or unset it.") from None
+    if not (math.isfinite(value) and least <= value <= most):
+        raise SettingsError(f"{VARIABLES[name]}={raw!r} must be a finite number from {least:g} to {most:g} {unit}; "
+                            "give one, or unset it for the default.")
+    return value
+
+
+def _parse(env: tuple) -> Settings:
+    raw = dict(env)
+    try:
+        cache = expand_path(raw["cache"], VARIABLES["cache"]) if raw["cache"] else Path.home() / ".cache" / "artifact-lens"
+        data_dirs = [expand_path(p, VARIABLES["data_dirs"]).resolve()
+                     for p in (raw["data_dirs"] or "").split(os.pathsep) if p.strip()] or [Path.cwd(), cache.resolve()]
+    except InputError as exc:
+        raise SettingsError(str(exc)) from None
+    except (OSError, RuntimeError) as exc:   # no home folder, a looping link
+        raise SettingsError(f"{VARIABLES['cache']} or {VARIABLES['data_dirs']} cannot be used ({exc}); give full "
+                            "paths of folders.") from None
+    method = (raw["map"] or "umap").strip().lower()
+    if method not in ("umap", "pca"):
+        raise SettingsError(f"ARTIFACT_LENS_MAP={raw['map']!r} is not a map this tool computes; give umap (the "
+                            "default) or pca.")
+    owner = (raw["owner"] or "").strip().lower() or None
+    if owner is not None and "@" not in owner:
+        raise SettingsError(f"ARTIFACT_LENS_OWNER={raw['owner']!r} is not an e-mail address; give the owner's address "
+                            "as the identity provider sends it, or unset it.")
+    scheduler = raw["scheduler"] or None
+    if scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx|inproc)://[^\s/]+(:\d+)?/?", scheduler):
+        raise SettingsError(f"ARTIFACT_LENS_SCHEDULER={raw['scheduler']!r} is not a Dask scheduler address; give one "
+                            "such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), or unset it to compute "
+                            "in this process.")
+    device = (raw["device"] or "").strip().lower() or None
+    if device is not None and not (device in ("numpy", "cuda", "torch", "cupy", "array-api")
+                                   or re.fullmatch(r"cuda:\d{1,3}", device)):
+        raise SettingsError(f"ARTIFACT_LENS_DEVICE={raw['device']!r} is not a device AFLite runs on; give cuda, cuda:N, "
+                            "torch, cupy or array-api, or unset it for the CPU engine.")
+    return Settings(
+        cache=cache,
+        db_url=raw["db_url"] or f"sqlite:///{cache / 'team.sqlite'}",
+        cache_mb=_number("cache_mb", raw["cache_mb"], 1, "megabytes") if raw["cache_mb"] else 1024.0,
+        uploads_mb=_number("uploads_mb", raw["uploads_mb"], 0, "megabytes") if raw["uploads_mb"] else 2048.0,
+        results_mb=_number("results_mb", raw["results_mb"], 1, "megabytes") if raw["results_mb"] else 20_000.0,
+        data_dirs=tuple(data_dirs),
+        map=method,
+        map_points=_number("map_points", raw["map_points"], 1, "points", whole=True, most=1e8) if raw["map_points"] else 200_000,
+        map_text_points=(_number("map_text_points", raw["map_text_points"], 0, "points", whole=True, most=1e8)
+                         if raw["map_text_points"] else 20_000),
+        owner=owner,
+        job_workers=(_number("job_workers", raw["job_workers"], 1, "jobs", whole=True, most=1024) if raw["job_workers"]
+                     else max(1, os.cpu_count() or 1)),
+        run_lease=_number("run_lease", raw["run_lease"], 3, "seconds", most=86_400) if raw["run_lease"] else 60.0,
+        scheduler=scheduler,
+        device=None if device == "numpy" else device,
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _cached(env: tuple, cwd: str) -> Settings:
+    return _parse(env)
+
+
+def settings() -> Settings:
+    """The settings of the current environment (parsed once per distinct environment)."""
+    env = tuple((name, (os.environ.get(var) or "").strip()) for name, var in VARIABLES.items())
+    return _cached(env, os.getcwd())

@@ -1,0 +1,206 @@
+"""One local data file read into a table: its format from its name, checks that refuse what
+would read wrongly (a repeated header, a repeated JSON key, NUL bytes, a file larger than the
+memory left) and columns turned into numbers only when no cell loses characters."""
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from core.base import memory
+from core.base.errors import InputError
+from core.base.memory import size_text
+
+FILE_TYPES = {
+    ".csv": "CSV",
+    ".tsv": "TSV",
+    ".jsonl": "JSON Lines",
+    ".json": "JSON",
+    ".parquet": "Parquet",
+}
+
+
+def _duplicate_header(path: Path, sep: str) -> None:
+    """Repeated column names (pandas would silently rename the second 'a' to 'a.1')."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:   # a BOM is not a name
+        header = next(csv.reader(fh, delimiter=sep), [])
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise InputError(f"{path} repeats column names ({', '.join(map(repr, repeated))}); give every column a "
+                         "unique name in the header row.")
+
+
+def _bad_json_line(path: Path) -> str:
+    """Where a JSON Lines file first fails to parse, by line number."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                if not isinstance(json.loads(line, object_pairs_hook=_unique_keys), dict):
+                    return f"line {number} is not a JSON object"
+            except _RepeatedKey as exc:
+                return f"line {number} repeats the key {exc.args[0]!r} (a reader would keep only one of its values)"
+            except ValueError as exc:
+                return f"line {number} is not valid JSON ({exc.msg})"
+    return ""
+
+
+class _RepeatedKey(Exception):
+    pass
+
+
+def _unique_keys(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) < len(keys):
+        raise _RepeatedKey(next(k for k in keys if keys.count(k) > 1))
+    return dict(pairs)
+
+
+def file_type(path: Path) -> str:
+    """The file's extension (``.csv`` …), ignoring a trailing ``.gz``; InputError when unsupported."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    ext = suffixes[-1] if suffixes else ""
+    if ext not in FILE_TYPES:
+        kinds = ", ".join(FILE_TYPES)
+        raise InputError(
+            f"unknown file type '{ext or path.name}' for {path}: supported types are {kinds} "
+            "(optionally .gz-compressed) and folders written by datasets' save_to_disk. "
+            "Rename the file with the right extension or convert it."
+        )
+    return ext
+
+
+#: memory a file takes once read, per byte on disk (text cells become Python strings; Parquet
+#: is compressed); a guard against what would end in the kernel killing the process, not a budget
+_EXPANSION = {".csv": 2, ".tsv": 2, ".jsonl": 2, ".json": 2, ".parquet": 5}
+
+
+def _text_size(path: Path) -> int:
+    """Bytes the file's text takes once read: its size, or a .gz file's recorded uncompressed size
+    (the gzip trailer, modulo 4 GiB; never below its compressed size)."""
+    size = path.stat().st_size
+    if path.suffix.lower() != ".gz" or size < 18:
+        return size
+    with open(path, "rb") as fh:
+        fh.seek(-4, os.SEEK_END)
+        return max(size, int.from_bytes(fh.read(4), "little"))
+
+
+def _check_text_bytes(path: Path, ext: str) -> None:
+    """Text formats hold no NUL byte: a sparse file (its holes read as NULs) or a binary file
+    named .csv would otherwise be parsed into one giant cell."""
+    if ext == ".parquet":
+        return
+    if path.suffix.lower() != ".gz":
+        with open(path, "rb") as fh:
+            try:
+                hole = os.lseek(fh.fileno(), 0, os.SEEK_HOLE)
+            except (OSError, AttributeError):   # no SEEK_HOLE here: the sample below still looks
+                hole = path.stat().st_size
+        if hole < path.stat().st_size:
+            raise InputError(f"{path} is a sparse file (from byte {hole:,} on it has unwritten gaps, read as NUL "
+                             f"bytes), not {FILE_TYPES[ext]} text; export the dataset again.")
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    try:
+        with opener(path, "rb") as fh:
+            sample = fh.read(1 << 20)
+    except (OSError, EOFError):
+        return   # the reader names a damaged file
+    at = sample.find(b"\0")
+    if at >= 0:
+        raise InputError(f"{path} holds NUL bytes (at byte {at:,}), so it is not {FILE_TYPES[ext]} "
+                         "text: it may be binary or damaged; export the dataset again.")
+
+
+def _check_fits_in_memory(path: Path, ext: str) -> None:
+    """A dataset file is read whole into memory (pandas); one that would take more than the
+    memory left would end in the kernel killing the process, so refuse it with the sizes and
+    the fix."""
+    _check_text_bytes(path, ext)
+    size, avail = _text_size(path), memory.available_memory()
+    need = size * _EXPANSION[ext]
+    if avail is not None and need > avail:
+        raise InputError(
+            f"'{path.name}' holds {size_text(size)} and a {FILE_TYPES[ext]} dataset is read whole into memory (it "
+            f"cannot be memory-mapped; about {size_text(need)} once read), but only {size_text(avail)} of memory is "
+            "available. Keep large embeddings out of "
+            "the dataset file: save them as a float32 .npy (one row per example, in the dataset's row order) and "
+            "pass it with -r file:path=emb.npy, which is memory-mapped; keep ids, labels and text in a smaller "
+            "(Parquet) file.")
+
+
+def read_file(path: Path) -> pd.DataFrame:
+    ext = file_type(path)
+    _check_fits_in_memory(path, ext)
+    try:
+        if ext == ".csv":
+            _duplicate_header(path, ",")
+            frame = _numbers_without_loss(pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str))
+        elif ext == ".tsv":
+            _duplicate_header(path, "\t")
+            frame = _numbers_without_loss(pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""],
+                                                      quoting=3, dtype=str))
+        elif ext == ".jsonl":
+            where = _bad_json_line(path)
+            if where:
+                raise InputError(f"could not read {path} as JSON Lines: {where}. Fix that line (one JSON object "
+                                 "per line, UTF-8) or export the file again.")
+            frame = pd.read_json(path, lines=True, dtype=False)
+        elif ext == ".json":
+            try:
+                frame = pd.read_json(path, dtype=False)
+            except ValueError:
+                frame = pd.read_json(path, lines=True, dtype=False)
+        else:
+            frame = pd.read_parquet(path)
+    except InputError:
+        raise
+    except (ValueError, UnicodeDecodeError, OSError, pd.errors.ParserError) as exc:
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(
+            f"could not read {path} as {FILE_TYPES[ext]}: {detail}. "
+            f"Check that the file is valid {FILE_TYPES[ext]} (UTF-8, one header row for CSV/TSV, "
+            "one JSON object per line for JSONL) or export it again."
+        ) from None
+    except Exception as exc:  # pyarrow raises its own error types for corrupt Parquet
+        raise InputError(
+            f"could not read {path} as {FILE_TYPES[ext]}: {type(exc).__name__}: {exc}. "
+            "The file looks damaged; export it again."
+        ) from None
+    if frame.empty:
+        raise InputError(f"{path} holds no rows; choose a file with labelled examples.")
+    return frame
+
+
+_BOOLEAN = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
+_LOSSY = re.compile(r"^\s|\s$|^[+-]?0\d|^\+")
+
+
+def _numbers_without_loss(frame: pd.DataFrame) -> pd.DataFrame:
+    """CSV cells are text; a column becomes numbers only when no cell would lose characters on
+    the way (``000``, ``007``, ``+1`` and padded cells stay text: they are ids or codes, and
+    ``000`` written back as ``0`` would be another example)."""
+    for col in frame.columns:
+        cells = frame[col]
+        present = cells.dropna()
+        if len(present) and present.isin(_BOOLEAN).all():
+            frame[col] = cells.map(_BOOLEAN.get)   # pandas' own reading of True/False columns
+            continue
+        if not len(present) or present.str.contains(_LOSSY).any():
+            continue
+        numbers = pd.to_numeric(cells, errors="coerce")
+        if numbers[cells.notna()].notna().all():
+            whole = numbers.dropna()
+            frame[col] = numbers.astype("int64") if len(whole) == len(cells) and (whole == whole.round()).all() \
+                and not present.str.contains(r"[.eE]").any() else numbers
+    return frame

@@ -1,0 +1,254 @@
+"""Training dynamics on Φ (dataset cartography, Swayamdipta et al. 2020) and label issues
+(confident learning through `cleanlab`), issue 23.
+
+A softmax model on Φ (``model="linear"``) or a one-hidden-layer MLP (``"mlp"``) is trained for
+E epochs of mini-batch Adam; after each epoch every example's probability of its gold label is
+recorded. **Cross-fitted** (the default, ``folds`` > 1): the examples are split into folds and
+each fold's probabilities come from models trained on the other folds, so they are out of
+sample; cleanlab needs exactly that. **In-sample** (``folds=1``, the paper's variant): one model
+trained on every example records its own training examples' probabilities, which is what the
+paper maps (its "hard-to-learn" then means the model cannot fit an example even after seeing it).
+
+Per example:
+
+- **confidence**: the mean over epochs of p(gold);
+- **variability**: their standard deviation;
+- **correctness**: the share of epochs in which the gold label has the highest probability;
+- **region**: ``ambiguous`` when its variability is among the top ``ambiguous_share`` (a third by
+  default, as the paper's ambiguous subset); otherwise ``easy-to-learn`` when its confidence is at
+  least ``confidence_threshold`` (0.5) and ``hard-to-learn`` below it.
+- The last epoch's held-out **accuracy** is in `params`: flags from a model that cannot do the
+  task (a hypothesis-only Φ on NLI is right on about 60 %) mark hard examples, not wrong labels,
+  and a note says so.
+- **label_quality** (cleanlab's self-confidence score of the given label, from the last epoch's
+  out-of-sample probabilities; lower = more likely wrong) and **label_issue** (cleanlab's
+  ``find_label_issues``). In-sample probabilities overfit, so label issues need ``folds`` ≥ 2.
+
+Inputs are standardised with the training folds' mean and spread; everything is float32 and
+seeded, so a run is reproducible.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from core.base.errors import InputError
+from core.data.labels import encode_labels
+from core.base.progress import check_cancel, report
+
+__all__ = ["Cartography", "training_dynamics", "dataset_dynamics", "scored_labels", "REGIONS", "MODELS"]
+
+REGIONS = ("easy-to-learn", "ambiguous", "hard-to-learn")
+MODELS = ("linear", "mlp")
+
+
+@dataclass
+class Cartography:
+    """Per-example training dynamics (`table`, by id) and how they were made (`params`)."""
+
+    table: pd.DataFrame          # id, label, confidence, variability, correctness, region, label_quality, label_issue
+    gold_probs: np.ndarray       # (N, epochs) p(gold) after each epoch
+    params: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        t = self.table
+        out = {"examples": int(len(t)), "regions": {r: int((t["region"] == r).sum()) for r in REGIONS},
+               "accuracy": self.params.get("accuracy")}
+        if "label_issue" in t:
+            out["label_issues"] = int(t["label_issue"].sum())
+        return out
+
+
+class _Net:
+    """Softmax regression or a one-hidden-layer ReLU MLP, trained by mini-batch Adam (float32)."""
+
+    def __init__(self, d: int, k: int, hidden: int, rng: np.random.Generator, lr: float, l2: float):
+        self.lr, self.l2, self.t = lr, l2, 0
+        if hidden:
+            self.params = [(rng.standard_normal((d, hidden)) * np.sqrt(2.0 / d)).astype(np.float32),
+                           np.zeros(hidden, np.float32),
+                           (rng.standard_normal((hidden, k)) * np.sqrt(1.0 / hidden)).astype(np.float32),
+                           np.zeros(k, np.float32)]
+        else:
+            self.params = [np.zeros((d, k), np.float32), np.zeros(k, np.float32)]
+        self.m = [np.zeros_like(p) for p in self.params]
+        self.v = [np.zeros_like(p) for p in self.params]
+
+    def _forward(self, X):
+        if len(self.params) == 4:
+            W1, b1, W2, b2 = self.params
+            h = np.maximum(X @ W1 + b1, 0.0)
+            return h, h @ W2 + b2
+        W, b = self.params
+        return None, X @ W + b
+
+    def proba(self, X, batch: int = 8192) -> np.ndarray:
+        out = []
+        for s in range(0, len(X), batch):
+            _, z = self._forward(X[s:s + batch])
+            z = z - z.max(axis=1, keepdims=True)
+            e = np.exp(z)
+            out.append(e / e.sum(axis=1, keepdims=True))
+        return np.concatenate(out) if out else np.zeros((0, self.params[-1].shape[0]), np.float32)
+
+    def step(self, X, y):
+        h, z = self._forward(X)
+        z = z - z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        p[np.arange(len(y)), y] -= 1.0
+        g = p / len(y)                                   # d loss / d logits
+        if h is not None:
+            W1, _, W2, _ = self.params
+            dh = (g @ W2.T) * (h > 0)
+            grads = [X.T @ dh + self.l2 * W1, dh.sum(0), h.T @ g + self.l2 * W2, g.sum(0)]
+        else:
+            grads = [X.T @ g + self.l2 * self.params[0], g.sum(0)]
+        self.t += 1
+        b1, b2, eps = 0.9, 0.999, 1e-8
+        for p_, g_, m, v in zip(self.params, grads, self.m, self.v):
+            m *= b1
+            m += (1 - b1) * g_
+            v *= b2
+            v += (1 - b2) * g_ * g_
+            p_ -= (self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t) * m / (np.sqrt(v) + eps)).astype(np.float32)
+
+
+def _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence_threshold):
+    def whole(name, value, lo, hi):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+            raise InputError(f"{name} must be a whole number from {lo} to {hi}, not {value!r}.")
+
+    whole("epochs", epochs, 2, 1000)
+    whole("folds", folds, 1, 100)
+    whole("hidden", hidden, 1, 100_000)
+    whole("batch_size", batch_size, 1, 10 ** 7)
+    if model not in MODELS:
+        raise InputError(f"model {model!r} is unknown; choose one of {', '.join(MODELS)}.")
+    for name, value in (("ambiguous_share", ambiguous_share), ("confidence_threshold", confidence_threshold)):
+        if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 < float(value) < 1.0):
+            raise InputError(f"{name} must be a number strictly between 0 and 1, not {value!r}.")
+
+
+def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: str = "linear", folds: int = 5,
+                      hidden: int = 128, batch_size: int = 256, lr: Optional[float] = None, l2: float = 1e-4,
+                      ambiguous_share: float = 1 / 3, confidence_threshold: float = 0.5, label_issues: bool = True,
+                      random_state: int = 0, progress=None, cancel=None) -> Cartography:
+    """Cartography of ``X`` (N × d, Φ) with labels ``y``; see the module docstring.
+
+    ``folds`` ≥ 2 cross-fits (out-of-sample probabilities, label issues found); ``folds=1`` is the
+    paper's in-sample variant (no label issues: its probabilities are not out of sample). ``lr``
+    (Adam's step) defaults to 0.05 for the linear model and 0.01 for the MLP: steps that fit the
+    easy examples within the first epoch, as the paper's models do, so what still moves
+    afterwards (variability) is what the model is unsure of.
+    """
+    _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence_threshold)
+    lr = (0.05 if model == "linear" else 0.01) if lr is None else lr
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not 0 < lr <= 10:
+        raise InputError(f"lr must be a number in (0, 10], not {lr!r}.")
+    X = np.asarray(X, dtype=np.float32)
+    if X.ndim != 2 or not len(X):
+        raise InputError(f"Φ must be a non-empty N × d matrix, not of shape {X.shape}.")
+    if not np.isfinite(X).all():
+        raise InputError("Φ holds NaN or infinite values; rebuild the representation (or drop those rows).")
+    codes, classes = encode_labels(np.asarray(y), classes, what="label")
+    if len(codes) != len(X):
+        raise InputError(f"{len(codes)} labels for {len(X)} rows of Φ; give one label per row.")
+    k = len(classes)
+    if k < 2:
+        raise InputError("cartography needs at least two labels; this dataset has one.")
+    n = len(X)
+    rng = np.random.default_rng(random_state)
+    if folds > 1:
+        counts = np.bincount(codes, minlength=k)
+        if folds > n:
+            raise InputError(f"{folds} folds for {n} examples; give at most {n} folds.")
+        order = rng.permutation(n)
+        fold_of = np.empty(n, dtype=int)
+        # stratified: each label's examples dealt round-robin over the folds
+        for c in range(k):
+            rows = order[codes[order] == c]
+            fold_of[rows] = np.arange(len(rows)) % folds
+        if (counts < folds).any():
+            fold_of = np.arange(n)[order.argsort()] % folds    # too few of a label to stratify: plain split
+    else:
+        fold_of = np.zeros(n, dtype=int)
+    gold = np.zeros((n, epochs), np.float32)
+    right = np.zeros((n, epochs), bool)
+    last = np.zeros((n, k), np.float32)
+    total_steps, done = folds * epochs, 0
+    for f in range(folds):
+        held = np.flatnonzero(fold_of == f)
+        train = np.flatnonzero(fold_of != f) if folds > 1 else held
+        mu = X[train].mean(axis=0)
+        sd = X[train].std(axis=0)
+        sd[sd == 0] = 1.0
+        Xt, Xh = (X[train] - mu) / sd, (X[held] - mu) / sd
+        net = _Net(X.shape[1], k, hidden if model == "mlp" else 0, rng, lr, l2)
+        for e in range(epochs):
+            check_cancel(cancel)
+            perm = rng.permutation(len(train))
+            for s in range(0, len(perm), batch_size):
+                b = perm[s:s + batch_size]
+                net.step(Xt[b], codes[train][b])
+            p = net.proba(Xh)
+            gold[held, e] = p[np.arange(len(held)), codes[held]]
+            right[held, e] = p.argmax(axis=1) == codes[held]
+            if e == epochs - 1:
+                last[held] = p
+            done += 1
+            report(progress, done / total_steps, f"fold {f + 1} of {folds}, epoch {e + 1} of {epochs}")
+    confidence = gold.mean(axis=1)
+    variability = gold.std(axis=1)
+    correctness = right.mean(axis=1)
+    ambiguous = variability >= np.quantile(variability, 1.0 - ambiguous_share)
+    region = np.where(ambiguous, "ambiguous", np.where(confidence >= confidence_threshold, "easy-to-learn",
+                                                          "hard-to-learn"))
+    table = pd.DataFrame({"id": np.arange(n).astype(str) if ids is None else np.asarray(ids).astype(str),
+                          "label": np.asarray(classes, dtype=object)[codes], "confidence": confidence,
+                          "variability": variability, "correctness": correctness, "region": region})
+    notes = []
+    accuracy = float((last.argmax(axis=1) == codes).mean())
+    if label_issues and folds > 1:
+        from cleanlab.filter import find_label_issues
+        from cleanlab.rank import get_label_quality_scores
+
+        probs = np.clip(last.astype(np.float64), 1e-12, None)
+        probs /= probs.sum(axis=1, keepdims=True)
+        table["label_quality"] = get_label_quality_scores(codes, probs)
+        with warnings.catch_warnings(record=True) as said:   # cleanlab's warnings become one note, not stderr noise
+            warnings.simplefilter("always")
+            table["label_issue"] = find_label_issues(codes, probs, n_jobs=1)
+        if said:
+            notes.append("cleanlab: some labels have too few examples to flag every possible label error among them.")
+        share = float(table["label_issue"].mean())
+        if share > 0.2:
+            notes.append(f"cleanlab flags {share:.0%} of the labels, more than label noise usually is: the model on this "
+                         f"Φ is right on {accuracy:.0%} of held-out examples, too weak to tell a wrong label from a hard "
+                         "example. Use a representation that sees the whole input (every text field, or sentence "
+                         "embeddings of the pair) before reading the flags as errors.")
+    elif label_issues:
+        notes.append("label issues need out-of-sample probabilities: give folds ≥ 2 (in-sample ones overfit).")
+    params = {"epochs": epochs, "model": model, "folds": folds, "hidden": hidden if model == "mlp" else None,
+              "batch_size": batch_size, "lr": lr, "l2": l2, "ambiguous_share": float(ambiguous_share),
+              "confidence_threshold": float(confidence_threshold), "random_state": random_state,
+              "variant": "cross-fitted" if folds > 1 else "in-sample", "accuracy": accuracy, "notes": notes}
+    return Cartography(table=table, gold_probs=gold, params=params)
+
+
+def scored_labels(dataset, representation):
+    """(ids, labels) of the examples Φ represents (warm-up examples are not in it)."""
+    ids = np.asarray(representation.ids).astype(str)
+    return ids, dataset.table[dataset.label].reindex(ids).to_numpy()
+
+
+def dataset_dynamics(dataset, representation, *, progress=None, cancel=None, **options):
+    """`training_dynamics` of the examples Φ represents, with the dataset's
+    labels and class order; ``options`` are its knobs."""
+    ids, y = scored_labels(dataset, representation)
+    return training_dynamics(np.asarray(representation.X), y, ids=ids, classes=dataset.classes, progress=progress,
+                             cancel=cancel, **options)

@@ -1,0 +1,250 @@
+"""Artifacts across splits (issue 23): do the label cues found on a training split also give the
+labels away on an evaluation split? If they do, a benchmark rewards the artifacts.
+
+`cue_transfer(train, eval_)`:
+
+- **cues**: the ``k`` features of highest z on TRAIN that exceed z* (z-statistics, paper 004
+  eq. 2; partial-input predictions aside, which each split's own model makes), each with its label; on EVAL, how many examples have the feature (``n_eval``), the
+  share of them carrying that label (``share_eval``) and its z there (``z_eval``, against
+  EVAL's chance 1 / labels). A cue transfers when ``z_eval`` is large too.
+- **models**: the accuracy on EVAL of a model trained on TRAIN that sees only the partial input
+  (the last text field: the hypothesis) and of one that sees only the top cues (whether each is
+  present), beside the majority label's share and chance: well above them, the artifacts of
+  TRAIN carry over.
+- **predictable**: the AFLite view. m linear models, each trained on a random t-share of TRAIN
+  on a representation Φ fitted on both splits' text together (unsupervised: no label crosses),
+  score every EVAL example by the share of models that predict its label (AFLite's p̃), and
+  every TRAIN example by the models that did not train on it; the share with p̃ ≥ τ on each.
+- **near-duplicates** across the splits: pairs whose every text field shares most of its
+  wording (`core.text.duplicates`), the leak FiftyOne's "leaky splits" looks for.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from core.aflite.selection import check_tau, passing
+from core.data.dataset import Dataset
+from core.base.errors import InputError
+from core.base.progress import check_cancel, report, span
+from core.zstats.statistics import z_from_share
+
+__all__ = ["Transfer", "cue_transfer", "CUE_COLUMNS", "figure", "report_html"]
+
+CUE_COLUMNS = ["feature", "label", "n_train", "z_train", "n_eval", "share_eval", "z_eval"]
+
+
+@dataclass
+class Transfer:
+    cues: pd.DataFrame             # CUE_COLUMNS
+    duplicates: pd.DataFrame       # train_id, eval_id, overlap
+    summary: dict = field(default_factory=dict)
+
+
+def _z(share: float, n: int, p0: float) -> float:
+    return float("nan") if n <= 0 else float(z_from_share(share, n, p0))
+
+
+def _presence(dataset: Dataset, names) -> np.ndarray:
+    """Example × cue presence (0/1) of the named features, in the dataset's row order."""
+    from core.text.features import feature_matrix
+
+    fm = feature_matrix(dataset)
+    at = {str(n): i for i, n in enumerate(fm.names)}
+    out = np.zeros((len(fm.ids), len(names)), dtype=np.float32)
+    for j, name in enumerate(names):
+        if name in at:
+            out[:, j] = fm.X[:, at[name]].toarray().ravel()
+    order = pd.Index(np.asarray(fm.ids).astype(str)).get_indexer(dataset.table.index.astype(str))
+    return out[order]
+
+
+def _words_and_pairs(tokens: list) -> list:
+    """A tokenised document's words and adjacent word pairs (TfidfVectorizer's word 1-2 grams)."""
+    return tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
+
+
+def _accuracy(model, Xt, yt, Xe, ye) -> float:
+    model.fit(Xt, yt)
+    return float((model.predict(Xe) == ye).mean())
+
+
+def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int = 5, alpha: float = 0.01,
+                 spec: str = "tfidf-svd", m: int = 16, train_share: float = 0.1, tau: float = 0.75,
+                 random_state: int = 0, progress=None, cancel=None) -> Transfer:
+    """The report described in the module docstring (TRAIN's cues on EVAL, models, p̃, leaks)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from core.text.duplicates import DuplicateIndex
+    from core.representations import represent
+    from core.text.tokens import tokenize_many
+    from core.zstats import compute_z
+
+    tau = check_tau(tau)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InputError(f"k must be a whole number of at least 1, not {k!r}.")
+    missing = [c for c in (train.label, *train.text) if c not in eval_.table.columns]
+    if missing:
+        raise InputError(f"the evaluation split has no column {missing[0]!r}, which the training split uses; give "
+                         "splits with the same columns (or --text/--label naming columns both have).")
+    if not train.text:
+        raise InputError("cue transfer compares text features; this dataset has no text columns (--text).")
+    if train.fingerprint == eval_.fingerprint:
+        raise InputError("the evaluation split is the training split (the same rows); a model scored on the data it "
+                         "was trained on says nothing about transfer. Give another split (e.g. the dev or test split).")
+    labels = list(train.classes)
+    y_eval = eval_.table[train.label].astype(str).to_numpy()
+    y_train = train.table[train.label].astype(str).to_numpy()
+    unknown = sorted(set(y_eval) - set(labels))
+    if not set(y_eval) & set(labels):
+        raise InputError(f"no label of the evaluation split ({', '.join(map(repr, sorted(set(y_eval))[:5]))}) is one "
+                         f"of the training split's ({', '.join(map(repr, labels[:5]))}); give splits of the same task, "
+                         "or --label naming the column both use.")
+    empty = [c for c in train.text if not eval_.table[c].fillna("").astype(str).str.strip().ne("").any()]
+    if empty:
+        raise InputError(f"the evaluation split's text column {empty[0]!r} is empty in every row, so no cue can "
+                         "appear in it; give the column that holds the text (--text).")
+    p0 = 1.0 / len(labels)
+
+    report(progress, 0.0, "z-statistics of the training split")
+    zs = compute_z(train, min_count=min_count, alpha=alpha, progress=span(progress, 0.0, 0.3), cancel=cancel)
+    # a partial-input prediction is a feature each split's own cross-fitted model makes: on EVAL it is
+    # not TRAIN's cue (TRAIN's model on EVAL is the partial-input accuracy below)
+    top = zs.table[zs.table["significant"] & (zs.table["kind"] != "pred")].head(int(k))
+    check_cancel(cancel)
+    report(progress, 0.3, "the cues on the evaluation split")
+    present = _presence(eval_, list(top["feature"]))
+    rows = []
+    for j, cue in enumerate(top.itertuples(index=False)):
+        has = present[:, j] > 0
+        n_eval = int(has.sum())
+        share = float((y_eval[has] == str(cue.label)).mean()) if n_eval else float("nan")
+        rows.append({"feature": cue.feature, "label": cue.label, "n_train": int(cue.n), "z_train": float(cue.z),
+                     "n_eval": n_eval, "share_eval": share, "z_eval": _z(share, n_eval, p0)})
+    cues = pd.DataFrame(rows, columns=CUE_COLUMNS)
+
+    report(progress, 0.45, "models trained on the training split")
+    field_ = train.text[-1]
+    # words and word pairs, as TfidfVectorizer(ngram_range=(1, 2)) makes them, from one batch
+    # tokenisation per split (the per-document tokenizer took 3.8 ms a document)
+    vec = TfidfVectorizer(analyzer=_words_and_pairs, min_df=2)
+    try:
+        Xt = vec.fit_transform(tokenize_many(train.table[field_].fillna("").astype(str)))
+        Xe = vec.transform(tokenize_many(eval_.table[field_].fillna("").astype(str)))
+        partial = _accuracy(LogisticRegression(max_iter=2000), Xt, y_train, Xe, y_eval)
+    except ValueError:   # an empty vocabulary
+        partial = float("nan")
+    cue_model = (_accuracy(LogisticRegression(max_iter=2000), _presence(train, list(top["feature"])), y_train,
+                           present, y_eval) if len(top) else float("nan"))
+    majority = float(pd.Series(y_eval).value_counts(normalize=True).iloc[0]) if len(y_eval) else float("nan")
+    check_cancel(cancel)
+
+    report(progress, 0.6, "AFLite's view: p̃ of the evaluation split")
+    both = Dataset(table=pd.concat([train.table[[*train.text, train.label]].set_axis(
+        "train:" + train.table.index.astype(str)), eval_.table[[*train.text, train.label]].set_axis(
+        "eval:" + eval_.table.index.astype(str))]), label=train.label, text=list(train.text), name="train+eval")
+    rep = represent(both, spec, cancel=cancel)
+    ids = np.asarray(rep.ids).astype(str)
+    X = np.asarray(rep.X, dtype=np.float32)
+    in_train = np.char.startswith(ids, "train:")
+    y_all = both.table[both.label].astype(str).reindex(ids).to_numpy()
+    rng = np.random.default_rng(random_state)
+    tr = np.flatnonzero(in_train)
+    votes, seen = np.zeros(len(ids)), np.zeros(len(ids))
+    size = max(len(labels), int(round(train_share * len(tr))))
+    for _ in range(int(m)):
+        check_cancel(cancel)
+        pick = rng.choice(tr, size=min(size, len(tr)), replace=False)
+        model = LogisticRegression(max_iter=1000).fit(X[pick], y_all[pick])
+        out = np.ones(len(ids), bool)
+        out[pick] = False
+        votes[out] += model.predict(X[out]) == y_all[out]
+        seen[out] += 1
+    p_tilde = np.divide(votes, seen, out=np.full(len(ids), np.nan), where=seen > 0)
+
+    report(progress, 0.85, "near-duplicates across the splits")
+    index = DuplicateIndex(both.table, list(train.text))
+    pairs = index.pairs(cancel=cancel)
+    crossing = pairs["a"].str.startswith("train:") != pairs["b"].str.startswith("train:")
+    pairs = pairs[crossing]
+    a_train = pairs["a"].str.startswith("train:")
+    duplicates = pd.DataFrame({"train_id": np.where(a_train, pairs["a"], pairs["b"]),
+                               "eval_id": np.where(a_train, pairs["b"], pairs["a"]),
+                               "overlap": pairs["overlap"].to_numpy()})
+    duplicates["train_id"] = duplicates["train_id"].str.slice(len("train:"))
+    duplicates["eval_id"] = duplicates["eval_id"].str.slice(len("eval:"))
+
+    def share_at(mask):
+        vals = p_tilde[mask]
+        vals = vals[np.isfinite(vals)]
+        return float(passing(vals, tau).mean()) if len(vals) else float("nan")
+
+    transferring = cues[(cues["z_eval"] > zs.z_star) & (cues["n_eval"] > 0)]
+    summary = {"train_examples": int(len(train)), "eval_examples": int(len(eval_)), "labels": labels,
+               # a model trained on TRAIN never predicts these: its accuracy counts them as errors
+               "labels_only_in_eval": unknown, "eval_examples_with_a_label_only_in_eval": int(np.isin(y_eval, unknown).sum()),
+               "z_star_train": float(zs.z_star), "cues": int(len(cues)), "cues_transferring": int(len(transferring)),
+               "partial_input_field": field_, "partial_input_accuracy_eval": partial,
+               "top_cues_accuracy_eval": cue_model, "majority_share_eval": majority, "chance": p0,
+               "representation": rep.spec, "tau": float(tau), "m": int(m), "train_share": float(train_share),
+               "predictable_share_train": share_at(in_train), "predictable_share_eval": share_at(~in_train),
+               "near_duplicate_pairs": int(len(duplicates)),
+               "eval_examples_with_a_near_duplicate_in_train": int(duplicates["eval_id"].nunique())}
+    report(progress, 1.0, "cue transfer done")
+    return Transfer(cues=cues, duplicates=duplicates.reset_index(drop=True), summary=summary)
+
+
+def figure(t: Transfer):
+    """z on TRAIN and on EVAL of each cue (grouped bars), with TRAIN's z*."""
+    import plotly.graph_objects as go
+
+    from core.plots.text import escape_all
+
+    names = escape_all([f"{f} → {lab}" for f, lab in zip(t.cues["feature"], t.cues["label"])])
+    fig = go.Figure([go.Bar(y=names, x=t.cues["z_train"], name="z on the training split", orientation="h"),
+                     go.Bar(y=names, x=t.cues["z_eval"], name="z on the evaluation split", orientation="h")])
+    fig.add_vline(x=t.summary["z_star_train"], line_dash="dash", annotation_text="z*")
+    fig.update_layout(barmode="group", height=max(320, 26 * len(names) + 120), yaxis=dict(autorange="reversed",
+                      automargin=True), title="The training split's cues on the evaluation split",
+                      margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h"))
+    return fig
+
+
+def report_html(t: Transfer, train_name: str, eval_name: str) -> str:
+    """A one-page report: the summary in words and numbers, the figure, the cues table."""
+    from core.base.escaping import html_text as e
+
+    s = t.summary
+
+    def pct(v):
+        return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1%}"
+
+    facts = [("training split", train_name), ("evaluation split", eval_name),
+             ("cues that transfer (z on the evaluation split > the training split's z*)",
+              f"{s['cues_transferring']} of {s['cues']}"),
+             (f"accuracy on the evaluation split of a model on {s['partial_input_field']} alone",
+              pct(s["partial_input_accuracy_eval"])),
+             ("accuracy of a model on the top cues alone", pct(s["top_cues_accuracy_eval"])),
+             ("majority label's share / chance", f"{pct(s['majority_share_eval'])} / {pct(s['chance'])}"),
+             (f"predictable (p̃ ≥ {s['tau']:.2f}) on the training split / evaluation split",
+              f"{pct(s['predictable_share_train'])} / {pct(s['predictable_share_eval'])}"),
+             ("near-duplicate pairs across the splits", f"{s['near_duplicate_pairs']:,} "
+              f"({s['eval_examples_with_a_near_duplicate_in_train']:,} evaluation examples)")]
+    if s.get("labels_only_in_eval"):
+        facts.append(("labels only the evaluation split has (a model trained on the training split never predicts "
+                      "them: they count as errors above)", f"{', '.join(s['labels_only_in_eval'])} "
+                      f"({s['eval_examples_with_a_label_only_in_eval']:,} examples)"))
+    table = "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in facts)
+    cues = t.cues.to_html(index=False, float_format=lambda v: f"{v:.3f}", classes="t", border=0)
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>Artifact Lens: cues across splits</title>"
+            "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+            "table.t{border-collapse:collapse;font-size:13px}table.t td,table.t th{border-bottom:1px solid #ddd;"
+            "padding:3px 8px;text-align:left}</style></head><body>"
+            f"<h1>Do the training split's artifacts carry over? {e(train_name)} → {e(eval_name)}</h1>"
+            f"<table class='t'>{table}</table>" + figure(t).to_html(full_html=False, include_plotlyjs=True)
+            + f"<h2>Cues</h2>{cues}<p><small>Written by Artifact Lens (python -m core transfer).</small></p>"
+            "</body></html>")

@@ -1,0 +1,514 @@
+"""Export a filtered split: CSV, Parquet, JSONL or a `datasets` folder, with the run manifest.
+
+Three selections (`export_frame`):
+
+- ``"retained"``: the examples AFLite kept at the chosen τ and n;
+- ``"removed"``: the examples it removed;
+- ``"all"``: every example with the score columns ``predictability``,
+  ``removed_at`` (the removal phase, -1 if retained), ``retained`` and ``warmup``.
+
+Warm-up examples (used to train the representation Φ) are never scored; they are
+left out of ``"retained"`` and ``"removed"``, appear in ``"all"`` with
+``warmup = True`` and empty scores, and the manifest lists their ids.
+
+Every format can go to bytes (for a download button) or to a path. Writing to a
+path is atomic: the data goes to a temporary file or folder beside the target,
+then is renamed over it, so a failed or interrupted export never leaves a partial
+file. The manifest (JSON) is written beside the data as ``<name>.manifest.json``.
+
+CSV goes through `core.exports.safe_csv` (formula neutralisation of cells and headers,
+every text cell quoted); Parquet, JSONL and `datasets` exports keep the text
+unchanged.
+
+Every writer streams (`write_file`): the rows go out in chunks of ``chunk_rows``, so
+only one chunk is ever converted at a time (CSV through the safe writer chunk by chunk,
+Parquet through pyarrow's ``ParquetWriter`` one row group per chunk, JSONL line by
+line, a `datasets` folder from an Arrow stream file written chunk by chunk, zipped
+from disk). Embeddings stay float32: Parquet keeps them as a list column; CSV has no
+list type, so they become JSON text there, and the dashboard leaves them out of CSV
+unless asked. `to_bytes` and `write` are built on `write_file`.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from core.base.errors import InputError
+from core.base.progress import check_cancel, report
+from core.exports.safe_csv import NEUTRALISATION, neutralise_formulas, write_csv_chunks
+from core.results.tables import SELECTIONS, ExampleTable
+
+__all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write", "write_file",
+           "manifest_for", "file_name", "dataset_label", "summary_line", "CHUNK_ROWS", "add_quality_columns"]
+
+#: Rows converted at a time by the streaming writers (100k × 768 float32: about 15 MB of
+#: vectors per chunk; as CSV JSON text about 60 MB).
+CHUNK_ROWS = 4096
+
+FORMATS = ("csv", "parquet", "jsonl", "datasets")
+_DATA_SUFFIXES = {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".txt", ".arrow", ".zip", ".gz"}
+_EXTENSION = {"csv": ".csv", "parquet": ".parquet", "jsonl": ".jsonl", "datasets": ""}
+#: an output path's ending -> the export format it asks for (a name without one: a datasets folder)
+_FORMAT_OF = {ext: fmt for fmt, ext in _EXTENSION.items()}
+
+
+def format_of(path) -> Optional[str]:
+    """The export format an output path's ending names (``.csv`` -> csv, no ending -> a datasets
+    folder), or None when its ending names none."""
+    return _FORMAT_OF.get(Path(path).suffix.lower())
+
+_MIME = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "jsonl": "application/jsonl",
+         "datasets": "application/zip"}
+
+
+def _check_choice(name, value, choices):
+    if value not in choices:
+        raise InputError(f"{name}={value!r} is not supported; use one of {', '.join(map(repr, choices))}")
+
+
+def export_frame(dataset, run=None, *, live=None, which: str = "retained", include_arrays: bool = True) -> pd.DataFrame:
+    """The table to export (see `core.results.tables.ExampleTable.export`, which it calls).
+
+    ``live`` is ``run.result_for(tau, n)`` for the τ and n the user chose (default:
+    the fitted run); ``which`` is ``"retained"``, ``"removed"`` or ``"all"``.
+    """
+    return ExampleTable(dataset, run).export(live, which=which, include_arrays=include_arrays)
+
+
+def add_quality_columns(frame: pd.DataFrame, quality: pd.DataFrame, columns=None) -> pd.DataFrame:
+    """``frame`` (an export frame, with an ``id`` column) with quality columns appended, matched by
+    id: by default the seven components, ``dqi`` and ``light`` of a `core.quality` table (indexed by
+    id, e.g. ``QualityContext.components()``). Examples the table lacks get NaN and light ``n/a``.
+    Raises InputError when the table lacks a column or the frame already has one of that name."""
+    from core.quality.scoring import quality_columns
+
+    columns = list(columns or quality_columns())
+    missing = [c for c in columns if c not in quality.columns]
+    if missing:
+        raise InputError(f"the quality table lacks {', '.join(missing)}; compute it with core.quality "
+                         "(QualityContext.components or quality_scores).")
+    clash = [c for c in columns if c in frame.columns]
+    if clash:
+        raise InputError(f"the data already has column(s) {', '.join(clash)}; rename them before adding the "
+                         "quality columns.")
+    if "id" not in frame.columns:
+        raise InputError("the export frame has no id column to match the quality table by.")
+    found = quality[columns].reindex(pd.Index(frame["id"].astype(str)))
+    out = frame.copy()
+    for c in columns:
+        values = found[c].to_numpy()
+        out[c] = np.where(pd.isna(values), "n/a", values) if c.startswith("light") else values
+    return out
+
+
+def _arrays_to_lists(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    for col in array_columns(out):
+        out[col] = [None if v is None else np.asarray(v).tolist() for v in out[col]]
+    return out
+
+
+def array_columns(frame: pd.DataFrame) -> list:
+    """Columns whose cells are arrays or lists (embeddings, images)."""
+    found = []
+    for col in frame.columns:
+        if frame[col].dtype == object:
+            sample = frame[col].dropna()
+            if len(sample) and isinstance(sample.iloc[0], (np.ndarray, list, tuple)):
+                found.append(col)
+    return found
+
+
+def _chunks(frame: pd.DataFrame, chunk_rows: int, progress, cancel, verb: str):
+    n = len(frame)
+    for start in range(0, n, max(int(chunk_rows), 1)):
+        check_cancel(cancel)
+        report(progress, start / max(n, 1), f"{verb} rows {start:,}–{min(start + chunk_rows, n):,} of {n:,}")
+        yield frame.iloc[start:start + chunk_rows]
+    check_cancel(cancel)
+
+
+def _arrow_list(cells) -> "pa.Array":
+    """Array cells as one Arrow list column; float32 vectors stay float32, without a Python
+    list per value (equal-length 1-D vectors: one ``np.stack``)."""
+    import pyarrow as pa
+
+    values = list(cells)
+    if values and all(isinstance(v, np.ndarray) and v.ndim == 1 for v in values) \
+            and len({v.shape[0] for v in values}) == 1 and len({v.dtype for v in values}) == 1:
+        flat = np.stack(values).ravel()
+        offsets = np.arange(0, len(values) + 1, dtype=np.int32) * values[0].shape[0]
+        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
+    return pa.array([None if v is None else np.asarray(v).tolist() for v in values])
+
+
+class _ArrowChunks:
+    """Chunks of an export frame as Arrow tables with one schema (taken from the whole frame's
+    plain columns, so a chunk whose text cells are all empty still matches)."""
+
+    def __init__(self, frame: pd.DataFrame):
+        import pyarrow as pa
+
+        self.arrays = array_columns(frame)
+        self.plain = [c for c in frame.columns if c not in self.arrays]
+        self.plain_schema = pa.Schema.from_pandas(frame[self.plain], preserve_index=False)
+        self.order = list(frame.columns)
+        self.schema = None
+
+    def table(self, chunk: pd.DataFrame) -> "pa.Table":
+        import pyarrow as pa
+
+        table = pa.Table.from_pandas(chunk[self.plain], schema=self.plain_schema, preserve_index=False)
+        columns = {name: table.column(name) for name in self.plain}
+        for col in self.arrays:
+            columns[col] = _arrow_list(chunk[col])
+        out = pa.table({name: columns[name] for name in self.order}).replace_schema_metadata(table.schema.metadata)
+        if self.schema is None:
+            self.schema = out.schema
+        elif out.schema != self.schema:
+            out = out.cast(self.schema)
+        return out
+
+
+def _write_csv(frame, fh, chunk_rows, progress, cancel) -> None:
+    if len(frame) == 0:   # the header alone
+        write_csv_chunks([frame], fh)
+        return
+    write_csv_chunks(_chunks(frame, chunk_rows, progress, cancel, "writing CSV"), fh)
+
+
+def _write_jsonl(frame, fh, chunk_rows, progress, cancel) -> None:
+    for chunk in _chunks(frame, chunk_rows, progress, cancel, "writing JSONL"):
+        text = _arrays_to_lists(chunk).to_json(orient="records", lines=True, force_ascii=False)
+        fh.write(text.encode("utf-8"))
+        if text and not text.endswith("\n"):
+            fh.write(b"\n")
+
+
+def _write_parquet(frame, fh, chunk_rows, progress, cancel) -> None:
+    import pyarrow.parquet as pq
+
+    conv = _ArrowChunks(frame)
+    writer = None
+    try:
+        for chunk in _chunks(frame, chunk_rows, progress, cancel, "writing Parquet"):
+            table = conv.table(chunk)
+            if writer is None:
+                writer = pq.ParquetWriter(fh, table.schema)
+            writer.write_table(table)   # one row group per chunk
+        if writer is None:   # no rows: the schema alone
+            writer = pq.ParquetWriter(fh, conv.table(frame.iloc[:0]).schema)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _save_datasets_folder(frame: pd.DataFrame, folder: Path, chunk_rows: int = CHUNK_ROWS, progress=None,
+                          cancel=None) -> None:
+    """``save_to_disk`` layout, built from an Arrow stream file written chunk by chunk (memory-mapped
+    by `datasets`, never one table in memory)."""
+    import datasets
+    import pyarrow as pa
+
+    folder = Path(folder)
+    stage = folder.with_name(folder.name + ".arrow-stage")
+    stage.mkdir(parents=True, exist_ok=True)
+    try:
+        conv = _ArrowChunks(frame)
+        arrow = stage / "data.arrow"
+        with pa.OSFile(str(arrow), "wb") as sink:
+            writer = None
+            for chunk in _chunks(frame, chunk_rows, progress, cancel, "writing the datasets folder"):
+                table = conv.table(chunk)
+                if writer is None:
+                    writer = pa.ipc.new_stream(sink, table.schema)
+                writer.write_table(table)
+            if writer is None:
+                writer = pa.ipc.new_stream(sink, conv.table(frame.iloc[:0]).schema)
+            writer.close()
+        ds = datasets.Dataset.from_file(str(arrow), in_memory=False)
+        from datasets.utils import logging as ds_logging
+
+        bars = ds_logging.is_progress_bar_enabled()
+        ds_logging.disable_progress_bar()   # progress is ours (``progress``): no second bar on stderr
+        try:
+            ds.save_to_disk(str(folder))
+        finally:
+            if bars:
+                ds_logging.enable_progress_bar()
+        del ds
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _zip_folder(folder: Path, fh) -> None:
+    with zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                zf.write(p, p.relative_to(folder).as_posix())   # read from disk in blocks
+
+
+def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] = None, zipped: bool = True,
+               chunk_rows: int = CHUNK_ROWS, progress=None, cancel=None, card: Optional[str] = None) -> None:
+    """Stream the export to ``out`` in chunks of ``chunk_rows`` rows.
+
+    ``out`` is a binary file object or a path (not made atomic here: `write` and the
+    callers write to a temporary and rename). ``fmt="datasets"`` writes a zip of the
+    ``save_to_disk`` folder with ``manifest.json`` inside, and ``README.md`` when a dataset
+    ``card`` is given (`core.exports.card.dataset_card`) (``zipped=False`` and a path: the folder itself). ``progress(fraction, message)`` and ``cancel`` (an object with
+    ``is_set()``) are checked between chunks; a cancel raises `core.base.errors.Cancelled`.
+    """
+    _check_choice("fmt", fmt, FORMATS)
+    if fmt == "datasets":
+        with tempfile.TemporaryDirectory(prefix="artifact-lens-export-",
+                                         dir=None if zipped or hasattr(out, "write") else Path(out).parent) as tmp:
+            folder = Path(tmp) / "dataset"
+            _save_datasets_folder(frame, folder, chunk_rows, progress, cancel)
+            if manifest is not None:
+                (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
+            if card is not None:
+                (folder / "README.md").write_text(str(card), encoding="utf-8")
+            check_cancel(cancel)
+            report(progress, 0.95, "zipping the datasets folder" if zipped else "moving the datasets folder")
+            if not zipped:
+                os.replace(folder, out)
+            elif hasattr(out, "write"):
+                _zip_folder(folder, out)
+            else:
+                with open(out, "wb") as fh:
+                    _zip_folder(folder, fh)
+        report(progress, 1.0, "done")
+        return
+    writer = {"csv": _write_csv, "parquet": _write_parquet, "jsonl": _write_jsonl}[fmt]
+    if hasattr(out, "write"):
+        writer(frame, out, chunk_rows, progress, cancel)
+    else:
+        with open(out, "wb") as fh:
+            writer(frame, fh, chunk_rows, progress, cancel)
+    report(progress, 1.0, "done")
+
+
+def _arrays_included(dataset, include_arrays) -> bool:
+    """Whether the export holds embedding or image columns: asked for, and the dataset has one
+    (a manifest states only what is true)."""
+    return bool(include_arrays) and dataset is not None and bool(dataset.embedding or dataset.image)
+
+
+def manifest_for(run, *, which: str, fmt: str, rows: int, tau=None, target_size=None,
+                 dataset=None, extra: Optional[dict] = None, dataset_name: Optional[str] = None,
+                 retained_ids=None, include_arrays: Optional[bool] = None) -> dict:
+    """The manifest of one export: the run's record plus what was exported and how.
+
+    ``dataset_name`` is the dataset's name for people (an upload's original file name);
+    the manifest keeps only its last path part (`dataset_label`), never a server folder.
+    ``retained_ids``: the ids retained at the exported τ/n (after review overrides), listed
+    as ``retained_ids`` like the CLI's run manifest.
+    """
+    export = {"selection": which, "format": fmt, "rows": int(rows), "tau": tau, "target_size": target_size,
+              "csv_formula_neutralisation": NEUTRALISATION if fmt == "csv" else None,
+              "warmup_note": "warm-up examples trained the representation; they are not scored and are "
+                             "not in the retained or removed selections (in 'all' they have warmup=true)"}
+    if include_arrays is not None:
+        export["embeddings_included"] = _arrays_included(dataset, include_arrays)
+    if run is None:
+        base = {"tool": "artifact-lens", "dataset": {"name": getattr(dataset, "name", ""),
+                                                      "fingerprint": getattr(dataset, "fingerprint", None)},
+                "aflite": None}
+    else:
+        base = run.manifest()
+        rep = base.get("representation") or {}
+        rep["info"] = _without_server_paths(rep.get("info") or {})
+    name = dataset_name or base["dataset"].get("name") or getattr(dataset, "name", "")
+    base["dataset"]["name"] = dataset_label(name)
+    if retained_ids is not None:
+        base["retained_ids"] = [str(i) for i in retained_ids]
+    base["export"] = export
+    if extra:
+        base["export"].update(extra)
+    return base
+
+
+#: representation info that names where the server keeps files (its cache), not what the data is
+_SERVER_PATHS = ("cache_path", "memory_mapped")
+
+
+def _without_server_paths(info: dict) -> dict:
+    """Representation info for a manifest that leaves the server: no cache paths, and a vector
+    file's name without its folders (its size and modification time stay, to tell versions apart)."""
+    out = {k: v for k, v in info.items() if k not in _SERVER_PATHS}
+    gone = [str(info[k]) for k in _SERVER_PATHS if info.get(k)]
+    if isinstance(out.get("messages"), list):   # a message may quote the cache file it wrote
+        out["messages"] = [_replace_all(str(m), gone, "the cache") for m in out["messages"]]
+    if isinstance(out.get("source"), dict) and "path" in out["source"]:
+        out["source"] = dict(out["source"], path=dataset_label(out["source"]["path"]))
+    return out
+
+
+def _replace_all(text: str, olds, new: str) -> str:
+    for old in olds:
+        text = text.replace(old, new)
+    return text
+
+
+def dataset_label(name) -> str:
+    """A dataset's name for files and manifests: a path's last part (``/srv/cache/uploads/ab12.csv``
+    gives ``ab12.csv``; an upload's original name is passed in instead of its cache path); Hub
+    names (``nyu-mll/glue (mnli)``) and demo specs stay as they are."""
+    text = str(name or "").strip()
+    if not text:
+        return "dataset"
+    looks_like_path = (text.startswith(("/", "./", "../", "~")) or "\\" in text
+                       or os.path.exists(os.path.expanduser(text.split(" (")[0])))
+    return Path(text).name if looks_like_path and Path(text).name else text
+
+
+def summary_line(tau, n: int, total: int, rows: int, which: str = "retained") -> str:
+    """The export's summary, e.g. ``τ = 0.75, n = 2,952 (30 %) → 7,916 rows retained``: n as a
+    count and as a share of the ``total`` scored examples."""
+    share = 100.0 * n / total if total else 0.0
+    pct = f"{share:.0f}" if share >= 1 or share == 0 else f"{share:.1f}"
+    word = {"retained": "retained", "removed": "removed", "all": "in all (with scores)"}.get(which, which)
+    return f"τ = {float(tau):.2f}, n = {int(n):,} ({pct} %) → {int(rows):,} rows {word}"
+
+
+def file_name(dataset_name: str, which: str, fmt: str) -> str:
+    """A safe default file name such as ``snli_dev-retained.csv``."""
+    label = dataset_label(dataset_name)
+    stem = Path(label).stem if Path(label).suffix.lower() in _DATA_SUFFIXES else label
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") or "dataset"
+    return f"{stem}-{which}{_EXTENSION[fmt]}" if fmt != "datasets" else f"{stem}-{which}"
+
+
+def mime(fmt: str) -> str:
+    return _MIME[fmt]
+
+
+def to_bytes(frame: pd.DataFrame, fmt: str, manifest: Optional[dict] = None) -> bytes:
+    """The export as bytes (small exports, tests). ``"datasets"`` gives a zip of the
+    ``save_to_disk`` folder with ``manifest.json`` inside. Large exports: `write_file`."""
+    _check_choice("fmt", fmt, FORMATS)
+    buf = io.BytesIO()
+    write_file(frame, buf, fmt, manifest=manifest)
+    return buf.getvalue()
+
+
+def manifest_path(path) -> Path:
+    path = Path(path)
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    return path.with_name(f"{stem}.manifest.json")
+
+
+def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Optional[dict] = None, *,
+          card=None, progress=None, cancel=None, chunk_rows: int = CHUNK_ROWS) -> Path:
+    """Write the export to ``path`` atomically, and the manifest beside it.
+
+    ``fmt`` defaults from the extension (a path without one means a `datasets`
+    folder, which holds the manifest and ``card``, `core.exports.card.card_of`, as README.md too).
+    Returns the data path; the manifest is ``<name>.manifest.json``. An existing
+    path is replaced only when Artifact Lens wrote it and it is unchanged since
+    (`core.exports.outputs`, the one output policy); anything else is refused, untouched.
+    """
+    from core.exports.outputs import Outputs
+
+    path = Path(path)
+    if fmt is None:
+        fmt = format_of(path)
+        if fmt is None:
+            raise InputError(f"cannot tell the export format from {path.name!r}; use .csv, .parquet, .jsonl, "
+                             "a folder name without extension, or pass fmt=")
+    _check_choice("fmt", fmt, FORMATS)
+    if not path.parent.exists():
+        raise InputError(f"the folder {str(path.parent)!r} does not exist; create it or choose another path")
+    outs = Outputs()
+    outs.declare("the export", path, folder_ok=fmt == "datasets")
+    if manifest is not None:
+        outs.declare("its manifest", manifest_path(path))
+    try:
+        write_new(frame, outs.path_for("the export"), fmt, manifest=manifest, card=card, progress=progress,
+                  cancel=cancel, chunk_rows=chunk_rows)
+        if manifest is not None:
+            Path(outs.path_for("its manifest")).write_text(json.dumps(manifest, indent=1, default=str))
+        outs.commit()
+    finally:
+        outs.abort()   # temporaries not moved into place
+    return path
+
+
+def write_new(frame: pd.DataFrame, path, fmt: str, *, manifest: Optional[dict] = None, card=None, progress=None,
+              cancel=None, chunk_rows: int = CHUNK_ROWS) -> None:
+    """Write the export to ``path``, which must not exist yet: a temporary the output policy
+    (`core.exports.outputs.Outputs.path_for`) handed out and will move into place. A datasets folder
+    holds ``manifest`` and ``card`` (see `write_file`)."""
+    _check_choice("fmt", fmt, FORMATS)
+    if fmt == "datasets":
+        write_file(frame, path, fmt, zipped=False, chunk_rows=chunk_rows, progress=progress, cancel=cancel,
+                   manifest=manifest, card=card)
+    else:
+        with open(path, "wb") as fh:
+            write_file(frame, fh, fmt, progress=progress, cancel=cancel, chunk_rows=chunk_rows)
+
+
+def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv", tau=None, target_size=None,
+                  include_arrays: bool = True, extra: Optional[dict] = None) -> tuple:
+    """The export of a saved run, for the CLI: ``(frame, manifest, summary)``.
+
+    ``run_path`` is a run ``.npz`` (the dashboard's run store, `core.results.runs.Run.save`; any τ/n
+    its trajectory answers, default the fitted ones, and every selection) or the manifest
+    JSON of ``python -m core aflite --manifest`` (the run as fitted: ``retained`` or
+    ``removed``; it holds the retained ids but not the scores). The run must have been made
+    on ``dataset`` (same fingerprint).
+    """
+    _check_choice("which", which, SELECTIONS)
+    _check_choice("format", fmt, FORMATS)
+    from core.results.run_arguments import read_run_argument
+
+    kind, found = read_run_argument(run_path, dataset)
+    if kind == "run":
+        run = found
+        live = run.result_for(tau=tau, target_size=target_size)   # InputError (a refit is needed) names the bound
+        tau_ = run.trajectory.tau if tau is None else float(tau)
+        n_ = run.trajectory.n if target_size is None else run.trajectory.clamp(tau_, target_size)[1]
+        frame = export_frame(dataset, run, live=live, which=which, include_arrays=include_arrays)
+        retained = np.asarray(run.ids)[live["retained"]].astype(str)
+        manifest = manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau_, target_size=int(n_),
+                                dataset=dataset, retained_ids=retained, include_arrays=include_arrays, extra=extra)
+        return frame, manifest, summary_line(tau_, n_, len(run.ids), int(live["retained"].sum()))
+    man = found
+    if tau is not None or target_size is not None:
+        raise InputError("--tau/--target-size need the run's trajectory, which a manifest does not hold; give the "
+                         "run .npz, or drop them to export the run as fitted.")
+    if which == "all":
+        raise InputError("--which all writes the score columns, which a manifest does not hold; give the run .npz, "
+                         "or export --which retained / removed.")
+    table = dataset.table
+    ids = table.index.astype(str)
+    kept = ids.isin(pd.Index([str(i) for i in man["retained_ids"]]))
+    warm = ids.isin(pd.Index([str(i) for i in man.get("warmup_excluded_ids", [])]))
+    chosen = kept if which == "retained" else ~kept & ~warm
+    if not include_arrays:
+        table = table.drop(columns=[c for c in (dataset.embedding, dataset.image) if c and c in table.columns])
+    frame = table.iloc[np.flatnonzero(chosen)].reset_index(drop=True)
+    frame.insert(0, "id", np.asarray(ids)[chosen])
+    resolved = man["aflite"].get("resolved", {})
+    manifest = {k: v for k, v in man.items() if k not in ("export", "command")}
+    manifest["dataset"] = dict(man["dataset"], name=dataset_label(man["dataset"].get("name") or dataset.name))
+    manifest["export"] = {"selection": which, "format": fmt, "rows": int(len(frame)), "tau": resolved.get("tau"),
+                          "target_size": resolved.get("n"),
+                          "embeddings_included": _arrays_included(dataset, include_arrays),
+                          "csv_formula_neutralisation": NEUTRALISATION if fmt == "csv" else None, **(extra or {})}
+    scored = int((~warm).sum())
+    return frame, manifest, summary_line(resolved.get("tau", 0.0), resolved.get("n", 0), scored, int(kept.sum()))
+
+
+#: File name endings of each format (the `datasets` format is a folder: no ending).
+EXTENSIONS = dict(_EXTENSION)

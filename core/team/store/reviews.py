@@ -1,0 +1,260 @@
+"""Team review (`core.team.review` holds its rules): each reviewer's decisions on a run's examples,
+with their history, adjudications, progress, and the workspace's review settings (the dispute
+rule, reviews per example, blind review) and guidelines.
+
+Blind review is enforced here, not only on the page: in a blind workspace `reviews` gives a
+member no one else's decision (or note) on an example they have not decided on, and
+`example_reviews` refuses to. Adjudicators (curators and owners) read everything with
+``unblinded=True``, a read that checks their role.
+
+Mixed into `core.team.store.TeamStore`; every method checks the member's role itself.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import pandas as pd
+from sqlalchemy import func, select
+
+from core.base.errors import InputError
+from core.team.review import DISPUTE_RULES
+from core.team.store.checks import NotAllowed, check_text
+from core.team.store.models import DECISIONS, Guidelines, Review, Workspace
+
+__all__ = ["ReviewsMixin", "EXAMPLE_ID_MAX", "MAX_REVIEWS_PER_EXAMPLE", "GUIDELINES_MAX", "NOTE_MAX"]
+
+#: longest example id a review stores (its column's size)
+EXAMPLE_ID_MAX = 200
+#: the most reviewers a workspace can ask for per example
+MAX_REVIEWS_PER_EXAMPLE = 20
+#: longest guidelines text (characters)
+GUIDELINES_MAX = 50_000
+#: longest note on a decision (characters): a paragraph or two, not a pasted file
+NOTE_MAX = 10_000
+#: runs whose example ids a store keeps in memory (a reviewed run's ids are read from its file once)
+RUN_IDS_KEPT = 8
+_COLUMNS = ["id", "example_id", "reviewer", "decision", "note", "created_at", "kind", "guidelines_id"]
+
+
+class ReviewsMixin:
+    # ------------------------------------------------------------------ settings
+    def dispute_rule(self, workspace_id: int, *, by: str) -> str:
+        """How the workspace settles reviewers who differ (a key of `core.team.review.DISPUTE_RULES`)."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            return s.get(Workspace, workspace_id).dispute_rule
+
+    def set_dispute_rule(self, workspace_id: int, rule: str, *, by: str) -> None:
+        """Owners choose how disputes are settled; every review view follows at its next read."""
+        self.require(workspace_id, by, "change settings")
+        if rule not in DISPUTE_RULES:
+            raise InputError(f"dispute rule {rule!r} is unknown; choose one of {', '.join(DISPUTE_RULES)}.")
+        with self._write_as(workspace_id, by, "change settings") as s:
+            s.get(Workspace, workspace_id).dispute_rule = rule
+
+    def review_settings(self, workspace_id: int, *, by: str) -> dict:
+        """``dispute_rule``, ``reviews_per_example`` and ``blind`` of the workspace."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            ws = s.get(Workspace, workspace_id)
+            return {"dispute_rule": ws.dispute_rule, "reviews_per_example": int(ws.reviews_per_example),
+                    "blind": bool(ws.blind)}
+
+    def set_review_settings(self, workspace_id: int, *, reviews_per_example: Optional[int] = None,
+                            blind: Optional[bool] = None, by: str) -> None:
+        """Owners set how many reviewers' decisions the queue gathers per example (1 to
+        `MAX_REVIEWS_PER_EXAMPLE`) and whether review is blind."""
+        self.require(workspace_id, by, "change settings")
+        if reviews_per_example is not None and (isinstance(reviews_per_example, bool) or not isinstance(
+                reviews_per_example, int) or not 1 <= reviews_per_example <= MAX_REVIEWS_PER_EXAMPLE):
+            raise InputError(f"reviews per example must be a whole number from 1 to {MAX_REVIEWS_PER_EXAMPLE}, not "
+                             f"{reviews_per_example!r}.")
+        if blind is not None and not isinstance(blind, bool):
+            raise InputError(f"blind review is on or off (True or False), not {blind!r}.")
+        with self._write_as(workspace_id, by, "change settings") as s:
+            ws = s.get(Workspace, workspace_id)
+            if reviews_per_example is not None:
+                ws.reviews_per_example = reviews_per_example
+            if blind is not None:
+                ws.blind = blind
+
+    # ------------------------------------------------------------------ guidelines
+    def set_guidelines(self, workspace_id: int, text: str, *, by: str) -> int:
+        """Owners write the review guidelines: a new version (the old ones are kept); its id."""
+        self.require(workspace_id, by, "change settings")
+        text = check_text(text, "the guidelines", GUIDELINES_MAX).strip()
+        if not text:
+            raise InputError("the guidelines are empty; write what reviewers should keep and remove, and why.")
+        with self._write_as(workspace_id, by, "change settings") as s:
+            row = Guidelines(workspace_id=workspace_id, text=text, created_by=by.lower())
+            s.add(row)
+            s.flush()
+            return row.id
+
+    def guidelines(self, workspace_id: int, *, by: str) -> Optional[dict]:
+        """The current guidelines (``id, text, created_by, created_at``), or None."""
+        found = self.guidelines_history(workspace_id, by=by)
+        return None if not len(found) else found.iloc[-1].to_dict()
+
+    def guidelines_history(self, workspace_id: int, *, by: str) -> pd.DataFrame:
+        """Every version of the guidelines, oldest first."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            rows = s.execute(select(Guidelines.id, Guidelines.text, Guidelines.created_by, Guidelines.created_at)
+                             .where(Guidelines.workspace_id == workspace_id).order_by(Guidelines.id)).all()
+        return pd.DataFrame(rows, columns=["id", "text", "created_by", "created_at"])
+
+    # ------------------------------------------------------------------ decisions
+    def _decide(self, workspace_id, run_id, example_id, decision, note, by, kind) -> int:
+        if decision not in DECISIONS:
+            raise InputError(f"decision {decision!r} is unknown; choose one of {', '.join(DECISIONS)}.")
+        if len(str(example_id)) > EXAMPLE_ID_MAX:
+            raise InputError(f"example id {str(example_id)[:40]!r}… is longer than {EXAMPLE_ID_MAX} characters, more "
+                             "than reviews can store; give the dataset shorter ids (an id column).")
+        check_text(str(example_id), "the example id")
+        check_text(note, "the note", NOTE_MAX)
+        with self._write_as(workspace_id, by, "review" if kind == "review" else "adjudicate") as s:
+            rec = self._run_in(s, workspace_id, run_id)
+            if rec.status != "done":
+                raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
+            if str(example_id) not in self._run_ids(rec):
+                raise InputError(f"example {str(example_id)[:80]!r} is not one of run {run_id}'s examples; decisions "
+                                 "attach to the examples the run scored.")
+            version = s.scalar(select(func.max(Guidelines.id)).where(Guidelines.workspace_id == workspace_id))
+            row = Review(run_id=run_id, example_id=str(example_id), decision=decision, note=note, reviewer=by.lower(),
+                         kind=kind, guidelines_id=version)
+            s.add(row)
+            s.flush()
+            return row.id
+
+    def _run_ids(self, rec) -> frozenset:
+        """The ids the finished run ``rec`` scored (from its file, checksummed when saved), kept for the
+        last `RUN_IDS_KEPT` runs: a run's ids never change, so a review reads no file after the first."""
+        import threading
+        from collections import OrderedDict
+
+        import numpy as np
+
+        key = (rec.id, rec.sha256)
+        kept = self.__dict__.setdefault("_kept_run_ids", OrderedDict())
+        lock = self.__dict__.setdefault("_kept_run_ids_lock", threading.Lock())
+        with lock:
+            if key in kept:
+                kept.move_to_end(key)
+                return kept[key]
+        try:
+            with np.load(rec.file, allow_pickle=False) as npz:
+                ids = frozenset(npz["ids"].astype(str).tolist())
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"the file of run {rec.id} cannot be read ({exc}); restore the team files from a backup "
+                             "or run the filter again.") from None
+        with lock:
+            kept[key] = ids
+            while len(kept) > RUN_IDS_KEPT:
+                kept.popitem(last=False)
+        return ids
+
+    def review(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str = "", *,
+               by: str) -> int:
+        """Record one decision on one example (a new row: the history is kept), under the
+        workspace's current guidelines."""
+        self.require(workspace_id, by, "review")
+        if decision != "agree" and not str(note).strip():
+            raise InputError(f"overriding the filter ({decision}) needs a note that says why.")
+        return self._decide(workspace_id, run_id, example_id, decision, note, by, "review")
+
+    def adjudicate(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str, *,
+                   by: str) -> int:
+        """A curator's or owner's decision that settles a dispute on one example, recorded as an
+        adjudication (it is the team's word under every dispute rule; it is not a review, so it
+        does not count in the reviewers' agreement). Always with a note."""
+        self.require(workspace_id, by, "adjudicate")
+        if not str(note).strip():
+            raise InputError("an adjudication needs a note that says why this decision settles the dispute.")
+        return self._decide(workspace_id, run_id, example_id, decision, note, by, "adjudication")
+
+    def _review_rows(self, workspace_id: int, run_id: int, example_id: Optional[str] = None) -> pd.DataFrame:
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            query = select(Review.id, Review.example_id, Review.reviewer, Review.decision, Review.note,
+                           Review.created_at, Review.kind, Review.guidelines_id).where(Review.run_id == run_id)
+            if example_id is not None:
+                query = query.where(Review.example_id == str(example_id))
+            rows = s.execute(query.order_by(Review.id)).all()
+            blind = bool(s.get(Workspace, workspace_id).blind)
+        return pd.DataFrame(rows, columns=_COLUMNS), blind
+
+    def reviews(self, workspace_id: int, run_id: int, *, by: str, latest: bool = True,
+                unblinded: bool = False) -> pd.DataFrame:
+        """Reviews and adjudications of a run (``id, example_id, reviewer, decision, note,
+        created_at, kind, guidelines_id``, in the order they were made); with ``latest`` only each
+        reviewer's last decision of each kind on each example. In a blind workspace only the
+        member's own rows, and all rows of the examples the member has decided on; adjudicators
+        (curators, owners) read every row with ``unblinded``."""
+        self.require(workspace_id, by, "adjudicate" if unblinded else "read")
+        frame, blind = self._review_rows(workspace_id, run_id)
+        if blind and not unblinded and len(frame):
+            mine = frame["reviewer"] == by.lower()
+            frame = frame[mine | frame["example_id"].isin(frame.loc[mine, "example_id"])]
+        if latest and len(frame):
+            frame = frame.drop_duplicates(["example_id", "reviewer", "kind"], keep="last")
+        return frame.reset_index(drop=True)
+
+    def example_reviews(self, workspace_id: int, run_id: int, example_id: str, *, by: str,
+                        unblinded: bool = False) -> pd.DataFrame:
+        """The whole history of one example (the `reviews` columns). In a blind workspace a member
+        who has not decided on it yet is refused (adjudicators may read it ``unblinded``)."""
+        self.require(workspace_id, by, "adjudicate" if unblinded else "read")
+        frame, blind = self._review_rows(workspace_id, run_id, example_id)
+        if blind and not unblinded and not (frame["reviewer"] == by.lower()).any() and len(frame):
+            raise NotAllowed(f"review in this workspace is blind: decide on example {str(example_id)[:40]!r} before "
+                             "reading others' decisions on it.")
+        return frame.reset_index(drop=True)
+
+    def review_counts(self, workspace_id: int, run_id: int, *, by: str) -> dict:
+        """Example id -> how many reviewers have decided on it (counts only: no decision is
+        revealed, so the queue can gather reviews per example in a blind workspace too)."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            rows = s.execute(select(Review.example_id, func.count(func.distinct(Review.reviewer)))
+                             .where(Review.run_id == run_id, Review.kind == "review")
+                             .group_by(Review.example_id)).all()
+        return {str(e): int(n) for e, n in rows}
+
+    def review_stamp(self, workspace_id: int, run_id: int, *, by: str) -> tuple:
+        """(number of reviews, newest review id) of a run: reviews are append-only, so this
+        names the state of its reviews (a cache key that changes with every new decision)."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            count, newest = s.execute(select(func.count(Review.id), func.max(Review.id))
+                                      .where(Review.run_id == run_id)).one()
+        return int(count), int(newest or 0)
+
+    def progress(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
+        """Examples reviewed per reviewer (latest decisions; counts only, so blind review shows them)."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            rows = s.execute(select(Review.reviewer, func.count(func.distinct(Review.example_id)))
+                             .where(Review.run_id == run_id, Review.kind == "review")
+                             .group_by(Review.reviewer).order_by(Review.reviewer)).all()
+        return pd.DataFrame(rows, columns=["reviewer", "reviewed"])
+
+    def guidelines_of_reviews(self, workspace_id: int, run_id: int, *, by: str) -> list:
+        """Which guidelines versions the run's decisions were made under: ``[{version,
+        created_at, created_by, decisions}]`` (version None: before any guidelines), for the manifest."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            rows = s.execute(select(Review.guidelines_id, func.count(Review.id)).where(Review.run_id == run_id)
+                             .group_by(Review.guidelines_id)).all()
+            versions = {g.id: g for g in s.scalars(select(Guidelines).where(Guidelines.workspace_id == workspace_id))}
+        out = []
+        for version, count in sorted(rows, key=lambda r: (r[0] is not None, r[0] or 0)):
+            g = versions.get(version)
+            out.append({"version": version, "decisions": int(count),
+                        "created_at": None if g is None else str(g.created_at),
+                        "created_by": None if g is None else g.created_by})
+        return out

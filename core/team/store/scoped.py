@@ -1,0 +1,85 @@
+"""One member's handle on one workspace: the team store with the workspace and the member bound.
+
+Pages and services reach the store through this handle (`TeamStore.scoped`), so no call can pass
+another workspace's id as its own, or forget who is acting: every workspace method of the store
+(its first parameter ``workspace_id``, and ``by``) is offered with both filled in, found by
+reflection, so a method added to the store is offered the day it is written. The store still
+checks the role and resolves every id within the workspace itself.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+__all__ = ["Scoped", "scoped_methods"]
+
+
+@functools.lru_cache(maxsize=None)
+def scoped_methods(store_type) -> frozenset:
+    """Names of the store's public methods that take ``workspace_id`` first and a keyword ``by``."""
+    found = set()
+    for name, fn in inspect.getmembers(store_type, inspect.isfunction):
+        params = list(inspect.signature(fn).parameters.values())
+        if not name.startswith("_") and len(params) > 1 and params[1].name == "workspace_id" and any(
+                p.name == "by" and p.kind is inspect.Parameter.KEYWORD_ONLY for p in params):
+            found.add(name)
+    return frozenset(found)
+
+
+#: keywords that would change who acts or where: a member's handle refuses them
+IDENTITY = ("by", "workspace_id")
+
+
+class Scoped:
+    """``store.<method>(workspace_id, …, by=email)`` as ``scoped.<method>(…)``.
+
+    Sealed: the workspace and the member are fixed when the handle is made; it has no attribute to
+    rebind them and refuses ``by=`` and ``workspace_id=`` on every call (`NotAllowed`), so code
+    holding an annotator's handle cannot act or read as anyone else."""
+
+    __slots__ = ("_store", "_workspace_id", "_by")
+
+    def __init__(self, store, workspace_id: int, by: str):
+        for name, value in (("_store", store), ("_workspace_id", int(workspace_id)), ("_by", str(by))):
+            object.__setattr__(self, name, value)
+
+    @property
+    def workspace_id(self) -> int:
+        return self._workspace_id
+
+    @property
+    def by(self) -> str:
+        return self._by
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a member's handle is sealed: {name} cannot be set (open a handle for another member "
+                             "with TeamStore.scoped, which only the server does for a signed-in user)")
+
+    __delattr__ = __setattr__
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in scoped_methods(type(self._store)):
+            raise AttributeError(f"{name!r} is not a workspace action of the team store")
+        method, workspace_id, by = getattr(self._store, name), self._workspace_id, self._by
+
+        @functools.wraps(method)
+        def acting(*args, **kwargs):
+            given = [k for k in IDENTITY if k in kwargs]
+            if given:
+                from core.team.store.checks import NotAllowed
+
+                raise NotAllowed(f"this handle acts as {by} in workspace {workspace_id}; {name}() takes no "
+                                 f"{', '.join(k + '=' for k in given)} here.")
+            return method(workspace_id, *args, by=by, **kwargs)
+
+        return acting
+
+    def require(self, action: str) -> str:
+        """The member's role when it allows ``action`` (`TeamStore.require`)."""
+        return self._store.require(self._workspace_id, self._by, action)
+
+    def role(self):
+        return self._store.role_of(self._workspace_id, self._by)
+
+    def __dir__(self):
+        return sorted({*super().__dir__(), *scoped_methods(type(self._store))})

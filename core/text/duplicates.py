@@ -1,0 +1,307 @@
+"""Near-duplicates by what duplication means: shared wording, field by field.
+
+Two examples are near-duplicates when every text field of one shares most of its wording with
+the same field of the other. Wording is the set of character 4-grams inside words
+(lower-cased), hashed into 2²⁰ buckets; the overlap of a field is the Jaccard index of two
+such sets, computed exactly (up to hash collisions) as one sparse product per field; the
+example's overlap is the smallest over its fields. So a premise shared by three SNLI
+hypotheses does not make them duplicates, and a one-word edit of a pair does.
+
+`THRESHOLD` = 0.6: on SNLI dev, one-word edits (a word dropped, replaced or inserted in the
+hypothesis) of 400 pairs reach it 91 % of the time, random pairs of examples never do, and 58
+of the 400 pairs have one of SNLI's own minimal pairs above it (same premise, one word
+changed): `benchmarks/duplicates_bench.py`. Cosine similarity in Φ measures something else:
+in a hypothesis-only TF-IDF/SVD space a short sentence is its commonest word's direction.
+Φ's nearest examples are "similar examples", never called duplicates.
+
+Words as well (`DuplicateIndex.near`): a one-word substitution in a short sentence changes few
+characters but many 4-grams (replacing the longest word of a 7-word SNLI hypothesis can leave
+under 0.6 of them shared), and writers game a creation task exactly so. So an example is also
+a near-duplicate when its fields, as words (`core.text.tokens`), are those of an indexed example but
+for one word dropped, inserted or replaced in one field, and, when both have a label, the label
+is the same: SNLI's own minimal pairs (same premise, one word changed) change the label, which
+is what makes them new examples; the same label with one word changed is a copy.
+`benchmarks/duplicates_bench.py` measures both rules.
+
+Dataset-wide (`DuplicateIndex.pairs`): comparing every pair is quadratic, so candidates come from
+MinHash signatures of each example's wording over all fields together (fields kept apart),
+banded into an LSH table (32 bands of 4 rows: a pair whose overall Jaccard index is 0.6 shares
+a band with probability 0.99, one at 0.2 with probability 0.05), and each candidate is then
+checked exactly, field by field. The overall index bounds the per-field minimum from above, so
+no pair at the threshold is lost by looking at the overall index first; LSH itself may miss a
+pair with small probability (said in `pairs`). `drop_one_of_each` keeps the first example of
+each group of near-duplicates (connected through pairs) and names the others.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from core.base.errors import InputError
+from core.base.progress import check_cancel, report
+
+__all__ = ["THRESHOLD", "DuplicateIndex", "drop_one_of_each", "near_duplicate_pairs", "drop_near_duplicates"]
+
+THRESHOLD = 0.6
+SHINGLE = 4
+_BUCKETS = 2 ** 20
+#: LSH shape: bands × rows per band of MinHash values
+BANDS, ROWS = 32, 4
+#: a bucket larger than this links its examples to its first one only (identical texts would
+#: otherwise give m² candidate pairs; the groups stay the same)
+_STAR_ABOVE = 200
+
+
+def _vectoriser():
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(analyzer="char_wb", ngram_range=(SHINGLE, SHINGLE), binary=True, norm=None,
+                             alternate_sign=False, n_features=_BUCKETS, lowercase=True, dtype=np.float32)
+
+
+class DuplicateIndex:
+    """The wording of a table's text fields, to find near-duplicates of a new example in
+    milliseconds (one sparse product per field)."""
+
+    def __init__(self, table: pd.DataFrame, fields: Sequence[str], label: Optional[str] = None):
+        if not fields:
+            raise ValueError("near-duplicates need at least one text field")
+        self.fields, self.ids = list(fields), np.asarray(table.index.astype(str))
+        self._hv = _vectoriser()
+        self._text = {f: table[f].fillna("").astype(str) for f in self.fields}
+        self._X = {f: self._hv.transform(self._text[f]).tocsr() for f in self.fields}
+        self._size = {f: np.asarray(self._X[f].sum(axis=1)).ravel() for f in self.fields}
+        self._words = None   # the word sets, made on the first `near` (the word rule's candidates)
+        self.label = label
+        self._labels = table[label].astype(str).to_numpy() if label is not None and label in table else None
+
+    def overlap(self, example: Mapping) -> np.ndarray:
+        """Per indexed example: the smallest, over the text fields, Jaccard index of its wording
+        and ``example``'s (0 for a field either side leaves empty)."""
+        return _smallest_jaccard(((self._X[f], self._size[f], self._hv.transform([str(example.get(f) or "")]))
+                                  for f in self.fields))
+
+    def near(self, example: Mapping, *, k: int = 5, threshold: float = THRESHOLD) -> list:
+        """The indexed examples that ``example`` nearly duplicates, most overlapping first (at most
+        ``k``): ``id``, ``overlap`` (of the wording) and ``how``: ``"wording"`` (an overlap of at least
+        ``threshold``) or ``"one word"`` (one word changed in one field, the label the same; the
+        module docstring)."""
+        scores = self.overlap(example)
+        by_wording = scores >= threshold
+        by_words = self._one_word_apart(example, np.flatnonzero(~by_wording & (self._word_overlap(example) >=
+                                                                               _WORD_CANDIDATES)))
+        hits = np.flatnonzero(by_wording | by_words)
+        hits = hits[np.argsort(-scores[hits], kind="stable")][:k]
+        return [{"id": str(self.ids[i]), "overlap": round(float(scores[i]), 4),
+                 "how": "wording" if by_wording[i] else "one word"} for i in hits]
+
+    def _word_overlap(self, example: Mapping) -> np.ndarray:
+        """Per indexed example: the smallest, over the fields, Jaccard index of its set of words and
+        ``example``'s (the word rule's candidates: one word changed in n keeps (n-1)/(n+1) of them)."""
+        from core.text.tokens import tokenize, tokenize_many
+
+        if self._words is None:
+            hv = _word_hasher()
+            words = {f: hv.transform(tokenize_many(self._text[f])).tocsr() for f in self.fields}
+            self._words = (hv, words, {f: np.asarray(words[f].sum(axis=1)).ravel() for f in self.fields})
+        hv, words, sizes = self._words
+        return _smallest_jaccard(((words[f], sizes[f], hv.transform([tokenize(str(example.get(f) or ""))]))
+                                  for f in self.fields))
+
+    def _one_word_apart(self, example: Mapping, rows: np.ndarray) -> np.ndarray:
+        """A mask over the index: the ``rows`` whose fields are ``example``'s but for one word dropped,
+        inserted or replaced in one field, with the same label when both have one."""
+        from core.text.tokens import tokenize, tokenize_many
+
+        out = np.zeros(len(self.ids), bool)
+        if not len(rows):
+            return out
+        label = example.get(self.label) if self.label is not None else None
+        if self._labels is not None and label is not None and str(label).strip():
+            rows = rows[self._labels[rows] == str(label)]
+        mine = {f: tokenize(str(example.get(f) or "")) for f in self.fields}
+        theirs = {f: tokenize_many(self._text[f].iloc[rows]) for f in self.fields}
+        for n, row in enumerate(rows):
+            edits = 0
+            for f in self.fields:
+                edits += _word_edits(mine[f], theirs[f][n])
+                if edits > 1:
+                    break
+            # a sentence of a word or two is not copied by changing one of them
+            out[row] = edits == 1 and all(len(mine[f]) >= 3 for f in self.fields)
+        return out
+
+    def pairs(self, threshold: float = THRESHOLD, *, seed: int = 0, progress=None, cancel=None) -> pd.DataFrame:
+        """Every pair of indexed examples whose overlap (`overlap`'s measure) is at least
+        ``threshold``: columns ``a``, ``b`` (ids, ``a`` first in table order) and ``overlap``,
+        most overlapping first. Candidates from MinHash LSH (module docstring), each checked
+        exactly; a pair at the threshold is missed with probability ≈ 1 %."""
+        n = len(self.ids)
+        empty = pd.DataFrame({"a": pd.Series(dtype=str), "b": pd.Series(dtype=str), "overlap": pd.Series(dtype=float)})
+        if n < 2:
+            return empty
+        X = sp.hstack([self._X[f] for f in self.fields], format="csr")   # field f's shingles in its own columns
+        report(progress, 0.0, "near-duplicates: signatures")
+        sig = _minhash(X, BANDS * ROWS, seed, cancel)
+        has = np.diff(X.indptr) > 0
+        left, right = [], []
+        for band in range(BANDS):
+            check_cancel(cancel)
+            report(progress, 0.1 + 0.5 * band / BANDS, "near-duplicates: candidate pairs")
+            i, j = _bucket_pairs(sig[:, band * ROWS:(band + 1) * ROWS], has)
+            left.append(i)
+            right.append(j)
+        i, j = np.concatenate(left), np.concatenate(right)
+        if not len(i):
+            return empty
+        key = np.unique(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
+        i, j = key // n, key % n
+        report(progress, 0.6, f"near-duplicates: checking {len(i):,} candidate pairs")
+        score = np.ones(len(i))
+        for f in self.fields:
+            check_cancel(cancel)
+            A = self._X[f]
+            inter = np.asarray(A[i].multiply(A[j]).sum(axis=1)).ravel()
+            union = self._size[f][i] + self._size[f][j] - inter
+            score = np.minimum(score, np.divide(inter, union, out=np.zeros_like(inter, dtype=float), where=union > 0))
+        keep = score >= threshold
+        order = np.argsort(-score[keep], kind="stable")
+        report(progress, 1.0, f"near-duplicates: {int(keep.sum()):,} pairs")
+        return pd.DataFrame({"a": self.ids[i[keep]][order], "b": self.ids[j[keep]][order],
+                             "overlap": np.round(score[keep][order], 4)})
+
+
+def _smallest_jaccard(fields) -> np.ndarray:
+    """Per indexed example, the smallest over the fields of the Jaccard index of its binary set and the
+    query's: ``fields`` yields (the index's sets as rows, their sizes, the query's set as one row)."""
+    out = None
+    for X, size, q in fields:
+        inter = np.asarray((X @ q.T).todense(), dtype=np.float64).ravel()
+        union = size + float(q.sum()) - inter
+        j = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+        out = j if out is None else np.minimum(out, j)
+    return out
+
+
+#: the share of words below which no example is one word away from another (one word changed in three
+#: keeps 2 of 4 distinct words; a repeated word, 1 of 2): only those above are compared word by word
+_WORD_CANDIDATES = 0.34
+
+
+def _word_hasher():
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(analyzer=_same, binary=True, norm=None, alternate_sign=False, n_features=_BUCKETS,
+                             dtype=np.float32)
+
+
+def _same(tokens):
+    """A tokenised document as its own analysis (tokens made in one batch by `core.text.tokens`)."""
+    return tokens
+
+
+def _word_edits(a: list, b: list) -> int:
+    """Words dropped, inserted or replaced to turn ``a`` into ``b`` (Levenshtein over words): 0, 1, or
+    2 for two or more (all the word rule needs to know)."""
+    if abs(len(a) - len(b)) > 1:
+        return 2
+    if len(a) == len(b):
+        return min(2, sum(x != y for x, y in zip(a, b)))
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((i for i, (x, y) in enumerate(zip(short, long_)) if x != y), len(short))
+    return 1 if short[i:] == long_[i + 1:] else 2
+
+
+def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None) -> np.ndarray:
+    """(N, k) MinHash signature of each row's set of columns: the min over its columns of k
+    multiply-shift hashes (the top 32 bits of a·x + b mod 2⁶⁴, a odd); rows without columns get
+    2³² (matched by none). Chunked so the hashed block stays near 32 MB."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 1 << 63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = rng.integers(0, 1 << 63, size=k, dtype=np.uint64)
+    out = np.full((X.shape[0], k), 1 << 32, dtype=np.uint64)
+    lengths = np.diff(X.indptr)
+    budget = max(1, (1 << 22) // k)   # columns hashed per block
+    lo = 0
+    while lo < X.shape[0]:
+        check_cancel(cancel)
+        hi = int(np.searchsorted(X.indptr, X.indptr[lo] + budget, side="right")) - 1
+        hi = min(max(hi, lo + 1), X.shape[0])
+        cols = X.indices[X.indptr[lo]:X.indptr[hi]].astype(np.uint64)
+        if len(cols):
+            hashed = (cols[:, None] * a[None, :] + b[None, :]) >> np.uint64(32)   # wraps mod 2⁶⁴ by design
+            rows = np.flatnonzero(lengths[lo:hi])
+            out[lo + rows] = np.minimum.reduceat(hashed, X.indptr[lo:hi][rows] - X.indptr[lo], axis=0)
+        lo = hi
+    return out
+
+
+def _bucket_pairs(band: np.ndarray, has: np.ndarray):
+    """Pairs of rows whose band of the signature is identical (rows in a bucket larger than
+    `_STAR_ABOVE` are paired with its first row only)."""
+    rows = np.flatnonzero(has)
+    if len(rows) < 2:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    view = np.ascontiguousarray(band[rows]).view(np.dtype((np.void, band.dtype.itemsize * band.shape[1]))).ravel()
+    order = np.argsort(view, kind="stable")
+    sorted_view = view[order]
+    starts = np.flatnonzero(np.r_[True, sorted_view[1:] != sorted_view[:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    left, right = [], []
+    for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
+        members = rows[order[start:start + size]]
+        if size > _STAR_ABOVE:
+            left.append(np.full(size - 1, members[0]))
+            right.append(members[1:])
+        else:
+            a, b = np.triu_indices(size, 1)
+            left.append(members[a])
+            right.append(members[b])
+    if not left:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(left), np.concatenate(right)
+
+
+def drop_one_of_each(ids, pairs: pd.DataFrame) -> dict:
+    """Near-duplicate groups (examples connected through ``pairs``) → the examples to drop so one
+    of each group stays: ``{dropped id: the id kept in its place}``; the kept one is the group's
+    first in ``ids`` order."""
+    ids = np.asarray(ids).astype(str)
+    if not len(pairs):
+        return {}
+    pos = pd.Series(np.arange(len(ids)), index=ids)
+    a, b = pos.reindex(pairs["a"].astype(str)).to_numpy(), pos.reindex(pairs["b"].astype(str)).to_numpy()
+    ok = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[ok].astype(int), b[ok].astype(int)
+    from scipy.sparse.csgraph import connected_components
+
+    graph = sp.coo_matrix((np.ones(len(a)), (a, b)), shape=(len(ids), len(ids)))
+    _, label = connected_components(graph, directed=False)
+    first = pd.Series(np.arange(len(ids))).groupby(label).transform("min").to_numpy()
+    grouped = np.flatnonzero(first != np.arange(len(ids)))
+    return {str(ids[r]): str(ids[first[r]]) for r in grouped}
+
+
+def near_duplicate_pairs(dataset, *, progress=None, cancel=None) -> pd.DataFrame:
+    """A `core.data.dataset.Dataset`'s near-duplicate pairs (shared wording in every text field at
+    `THRESHOLD` or more): ``a, b, overlap``."""
+    if not dataset.text:
+        raise InputError("near-duplicates compare the wording of text fields, and this dataset has none; choose "
+                         "its text columns (--text / the Data page's column roles).")
+    return DuplicateIndex(dataset.table, list(dataset.text)).pairs(progress=progress, cancel=cancel)
+
+
+def drop_near_duplicates(frame: pd.DataFrame, pairs: pd.DataFrame) -> tuple:
+    """(``frame`` with one example of each group of near-duplicates among its rows kept — the
+    first in its order —, the manifest record of what was dropped). Pairs with a member outside
+    the frame drop nothing: the filter or the selection already took that one out."""
+    ids = frame["id"].astype(str)
+    inside = pairs[pairs["a"].isin(ids) & pairs["b"].isin(ids)]
+    dropped = drop_one_of_each(ids, inside)
+    record = {"measure": "core.text.duplicates: the Jaccard index of character 4-gram sets, the smallest over the text "
+                         "fields", "threshold": THRESHOLD, "pairs_in_selection": int(len(inside)),
+              "dropped": [{"id": d, "kept": k} for d, k in dropped.items()]}
+    return frame[~ids.isin(list(dropped))].reset_index(drop=True), record
