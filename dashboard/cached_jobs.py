@@ -4,7 +4,7 @@ kept in the server's bounded cache under the same key and in the result store on
 restart too (z-filtering, consistency filtering, training dynamics, cues across splits)."""
 from __future__ import annotations
 
-import hashlib
+from core.base.keys import digest
 import logging
 
 from dashboard.server import server
@@ -15,11 +15,11 @@ log = logging.getLogger(__name__)
 
 
 def _job_key(kind: str, key) -> str:
-    return f"{kind}:" + hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+    return f"{kind}:" + digest(repr(key))
 
 
 def _file_key(kind: str, key) -> str:
-    return f"{kind}-" + hashlib.sha256(repr(key).encode()).hexdigest()[:24]
+    return f"{kind}-" + digest(repr(key), 24)
 
 
 def _stored(kind: str, key):

@@ -6,7 +6,6 @@ The computations are `core.quality` (feedback for one example) and `core.team.st
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Optional
 
@@ -19,6 +18,7 @@ from core.base.errors import InputError
 from core.quality import DQI_COMPONENTS, QualityContext
 from core.quality.feedback import IN_WORDS
 from core.base.lights import EMOJI, LIGHTS, NA
+from core.base.keys import digest
 from dashboard import cached_jobs, current
 from dashboard.server import server
 from dashboard.session import Source, session
@@ -167,8 +167,8 @@ def accepted_version(dataset_id: int) -> Source:
                          "rename them in the dataset first.")
     added = accepted.rename(columns={"label": ds.label}).assign(origin="accepted")
     table = pd.concat([original, added[[c for c in added.columns if c in {*original.columns}]]], ignore_index=True)
-    digest = hashlib.sha256(pd.util.hash_pandas_object(table.astype(str), index=False).values.tobytes()).hexdigest()[:12]
-    path = server().team.files / f"ws{m.workspace_id}" / "data" / f"version-{dataset_id}-{digest}.parquet"
+    content = digest(pd.util.hash_pandas_object(table.astype(str), index=False).values.tobytes(), 12)
+    path = server().team.files / f"ws{m.workspace_id}" / "data" / f"version-{dataset_id}-{content}.parquet"
     if not path.exists():
         paths.atomic_write(path, lambda fh: table.to_parquet(fh, index=False))
     base = session().source.label if session().source else ds.name

@@ -7,8 +7,6 @@ projections come back from the disk cache, runs from the run store.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Optional
 
 import numpy as np
@@ -16,6 +14,7 @@ import streamlit as st
 
 from core.base.errors import InputError
 from core.base.settings import settings
+from core.base.keys import key_of
 from dashboard.formatting import plain
 from dashboard.team import scope
 from dashboard.server import server
@@ -54,8 +53,7 @@ def map_method() -> str:
 
 # ---------------------------------------------------------------------- datasets
 def dataset_key(source: Source) -> str:
-    blob = json.dumps([str(source.source), source.roles], sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return key_of([str(source.source), source.roles])
 
 
 def load(source: Source):

@@ -1,13 +1,13 @@
 """The Data page's helpers: representation specs from widgets, uploads, loading a dataset."""
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
 from core.base import paths
 from core.base.errors import InputError
 from core.base.settings import settings
+from core.base.keys import digest
 from dashboard import current
 from dashboard.session import Source, session
 
@@ -97,11 +97,11 @@ def _save_upload(name: str, data: bytes) -> Path:
     """An uploaded file saved under the cache (named by its content hash), so core.data.sources can
     read it. Uploads are kept within ``$ARTIFACT_LENS_UPLOADS_MB`` (default 2048 MB): the least
     recently used ones are deleted past it."""
-    digest = hashlib.sha256(data).hexdigest()[:16]
+    content = digest(data)
     suffixes = "".join(Path(name).suffixes[-2:]) or ".csv"
     folder = paths.cache_dir() / "uploads"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{digest}{suffixes}"
+    path = folder / f"{content}{suffixes}"
     if path.exists():
         path.touch()   # recently used: evicted last
     else:

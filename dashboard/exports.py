@@ -10,8 +10,6 @@ the next server's start if this one was killed. The download reads it only when 
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import tempfile
 import time
@@ -21,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from core.exports import writers as export
+from core.base.keys import key_of
 from dashboard.server import server
 
 __all__ = ["Prepared", "prepared", "prepare", "discard", "reader"]
@@ -151,7 +150,7 @@ def card_for(dataset, manifest: dict, verdict: Optional[str] = None) -> str:
     from core.exports.card import card_of
     from dashboard import current
 
-    key = hashlib.sha256(json.dumps([manifest, verdict], sort_keys=True, default=str).encode()).hexdigest()[:20]
+    key = key_of([manifest, verdict], 20)
     return current.cached("dataset_card", key, lambda: str(card_of(dataset, manifest, verdict=verdict)))
 
 

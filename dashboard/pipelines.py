@@ -10,8 +10,6 @@ by the job itself, so closing the tab loses nothing and a server crash leaves it
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -22,6 +20,7 @@ from core.base.jobs import offload
 from core.base.settings import settings
 from core.base.progress import report, span
 from core.dynamics.joint import joint_for
+from core.base.keys import key_of
 from dashboard import current, team, url
 from dashboard.quality import quality_column
 from dashboard.server import server
@@ -145,9 +144,7 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
             ws.end_run(key, "failed")
             raise
 
-    blob = json.dumps([ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else []),
-                      sort_keys=True, default=str)
-    job_key = "run:" + hashlib.sha256(blob.encode()).hexdigest()[:16]
+    job_key = "run:" + key_of([ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else []))
     srv.jobs.submit(job_key, work, name=label or "AFLite run")
     sess.job_key, sess.job_params, sess.job_source, sess.job_page = job_key, dict(params), source, page
     sess.last_error = None

@@ -10,7 +10,6 @@ read back from ``$ARTIFACT_LENS_CACHE/runs/quality/<key>.parquet`` after an evic
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Optional
@@ -24,6 +23,7 @@ from core.base.progress import span
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
 from core.quality.pruning import quality_descriptor
 from core.base.lights import COLOURS, EMOJI, LIGHTS, NA
+from core.base.keys import key_of
 from dashboard import current, team
 from dashboard.server import server
 from dashboard.session import session
@@ -69,7 +69,7 @@ def state() -> QualityState:
 
 
 def _hash(parts) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
+    return key_of(parts, 20)
 
 
 def context_key(ds, rep, qs: Optional[QualityState] = None) -> str:

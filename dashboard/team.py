@@ -7,7 +7,6 @@ single-user: the local user owns the default workspace, and the sidebar says so.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import sys
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import streamlit as st
 from core.base.errors import InputError
 from core.team.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS
 from core.base.settings import settings
+from core.base.keys import digest
 from dashboard.formatting import plain
 from dashboard.server import server
 from dashboard.session import session
@@ -143,4 +143,4 @@ def require(action: str) -> Member:
 
 def seed_of(email: str) -> int:
     """A reviewer's own fixed seed for a random queue."""
-    return int(hashlib.sha256(email.encode()).hexdigest()[:8], 16)
+    return int(digest(email, 8), 16)

@@ -1,6 +1,5 @@
 """Export: the filtered split (retained, removed, or all with scores) with the run manifest beside it.
 Counts and options show at once; the file is built only when asked (`dashboard.exports`)."""
-import hashlib
 import json
 from functools import partial
 
@@ -10,6 +9,7 @@ import streamlit as st
 from core.exports import writers as export
 from core.base.errors import Cancelled, InputError
 from core.team.review import reviewed_result
+from core.base.keys import key_of
 from dashboard import agreement, current, duplicates, exports, team
 from dashboard import quality as dq
 from dashboard import quality_panel
@@ -87,7 +87,7 @@ exporter = team.require("export")   # the action itself asks the store, whatever
 name = export.file_name(label, which, fmt) + (".zip" if fmt == "datasets" else "")
 chosen = [sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides, quality_note,
           near_duplicates]
-signature = hashlib.sha256(json.dumps(chosen, sort_keys=True, default=str).encode()).hexdigest()[:16]
+signature = key_of(chosen)
 ready = exports.prepared(sess, signature)   # a file made with other options is deleted here
 
 d1, d2, d3 = st.columns(3)

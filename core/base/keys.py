@@ -17,10 +17,12 @@ __all__ = ["digest", "key_of", "jsonable"]
 
 
 def digest(data, length: int = 16) -> str:
-    """The first ``length`` hex digits of the SHA-256 of ``data`` (bytes, or text as UTF-8)."""
-    if isinstance(data, str):
-        data = data.encode()
-    return hashlib.sha256(bytes(data)).hexdigest()[:length]
+    """The first ``length`` hex digits of the SHA-256 of ``data``: bytes, text (as UTF-8), or an
+    iterable of either, hashed in order as one stream (a large table, chunk by chunk)."""
+    h = hashlib.sha256()
+    for part in ((data,) if isinstance(data, (str, bytes, bytearray, memoryview)) else data):
+        h.update(part.encode() if isinstance(part, str) else bytes(part))
+    return h.hexdigest()[:length]
 
 
 def key_of(description, length: int = 16) -> str:

@@ -6,7 +6,7 @@ z-statistics, exports) reads it and never the raw source.
 """
 from __future__ import annotations
 
-import hashlib
+from core.base.keys import digest
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Optional, Sequence
@@ -86,17 +86,19 @@ class Dataset:
         rerun): the table is treated as read-only; `subset` and
         `dataclasses.replace` make new objects with their own fingerprint.
         """
-        h = hashlib.sha256()
-        h.update(repr((self.label, list(self.text), self.embedding, self.image)).encode())
+        return digest(self._content_parts())
+
+    def _content_parts(self):
+        """What the fingerprint hashes, in order: the roles, then ids, labels and texts, then vectors."""
+        yield repr((self.label, list(self.text), self.embedding, self.image))
         frame = self.table[[self.label, *self.text]].astype(str)
-        h.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+        yield pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
         for col in filter(None, (self.embedding, self.image)):
             for v in self.table[col]:
                 try:
-                    h.update(np.asarray(v, dtype=np.float32).tobytes())
+                    yield np.asarray(v, dtype=np.float32).tobytes()
                 except (TypeError, ValueError):  # ragged or not numbers: the representation reports it
-                    h.update(repr(v).encode())
-        return h.hexdigest()[:16]
+                    yield repr(v)
 
     def subset(self, ids: Sequence) -> "Dataset":
         """The examples with these ids, in the dataset's order, roles kept."""

@@ -62,7 +62,6 @@ May import: core.base, core.data.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 import warnings
@@ -80,6 +79,7 @@ from core.representations.common import CACHE_VERSION, build_embedding, check_fi
 from core.representations.spec import KINDS, canonical_spec, parse_spec, resolve_options, resolve_spec, spec_paths
 from core.representations.text import build_glove, build_pixels, build_sbert, build_tfidf_svd
 from core.representations.vectors import build_file, source_changed
+from core.base.keys import digest
 
 __all__ = ["Representation", "represent", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
 
@@ -127,7 +127,7 @@ class Representation:
 def _cache(cache_dir, fingerprint: str, spec: str):
     """(the stores of the dataset's cached Φs, the key of ``spec``)."""
     return stores(Path(cache_dir) / "representations" / fingerprint), \
-        hashlib.sha256(f"{fingerprint}|{spec}".encode()).hexdigest()[:20]
+        digest(f"{fingerprint}|{spec}", 20)
 
 
 def _load_cached(cache, dataset: Dataset, spec: str):

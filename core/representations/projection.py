@@ -36,7 +36,6 @@ folder, numba's kernels in ``numba/``.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import queue
@@ -55,6 +54,7 @@ from core.base.result_store import ResultStore
 from core.base.errors import InputError
 from core.base import paths
 from core.base.progress import check_cancel, report
+from core.base.keys import digest, key_of
 
 __all__ = ["Projection", "project", "project_in_subprocess", "representation_key", "ensure_numba_cache", "METHODS",
            "METRICS", "DEFAULTS"]
@@ -138,8 +138,7 @@ def maps(cache_root) -> ResultStore:
 
 
 def _map_key(key: str, method: str, params: dict, shape) -> str:
-    blob = json.dumps([key, method, params, list(shape)], sort_keys=True, default=str)
-    return f"{method}-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
+    return f"{method}-{key_of([key, method, params, list(shape)], 24)}"
 
 
 def _read_map(path):
@@ -207,7 +206,7 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
     if ids.shape[0] != n:
         raise InputError(f"ids has {ids.shape[0]} entries but X has {n} rows; pass the representation's ids")
     if key is None:
-        key = "x:" + hashlib.sha256(np.ascontiguousarray(X).tobytes()).hexdigest()[:24]
+        key = "x:" + digest(np.ascontiguousarray(X).tobytes(), 24)
     params = {"random_state": int(random_state)}
     if method == "umap":
         params.update(n_neighbors=int(n_neighbors), min_dist=float(min_dist), spread=float(spread), metric=metric,
@@ -287,7 +286,7 @@ def _knn_key(key: str, shape, params, fitted: Optional[int]) -> str:
     # the PCA'd input is named by what makes it (Φ's key, shape, PCA dims, seed) and the rows fitted
     ident = [key, list(shape), params["pca_dims"], params["random_state"], fitted, params["n_neighbors"],
              params["metric"], "knn-1"]
-    return "knn-" + hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return "knn-" + key_of(ident, 24)
 
 
 def _read_knn(path):

@@ -2,7 +2,6 @@
 anything else converted once, in chunks, into the cache (see `core.representations`)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -21,6 +20,7 @@ from core.base.progress import check_cancel, report
 import core.representations.common as common   # FILE_CHUNK read at call time (tests shrink it)
 from core.representations.common import CACHE_VERSION, check_finite, json_default, read_progress, stores
 from core.representations.spec import canonical_spec
+from core.base.keys import digest
 
 
 # ---------------------------------------------------------------- vector files (file:path=…)
@@ -417,7 +417,7 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
 
     canon = canonical_spec("file", opts)
     folder = Path(cache_dir if cache_dir is not None else paths.cache_dir()) / "representations" / dataset.fingerprint
-    key = "file-" + hashlib.sha256(json.dumps([dataset.fingerprint, canon, source]).encode()).hexdigest()[:20]
+    key = "file-" + digest(json.dumps([dataset.fingerprint, canon, source]), 20)   # keys unsorted, as always
     vectors, sidecars = stores(folder)
     npy = vectors.path(key)
     # unreadable (logged): converted again and overwritten
