@@ -6,8 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.base.errors import InputError
-from core.team.review import to_adjudicate
-from dashboard import current
+from dashboard import reviews
 from dashboard.formatting import plain
 from dashboard.review_panel import DECISION_LABELS
 from dashboard.team import scope
@@ -16,9 +15,8 @@ __all__ = ["adjudication_tab"]
 
 
 def adjudication_tab(run, run_id: int, frame, ds) -> None:
-    stand = current.review_standing(run_id, unblinded=True)
     with_filter = st.checkbox("Also examples where the team overrules the filter", key="adj_with_filter")
-    todo = to_adjudicate(frame["id"], frame["retained"], stand, with_filter=with_filter)
+    todo = reviews.to_adjudicate(run_id, frame["id"], frame["retained"], with_filter=with_filter)
     st.caption(f"{len(todo):,} examples to adjudicate. An adjudication is recorded as such, with its note, and is "
                "the team's word on the example under every dispute rule; it does not count as a review in the "
                "reviewers' agreement.")

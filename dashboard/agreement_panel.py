@@ -10,7 +10,7 @@ import streamlit as st
 from core.plots.agreement import kappa_heatmap, support_curve
 from dashboard import agreement as team_agreement
 from dashboard.formatting import metric_row, plain
-from dashboard.knobs import set_live
+from dashboard.session import set_live
 
 __all__ = ["agreement_tab"]
 

@@ -10,22 +10,13 @@ import re
 from typing import Optional
 
 import pandas as pd
-import streamlit as st
 
-from core.base import paths
 from core.text.duplicates import DuplicateIndex
 from core.base.errors import InputError
-from core.quality import DQI_COMPONENTS, QualityContext
-from core.quality.feedback import IN_WORDS
-from core.base.lights import EMOJI, LIGHTS, NA
-from core.base.keys import digest
+from core.quality import QualityContext
 from dashboard import cached_jobs, current
-from dashboard.server import server
 from dashboard.session import Source, session
-from dashboard.team import require, scope
-
-BADGE = {k: EMOJI[k] for k in (*LIGHTS, NA)}
-
+from dashboard.team import scope
 
 def _context_key() -> tuple:
     sess = session()
@@ -59,42 +50,6 @@ def workspace_dataset(run) -> Optional[int]:
     """The workspace's id of the current run's dataset (None when the run is not saved there)."""
     rec = scope().run_record(run.key)
     return rec["dataset_id"] if rec is not None else None
-
-
-def show_feedback(fb: dict, key: str) -> None:
-    """A feedback snapshot (`core.quality.Feedback.to_dict()`), as text and lights, never HTML."""
-    ds = current.dataset()
-    st.markdown(f"**Overall: {BADGE.get(fb['light'], '')} {fb['light']}**")
-    for name, c in fb["components"].items():   # each check in plain words; the paper's name in the tooltip
-        title, measures, change = IN_WORDS.get(name, (name, "", ""))
-        score = "" if c["score"] is None else f" ({float(c['score']):.2f})"
-        todo = f" → {change}" if c["light"] in ("yellow", "red") else ""
-        st.text(f"{BADGE.get(c['light'], '')} {title}{score}: {measures}{todo}",
-                help=f"{DQI_COMPONENTS.get(name, 'the combined DQI score')} (paper 002, DQI); score in [0, 1], "
-                     "higher is better")
-    for line in fb["suggestions"]:
-        st.text(f"→ {line}")
-    tied = [t for t in fb["label_tied"] if t.get("significant")]
-    if tied:
-        st.markdown("**Words that give a label away** (z > z*; the label they lean to)")
-        for field in ds.text:
-            text = fb["example"].get(field, "")
-            marks = [(t["ngram"], f"{t['label']}, z = {t['z']:.1f}") for t in tied if t["field"] == field]
-            st.text(f"{field}: {marked(text, marks)}")
-    partial = fb.get("partial_input")
-    if partial:
-        st.text(f"A model that reads only the {partial['field']} predicts {partial['predicted']} "
-                f"({partial['confidence']:.0%}); your label gets {partial['p_label']:.0%}.")
-    rep = fb.get("representation") or {}
-    if rep.get("predicted") is not None:
-        st.text(f"A model on Φ predicts {rep['predicted']} ({rep['confidence']:.0%}); your label gets "
-                f"{rep['p_label']:.0%}" + (" (Φ stand-in: " + rep["stand_in"] + ")" if rep.get("stand_in") else "") + ".")
-    if fb.get("duplicates"):
-        st.markdown("**Near-duplicates in the dataset** (every field shares most of its wording with this one)")
-        st.dataframe(pd.DataFrame(fb["duplicates"]), hide_index=True, key=f"{key}_duplicates")
-    if fb.get("neighbours"):
-        st.markdown("**Most similar examples in Φ** (close in the representation; not the same as a duplicate)")
-        st.dataframe(pd.DataFrame(fb["neighbours"]), hide_index=True, key=f"{key}_neighbours")
 
 
 def marked(text: str, marks) -> str:
@@ -154,23 +109,13 @@ def accepted_version(dataset_id: int) -> Source:
     and export it like any other). Ids stay stable (the original's, and ``sub-<n>`` for an
     accepted submission); an ``origin`` column says where each row came from, ``creator`` who
     wrote an accepted one."""
-    m = require("load data")
+    from core.team.versions import with_accepted
+
     ds = current.dataset()
-    accepted = scope().accepted_examples(dataset_id)
-    if not len(accepted):
-        raise InputError("no accepted examples yet; validators accept submissions on this page first.")
-    keep = [c for c in (*ds.text, ds.label, *ds.features) if c in ds.table.columns]
-    original = ds.table[keep].reset_index().assign(origin="original", creator=None)
-    clash = set(original["id"].astype(str)) & set(accepted["id"])
-    if clash:
-        raise InputError(f"the dataset already has ids such as {sorted(clash)[0]!r}, which accepted examples use; "
-                         "rename them in the dataset first.")
-    added = accepted.rename(columns={"label": ds.label}).assign(origin="accepted")
-    table = pd.concat([original, added[[c for c in added.columns if c in {*original.columns}]]], ignore_index=True)
-    content = digest(pd.util.hash_pandas_object(table.astype(str), index=False).values.tobytes(), 12)
-    path = server().team.files / f"ws{m.workspace_id}" / "data" / f"version-{dataset_id}-{content}.parquet"
-    if not path.exists():
-        paths.atomic_write(path, lambda fh: table.to_parquet(fh, index=False))
+    ws = scope()
+    table = with_accepted(ds, ws.accepted_examples(dataset_id))
+    path = ws.save_version(dataset_id, table)   # the store checks the role and keeps the file
+    added = table[table["origin"] == "accepted"]
     base = session().source.label if session().source else ds.name
     name = f"{base} + {len(added)} accepted ({len(table):,} examples)"
     roles = {"text": list(ds.text), "label": ds.label, "id": "id"}

@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
-import streamlit as st
+import pandas as pd
 
 from core.base.errors import InputError
 from core.base.settings import settings
 from core.base.keys import key_of
-from dashboard.formatting import plain
 from dashboard.team import scope
 from dashboard.server import server
 from dashboard.session import Source, session
@@ -115,6 +114,11 @@ def run_by_key(key: Optional[str]):
     return srv.cache.get_or_compute("run", key, load)
 
 
+def stored_run_count() -> int:
+    """How many finished runs the server's run store holds (every dataset)."""
+    return len(server().store.keys())
+
+
 def workspace_runs():
     """The runs the member's workspace holds (who made them, when, status), newest first."""
     return scope().runs()
@@ -152,17 +156,28 @@ def review_standing(run_id: int, *, unblinded: bool = False):
 
 def run():
     """The current dataset's run, or None (no run yet, a run of other data, or a damaged
-    stored run, which is shown as an error and left on disk for the user to inspect)."""
+    stored run, which every page names (`damaged_run`) and which is left on disk for the user
+    to inspect)."""
     from core.results.runs import CorruptRun
 
     try:
         found = run_by_key(session().run_key)
-    except CorruptRun as exc:
-        st.error(plain(exc))
+    except CorruptRun:
         return None
     if found is None or found.dataset_fingerprint != dataset().fingerprint:
         return None
     return found
+
+
+def damaged_run() -> Optional[str]:
+    """What is wrong with the current run's stored file, when it cannot be read (None otherwise)."""
+    from core.results.runs import CorruptRun
+
+    try:
+        run_by_key(session().run_key)
+    except CorruptRun as exc:
+        return str(exc)
+    return None
 
 
 def table(run_):
@@ -247,3 +262,41 @@ def check_spec(spec: str, ds) -> str:
         raise InputError("no representation spec given; choose a kind or type a spec such as "
                          "tfidf-svd:fields=hypothesis")
     return resolve_spec(ds, spec)
+
+
+# ---------------------------------------------------------------------- one example
+#: how many neighbours "more like this" lists
+LIKE_THIS = 50
+
+
+def feature_z(example_id: str, label: str) -> pd.DataFrame:
+    """The example's features with their z for ``label`` (highest first)."""
+    fm = feature_matrix()
+    at = pd.Index(np.asarray(fm.ids).astype(str)).get_indexer([example_id])[0]
+    if at < 0:
+        return pd.DataFrame(columns=["feature", "z", "significant"])
+    names = fm.features_of(int(at))
+    z = zstats().table
+    mine = z[(z["feature"].isin(names)) & (z["label"].astype(str) == label)]
+    return mine[["feature", "z", "significant"]].sort_values("z", ascending=False).reset_index(drop=True)
+
+
+def neighbours(example_id: str, k: int) -> pd.DataFrame:
+    """The example's ``k`` nearest neighbours in Φ (cosine), with their label, text and similarity."""
+    from core.representations.neighbours import nearest
+
+    ds, rep = dataset(), representation()
+    at = pd.Index(np.asarray(rep.ids).astype(str)).get_indexer([example_id])[0]
+    if at < 0:
+        return pd.DataFrame()
+    rows, sims = nearest(rep.X, int(at), k)
+    ids = np.asarray(rep.ids).astype(str)[rows]
+    out = ds.table.loc[ids, [ds.label, *ds.text]].reset_index()
+    out.insert(1, "similarity", np.round(sims, 3))
+    return out
+
+
+def neighbour_ids(example_id: str) -> np.ndarray:
+    """Ids of the example's `LIKE_THIS` nearest neighbours in Φ, and its own."""
+    found = neighbours(example_id, LIKE_THIS)
+    return np.append(found[found.columns[0]].astype(str).to_numpy(), example_id) if len(found) else np.array([example_id])

@@ -7,13 +7,12 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
-import streamlit as st
 
 from core.dynamics.cartography import dataset_dynamics
 from dashboard import cached_jobs, current, team
 from dashboard.session import session
 
-__all__ = ["start", "result", "job", "ended", "borders", "show_on_map"]
+__all__ = ["start", "result", "job", "ended", "borders", "select_on_map", "joint_choice"]
 
 
 def _key() -> Optional[tuple]:
@@ -53,8 +52,15 @@ def borders(found) -> tuple:
     return float(np.quantile(t["variability"], 1.0 - p["ambiguous_share"])), float(p["confidence_threshold"])
 
 
-def show_on_map(ids) -> None:
-    """Make ``ids`` the Map page's selection (its list, counts and review panel) and go there."""
+def select_on_map(ids) -> None:
+    """Make ``ids`` the Map page's selection (its list, counts and review panel)."""
     sess = session()
     sess.map_selection, sess.map_selection_of = tuple(str(i) for i in ids), sess.ds_key
-    st.switch_page("pages/4_map.py")
+
+
+def joint_choice(model: str, epochs: int, seed: int) -> dict:
+    """What a joint run (training dynamics, then AFLite) records and keys by
+    (`core.dynamics.joint.descriptor`)."""
+    from core.dynamics.joint import descriptor
+
+    return descriptor(model=model, epochs=int(epochs), random_state=int(seed))

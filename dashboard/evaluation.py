@@ -7,7 +7,7 @@ from typing import Optional
 
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
 from dashboard import agreement, current, team
-from dashboard.knobs import set_live
+from dashboard.session import set_live
 from dashboard.server import server
 from dashboard.session import session
 

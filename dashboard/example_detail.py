@@ -7,11 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from core.base.escaping import md_text
-from core.representations.neighbours import nearest
 from dashboard import current
 from dashboard.session import session
 
-LIKE_THIS = 50   # how many neighbours "more like this" lists
 
 
 def example_detail(run, example_id: str, key: str) -> None:
@@ -41,41 +39,12 @@ def example_detail(run, example_id: str, key: str) -> None:
                        else f"Kept through all {run.n_phases} phases of the fitted run.")
     with right:
         st.markdown(f"**Its features, z for its label ({md_text(rec[ds.label])})**")
-        st.dataframe(_feature_z(example_id, str(rec[ds.label])), hide_index=True, key=f"{key}_features", height=200)
+        st.dataframe(current.feature_z(example_id, str(rec[ds.label])), hide_index=True, key=f"{key}_features", height=200)
     st.markdown("**Nearest neighbours in Φ** (cosine similarity; near 1 = possible duplicates)")
-    like = _neighbours(example_id, 10)
+    like = current.neighbours(example_id, 10)
     st.dataframe(like, hide_index=True, key=f"{key}_neighbours")
     st.button("More like this: list its 50 nearest neighbours above", key=f"{key}_more",
               on_click=_more_like, args=(example_id,))
-
-
-def _feature_z(example_id: str, label: str) -> pd.DataFrame:
-    fm = current.feature_matrix()
-    at = pd.Index(np.asarray(fm.ids).astype(str)).get_indexer([example_id])[0]
-    if at < 0:
-        return pd.DataFrame(columns=["feature", "z", "significant"])
-    names = fm.features_of(int(at))
-    z = current.zstats().table
-    mine = z[(z["feature"].isin(names)) & (z["label"].astype(str) == label)]
-    return mine[["feature", "z", "significant"]].sort_values("z", ascending=False).reset_index(drop=True)
-
-
-def _neighbours(example_id: str, k: int) -> pd.DataFrame:
-    ds, rep = current.dataset(), current.representation()
-    at = pd.Index(np.asarray(rep.ids).astype(str)).get_indexer([example_id])[0]
-    if at < 0:
-        return pd.DataFrame()
-    rows, sims = nearest(rep.X, int(at), k)
-    ids = np.asarray(rep.ids).astype(str)[rows]
-    out = ds.table.loc[ids, [ds.label, *ds.text]].reset_index()
-    out.insert(1, "similarity", np.round(sims, 3))
-    return out
-
-
-def neighbour_ids(example_id: str) -> np.ndarray:
-    """Ids of the example's `LIKE_THIS` nearest neighbours in Φ, and its own."""
-    found = _neighbours(example_id, LIKE_THIS)
-    return np.append(found[found.columns[0]].astype(str).to_numpy(), example_id) if len(found) else np.array([example_id])
 
 
 def _more_like(example_id: str) -> None:

@@ -18,11 +18,63 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from core.exports import writers as export
+import numpy as np
+
 from core.base.keys import key_of
+from core.exports import writers as export
+from core.exports.plan import with_options
+from dashboard import agreement, current, team
 from dashboard.server import server
 
-__all__ = ["Prepared", "prepared", "prepare", "discard", "reader"]
+__all__ = ["Split", "split", "Prepared", "prepared", "prepare", "discard", "reader", "FORMATS"]
+
+FORMATS = export.FORMATS
+
+
+@dataclass
+class Split:
+    """What the Export page shows and writes for the options chosen."""
+
+    frame: Any                 # the rows (row references: the file is written from it when asked)
+    manifest: dict
+    file_name: str             # what the browser saves it as
+    mime: str
+    signature: str             # the options it was made from: a prepared file of others is stale
+    tau: Optional[float] = None
+    n: Optional[int] = None
+    summary: str = ""          # "τ = …, n = …: kept … of …" (empty without a run)
+    overrides: Optional[list] = None   # the team's review overrides applied (None: not a workspace run)
+
+
+def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=None, quality_note=None,
+          duplicate_pairs=None) -> Split:
+    """The split at the live τ/n with the team's review overrides applied (blind review: every
+    decision counts; curators and owners export), its manifest (the run's record, the team's
+    agreement) and the export's options (`core.exports.plan.with_options`, as the CLI applies
+    them). InputError when the quality table does not fit the dataset."""
+    from core.team.review import reviewed_result
+
+    label = export.dataset_label(sess.source.label if sess.source and sess.source.label else ds.name)
+    live = current.live_result(run) if run is not None else None
+    tau, n = current.live_values(run) if run is not None else (None, None)
+    run_id = current.team_run_id(run) if run is not None else None
+    overrides, extra = None, None
+    if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
+        stand = current.review_standing(run_id, unblinded=team.member().can("adjudicate"))
+        live, overrides = reviewed_result(run, live, stand)
+        extra = {"review_overrides": overrides, **agreement.manifest_record(run, run_id)}
+    frame = export.export_frame(ds, run, live=live, which=which, include_arrays=include_arrays)   # row references only
+    retained_ids = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str) if run is not None else None
+    manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
+                                   dataset_name=label, retained_ids=retained_ids, include_arrays=include_arrays,
+                                   extra=extra)
+    frame = with_options(frame, manifest, quality=quality, quality_note=quality_note, duplicate_pairs=duplicate_pairs)
+    signature = key_of([sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides or [],
+                        quality_note, manifest["export"].get("near_duplicates")])
+    return Split(frame=frame, manifest=manifest, file_name=export.file_name(label, which, fmt)
+                 + (".zip" if fmt == "datasets" else ""), mime=export.mime(fmt), signature=signature, tau=tau, n=n,
+                 summary=export.summary_line(tau, n, len(run.ids), len(retained_ids)) if run is not None else "",
+                 overrides=overrides)
 
 
 @dataclass
@@ -55,9 +107,6 @@ def discard(sess) -> None:
         else:
             _unlink(old.path)
 
-
-#: seconds between the checks of an exporter's role while a prepared file waits (`watch_role`)
-ROLE_CHECK_S = 5.0
 
 
 def prepared(sess, signature: str) -> Optional[Prepared]:
@@ -111,37 +160,6 @@ def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]
             return fh.read()
 
     return read
-
-
-def refuse(sess, role: str) -> None:
-    """The Export page of a member who may not export: said, with the file they had prepared
-    (before a demotion) deleted and said so; the page stops here."""
-    import streamlit as st
-
-    had = sess.export_file is not None
-    discard(sess)
-    st.info(f"Your role here is {role}: exports need a curator or owner."
-            + (" The file you had prepared was deleted when your role changed." if had else ""))
-    st.stop()
-
-
-def watch_role(allowed: Callable[[], object]) -> None:
-    """While a prepared file waits for its download, ask the store every `ROLE_CHECK_S` seconds
-    whether the member may still export, and rerun the page when not (it then says why the file
-    went). A download button cannot speak when the store refuses its click: no rerun follows
-    it, so that the page's other download buttons keep their files."""
-    import streamlit as st
-
-    from core.team.store import NotAllowed
-
-    @st.fragment(run_every=ROLE_CHECK_S)
-    def _watch():
-        try:
-            allowed()
-        except NotAllowed:
-            st.rerun(scope="app")
-
-    _watch()
 
 
 def card_for(dataset, manifest: dict, verdict: Optional[str] = None) -> str:

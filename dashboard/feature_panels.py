@@ -98,7 +98,7 @@ def consistency_panel(zs, min_count: int, alpha: float) -> None:
 
 def transfer_panel() -> None:
     """Cues across splits (issue 23): does this dataset's cues give the labels away on another split?"""
-    from core.dynamics.transfer import figure
+    from core.plots.transfer import transfer_figure
 
     st.subheader("Cues across splits")
     with st.form("transfer_form"):
@@ -122,7 +122,7 @@ def transfer_panel() -> None:
         "Majority label": f"{s['majority_share_eval']:.1%}",
         "Near-duplicates across": f"{s['near_duplicate_pairs']:,}",
     })
-    st.plotly_chart(figure(found), key="tr_figure")
+    st.plotly_chart(transfer_figure(found), key="tr_figure")
     st.dataframe(found.cues, hide_index=True, key="tr_cues")
     st.caption(f"Predictable (p̃ ≥ {s['tau']:.2f}) by an AFLite ensemble trained on this dataset: "
                f"{s['predictable_share_train']:.1%} of it, {s['predictable_share_eval']:.1%} of the other split. "

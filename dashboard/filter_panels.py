@@ -5,15 +5,14 @@ import streamlit as st
 from core.aflite import FAMILIES, STRATEGIES
 from core.dynamics.cartography import MODELS
 from core.base.errors import InputError
-from core.dynamics.joint import EPOCHS, descriptor
+from core.dynamics.joint import EPOCHS
 from core.quality import COMPONENTS
 from core.aflite.summaries import live_view
-from dashboard import agreement, current, pipelines
+from dashboard import agreement, current, dynamics, pipelines
 from dashboard import quality as dq
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
-from dashboard.knobs import set_live
-from dashboard.server import server
+from dashboard.session import set_live
 from dashboard.session import FIT_TAU
 from dashboard.team import member, scope
 
@@ -154,7 +153,7 @@ def run_form(run, sess) -> None:
                                      "greedy-slice strategy, not slice-sample.")
                 quality = dq.descriptor("dqi" if order == "dqi" else component)
                 params["tau"] = float(tau_q)
-            joint = descriptor(model=joint_model, epochs=int(joint_epochs), random_state=int(seed)) if joint_on else None
+            joint = dynamics.joint_choice(joint_model, joint_epochs, seed) if joint_on else None
             label = "AFLite run" + (f", quality-ordered ({quality['name']})" if quality else "") + (
                 ", joint filter" if joint else "")
             pipelines.start(sess.ds_key, sess.spec, params, label=label, page="Filter", quality=quality, joint=joint)
@@ -166,7 +165,7 @@ def run_form(run, sess) -> None:
         st.info("A run with the new parameters is computing in the background (progress in the sidebar); "
                 "runs are cached by their parameters, so returning to earlier settings is instant.")
     else:
-        st.caption(f"Finished runs in the store: {len(server().store.keys())}.")
+        st.caption(f"Finished runs in the store: {current.stored_run_count()}.")
 
 
 def joint_note(run) -> None:

@@ -6,29 +6,8 @@ import math
 import streamlit as st
 
 from dashboard import current, url
-from dashboard.session import session
+from dashboard.session import knob_key, session
 from dashboard.sidebar import show_live
-
-
-def set_live(tau=None, n=None) -> None:
-    """Move the live τ and/or n (a saved view, "use this n", an evaluation run again): the
-    session takes them, and the sliders get new keys (`knob_key`), so the browser draws them
-    afresh at the new values (a slider keeps its own value in the browser while its key stays:
-    a reset on the server alone left it showing the old τ, and the next nudge went on from it)."""
-    sess = session()
-    for name in ("w_tau", "w_target"):
-        st.session_state.pop(knob_key(name), None)
-    if tau is not None:
-        sess.tau = float(tau)
-    if n is not None:
-        sess.target = int(n)
-    sess.knob_generation += 1
-
-
-def knob_key(name: str) -> str:
-    """The widget key of the τ (``w_tau``) or n (``w_target``) slider in this tab now."""
-    generation = session().knob_generation
-    return f"{name}_{generation}" if generation else name
 
 
 def live_knobs(run, *, n_too: bool = True) -> dict:

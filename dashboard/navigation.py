@@ -20,14 +20,17 @@ PAGES = [
 ]
 
 
-def configuration_error():
-    """What is wrong with the server's settings (one line naming the variable and the fix, any
-    password hidden), or None: the app checks it before any page runs."""
+def configuration_error(app_arguments=()):
+    """What is wrong with the server's settings or the app's own arguments (``streamlit run app.py --
+    --owner EMAIL``, handed in by app.py and kept for the sign-in): one line naming the variable or
+    flag and the fix, any password hidden; None when nothing is. The app checks it before any page runs."""
     from core.base.errors import InputError
     from core.base.settings import printable, settings
+    from dashboard import identity
 
     try:
         settings()
+        identity.set_app_arguments(list(app_arguments))
     except InputError as exc:
         return f"The server's configuration cannot be used: {printable(exc)} Fix the setting and restart the server."
     return None

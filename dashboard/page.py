@@ -6,6 +6,7 @@ import streamlit as st
 from core.base.errors import InputError
 from dashboard import current, pipelines, team, url
 from dashboard.formatting import plain
+from dashboard.sign_in import sign_in
 from dashboard.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source, session
 from dashboard.sidebar import sidebar
 
@@ -18,7 +19,7 @@ def start_page(title: str, caption: str = "") -> Session:
     _leave_directory_mode()
     st.title(title)
     try:
-        team.sign_in()
+        sign_in()
     except InputError as exc:   # e.g. the team database cannot be reached: say so, keep serving
         st.error(plain(exc))
         st.stop()
@@ -29,6 +30,9 @@ def start_page(title: str, caption: str = "") -> Session:
         _open_demo(sess)
     url.remember()   # every page keeps dataset, Φ, run, τ and n in the URL
     sidebar()
+    damaged = current.damaged_run()
+    if damaged:
+        st.error(plain(damaged))
     error = sess.last_error
     if error:
         st.error(plain(error["message"]))

@@ -318,7 +318,7 @@ def _into_linked_workspace(linked) -> bool:
                        f"exists); you are in {me.workspace!r}. Ask an owner of the link's workspace to add you.")
         return False
     session().workspace_id = found[0]
-    team.sign_in()   # the member's standing in the linked workspace (role, name)
+    team.resolve()   # the member's standing in the linked workspace (role, name)
     return True
 
 

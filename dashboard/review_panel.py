@@ -11,9 +11,8 @@ import numpy as np
 import streamlit as st
 
 from core.base.errors import InputError
-from core.team.review import lights
 from core.base.lights import NOT_REVIEWED, badge
-from dashboard import current, pipelines
+from dashboard import current, pipelines, reviews
 from dashboard.formatting import plain
 from dashboard.team import member, scope
 
@@ -29,7 +28,7 @@ def with_lights(frame, run):
     run_id = current.team_run_id(run)
     if run_id is None:
         return frame.copy()
-    light = lights(frame["id"], frame["retained"], current.review_standing(run_id))
+    light = reviews.lights(run_id, frame["id"], frame["retained"])
     out = frame.copy()
     out.insert(1, "review", [BADGES[x] for x in light])
     return out
@@ -77,7 +76,7 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
     if run_id is None:
         return
     m = member()
-    light = lights([example_id], [bool(rec["retained"])], current.review_standing(run_id))[0]
+    light = reviews.lights(run_id, [example_id], [bool(rec["retained"])])[0]
     st.text(f"review: {BADGES[light]}")
     history = scope().reviews(run_id, latest=False)
     history = history[history["example_id"] == str(example_id)]

@@ -5,9 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from core.aflite.summaries import live_view
-from dashboard import current
+from dashboard import current, identity, team
 from dashboard.job_panel import job_panel
-from dashboard.server import server
 from dashboard.session import session
 from dashboard.team import member
 
@@ -26,13 +25,13 @@ def _team() -> None:
         st.caption("Single-user mode: no sign-in is configured, so everything here is yours. A shared "
                    "instance with sign-in and roles: see docs/hosting.md.")
         return
-    spaces = server().team.workspaces_of(m.email)
+    spaces = team.workspaces()
     st.text(f"{m.email}\n{m.role} in {m.workspace}")
     if len(spaces) > 1:
         ids = [w[0] for w in spaces]
         st.selectbox("Workspace", ids, index=ids.index(m.workspace_id), key="workspace_pick",
                      format_func=dict((w[0], f"{w[1]} ({w[2]})") for w in spaces).get, on_change=_switch)
-    st.button("Sign out", key="sign_out", on_click=st.logout)
+    st.button("Sign out", key="sign_out", on_click=identity.log_out)
 
 
 def _switch() -> None:

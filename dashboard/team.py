@@ -1,31 +1,23 @@
 """Who is using this tab, in which workspace, with which role; sign-in when it is configured.
 
 With an ``[auth]`` section in ``.streamlit/secrets.toml`` the dashboard is a shared
-instance: nothing is shown before sign-in (`st.login`, OIDC), and every action asks the
+instance: nothing is shown before sign-in (OIDC; the screen is `dashboard.sign_in`), and every action asks the
 team store whether the member's role allows it (`require`). Without one it runs
 single-user: the local user owns the default workspace, and the sidebar says so.
 """
 from __future__ import annotations
 
-import logging
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional
 
-import streamlit as st
-
-from core.base.errors import InputError
-from core.team.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS
-from core.base.settings import settings
 from core.base.keys import digest
-from dashboard.formatting import plain
+from core.base.settings import settings
+from core.team.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS, NotAllowed
+from dashboard import identity
 from dashboard.server import server
 from dashboard.session import session
 
-log = logging.getLogger("artifact_lens.auth")
-
-__all__ = ["Member", "auth_configured", "owner_setting", "sign_in", "member", "require", "scope", "create_workspace",
+__all__ = ["Member", "SignInNeeded", "owner_setting", "resolve", "member", "require", "scope", "workspaces", "create_workspace",
            "seed_of"]
 
 
@@ -43,57 +35,39 @@ class Member:
         return self.role in PERMISSIONS[action]
 
 
-def auth_configured() -> bool:
-    """Whether ``.streamlit/secrets.toml`` has an ``[auth]`` section. A secrets file that
-    exists but cannot be read raises InputError: a broken configuration must not open a
-    shared instance single-user to everyone."""
-    try:
-        return "auth" in st.secrets
-    except Exception as exc:  # noqa: BLE001  (streamlit says "not found" for both cases)
-        files = [Path(f).expanduser() for f in (st.get_option("secrets.files") or [])]
-        broken = [f for f in files if f.exists()]
-        if broken:
-            log.error("cannot read the secrets file %s: %s", broken[0], exc)
-            raise InputError(f"the secrets file {broken[0].name} cannot be read (the reason is in the server log); "
-                             "an administrator fixes it (see docs/hosting.md) and restarts "
-                             "the server.") from None
-        return False
+class SignInNeeded(NotAllowed):
+    """Why this tab cannot go on as a member: ``message`` to show, at ``level`` (error, info or
+    warning), and the button that helps (``"sign in"``, ``"sign out"`` or None)."""
+
+    def __init__(self, message: str, *, level: str = "error", button: Optional[str] = None):
+        super().__init__(message)
+        self.level, self.button = level, button
 
 
 def owner_setting() -> Optional[str]:
-    """``--owner EMAIL`` after ``streamlit run app.py --``, else ``$ARTIFACT_LENS_OWNER``."""
-    argv = sys.argv[1:]
-    for i, arg in enumerate(argv):
-        if arg == "--owner" and i + 1 < len(argv):
-            return argv[i + 1].strip().lower() or None
-        if arg.startswith("--owner="):
-            return arg.split("=", 1)[1].strip().lower() or None
-    return settings().owner
+    """``--owner EMAIL`` after ``streamlit run app.py --`` (handed in by app.py), else
+    ``$ARTIFACT_LENS_OWNER``."""
+    return identity.app_owner() or settings().owner
 
 
-def sign_in() -> Member:
-    """The member of this tab; stops the page with a sign-in screen (or the reason they
-    cannot go on) before anything about the data is drawn."""
+def resolve() -> Member:
+    """The member of this tab from its sign-in: the local user in single-user mode, else the
+    signed-in person in their chosen workspace; `SignInNeeded` saying why not."""
     team = server().team
-    if not auth_configured():
+    if not identity.auth_configured():
         team.workspace(LOCAL_WORKSPACE, owner=LOCAL_USER)
         return _in_workspace(LOCAL_USER, signed_in=False)
-    missing = [k for k in ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
-               if k not in st.secrets["auth"]]
+    missing = identity.auth_missing()
     if missing:
-        st.error(f"Sign-in is configured but .streamlit/secrets.toml [auth] lacks {', '.join(missing)}; an "
-                 "administrator adds them (see docs/hosting.md) and restarts the server.")
-        st.stop()
-    if not st.user.is_logged_in:
-        st.info("This is a shared Artifact Lens instance. Sign in to see your team's datasets and runs.")
-        st.button("Sign in", type="primary", key="sign_in", on_click=st.login)
-        st.stop()
-    email = str(st.user.get("email") or "").strip().lower()
+        raise SignInNeeded(f"Sign-in is configured but .streamlit/secrets.toml [auth] lacks {', '.join(missing)}; an "
+                           "administrator adds them (see docs/hosting.md) and restarts the server.")
+    email = identity.signed_in_email()
+    if email is None:
+        raise SignInNeeded("This is a shared Artifact Lens instance. Sign in to see your team's datasets and runs.",
+                           level="info", button="sign in")
     if not email:
-        st.error("Your identity provider did not send an e-mail address, which this instance uses to find "
-                 "your role; ask an administrator to enable the 'email' scope.")
-        st.button("Sign out", key="sign_out", on_click=st.logout)
-        st.stop()
+        raise SignInNeeded("Your identity provider did not send an e-mail address, which this instance uses to find "
+                           "your role; ask an administrator to enable the 'email' scope.", button="sign out")
     team.bootstrap(email, owner=owner_setting())
     return _in_workspace(email, signed_in=True)
 
@@ -102,10 +76,8 @@ def _in_workspace(email: str, *, signed_in: bool) -> Member:
     sess = session()
     spaces = server().team.workspaces_of(email)
     if not spaces:
-        st.warning(plain(f"You are signed in as {email} but have no role in any workspace yet; ask an owner "
-                         "of this instance to add you on the Team page."))
-        st.button("Sign out", key="sign_out", on_click=st.logout)
-        st.stop()
+        raise SignInNeeded(f"You are signed in as {email} but have no role in any workspace yet; ask an owner "
+                           "of this instance to add you on the Team page.", level="warning", button="sign out")
     chosen = next((w for w in spaces if w[0] == sess.workspace_id), spaces[0])
     if chosen[0] != sess.workspace_id:
         sess.workspace_id = chosen[0]
@@ -114,10 +86,10 @@ def _in_workspace(email: str, *, signed_in: bool) -> Member:
 
 
 def member() -> Member:
-    """This tab's member (`sign_in` ran first on every page)."""
+    """This tab's member (every page resolved it first, `dashboard.sign_in`)."""
     found = session().member
     if found is None:
-        return sign_in()
+        return resolve()
     return found
 
 
@@ -126,6 +98,11 @@ def scope():
     services call the team store through, with the workspace and the member bound."""
     m = member()
     return server().team.scoped(m.workspace_id, m.email)
+
+
+def workspaces() -> list:
+    """(id, name, role) of every workspace this tab's member belongs to."""
+    return server().team.workspaces_of(member().email)
 
 
 def create_workspace(name: str) -> int:

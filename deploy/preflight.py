@@ -19,7 +19,9 @@ import sys
 import tomllib
 from pathlib import Path
 
-AUTH_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
+from core.base.errors import InputError
+from core.base.settings import AUTH_KEYS, settings
+
 PLACEHOLDER = "REPLACE"
 MIN_COOKIE_SECRET = 32
 
@@ -73,7 +75,12 @@ def main(argv: list) -> int:
     if not argv:
         print("preflight: no command to run", file=sys.stderr)
         return 2
-    if serves_app(argv) and os.environ.get("ARTIFACT_LENS_ALLOW_SINGLE_USER") != "1":
+    try:
+        chosen = settings()   # every ARTIFACT_LENS_* variable, checked once (core/base/settings.py)
+    except InputError as exc:
+        print(f"preflight: not starting: {exc}", file=sys.stderr)
+        return 2
+    if serves_app(argv) and not chosen.allow_single_user:
         found = problems()
         if found:
             print("preflight: not starting: sign-in is not configured, and without it every visitor of this "
@@ -84,7 +91,7 @@ def main(argv: list) -> int:
                   "or set ARTIFACT_LENS_ALLOW_SINGLE_USER=1 to run single-user on a trusted machine.",
                   file=sys.stderr)
             return 2
-        if not (os.environ.get("ARTIFACT_LENS_OWNER") or "--owner" in " ".join(argv)):
+        if not (chosen.owner or "--owner" in " ".join(argv)):
             print("preflight: ARTIFACT_LENS_OWNER is not set: the first person to sign in to a fresh instance "
                   "becomes its owner.", file=sys.stderr)
     sys.stdout.flush()

@@ -12,7 +12,7 @@ from dashboard import current
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import metric_row, plain
 from dashboard.job_panel import watch
-from dashboard.knobs import set_live
+from dashboard.session import set_live
 from dashboard.page import require_run, start_page
 from dashboard.evaluation_panels import interrupted_panel, options_form
 from dashboard.team import member

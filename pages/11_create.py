@@ -2,7 +2,7 @@
 import streamlit as st
 
 from core.base.errors import InputError
-from dashboard import creation
+from dashboard import creation, feedback_panel
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
 from dashboard.page import require_run, start_page
@@ -69,7 +69,7 @@ if ctx is not None and all(v.strip() for v in example.values()):
         st.warning(plain(exc))
     else:
         st.caption(f"Feedback in {fb['seconds'] * 1000:.0f} ms.")
-        creation.show_feedback(fb, key="cr_feedback")
+        feedback_panel.show_feedback(fb, key="cr_feedback")
         st.button("Submit for validation", type="primary", key="cr_submit", on_click=send, args=(example, label, fb))
 elif ctx is not None:
     st.caption("Write every field to see the feedback (it updates when a field loses focus, or with Ctrl+Enter).")
@@ -88,7 +88,7 @@ mine = ws.submissions(dataset_id=dataset_id, creator=m.email)
 if not len(mine):
     st.caption("None yet.")
 else:
-    shown = mine.assign(light=mine["feedback"].map(lambda f: creation.BADGE.get((f or {}).get("light"), "")),
+    shown = mine.assign(light=mine["feedback"].map(lambda f: feedback_panel.BADGE.get((f or {}).get("light"), "")),
                         **{f: mine["fields"].map(lambda d, f=f: d.get(f, "")) for f in ds.text})
     st.dataframe(shown[["id", "status", "light", *ds.text, "label", "decision", "note", "validator", "created_at"]],
                  hide_index=True, key="cr_mine")

@@ -3,7 +3,7 @@ import streamlit as st
 
 from core.base.errors import InputError
 from core.quality import COMPONENTS
-from dashboard import creation
+from dashboard import creation, feedback_panel
 from dashboard.formatting import metric_row, plain
 from dashboard.page import require_run, start_page
 from dashboard.review_panel import save_run_offer
@@ -38,7 +38,7 @@ else:
                                                                       if sub["revises"] == sub["revises"] and sub["revises"] else ""),
                        *[f"{f}: {sub['fields'].get(f, '')}" for f in ds.text], f"label: {sub['label']}"]))
     with st.expander("The feedback the creator saw", expanded=True):
-        creation.show_feedback(sub["feedback"], key="va_feedback")
+        feedback_panel.show_feedback(sub["feedback"], key="va_feedback")
     with st.form("va_form", clear_on_submit=True):
         decision = st.radio("Decision", ["accept", "reject"], horizontal=True, key="va_decision",
                             format_func={"accept": "Accept", "reject": "Reject"}.get)

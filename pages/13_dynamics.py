@@ -68,7 +68,8 @@ def joint_view() -> None:
     chosen = bool(rows)
     st.subheader(f"Selected on the map: {len(shown):,}" if chosen else f"Possibly mislabelled: {len(shown):,}")
     if len(shown) and st.button("Show these on the Map page", key="dyn_to_map"):
-        dynamics.show_on_map(shown["id"])
+        dynamics.select_on_map(shown["id"])
+        st.switch_page("pages/4_map.py")
     pick = st.dataframe(shown.head(500), hide_index=True, key="dyn_table", on_select="rerun",
                         selection_mode="single-row")
     if pick.selection.rows:

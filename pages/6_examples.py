@@ -10,7 +10,7 @@ from dashboard import quality_panel
 from dashboard.formatting import plain, thumbnail_uri
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
-from dashboard.example_detail import example_detail, neighbour_ids
+from dashboard.example_detail import example_detail
 from dashboard.review_panel import review_panel, with_lights
 
 sess = start_page("Examples", caption=(
@@ -44,7 +44,7 @@ def browsers():
     if ids is not None and not len(ids):
         st.warning(plain(f"No example carries the feature {feature.strip()!r}; check its name on the Features page."))
     if sess.ex_like:
-        like = neighbour_ids(sess.ex_like)
+        like = current.neighbour_ids(sess.ex_like)
         ids = like if ids is None else np.intersect1d(ids, like)
         c1, c2 = st.columns([4, 1])
         c1.info(plain(f"Listing the {len(like) - 1} examples nearest to {sess.ex_like} in Φ, and it."))

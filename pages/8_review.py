@@ -1,14 +1,14 @@
 """Review: a queue of examples for each reviewer, where reviewers disagree, and who has done what."""
 import streamlit as st
 
-from core.team.review import DISPUTE_RULES, QUEUE_ORDERS, disagreements, lights, queue
-from dashboard import current
+from core.team.review import DISPUTE_RULES, QUEUE_ORDERS
+from dashboard import current, reviews
 from dashboard.adjudication_panel import adjudication_tab
 from dashboard.agreement_panel import agreement_tab
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
 from dashboard.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
-from dashboard.team import member, scope, seed_of
+from dashboard.team import member, scope
 
 sess = start_page("Review", caption=(
     "Agree with the filter, keep anyway or remove anyway (a note says why). Every decision is kept with "
@@ -27,7 +27,7 @@ frame = frame[~frame["warmup"]]
 everything = m.can("adjudicate")
 latest = ws.reviews(run_id, unblinded=everything)
 stand = current.review_standing(run_id, unblinded=everything)
-light = lights(frame["id"], frame["retained"], stand)
+light = reviews.lights(run_id, frame["id"], frame["retained"], unblinded=everything)
 metric_row({
     "Reviewed": f"{stand.shape[0]:,} of {len(frame):,}",
     BADGES["green"]: f"{(light == 'green').sum():,}",
@@ -45,10 +45,8 @@ with tabs[0]:
     if tabs[0].open:
         order = st.radio("Serve", QUEUE_ORDERS, horizontal=True, key="rv_order",
                          format_func={"predictability": "highest p̃ first", "random": "random order"}.get)
-        mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
-        counts, n_per = ws.review_counts(run_id), settings["reviews_per_example"]
-        todo = queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email),
-                     counts=counts, per_example=n_per, first=run.review_first)
+        served = reviews.queue(run, run_id, frame, order, latest)
+        todo, mine, counts, n_per = served["todo"], served["mine"], served["counts"], served["per_example"]
         complete = sum(c >= n_per for c in counts.values())
         st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}. Each example is served until "
                    f"{n_per} reviewer{'s have' if n_per > 1 else ' has'} decided on it: {complete:,} of {len(frame):,} "
@@ -68,7 +66,7 @@ with tabs[1]:
         st.caption(f"When reviewers differ, {DISPUTE_RULES[settings['dispute_rule']]} (owners choose the rule on the "
                    "Team page). A decision on the filter's side (agree, or remove anyway on an example the filter removed) "
                    "is agreement, not an override.")
-        dis = disagreements(frame["id"], frame["retained"], stand)
+        dis = reviews.disagreements(run_id, frame["id"], frame["retained"], unblinded=everything)
         if not len(dis):
             st.caption("No example has reviewers on different sides.")
         else:

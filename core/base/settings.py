@@ -55,7 +55,13 @@ class Settings:
     #: ARTIFACT_LENS_DEVICE: where AFLite's ridge family computes (`core.aflite.backends`): unset for the
     #: CPU engine, cuda, cuda:N, torch, cupy or array-api
     device: Optional[str]
+    #: ARTIFACT_LENS_ALLOW_SINGLE_USER: 1 lets the Docker image serve without sign-in (a trusted,
+    #: one-person machine); read by ``deploy/preflight.py``
+    allow_single_user: bool
 
+
+#: what a ``[auth]`` section of ``.streamlit/secrets.toml`` must hold for sign-in (OIDC)
+AUTH_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
 
 #: field -> (variable, default text for the docs)
 VARIABLES = {f.name: "ARTIFACT_LENS_" + f.name.upper() for f in fields(Settings)}
@@ -108,6 +114,16 @@ def _number(name: str, raw: str, least: float, unit: str, whole: bool = False, m
     return value
 
 
+def owner_address(raw: Optional[str], what: str) -> Optional[str]:
+    """The owner's e-mail address as the identity provider sends it (lower case), None when
+    unset; SettingsError naming ``what`` when it is not an address."""
+    owner = (raw or "").strip().lower() or None
+    if owner is not None and "@" not in owner:
+        raise SettingsError(f"{what}={raw!r} is not an e-mail address; give the owner's address as the identity "
+                            "provider sends it, or unset it.")
+    return owner
+
+
 def _parse(env: tuple) -> Settings:
     raw = dict(env)
     try:
@@ -123,10 +139,10 @@ def _parse(env: tuple) -> Settings:
     if method not in ("umap", "pca"):
         raise SettingsError(f"ARTIFACT_LENS_MAP={raw['map']!r} is not a map this tool computes; give umap (the "
                             "default) or pca.")
-    owner = (raw["owner"] or "").strip().lower() or None
-    if owner is not None and "@" not in owner:
-        raise SettingsError(f"ARTIFACT_LENS_OWNER={raw['owner']!r} is not an e-mail address; give the owner's address "
-                            "as the identity provider sends it, or unset it.")
+    owner = owner_address(raw["owner"], VARIABLES["owner"])
+    if raw["allow_single_user"] not in ("", "0", "1"):
+        raise SettingsError(f"ARTIFACT_LENS_ALLOW_SINGLE_USER={raw['allow_single_user']!r} is neither 1 nor 0; give 1 to "
+                            "serve without sign-in on a trusted machine, or unset it.")
     scheduler = raw["scheduler"] or None
     if scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx|inproc)://[^\s/]+(:\d+)?/?", scheduler):
         raise SettingsError(f"ARTIFACT_LENS_SCHEDULER={raw['scheduler']!r} is not a Dask scheduler address; give one "
@@ -154,6 +170,7 @@ def _parse(env: tuple) -> Settings:
         run_lease=_number("run_lease", raw["run_lease"], 3, "seconds", most=86_400) if raw["run_lease"] else 60.0,
         scheduler=scheduler,
         device=None if device == "numpy" else device,
+        allow_single_user=raw["allow_single_user"] == "1",
     )
 
 

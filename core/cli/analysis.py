@@ -193,7 +193,8 @@ def cmd_transfer(args) -> int:
     """Issue 23: the training split's artifacts on an evaluation split (cues.csv, duplicates.csv,
     summary.json, report.html in --out)."""
     from core.data.sources import load_dataset
-    from core.dynamics.transfer import cue_transfer, report_html
+    from core.dynamics.transfer import cue_transfer
+    from core.exports.transfer_report import report_html
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     train = load_from_args(args)

@@ -354,22 +354,22 @@ def cmd_export(args) -> int:
     frame, manifest, summary = export.from_run_file(
         ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
         include_arrays=args.embeddings or fmt != "csv", extra={"command": args.command_line})
+    quality = note = pairs = None
     if args.quality:
         from core.quality import quality_scores
-
-        table = quality_scores(ds, args.quality, cache_dir=args.cache_dir)
-        frame = export.add_quality_columns(frame, table)
         from core.quality.pruning import quality_columns_note
 
-        manifest["export"]["quality_columns"] = quality_columns_note(args.quality)
+        quality, note = quality_scores(ds, args.quality, cache_dir=args.cache_dir), quality_columns_note(args.quality)
     if args.drop_near_duplicates:
-        from core.text.duplicates import drop_near_duplicates, near_duplicate_pairs
+        from core.text.duplicates import near_duplicate_pairs
 
-        frame, manifest["export"]["near_duplicates"] = drop_near_duplicates(frame, near_duplicate_pairs(ds))
-        manifest["export"]["rows"] = int(len(frame))
-        if not args.quiet:
-            print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
-                  "each group kept).", file=sys.stderr)
+        pairs = near_duplicate_pairs(ds)
+    from core.exports.plan import with_options
+
+    frame = with_options(frame, manifest, quality=quality, quality_note=note, duplicate_pairs=pairs)
+    if pairs is not None and not args.quiet:
+        print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
+              "each group kept).", file=sys.stderr)
     card = None
     if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its dataset card
         from core.exports.card import card_of

@@ -2,6 +2,5 @@
 them: the joint filter (AFLite and the data map together) and artifacts across splits (do a
 training split's cues give the labels of another split away).
 
-May import: core.base, core.data, core.text, core.representations, core.zstats, core.aflite,
-core.plots.
+May import: core.base, core.data, core.text, core.representations, core.zstats, core.aflite.
 """

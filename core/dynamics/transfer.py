@@ -20,7 +20,6 @@ labels away on an evaluation split? If they do, a benchmark rewards the artifact
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,7 +31,7 @@ from core.base.errors import InputError
 from core.base.progress import check_cancel, report, span
 from core.zstats.statistics import z_from_share
 
-__all__ = ["Transfer", "cue_transfer", "CUE_COLUMNS", "figure", "report_html"]
+__all__ = ["Transfer", "cue_transfer", "CUE_COLUMNS"]
 
 CUE_COLUMNS = ["feature", "label", "n_train", "z_train", "n_eval", "share_eval", "z_eval"]
 
@@ -196,55 +195,3 @@ def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int 
                "eval_examples_with_a_near_duplicate_in_train": int(duplicates["eval_id"].nunique())}
     report(progress, 1.0, "cue transfer done")
     return Transfer(cues=cues, duplicates=duplicates.reset_index(drop=True), summary=summary)
-
-
-def figure(t: Transfer):
-    """z on TRAIN and on EVAL of each cue (grouped bars), with TRAIN's z*."""
-    import plotly.graph_objects as go
-
-    from core.plots.text import escape_all
-
-    names = escape_all([f"{f} → {lab}" for f, lab in zip(t.cues["feature"], t.cues["label"])])
-    fig = go.Figure([go.Bar(y=names, x=t.cues["z_train"], name="z on the training split", orientation="h"),
-                     go.Bar(y=names, x=t.cues["z_eval"], name="z on the evaluation split", orientation="h")])
-    fig.add_vline(x=t.summary["z_star_train"], line_dash="dash", annotation_text="z*")
-    fig.update_layout(barmode="group", height=max(320, 26 * len(names) + 120), yaxis=dict(autorange="reversed",
-                      automargin=True), title="The training split's cues on the evaluation split",
-                      margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h"))
-    return fig
-
-
-def report_html(t: Transfer, train_name: str, eval_name: str) -> str:
-    """A one-page report: the summary in words and numbers, the figure, the cues table."""
-    from core.base.escaping import html_text as e
-
-    s = t.summary
-
-    def pct(v):
-        return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1%}"
-
-    facts = [("training split", train_name), ("evaluation split", eval_name),
-             ("cues that transfer (z on the evaluation split > the training split's z*)",
-              f"{s['cues_transferring']} of {s['cues']}"),
-             (f"accuracy on the evaluation split of a model on {s['partial_input_field']} alone",
-              pct(s["partial_input_accuracy_eval"])),
-             ("accuracy of a model on the top cues alone", pct(s["top_cues_accuracy_eval"])),
-             ("majority label's share / chance", f"{pct(s['majority_share_eval'])} / {pct(s['chance'])}"),
-             (f"predictable (p̃ ≥ {s['tau']:.2f}) on the training split / evaluation split",
-              f"{pct(s['predictable_share_train'])} / {pct(s['predictable_share_eval'])}"),
-             ("near-duplicate pairs across the splits", f"{s['near_duplicate_pairs']:,} "
-              f"({s['eval_examples_with_a_near_duplicate_in_train']:,} evaluation examples)")]
-    if s.get("labels_only_in_eval"):
-        facts.append(("labels only the evaluation split has (a model trained on the training split never predicts "
-                      "them: they count as errors above)", f"{', '.join(s['labels_only_in_eval'])} "
-                      f"({s['eval_examples_with_a_label_only_in_eval']:,} examples)"))
-    table = "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in facts)
-    cues = t.cues.to_html(index=False, float_format=lambda v: f"{v:.3f}", classes="t", border=0)
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>Artifact Lens: cues across splits</title>"
-            "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-            "table.t{border-collapse:collapse;font-size:13px}table.t td,table.t th{border-bottom:1px solid #ddd;"
-            "padding:3px 8px;text-align:left}</style></head><body>"
-            f"<h1>Do the training split's artifacts carry over? {e(train_name)} → {e(eval_name)}</h1>"
-            f"<table class='t'>{table}</table>" + figure(t).to_html(full_html=False, include_plotlyjs=True)
-            + f"<h2>Cues</h2>{cues}<p><small>Written by Artifact Lens (python -m core transfer).</small></p>"
-            "</body></html>")

@@ -1,7 +1,9 @@
 """What leaves the tool for a curator's files: the output policy (what a command may write
 and the one way it writes it, `outputs`), the one CSV writer (`safe_csv`), the filtered split in
 CSV, Parquet, JSONL or a ``datasets`` folder with its manifest (`writers`), the dataset card
-(`card`) and an evaluation's files and one-page report (`report`).
+(`card`), an evaluation's files and one-page report (`report`), the report of cues across splits
+(`transfer_report`), and the export's options applied in one order for the page and the CLI (`plan`).
 
-May import: core.base, core.data, core.zstats, core.evaluation, core.results, core.quality.
+May import: core.base, core.data, core.text, core.zstats, core.plots, core.evaluation, core.results,
+core.quality.
 """

@@ -24,7 +24,8 @@ def test_export_drops_one_of_each_group_of_near_duplicates_and_says_which(fresh_
 import streamlit as st
 from dashboard import data_inputs, pipelines, team
 from dashboard.session import Source, session
-team.sign_in()
+from dashboard.sign_in import sign_in
+sign_in()
 saved = data_inputs.save_upload("pairs.csv", {table.to_csv(index=False).encode()!r})
 data_inputs.load_pending(Source(str(saved), {{}}, "pairs.csv"))
 pipelines.start(session().pending_key, "tfidf-svd:fields=hypothesis,dim=8", dict(n_partitions=4, train_size=0.2,

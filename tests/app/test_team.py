@@ -84,7 +84,8 @@ import streamlit as st
 from core.team.store import NotAllowed
 from dashboard import data_inputs, pipelines, team
 from dashboard.session import Source, session
-team.sign_in()
+from dashboard.sign_in import sign_in
+sign_in()
 out = []
 for name, call in [("load", lambda: data_inputs.load_pending(Source("demo:nli:n=300", {}, "x"))),
                    ("upload", lambda: data_inputs.save_upload("a.csv", b"a,b\\n1,2\\n")),
@@ -312,7 +313,8 @@ def test_a_teammate_opens_a_run_on_an_upload_after_the_upload_cache_is_gone(fres
 import streamlit as st
 from dashboard import data_inputs, pipelines, team
 from dashboard.session import Source
-team.sign_in()
+from dashboard.sign_in import sign_in
+sign_in()
 saved = data_inputs.save_upload("my pairs.csv", {rows.to_csv(index=False).encode()!r})
 ds = data_inputs.load_pending(Source(str(saved), {{}}, "my pairs.csv"))
 from dashboard.session import session

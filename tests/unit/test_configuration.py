@@ -188,3 +188,25 @@ def test_cache_dir_leaves_the_environment_as_it_was(tmp_path, monkeypatch, capsy
     main(["--cache-dir", str(tmp_path / "cache"), *args])
     capsys.readouterr()
     assert os.environ.get("ARTIFACT_LENS_CACHE") == (None if before is None else str(tmp_path / before))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=40))
+def test_the_apps_owner_flag_is_checked_and_handed_to_the_sign_in(address):
+    """``streamlit run app.py -- --owner EMAIL`` reaches the sign-in through app.py, never through a
+    read of ``sys.argv``: an address is kept (lower case), anything else is one configuration error
+    naming ``--owner``, and without the flag the setting decides."""
+    from core.base.settings import settings as current
+    from dashboard import identity, navigation, team
+
+    try:
+        problem = navigation.configuration_error(["--owner", address])
+        if address.strip() and "@" not in address:
+            assert problem is not None and "--owner" in problem
+        else:
+            assert problem is None
+            assert identity.app_owner() == (address.strip().lower() or None)
+            assert team.owner_setting() == (address.strip().lower() or current().owner)
+    finally:
+        navigation.configuration_error([])
+    assert identity.app_owner() is None and team.owner_setting() == current().owner

@@ -93,7 +93,7 @@ def test_n_in_the_url_is_short_and_means_the_same(target):
 def _two_sliders():
     import streamlit as st
 
-    from dashboard.knobs import knob_key, set_live
+    from dashboard.session import knob_key, set_live
     from dashboard.session import session
 
     sess = session()

@@ -8,11 +8,17 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-#: modules that compute (a page may take their vocabulary, UPPER_CASE names, but call none of them)
-ALGORITHMS = ("core.aflite", "core.zstats", "core.evaluation", "core.quality", "core.representations",
-              "core.representations.projection", "core.results.runs", "core.text.features")
-#: figure, report and verdict builders inside those packages: what pages draw and say
-PRESENTATION = ("core.evaluation.plots", "core.exports.report", "core.evaluation.verdict", "core.aflite.summaries")
+#: what widgets and pages may call in core: figures and what they show, errors, lights, escaping
+PRESENTATION = ("core.plots", "core.aflite.summaries", "core.results.tables", "core.evaluation.plots",
+                "core.evaluation.verdict", "core.exports.report", "core.base.errors", "core.base.lights",
+                "core.base.escaping")
+#: third-party libraries each dashboard layer may import (the standard library is always allowed)
+LIBRARIES = {"state": {"streamlit", "numpy", "pandas", "plotly"}, "services": {"numpy", "pandas", "plotly"},
+             "widgets": {"streamlit", "numpy", "pandas", "plotly", "PIL"}, "pages": {"streamlit", "numpy", "pandas",
+                                                                                  "plotly"}}
+#: dashboard layers each layer may import ("tab state": the state a widget may read, not the process's)
+DASHBOARD = {"state": {"tab state", "process state"}, "services": {"tab state", "process state", "services"},
+             "widgets": {"tab state", "services", "widgets"}, "pages": {"tab state", "services", "widgets"}}
 
 
 def _modules() -> dict:
@@ -94,15 +100,95 @@ def test_imports_run_one_way():
                 assert top != "pages", (name, module)
 
 
-def test_pages_call_no_algorithm():
-    """A page may name an algorithm's vocabulary (FAMILIES, COMPONENTS…) but not call one: the
-    work goes through dashboard services and jobs."""
-    for name, path in MODULES.items():
-        if not name.startswith("pages"):
+def _dashboard_layers() -> dict:
+    """dashboard module name → its layer, read from the layer table of docs/architecture.md."""
+    found = {}
+    for line in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines():
+        row = re.match(r"\| `dashboard/` (state|services|widgets) \| (.*?) \|[^|]*\|$", line)
+        if not row:
+            continue
+        layer, holds = row.groups()
+        parts = holds.split("the process's:") if layer == "state" else [holds]
+        for i, part in enumerate(parts):
+            name = layer if layer != "state" else ("tab state", "process state")[i]
+            found.update({m: name for m in re.findall(r"`([a-z_]+)\.py`", part)})
+    return found
+
+
+def _vocabulary(module: str, names) -> bool:
+    """Whether ``from module import names`` takes only what a widget or page may: a presentation
+    module, or a package's vocabulary (UPPER_CASE names and exception classes)."""
+    import importlib
+
+    if any(module == p or module.startswith(p + ".") for p in PRESENTATION):
+        return True
+    if not names:
+        return False
+    found = importlib.import_module(module)
+    for n in names:
+        value = getattr(found, n, None)
+        sub = f"{module}.{n}"
+        if not (n.isupper() or (isinstance(value, type) and issubclass(value, BaseException))
+                or any(sub == p or sub.startswith(p + ".") for p in PRESENTATION)):
+            return False
+    return True
+
+
+def _dashboard_trespasses(modules: dict, layers: dict) -> list:
+    import sys
+
+    broken = []
+    for name, path in modules.items():
+        if name.startswith("dashboard."):
+            layer = layers.get(name.split(".")[1])
+            layer = {"tab state": "state", "process state": "state"}.get(layer, layer)
+        elif name.startswith("pages.") or name == "app":
+            layer = "pages"
+        else:
             continue
         for module, names in _imports(path):
-            if module not in PRESENTATION and any(module == a or module.startswith(a + ".") for a in ALGORITHMS):
-                assert names and all(n.isupper() for n in names), (name, module, names)
+            top = module.split(".")[0]
+            if top == "dashboard":
+                targets = [module.split(".")[1]] if "." in module else list(names)
+                broken += [(name, f"dashboard.{t}") for t in targets if layers.get(t) not in DASHBOARD[layer]]
+            elif top == "core":
+                if layer in ("widgets", "pages") and not _vocabulary(module, names):
+                    broken.append((name, module, names))
+            elif top not in sys.stdlib_module_names and top not in LIBRARIES[layer]:
+                broken.append((name, module))
+    return broken
+
+
+def test_every_dashboard_module_has_a_layer_in_the_doc():
+    layers = _dashboard_layers()
+    missing = sorted(p.stem for p in ROOT.glob("dashboard/*.py") if p.stem != "__init__" and p.stem not in layers)
+    assert not missing, f"add these to the layer table of docs/architecture.md: {missing}"
+    assert not (stale := sorted(m for m in layers if not (ROOT / "dashboard" / f"{m}.py").exists())), stale
+
+
+def test_each_dashboard_layer_imports_only_what_it_may():
+    """Deny by default: state → services (no streamlit; the only code that reaches the store, core's
+    computations, jobs) → widgets (streamlit; services, the tab's state) → pages (layout only);
+    widgets and pages take from core only figures, errors and vocabulary."""
+    assert not (broken := _dashboard_trespasses(MODULES, _dashboard_layers())), broken
+
+
+def test_the_dashboard_rule_sees_a_trespass(tmp_path):
+    """A guard on the guard: a service drawing, a widget computing or reaching the server, and a
+    page calling an algorithm are each found; a widget catching a core error is not."""
+    layers = _dashboard_layers()
+    cases = {"dashboard.current": "import streamlit as st\n",
+             "dashboard.sidebar": "from dashboard.server import server\n",
+             "dashboard.knobs": "from core.results.runs import fit_run\n",
+             "pages.x": "def f():\n    from core.zstats import compute_z\n",
+             "dashboard.map_view": "from core.base.errors import InputError\nfrom core.quality import COMPONENTS\n"
+                                   "from core.team.store import NotAllowed\n"}
+    files = {}
+    for i, (name, text) in enumerate(cases.items()):
+        (tmp_path / f"m{i}.py").write_text(text)
+        files[name] = tmp_path / f"m{i}.py"
+    found = {b[0] for b in _dashboard_trespasses(files, layers)}
+    assert found == {"dashboard.current", "dashboard.sidebar", "dashboard.knobs", "pages.x"}, found
 
 
 def test_pages_reach_the_team_store_only_through_the_members_handle():

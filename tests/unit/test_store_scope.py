@@ -76,7 +76,8 @@ def _args(name, fn, here, ids_from):
               "example_id": str(here["toy"][1].ids[0]) if "toy" in here else "e1", "note": "why", "fields": {"hypothesis": "y"}, "label": "a", "feedback": {},
               "source": "toy", "roles": {}, "name": "v", "tau": 0.5, "target_size": 10, "representation": "r",
               "params": {}, "seed": 0, "versions": {}, "path": __file__, "rule": "senior", "text": "keep real ones",
-              "reviews_per_example": 2, "blind": True}
+              "reviews_per_example": 2, "blind": True,
+              "table": pd.DataFrame({"id": ["v1"], "hypothesis": ["y"], "label": ["a"]})}
     values.update({p: ids_from[p] for p in ID_PARAMS})
     values["decision"] = "accept" if name == "validate" else "agree"
     args, kwargs = [], {}

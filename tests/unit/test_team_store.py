@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sqlalchemy import MetaData, create_engine, func, inspect, select, text
 
@@ -753,6 +754,37 @@ def test_creators_submit_validators_decide_and_rejected_examples_are_revised(sto
     assert accepted["label"].tolist() == ["entailment", "entailment"]
     lights = store.creator_lights(ws, by="owner@x.org").set_index("creator")
     assert lights.loc["cre@x.org", ["red", "yellow", "green"]].tolist() == [1, 0, 2]
+
+
+def test_a_dataset_version_is_kept_by_the_store_for_curators_only(store, toy):
+    """The accepted examples become a version: its rows (`core.team.versions.with_accepted`) kept
+    by the store in its own folder, one file per content; the role and the dataset's workspace are
+    checked by the store itself."""
+    from core.team.versions import with_accepted
+
+    ds, _ = toy
+    ws, other = _workspace(store), _workspace(store)
+    store.set_role(ws, "ann@x.org", "annotator", by="owner@x.org")
+    dataset_id = store.save_dataset(ws, ds, source="toy", roles={}, by="owner@x.org")
+    elsewhere = store.save_dataset(other, ds, source="toy", roles={}, by="owner@x.org")
+    with pytest.raises(InputError, match="no accepted examples"):
+        with_accepted(ds, store.accepted_examples(ws, dataset_id, by="owner@x.org"))
+    sub = store.submit(ws, dataset_id, {ds.text[0]: "a new example"}, ds.classes[0], {}, by="ann@x.org")
+    store.validate(ws, sub, "accept", by="owner@x.org")
+    table = with_accepted(ds, store.accepted_examples(ws, dataset_id, by="owner@x.org"))
+    assert len(table) == len(ds) + 1 and table["origin"].tolist()[-1] == "accepted"
+    assert table["id"].tolist()[-1] == f"sub-{sub}" and table["creator"].tolist()[-1] == "ann@x.org"
+    with pytest.raises(NotAllowed, match="annotator"):
+        store.save_version(ws, dataset_id, table, by="ann@x.org")
+    with pytest.raises(InputError, match="no dataset"):
+        store.save_version(ws, elsewhere, table, by="owner@x.org")
+    path = Path(store.save_version(ws, dataset_id, table, by="owner@x.org"))
+    assert path.parent.parent.parent == store.files and path.name.startswith(f"version-{dataset_id}-")
+    assert store.save_version(ws, dataset_id, table.copy(), by="owner@x.org") == str(path)   # same content, one file
+    assert pd.read_parquet(path)["id"].tolist() == table["id"].tolist()
+    clash = store.accepted_examples(ws, dataset_id, by="owner@x.org").assign(id=str(ds.table.index[0]))
+    with pytest.raises(InputError, match="already has ids"):
+        with_accepted(ds, clash)
 
 
 def test_the_dispute_rule_is_a_workspace_setting_only_owners_change(store):

@@ -13,7 +13,9 @@ import pandas as pd
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from core.base import paths
 from core.base.errors import InputError
+from core.base.keys import digest
 from core.base.lights import LIGHTS
 from core.team.store.checks import check_text
 from core.team.store.models import VALIDATIONS, DatasetRecord, Submission, Validation, now
@@ -117,6 +119,20 @@ class SubmissionsMixin:
         table["label"] = subs["label"].to_numpy()
         table["creator"] = subs["creator"].to_numpy()
         return table
+
+    def save_version(self, workspace_id: int, dataset_id: int, table: pd.DataFrame, *, by: str) -> str:
+        """Keep a new version of a workspace's dataset (``table``: its rows and its accepted
+        examples, `core.team.versions.with_accepted`) as a Parquet file in the store's folder,
+        named by the dataset and the table's content (the same version is one file); its path,
+        which the Data page loads like any other source."""
+        self.require(workspace_id, by, "load data")
+        with self.Session() as s:
+            self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
+        content = digest(pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy().tobytes(), 12)
+        path = self.files / f"ws{workspace_id}" / "data" / f"version-{int(dataset_id)}-{content}.parquet"
+        if not path.exists():
+            paths.atomic_write(path, lambda fh: table.to_parquet(fh, index=False))
+        return str(path)
 
     def creator_lights(self, workspace_id: int, *, by: str) -> pd.DataFrame:
         """Per creator and day, how many submissions were red, yellow and green overall when

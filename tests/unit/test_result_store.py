@@ -132,14 +132,14 @@ def test_prune_removes_the_least_recently_used_first(tmp_path):
     assert out["least_recent"] == 1 and store.keys() == ["new", "old"]
 
 
-def test_stores_of_computed_results_are_artifact_stores():
+def test_stores_of_computed_results_are_result_stores():
     """Reflection: outside `core/base/paths.py` and `core/base/result_store.py`, an atomic write is either an
     artifact store's or one of the named writers of files that are not recomputable results
     (user outputs, uploads, saved team files)."""
     allowed = {
         "core/results/runs.py": "Run.save: a run file a user names (CLI --run, team files)",
         "core/team/store/team_store.py": "saved team files (not recomputable)",
-        "dashboard/creation.py": "a dataset version in the team files (not recomputable)",
+        "core/team/store/submissions.py": "a dataset version in the team files (not recomputable)",
         "dashboard/data_inputs.py": "an upload (user data)",
         "core/evaluation/suite.py": "the evaluation store's 'started' records",
     }

@@ -1,0 +1,41 @@
+"""The team's review of a run, for the Review page and its panels: each example's light, the
+member's queue, where reviewers disagree and what is left to adjudicate, each read from the
+reviews as this member may see them (`current.review_standing`; the rules are `core.team.review`)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from core.team import review as rules
+from dashboard import current
+from dashboard.team import member, scope, seed_of
+
+__all__ = ["lights", "disagreements", "to_adjudicate", "queue"]
+
+
+def lights(run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
+    """The review light of each example (`core.team.review.lights`)."""
+    return rules.lights(ids, retained, current.review_standing(run_id, unblinded=unblinded))
+
+
+def disagreements(run_id: int, ids, retained, *, unblinded: bool = False) -> pd.DataFrame:
+    """The examples whose reviewers are on different sides (`core.team.review.disagreements`)."""
+    return rules.disagreements(ids, retained, current.review_standing(run_id, unblinded=unblinded))
+
+
+def to_adjudicate(run_id: int, ids, retained, *, with_filter: bool = False) -> pd.DataFrame:
+    """What is left to adjudicate (every decision counts: adjudicators see them all)."""
+    return rules.to_adjudicate(ids, retained, current.review_standing(run_id, unblinded=True), with_filter=with_filter)
+
+
+def queue(run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.DataFrame) -> dict:
+    """The member's queue on ``frame`` (the run's scored rows): ``todo`` (ids in the order they are
+    served: a joint run's possibly mislabelled first, then by ``order``, each example until it has
+    the workspace's reviews per example), ``mine`` (ids the member reviewed), ``counts`` (reviewers
+    per example) and ``per_example``."""
+    m, ws = member(), scope()
+    mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
+    counts, per_example = ws.review_counts(run_id), ws.review_settings()["reviews_per_example"]
+    todo = rules.queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email),
+                       counts=counts, per_example=per_example, first=run.review_first)
+    return {"todo": todo, "mine": mine, "counts": counts, "per_example": per_example}
