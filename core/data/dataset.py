@@ -119,3 +119,8 @@ class Dataset:
         if column in self.truth:
             return "ground truth"
         return "other"
+
+
+def text_values(values) -> list:
+    """A text column's values as strings, a missing value (None or NaN) as "" (the one rule)."""
+    return ["" if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in values]

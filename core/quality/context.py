@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from core.data.dataset import Dataset
+from core.data.dataset import Dataset, text_values
 from core.base.errors import InputError
 from core.text.features import build_features, overlap_share
 from core.text.tokens import binary_csr, tokenise_column, tokenize
@@ -18,8 +18,10 @@ from core.data.labels import encode_labels
 from core.base.progress import check_cancel, report
 from core.zstats import bonferroni_threshold, z_from_share, z_scores
 from core.text.duplicates import DuplicateIndex
+from core.representations.neighbours import top_k
 from core.quality.feedback import Feedback, overall_light
-from core.quality.kernels import TfidfSvd, max_cosine, normalise_rows, pca_basis, spec_parts, texts_of, with_fields
+from core.quality.kernels import (TfidfSvd, dissimilarity, label_tied_score, max_cosine, normalise_rows, pca_basis,
+                                  rarity, spec_parts, vocabulary_score, with_fields, word_overlap_score)
 from core.quality.scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
                                   check_weights, combine, lights)
 
@@ -181,7 +183,7 @@ class QualityContext:
             if kind != "tfidf-svd":
                 self.notes.append(f"semantic similarity between fields: '{kind}' has no per-field vectors, so a "
                                   "TF-IDF/SVD fitted on both fields stands in.")
-            both = texts_of(self.ds.table[a]) + texts_of(self.ds.table[b])
+            both = text_values(self.ds.table[a]) + text_values(self.ds.table[b])
             space = TfidfSvd({"text": both}, ngram=ngram, min_df=min_df)
             M = space.matrix({"text": both})
             space.fit_svd(M, dim, self.seed)
@@ -223,23 +225,23 @@ class QualityContext:
             nearly identical to one of its examples score low.
         """
         out = pd.DataFrame(index=pd.Index(self.ds.ids.astype(str), name="id"))
-        out["vocabulary"] = np.clip(self._R / self.R_ref, 0, 1)
+        out["vocabulary"] = vocabulary_score(self._R, self.R_ref)
         X = self.X_ngram
-        idf = np.log((self.N + 1) / np.maximum(self.df, 1)) / math.log(self.N + 1)
+        idf = rarity(self.df, self.N)
         nnz = np.diff(X.indptr)
         with np.errstate(invalid="ignore", divide="ignore"):
             out["ngram_frequency"] = np.where(nnz > 0, np.asarray(X @ idf).ravel() / np.maximum(nnz, 1), 0.0)
         report(progress, 0.1, "nearest neighbours in Φ")
         nn = np.full(self.N, np.nan)
         best, _ = max_cosine(self.phi_nn, self.phi_nn, exclude_self=True)
-        nn[self.phi_pos] = 1 - np.clip(best, 0, 1)
+        nn[self.phi_pos] = dissimilarity(best)
         out["neighbour"] = nn
         check_cancel(cancel)
         if self.pair is not None:
             a, b = self.pair
             share = overlap_share(self.tokens[a], self.tokens[b], self.N)
-            out["word_overlap"] = 1 - np.clip(share, 0, 1)
-            out["semantic_similarity"] = 1 - np.clip(self._sem_cos, 0, 1)
+            out["word_overlap"] = word_overlap_score(share)
+            out["semantic_similarity"] = dissimilarity(self._sem_cos)
         else:
             out["word_overlap"] = np.nan
             out["semantic_similarity"] = np.nan
@@ -251,7 +253,7 @@ class QualityContext:
             Q = self._phi_of_split(other)
             best, _ = max_cosine(self.phi_nn, normalise_rows(self._reduce(Q)), exclude_self=False)
             col = np.full(self.N, np.nan)
-            col[self.phi_pos] = 1 - np.clip(best, 0, 1)
+            col[self.phi_pos] = dissimilarity(best)
             out["inter_split"] = col
         out["dqi"] = combine(out, self.weights)
         lit = lights(out[[*COMPONENTS, "dqi"]], self.thresholds)
@@ -269,8 +271,7 @@ class QualityContext:
         zmax = np.full(self.N, -np.inf)
         np.maximum.at(zmax, rows, zv)
         self.z_own_max = zmax
-        zp = np.maximum(np.where(np.isfinite(zmax), zmax, 0.0), 0.0)
-        return 1.0 / (1.0 + (zp / self.z_star) ** 2)
+        return label_tied_score(zmax, self.z_star)
 
     def _phi_of_split(self, other: Dataset) -> np.ndarray:
         kind, _ = spec_parts(self.rep.spec)
@@ -289,7 +290,7 @@ class QualityContext:
         self.stand_in = None
         if kind == "tfidf-svd":
             fields = opts["fields"].split("+")
-            proj = TfidfSvd({f: texts_of(self.ds.table[f]) for f in fields}, opts.get("ngram", "1-2"),
+            proj = TfidfSvd({f: text_values(self.ds.table[f]) for f in fields}, opts.get("ngram", "1-2"),
                              opts.get("min_df", 2))
             M = proj.matrix(self.ds.table.loc[self.rep.ids] if len(self.rep.ids) != self.N else self.ds.table)
             self.projector = proj.recover(M, self.rep.X)
@@ -303,7 +304,7 @@ class QualityContext:
             spec = "tfidf-svd:fields=" + "+".join(self.fields)
             self.stand_in = represent(self.ds, spec, cache_dir=self.cache_dir)
             _, opts = spec_parts(self.stand_in.spec)
-            proj = TfidfSvd({f: texts_of(self.ds.table[f]) for f in self.fields}, opts.get("ngram", "1-2"),
+            proj = TfidfSvd({f: text_values(self.ds.table[f]) for f in self.fields}, opts.get("ngram", "1-2"),
                              opts.get("min_df", 2))
             self.projector = proj.recover(proj.matrix(self.ds.table), self.stand_in.X)
             self.notes.append(f"'{kind}' cannot embed new text, so neighbours and Φ-predictability of new examples use "
@@ -392,11 +393,10 @@ class QualityContext:
         scores = {}
         words = [w for f in self.fields for w in toks[f]]
         R = len(set(words)) / math.sqrt(len(words)) if words else 0.0
-        scores["vocabulary"] = float(np.clip(R / self.R_ref, 0, 1))
+        scores["vocabulary"] = float(vocabulary_score(R, self.R_ref))
         df = np.zeros(len(names))
         df[pos >= 0] = self.df[known]
-        N1 = self.N + 1
-        scores["ngram_frequency"] = float(np.mean(np.log(N1 / (df + 1)) / math.log(N1))) if names else 0.0
+        scores["ngram_frequency"] = float(np.mean(rarity(df + 1, self.N))) if names else 0.0   # + 1: the example
 
         phi = self._phi_new(ex)
         if self.projector_kind == "tfidf" and getattr(self, "stand_in", None) is not None:
@@ -407,11 +407,9 @@ class QualityContext:
         q = normalise_rows(q)[0]
         space, space_pos = self.nn_space
         sims = space @ q
-        kk = max(0, min(int(k_neighbours), len(sims)))
-        top = np.argpartition(-sims, kk - 1)[:kk] if kk else np.array([], dtype=np.int64)
-        top = top[np.argsort(-sims[top], kind="stable")]
-        best = float(sims[top[0]]) if kk else 0.0
-        scores["neighbour"] = float(1 - np.clip(best, 0, 1))
+        top = top_k(sims, k_neighbours)
+        best = float(sims[top[0]]) if len(top) else 0.0
+        scores["neighbour"] = float(dissimilarity(best))
         neighbours = []
         table = self.ds.table
         for r in top:
@@ -423,9 +421,9 @@ class QualityContext:
             a, b = self.pair
             ta, tb = set(toks[a]), toks[b]
             overlap = sum(1 for w in tb if w in ta) / len(tb)
-            scores["word_overlap"] = 1 - overlap
+            scores["word_overlap"] = float(word_overlap_score(overlap))
             sem = self._semantic_new(ex)
-            scores["semantic_similarity"] = float(1 - np.clip(sem, 0, 1))
+            scores["semantic_similarity"] = float(dissimilarity(sem))
         else:
             scores["word_overlap"] = scores["semantic_similarity"] = float("nan")
             sem = None
@@ -453,7 +451,7 @@ class QualityContext:
                          "significant": bool(z[lab] > self.z_star)})
         tied.sort(key=lambda d: -d["z"])
         tied = tied[:max_features]
-        scores["label_tied"] = 1.0 / (1.0 + (max(zmax_own, 0.0) / self.z_star) ** 2)
+        scores["label_tied"] = float(label_tied_score(zmax_own, self.z_star))
         scores["inter_split"] = float("nan")
         frame = pd.DataFrame([scores])[list(COMPONENTS)]
         dqi = float(combine(frame, self.weights).iloc[0])

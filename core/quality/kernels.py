@@ -1,12 +1,47 @@
-"""Small numeric kernels of the quality context: row normalisation, chunked maximum cosine,
-PCA bases, and a TF-IDF/SVD that can embed new text (see `core.quality`)."""
+"""Small numeric kernels of the quality context: each component's rule (one function per
+component, used for the whole dataset and for one new example alike), row normalisation, chunked
+maximum cosine, PCA bases, and a TF-IDF/SVD that can embed new text (see `core.quality`)."""
 from __future__ import annotations
 
+import math
 
 import numpy as np
 import scipy.sparse as sp
 
 from core.base.errors import InputError
+from core.data.dataset import text_values
+
+
+# ============================================================== the components' rules (arrays or scalars)
+
+
+def vocabulary_score(R, R_ref: float):
+    """C1: Guiraud's root type-token ratio against the dataset's reference, in [0, 1]."""
+    return np.clip(np.asarray(R, dtype=np.float64) / R_ref, 0, 1)
+
+
+def rarity(df, n_examples: int):
+    """C2, per n-gram: log((N + 1) / df) / log(N + 1), ``df`` the examples holding the n-gram (the
+    example itself counted); an n-gram in every example scores near 0."""
+    return np.log((n_examples + 1) / np.maximum(np.asarray(df, dtype=np.float64), 1)) / math.log(n_examples + 1)
+
+
+def dissimilarity(similarity):
+    """C3, C5 and C7: 1 − max(0, cosine) of the nearest (or the other field's) vector."""
+    return 1 - np.clip(np.asarray(similarity, dtype=np.float64), 0, 1)
+
+
+def word_overlap_score(share):
+    """C4: 1 − the share of the last field's tokens that occur in the first."""
+    return 1 - np.clip(np.asarray(share, dtype=np.float64), 0, 1)
+
+
+def label_tied_score(z_own_max, z_star: float):
+    """C6: 1 / (1 + (z⁺ / z*)²), z⁺ the largest z of the example's own n-grams for its own label
+    (negative or none: 0): exactly 0.5 at the Bonferroni line."""
+    z = np.asarray(z_own_max, dtype=np.float64)
+    zp = np.maximum(np.where(np.isfinite(z), z, 0.0), 0.0)
+    return 1.0 / (1.0 + (zp / z_star) ** 2)
 
 
 # ============================================================== small kernels
@@ -47,10 +82,6 @@ def pca_basis(X: np.ndarray, dim: int, seed: int = 0, rows: int = 20000):
     return mean.astype(np.float32), vt[:dim].T.astype(np.float32)
 
 
-def texts_of(values) -> list:
-    return ["" if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in values]
-
-
 def spec_parts(spec: str):
     from core.representations import parse_spec
 
@@ -86,7 +117,7 @@ class TfidfSvd:
         self.V = None
 
     def matrix(self, table_or_dict) -> sp.csr_matrix:
-        blocks = [self.vecs[f].transform(texts_of(table_or_dict[f])) for f in self.fields]
+        blocks = [self.vecs[f].transform(text_values(table_or_dict[f])) for f in self.fields]
         return sp.hstack(blocks, format="csr", dtype=np.float32)
 
     def recover(self, M: sp.csr_matrix, phi: np.ndarray) -> "TfidfSvd":

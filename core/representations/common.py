@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.base.result_store import ResultStore
-from core.data.dataset import Dataset
+from core.data.dataset import Dataset, text_values
 from core.base import memory
 from core.base.memory import size_text
 from core.base.errors import InputError
@@ -67,9 +67,8 @@ def stack_vectors(values, ids, what: str) -> np.ndarray:
     return X
 
 
-def texts_of(dataset: Dataset, fld: str, messages: list, allow_empty: bool, kind: str) -> list:
-    col = dataset.table[fld]
-    texts = ["" if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in col]
+def field_texts(dataset: Dataset, fld: str, messages: list, allow_empty: bool, kind: str) -> list:
+    texts = text_values(dataset.table[fld])
     n_empty = sum(1 for t in texts if not t.strip())
     if n_empty == len(texts):
         raise InputError(f"every text in field '{fld}' is empty; choose another field (fields=…).")

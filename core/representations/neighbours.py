@@ -10,7 +10,7 @@ import numpy as np
 
 from core.base.errors import InputError
 
-__all__ = ["nearest"]
+__all__ = ["nearest", "top_k"]
 
 
 def nearest(X, row: int, k: int = 10):
@@ -27,8 +27,16 @@ def nearest(X, row: int, k: int = 10):
     denom = norms * float(np.linalg.norm(x))
     sims = np.divide(X @ x, denom, out=np.zeros(len(X), dtype=np.float32), where=denom > 0)
     sims[int(row)] = -np.inf
+    top = top_k(sims, k)
+    return top, sims[top]
+
+
+def top_k(scores, k: int) -> np.ndarray:
+    """Positions of the ``k`` highest ``scores``, highest first (ties in position order): one
+    partial sort, then a stable sort of those ``k`` only."""
+    scores = np.asarray(scores)
+    k = max(0, min(int(k), len(scores)))
     if k == 0:
-        return np.array([], dtype=np.int64), np.array([], dtype=np.float32)
-    top = np.argpartition(-sims, k - 1)[:k]
-    top = top[np.argsort(-sims[top], kind="stable")]
-    return top.astype(np.int64), sims[top]
+        return np.array([], dtype=np.int64)
+    top = np.argpartition(-scores, k - 1)[:k]
+    return top[np.argsort(-scores[top], kind="stable")].astype(np.int64)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from core.base.errors import InputError, MissingExtraError
 from core.base.progress import check_cancel, report
-from core.representations.common import stack_vectors, texts_of
+from core.representations.common import stack_vectors, field_texts
 
 
 def _tfidf_blocks(dataset, fields, ngram, min_df, messages):
@@ -22,7 +22,7 @@ def _tfidf_blocks(dataset, fields, ngram, min_df, messages):
     lo, hi = (int(x) for x in ngram.split("-"))
     blocks, sizes = [], {}
     for fld in fields:
-        texts = texts_of(dataset, fld, messages, allow_empty=True, kind="TF-IDF")
+        texts = field_texts(dataset, fld, messages, allow_empty=True, kind="TF-IDF")
         # min_df > N would empty the vocabulary on tiny datasets: cap it.
         vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=min(min_df, max(1, len(texts) // 2)),
                               sublinear_tf=True, dtype=np.float32)
@@ -94,7 +94,7 @@ def build_glove(dataset, opts, *, messages, info, progress, cancel, cache_dir):
     blocks, oov = [], {}
     for j, fld in enumerate(fields):
         report(progress, 0.1 + 0.8 * j / len(fields), f"GloVe: {fld}")
-        texts = texts_of(dataset, fld, messages, allow_empty=True, kind="GloVe")
+        texts = field_texts(dataset, fld, messages, allow_empty=True, kind="GloVe")
         tokens = [_tokenize(t) for t in texts]
         flat = [w for ts in tokens for w in ts]
         rows = np.repeat(np.arange(len(tokens)), [len(ts) for ts in tokens])
@@ -135,7 +135,7 @@ def build_sbert(dataset, opts, *, messages, info, progress, cancel, cache_dir):
     batch = opts["batch"]
     blocks = []
     for j, fld in enumerate(fields):
-        texts = texts_of(dataset, fld, messages, allow_empty=True, kind="SBERT")
+        texts = field_texts(dataset, fld, messages, allow_empty=True, kind="SBERT")
         out = []
         for s in range(0, len(texts), batch):
             check_cancel(cancel)
