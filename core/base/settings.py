@@ -11,6 +11,8 @@ dependency, and the table is what the docs list (a test checks that each one is 
 from __future__ import annotations
 
 import functools
+from contextlib import contextmanager
+from contextvars import ContextVar
 import math
 import os
 import re
@@ -20,7 +22,7 @@ from typing import Optional
 
 from core.base.errors import InputError
 
-__all__ = ["Settings", "SettingsError", "settings", "VARIABLES", "printable", "expand_path"]
+__all__ = ["Settings", "SettingsError", "settings", "using_cache", "VARIABLES", "printable", "expand_path"]
 
 
 class SettingsError(InputError):
@@ -179,7 +181,27 @@ def _cached(env: tuple, cwd: str) -> Settings:
     return _parse(env)
 
 
+#: a command's own cache folder (``python -m core --cache-dir``), set by `using_cache` for the
+#: command's length in its context: passed down explicitly, never written into the environment
+_CACHE_FOLDER: ContextVar[Optional[str]] = ContextVar("artifact_lens_cache_folder", default=None)
+
+
+@contextmanager
+def using_cache(folder):
+    """Within the block, `settings` reads ``folder`` as ``ARTIFACT_LENS_CACHE`` (and everything that
+    follows from it: the cache, the default team database), in this context only: other threads'
+    and the process's environment are left as they are."""
+    token = _CACHE_FOLDER.set(str(folder))
+    try:
+        yield
+    finally:
+        _CACHE_FOLDER.reset(token)
+
+
 def settings() -> Settings:
-    """The settings of the current environment (parsed once per distinct environment)."""
-    env = tuple((name, (os.environ.get(var) or "").strip()) for name, var in VARIABLES.items())
+    """The settings of the current environment (parsed once per distinct environment), with a
+    command's own cache folder (`using_cache`) in place of ``ARTIFACT_LENS_CACHE``."""
+    folder = _CACHE_FOLDER.get()
+    env = tuple((name, folder if name == "cache" and folder is not None else (os.environ.get(var) or "").strip())
+                for name, var in VARIABLES.items())
     return _cached(env, os.getcwd())

@@ -9,17 +9,17 @@ May import: every package of core (the command line is the top of the engine).
 """
 from __future__ import annotations
 
-import os
 import shlex
 import signal
 import sys
 import threading
+from contextlib import nullcontext
 
 from core.cli.parser import build_parser
 from core.cli.scoring import PhaseLog
 from core.base.errors import Cancelled, InputError
 from core.exports.outputs import Outputs
-from core.base.settings import expand_path, printable, settings
+from core.base.settings import expand_path, printable, settings, using_cache
 
 __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
@@ -51,9 +51,10 @@ def _inputs(args) -> list:
     return found
 
 
-def _check_configuration(args) -> None:
+def _check_configuration(args):
     """Every ``ARTIFACT_LENS_*`` setting, and ``--cache-dir``: a folder (or a new one in an existing
-    folder) that holds none of the data the command reads and lies inside none of it."""
+    folder) that holds none of the data the command reads and lies inside none of it; the folder
+    (None without ``--cache-dir``)."""
     cache = getattr(args, "cache_dir", None)
     if cache:
         folder = expand_path(cache, "--cache-dir")
@@ -71,21 +72,17 @@ def _check_configuration(args) -> None:
                     raise InputError(f"--cache-dir {cache} holds (or lies inside) {given}, which the command reads "
                                      f"({flag}); give a cache folder of its own so the tool writes nothing beside "
                                      "your data.")
-        os.environ["ARTIFACT_LENS_CACHE"] = str(folder)
+        with using_cache(folder):
+            settings()
+        return folder
     settings()
+    return None
 
 
 def main(argv=None) -> int:
-    """Run one command; the process's environment is as it was when it returns (``--cache-dir``
-    points ``$ARTIFACT_LENS_CACHE`` at its folder for the command's length only)."""
-    before = os.environ.get("ARTIFACT_LENS_CACHE")
-    try:
-        return _main(argv)
-    finally:
-        if before is None:
-            os.environ.pop("ARTIFACT_LENS_CACHE", None)
-        else:
-            os.environ["ARTIFACT_LENS_CACHE"] = before
+    """Run one command: ``--cache-dir`` is the command's own cache (`core.base.settings.using_cache`),
+    so the process's environment is never changed."""
+    return _main(argv)
 
 
 def _main(argv=None) -> int:
@@ -100,10 +97,15 @@ def _main(argv=None) -> int:
               file=sys.stderr)
         return 2
     try:   # configuration first: a bad setting or --cache-dir is one clear line before anything is done
-        _check_configuration(args)
+        folder = _check_configuration(args)
     except InputError as exc:
         print(f"error: {printable(exc)}", file=sys.stderr)
         return 2
+    with using_cache(folder) if folder is not None else nullcontext():
+        return _run(args, argv)
+
+
+def _run(args, argv) -> int:
     # what manifests record as the command: the arguments given (a caller's list, or the shell's)
     args.command_line = "python -m core " + shlex.join(sys.argv[1:] if argv is None else [str(a) for a in argv])
     stop = threading.Event()

@@ -75,15 +75,16 @@ def representation_key(ds, rep) -> str:
 
 
 def ensure_numba_cache(cache_root=None) -> str:
-    """Point ``NUMBA_CACHE_DIR`` at ``<cache root>/numba`` unless it is already set; return the folder.
+    """Numba's kernel cache folder: ``$NUMBA_CACHE_DIR`` when set, else ``<cache root>/numba``; given
+    to numba's own configuration (the environment is left as it is). Call it before umap and
+    pynndescent are imported: their kernels find their cache folder when they are defined."""
+    import numba
 
-    Numba reads the variable when it is first imported; setting it later has no effect,
-    so call this before anything imports numba (umap, pynndescent)."""
-    if not os.environ.get("NUMBA_CACHE_DIR"):
-        folder = (Path(cache_root) if cache_root is not None else paths.cache_dir()) / "numba"
-        folder.mkdir(parents=True, exist_ok=True)
-        os.environ["NUMBA_CACHE_DIR"] = str(folder)
-    return os.environ["NUMBA_CACHE_DIR"]
+    folder = os.environ.get("NUMBA_CACHE_DIR") or str((Path(cache_root) if cache_root is not None
+                                                        else paths.cache_dir()) / "numba")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    numba.config.CACHE_DIR = folder
+    return folder
 
 
 @dataclass

@@ -121,12 +121,21 @@ def test_bad_display_and_graph_parameters(tmp_path):
 
 
 def test_numba_cache_goes_to_the_cache_root_unless_set(tmp_path, monkeypatch):
+    """Numba's cache folder is given to numba itself: the environment is never written (a child
+    process or a later command would inherit it)."""
+    import numba
+
     from core.representations.projection import ensure_numba_cache
 
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    assert ensure_numba_cache(tmp_path) == str(tmp_path / "numba") and (tmp_path / "numba").is_dir()
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
-    assert ensure_numba_cache(tmp_path / "other") == str(tmp_path / "mine")
+    before = numba.config.CACHE_DIR
+    try:
+        monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+        assert ensure_numba_cache(tmp_path) == str(tmp_path / "numba") and (tmp_path / "numba").is_dir()
+        assert numba.config.CACHE_DIR == str(tmp_path / "numba") and "NUMBA_CACHE_DIR" not in os.environ
+        monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+        assert ensure_numba_cache(tmp_path / "other") == str(tmp_path / "mine") == numba.config.CACHE_DIR
+    finally:
+        numba.config.CACHE_DIR = before
 
 
 @pytest.mark.slow
