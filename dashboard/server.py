@@ -127,13 +127,12 @@ class Server:
         self.exports = exports_folder()
         # prepared exports and projection temporaries of a server that was killed
         paths.remove_stale_temporaries(self.exports)
-        self.pruning = threading.Thread(target=self.prune, name="prune results", daemon=True)
-        self.pruning.start()
+        self.pruning = self.jobs.service("prune results", lambda stop: self.prune())
         _servers.add(self)
         _install_hooks()
         # the beat read once: a setting changed later must not stop the leases' renewal
-        threading.Thread(target=self._heartbeat, args=(settings().run_lease / 3,), name="run-lease heartbeat",
-                         daemon=True).start()
+        every = settings().run_lease / 3
+        self.jobs.service("run-lease heartbeat", lambda stop: self._heartbeat(every, stop))
 
     def prune(self) -> dict:
         """Keep the computed results within ``ARTIFACT_LENS_RESULTS_MB`` (`core.base.result_store.prune`):
@@ -144,11 +143,11 @@ class Server:
             log.warning("could not prune the result caches: %s", exc)
             return {}
 
-    def _heartbeat(self, every: float) -> None:
-        """Every ``every`` s (a third of the run lease): renew the leases of the runs this process
-        computes, and mark interrupted the runs of servers that stopped renewing theirs (another
-        app process on the same database that died)."""
-        while not self.stopping.wait(every):
+    def _heartbeat(self, every: float, stop: threading.Event) -> None:
+        """Every ``every`` s (a third of the run lease) until the server stops: renew the leases of
+        the runs this process computes, and mark interrupted the runs of servers that stopped
+        renewing theirs (another app process on the same database that died)."""
+        while not stop.wait(every) and not self.stopping.is_set():
             try:
                 self.team.renew_leases()
                 self.team.recover(own=False)

@@ -191,6 +191,8 @@ class JobRunner:
         # a team's long work never takes every core from the web process; None: no bound
         self.workers = workers
         self._slots = threading.BoundedSemaphore(workers) if workers else None
+        self._stop = threading.Event()   # set by `shutdown`: the services stop
+        self._services: list = []
 
     def submit(self, key: str, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
         with self._lock:
@@ -228,16 +230,31 @@ class JobRunner:
             job.cancel()
         return jobs
 
+    def service(self, name: str, fn: Callable[[threading.Event], Any]) -> threading.Thread:
+        """Start ``fn(stop)`` in a background thread the runner owns: housekeeping that is not a
+        user's job (the server's start-up pruning, the run-lease heartbeat). ``stop`` is set by
+        `shutdown`, which also waits for the thread; a service that loops waits on it."""
+        thread = threading.Thread(target=fn, args=(self._stop,), name=name, daemon=True)
+        with self._lock:
+            self._services = [t for t in self._services if t.is_alive()] + [thread]
+        thread.start()
+        return thread
+
     def shutdown(self, timeout: float = 2.0) -> list:
-        """Cancel every running job and wait up to ``timeout`` seconds in all for them to end,
-        so their files are finished or removed (`core.base.paths.atomic_write`), not half-written.
-        Returns the jobs still running at the deadline (a native call that never checks)."""
+        """Cancel every running job, stop the services, and wait up to ``timeout`` seconds in all
+        for them to end, so their files are finished or removed (`core.base.paths.atomic_write`),
+        not half-written. Returns the jobs still running at the deadline (a native call that
+        never checks)."""
         deadline = time.monotonic() + max(float(timeout), 0.0)
+        self._stop.set()
         for job in self.cancel_all():
             job.wait(max(deadline - time.monotonic(), 0.0))
+        with self._lock:
+            services = list(self._services)
+        for thread in services:
+            if thread is not threading.current_thread():
+                thread.join(max(deadline - time.monotonic(), 0.0))
         return self.running()
-
-
 
 
 def offload(ctx: Optional[JobContext], fn: Callable, *args, relay: tuple = (), **kwargs):
