@@ -19,9 +19,43 @@ def test_every_path_the_docs_name_exists():
     assert not missing, missing
 
 
+DOTTED = re.compile(r"`((?:core|dashboard)(?:\.\w+)+)(?:\(|`)")
+
+
+def _resolves(name: str) -> bool:
+    """Whether ``core.x.y`` / ``dashboard.x.y`` names a module, or an attribute chain of one."""
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(found, attr):
+                return False
+            found = getattr(found, attr)
+        return True
+    return False
+
+
+def test_every_module_and_function_the_docs_name_exists():
+    """The doc's data flows (the slider → redraw path, the request flow, the recipes) name modules
+    and functions as dotted names in backticks: each one must import, so a rename that leaves the
+    doc behind fails here."""
+    missing = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for name in DOTTED.findall(doc.read_text(encoding="utf-8")):
+            if not _resolves(name):
+                missing.append(f"{doc.name}: {name}")
+    assert not missing, missing
+
+
 def test_the_newcomer_paths_are_answered_in_the_architecture_doc():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    for question in ("Where is τ applied?", "How to add a page", "How to add a quality component", "How to add a command"):
+    for question in ("Where is τ applied?", "How a slider redraws", "How to add a page", "How to add a quality component",
+                     "How to add a command"):
         assert f"## {question}" in text, question
 
 
