@@ -1,0 +1,112 @@
+"""The architecture doc's recipes, followed to the letter in a throwaway copy of the project: a new
+quality component (every step of "How to add a quality component") reaches the dataset's
+components, one new example's feedback and the combined score; a new page (every step of "How to
+add a page") opens in the app and passes the layer rules. A recipe that misses a step fails here."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+def _copy(tmp_path) -> Path:
+    dest = tmp_path / "project"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for part in ("core", "dashboard", "pages", "assets", ".streamlit", "tests", "docs"):
+        if (ROOT / part).exists():
+            shutil.copytree(ROOT / part, dest / part, ignore=ignore)
+    for name in ("app.py", "pyproject.toml"):
+        shutil.copy2(ROOT / name, dest / name)
+    return dest
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"the recipe's anchor {old!r} is no longer in {path.name}: update the recipe and this test"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _run(dest: Path, code: str) -> str:
+    env = dict(os.environ, PYTHONPATH=str(dest), ARTIFACT_LENS_CACHE=str(dest / "cache"), HF_HUB_OFFLINE="1")
+    out = subprocess.run([sys.executable, "-c", code], cwd=dest, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_a_new_quality_component_added_by_the_recipe_reaches_every_use(tmp_path):
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    recipe = doc[doc.index("## How to add a quality component"):doc.index("## How to add a command")]
+    assert all(name in recipe for name in ("COMPONENTS", "DQI_COMPONENTS", "DEFAULT_WEIGHTS", "DEFAULT_THRESHOLDS",
+                                           "QualityContext.components", "QualityContext.feedback", "IN_WORDS"))
+    dest = _copy(tmp_path)
+    scoring, context, feedback = (dest / "core" / "quality" / f for f in ("scoring.py", "context.py", "feedback.py"))
+    # 1-3: the name in DQI order, the DQI component it follows, its weight and light thresholds
+    _edit(scoring, '"label_tied",\n              "inter_split")', '"label_tied",\n              "inter_split", "probe")')
+    _edit(scoring, '    "inter_split": "C7 inter-split similarity",\n}',
+          '    "inter_split": "C7 inter-split similarity",\n    "probe": "C8 a probe",\n}')
+    _edit(scoring, '"label_tied": 2.0, "inter_split": 1.0}', '"label_tied": 2.0, "inter_split": 1.0, "probe": 1.0}')
+    _edit(scoring, '"inter_split": (0.02, 0.15), "dqi"', '"inter_split": (0.02, 0.15), "probe": (0.2, 0.5), "dqi"')
+    # 4: the column for every example; 5: the same rule for one new example
+    _edit(context, '        out["dqi"] = combine(out, self.weights)',
+          '        out["probe"] = 0.25\n        out["dqi"] = combine(out, self.weights)')
+    _edit(context, '        frame = pd.DataFrame([scores])[list(COMPONENTS)]',
+          '        scores["probe"] = 0.25\n        frame = pd.DataFrame([scores])[list(COMPONENTS)]')
+    # 6: what it checks, in words
+    _edit(feedback, '    "dqi": ("Overall score"', '    "probe": ("Probe", "a probe of the recipe", "nothing"),\n'
+                                                    '    "dqi": ("Overall score"')
+    out = _run(dest, """
+from core.data.demos import make_nli
+from core.quality import QualityContext, quality_scores
+from core.quality.pruning import quality_descriptor
+from core.quality.feedback import IN_WORDS
+ds = make_nli(n=240, random_state=0)
+spec = "tfidf-svd:fields=hypothesis,dim=8"
+table = quality_scores(ds, spec)
+assert (table["probe"] == 0.25).all() and table["light_probe"].eq("yellow").all(), table.columns
+ctx = QualityContext.fit(ds, spec)
+example = {f: str(ds.table[f].iloc[0]) for f in ds.text}
+example[ds.label] = ds.table[ds.label].iloc[0]
+fb = ctx.feedback(example)
+assert fb.components["probe"]["score"] == 0.25 and fb.components["probe"]["light"] == "yellow"
+assert quality_descriptor("probe")["name"] == "probe" and IN_WORDS["probe"][0] == "Probe"
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
+def test_a_new_page_added_by_the_recipe_opens_and_passes_the_layer_rules(tmp_path):
+    dest = _copy(tmp_path)
+    # 1: the page, laid out from services and widgets; 2: one line in the navigation
+    (dest / "pages" / "14_probe.py").write_text('''"""Probe: a page made by the recipe."""
+import streamlit as st
+
+from dashboard import current
+from dashboard.page import start_page
+
+sess = start_page("Probe", caption="A page made by following docs/architecture.md.")
+st.metric("Examples", f"{len(current.dataset()):,}")
+''', encoding="utf-8")
+    nav = dest / "dashboard" / "navigation.py"
+    _edit(nav, '    ("pages/13_dynamics.py", "Dynamics", ":material/insights:"),\n',
+          '    ("pages/13_dynamics.py", "Dynamics", ":material/insights:"),\n'
+          '    ("pages/14_probe.py", "Probe", ":material/science:"),\n')
+    out = _run(dest, """
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=300).run()
+at.switch_page("pages/14_probe.py").run()
+assert not at.exception, [e.value for e in at.exception]
+assert [t.value for t in at.title] == ["Probe"] and at.metric[0].value != ""
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+    layers = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/unit/test_layers.py"],
+                            cwd=dest, env=dict(os.environ, PYTHONPATH=str(dest)), capture_output=True, text=True,
+                            timeout=600)
+    assert layers.returncode == 0, layers.stdout[-3000:]
+    assert re.search(r"\d+ passed", layers.stdout)
