@@ -25,7 +25,7 @@ __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
 
 COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "quality", "feedback",
-            "project", "agreement", "cartography", "transfer", "prune")
+            "project", "agreement", "cartography", "transfer", "pvi", "prune")
 
 
 #: flags whose value is a path the command reads, and flags whose value is a representation

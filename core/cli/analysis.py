@@ -189,6 +189,41 @@ def cmd_cartography(args) -> int:
     return 0
 
 
+def cmd_pvi(args) -> int:
+    """Issue 34: pointwise V-usable information (Ethayarajh et al. 2022) of every example on Φ, and
+    on a partial input with --partial: how many bits about the label the artifact alone carries."""
+    from core.evaluation.information import dataset_pvi
+
+    declare_csv(args, out=args.out)
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    found = {}
+    for name, spec in (("full", args.representation), ("partial", args.partial)):
+        if spec is None:
+            continue
+        bar = progress_bar(f"PVI ({name} input)", args.quiet)
+        try:
+            found[name] = dataset_pvi(ds, spec, family=args.family, folds=args.folds, random_state=args.seed,
+                                      cache_dir=args.cache_dir, progress=bar)
+        finally:
+            if bar:
+                bar.close()
+    table = found["full"].table.drop(columns=["fold"])
+    if "partial" in found:
+        part = found["partial"].table.set_index("id")
+        table = table.join(part[["pvi", "p_model"]].add_suffix("_partial"), on="id")
+    write_table(table, args.outputs.path_for("--out"))
+    args.outputs.commit()
+    if not args.quiet:
+        for name, got in found.items():
+            s = got.summary
+            print(f"{name} input ({s['representation']}): V-information {s['v_information']:.3f} bits "
+                  f"(± {1.96 * s['stderr']:.3f}, 95 %) of H_V(Y) = {s['v_entropy']:.3f}; by label: "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in s["per_label"].items()))
+        print(f"wrote {len(table):,} rows to {args.out}")
+    return 0
+
+
 def cmd_transfer(args) -> int:
     """Issue 23: the training split's artifacts on an evaluation split (cues.csv, duplicates.csv,
     summary.json, report.html in --out)."""

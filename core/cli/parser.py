@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from core.cli.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
-from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_quality, cmd_transfer, cmd_zfilter,
-                               cmd_zstats)
+from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_pvi, cmd_quality, cmd_transfer,
+                               cmd_zfilter, cmd_zstats)
 from core.cli.common import add_dataset_args
 from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_prune, cmd_represent
 from core.cli.team import cmd_agreement
@@ -237,6 +237,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--out", required=True, help="CSV: id, label, confidence, variability, correctness, region, label_quality, label_issue")
     p.set_defaults(func=cmd_cartography)
+
+    p = sub.add_parser("pvi", help="pointwise V-usable information: how many bits about its label each example carries",
+                       description="Score every example by PVI(x → y) = −log₂ g[∅](y) + log₂ g′[x](y) (Ethayarajh et al. "
+                                   "2022): g′ a model of the family trained on the representation, g[∅] the label prior, "
+                                   "both cross-fitted over --folds so every example is scored out of sample. The mean is "
+                                   "the dataset's V-information. With --partial (e.g. tfidf-svd:fields=hypothesis), also "
+                                   "the bits the partial input alone carries: the artifact's.")
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--partial", help="a partial-input representation spec, e.g. tfidf-svd:fields=hypothesis")
+    p.add_argument("--family", choices=["logistic", "mlp", "knn"], default="logistic", help="model family (default logistic)")
+    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--out", required=True, help="CSV: id, label, pvi, p_model, p_prior (and pvi_partial, p_model_partial)")
+    p.set_defaults(func=cmd_pvi)
 
     p = sub.add_parser("transfer", help="do a training split's artifacts give the labels away on an evaluation split?",
                        description="Find the label cues of the training split (z-statistics) and measure them on the "

@@ -53,6 +53,7 @@ BASE = {
                  "--out", "{out:.json}"],
     "cartography": ["cartography", "{data}", "-r", REP, "--epochs", "2", "--folds", "2", "--out", "{out:.csv}"],
     "transfer": ["transfer", "{data}", "{eval}", "--k", "3", "--m", "2", "--out", "{out:}"],
+    "pvi": ["pvi", "{data}", "-r", REP, "--partial", REP, "--folds", "2", "--out", "{out:.csv}"],
     "prune": ["--cache-dir", "{cache}", "prune", "--max-mb", "100"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
