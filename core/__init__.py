@@ -12,5 +12,6 @@ bottom up::
     results                   runs and the stores of computed results
     quality                   DQI components, feedback, DQI-guided pruning
     exports  team             files for curators (split, card, report) │ store, review, agreement
+    certificate               the artifact certificate and its gate
     cli                       python -m core
 """

@@ -25,12 +25,13 @@ __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
 
 COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "quality", "feedback",
-            "project", "agreement", "cartography", "transfer", "pvi", "prune")
+            "project", "agreement", "cartography", "transfer", "pvi", "certify", "check", "prune")
 
 
 #: flags whose value is a path the command reads, and flags whose value is a representation
 #: spec (which can name a vector file: ``file:path=…``)
-_INPUT_FLAGS = {"dataset": "the dataset", "seed_dataset": "--seed-dataset", "run": "--run",
+_INPUT_FLAGS = {"dataset": "the dataset", "seed_dataset": "--seed-dataset", "run": "--run", "eval": "--eval",
+                "baseline": "BASELINE", "candidate": "CANDIDATE", "rules": "--rules",
                 "second_split": "--second-split", "eval_dataset": "the evaluation split"}
 _SPEC_FLAGS = {"representation": "--representation", "quality": "--quality", "partial": "--partial"}
 

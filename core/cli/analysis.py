@@ -208,7 +208,7 @@ def cmd_pvi(args) -> int:
         finally:
             if bar:
                 bar.close()
-    table = found["full"].table.drop(columns=["fold"])
+    table = found["full"].table.drop(columns=["fold", "correct"])
     if "partial" in found:
         part = found["partial"].table.set_index("id")
         table = table.join(part[["pvi", "p_model"]].add_suffix("_partial"), on="id")

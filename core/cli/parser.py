@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from core.cli.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
+from core.cli.certificate import cmd_certify, cmd_check
 from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_pvi, cmd_quality, cmd_transfer,
                                cmd_zfilter, cmd_zstats)
 from core.cli.common import add_dataset_args
@@ -272,6 +273,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--out", required=True, help="output folder (created; one this tool wrote and unchanged since is replaced)")
     p.set_defaults(func=cmd_transfer)
+
+    p = sub.add_parser("certify", help="the artifact certificate of a split: one JSON a dataset's CI can gate on",
+                       description="Measure the split's artifacts, each with its uncertainty: the largest z and the "
+                                   "features over the Bonferroni line per label, partial-input accuracy against the "
+                                   "majority, V-information of the full and the partial input, AFLite's predictable "
+                                   "share, near-duplicates, possibly mislabelled examples; with --eval the cues that "
+                                   "carry to another split; with a team store the reviewers' α. Written as JSON that "
+                                   "follows core/certificate/certificate.schema.json (docs/certificate.md).")
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--partial", help="the partial input's representation (default: tfidf-svd of the last text field)")
+    p.add_argument("--eval", help="an evaluation split (same columns): the cues that carry to it, near-duplicates across")
+    p.add_argument("--eval-split", help="split of --eval to load, when it is a Hub name or a folder of splits")
+    p.add_argument("--db", help="a team store's URL, for the reviewers' α of --run (default: $ARTIFACT_LENS_DB_URL)")
+    p.add_argument("--workspace", help="the workspace of --run in the team store")
+    p.add_argument("--run", help="a run's key in the team store: its reviewers' α")
+    p.add_argument("--as", dest="as_", metavar="EMAIL", help="who reads the store (default: $ARTIFACT_LENS_OWNER)")
+    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--tau", type=Real(0, 1), default=0.75, help="τ of AFLite's predictable share (default 0.75)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--out", required=True, help="the certificate (.json)")
+    p.set_defaults(func=cmd_certify)
+
+    p = sub.add_parser("check", help="compare two certificates; exit 1 when a measure of artifacts got worse",
+                       description="Compare a candidate certificate with a baseline, measure by measure, and print "
+                                   "before, after, change and whether each is within its rule. By default no measure of "
+                                   "artifact strength may get worse by more than its uncertainty (1.96 standard errors "
+                                   "of the difference); --rules sets thresholds per measure. Exit status 1 when a rule "
+                                   "is broken, 0 otherwise: a dataset repository's CI job.")
+    p.add_argument("baseline", metavar="BASELINE", help="the certificate to compare against (JSON)")
+    p.add_argument("candidate", metavar="CANDIDATE", help="the new certificate (JSON)")
+    p.add_argument("--rules", help="a TOML or YAML file of rules per measure: max_rise, max, min, ignore")
+    p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("agreement", help="how much a team's reviewers agree, with each other and with the filter",
                        description="Read a workspace's reviews of a run from the team store and print Krippendorff's "

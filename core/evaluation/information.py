@@ -42,7 +42,7 @@ class UsableInformation:
     """Per-example PVI and its summary.
 
     ``table``: ``id``, ``label``, ``pvi`` (bits), ``p_model`` (g′[x](y), out of sample),
-    ``p_prior`` (g[∅](y)), ``fold``. ``summary``: ``v_information`` (mean PVI, bits) with its
+    ``p_prior`` (g[∅](y)), ``correct`` (g′'s most probable label is the gold one), ``fold``. ``summary``: ``v_information`` (mean PVI, bits) with its
     ``stderr`` and a 95 % interval, ``v_entropy`` (H_V(Y): mean −log₂ g[∅](y)), ``conditional_v_entropy``
     (H_V(Y | X)), ``per_label`` (mean PVI by gold label), ``family``, ``folds``, ``examples``."""
 
@@ -91,6 +91,7 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
                          "must see every label; give fewer folds (--folds) or more examples of that label.")
     n = len(codes)
     p_model, p_prior, fold_of = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
+    correct = np.zeros(n, dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=int(random_state))
     for k, (train, test) in enumerate(splitter.split(np.zeros(n), codes)):
         check_cancel(cancel)
@@ -99,17 +100,20 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
         proba = np.zeros((len(test), len(names)))
         proba[:, model.classes_] = model.predict_proba(X[test])
         p_model[test] = proba[np.arange(len(test)), codes[test]]
+        correct[test] = proba.argmax(axis=1) == codes[test]
         prior = np.bincount(codes[train], minlength=len(names)) / len(train)
         p_prior[test] = prior[codes[test]]
         fold_of[test] = k
     p_model, p_prior = np.maximum(p_model, FLOOR), np.maximum(p_prior, FLOOR)
     score = np.log2(p_model) - np.log2(p_prior)
     table = pd.DataFrame({"id": np.arange(n).astype(str) if ids is None else np.asarray(ids).astype(str),
-                          "label": names[codes], "pvi": score, "p_model": p_model, "p_prior": p_prior, "fold": fold_of})
+                          "label": names[codes], "pvi": score, "p_model": p_model, "p_prior": p_prior,
+                          "correct": correct, "fold": fold_of})
     mean, stderr = float(score.mean()), float(score.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
     report(progress, 1.0, "PVI done")
     out = UsableInformation(table=table)
     out.summary = {"v_information": mean, "stderr": stderr, "ci95": [mean - 1.96 * stderr, mean + 1.96 * stderr],
+                   "accuracy": float(correct.mean()), "majority": float(counts.max() / n),
                    "v_entropy": float(-np.log2(p_prior).mean()), "conditional_v_entropy": float(-np.log2(p_model).mean()),
                    "per_label": {str(r["label"]): float(r["pvi_mean"]) for _, r in out.per_label().iterrows()},
                    "family": family, "folds": folds, "examples": n, "random_state": int(random_state)}

@@ -54,6 +54,8 @@ BASE = {
     "cartography": ["cartography", "{data}", "-r", REP, "--epochs", "2", "--folds", "2", "--out", "{out:.csv}"],
     "transfer": ["transfer", "{data}", "{eval}", "--k", "3", "--m", "2", "--out", "{out:}"],
     "pvi": ["pvi", "{data}", "-r", REP, "--partial", REP, "--folds", "2", "--out", "{out:.csv}"],
+    "certify": ["certify", "{data}", "-r", REP, "--partial", REP, "--folds", "2", "--out", "{out:.json}"],
+    "check": ["check", "{cert}", "{cert}"],
     "prune": ["--cache-dir", "{cache}", "prune", "--max-mb", "100"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
@@ -125,6 +127,8 @@ def world(tmp_path_factory):
     for name, change in broken.items():
         (base / f"{name}.manifest.json").write_text(json.dumps({**good, **change}))
     _team(base)
+    assert main(["-q", "certify", str(base / "nli.csv"), "-r", REP, "--partial", REP, "--folds", "2",
+                 "--out", str(base / "cert.json")]) == 0
     yield base
     if old is None:
         os.environ.pop("ARTIFACT_LENS_CACHE", None)
@@ -213,6 +217,7 @@ def _argv(command: str, case: Path, relation: str, relation2: str, data: str, ru
             argv.append(_target(relation2, case, suffix, out or str(case / ("x" + suffix)), stem="second"))
         else:
             argv.append(arg.replace("{data}", data).replace("{eval}", str(case / "eval.csv")).replace("{run}", run).replace("{db}", f"sqlite:///{case}/team.sqlite")
+                        .replace("{cert}", str(case / "cert.json"))
                         .replace("{cache}", str(case))   # prune in the user's own folder: nothing may go
                         .replace("{teamrun}", (case / "teamrun.txt").read_text()))
     return argv

@@ -1,0 +1,128 @@
+"""The gate: two certificates compared measure by measure under rules, for a dataset's CI.
+
+Default rule: a measure of artifact strength (``artifact`` true) may not move in its worse
+direction by more than its uncertainty, 1.96 × √(se_before² + se_after²) (a measure without a
+standard error: not at all). Other measures (the data's quality: possibly mislabelled examples,
+reviewers' α, the label balance) are shown, and gated only when a rule names them: a filtered
+split keeps its harder, more ambiguous examples, so they may move for good reasons. A rules file (TOML or YAML) sets, per measure name (``zstats.z_max``,
+``partial_input.accuracy``, ``zstats.over_line[neutral]`` …) or for every measure (``"*"``):
+
+- ``max_rise``: how far the measure may move in its worse direction (absolute, replaces the default);
+- ``max`` / ``min``: bounds the candidate's value must keep;
+- ``ignore = true``: shown, not gated.
+
+A measure in one certificate only is listed and not gated (a new measure is no regression).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from core.base.errors import InputError
+
+__all__ = ["read_rules", "compare", "RULE_KEYS"]
+
+RULE_KEYS = {"max_rise", "max", "min", "ignore"}
+Z95 = 1.96
+
+
+def read_rules(path) -> dict:
+    """Rules by measure name from a TOML (``.toml``) or YAML (``.yaml``/``.yml``) file: a table
+    (mapping) of measure name → its rule. InputError naming the file, the measure and the key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"--rules {path}: no such file; give a TOML or YAML file of rules (docs/certificate.md).") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"--rules {path.name} cannot be read ({exc}).") from None
+    try:
+        if path.suffix.lower() == ".toml":
+            import tomllib
+
+            found = tomllib.loads(text)
+        elif path.suffix.lower() in (".yaml", ".yml"):
+            import yaml
+
+            found = yaml.safe_load(text) or {}
+        else:
+            raise InputError(f"--rules {path.name}: give a .toml or .yaml file.")
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (tomllib and yaml raise their own parse errors)
+        raise InputError(f"--rules {path.name} is not valid {path.suffix.lstrip('.').upper()} ({str(exc)[:200]}).") from None
+    rules = found.get("measures", found) if isinstance(found, dict) else None
+    if not isinstance(rules, dict):
+        raise InputError(f"--rules {path.name}: give a table of measure name → rule (e.g. [\"partial_input.accuracy\"] "
+                         "max_rise = 0.01).")
+    for name, rule in rules.items():
+        if not isinstance(rule, dict) or not set(rule) <= RULE_KEYS or not rule:
+            raise InputError(f"--rules {path.name}: the rule of {str(name)[:80]!r} should set some of "
+                             f"{', '.join(sorted(RULE_KEYS))}, not {str(rule)[:80]}.")
+        for key, value in rule.items():
+            ok = isinstance(value, bool) if key == "ignore" else (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value))
+            if not ok or (key == "max_rise" and value < 0):
+                raise InputError(f"--rules {path.name}: {name}.{key} = {value!r} should be "
+                                 + ("true or false." if key == "ignore" else "a finite number"
+                                    + (" ≥ 0." if key == "max_rise" else ".")))
+    return rules
+
+
+def _rule_for(name: str, rules: dict) -> dict:
+    base = name.split("[", 1)[0]
+    for key in (name, base, "*"):
+        if key in rules:
+            return rules[key]
+    return {}
+
+
+def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
+    """One row per measure: ``measure``, ``before``, ``after``, ``change``, ``allowed`` (the rise in
+    the worse direction the rule allows, or the bound), ``ok`` (None: not gated) and ``why``."""
+    rules = rules or {}
+    before, after = baseline["measures"], candidate["measures"]
+    rows = []
+    for name in sorted(set(before) | set(after)):
+        b, a = before.get(name), after.get(name)
+        rule = _rule_for(name, rules)
+        row = {"measure": name, "before": b and b["value"], "after": a and a["value"], "change": None,
+               "allowed": None, "ok": None, "why": ""}
+        if b is None or a is None:
+            row["why"] = "new measure" if b is None else "not in the candidate"
+            rows.append(row)
+            continue
+        worse = a["worse"]
+        if b["value"] is not None and a["value"] is not None:
+            row["change"] = a["value"] - b["value"]
+        named = bool(set(rule) & {"max_rise", "max", "min"})
+        if rule.get("ignore") or not (a["artifact"] or named):
+            row["why"] = "ignored by the rules" if rule.get("ignore") else "not an artifact measure (a rule may gate it)"
+            rows.append(row)
+            continue
+        if a["value"] is None:
+            row.update(ok=b["value"] is None, why="could not be computed on the candidate")
+            rows.append(row)
+            continue
+        problems = []
+        if "max" in rule and a["value"] > rule["max"]:
+            problems.append(f"above max {rule['max']:g}")
+        if "min" in rule and a["value"] < rule["min"]:
+            problems.append(f"below min {rule['min']:g}")
+        if row["change"] is not None and worse != "neither" and (a["artifact"] or "max_rise" in rule):
+            rise = row["change"] if worse == "higher" else -row["change"]
+            if "max_rise" in rule:
+                allowed = float(rule["max_rise"])
+            else:
+                se = [x["stderr"] for x in (b, a)]
+                allowed = Z95 * math.sqrt(sum(x * x for x in se)) if all(x is not None for x in se) else 0.0
+            row["allowed"] = allowed
+            if rise > allowed:
+                problems.append(f"{'rose' if worse == 'higher' else 'fell'} by {abs(row['change']):.4g}, more than "
+                                f"{allowed:.4g}")
+        row["ok"] = not problems
+        row["why"] = "; ".join(problems) or "within the rule"
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "why"])

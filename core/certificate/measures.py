@@ -1,0 +1,172 @@
+"""The measures of one split's certificate (`certify`), each a value with its standard error and
+the direction that means more artifacts, computed deterministically for a seed.
+
+Uncertainties: a z-statistic is in units of its own standard error (1); a count of features over
+the Bonferroni line is taken as Poisson (√count); a share or an accuracy as binomial
+(√(p(1 − p)/n)); a V-information is the standard error of the mean PVI; reviewers' α from its
+bootstrap interval (width / 3.92)."""
+from __future__ import annotations
+
+import math
+from importlib import metadata
+from typing import Optional
+
+import numpy as np
+
+from core.base.progress import check_cancel, report, span
+from core.certificate.schema import FORMAT, validate
+
+__all__ = ["certify", "DEFAULTS"]
+
+#: the settings a certificate is computed with unless given (recorded in the certificate)
+DEFAULTS = {"representation": "tfidf-svd", "family": "logistic", "folds": 5, "seed": 0, "min_count": 5,
+            "alpha": 0.01, "tau": 0.75, "m": 16, "train_size": 0.1, "epochs": 5}
+
+
+def _measure(value, stderr, worse: str, unit: str, description: str, artifact: bool = True) -> dict:
+    """One measure. ``artifact``: a measure of artifact strength, gated by default (`core.certificate.gate`)."""
+    def number(v):
+        return None if v is None or not math.isfinite(float(v)) else float(v)
+
+    return {"value": number(value), "stderr": number(stderr), "worse": worse, "artifact": bool(artifact) and worse != "neither",
+            "unit": unit, "description": description}
+
+
+def _share(hits: int, n: int, worse: str, description: str, artifact: bool = True) -> dict:
+    p = hits / n if n else float("nan")
+    return _measure(p, math.sqrt(p * (1 - p) / n) if n else None, worse, "share", description, artifact)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("artifact-lens")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def certify(dataset, *, representation: Optional[str] = None, partial: Optional[str] = None, eval_dataset=None,
+            agreement=None, family: Optional[str] = None, folds: Optional[int] = None, seed: Optional[int] = None,
+            min_count: Optional[int] = None, alpha: Optional[float] = None, tau: Optional[float] = None,
+            m: Optional[int] = None, epochs: Optional[int] = None, cache_dir=None, progress=None, cancel=None) -> dict:
+    """The certificate of ``dataset`` (a `core.data.dataset.Dataset`): a dict that follows the schema.
+
+    ``representation`` is Φ for PVI, AFLite and the training dynamics; ``partial`` the partial
+    input (default: TF-IDF/SVD of the last text field when there are two or more); ``eval_dataset``
+    another split whose examples the dataset's cues are measured on; ``agreement`` a
+    `core.team.agreement.Agreement` (the reviewers of a run in a team store)."""
+    from core.aflite import AFLite
+    from core.dynamics.cartography import training_dynamics
+    from core.evaluation import default_partial_spec
+    from core.evaluation.information import dataset_pvi
+    from core.representations import represent
+    from core.text.duplicates import near_duplicate_pairs
+    from core.zstats import compute_z
+
+    given = {"representation": representation, "family": family, "folds": folds, "seed": seed,
+             "min_count": min_count, "alpha": alpha, "tau": tau, "m": m, "epochs": epochs}
+    s = {k: (DEFAULTS[k] if v is None else v) for k, v in given.items()}
+    s["partial"] = partial if partial is not None else default_partial_spec(dataset)
+    measures = {}
+    n = len(dataset)
+    labels = dataset.table[dataset.label].astype(str).value_counts().sort_index()
+
+    report(progress, 0.0, "z-statistics")
+    zs = compute_z(dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]), random_state=int(s["seed"]))
+    table = zs.table
+    measures["zstats.z_max"] = _measure(table["z"].max() if len(table) else None, 1.0, "higher", "z",
+                                        "the largest z-statistic of any simple feature for any label")
+    for label in sorted(table["label"].astype(str).unique()):
+        mine = table[table["label"].astype(str) == label]
+        over = int(mine["significant"].sum())
+        measures[f"zstats.z_max[{label}]"] = _measure(mine["z"].max(), 1.0, "higher", "z",
+                                                      f"the largest z of a simple feature for {label}")
+        measures[f"zstats.over_line[{label}]"] = _measure(over, math.sqrt(max(over, 1)), "higher", "features",
+                                                          f"features over the Bonferroni line (z* = {zs.z_star:.2f}) "
+                                                          f"for {label}")
+    check_cancel(cancel)
+    measures["labels.majority_share"] = _share(int(labels.max()), n, "higher", "the largest label's share", False)
+
+    report(progress, 0.15, "V-information of the full input")
+    full = dataset_pvi(dataset, s["representation"], family=s["family"], folds=int(s["folds"]),
+                       random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel).summary
+    measures["v_information.full"] = _measure(full["v_information"], full["stderr"], "neither", "bits",
+                                              "mean PVI of the full input: how much the representation tells of the label")
+    s["representation"] = full["representation"]
+    if s["partial"]:
+        report(progress, 0.3, "V-information of the partial input")
+        part = dataset_pvi(dataset, s["partial"], family=s["family"], folds=int(s["folds"]),
+                           random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel).summary
+        s["partial"] = part["representation"]
+        measures["v_information.partial"] = _measure(part["v_information"], part["stderr"], "higher", "bits",
+                                                     "mean PVI of the partial input: the bits the artifact alone carries")
+        acc = part["accuracy"]
+        se = math.sqrt(acc * (1 - acc) / n)
+        measures["partial_input.accuracy"] = _measure(acc, se, "higher", "accuracy",
+                                                      "cross-fitted accuracy of a model that reads the partial input only")
+        measures["partial_input.lift"] = _measure(acc - part["majority"], se, "higher", "accuracy",
+                                                  "partial-input accuracy above the majority class")
+
+    report(progress, 0.45, "AFLite's predictable share")
+    rep = represent(dataset, s["representation"], cache_dir=cache_dir, cancel=cancel)
+    y = dataset.table[dataset.label].reindex(np.asarray(rep.ids).astype(str)).to_numpy()
+    X = np.asarray(rep.X)
+    fit = AFLite(n_partitions=int(s["m"]), train_size=float(DEFAULTS["train_size"]), slice_size=1, tau=float(s["tau"]),
+                 target_size=len(y) - 1, random_state=int(s["seed"])).fit(X, y, cancel=cancel)
+    scores = fit.trajectory_.phase_scores(0)
+    scored = scores[np.isfinite(scores)]
+    measures["aflite.predictable_share"] = _share(int((scored >= float(s["tau"])).sum()), len(scored), "higher",
+                                                  f"share of examples with AFLite's p̃ ≥ τ = {float(s['tau']):g} "
+                                                  f"(m = {int(s['m'])} linear models on the representation)")
+
+    report(progress, 0.6, "near-duplicates")
+    if dataset.text:
+        pairs = near_duplicate_pairs(dataset, cancel=cancel)
+        involved = len(set(pairs["a"].astype(str)) | set(pairs["b"].astype(str)))
+        measures["near_duplicates.within"] = _share(involved, n, "higher",
+                                                    "share of examples with a near-duplicate in the split")
+
+    report(progress, 0.7, "possibly mislabelled examples")
+    dyn = training_dynamics(X, y, classes=dataset.classes, epochs=int(s["epochs"]), folds=int(s["folds"]),
+                            random_state=int(s["seed"]), cancel=cancel)
+    if "label_issue" in dyn.table:
+        measures["mislabelled.share"] = _share(int(dyn.table["label_issue"].sum()), len(dyn.table), "higher",
+                                               "share of examples cleanlab flags as possibly mislabelled "
+                                               "(out-of-sample probabilities of the training dynamics)", False)
+
+    if eval_dataset is not None:
+        from core.dynamics.transfer import cue_transfer
+
+        report(progress, 0.8, "cues on the evaluation split")
+        t = cue_transfer(dataset, eval_dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]),
+                         spec=s["representation"], m=int(s["m"]), tau=float(s["tau"]), random_state=int(s["seed"]),
+                         progress=span(progress, 0.8, 0.95), cancel=cancel).summary
+        n_eval = int(t["eval_examples"])
+        count = int(t["cues_transferring"])
+        measures["transfer.cues_transferring"] = _measure(count, math.sqrt(max(count, 1)), "higher", "features",
+                                                          "the split's label cues that give the labels away on the "
+                                                          "evaluation split too")
+        accuracy = t["partial_input_accuracy_eval"]
+        if accuracy == accuracy:
+            measures["transfer.partial_accuracy_eval"] = _measure(
+                accuracy, math.sqrt(accuracy * (1 - accuracy) / max(n_eval, 1)), "higher", "accuracy",
+                "accuracy on the evaluation split of a partial-input model trained on this split")
+        measures["near_duplicates.across"] = _share(int(t["eval_examples_with_a_near_duplicate_in_train"]), n_eval,
+                                                    "higher", "share of evaluation examples with a near-duplicate in "
+                                                    "this split")
+        s["eval_dataset"] = {"name": getattr(eval_dataset, "name", ""), "fingerprint": eval_dataset.fingerprint}
+
+    if agreement is not None:
+        low, high = agreement.alpha_interval
+        spread = (high - low) / 3.92 if np.isfinite(low) and np.isfinite(high) else None
+        measures["reviewers.alpha"] = _measure(agreement.alpha, spread, "lower", "alpha",
+                                               "Krippendorff's α of the team's reviewers (nominal)", False)
+
+    report(progress, 1.0, "certificate done")
+    return validate({
+        "certificate_format": FORMAT,
+        "tool": {"name": "artifact-lens", "version": _version()},
+        "dataset": {"name": str(getattr(dataset, "name", "")), "fingerprint": dataset.fingerprint, "examples": n,
+                    "labels": {str(k): int(v) for k, v in labels.items()}},
+        "settings": {k: v for k, v in s.items() if v is not None},
+        "measures": measures,
+    })

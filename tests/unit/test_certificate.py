@@ -1,0 +1,172 @@
+"""The artifact certificate (issue 34): its schema round-trips every certificate it allows and
+refuses the rest with one clear error; `certify` is deterministic for a seed; on SNLI dev an
+AFLite-filtered split passes the gate against the original and a split with planted cues fails
+it; ``check`` exits 0, 1 or 2 and reads its rules from TOML or YAML."""
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from core.base.errors import InputError
+from core.certificate.gate import compare, read_rules
+from core.certificate.schema import FORMAT, read_certificate, validate, write_certificate
+
+names = st.from_regex(r"[a-z_]{1,12}(\.[a-z_]{1,12}){0,2}(\[[a-z0-9 ]{1,10}\])?", fullmatch=True)
+numbers = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False, width=64))
+measures = st.dictionaries(names, st.fixed_dictionaries({
+    "value": numbers, "stderr": st.one_of(st.none(), st.floats(0, 1e9, allow_nan=False)),
+    "worse": st.sampled_from(["higher", "lower", "neither"]), "artifact": st.booleans(),
+    "unit": st.text(max_size=10), "description": st.text(max_size=40)}), max_size=6)
+certificates = st.fixed_dictionaries({
+    "certificate_format": st.just(FORMAT), "tool": st.just({"name": "artifact-lens", "version": "0.1.0"}),
+    "dataset": st.fixed_dictionaries({"name": st.text(max_size=20), "fingerprint": st.from_regex(r"[0-9a-f]{16}", fullmatch=True),
+                                      "examples": st.integers(0, 10 ** 7),
+                                      "labels": st.dictionaries(st.text(max_size=8), st.integers(0, 10 ** 6), max_size=4)}),
+    "settings": st.dictionaries(st.text(max_size=8), st.one_of(st.integers(), st.text(max_size=8)), max_size=3),
+    "measures": measures})
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(certificates)
+def test_every_certificate_the_schema_allows_round_trips(tmp_path, certificate):
+    path = tmp_path / "c.json"
+    write_certificate(certificate, path)
+    assert read_certificate(path) == certificate
+    assert compare(certificate, certificate)["ok"].isin([True, None]).all()   # a certificate passes against itself
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(certificates, st.sampled_from(["drop", "nan", "type", "newer", "worse", "name", "list"]), st.data())
+def test_what_the_schema_refuses_is_one_clear_error(tmp_path, certificate, flaw, data):
+    broken = json.loads(json.dumps(certificate))
+    if flaw == "drop":
+        broken.pop(data.draw(st.sampled_from(sorted(broken))))
+    elif flaw == "nan":
+        broken["measures"]["zstats.z_max"] = {"value": math.nan, "stderr": 1.0, "worse": "higher", "artifact": True,
+                                              "unit": "z", "description": ""}
+    elif flaw == "type":
+        broken["dataset"]["examples"] = "many"
+    elif flaw == "newer":
+        broken["certificate_format"] = FORMAT + 1
+    elif flaw == "worse":
+        broken["measures"]["x"] = {"value": 1.0, "stderr": None, "worse": "up", "artifact": True, "unit": "",
+                                   "description": ""}
+    elif flaw == "name":
+        broken["measures"]["Not A Name!"] = {"value": 1.0, "stderr": None, "worse": "higher", "artifact": True,
+                                             "unit": "", "description": ""}
+    else:
+        broken = [broken]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(broken))
+    with pytest.raises(InputError, match="bad.json"):
+        read_certificate(path)
+    with pytest.raises(InputError):
+        write_certificate(broken, tmp_path / "never.json")
+    assert not (tmp_path / "never.json").exists()
+
+
+def test_a_certificate_is_the_same_for_the_same_data_and_seed(tmp_path):
+    from core.certificate.measures import certify
+    from core.data.demos import make_nli
+
+    ds = make_nli(n=300, random_state=0)
+    a, b = (certify(ds, representation="tfidf-svd:dim=16", folds=3) for _ in range(2))
+    write_certificate(a, tmp_path / "a.json")
+    write_certificate(b, tmp_path / "b.json")
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert {"zstats.z_max", "partial_input.accuracy", "v_information.partial", "aflite.predictable_share",
+            "near_duplicates.within"} <= set(a["measures"])
+    assert a["dataset"]["fingerprint"] == ds.fingerprint and sum(a["dataset"]["labels"].values()) == len(ds)
+
+
+def _planted(ds, share=0.3, seed=0):
+    """SNLI with a word that gives the label away added to ``share`` of the hypotheses."""
+    import dataclasses
+
+    cue = {"entailment": "indeed", "neutral": "perhaps", "contradiction": "never"}
+    table = ds.table.copy()
+    pick = np.random.default_rng(seed).random(len(table)) < share
+    table.loc[pick, "hypothesis"] = [f"{cue[lab]} {h}" for lab, h in zip(table.loc[pick, "label"],
+                                                                          table.loc[pick, "hypothesis"])]
+    return dataclasses.replace(ds, table=table)
+
+
+@pytest.mark.slow
+def test_snli_filtered_passes_the_gate_and_planted_cues_fail_it(snli_path, tmp_path):
+    from core.certificate.measures import certify
+    from core.cli import main
+    from core.data.sources import load_dataset
+    from core.representations import represent
+    from core.results.runs import fit_run
+
+    ds = load_dataset(str(snli_path))
+    base = certify(ds)
+    run = fit_run(ds, represent(ds, "tfidf-svd"), dict(n_partitions=32, train_size=0.1, slice_size=0.02, tau=0.75,
+                                                       target_size=0.6))
+    filtered = certify(ds.subset(np.asarray(run.ids)[run.retained]))
+    for name in ("partial_input.accuracy", "v_information.partial", "aflite.predictable_share", "zstats.z_max"):
+        assert filtered["measures"][name]["value"] < base["measures"][name]["value"], name
+    planted = certify(_planted(ds))
+    for name, cert in (("base", base), ("filtered", filtered), ("planted", planted)):
+        write_certificate(cert, tmp_path / f"{name}.json")
+    assert main(["-q", "check", str(tmp_path / "base.json"), str(tmp_path / "filtered.json")]) == 0
+    assert main(["-q", "check", str(tmp_path / "base.json"), str(tmp_path / "planted.json")]) == 1
+    broken = compare(base, planted)
+    assert {"partial_input.accuracy", "v_information.partial", "zstats.z_max"} <= set(
+        broken.loc[broken["ok"] == False, "measure"])   # noqa: E712
+
+
+def _two(tmp_path, before=0.50, after=0.53, stderr=0.01):
+    def cert(value):
+        return {"certificate_format": FORMAT, "tool": {"name": "artifact-lens", "version": "x"},
+                "dataset": {"name": "d", "fingerprint": "0123456789abcdef", "examples": 10, "labels": {"a": 10}},
+                "settings": {}, "measures": {
+                    "partial_input.accuracy": {"value": value, "stderr": stderr, "worse": "higher", "artifact": True,
+                                               "unit": "accuracy", "description": ""},
+                    "mislabelled.share": {"value": value, "stderr": stderr, "worse": "higher", "artifact": False,
+                                          "unit": "share", "description": ""}}}
+    for name, value in (("before", before), ("after", after)):
+        write_certificate(cert(value), tmp_path / f"{name}.json")
+    return str(tmp_path / "before.json"), str(tmp_path / "after.json")
+
+
+@pytest.mark.parametrize("rules, code", [
+    (None, 1),                                                                  # 0.03 > 1.96 × √2 × 0.01
+    ('["partial_input.accuracy"]\nmax_rise = 0.05\n', 0),
+    ('["partial_input.accuracy"]\nignore = true\n', 0),
+    ('["*"]\nmax_rise = 0.05\n["mislabelled.share"]\nmax = 0.52\n', 1),         # a rule gates a quality measure
+    ("partial_input.accuracy:\n  max_rise: 0.05\n", 0),                         # YAML
+    ('["partial_input.accuracy"]\nmax_rise = -1\n', 2),
+    ('["partial_input.accuracy"]\nsomething = 1\n', 2),
+    ("[broken", 2),
+])
+def test_check_exits_by_its_rules(tmp_path, capsys, rules, code):
+    from core.cli import main
+
+    before, after = _two(tmp_path)
+    argv = ["check", before, after]
+    if rules is not None:
+        path = tmp_path / ("rules.yaml" if rules.startswith("partial_input") else "rules.toml")
+        path.write_text(rules)
+        argv += ["--rules", str(path)]
+    assert main(argv) == code
+    out, err = capsys.readouterr()
+    if code == 2:
+        assert err.startswith("error:") and "Traceback" not in err
+    else:
+        assert "partial_input.accuracy" in out and ("check failed" in err) == (code == 1)
+
+
+def test_check_refuses_a_missing_or_damaged_certificate(tmp_path, capsys):
+    from core.cli import main
+
+    before, _ = _two(tmp_path)
+    (tmp_path / "torn.json").write_text('{"certificate_format": 1, "measures": ')
+    assert main(["check", before, str(tmp_path / "nope.json")]) == 2
+    assert main(["check", before, str(tmp_path / "torn.json")]) == 2
+    assert capsys.readouterr().err.count("error:") == 2
+    with pytest.raises(InputError, match="give a .toml or .yaml"):
+        read_rules(tmp_path / "torn.json")
+    assert validate(json.loads((tmp_path / "before.json").read_text()))["dataset"]["examples"] == 10
