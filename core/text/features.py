@@ -332,12 +332,23 @@ def cross_fitted_nb(X: sp.csr_matrix, y_codes: np.ndarray, n_classes: int, fit_r
     return pred, acc
 
 
+#: a numeric column with more distinct values than this is cut into `COLUMN_BINS` quantile bins
+COLUMN_VALUES_MAX = 20
+COLUMN_BINS = 5
+
+
 def _column_block(values: pd.Series, column: str) -> _Block:
-    if pd.api.types.is_float_dtype(values) and values.nunique() > 50:
-        raise InputError(
-            f"feature column {column!r} holds {values.nunique()} distinct numbers; z-statistics need boolean or "
-            f"categorical features. Bin it first (e.g. pandas.cut) or leave it out of `features`."
-        )
+    """One feature per value of a user's column (annotator, source, genre…); a numeric column with
+    many values (a length, a score) is cut into `COLUMN_BINS` quantile bins, ``column∈(lo, hi]``,
+    so "long hypotheses are neutral" is a feature like any other. Missing values are no feature."""
+    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    if numeric and values.nunique() > COLUMN_VALUES_MAX:
+        if not np.isfinite(values.dropna().to_numpy(dtype=np.float64)).all():
+            raise InputError(f"feature column {column!r} holds infinite numbers; give finite values (or none).")
+        bins = pd.qcut(values, q=COLUMN_BINS, duplicates="drop")
+        codes = bins.cat.codes.to_numpy().astype(np.int64)
+        names = [f"{column}∈({iv.left:.4g}, {iv.right:.4g}]" for iv in bins.cat.categories]
+        return _Block(_one_hot(codes, len(names)), names, "column", column)
     codes, uniques = pd.factorize(values, sort=True)  # NaN -> -1 (no feature)
     names = [f"{column}={u}" for u in uniques]
     return _Block(_one_hot(codes.astype(np.int64), len(uniques)), names, "column", column)

@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from core.data.dataset import Dataset
 from core.base.errors import Cancelled, InputError
@@ -83,6 +84,42 @@ def test_dataset_input_uses_its_roles_and_user_features():
     assert "source=crowd" in zs.top(2, label="neutral").feature.tolist()
     assert {"overlap", "ratio", "pred", "length", "null"} <= set(zs.table.kind)
     assert zs.significant.z.min() > zs.z_star
+
+
+def test_cues_in_any_column_an_annotator_or_a_binned_number():
+    """Issue 34: the z-statistics of the columns a user names: "annotator a17 writes most of the
+    contradictions" and "long hypotheses are neutral" show like any n-gram, a many-valued number
+    cut into quantile bins."""
+    rng = np.random.default_rng(7)
+    df = planted_nli(600, seed=5)
+    contra = (df.label == "contradiction").to_numpy()
+    df["annotator"] = np.where(contra & (rng.random(len(df)) < 0.6), "a17", rng.choice(["a1", "a2", "a3"], len(df)))
+    df["hyp_words"] = df.hypothesis.str.split().str.len() + np.where(df.label == "neutral", 9, 0) + rng.random(len(df))
+    ds = Dataset(table=df, label="label", text=["premise", "hypothesis"], features=["annotator", "hyp_words"])
+    zs = compute_z(ds, min_count=5)
+    columns = zs.table[zs.table.kind == "column"]
+    assert "annotator=a17" in zs.top(1, label="contradiction", kind="column").feature.tolist()
+    longest = columns[columns.feature.str.startswith("hyp_words∈")].sort_values("feature").feature.unique()
+    assert len(longest) == 5
+    top_neutral = zs.top(1, label="neutral", kind="column").iloc[0]
+    assert top_neutral.feature.startswith("hyp_words∈") and top_neutral.significant
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.floats(-1e9, 1e9), st.none(), st.integers(-10 ** 6, 10 ** 6)), min_size=12, max_size=80))
+def test_any_numeric_column_is_binned_or_refused_clearly(values):
+    from core.text.features import build_features
+
+    table = pd.DataFrame({"text": ["a b"] * len(values), "x": pd.Series(values, dtype="float64")})
+    try:
+        fm = build_features(table, text=["text"], columns=["x"], min_count=1)
+    except InputError as exc:
+        assert "x" in str(exc)
+        return
+    col = fm.kind == "column"
+    per_row = np.asarray(fm.X[:, np.flatnonzero(col)].sum(axis=1)).ravel()
+    assert per_row.max(initial=0) <= 1 and len(set(fm.names[col])) == int(col.sum())
+    assert (per_row == 0).sum() >= int(pd.isna(table["x"]).sum())
 
 
 @needs_snli
