@@ -45,7 +45,9 @@ def descriptor(*, model: str = "linear", epochs: int = EPOCHS, folds: int = FOLD
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= int(value) <= 1000:
             raise InputError(f"the joint filter's {name} must be a whole number from {lo} to 1000, not {value!r} "
                              "(folds ≥ 2: cleanlab needs out-of-sample probabilities).")
-    return {"source": "core.dynamics.cartography", "rule": dict(RULE), "model": model, "epochs": int(epochs),
+    # "source" names the cartography in run keys: it keeps the module's name from before core had
+    # packages (core.cartography), so joint runs made then are found again
+    return {"source": "core.cartography", "rule": dict(RULE), "model": model, "epochs": int(epochs),
             "folds": int(folds), "random_state": int(random_state)}
 
 

@@ -24,6 +24,9 @@ __all__ = ["write_result", "read_result", "CLASSES"]
 #: the result classes a file may name (module, class): nothing else is ever built from a file
 CLASSES = {"core.dynamics.transfer.Transfer", "core.dynamics.cartography.Cartography", "core.zstats.zfilter.ZFilterResult",
            "core.zstats.consistency.ConsistencyResult", "core.zstats.statistics.ZStats"}
+#: the names files written before core had packages give the same classes (read as these)
+MOVED = {"core.transfer.Transfer": "core.dynamics.transfer.Transfer",
+         "core.cartography.Cartography": "core.dynamics.cartography.Cartography"}
 
 
 def write_result(fh, value) -> None:
@@ -112,6 +115,7 @@ def _decode(tree, part):
         return {_decode(k, part): _decode(v, part) for k, v in tree["$dict"]}
     if "$class" in tree:
         name = tree["$class"]
+        name = MOVED.get(name, name) if isinstance(name, str) else name
         if name not in CLASSES:
             raise ValueError(f"the result file names {str(name)[:80]!r}, which is not a result class")
         module, _, cls = name.rpartition(".")

@@ -71,6 +71,32 @@ def test_the_result_classes_read_back_equal(tmp_path):
                 assert _same(field, got) or json.dumps(field, default=str) == json.dumps(got, default=str), name
 
 
+def test_a_result_written_before_core_had_packages_reads_back(tmp_path):
+    """Files name their class; a file from before the package move (``core.cartography.Cartography``)
+    is read as the class it was, not taken for damage and recomputed."""
+    import zipfile
+
+    from core.dynamics.cartography import training_dynamics
+    from core.results.files import MOVED
+
+    rng = np.random.default_rng(0)
+    value = training_dynamics(rng.normal(size=(60, 3)), np.array(["a", "b", "c"] * 20), epochs=2, folds=2)
+    path, old = tmp_path / "new.zip", tmp_path / "old.zip"
+    with open(path, "wb") as fh:
+        write_result(fh, value)
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(old, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            for before, after in MOVED.items():
+                data = data.replace(after.encode(), before.encode())
+            dst.writestr(item, data)
+    with zipfile.ZipFile(old) as z:
+        assert any(b'"core.cartography.Cartography"' in z.read(n) for n in z.namelist())
+    back = read_result(old)
+    assert type(back) is type(value)
+    pd.testing.assert_frame_equal(back.table, value.table)
+
+
 @pytest.mark.parametrize("tree", [{"$class": "os.system", "fields": {"command": "echo hacked"}},
                                   {"$class": "builtins.eval", "fields": {}}, {"$frame": 7}, {"$float": "not"}])
 def test_a_hostile_file_is_an_error_not_an_object(tmp_path, tree):

@@ -372,3 +372,17 @@ def test_a_bounded_runner_computes_at_most_its_workers_at_once_and_cancels_a_wai
         j.wait(30)
     assert waiting[0].status == "cancelled" and waiting[0].result is None
     assert sorted(j.status for j in jobs) == ["cancelled", "done", "done", "done"] and most[0] == 2
+
+
+def test_run_keys_are_the_keys_earlier_versions_made():
+    """A run store written before core had packages opens unchanged: plain, quality-ordered and
+    joint runs keep the keys the earlier version gave the same parameters (these were computed
+    with it), so moving a module never turns finished runs into misses."""
+    from core.dynamics.joint import descriptor
+    from core.quality.pruning import quality_descriptor
+    from core.results.runs import run_key
+
+    fingerprint, spec = "0123456789abcdef", "tfidf-svd:dim=8"
+    assert run_key(fingerprint, spec, {"n_partitions": 8, "tau": 0.5}) == "98e1a42e33b27baded8d"
+    assert run_key(fingerprint, spec, {"n_partitions": 8}, quality=quality_descriptor("dqi")) == "7fbaaf8f9988f8dd51a4"
+    assert run_key(fingerprint, spec, {}, joint=descriptor()) == "6e1e26bd6538be6911e2"
