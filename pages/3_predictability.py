@@ -4,6 +4,7 @@ import streamlit as st
 from core.plots.aflite import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
 from core.aflite.summaries import phase_scores
 from dashboard import current
+from dashboard.information_panel import information_section
 from dashboard.knobs import live_knobs
 from dashboard.page import require_run, start_page
 
@@ -36,3 +37,7 @@ charts()
 st.subheader("Scores phase by phase")
 long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), max_phases=12)
 st.plotly_chart(phase_boxes(long, current.live_values(run)[0], classes=ds.classes), key="phases")
+
+st.subheader("V-usable information")
+scored = current.table(run).browse(current.live_result(run))
+information_section(scored[~scored["warmup"]], ds.classes)

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from core.results.tables import HIT, filter_examples, mark_hits, page
-from dashboard import current, url
+from dashboard import current, information, url
 from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import plain, thumbnail_uri
@@ -24,6 +24,8 @@ quality = quality_panel.offer("ex_quality", "A quality light per example (DQI)")
 def browsers():
     frame = current.table(run).browse(live_knobs(run))
     frame = frame[~frame["warmup"]]
+    bits = information.columns()   # PVI (Predictability page), when computed
+    frame = frame if bits is None else frame.join(bits, on="id")
     with st.container(border=True):
         c1, c2, c3 = st.columns([2, 2, 2])
         url.restore("ex_query")   # a reload keeps the search
@@ -34,7 +36,8 @@ def browsers():
         c4, c5, c6, c7 = st.columns([2, 2, 1, 1])
         feature = c4.text_input("Has feature (e.g. sleeping@hypothesis)", key="ex_feature",
                                 help="A z-statistics feature name, as on the Features page.")
-        sortable = ["predictability", "removed_at", "id", ds.label, *ds.text]
+        sortable = ["predictability", *([] if bits is None else list(bits.columns)), "removed_at", "id", ds.label,
+                    *ds.text]
         sort_by = c5.selectbox("Sort by", sortable, key="ex_sort")
         ascending = c6.toggle("Ascending", value=False, key="ex_asc")
         size = c7.selectbox("Per page", [10, 25, 50, 100], index=1, key="ex_size")

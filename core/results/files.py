@@ -23,7 +23,8 @@ __all__ = ["write_result", "read_result", "CLASSES"]
 
 #: the result classes a file may name (module, class): nothing else is ever built from a file
 CLASSES = {"core.dynamics.transfer.Transfer", "core.dynamics.cartography.Cartography", "core.zstats.zfilter.ZFilterResult",
-           "core.zstats.consistency.ConsistencyResult", "core.zstats.statistics.ZStats"}
+           "core.zstats.consistency.ConsistencyResult", "core.zstats.statistics.ZStats",
+           "core.evaluation.information.UsableInformation"}
 #: the names files written before core had packages give the same classes (read as these)
 MOVED = {"core.transfer.Transfer": "core.dynamics.transfer.Transfer",
          "core.cartography.Cartography": "core.dynamics.cartography.Cartography"}

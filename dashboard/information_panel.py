@@ -1,0 +1,55 @@
+"""The Predictability page's V-usable information section: each example's PVI (bits of its label
+the representation gives, cross-fitted), per label and against AFLite's p̃, and on the partial
+input for a dataset of pairs; a button starts the computation (curators and owners)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.base.errors import InputError
+from core.plots.information import pvi_histogram, pvi_vs_predictability
+from dashboard import information, team
+from dashboard.formatting import metric_row, plain
+from dashboard.job_panel import watch
+
+__all__ = ["information_section"]
+
+
+def _offer() -> None:
+    if team.member().can("run filters"):
+        c1, c2 = st.columns([1, 3])
+        if c1.button("Compute PVI", key="pvi_compute"):
+            try:
+                information.start()
+                st.rerun()
+            except InputError as exc:
+                st.error(plain(exc))
+        c2.caption("Pointwise V-information (Ethayarajh et al. 2022): how many bits about its label each example's "
+                   "representation carries, cross-fitted over 5 folds; for pairs also the partial input alone, the "
+                   "artifact's bits. A background job, once per dataset and Φ.")
+    else:
+        st.caption("Nobody has computed the V-usable information of this dataset yet; curators and owners can.")
+
+
+def information_section(frame, classes) -> None:
+    """``frame``: the run's scored rows (``id``, ``predictability``); ``classes``: the dataset's labels."""
+    watch(information.job, "V-usable information", "pvi_job", information.ended)
+    found = information.result()
+    if found is None:
+        job = information.job()
+        if job is None or job.done:
+            _offer()
+        return
+    full, partial = found["full"], found["partial"]
+    metric_row({"V-information (Φ)": f"{full.summary['v_information']:.3f} bits",
+                "± (95 %)": f"{1.96 * full.summary['stderr']:.3f}",
+                **({"V-information (partial input)": f"{partial.summary['v_information']:.3f} bits",
+                    "partial-input accuracy": f"{partial.summary['accuracy']:.3f} "
+                                              f"(majority {partial.summary['majority']:.3f})"} if partial else {})})
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(pvi_histogram(full.table, title="PVI on Φ, per label", classes=classes), key="pvi_hist")
+    if partial is not None:
+        c2.plotly_chart(pvi_histogram(partial.table, title="PVI of the partial input, per label", classes=classes),
+                        key="pvi_hist_partial")
+    joined = frame[["id", "predictability"]].merge(full.table[["id", "label", "pvi"]], on="id")
+    st.plotly_chart(pvi_vs_predictability(joined, classes=classes), key="pvi_scatter")
+    st.dataframe(full.per_label(), hide_index=True, key="pvi_per_label")

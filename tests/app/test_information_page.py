@@ -1,0 +1,49 @@
+"""V-usable information in the dashboard (issue 34): a curator computes each example's PVI on the
+Predictability page (a shared background job), which then shows it per label and against p̃; an
+annotator sees the same result but cannot start one; the Examples page lists PVI as a column."""
+import json
+
+from apptest_helpers import OWNER, app, metrics, no_exceptions, page, texts, wait_for_jobs
+
+ANNOTATOR = "ann@team.org"
+
+
+def test_pvi_on_the_predictability_and_examples_pages(fresh_server):
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("3_predictability")).run()
+    no_exceptions(owner)
+    owner.button(key="pvi_compute").click().run()
+    wait_for_jobs(owner)
+    shown = metrics(owner)
+    assert "V-information (Φ)" in shown and "V-information (partial input)" in shown
+    assert float(shown["V-information (partial input)"].split()[0]) > 0   # the demo's planted cues carry bits
+    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text") for c in owner.get("plotly_chart")]
+    assert {"PVI on Φ, per label", "PVI of the partial input, per label", "PVI against p̃"} <= set(titles)
+    per_label = [d.value for d in owner.dataframe if "pvi_mean" in d.value.columns][0]
+    assert per_label["examples"].sum() > 0
+
+    owner.switch_page(page("6_examples")).run()
+    no_exceptions(owner)
+    assert any("pvi" in d.value.columns and "pvi_partial" in d.value.columns for d in owner.dataframe)
+
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("3_predictability")).run()
+    no_exceptions(ann)
+    assert not [b for b in ann.button if b.key == "pvi_compute"]
+    assert metrics(ann)["V-information (Φ)"] == shown["V-information (Φ)"]
+
+
+def test_an_annotator_is_told_who_can_compute_it(fresh_server):
+    from dashboard.server import server
+
+    app(OWNER).run()   # the owner's first sign-in makes the workspace
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, ANNOTATOR, "annotator", by=OWNER)
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("3_predictability")).run()
+    no_exceptions(ann)
+    assert "curators and owners can" in texts(ann)
