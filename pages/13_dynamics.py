@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.plots.cartography import data_map, region_counts
 from core.base.errors import InputError
-from dashboard import current, dynamics
+from dashboard import current, dynamics, information
 from dashboard.formatting import metric_row, plain
 from dashboard.job_panel import watch
 from dashboard.knobs import live_knobs
@@ -50,8 +50,11 @@ def joint_view() -> None:
     metric_row({**{r: f"{n:,}" for r, n in summary["regions"].items()},
                 "Possibly mislabelled": f"{summary.get('label_issues', 0):,}",
                 "Model's held-out accuracy": f"{summary['accuracy']:.0%}"})
-    colour = st.radio("Colour by", ["predictability", "status"], horizontal=True, key="dyn_colour",
-                      format_func={"predictability": "AFLite's p̃", "status": "retained / removed"}.get)
+    bits = information.columns()   # PVI (Predictability page), when computed
+    frame = frame if bits is None else frame.join(bits[["pvi"]], on="id")
+    colour = st.radio("Colour by", ["predictability", "status", *(["pvi"] if bits is not None else [])],
+                      horizontal=True, key="dyn_colour", format_func={"predictability": "AFLite's p̃", "pvi": "PVI (bits)",
+                                                                      "status": "retained / removed"}.get)
     v, c = dynamics.borders(found)
     event = st.plotly_chart(data_map(frame.rename(columns={ds.label: "label"}), colour=colour, variability_border=v,
                                      confidence_border=c), key="dyn_map", on_select="rerun",

@@ -19,8 +19,8 @@ WEBGL_ABOVE = 5000
 def data_map(frame: pd.DataFrame, *, colour: str, variability_border: float, confidence_border: float,
              label: str = "label", height: int = 520) -> go.Figure:
     """``frame``: ``id``, ``label``, ``confidence``, ``variability`` and ``predictability`` /
-    ``retained``; ``colour``: ``"predictability"`` (a colour scale) or ``"status"``. Every point
-    carries its row of ``frame`` as ``customdata[0]``."""
+    ``retained`` / ``pvi``; ``colour``: ``"predictability"`` or ``"pvi"`` (a colour scale; PVI in
+    bits, centred on 0) or ``"status"``. Every point carries its row of ``frame`` as ``customdata[0]``."""
     scatter = go.Scattergl if len(frame) > WEBGL_ABOVE else go.Scatter
     hover = ("%{customdata[1]}<br>" + escape(label) + ": %{customdata[2]}<br>confidence %{y:.2f}, variability "
              "%{x:.2f}<extra></extra>")
@@ -34,6 +34,13 @@ def data_map(frame: pd.DataFrame, *, colour: str, variability_border: float, con
             fig.add_trace(scatter(x=frame["variability"][part], y=frame["confidence"][part], mode="markers",
                                   name=name, marker=dict(size=4, color=STATUS_COLOURS[name], opacity=0.6),
                                   customdata=custom[part], hovertemplate=hover))
+    elif colour == "pvi":
+        values = frame["pvi"].to_numpy(dtype=float)
+        reach = float(np.nanmax(np.abs(values))) if np.isfinite(values).any() else 1.0
+        fig.add_trace(scatter(x=frame["variability"], y=frame["confidence"], mode="markers", name="examples",
+                              marker=dict(size=4, color=values, colorscale="RdBu", cmid=0, cmin=-reach, cmax=reach,
+                                          opacity=0.7, colorbar=dict(title="PVI (bits)")),
+                              customdata=custom, hovertemplate=hover))
     else:
         fig.add_trace(scatter(x=frame["variability"], y=frame["confidence"], mode="markers", name="examples",
                               marker=dict(size=4, color=frame["predictability"], colorscale="Viridis", cmin=0, cmax=1,

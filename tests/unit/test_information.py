@@ -105,3 +105,22 @@ def test_the_pvi_command_writes_both_inputs_bits(tmp_path, capsys):
     said = capsys.readouterr().out
     assert "full input" in said and "partial input" in said and "V-information" in said
     assert main(["pvi", str(data), "--family", "ridge", "--out", str(tmp_path / "x.csv")]) == 2
+
+
+def test_the_pvi_figures_count_per_label_and_colour_the_data_map():
+    import pandas as pd
+
+    from core.plots.cartography import data_map
+    from core.plots.information import pvi_histogram, pvi_vs_predictability
+
+    X, y = _blobs(n=90)
+    table = pvi(X, y, folds=3).table
+    hist = pvi_histogram(table, classes=["c0", "c1", "c2"])
+    assert sum(int(sum(t.y)) for t in hist.data) == len(table) and [t.name for t in hist.data] == ["c0", "c1", "c2"]
+    frame = table.assign(predictability=np.linspace(0, 1, len(table)))
+    scatter = pvi_vs_predictability(frame)
+    assert sum(len(t.x) for t in scatter.data) == len(table)
+    dyn = pd.DataFrame({"id": table["id"], "label": table["label"], "confidence": 0.5, "variability": 0.1,
+                        "predictability": 0.5, "retained": True, "pvi": table["pvi"]})
+    marker = data_map(dyn, colour="pvi", variability_border=0.2, confidence_border=0.5).data[0].marker
+    assert list(marker.color) == table["pvi"].tolist() and marker.cmid == 0
