@@ -121,7 +121,8 @@ def prepared(sess, signature: str) -> Optional[Prepared]:
 
 
 def prepare(sess, frame, fmt: str, manifest: dict, file_name: str, signature: str,
-            progress: Optional[Callable[[float, str], None]] = None, card: Optional[str] = None) -> Prepared:
+            progress: Optional[Callable[[float, str], None]] = None, card: Optional[str] = None,
+            files: Optional[dict] = None) -> Prepared:
     """Stream the export to a new temporary file (the tab's previous one is deleted first); a
     datasets folder carries ``card`` as its README.md. Raises `core.base.errors.Cancelled` when the
     server starts stopping meanwhile (nothing is left)."""
@@ -133,7 +134,8 @@ def prepare(sess, frame, fmt: str, manifest: dict, file_name: str, signature: st
     fd, tmp = tempfile.mkstemp(prefix=f".{file_name}.{os.getpid()}.", suffix=".tmp", dir=srv.exports)
     try:
         with os.fdopen(fd, "wb") as fh:
-            export.write_file(frame, fh, fmt, manifest=manifest, progress=progress, cancel=srv.stopping, card=card)
+            export.write_file(frame, fh, fmt, manifest=manifest, progress=progress, cancel=srv.stopping, card=card,
+                              files=files)
     except BaseException:
         _unlink(tmp)
         raise
@@ -162,14 +164,32 @@ def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]
     return read
 
 
-def card_for(dataset, manifest: dict, verdict: Optional[str] = None) -> str:
+def card_for(dataset, manifest: dict, verdict: Optional[str] = None, certificate: Optional[dict] = None) -> str:
     """The dataset card (README.md, `core.exports.card`) of an export: built when asked (its cue tables
     take a z-statistics pass over the dataset and over the split), kept for the same manifest."""
     from core.exports.card import card_of
-    from dashboard import current
 
-    key = key_of([manifest, verdict], 20)
-    return current.cached("dataset_card", key, lambda: str(card_of(dataset, manifest, verdict=verdict)))
+    key = key_of([manifest, verdict, certificate], 20)
+    return current.cached("dataset_card", key, lambda: str(card_of(dataset, manifest, verdict=verdict,
+                                                                   certificate=certificate)))
+
+
+def certificate_files(dataset, split: Split) -> tuple:
+    """(the split's artifact certificate, ``{"certificate.json": bytes}``) for a datasets folder,
+    built when the file is prepared and kept for the same options; (None, None) when the split is
+    too small to measure."""
+    from core.base.errors import InputError
+    from core.certificate.measures import certify
+    from core.certificate.schema import certificate_bytes
+
+    def build():
+        try:
+            return certify(dataset.subset(split.frame["id"].astype(str)))
+        except InputError:
+            return None
+
+    found = current.cached("certificate", split.signature, build)
+    return (found, {"certificate.json": certificate_bytes(found)}) if found else (None, None)
 
 
 def manifest_shown(manifest: dict) -> dict:

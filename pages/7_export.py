@@ -71,9 +71,10 @@ d1, d2, d3 = st.columns(3)
 if d1.button("Prepare the file", key="exp_prepare", type="secondary" if ready else "primary"):
     bar = st.progress(0.0, text=f"preparing {name}")
     try:
+        certificate, files = exports.certificate_files(ds, out) if fmt == "datasets" else (None, None)
         ready = exports.prepare(sess, frame, fmt, manifest, name, out.signature,
-                                progress=lambda f, m: bar.progress(f, text=m or f"preparing {name}"),
-                                card=exports.card_for(ds, manifest) if fmt == "datasets" else None)
+                                progress=lambda f, m: bar.progress(f, text=m or f"preparing {name}"), files=files,
+                                card=exports.card_for(ds, manifest, certificate=certificate) if fmt == "datasets" else None)
     except Cancelled:
         st.warning("The server is stopping; the file was not prepared.")
     bar.empty()

@@ -11,7 +11,7 @@ from pathlib import Path
 from core.base import paths
 from core.base.errors import InputError
 
-__all__ = ["FORMAT", "SCHEMA_FILE", "validate", "write_certificate", "read_certificate"]
+__all__ = ["FORMAT", "SCHEMA_FILE", "validate", "certificate_bytes", "write_certificate", "read_certificate"]
 
 #: the version of the certificate's layout (``certificate_format``); a reader refuses a newer one
 FORMAT = 1
@@ -55,11 +55,15 @@ def validate(certificate, name: str = "the certificate") -> dict:
     return certificate
 
 
-def write_certificate(certificate: dict, path) -> Path:
-    """Validate, then write ``certificate`` to ``path`` atomically (sorted keys: the same measures
-    give the same bytes)."""
+def certificate_bytes(certificate: dict) -> bytes:
+    """The file's bytes, once validated (sorted keys: the same measures give the same bytes)."""
     validate(certificate)
-    blob = (json.dumps(certificate, indent=1, sort_keys=True, allow_nan=False) + "\n").encode()
+    return (json.dumps(certificate, indent=1, sort_keys=True, allow_nan=False) + "\n").encode()
+
+
+def write_certificate(certificate: dict, path) -> Path:
+    """Validate, then write ``certificate`` to ``path`` atomically."""
+    blob = certificate_bytes(certificate)
     return paths.atomic_write(path, lambda fh: fh.write(blob))
 
 

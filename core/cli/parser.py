@@ -162,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--drop-near-duplicates", action="store_true",
                    help="keep one example of each group of near-duplicates in the exported rows (the same wording in "
                         "every text field, Jaccard of character 4-grams ≥ 0.6); the manifest lists what was dropped")
+    p.add_argument("--no-certificate", action="store_true", help="a datasets folder or a Hub push without certificate.json "
+                   "(by default it carries the split's artifact certificate, and the card its headline numbers)")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("project", help="precompute the 2-D map (UMAP) of a representation for the dashboard's Map page",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core.cli.common import (describe_representation, duration_text, load_from_args, print_messages, progress_bar,
                              representation_for, seconds_text, write_table)
+from core.certificate.schema import certificate_bytes
 from core.base.errors import InputError
 from core.base.settings import printable, settings
 
@@ -370,15 +371,17 @@ def cmd_export(args) -> int:
     if pairs is not None and not args.quiet:
         print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
               "each group kept).", file=sys.stderr)
-    card = None
-    if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its dataset card
+    card, certificate = None, None
+    if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its card and certificate
         from core.exports.card import card_of
 
-        card = card_of(ds, manifest)
+        if not args.no_certificate:
+            certificate = split_certificate(ds, frame, args.quiet)
+        card = card_of(ds, manifest, certificate=certificate)
     bar = progress_bar("export", args.quiet)
     try:
         export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar,
-                          card=card)
+                          card=card, files={"certificate.json": certificate_bytes(certificate)} if certificate else None)
     finally:
         if bar:
             bar.close()
@@ -387,7 +390,7 @@ def cmd_export(args) -> int:
     if not args.quiet:
         print(f"{summary}; wrote {len(frame):,} rows ({args.which}) to {args.out}")
     if args.push_to_hub:
-        push_to_hub(frame, card, args.push_to_hub)
+        push_to_hub(frame, card, args.push_to_hub, certificate=certificate)
         if not args.quiet:
             print(f"pushed the split and its card to https://huggingface.co/datasets/{args.push_to_hub}")
     return 0
@@ -420,14 +423,32 @@ def hub_token(repo_id: str) -> str:
     return token
 
 
-def push_to_hub(frame, card, repo_id: str) -> None:
-    """The split (as a `datasets.Dataset`) and its card to the dataset repository ``repo_id``."""
+def split_certificate(dataset, frame, quiet: bool = False):
+    """The artifact certificate of the exported rows (`core.certificate`), or None with a note when
+    the split is too small to measure (e.g. a label with fewer examples than folds)."""
+    from core.certificate.measures import certify
+
+    try:
+        return certify(dataset.subset(frame["id"].astype(str)))
+    except InputError as exc:
+        if not quiet:
+            print(f"note: no certificate.json: {printable(exc)}", file=sys.stderr)
+        return None
+
+
+def push_to_hub(frame, card, repo_id: str, certificate=None) -> None:
+    """The split (as a `datasets.Dataset`), its card and its ``certificate.json`` to the dataset
+    repository ``repo_id``."""
     import datasets
+    from huggingface_hub import HfApi
 
     token = hub_token(repo_id)
     try:
         datasets.Dataset.from_pandas(frame, preserve_index=False).push_to_hub(repo_id, token=token)
         card.push_to_hub(repo_id, repo_type="dataset", token=token)
+        if certificate is not None:
+            HfApi(token=token).upload_file(path_or_fileobj=certificate_bytes(certificate), path_in_repo="certificate.json",
+                                           repo_id=repo_id, repo_type="dataset")
     except Exception as exc:  # noqa: BLE001  (network, permissions: the files written locally stay)
         raise InputError(f"pushing to {repo_id} failed ({exc.__class__.__name__}: {printable(exc)}); the export on "
                          "disk is complete: fix what the message names (the network, the token's write access to "

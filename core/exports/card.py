@@ -18,7 +18,7 @@ import pandas as pd
 
 from core.base.escaping import md_code, md_text
 
-__all__ = ["card_inputs", "dataset_card", "card_of", "size_category", "TOP_CUES"]
+__all__ = ["card_inputs", "dataset_card", "card_of", "size_category", "TOP_CUES", "HEADLINE"]
 
 #: cues listed before and after filtering
 TOP_CUES = 8
@@ -89,10 +89,27 @@ def _cue_table(rows) -> str:
         f"| {_md(r['feature'])} | {_md(r['label'])} | {r['n']:,} | {r['z']:.2f} |" for r in rows)
 
 
+#: the certificate's measures the card's front matter and table carry (its headline numbers)
+HEADLINE = ("partial_input.accuracy", "partial_input.lift", "v_information.partial", "v_information.full",
+            "zstats.z_max", "aflite.predictable_share", "near_duplicates.within", "mislabelled.share")
+
+
+def _headline(certificate: dict) -> dict:
+    """The front matter's ``artifact_certificate``: format, fingerprint and the headline measures
+    (value and standard error, machine-readable)."""
+    found = certificate.get("measures") or {}
+    return {"format": certificate.get("certificate_format"),
+            "fingerprint": (certificate.get("dataset") or {}).get("fingerprint"),
+            **{name.replace(".", "_"): {"value": found[name]["value"], "stderr": found[name]["stderr"]}
+               for name in HEADLINE if name in found}}
+
+
 def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Optional[str] = None,
-                 license: Optional[str] = None, task: str = "text-classification"):
+                 license: Optional[str] = None, task: str = "text-classification", certificate: Optional[dict] = None):
     """The card of an export (``manifest``: `core.exports.writers.manifest_for`; ``inputs``: `card_inputs`;
-    ``verdict``: the evaluation's sentence, `core.evaluation.verdict.verdict`)."""
+    ``verdict``: the evaluation's sentence, `core.evaluation.verdict.verdict`; ``certificate``: the
+    split's artifact certificate, `core.certificate.measures.certify`, whose headline numbers go in
+    the front matter and a table)."""
     from huggingface_hub import DatasetCard, DatasetCardData
 
     export = manifest.get("export") or {}
@@ -104,7 +121,8 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
     data = DatasetCardData(license=license, task_categories=[task], size_categories=[size_category(rows)],
                            source_datasets=[name], pretty_name=f"{name} ({export.get('selection', 'filtered')}, "
                                                                "Artifact Lens)",
-                           tags=["artifact-lens", "aflite", "adversarial-filtering", "dataset-artifacts"])
+                           tags=["artifact-lens", "aflite", "adversarial-filtering", "dataset-artifacts"],
+                           **({"artifact_certificate": _headline(certificate)} if certificate else {}))
     selection = export.get("selection", "retained")
     lines = [f"# {_md(name)}: {_md(_SELECTIONS.get(selection, f'the {selection} examples'))} of an AFLite filter", "",
              "Made with Artifact Lens: AFLite (Le Bras et al. 2020) removed the examples that models on a "
@@ -161,6 +179,14 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
                   "the label beyond chance) on the whole dataset and on this split.", "",
                   "### Before filtering", "", _cue_table(inputs["cues"].get("before")), "",
                   "### After filtering", "", _cue_table(inputs["cues"].get("after"))]
+    if certificate:
+        found = certificate.get("measures") or {}
+        lines += ["", "## Artifact certificate", "",
+                  "The split's artifact measures (`certificate.json`, `python -m core certify`; a dataset's CI "
+                  "compares them with `python -m core check`).", "", "| measure | value | ± (standard error) |",
+                  "|---|---|---|"]
+        lines += [f"| {_md(found[name]['description'])} | {_num(found[name]['value'])} | {_num(found[name]['stderr'])} |"
+                  for name in HEADLINE if name in found]
     if verdict:
         lines += ["", "## Evaluation", "", _md(verdict)]
     agreement = export.get("review_agreement")
@@ -173,11 +199,14 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
                   + (f"; the team's word vs the filter: κ = {agreement['filter_kappa']:.3f}"
                      if agreement.get("filter_kappa") is not None else "") + "."]
     lines += ["", "## Files", "", "`manifest.json` holds every parameter, the phases, the retained ids and the "
-              "export's options: what reproduces this split."]
+              "export's options: what reproduces this split."
+              + (" `certificate.json` holds every artifact measure of the split with its uncertainty." if certificate
+                 else "")]
     return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n".join(lines) + "\n")
 
 
-def card_of(dataset, manifest: dict, *, verdict: Optional[str] = None):
+def card_of(dataset, manifest: dict, *, verdict: Optional[str] = None, certificate: Optional[dict] = None):
     """The card of an export of ``dataset`` whose manifest is ``manifest`` (its ``retained_ids``
     are the filtered split): what every datasets folder, the Export page and a Hub push carry."""
-    return dataset_card(manifest, card_inputs(dataset, manifest.get("retained_ids") or []), verdict=verdict)
+    return dataset_card(manifest, card_inputs(dataset, manifest.get("retained_ids") or []), verdict=verdict,
+                        certificate=certificate)

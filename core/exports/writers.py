@@ -259,13 +259,15 @@ def _zip_folder(folder: Path, fh) -> None:
 
 
 def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] = None, zipped: bool = True,
-               chunk_rows: int = CHUNK_ROWS, progress=None, cancel=None, card: Optional[str] = None) -> None:
+               chunk_rows: int = CHUNK_ROWS, progress=None, cancel=None, card: Optional[str] = None,
+               files: Optional[dict] = None) -> None:
     """Stream the export to ``out`` in chunks of ``chunk_rows`` rows.
 
     ``out`` is a binary file object or a path (not made atomic here: `write` and the
     callers write to a temporary and rename). ``fmt="datasets"`` writes a zip of the
     ``save_to_disk`` folder with ``manifest.json`` inside, and ``README.md`` when a dataset
-    ``card`` is given (`core.exports.card.dataset_card`) (``zipped=False`` and a path: the folder itself). ``progress(fraction, message)`` and ``cancel`` (an object with
+    ``card`` is given (`core.exports.card.dataset_card`), and ``files`` (name → bytes: the split's
+    ``certificate.json``) beside them (``zipped=False`` and a path: the folder itself). ``progress(fraction, message)`` and ``cancel`` (an object with
     ``is_set()``) are checked between chunks; a cancel raises `core.base.errors.Cancelled`.
     """
     _check_choice("fmt", fmt, FORMATS)
@@ -278,6 +280,10 @@ def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] =
                 (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
             if card is not None:
                 (folder / "README.md").write_text(str(card), encoding="utf-8")
+            for name, blob in (files or {}).items():
+                if Path(name).name != name or name in ("README.md", "manifest.json") or name.startswith("."):
+                    raise ValueError(f"{name!r} is not a file name the datasets folder can hold beside its data")
+                (folder / name).write_bytes(blob)
             check_cancel(cancel)
             report(progress, 0.95, "zipping the datasets folder" if zipped else "moving the datasets folder")
             if not zipped:

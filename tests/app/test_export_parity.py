@@ -77,3 +77,27 @@ def test_a_member_demoted_after_preparing_a_file_is_told_and_the_file_goes(fresh
     assert not prepared.exists() and not cur.get("download_button")
     cur.run()   # said once, where it happened: the next run shows the plain role line
     assert "exports need a curator or owner" in texts(cur) and "had prepared" not in texts(cur)
+
+
+def test_the_export_pages_datasets_folder_carries_the_certificate(fresh_server, downloads):
+    """Issue 34: the Export page's datasets folder (a zip) holds the split's certificate.json,
+    valid under the schema and of the exported rows, and its README the certificate's headline."""
+    import io
+    import zipfile
+
+    from huggingface_hub import DatasetCard
+
+    from core.certificate.schema import validate
+
+    at = app().run()
+    at.switch_page(page("7_export")).run()
+    at.radio(key="exp_fmt").set_value("datasets").run()
+    at.button(key="exp_prepare").click().run()
+    no_exceptions(at)
+    folder = zipfile.ZipFile(io.BytesIO(downloads(at.get("download_button")[0])))
+    names = {n.split("/")[-1]: n for n in folder.namelist()}
+    cert = validate(json.loads(folder.read(names["certificate.json"])))
+    manifest = json.loads(folder.read(names["manifest.json"]))
+    assert cert["dataset"]["examples"] == manifest["export"]["rows"]
+    card = DatasetCard(folder.read(names["README.md"]).decode())
+    assert card.data.to_dict()["artifact_certificate"]["fingerprint"] == cert["dataset"]["fingerprint"]

@@ -117,3 +117,29 @@ def test_the_cards_title_says_what_the_export_holds(selection, title):
     text = str(dataset_card({"dataset": {"name": "snli"}, "export": {"selection": selection, "rows": 10}}))
     heading = next(line for line in text.splitlines() if line.startswith("# "))
     assert title in heading and "the all split" not in text
+
+
+def test_a_datasets_folder_carries_its_certificate_and_the_card_its_headline(saved, tmp_path):
+    """Issue 34: the export's certificate.json follows the schema and is the split's own (its
+    fingerprint, its rows); the card's front matter holds the headline numbers, its body a table;
+    --no-certificate leaves both out."""
+    from core.certificate.schema import read_certificate
+
+    ds, _, folder = saved
+    data = tmp_path / "nli.csv"
+    ds.table.reset_index().to_csv(data, index=False)
+    out = tmp_path / "split"
+    assert main(["-q", "export", str(data), "--run", str(folder / "run.npz"), "--format", "datasets",
+                 "--out", str(out)]) == 0
+    cert = read_certificate(out / "certificate.json")
+    manifest = json.loads((tmp_path / "split.manifest.json").read_text())
+    assert cert["dataset"]["examples"] == manifest["export"]["rows"] == len(manifest["retained_ids"])
+    card = DatasetCard((out / "README.md").read_text())
+    head = card.data.to_dict()["artifact_certificate"]
+    assert head["fingerprint"] == cert["dataset"]["fingerprint"]
+    assert head["partial_input_accuracy"]["value"] == cert["measures"]["partial_input.accuracy"]["value"]
+    assert "## Artifact certificate" in card.text
+    bare = tmp_path / "bare"
+    assert main(["-q", "export", str(data), "--run", str(folder / "run.npz"), "--format", "datasets", "--no-certificate",
+                 "--out", str(bare)]) == 0
+    assert not (bare / "certificate.json").exists() and "artifact_certificate" not in (bare / "README.md").read_text()
