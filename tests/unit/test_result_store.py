@@ -140,6 +140,7 @@ def test_stores_of_computed_results_are_result_stores():
         "core/results/runs.py": "Run.save: a run file a user names (CLI --run, team files)",
         "core/team/store/team_store.py": "saved team files (not recomputable)",
         "core/team/store/submissions.py": "a dataset version in the team files (not recomputable)",
+        "core/certificate/schema.py": "a certificate a user names (a command's output, through its output policy)",
         "dashboard/data_inputs.py": "an upload (user data)",
         "core/evaluation/suite.py": "the evaluation store's 'started' records",
     }
