@@ -15,6 +15,7 @@ from dashboard.job_panel import watch
 from dashboard.session import set_live
 from dashboard.page import require_run, start_page
 from dashboard.evaluation_panels import interrupted_panel, options_form
+from dashboard.certificate_panel import certificate_section
 from dashboard.team import member
 
 sess = start_page("Evaluate", caption=(
@@ -41,6 +42,7 @@ def ended(job) -> None:
 
 watch(evaluation_jobs.job, "Evaluation", "eval", ended)
 interrupted_panel(run, running)
+certificate_section(run)
 
 # ---------------------------------------------------------------- results
 found = evaluation_jobs.stored(run)

@@ -1,0 +1,47 @@
+"""The Evaluate page's artifact certificate section: the dataset's and the split's certificates at
+the live τ/n, the gate's verdict on each measure (before, after, change, the rise its rule
+allows) and both files to download, the same ``python -m core certify`` and ``check`` write."""
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from core.base.errors import InputError
+from dashboard import certificates, team
+from dashboard.formatting import plain
+from dashboard.job_panel import watch
+
+__all__ = ["certificate_section"]
+
+
+def certificate_section(run) -> None:
+    st.subheader("Artifact certificate (the split against the whole dataset)")
+    watch(partial(certificates.job, run), "Artifact certificates", "cert_job", certificates.ended)
+    found = certificates.result(run)
+    if found is None:
+        job = certificates.job(run)
+        if job is not None and not job.done:
+            return
+        if team.member().can("run filters"):
+            if st.button("Certify the dataset and this split", key="cert_start"):
+                try:
+                    certificates.start(run)
+                    st.rerun()
+                except InputError as exc:
+                    st.error(plain(exc))
+        st.caption("Each artifact measure with its uncertainty (docs/certificate.md), for the whole dataset and the "
+                   "split at this τ and n, compared the way a dataset's CI would (python -m core check).")
+        return
+    table = certificates.comparison(found)
+    broken = table.loc[table["ok"] == False, "measure"].tolist()   # noqa: E712  (None: not gated)
+    if broken:
+        st.warning(plain("These artifact measures are worse in the split than in the whole dataset: "
+                         + ", ".join(broken) + "."))
+    else:
+        st.success("Every artifact measure of the split is within its rule: none is worse than in the whole dataset.")
+    st.dataframe(table, hide_index=True, key="cert_table")
+    columns = st.columns(2)
+    for column, (name, blob) in zip(columns, certificates.files(found).items()):
+        column.download_button(f"Download {name}", blob, file_name=name, mime="application/json", key=f"dl_{name}",
+                               on_click="ignore")

@@ -1,0 +1,54 @@
+"""The artifact certificates of the current run's split (issue 34): the whole dataset's and the
+split's at the live τ/n, computed together as a shared job (`dashboard.cached_jobs`), and the
+gate's comparison of the two (`core.certificate.gate`): what ``python -m core check`` says of them."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from core.certificate.gate import compare
+from core.certificate.measures import certify
+from core.certificate.schema import certificate_bytes
+from dashboard import cached_jobs, current, team
+from dashboard.session import session
+
+__all__ = ["start", "result", "job", "ended", "comparison", "files"]
+
+
+def _key(run) -> tuple:
+    tau, n = current.live_values(run)
+    return session().ds_key, run.key, float(tau), int(n)
+
+
+def start(run) -> None:
+    """Certify the dataset and the run's split at the live τ/n; curators and owners."""
+    team.require("run filters")
+    ds, live = current.dataset(), current.live_result(run)
+    kept = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str)
+    cached_jobs.start("certificates", "Artifact certificates", _key(run), lambda ctx: {
+        "dataset": ctx.offload(certify, ds), "split": ctx.offload(certify, ds.subset(kept))})
+
+
+def result(run) -> Optional[dict]:
+    """``{"dataset": certificate, "split": certificate}`` at the live τ/n, or None before it is computed."""
+    return cached_jobs.result("certificates", _key(run))
+
+
+def job(run):
+    return cached_jobs.job("certificates", _key(run))
+
+
+ended = cached_jobs.ended
+
+
+def comparison(found: dict) -> pd.DataFrame:
+    """The gate's table (the dataset as the baseline, the split as the candidate; default rules)."""
+    return compare(found["dataset"], found["split"])
+
+
+def files(found: dict) -> dict:
+    """The two certificates as the files ``check`` reads: name → bytes."""
+    return {"dataset.certificate.json": certificate_bytes(found["dataset"]),
+            "split.certificate.json": certificate_bytes(found["split"])}

@@ -1,0 +1,30 @@
+"""The Evaluate page's artifact certificate (issue 34): a curator certifies the dataset and the
+split at the live τ/n in a background job; the page shows the gate's table and verdict, and both
+certificates download as the files ``python -m core check`` reads (it agrees with the page)."""
+import json
+
+from apptest_helpers import OWNER, app, no_exceptions, page, wait_for_jobs
+
+
+def test_certify_the_split_against_the_dataset(fresh_server, downloads, tmp_path):
+    from core.certificate.schema import validate
+    from core.cli import main
+
+    at = app(OWNER).run()
+    at.switch_page(page("10_evaluate")).run()
+    no_exceptions(at)
+    at.button(key="cert_start").click().run()
+    wait_for_jobs(at)
+    table = [d.value for d in at.dataframe if "allowed" in d.value.columns][0]
+    assert {"zstats.z_max", "partial_input.accuracy", "aflite.predictable_share"} <= set(table["measure"])
+    verdicts = [s.value for s in at.success] + [w.value for w in at.warning]
+    passed = not (table["ok"] == False).any()   # noqa: E712
+    assert any(("within its rule" in v) == passed for v in verdicts)
+    buttons = {b.proto.label: b for b in at.get("download_button")}
+    for name in ("dataset", "split"):
+        blob = downloads(buttons[f"Download {name}.certificate.json"])
+        validate(json.loads(blob))
+        (tmp_path / f"{name}.json").write_bytes(blob)
+    split = json.loads((tmp_path / "split.json").read_text())
+    assert split["dataset"]["examples"] < json.loads((tmp_path / "dataset.json").read_text())["dataset"]["examples"]
+    assert main(["-q", "check", str(tmp_path / "dataset.json"), str(tmp_path / "split.json")]) == (0 if passed else 1)
