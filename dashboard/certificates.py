@@ -14,11 +14,11 @@ from core.certificate.schema import certificate_bytes
 from dashboard import cached_jobs, current, team
 from dashboard.session import session
 
-__all__ = ["start", "result", "job", "ended", "comparison", "files"]
+__all__ = ["start", "result", "job", "ended", "comparison", "files", "report_table"]
 
 
-def _key(run) -> tuple:
-    tau, n = current.live_values(run)
+def _key(run, at: Optional[tuple] = None) -> tuple:
+    tau, n = at or current.live_values(run)
     return session().ds_key, run.key, float(tau), int(n)
 
 
@@ -31,9 +31,16 @@ def start(run) -> None:
         "dataset": ctx.offload(certify, ds), "split": ctx.offload(certify, ds.subset(kept))})
 
 
-def result(run) -> Optional[dict]:
-    """``{"dataset": certificate, "split": certificate}`` at the live τ/n, or None before it is computed."""
-    return cached_jobs.result("certificates", _key(run))
+def result(run, at: Optional[tuple] = None) -> Optional[dict]:
+    """``{"dataset": certificate, "split": certificate}`` at the live τ/n (or ``at``: (τ, n)), or None
+    before it is computed."""
+    return cached_jobs.result("certificates", _key(run, at))
+
+
+def report_table(run, ev) -> Optional[pd.DataFrame]:
+    """The comparison for an evaluation's report, when the certificates were made at its τ/n."""
+    found = result(run, (ev.context.get("tau"), ev.context.get("n")))
+    return None if found is None else comparison(found)
 
 
 def job(run):

@@ -8,7 +8,7 @@ from core.evaluation.plots import figures
 from core.exports.report import family_wide, html_report, report_name
 from core.evaluation.verdict import verdict
 from core.aflite.summaries import live_view
-from dashboard import current
+from dashboard import certificates, current
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import metric_row, plain
 from dashboard.job_panel import watch
@@ -113,5 +113,6 @@ if "synthetic" in t:
     st.dataframe(t["synthetic"], hide_index=True, key="eval_synthetic_table")
     st.plotly_chart(figs["synthetic_accuracy"], key="eval_synthetic_acc")
     st.plotly_chart(figs["synthetic_scatter"], key="eval_synthetic_scatter")
-st.download_button("Download the HTML report", html_report(ev, review=evaluation_jobs.review_summary(run, ev)),
+st.download_button("Download the HTML report", html_report(ev, review=evaluation_jobs.review_summary(run, ev),
+                                                            certificate=certificates.report_table(run, ev)),
                    file_name=report_name(ev), mime="text/html", key="eval_report")

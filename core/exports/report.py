@@ -102,11 +102,14 @@ def report_name(ev) -> str:
     return stem + (f"-tau{float(tau):.2f}-n{int(n)}" if tau is not None and n is not None else "") + ".html"
 
 
-def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None) -> str:
+def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None,
+                certificate: Optional[pd.DataFrame] = None) -> str:
     """The one-page report of an `core.evaluation.Evaluation`. ``images``: name -> PNG bytes
     (inlined as data URIs); without them the figures are inline plotly HTML (plotly.js
     included once, so the page works offline). ``review``: the team's agreement on the run
-    (``dashboard.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews."""
+    (``dashboard.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews.
+    ``certificate``: the gate's comparison of the dataset's and the split's artifact certificates
+    (`core.certificate.gate.compare`), when they were computed at the evaluation's τ/n."""
     from core.evaluation.plots import figures
 
     e = html_text
@@ -157,6 +160,12 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
     if "synthetic" in t:
         parts.append("<h2>Synthetic circles (paper 000 §3, Fig. 2)</h2>" + _table_html(t["synthetic"])
                      + fig("synthetic_accuracy") + fig("synthetic_scatter"))
+    if certificate is not None and len(certificate):
+        broken = certificate.loc[certificate["ok"] == False, "measure"].tolist()   # noqa: E712  (None: not gated)
+        parts.append("<h2>Artifact certificate</h2><p>The split's artifact measures against the whole dataset's, "
+                     "each with its uncertainty (python -m core certify and check): "
+                     + (f"<b>worse beyond their uncertainty: {e(', '.join(broken))}</b>" if broken else
+                        "none is worse beyond its uncertainty") + ".</p>" + _table_html(certificate, "{:.4g}"))
     if review and review.get("examples_reviewed"):
         parts.append("<h2>Team review</h2>" + _review_html(review))
     if ev.notes:

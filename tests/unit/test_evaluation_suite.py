@@ -278,6 +278,22 @@ def test_the_report_has_the_verdict_no_row_numbers_one_header_row_and_the_datase
     assert report_name(ev) == "ab12cd-evaluation-tau0.75-n2952.html"
 
 
+def test_the_report_carries_the_certificates_comparison_escaped():
+    """Issue 34: with the gate's comparison of the dataset's and the split's certificates, the
+    report says which measures got worse and shows the table; measure names are text, never HTML."""
+    from core.exports.report import html_report
+
+    ev = _evaluation({"logistic": (0.50, 0.37)})
+    table = pd.DataFrame({"measure": ["zstats.z_max[<b>x</b>]", "partial_input.accuracy"], "before": [9.0, 0.6],
+                          "after": [12.0, 0.5], "change": [3.0, -0.1], "allowed": [2.77, 0.02], "ok": [False, True],
+                          "why": ["rose by 3, more than 2.77", "within the rule"]})
+    page = html_report(ev, certificate=table)
+    section = page[page.index("<h2>Artifact certificate</h2>"):]
+    assert "worse beyond their uncertainty: zstats.z_max[&lt;b&gt;x&lt;/b&gt;]" in section and "<b>x</b>" not in section
+    assert section.count("<tr") == 3
+    assert "Artifact certificate" not in html_report(ev)
+
+
 def test_a_partial_input_equivalent_to_phi_is_not_trained_twice(tmp_path, monkeypatch):
     """A hypothesis-only Φ (another dimension) against the default hypothesis-only partial input:
     the families table is the partial-input table, said in a note, not a second training."""
