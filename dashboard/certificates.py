@@ -23,12 +23,13 @@ def _key(run, at: Optional[tuple] = None) -> tuple:
 
 
 def start(run) -> None:
-    """Certify the dataset and the run's split at the live τ/n; curators and owners."""
+    """Certify the dataset and the run's split at the live τ/n, on the run's Φ; curators and owners."""
     team.require("run filters")
-    ds, live = current.dataset(), current.live_result(run)
+    ds, live, spec = current.dataset(), current.live_result(run), run.representation
     kept = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str)
     cached_jobs.start("certificates", "Artifact certificates", _key(run), lambda ctx: {
-        "dataset": ctx.offload(certify, ds), "split": ctx.offload(certify, ds.subset(kept))})
+        "dataset": ctx.offload(certify, ds, representation=spec),
+        "split": ctx.offload(certify, ds.subset(kept), representation=spec)})
 
 
 def result(run, at: Optional[tuple] = None) -> Optional[dict]:

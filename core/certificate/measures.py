@@ -50,7 +50,9 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
             m: Optional[int] = None, epochs: Optional[int] = None, cache_dir=None, progress=None, cancel=None) -> dict:
     """The certificate of ``dataset`` (a `core.data.dataset.Dataset`): a dict that follows the schema.
 
-    ``representation`` is Φ for PVI, AFLite and the training dynamics; ``partial`` the partial
+    ``representation`` is Φ for PVI, AFLite and the training dynamics (for data without text, give
+    one that reads it: ``embedding``, ``pixels``…); the z-statistics need text fields or feature
+    columns and are left out without them; ``partial`` the partial
     input (default: TF-IDF/SVD of the last text field when there are two or more); ``eval_dataset``
     another split whose examples the dataset's cues are measured on; ``agreement`` a
     `core.team.agreement.Agreement` (the reviewers of a run in a team store)."""
@@ -70,19 +72,20 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     n = len(dataset)
     labels = dataset.table[dataset.label].astype(str).value_counts().sort_index()
 
-    report(progress, 0.0, "z-statistics")
-    zs = compute_z(dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]), random_state=int(s["seed"]))
-    table = zs.table
-    measures["zstats.z_max"] = _measure(table["z"].max() if len(table) else None, 1.0, "higher", "z",
-                                        "the largest z-statistic of any simple feature for any label")
-    for label in sorted(table["label"].astype(str).unique()):
-        mine = table[table["label"].astype(str) == label]
-        over = int(mine["significant"].sum())
-        measures[f"zstats.z_max[{label}]"] = _measure(mine["z"].max(), 1.0, "higher", "z",
-                                                      f"the largest z of a simple feature for {label}")
-        measures[f"zstats.over_line[{label}]"] = _measure(over, math.sqrt(max(over, 1)), "higher", "features",
-                                                          f"features over the Bonferroni line (z* = {zs.z_star:.2f}) "
-                                                          f"for {label}")
+    if dataset.text or dataset.features:   # z-statistics read text fields and the columns a user names
+        report(progress, 0.0, "z-statistics")
+        zs = compute_z(dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]), random_state=int(s["seed"]))
+        table = zs.table
+        measures["zstats.z_max"] = _measure(table["z"].max() if len(table) else None, 1.0, "higher", "z",
+                                            "the largest z-statistic of any simple feature for any label")
+        for label in sorted(table["label"].astype(str).unique()):
+            mine = table[table["label"].astype(str) == label]
+            over = int(mine["significant"].sum())
+            measures[f"zstats.z_max[{label}]"] = _measure(mine["z"].max(), 1.0, "higher", "z",
+                                                          f"the largest z of a simple feature for {label}")
+            measures[f"zstats.over_line[{label}]"] = _measure(over, math.sqrt(max(over, 1)), "higher", "features",
+                                                              f"features over the Bonferroni line (z* = {zs.z_star:.2f}) "
+                                                              f"for {label}")
     check_cancel(cancel)
     measures["labels.majority_share"] = _share(int(labels.max()), n, "higher", "the largest label's share", False)
 

@@ -170,3 +170,15 @@ def test_check_refuses_a_missing_or_damaged_certificate(tmp_path, capsys):
     with pytest.raises(InputError, match="give a .toml or .yaml"):
         read_rules(tmp_path / "torn.json")
     assert validate(json.loads((tmp_path / "before.json").read_text()))["dataset"]["examples"] == 10
+
+
+def test_data_without_text_is_certified_on_its_own_representation():
+    """Images (the digits demo on its pixels): no text to take z-statistics of or near-duplicates
+    in, so those measures are left out and the rest are measured on the representation."""
+    from core.certificate.measures import certify
+    from core.data.demos import make_digits
+
+    found = certify(make_digits(), representation="pixels", folds=3)
+    assert {"v_information.full", "aflite.predictable_share", "mislabelled.share"} <= set(found["measures"])
+    assert not [m for m in found["measures"] if m.startswith(("zstats.", "near_duplicates.", "partial_input."))]
+    assert found["measures"]["v_information.full"]["value"] > 1.0   # pixels tell the digit: bits of log₂ 10 ≈ 3.3
