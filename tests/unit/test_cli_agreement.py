@@ -135,3 +135,21 @@ def test_blind_review_counts_every_decision_for_adjudicators_and_refuses_annotat
     finally:
         with TeamStore(team["url"]) as store:
             store.set_review_settings(ws, blind=False, by=OWNER)
+
+
+def test_the_certificate_carries_the_reviewers_alpha_from_the_store(team, capsys, tmp_path):
+    """Issue 34: ``certify --db --workspace --run`` adds reviewers' α (the agreement command's
+    number, with its bootstrap spread); half the store options is one clear error."""
+    from core.certificate.schema import read_certificate
+
+    found = agreement_json(team, capsys)
+    out = tmp_path / "cert.json"
+    data = str(team["root"] / "snli.jsonl")
+    assert main(["-q", "certify", data, "-r", "tfidf-svd:dim=16", "--folds", "3", "--db", team["url"], "--workspace",
+                 "nli", "--run", team["run"].key, "--as", CURATOR, "--out", str(out)]) == 0
+    alpha = read_certificate(out)["measures"]["reviewers.alpha"]
+    assert alpha["value"] == pytest.approx(found["alpha"], abs=1e-4) and alpha["worse"] == "lower" and not alpha["artifact"]
+    assert alpha["stderr"] == pytest.approx((found["alpha_interval"][1] - found["alpha_interval"][0]) / 3.92, rel=0.2)
+    capsys.readouterr()
+    assert main(["certify", data, "--run", team["run"].key, "--out", str(tmp_path / "x.json")]) == 2
+    assert "--workspace and --run" in capsys.readouterr().err
