@@ -1,9 +1,9 @@
 """Who is using this tab, in which workspace, with which role; sign-in when it is configured.
 
-With an ``[auth]`` section in ``.streamlit/secrets.toml`` the dashboard is a shared
-instance: nothing is shown before sign-in (OIDC; the screen is `dashboard.sign_in`), and every action asks the
-team store whether the member's role allows it (`require`). Without one it runs
-single-user: the local user owns the default workspace, and the sidebar says so.
+With an ``[auth]`` section in ``.streamlit/secrets.toml`` the dashboard is a shared instance:
+nothing is shown before sign-in (OIDC; the screen is `dashboard.sign_in`), and every action asks
+the team store whether the member's role allows it (`require`). Without one it runs single-user:
+the local user owns the default workspace, and the sidebar says so.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from dashboard import identity
 from dashboard.server import server
 from dashboard.session import session
 
-__all__ = ["Member", "SignInNeeded", "owner_setting", "resolve", "member", "require", "scope", "workspaces", "create_workspace",
-           "seed_of"]
+__all__ = ["Member", "SignInNeeded", "owner_setting", "resolve", "member", "require", "scope", "workspaces",
+           "create_workspace", "seed_of"]
 
 
 @dataclass(frozen=True)
