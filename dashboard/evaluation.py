@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from core.base.jobs import JobKey
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
 from dashboard import agreement, current, team
 from dashboard.session import set_live
@@ -60,7 +61,7 @@ def start(run, **knobs):
         return target.put(ev)
 
     target.started(key, run_key=run.key, tau=float(tau), n=int(n), options=options.to_dict())
-    job = server().jobs.submit(f"eval:{run.key}:{key}", work, name="Evaluation")
+    job = server().jobs.submit(JobKey("eval", key, about=run.key), work, name="Evaluation")
     sess.eval_job = job.key
     return job
 
@@ -71,7 +72,7 @@ def job():
 
 def interrupted(run) -> list:
     """Evaluations of ``run`` a stop or crash cut short (`core.evaluation.EvaluationStore.interrupted`)."""
-    here = {(j.key or "").rsplit(":", 1)[-1] for j in server().jobs.running()}
+    here = {j.spec.digest for j in server().jobs.running(kind="eval")}
     return store().interrupted(run.key, running=here)
 
 
@@ -79,7 +80,7 @@ def run_again(run, record: dict):
     """Start an interrupted evaluation again at its τ/n (the tab's live τ/n move there) with its options."""
     set_live(record["tau"], record["n"])
     job = start(run, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in record["options"].items()})
-    if job is None or not job.key.endswith(":" + record["key"]):
+    if job is None or job.spec is None or job.spec.digest != record["key"]:
         store().ended(record["key"])   # superseded by the new start (under another key, or already stored)
     return job
 
@@ -87,8 +88,7 @@ def run_again(run, record: dict):
 def running(run):
     """The evaluation of ``run`` running or waiting on this server (started by anyone), or None:
     the page shows it as running and offers no second start."""
-    prefix = f"eval:{run.key}:"
-    return next((j for j in server().jobs.running() if (j.key or "").startswith(prefix)), None)
+    return next(iter(server().jobs.running(kind="eval", about=run.key)), None)
 
 
 def shown(run) -> Optional[Evaluation]:

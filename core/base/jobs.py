@@ -23,12 +23,13 @@ import threading
 import time
 import traceback
 import uuid
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from core.base.cores import usable_cores
 from core.base.errors import Cancelled, InputError
 
-__all__ = ["Job", "JobContext", "JobRunner", "LocalBackend", "DaskBackend", "backend_for", "offload"]
+__all__ = ["Job", "JobKey", "JobContext", "JobRunner", "LocalBackend", "DaskBackend", "backend_for", "offload"]
 
 log = logging.getLogger("artifact_lens.jobs")
 
@@ -73,6 +74,21 @@ class JobContext:
         return backend.run(fn, args, kwargs, progress=progress or self.progress, cancel=self.cancel, relay=relay)
 
 
+@dataclass(frozen=True)
+class JobKey:
+    """What a background job computes, typed: its ``kind`` (``run``, ``eval``, ``quality``…), what
+    it is about (``about``: a run's key, or empty) and the ``digest`` of its inputs
+    (`core.base.keys`). ``str()`` is the runner's key, ``kind:about:digest`` with empty parts left
+    out, so a job is found by its parts (`JobRunner.running`), never by parsing a string back."""
+
+    kind: str
+    digest: str
+    about: str = ""
+
+    def __str__(self) -> str:
+        return ":".join(p for p in (self.kind, self.about, self.digest) if p)
+
+
 class Job:
     """A function running in a daemon thread, polled by the app.
 
@@ -81,8 +97,10 @@ class Job:
     Status: ``"pending"``, ``"running"``, ``"done"``, ``"error"``, ``"cancelled"``.
     """
 
-    def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key: Optional[str] = None,
+    def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key=None,
                  slots: Optional[threading.Semaphore] = None, backend=None, runner: Optional["JobRunner"] = None):
+        self.spec = key if isinstance(key, JobKey) else None   # the typed key, when it was given one
+        key = None if key is None else str(key)
         self.fn, self.name, self.key, self._slots, self.backend = fn, name, key, slots, backend
         self.runner = runner   # for `JobContext.cores`: how many jobs share the machine
         self.status = "pending"
@@ -194,12 +212,15 @@ class JobRunner:
         self._stop = threading.Event()   # set by `shutdown`: the services stop
         self._services: list = []
 
-    def submit(self, key: str, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
+    def submit(self, key, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
+        """Start ``fn`` as the job of ``key`` (a `JobKey`, or its string), or return that key's job
+        while it still runs."""
+        spec, key = key, str(key)
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and not job.done:
                 return job
-            job = Job(fn, name=name or key, key=key, slots=self._slots, backend=self.backend, runner=self)
+            job = Job(fn, name=name or key, key=spec, slots=self._slots, backend=self.backend, runner=self)
             self._jobs.pop(key, None)
             self._jobs[key] = job
             finished = [k for k, j in self._jobs.items() if j.done]   # oldest first
@@ -214,9 +235,14 @@ class JobRunner:
         with self._lock:
             return self._jobs.get(key)
 
-    def running(self) -> list:
+    def running(self, kind: Optional[str] = None, about: Optional[str] = None) -> list:
+        """The jobs not done yet; with ``kind`` / ``about``, only those whose `JobKey` has them."""
         with self._lock:
-            return [j for j in self._jobs.values() if not j.done]
+            jobs = [j for j in self._jobs.values() if not j.done]
+        if kind is None and about is None:
+            return jobs
+        return [j for j in jobs if j.spec is not None and kind in (None, j.spec.kind)
+                and about in (None, j.spec.about)]
 
     def forget(self, key: str) -> None:
         with self._lock:
