@@ -343,15 +343,27 @@ def _column_block(values: pd.Series, column: str) -> _Block:
     so "long hypotheses are neutral" is a feature like any other. Missing values are no feature."""
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
     if numeric and values.nunique() > COLUMN_VALUES_MAX:
-        if not np.isfinite(values.dropna().to_numpy(dtype=np.float64)).all():
+        x = values.to_numpy(dtype=np.float64)
+        seen = ~np.isnan(x)
+        if not np.isfinite(x[seen]).all():
             raise InputError(f"feature column {column!r} holds infinite numbers; give finite values (or none).")
-        bins = pd.qcut(values, q=COLUMN_BINS, duplicates="drop")
-        codes = bins.cat.codes.to_numpy().astype(np.int64)
-        names = [f"{column}∈({iv.left:.4g}, {iv.right:.4g}]" for iv in bins.cat.categories]
-        return _Block(_one_hot(codes, len(names)), names, "column", column)
+        # quantile edges, repeated ones merged; bin i is (edges[i], edges[i + 1]], the first closed
+        edges = np.unique(np.quantile(x[seen], np.linspace(0, 1, COLUMN_BINS + 1)))
+        codes = np.full(len(x), -1, dtype=np.int64)   # a missing value is no feature
+        codes[seen] = np.clip(np.searchsorted(edges, x[seen], side="left") - 1, 0, len(edges) - 2)
+        return _Block(_one_hot(codes, len(edges) - 1), _quantile_bin_names(column, edges), "column", column)
     codes, uniques = pd.factorize(values, sort=True)  # NaN -> -1 (no feature)
     names = [f"{column}={u}" for u in uniques]
     return _Block(_one_hot(codes.astype(np.int64), len(uniques)), names, "column", column)
+
+
+def _quantile_bin_names(column: str, edges: np.ndarray) -> list:
+    """``column∈(lo, hi]`` for each bin, with as many digits as it takes for the names to differ."""
+    for digits in (4, 6, 10, 17):
+        names = [f"{column}∈({lo:.{digits}g}, {hi:.{digits}g}]" for lo, hi in zip(edges[:-1], edges[1:])]
+        if len(set(names)) == len(names):
+            return names
+    return [f"{column}∈({lo!r}, {hi!r}]" for lo, hi in zip(edges[:-1], edges[1:])]
 
 
 # --------------------------------------------------------------------------- validation

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from core.data.dataset import Dataset
 from core.base.errors import Cancelled, InputError
@@ -107,6 +107,8 @@ def test_cues_in_any_column_an_annotator_or_a_binned_number():
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.one_of(st.floats(-1e9, 1e9), st.none(), st.integers(-10 ** 6, 10 ** 6)), min_size=12, max_size=80))
+@example([0.0] * 30 + [None] * 5 + list(range(25)))              # repeated quantile edges and missing values
+@example([1.0 + i * 1e-12 for i in range(40)])                   # edges that print alike at 4 digits
 def test_any_numeric_column_is_binned_or_refused_clearly(values):
     from core.text.features import build_features
 
