@@ -1,5 +1,5 @@
 """The one way computed results are kept on disk (issue 24): runs, evaluations, quality tables and
-comparisons, maps and their kNN graphs each go through an `ResultStore`.
+comparisons, maps and their kNN graphs each go through a `ResultStore`.
 
 - **Keys** are file stems this tool makes (`KEY`: letters, digits, ``-`` and ``_``), never paths:
   a key read back from a record cannot name ``../x``.
