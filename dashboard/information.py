@@ -51,7 +51,12 @@ def columns() -> Optional[pd.DataFrame]:
     found = result()
     if found is None:
         return None
-    out = found["full"].table.set_index("id")[["pvi"]]
-    if found["partial"] is not None:
-        out = out.join(found["partial"].table.set_index("id")[["pvi"]].rename(columns={"pvi": "pvi_partial"}))
-    return out
+
+    def build():
+        out = found["full"].table.set_index("id")[["pvi"]]
+        if found["partial"] is not None:
+            out = out.join(found["partial"].table.set_index("id")[["pvi"]].rename(columns={"pvi": "pvi_partial"}))
+        return out
+
+    # read on every slider move of the Examples and Dynamics pages: joined once per dataset and Φ
+    return current.cached("pvi_columns", session().spec, build)
