@@ -18,10 +18,12 @@ namespace; slow, a check), ``torch-cpu``, ``cuda`` (PyTorch on the GPU),
 from __future__ import annotations
 
 import argparse
+import cProfile
 import importlib.util
 import json
 import os
 import platform
+import pstats
 import sys
 import time
 from pathlib import Path
@@ -61,7 +63,7 @@ def data(N: int, d: int = 768, classes: int = 3, seed: int = 0):
     return X, y
 
 
-def run(N: int, backends: list) -> dict:
+def run(N: int, backends: list, profile: int = 0) -> dict:
     X, y = data(N)
     small = N <= 20000
     kw = dict(n_partitions=16 if small else 64, train_size=0.1, slice_size=0.1 if small else 0.01, tau=0.0,
@@ -78,13 +80,22 @@ def run(N: int, backends: list) -> dict:
             import torch
 
             torch.cuda.reset_peak_memory_stats()
+        profiler = cProfile.Profile() if profile else None
         t = time.perf_counter()
         try:
+            if profiler:
+                profiler.enable()
             fitted = AFLite(**kw, **SETTINGS[name]).fit(X, y)
         except Exception as exc:  # noqa: BLE001  (a backend that fails is reported, the others still run)
             out[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             continue
+        finally:
+            if profiler:
+                profiler.disable()
         seconds = time.perf_counter() - t
+        if profiler:   # where the time went, on stderr (the JSON line stays alone on stdout)
+            print(f"--- {name}, N={N}: the {profile} costliest functions by own time", file=sys.stderr)
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(profile)
         if name == "cuda":
             import torch
 
@@ -105,12 +116,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="20000", help="N values, comma-separated (default 20000)")
     ap.add_argument("--backends", help="comma-separated (default: every one present)")
+    ap.add_argument("--profile", type=int, default=0, metavar="K",
+                    help="profile each timed fit (cProfile; slower) and print its K costliest functions on stderr")
     args = ap.parse_args(argv)
     backends = args.backends.split(",") if args.backends else present()
     result = {"bench": "backends", "cpus": os.cpu_count(), "python": platform.python_version(),
               "numpy": np.__version__, "backends": backends}
     for N in (int(s) for s in args.sizes.split(",")):
-        result[f"N={N}"] = run(N, backends)
+        result[f"N={N}"] = run(N, backends, args.profile)
     print(json.dumps(result))
     return 0
 

@@ -33,8 +33,10 @@ __all__ = ["DEVICES", "namespace", "to_host", "ArrayRidgeScorer"]
 
 #: what ``device=`` accepts besides ``cuda:N``
 DEVICES = ("numpy", "cuda", "torch", "cupy", "array-api", "array-api-strict")
-#: rows predicted at a time (bounds the (m, rows, C) scores on the device)
-PREDICT_ROWS = 16384
+#: bytes of class scores predicted at a time (rows × m × C floats on the device)
+PREDICT_BYTES = 256 << 20
+#: rows of X sent to the device at a time (centred there: no centred copy of X on the host)
+UPLOAD_ROWS = 65536
 
 
 def namespace(device: Optional[str]):
@@ -93,17 +95,19 @@ class ArrayRidgeScorer:
     def __init__(self, xp, device, X, mean, codes, n_classes, blocks, alpha, cancel):
         self.xp, self.device, self.alpha, self.C = xp, device, float(alpha), int(n_classes)
         self.codes, self.block_of = np.asarray(codes), blocks.block_of
-        Xc = np.asarray(X, dtype=np.float32)
-        if np.any(mean):
-            Xc = Xc - mean
-        Zt = np.empty((len(Xc), Xc.shape[1] + 1), dtype=np.float32)
-        Zt[:, :-1], Zt[:, -1] = Xc, 1.0
-        self.Z = self._put(Zt)
+        N, d = X.shape
+        self.Z = xp.empty((N, d + 1), dtype=xp.float32, **self._on())
+        shift = self._put(np.asarray(mean, dtype=np.float32)) if np.any(mean) else None
+        for lo in range(0, N, UPLOAD_ROWS):   # float32(x − mean), as the engine centres, done on the device
+            check_cancel(cancel)
+            hi = min(N, lo + UPLOAD_ROWS)
+            part = self._put(np.ascontiguousarray(X[lo:hi], dtype=np.float32))
+            self.Z[lo:hi, :d] = part if shift is None else part - shift
+        self.Z[:, d] = 1.0
         self.Y = self._put(np.eye(self.C, dtype=np.float32)[self.codes])
-        self.y = self._put(self.codes.astype(np.int64))
-        d1 = Zt.shape[1]
+        d1 = d + 1
         grams, rhs = [], []
-        order = np.argsort(self.block_of, kind="stable")
+        order = np.argsort(blocks.sort_key, kind="stable")
         bounds = np.searchsorted(self.block_of[order], np.arange(blocks.n_blocks + 1))
         for b in range(blocks.n_blocks):
             check_cancel(cancel)
@@ -122,20 +126,28 @@ class ArrayRidgeScorer:
         """(Z̃ᵀZ̃, Z̃ᵀY) of ``rows`` (absolute row numbers), or (None, None) for none."""
         if len(rows) == 0:
             return None, None
-        idx = self._put(np.asarray(rows, dtype=np.int64))
-        Zr, Yr = self.xp.take(self.Z, idx, axis=0), self.xp.take(self.Y, idx, axis=0)
+        Zr, Yr = self._gather(rows)
         return Zr.T @ Zr, Zr.T @ Yr
 
+    def _gather(self, rows: np.ndarray):
+        """(Z̃, Y) of ``rows`` on the device: one transfer of the row numbers, one gather each."""
+        idx = self._put(np.asarray(rows, dtype=np.int64))
+        return self.xp.take(self.Z, idx, axis=0), self.xp.take(self.Y, idx, axis=0)
+
     def remove(self, removed_rows: np.ndarray) -> None:
-        """Subtract the removed rows from their blocks' Grams."""
+        """Subtract the removed rows from their blocks' Grams (in place: only those blocks change)."""
         removed_rows = np.asarray(removed_rows)
         if len(removed_rows) == 0:
             return
         blk = self.block_of[removed_rows]
-        for b in np.unique(blk):   # in place: only the blocks that lost rows change
-            g, h = self._sums(removed_rows[blk == b])
-            self.G[int(b), ...] = self.G[int(b), ...] - g
-            self.H[int(b), ...] = self.H[int(b), ...] - h
+        order = np.argsort(blk, kind="stable")   # by block, each block's rows in their given order
+        blk = blk[order]
+        Zr, Yr = self._gather(removed_rows[order])
+        cut = np.flatnonzero(np.diff(blk)) + 1
+        for s0, s1 in zip(np.r_[0, cut], np.r_[cut, len(blk)]):
+            b, z = int(blk[s0]), Zr[int(s0):int(s1), ...]
+            self.G[b, ...] = self.G[b, ...] - z.T @ z
+            self.H[b, ...] = self.H[b, ...] - z.T @ Yr[int(s0):int(s1), ...]
 
     def score(self, S, plan, sub, cancel, phase):
         from core.aflite.scorers import extra_rows
@@ -148,20 +160,20 @@ class ArrayRidgeScorer:
             if b >= 0:
                 F[p, b] = 1.0
         Fd = self._put(F)
-        AG = xp.reshape(Fd @ xp.reshape(self.G, (B, d1 * d1)), (m, d1, d1))
-        AH = xp.reshape(Fd @ xp.reshape(self.H, (B, d1 * self.C)), (m, d1, self.C))
+        # float64(whole blocks' sums) ± float64(the extra rows' sums), as the engine adds them
+        A = xp.astype(xp.reshape(Fd @ xp.reshape(self.G, (B, d1 * d1)), (m, d1, d1)), xp.float64)
+        R = xp.astype(xp.reshape(Fd @ xp.reshape(self.H, (B, d1 * self.C)), (m, d1, self.C)), xp.float64)
         sub(0.3, "ridge: normal equations")
-        A, R = [], []
-        for p, (_, pos, sign) in enumerate(extra):
-            check_cancel(cancel)
-            g, h = self._sums(S[pos])
-            a64, h64 = xp.astype(AG[p, ...], xp.float64), xp.astype(AH[p, ...], xp.float64)
-            if g is not None:   # float64(whole) ± float64(rows), as the engine sums them
-                a64 = a64 + sign * xp.astype(g, xp.float64)
-                h64 = h64 + sign * xp.astype(h, xp.float64)
-            A.append(a64)
-            R.append(h64)
-        A, R = xp.stack(A), xp.stack(R)
+        sizes = [len(pos) for _, pos, _ in extra]
+        if sum(sizes):   # every partition's extra rows in one gather
+            Zx, Yx = self._gather(np.concatenate([S[pos] for _, pos, _ in extra]))
+            at = np.r_[0, np.cumsum(sizes)]
+            for p, (_, _, sign) in enumerate(extra):
+                check_cancel(cancel)
+                if sizes[p]:
+                    z = Zx[int(at[p]):int(at[p + 1]), ...]
+                    A[p, ...] = A[p, ...] + sign * xp.astype(z.T @ z, xp.float64)
+                    R[p, ...] = R[p, ...] + sign * xp.astype(z.T @ Yx[int(at[p]):int(at[p + 1]), ...], xp.float64)
         # the ridge penalty on every weight but the intercept, scaled by the mean diagonal
         mask = self._put(np.r_[np.ones(d1 - 1), 0.0])
         diag = xp.linalg.diagonal(A)                                   # (m, d1)
@@ -169,22 +181,28 @@ class ArrayRidgeScorer:
         A = A + (lam[:, None] * mask[None, :])[:, :, None] * xp.eye(d1, dtype=xp.float64, **self._on())[None, ...]
         W = xp.astype(self._solve(A, R), xp.float32)                  # (m, d1, C)
         sub(0.6, "ridge: solved")
-        c, h = np.zeros(len(S)), np.zeros(len(S))
-        for lo in range(0, len(S), PREDICT_ROWS):
+        W = xp.reshape(xp.permute_dims(W, (1, 0, 2)), (d1, m * self.C))  # one product predicts all m models
+        S_d = self._put(np.asarray(S, dtype=np.int64))
+        whole_out = self._put(~plan.full)                               # (B, m): block b held out of p's whole blocks
+        blk = self._put(np.asarray(plan.blk, dtype=np.int64))
+        c = np.zeros(len(S))
+        step = max(16, PREDICT_BYTES // (4 * m * self.C))
+        for lo in range(0, len(S), step):
             check_cancel(cancel)
-            hi = min(len(S), lo + PREDICT_ROWS)
-            idx = self._put(np.asarray(S[lo:hi], dtype=np.int64))
-            scores = xp.take(self.Z, idx, axis=0)[None, ...] @ W      # (m, rows, C)
-            best = xp.max(scores, axis=2)
-            labels = xp.take(self.y, idx, axis=0)
-            own = xp.sum(scores * xp.astype(labels[None, :, None] == xp.arange(self.C, **self._on())[None, None, :],
-                                            scores.dtype), axis=2)
-            right = to_host(own >= best).T                              # (rows, m)
-            held = ~plan.in_train(lo, hi)
-            c[lo:hi] = (right & held).sum(axis=1)
-            h[lo:hi] = held.sum(axis=1)
+            hi = min(len(S), lo + step)
+            idx = S_d[lo:hi]
+            scores = xp.reshape(xp.take(self.Z, idx, axis=0) @ W, (hi - lo, m, self.C))
+            own = xp.sum(scores * xp.take(self.Y, idx, axis=0)[:, None, :], axis=2)   # the true class's score
+            right = own >= xp.max(scores, axis=2)                                     # (rows, m)
+            held = xp.take(whole_out, blk[lo:hi], axis=0)
+            c[lo:hi] = to_host(xp.sum(xp.astype(right & held, xp.int32), axis=1))
+            pos, part = plan.pairs(lo, hi)
+            if len(pos):   # in a partial training set: counted above as held out, so taken back out
+                flat = self._put((pos - lo) * m + part)
+                back = to_host(xp.take(xp.reshape(right, (-1,)), flat)).astype(np.float64)
+                c[lo:hi] -= np.bincount(pos - lo, weights=back, minlength=hi - lo)
         sub(1.0, "ridge: predicted")
-        return c, h
+        return c, plan.n_held().astype(np.float64)
 
     def _solve(self, A, R):
         """The m systems at once; a singular one by least squares (the pseudo-inverse)."""

@@ -49,6 +49,9 @@ class Blocks:
         self.block_of[rng.permutation(N)] = np.arange(N) // size
         self.size = size
         self.n_blocks = -(-N // size)
+        # The same numbers in the narrowest integer type: a stable sort of 16-bit keys is a
+        # radix sort, 4-5x faster than on int64 (the plan sorts S_j by block every phase).
+        self.sort_key = self.block_of.astype(np.int16 if self.n_blocks <= np.iinfo(np.int16).max else np.int32)
 
 
 class Plan:
@@ -61,18 +64,38 @@ class Plan:
     def __init__(self, blk, full, partial, by_block, starts):
         self.blk, self.full, self.partial = blk, full, partial
         self._by_block, self._starts = by_block, starts
+        self._pairs = None
 
     def members(self, b: int) -> np.ndarray:
         """The positions of block b's members in S_j (ascending)."""
         return self._by_block[self._starts[b]:self._starts[b + 1]]
 
+    def pairs(self, lo: int, hi: int):
+        """The partial memberships of positions lo..hi-1: (positions, partitions), by position.
+        A partition's partial block is never one of its whole blocks, so these are exactly the
+        (position, partition) pairs in training that ``full`` alone calls held out."""
+        if self._pairs is None:
+            pos = np.concatenate(self.partial) if self.partial else np.empty(0, np.int64)
+            part = np.repeat(np.arange(len(self.partial)), [len(p) for p in self.partial])
+            order = np.argsort(pos)
+            self._pairs = pos[order], part[order]
+        pos, part = self._pairs
+        a, b = np.searchsorted(pos, [lo, hi])
+        return pos[a:b], part[a:b]
+
     def in_train(self, lo: int, hi: int) -> np.ndarray:
         """(hi-lo, m) bool: is position pos of S_j in partition p's training set."""
         out = self.full[self.blk[lo:hi]]
-        for p, pos in enumerate(self.partial):
-            sel = pos[(pos >= lo) & (pos < hi)]
-            out[sel - lo, p] = True
+        pos, part = self.pairs(lo, hi)
+        out[pos - lo, part] = True
         return out
+
+    def n_held(self) -> np.ndarray:
+        """Per position of S_j, how many of the m partitions hold it out (int64)."""
+        m = self.full.shape[1]
+        held = m - np.count_nonzero(self.full, axis=1)[self.blk]
+        pos, _ = self.pairs(0, len(self.blk))
+        return held - np.bincount(pos, minlength=len(self.blk))
 
     def train_positions(self, p: int) -> np.ndarray:
         whole = np.flatnonzero(self.full[self.blk, p])
@@ -88,7 +111,7 @@ def partition_plan(blocks: Blocks, S: np.ndarray, t: int, m: int, rng: np.random
     B = blocks.n_blocks
     blk = blocks.block_of[S]
     counts = np.bincount(blk, minlength=B)
-    by_block = np.argsort(blk, kind="stable")                  # positions grouped by block
+    by_block = np.argsort(blocks.sort_key[S], kind="stable")  # positions grouped by block
     starts = np.concatenate([[0], np.cumsum(counts)])
     order = np.argsort(rng.random((m, B)), axis=1)             # a random block order per partition
     cum = np.cumsum(counts[order], axis=1)

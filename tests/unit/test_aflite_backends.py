@@ -2,6 +2,8 @@
 the backend code runs on NumPy through the array API and on `array-api-strict`, the standard's
 reference namespace, which fails on any call outside the standard; both must give the CPU
 engine's retained set, and a run's key and record must not depend on where it ran."""
+import importlib.util
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -10,6 +12,9 @@ from core.aflite import AFLite
 from core.aflite.backends import namespace
 from core.base.errors import InputError
 from core.results.runs import full_params
+
+
+_HAS_TORCH = importlib.util.find_spec("torch") is not None   # PyTorch on the CPU where it is installed
 
 
 def _data(seed, N=900, d=12, classes=3):
@@ -28,7 +33,7 @@ def test_the_array_api_backends_retain_what_the_engine_retains(seed, m, classes,
     kw = dict(n_partitions=m, train_size=0.15, slice_size=0.05, tau=0.0, target_size=0.5, random_state=seed % 97,
               strategy=strategy)
     engine = AFLite(**kw).fit(X, y)
-    for device in ("array-api", "array-api-strict"):
+    for device in ("array-api", "array-api-strict") + (("torch",) if _HAS_TORCH else ()):
         other = AFLite(device=device, **kw).fit(X, y)
         # the same filter: predictions that tie within rounding may differ, nothing else
         assert np.isclose(other.phase_scores_, engine.phase_scores_, atol=1e-6, equal_nan=True).mean() > 0.99
