@@ -7,7 +7,8 @@
 #   2. 100k × 768 (m = 64, k = 1 %): the same, bar PyTorch on the CPU: the GPU, and the engine's
 #      scaling from 1 thread to every core;
 #   3. 1M × 768 on CUDA: seconds and the GPU's peak memory;
-#   4. the straightforward algorithm (one scikit-learn model per partition, one BLAS thread) on
+#   4. where a 100k run of the CPU engine on every core spends its time (engine_sections.py);
+#   5. the straightforward algorithm (one scikit-learn model per partition, one BLAS thread) on
 #      the 20k run, the baseline of the "≥ 100× on one H100".
 # Every step's JSON line goes to stdout and to $OUT/gpu_check.jsonl (or ./gpu_check.jsonl).
 #
@@ -31,4 +32,5 @@ step() {   # step SECONDS ARGS...: one benchmark, bounded, its JSON appended to 
 step 120 benchmarks/backends_bench.py --sizes 20000 --backends numpy-1,numpy-all,cuda,cupy,torch-cpu
 step 170 benchmarks/backends_bench.py --sizes 100000 --backends numpy-all,numpy-1,cuda,cupy
 step 150 benchmarks/backends_bench.py --sizes 1000000 --backends cuda
+step 60 benchmarks/engine_sections.py --rows 100000 --jobs "$(nproc)"
 step 60 benchmarks/aflite_bench.py --only whole20k

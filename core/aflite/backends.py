@@ -37,6 +37,8 @@ DEVICES = ("numpy", "cuda", "torch", "cupy", "array-api", "array-api-strict")
 PREDICT_BYTES = 256 << 20
 #: rows of X sent to the device at a time (centred there: no centred copy of X on the host)
 UPLOAD_ROWS = 65536
+#: bytes of padded rows gathered at a time for the batched per-group Gram matrices
+BATCH_BYTES = 256 << 20
 
 
 def namespace(device: Optional[str]):
@@ -105,16 +107,14 @@ class ArrayRidgeScorer:
             self.Z[lo:hi, :d] = part if shift is None else part - shift
         self.Z[:, d] = 1.0
         self.Y = self._put(np.eye(self.C, dtype=np.float32)[self.codes])
-        d1 = d + 1
-        grams, rhs = [], []
         order = np.argsort(blocks.sort_key, kind="stable")
         bounds = np.searchsorted(self.block_of[order], np.arange(blocks.n_blocks + 1))
-        for b in range(blocks.n_blocks):
+        grams, rhs = [], []
+        for _, _, g, h in self._group_sums([order[bounds[b]:bounds[b + 1]] for b in range(blocks.n_blocks)]):
             check_cancel(cancel)
-            g, h = self._sums(order[bounds[b]:bounds[b + 1]])
-            grams.append(g if g is not None else xp.zeros((d1, d1), dtype=xp.float32, **self._on()))
-            rhs.append(h if h is not None else xp.zeros((d1, self.C), dtype=xp.float32, **self._on()))
-        self.G, self.H = xp.stack(grams), xp.stack(rhs)
+            grams.append(g)
+            rhs.append(h)
+        self.G, self.H = xp.concat(grams, axis=0), xp.concat(rhs, axis=0)
 
     def _on(self) -> dict:
         return {} if self.device is None else {"device": self.device}
@@ -134,20 +134,44 @@ class ArrayRidgeScorer:
         idx = self._put(np.asarray(rows, dtype=np.int64))
         return self.xp.take(self.Z, idx, axis=0), self.xp.take(self.Y, idx, axis=0)
 
+    def _group_sums(self, groups: list):
+        """(g0, g1, Z̃ᵀZ̃, Z̃ᵀY) for consecutive runs g0..g1-1 of ``groups`` (arrays of absolute rows,
+        empty ones too), each run one gather and one batched product (not one small product per
+        group: on a GPU the launches, not the flops, were the cost). The groups are padded to the
+        longest with rows weighted 0, which add exact zeros; a run holds at most BATCH_BYTES of rows."""
+        xp, d1 = self.xp, self.Z.shape[1]
+        width = max(1, max(len(g) for g in groups))
+        per = max(1, BATCH_BYTES // (4 * width * d1))
+        for g0 in range(0, len(groups), per):
+            g1 = min(len(groups), g0 + per)
+            idx = np.zeros((g1 - g0, width), dtype=np.int64)
+            weight = np.zeros((g1 - g0, width, 1), dtype=np.float32)
+            for i, rows in enumerate(groups[g0:g1]):
+                idx[i, :len(rows)], weight[i, :len(rows)] = rows, 1.0
+            Zr, Yr = self._gather(idx.reshape(-1))
+            Zr = xp.reshape(Zr, (g1 - g0, width, d1)) * self._put(weight)
+            Zt = xp.permute_dims(Zr, (0, 2, 1))
+            yield g0, g1, Zt @ Zr, Zt @ xp.reshape(Yr, (g1 - g0, width, self.C))
+
     def remove(self, removed_rows: np.ndarray) -> None:
-        """Subtract the removed rows from their blocks' Grams (in place: only those blocks change)."""
+        """Subtract the removed rows from their blocks' Grams."""
         removed_rows = np.asarray(removed_rows)
         if len(removed_rows) == 0:
             return
+        B = self.G.shape[0]
         blk = self.block_of[removed_rows]
         order = np.argsort(blk, kind="stable")   # by block, each block's rows in their given order
-        blk = blk[order]
-        Zr, Yr = self._gather(removed_rows[order])
-        cut = np.flatnonzero(np.diff(blk)) + 1
-        for s0, s1 in zip(np.r_[0, cut], np.r_[cut, len(blk)]):
-            b, z = int(blk[s0]), Zr[int(s0):int(s1), ...]
-            self.G[b, ...] = self.G[b, ...] - z.T @ z
-            self.H[b, ...] = self.H[b, ...] - z.T @ Yr[int(s0):int(s1), ...]
+        starts = np.searchsorted(blk[order], np.arange(B + 1))
+        groups = [removed_rows[order[starts[b]:starts[b + 1]]] for b in range(B)]
+        if B * max(len(g) for g in groups) <= 4 * len(removed_rows) + 8 * B:   # padding stays cheap: all at once
+            for g0, g1, g, h in self._group_sums(groups):
+                self.G[g0:g1, ...] = self.G[g0:g1, ...] - g
+                self.H[g0:g1, ...] = self.H[g0:g1, ...] - h
+            return
+        for b in np.flatnonzero(np.diff(starts)):   # few blocks lost many rows: only those change
+            g, h = self._sums(groups[b])
+            self.G[int(b), ...] = self.G[int(b), ...] - g
+            self.H[int(b), ...] = self.H[int(b), ...] - h
 
     def score(self, S, plan, sub, cancel, phase):
         from core.aflite.scorers import extra_rows
@@ -164,16 +188,12 @@ class ArrayRidgeScorer:
         A = xp.astype(xp.reshape(Fd @ xp.reshape(self.G, (B, d1 * d1)), (m, d1, d1)), xp.float64)
         R = xp.astype(xp.reshape(Fd @ xp.reshape(self.H, (B, d1 * self.C)), (m, d1, self.C)), xp.float64)
         sub(0.3, "ridge: normal equations")
-        sizes = [len(pos) for _, pos, _ in extra]
-        if sum(sizes):   # every partition's extra rows in one gather
-            Zx, Yx = self._gather(np.concatenate([S[pos] for _, pos, _ in extra]))
-            at = np.r_[0, np.cumsum(sizes)]
-            for p, (_, _, sign) in enumerate(extra):
+        if any(len(pos) for _, pos, _ in extra):
+            sign = self._put(np.array([s for _, _, s in extra], dtype=np.float64).reshape(m, 1, 1))
+            for g0, g1, g, h in self._group_sums([S[pos] for _, pos, _ in extra]):
                 check_cancel(cancel)
-                if sizes[p]:
-                    z = Zx[int(at[p]):int(at[p + 1]), ...]
-                    A[p, ...] = A[p, ...] + sign * xp.astype(z.T @ z, xp.float64)
-                    R[p, ...] = R[p, ...] + sign * xp.astype(z.T @ Yx[int(at[p]):int(at[p + 1]), ...], xp.float64)
+                A[g0:g1, ...] = A[g0:g1, ...] + sign[g0:g1, ...] * xp.astype(g, xp.float64)
+                R[g0:g1, ...] = R[g0:g1, ...] + sign[g0:g1, ...] * xp.astype(h, xp.float64)
         # the ridge penalty on every weight but the intercept, scaled by the mean diagonal
         mask = self._put(np.r_[np.ones(d1 - 1), 0.0])
         diag = xp.linalg.diagonal(A)                                   # (m, d1)

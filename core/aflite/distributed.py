@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from core.aflite.inputs import check_values, scan_rows
-from core.aflite.storage import RANGE_ROWS, resolve_jobs, row_ranges, run_tasks
+from core.aflite.storage import RANGE_ROWS, range_of, resolve_jobs, row_ranges, run_tasks
 from core.base.cluster import ClusterError, connect  # noqa: F401  (re-exported: AFLite's cluster entry point)
 from core.base.errors import Cancelled, InputError
 from core.base.progress import check_cancel
@@ -98,11 +98,13 @@ class DaskRows:
 
     # ------------------------------------------------------------------ LocalRows' interface
     def map(self, fn, per_range: dict, common: dict, cancel=None):
-        """``fn(chunk, lo, **per_range[i], **common)`` on the worker holding range i, in order."""
+        """``fn(chunk, lo, **per_range[key], **common)`` on the worker holding the key's range
+        (`core.aflite.storage.range_of`), in key order."""
         shared = {k: self.client.scatter(v, broadcast=True) if isinstance(v, np.ndarray) and v.nbytes > 65536 else v
                   for k, v in common.items()}
-        futures = [self.client.submit(fn, self._chunks[i], self.ranges[i][0], **per_range[i], **shared, pure=False)
-                   for i in sorted(per_range)]
+        futures = [self.client.submit(fn, self._chunks[range_of(key)], self.ranges[range_of(key)][0], **per_range[key],
+                                      **shared, pure=False)
+                   for key in sorted(per_range)]
         return self._results(futures, cancel)
 
     def take(self, rows: np.ndarray) -> np.ndarray:

@@ -37,7 +37,7 @@ __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
 
 CHUNK_ROWS = 8192   # rows gathered at a time (bounds temporary memory)
 CHUNK_BYTES = 64 << 20   # at most this many bytes of class scores per predicted chunk
-ASSEMBLY_COLS = 1 << 15  # RFP columns per block-Gram assembly task (9 tasks at d = 768)
+ASSEMBLY_COLS = 1 << 13  # RFP columns per block-Gram assembly task (37 tasks at d = 768: every thread of 16)
 
 
 def rows_of(Z, mean, idx, out=None):
@@ -102,18 +102,22 @@ def range_grams(chunk, lo, *, block_of, codes, mean, n_classes):
     return blk[starts], P, H
 
 
-def range_counts(chunk, lo, *, rows, codes, in_train, mean, Wz, w0):
-    """Held-out predictions of all m models for the range's members of S: per member,
-    (correct, held) counts. ``rows`` are absolute row numbers (ascending), ``codes``
-    their labels, ``in_train`` (len(rows), m) whether each is in partition p's
-    training set. ``Wz``, ``w0`` hold the weights of the first C − 1 classes (class-major
-    columns); the last class's score is 1 minus their sum (see `RidgeScorer`)."""
-    m = in_train.shape[1]
+def range_counts(chunk, lo, *, rows, codes, blk, train_pos, train_part, whole, mean, Wz, w0):
+    """Held-out predictions of all m models for some members of S in a range: per member,
+    (correct, held) counts. ``rows`` are absolute row numbers (ascending), ``codes`` their
+    labels, ``blk`` their blocks; partition p trains on every member of block b where
+    ``whole[b, p]`` and on the members at (``train_pos``, ``train_part``) (positions into
+    ``rows``, partitions: its partial block). ``Wz``, ``w0`` hold the weights of the first
+    C − 1 classes (class-major columns); the last class's score is 1 minus their sum (see
+    `RidgeScorer`)."""
+    m = whole.shape[1]
     K = len(w0) // m                      # C − 1
     c = np.zeros(len(rows))
     h = np.zeros(len(rows))
     step = chunk_rows(K, m)
     buf = np.empty((min(len(rows), step), chunk.shape[1]), dtype=chunk.dtype)
+    held_all = ~whole[blk]
+    held_all[train_pos, train_part] = False
     for a in range(0, len(rows), step):
         b = min(len(rows), a + step)
         out = (rows_of(chunk, mean, rows[a:b] - lo, buf) @ Wz + w0).reshape(b - a, K, m)
@@ -123,7 +127,7 @@ def range_counts(chunk, lo, *, rows, codes, in_train, mean, Wz, w0):
         for cl in range(K):
             np.maximum(best, out[:, cl, :], out=best)
             own += np.where((yc == cl)[:, None], out[:, cl, :], 0.0)
-        held = ~in_train[a:b]
+        held = held_all[a:b]
         c[a:b] = ((own >= best) & held).sum(axis=1)      # own score is the max: correct
         h[a:b] = held.sum(axis=1)
     return c, h
@@ -310,19 +314,26 @@ class RidgeScorer:
         sub(0.6, "ridge: solved")
         Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, K * m))
         w0 = W[-1].reshape(K * m)
-        # S is ascending: its members in range i are one slice of positions.
+        # S is ascending: its members in range i are one slice of positions, predicted in
+        # tasks of `chunk_rows` members each (one product each, the same on any thread count;
+        # more tasks than ranges keep every thread busy).
         bounds = np.searchsorted(S, [lo for lo, _ in self.rows.ranges] + [self.rows.shape[0]])
-        per_range = {}
+        step = chunk_rows(K, m)
+        per_task, span = {}, {}
         for i in range(len(self.rows.ranges)):
-            p0, p1 = bounds[i], bounds[i + 1]
-            if p1 > p0:
-                per_range[i] = dict(rows=S[p0:p1], codes=self.codes[S[p0:p1]], in_train=plan.in_train(p0, p1))
+            for j, p0 in enumerate(range(int(bounds[i]), int(bounds[i + 1]), step)):
+                p1 = min(int(bounds[i + 1]), p0 + step)
+                pos, part = plan.pairs(p0, p1)
+                per_task[(i, j)] = dict(rows=S[p0:p1], codes=self.codes[S[p0:p1]], blk=plan.blk[p0:p1],
+                                        train_pos=pos - p0, train_part=part)
+                span[(i, j)] = (p0, p1)
         c = np.zeros(len(S))
         h = np.zeros(len(S))
-        common = dict(mean=self.mean, Wz=Wz, w0=w0)
-        for i, (ci, hi) in zip(sorted(per_range), self.rows.map(range_counts, per_range, common, cancel)):
-            c[bounds[i]:bounds[i + 1]] = ci
-            h[bounds[i]:bounds[i + 1]] = hi
+        common = dict(mean=self.mean, Wz=Wz, w0=w0, whole=plan.full)
+        for key, (ci, hi) in zip(sorted(per_task), self.rows.map(range_counts, per_task, common, cancel)):
+            p0, p1 = span[key]
+            c[p0:p1] = ci
+            h[p0:p1] = hi
         sub(1.0, "ridge: predicted")
         return c, h
 

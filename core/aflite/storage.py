@@ -20,7 +20,7 @@ import numpy as np
 
 from core.base.progress import check_cancel
 
-__all__ = ["RANGE_ROWS", "LocalRows", "row_ranges", "resolve_jobs", "run_tasks", "trim_heap"]
+__all__ = ["RANGE_ROWS", "LocalRows", "row_ranges", "range_of", "resolve_jobs", "run_tasks", "trim_heap"]
 
 #: Rows per range: 48 MB of a 768-d float32 matrix, so a task's working set is small
 #: while a 1M-row pass is ~60 tasks.
@@ -30,6 +30,12 @@ RANGE_ROWS = 16384
 def row_ranges(N: int) -> list:
     """The fixed ranges [lo, hi) that tile N rows."""
     return [(lo, min(N, lo + RANGE_ROWS)) for lo in range(0, N, RANGE_ROWS)]
+
+
+def range_of(key) -> int:
+    """The range a task of ``map`` reads: its key is the range index i, or (i, j) when range i
+    is split into several tasks (more tasks than ranges: every thread busy on a small X)."""
+    return key if isinstance(key, (int, np.integer)) else key[0]
 
 
 def trim_heap() -> None:
@@ -116,14 +122,14 @@ class LocalRows:
         return run_tasks(fn, kwargs, common, cancel, self.n_jobs)
 
     def map(self, fn: Callable, per_range: dict, common: dict, cancel=None) -> Iterator:
-        """``fn(X[lo:hi], lo, **per_range[i], **common)`` for each range i in ``per_range``
-        (a dict keyed by range index), yielded in range order."""
-        def task(i, **kw):
-            lo, hi = self.ranges[i]
+        """``fn(X[lo:hi], lo, **per_range[key], **common)`` for each key of ``per_range``: a range
+        index i, or (i, j) for the j-th of several tasks on range i (`range_of`); yielded in key order."""
+        def task(key, **kw):
+            lo, hi = self.ranges[range_of(key)]
             return fn(self.X[lo:hi], lo, **kw)
 
         order = sorted(per_range)
-        return self.tasks(task, [dict(per_range[i], i=i) for i in order], common, cancel)
+        return self.tasks(task, [dict(per_range[key], key=key) for key in order], common, cancel)
 
     def derive(self, fn: Callable, common: dict, d_out: int, cancel=None) -> "LocalRows":
         """The rows ``fn(X[lo:hi], lo, **common)`` (e.g. a projection), in memory."""
