@@ -1,21 +1,34 @@
-"""Work whose result every member shares: a background job keyed by what it computes, its result
-kept in the server's bounded cache under the same key and in the result store on disk
-(`core.results.stores.Results.shared`), so asking again joins the job or reads the result, after a
-restart too (z-filtering, consistency filtering, training dynamics, cues across splits)."""
+"""Background jobs of the dashboard's services, typed by what they compute.
+
+`submit` is the one way a service starts background work: a `core.base.jobs.JobKey` names the
+job, and asking again while it runs joins it. On top of it, work whose result every member
+shares (`start`, `result`, `job`): its result is kept in the server's bounded cache under the
+same key and in the result store on disk (`core.results.stores.Results.shared`), so asking again
+joins the job or reads the result, after a restart too (z-filtering, consistency filtering,
+training dynamics, cues across splits). Services whose results have a store of their own (runs,
+evaluations, maps, quality components) submit through `submit` and keep them there."""
 from __future__ import annotations
 
-from core.base.keys import digest
 import logging
 
+from core.base.jobs import Job, JobKey
+from core.base.keys import digest
 from dashboard.server import server
 
-__all__ = ["start", "result", "job", "ended", "keep", "kept"]
+__all__ = ["submit", "start", "result", "job", "ended", "keep", "kept"]
 
 log = logging.getLogger(__name__)
 
 
-def _job_key(kind: str, key) -> str:
-    return f"{kind}:" + digest(repr(key))
+def submit(spec: JobKey, work, *, name: str) -> Job:
+    """Start ``work(ctx)`` as the job ``spec``, or join that job while it runs."""
+    if not isinstance(spec, JobKey):
+        raise TypeError(f"a job is named by a JobKey (kind, digest, about), not {type(spec).__name__}")
+    return server().jobs.submit(spec, work, name=name)
+
+
+def _job_key(kind: str, key) -> JobKey:
+    return JobKey(kind, digest(repr(key)))
 
 
 def _file_key(kind: str, key) -> str:
@@ -54,7 +67,7 @@ def start(kind: str, name: str, key, compute, *, on_disk: bool = True) -> None:
     ``on_disk=False``: a result the result store cannot hold (fitted models), kept in memory only."""
     if result(kind, key) is not None:
         return
-    server().jobs.submit(_job_key(kind, key), lambda ctx: _store(kind, key, compute(ctx), on_disk), name=name)
+    submit(_job_key(kind, key), lambda ctx: _store(kind, key, compute(ctx), on_disk), name=name)
 
 
 def result(kind: str, key):
@@ -74,7 +87,7 @@ kept = result
 
 
 def job(kind: str, key):
-    return None if key is None else server().jobs.get(_job_key(kind, key))
+    return None if key is None else server().jobs.get(str(_job_key(kind, key)))
 
 
 def ended(found) -> None:

@@ -7,7 +7,7 @@ from typing import Optional
 
 from core.base.jobs import JobKey
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
-from dashboard import agreement, current, team
+from dashboard import agreement, cached_jobs, current, team
 from dashboard.session import set_live
 from dashboard.server import server
 from dashboard.session import session
@@ -61,7 +61,7 @@ def start(run, **knobs):
         return target.put(ev)
 
     target.started(key, run_key=run.key, tau=float(tau), n=int(n), options=options.to_dict())
-    job = server().jobs.submit(JobKey("eval", key, about=run.key), work, name="Evaluation")
+    job = cached_jobs.submit(JobKey("eval", key, about=run.key), work, name="Evaluation")
     sess.eval_job = job.key
     return job
 

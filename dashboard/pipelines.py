@@ -16,12 +16,12 @@ from typing import Optional
 import numpy as np
 
 from core.base.errors import Cancelled, InputError
-from core.base.jobs import offload
+from core.base.jobs import JobKey, offload
 from core.base.settings import settings
 from core.base.progress import report, span
 from core.dynamics.joint import joint_for
 from core.base.keys import key_of
-from dashboard import current, team, url
+from dashboard import cached_jobs, current, team, url
 from dashboard.quality import quality_column
 from dashboard.server import server
 from dashboard.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source, session
@@ -144,9 +144,9 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
             ws.end_run(key, "failed")
             raise
 
-    job_key = "run:" + key_of([ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else []))
-    srv.jobs.submit(job_key, work, name=label or "AFLite run")
-    sess.job_key, sess.job_params, sess.job_source, sess.job_page = job_key, dict(params), source, page
+    job = cached_jobs.submit(JobKey("run", key_of([ds_key, spec, params] + ([quality] if quality else [])
+                                                  + ([{"joint": joint}] if joint else []))), work, name=label or "AFLite run")
+    sess.job_key, sess.job_params, sess.job_source, sess.job_page = job.key, dict(params), source, page
     sess.last_error = None
 
 
@@ -239,7 +239,7 @@ def start_umap(ds, rep):
         finally:
             slots.release()
 
-    return server().jobs.submit("proj:" + key, work, name="UMAP")
+    return cached_jobs.submit(JobKey("proj", key), work, name="UMAP")
 
 
 def projection(method: str, *, start: bool = True):

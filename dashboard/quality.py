@@ -18,13 +18,13 @@ import numpy as np
 import pandas as pd
 
 from core.quality import pruning
-from core.base.jobs import offload
+from core.base.jobs import JobKey, offload
 from core.base.progress import span
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
 from core.quality.pruning import quality_descriptor
 from core.base.lights import COLOURS, EMOJI, LIGHTS, NA
 from core.base.keys import key_of
-from dashboard import current, team
+from dashboard import cached_jobs, current, team
 from dashboard.server import server
 from dashboard.session import session
 
@@ -147,7 +147,7 @@ def start():
         _ensure(key, ds, rep, min_count, nn_dim, ctx)
         return key
 
-    found = server().jobs.submit("quality:" + key, work, name="Quality components")
+    found = cached_jobs.submit(JobKey("quality", key), work, name="Quality components")
     qs.job = found.key
     return found
 
@@ -223,7 +223,7 @@ def compare_start(params: dict, name: str):
         server().comparisons.save(key, lambda fh: fh.write(json.dumps({"rows": rows, "attrs": attrs}).encode()))
         return key
 
-    found = server().jobs.submit("qcompare:" + key, work, name="Plain vs quality-ordered AFLite")
+    found = cached_jobs.submit(JobKey("qcompare", key), work, name="Plain vs quality-ordered AFLite")
     qs.compare_job = found.key
     return found
 

@@ -10,7 +10,10 @@ Where things happen
   predictability scores p̃(i) of a phase (eq. 4).
 - `storage`: where X's rows live and how per-range work reaches them (fixed row
   ranges combined in order: the same numbers on any number of threads);
-  `distributed`: the same on a Dask cluster (imported only for a dask array X).
+  `distributed`: the same on a Dask cluster (imported only for a dask array X), and
+  `on_cluster`: a whole fit with X's rows sent to a cluster's address.
+- `backends`: the ridge family on PyTorch (CPU or CUDA), CuPy or any array-API library
+  (``device=``); `lapack`: the CPU engine's LAPACK calls, free of the GIL.
 - `selection`: **where τ, k and n are applied**: which examples a phase removes and
   when filtering stops (the exact stopping rule is in its docstring), and the one
   size resolver (count or fraction → examples).

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING
 from functools import cached_property
 
 import numpy as np
+
+if TYPE_CHECKING:   # only for an annotation: pandas is imported where a history is built
+    import pandas as pd
 
 from core.aflite.partitions import Blocks, partition_plan, phase_rng, tiebreak
 from core.aflite.selection import check_tau, is_int, passing, phase_step, resolve_size, select
@@ -125,7 +129,7 @@ class Trajectory:
             raise InputError(f"phase={phase!r} is invalid: give 0 <= phase < {self.n_phases}.")
         return int(phase)
 
-    def history_of(self, row: int) -> "pd.DataFrame":
+    def history_of(self, row: int) -> pd.DataFrame:
         """One example's way through the run (``row`` is its position in the run): per phase
         it took part in, ``phase`` (1-based, as shown to people), ``p̃`` (NaN when no model
         held it out) and ``removed`` (whether that phase removed it)."""

@@ -9,7 +9,10 @@ from core.cli.certificate import cmd_certify, cmd_check
 from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_pvi, cmd_quality, cmd_transfer,
                                cmd_zfilter, cmd_zstats)
 from core.cli.common import add_dataset_args
-from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_export, cmd_info, cmd_project, cmd_prune, cmd_represent
+from core.cli.cache import cmd_prune
+from core.cli.maps import cmd_project
+from core.cli.publishing import cmd_export
+from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_info, cmd_represent
 from core.cli.team import cmd_agreement
 from core.exports.outputs import POLICY
 

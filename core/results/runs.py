@@ -379,8 +379,10 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
     protected = None if joint is None else joint.protected
     t0 = time.perf_counter()
     if scheduler:
-        est = _fit_on_cluster(scheduler, representation.X, params, y, quality=quality, protected=protected,
-                              progress=progress, cancel=cancel, on_phase=on_phase)
+        from core.aflite.on_cluster import fit_on_cluster
+
+        est = fit_on_cluster(scheduler, representation.X, y, params, quality=quality, protected=protected,
+                             progress=progress, cancel=cancel, on_phase=on_phase)
     else:
         est = AFLite(**params).fit(representation.X, y, quality=quality, protected=protected, progress=progress,
                                    cancel=cancel, on_phase=on_phase)
@@ -390,24 +392,6 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
         representation_info=getattr(representation, "info", {}), seconds=time.perf_counter() - t0,
         quality=info, joint=None if joint is None else joint.record(),
         review_first=() if joint is None else ids[joint.mislabelled])
-
-
-def _fit_on_cluster(address, X, params, y, **fit_kw):
-    import dask.array as da
-
-    from core.aflite.distributed import connect, load_array
-    from core.aflite.storage import RANGE_ROWS
-
-    client = connect(address)
-    try:
-        path = getattr(X, "filename", None)   # a memory-mapped .npy: the workers read the file
-        whole_file = (isinstance(X, np.memmap) and path and str(path).endswith(".npy")
-                      and np.load(path, mmap_mode="r").shape == X.shape)
-        lazy = load_array(path) if whole_file else da.from_array(np.asarray(X), chunks=(RANGE_ROWS, X.shape[1]))
-        with client.as_current():
-            return AFLite(**params).fit(lazy, y, **fit_kw)
-    finally:
-        client.close()
 
 
 def quality_digest(values) -> str:

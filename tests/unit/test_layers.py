@@ -296,3 +296,30 @@ def test_pages_only_lay_out():
     long = {path.name: n for path in ROOT.glob("pages/*.py")
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > 120}
     assert not long, f"pages over 120 lines: {long}"
+
+
+def _job_submissions(path: Path) -> list:
+    """Lines of ``path`` that start background work themselves (``<x>.jobs.submit(...)``)."""
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "submit"
+            and ((isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "jobs")
+                 or (isinstance(node.func.value, ast.Name) and node.func.value.id == "jobs"))]
+
+
+def test_every_background_job_is_started_by_the_one_helper():
+    """Issue 33: services start work through `dashboard.cached_jobs.submit`, which names the job by
+    a typed `JobKey`; no other module of the front end reaches the runner's submit."""
+    helper = MODULES["dashboard.cached_jobs"]
+    elsewhere = {name: lines for name, path in MODULES.items() if not name.startswith("core.") and path != helper
+                 for lines in [_job_submissions(path)] if lines}
+    assert not elsewhere, f"submit through dashboard.cached_jobs.submit instead: {elsewhere}"
+    assert _job_submissions(helper), "the helper itself submits (else this test reads nothing)"
+
+
+def test_a_job_named_by_a_bare_string_is_refused():
+    import pytest
+
+    from dashboard.cached_jobs import submit
+
+    with pytest.raises(TypeError, match="JobKey"):
+        submit("run:abc", lambda ctx: None, name="x")

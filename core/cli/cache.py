@@ -1,0 +1,31 @@
+"""The prune command: the computed results in the cache kept within a disk budget."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.base.errors import InputError
+from core.base.settings import settings
+
+__all__ = ["cmd_prune"]
+
+
+def cmd_prune(args) -> int:
+    """Keep the computed results in the cache within a disk budget (`core.results.stores.Results.prune`)."""
+    from core.base import paths
+    from core.base.memory import size_text
+    from core.results.stores import Results
+
+    root = Path(args.cache_dir) if args.cache_dir else paths.cache_dir()
+    budget = settings().results_mb if args.max_mb is None else args.max_mb
+    if not root.is_dir():
+        raise InputError(f"the cache folder {root} does not exist or is not a folder; give the folder with --cache-dir "
+                         "(or $ARTIFACT_LENS_CACHE).")
+    found = Results(root).prune(budget * 1e6)
+    if args.json:
+        print(json.dumps({"cache": str(root), "max_mb": budget, **found}))
+    elif not args.quiet:
+        print(f"pruned {root}: {found['outdated']:,} results of an older format and {found['least_recent']:,} least "
+              f"recently used ones ({size_text(found['bytes_freed'])} freed); {size_text(found['bytes_left'])} of "
+              f"results left (budget {size_text(budget * 1e6)}).")
+    return 0

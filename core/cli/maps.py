@@ -1,0 +1,94 @@
+"""The project command: the 2-D map of a representation computed into the cache the Map page reads."""
+from __future__ import annotations
+
+import json
+import sys
+
+from core.base.errors import InputError
+from core.cli.common import load_from_args, print_messages, representation_for
+
+__all__ = ["cmd_project"]
+
+
+_PROJECT_FLAGS = {"n_neighbors=": "--n-neighbors ", "min_dist=": "--min-dist ", "spread=": "--spread ",
+                  "metric=": "--metric ", "fit_size=": "--fit-size ", "pca_dims=": "--pca-dims ", "method=": "--method "}
+
+
+class _StagePrinter:
+    """Progress for `project`: one line per stage (on stderr), with the seconds since the start."""
+
+    def __init__(self, quiet: bool):
+        import time
+
+        self.quiet, self.t0, self.last = quiet, time.perf_counter(), None
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        import time
+
+        if self.quiet or not message or message == self.last:
+            return
+        self.last = message
+        print(f"[{time.perf_counter() - self.t0:7.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+def cmd_project(args) -> int:
+    """Issue 13: precompute the 2-D map of a representation into the cache the dashboard's Map page reads."""
+    from core.representations import projection as proj
+
+    params = dict(n_neighbors=args.n_neighbors, min_dist=args.min_dist, spread=args.spread, metric=args.metric,
+                  random_state=args.seed, fit_size=args.fit_size or None, pca_dims=args.pca_dims or None)
+    try:   # bad values fail before the dataset is loaded, named by their flags
+        if args.fit_size < 0 or args.pca_dims < 0:
+            raise InputError(f"{'--fit-size' if args.fit_size < 0 else '--pca-dims'} must be >= 0 (0 = every row / "
+                             "no PCA step)")
+        proj._check_params(args.method, params["n_neighbors"], params["min_dist"], params["fit_size"],
+                           params["pca_dims"], params["spread"], params["metric"])
+    except InputError as exc:
+        text = str(exc)
+        for name, flag in _PROJECT_FLAGS.items():
+            text = text.replace(name, flag)
+        raise InputError(text) from None
+    numba_dir = proj.ensure_numba_cache()   # before anything imports numba
+    stage = _StagePrinter(args.quiet)
+    stage(0.0, f"loading {args.dataset}")
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    stage(0.0, f"representation {args.representation}")
+    rep = representation_for(ds, args.representation, args)
+    key = proj.representation_key(ds, rep)
+    kwargs = params if args.method == "umap" else {"random_state": args.seed}
+    out = proj.project(rep.X, rep.ids, key=key, method=args.method, progress=stage, **kwargs)
+    info = out.info
+    if args.json:
+        print(json.dumps({"dataset": ds.name, "representation": rep.spec, "key": key, "method": args.method,
+                          "params": out.params, "info": info}, indent=1, default=str))
+        return 0
+    if args.quiet:
+        return 0
+    n, d = rep.X.shape
+    print(f"{args.method.upper()} map of {n:,} × {d} ({rep.spec})"
+          + (" — already cached, nothing computed" if info.get("cache_hit") else ""))
+    stages = info.get("stages", {})
+    if args.method == "umap":
+        p = info.get("pca")
+        print("  PCA        " + (f"{p['from_dims']} → {p['dims']} dims, explained variance {p['explained_variance']:.3f}, "
+                                  f"fitted on {p['fit_rows']:,} rows" if p else "none (Φ is not wider than --pca-dims)")
+              + (f"  {stages['pca']:.1f} s" if "pca" in stages else ""))
+        print(f"  numba      kernels cached in {info.get('numba_cache_dir', numba_dir)}  {stages.get('import', 0):.1f} s")
+        k = info.get("knn", {})
+        print(f"  kNN graph  {k.get('n_neighbors')} neighbours ({k.get('metric')}) of {k.get('rows', 0):,} rows, "
+              f"{'reused from the cache (no neighbour search)' if k.get('cached') else 'searched and cached'}"
+              f"  {stages.get('knn', 0):.1f} s")
+        print(f"  layout     UMAP min_dist {out.params['min_dist']}, spread {out.params['spread']}, "
+              f"on {info.get('fitted_rows', 0):,} rows  {stages.get('layout', 0):.1f} s")
+        if info.get("transformed_rows"):
+            print(f"  transform  {info['transformed_rows']:,} more rows placed  {stages.get('transform', 0):.1f} s")
+    print(f"total {info.get('seconds', 0):.1f} s; cached in {info.get('cache_file')}")
+    defaults = proj.DEFAULTS
+    if args.method == "umap" and any(out.params[k] != defaults[k] for k in out.params):
+        print("note: the dashboard's Map page shows the map with the default parameters "
+              f"({', '.join(f'{k}={v}' for k, v in defaults.items())}); this one is cached for the Python API.",
+              file=sys.stderr)
+    elif args.method == "umap":
+        print(f"the dashboard's Map page opens this map at once for {ds.name} with Φ = {rep.spec}")
+    return 0

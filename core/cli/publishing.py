@@ -1,0 +1,131 @@
+"""The export command: a saved run's split written to a file or folder, with its manifest, card and
+certificate, and pushed to the Hugging Face Hub when asked."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from core.base.errors import InputError
+from core.base.settings import printable
+from core.certificate.schema import certificate_bytes
+from core.cli.common import load_from_args, print_messages, progress_bar
+
+__all__ = ["cmd_export", "hub_token", "split_certificate", "push_to_hub"]
+
+
+def cmd_export(args) -> int:
+    """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
+    from core.exports import writers as export
+
+    fmt = args.format or export.format_of(args.out)
+    if fmt is None:
+        raise InputError(f"cannot tell the format from --out {Path(args.out).name}; end it in .csv, .parquet or .jsonl, "
+                         "give a folder name for a datasets folder, or pass --format.")
+    args.outputs.declare("--out", args.out, (export.EXTENSIONS[fmt],), folder_ok=fmt == "datasets")
+    args.outputs.declare("the export's manifest", export.manifest_path(args.out), (".json",))
+    if args.push_to_hub:
+        hub_token(args.push_to_hub)   # offline or no token: say so before any work
+    ds = load_from_args(args)
+    print_messages(ds, args.quiet)
+    frame, manifest, summary = export.from_run_file(
+        ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
+        include_arrays=args.embeddings or fmt != "csv", extra={"command": args.command_line})
+    quality = note = pairs = None
+    if args.quality:
+        from core.quality import quality_scores
+        from core.quality.pruning import quality_columns_note
+
+        quality, note = quality_scores(ds, args.quality, cache_dir=args.cache_dir), quality_columns_note(args.quality)
+    if args.drop_near_duplicates:
+        from core.text.duplicates import near_duplicate_pairs
+
+        pairs = near_duplicate_pairs(ds)
+    from core.exports.plan import with_options
+
+    frame = with_options(frame, manifest, quality=quality, quality_note=note, duplicate_pairs=pairs)
+    if pairs is not None and not args.quiet:
+        print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
+              "each group kept).", file=sys.stderr)
+    card, certificate = None, None
+    if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its card and certificate
+        from core.exports.card import card_of
+
+        if not args.no_certificate:
+            certificate = split_certificate(ds, frame, args.quiet)
+        card = card_of(ds, manifest, certificate=certificate)
+    bar = progress_bar("export", args.quiet)
+    try:
+        export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar,
+                          card=card, files={"certificate.json": certificate_bytes(certificate)} if certificate else None)
+    finally:
+        if bar:
+            bar.close()
+    Path(args.outputs.path_for("the export's manifest")).write_text(json.dumps(manifest, indent=1, default=str))
+    args.outputs.commit()
+    if not args.quiet:
+        print(f"{summary}; wrote {len(frame):,} rows ({args.which}) to {args.out}")
+    if args.push_to_hub:
+        push_to_hub(frame, card, args.push_to_hub, certificate=certificate)
+        if not args.quiet:
+            print(f"pushed the split and its card to https://huggingface.co/datasets/{args.push_to_hub}")
+    return 0
+
+
+def hub_token(repo_id: str) -> str:
+    """The Hugging Face token to push with, or a clear error when offline or signed out."""
+    import re
+
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:   # the Hub's own rules ('..', '--', a leading or trailing '-' or '.', 96 characters), before any work
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
+            raise HFValidationError("not OWNER/NAME")
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        raise InputError(f"--push-to-hub {repo_id!r} is not a Hub repository id ({str(exc).splitlines()[0][:120]}); "
+                         "give OWNER/NAME, e.g. my-team/snli-filtered.") from None
+    from core.data.sources import hub_offline
+
+    if hub_offline():
+        raise InputError("cannot push to the Hub: offline mode is on (HF_HUB_OFFLINE or HF_DATASETS_OFFLINE); unset it on a machine "
+                         "that reaches huggingface.co, or export to a folder and upload it from there.")
+    from huggingface_hub import get_token
+
+    token = get_token()
+    if not token:
+        raise InputError("cannot push to the Hub: no Hugging Face token; run `hf auth login` or set HF_TOKEN, then "
+                         "try again.")
+    return token
+
+
+def split_certificate(dataset, frame, quiet: bool = False):
+    """The artifact certificate of the exported rows (`core.certificate`), or None with a note when
+    the split is too small to measure (e.g. a label with fewer examples than folds)."""
+    from core.certificate.measures import certify
+
+    try:
+        return certify(dataset.subset(frame["id"].astype(str)))
+    except InputError as exc:
+        if not quiet:
+            print(f"note: no certificate.json: {printable(exc)}", file=sys.stderr)
+        return None
+
+
+def push_to_hub(frame, card, repo_id: str, certificate=None) -> None:
+    """The split (as a `datasets.Dataset`), its card and its ``certificate.json`` to the dataset
+    repository ``repo_id``."""
+    import datasets
+    from huggingface_hub import HfApi
+
+    token = hub_token(repo_id)
+    try:
+        datasets.Dataset.from_pandas(frame, preserve_index=False).push_to_hub(repo_id, token=token)
+        card.push_to_hub(repo_id, repo_type="dataset", token=token)
+        if certificate is not None:
+            HfApi(token=token).upload_file(path_or_fileobj=certificate_bytes(certificate), path_in_repo="certificate.json",
+                                           repo_id=repo_id, repo_type="dataset")
+    except Exception as exc:  # noqa: BLE001  (network, permissions: the files written locally stay)
+        raise InputError(f"pushing to {repo_id} failed ({exc.__class__.__name__}: {printable(exc)}); the export on "
+                         "disk is complete: fix what the message names (the network, the token's write access to "
+                         "the repository) and push it again.") from None
