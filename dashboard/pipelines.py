@@ -222,9 +222,9 @@ def start_umap(ds, rep):
 
     Started as soon as a representation is scored, so the map is usually ready when
     the Map page opens; it runs in a child process so the server stays responsive
-    (see `core.representations.projection.project_in_subprocess`).
+    (see `core.representations.map_process.project_in_subprocess`).
     """
-    from core.representations.projection import project_in_subprocess
+    from core.representations.map_process import project_in_subprocess
 
     key = current.projection_key(ds, rep)
     X, ids = rep.X, rep.ids

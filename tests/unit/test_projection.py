@@ -84,7 +84,8 @@ def test_umap_fit_sample_and_transform_rest(blobs, tmp_path):
 
 
 def test_project_in_subprocess_caches_and_reports_progress(tmp_path):
-    from core.representations.projection import project, project_in_subprocess
+    from core.representations.map_process import project_in_subprocess
+    from core.representations.projection import project
 
     X = np.random.default_rng(0).normal(size=(60, 5)).astype(np.float32)
     seen = []
@@ -98,7 +99,7 @@ def test_project_in_subprocess_reports_bad_input_and_cancels(tmp_path):
     import threading
 
     from core.base.errors import Cancelled
-    from core.representations.projection import project_in_subprocess
+    from core.representations.map_process import project_in_subprocess
 
     bad = np.ones((10, 3), np.float32)
     bad[0, 0] = np.nan
