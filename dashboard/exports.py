@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from core.base.keys import key_of
-from core.exports import writers as export
+from core.exports import manifest as manifests, writers as export
 from core.exports.plan import with_options
 from dashboard import agreement, current, team
 from dashboard.server import server
@@ -54,7 +54,7 @@ def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=
     them). InputError when the quality table does not fit the dataset."""
     from core.team.review import reviewed_result
 
-    label = export.dataset_label(sess.source.label if sess.source and sess.source.label else ds.name)
+    label = manifests.dataset_label(sess.source.label if sess.source and sess.source.label else ds.name)
     live = current.live_result(run) if run is not None else None
     tau, n = current.live_values(run) if run is not None else (None, None)
     run_id = current.team_run_id(run) if run is not None else None
@@ -65,15 +65,15 @@ def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=
         extra = {"review_overrides": overrides, **agreement.manifest_record(run, run_id)}
     frame = export.export_frame(ds, run, live=live, which=which, include_arrays=include_arrays)   # row references only
     retained_ids = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str) if run is not None else None
-    manifest = export.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
+    manifest = manifests.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
                                    dataset_name=label, retained_ids=retained_ids, include_arrays=include_arrays,
                                    extra=extra)
     frame = with_options(frame, manifest, quality=quality, quality_note=quality_note, duplicate_pairs=duplicate_pairs)
     signature = key_of([sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides or [],
                         quality_note, manifest["export"].get("near_duplicates")])
-    return Split(frame=frame, manifest=manifest, file_name=export.file_name(label, which, fmt)
+    return Split(frame=frame, manifest=manifest, file_name=manifests.file_name(label, which, fmt)
                  + (".zip" if fmt == "datasets" else ""), mime=export.mime(fmt), signature=signature, tau=tau, n=n,
-                 summary=export.summary_line(tau, n, len(run.ids), len(retained_ids)) if run is not None else "",
+                 summary=manifests.summary_line(tau, n, len(run.ids), len(retained_ids)) if run is not None else "",
                  overrides=overrides)
 
 

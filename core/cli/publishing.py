@@ -16,7 +16,7 @@ __all__ = ["cmd_export", "hub_token", "split_certificate", "push_to_hub"]
 
 def cmd_export(args) -> int:
     """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
-    from core.exports import writers as export
+    from core.exports import manifest as manifests, writers as export
 
     fmt = args.format or export.format_of(args.out)
     if fmt is None:
@@ -28,7 +28,7 @@ def cmd_export(args) -> int:
         hub_token(args.push_to_hub)   # offline or no token: say so before any work
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
-    frame, manifest, summary = export.from_run_file(
+    frame, manifest, summary = manifests.from_run_file(
         ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
         include_arrays=args.embeddings or fmt != "csv", extra={"command": args.command_line})
     quality = note = pairs = None

@@ -155,7 +155,7 @@ def _phase_log(args, N: int, bar):
 def cmd_aflite(args) -> int:
     import numpy as np
 
-    from core.exports import writers as export
+    from core.exports import manifest as manifests, writers as export
     from core.results.runs import fit_run
 
     outs = args.outputs
@@ -205,7 +205,7 @@ def cmd_aflite(args) -> int:
     if args.export:
         fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
         frame = export.export_frame(ds, run, which=args.which)
-        manifest_out = export.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds,
+        manifest_out = manifests.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds,
                                            tau=run.trajectory.tau, target_size=run.trajectory.n,
                                            retained_ids=extra["retained_ids"])
         card = None

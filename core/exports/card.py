@@ -106,7 +106,7 @@ def _headline(certificate: dict) -> dict:
 
 def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Optional[str] = None,
                  license: Optional[str] = None, task: str = "text-classification", certificate: Optional[dict] = None):
-    """The card of an export (``manifest``: `core.exports.writers.manifest_for`; ``inputs``: `card_inputs`;
+    """The card of an export (``manifest``: `core.exports.manifest.manifest_for`; ``inputs``: `card_inputs`;
     ``verdict``: the evaluation's sentence, `core.evaluation.verdict.verdict`; ``certificate``: the
     split's artifact certificate, `core.certificate.measures.certify`, whose headline numbers go in
     the front matter and a table)."""

@@ -17,7 +17,7 @@ import pandas as pd
 
 from core.base.escaping import html_text
 from core.evaluation.verdict import tolerance_text, verdict
-from core.exports.writers import dataset_label, file_name
+from core.exports.manifest import dataset_label, file_name
 from core.exports.safe_csv import write_csv
 
 __all__ = ["render_png", "html_report", "report_name", "write_files", "family_wide", "TABLE_FILES"]

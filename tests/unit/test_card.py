@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from huggingface_hub import DatasetCard
 
-from core.exports import writers as export
+from core.exports import manifest as manifests
 from core.exports.card import card_inputs, dataset_card, size_category
 from core.cli import main
 from core.data.dataset import Dataset
@@ -39,7 +39,7 @@ def cell(card_text, name):
 def test_the_card_says_what_the_manifest_says(saved):
     ds, run, _ = saved
     kept = run.ids[run.retained]
-    manifest = export.manifest_for(run, which="retained", fmt="datasets", rows=len(kept), tau=run.trajectory.tau,
+    manifest = manifests.manifest_for(run, which="retained", fmt="datasets", rows=len(kept), tau=run.trajectory.tau,
                                    target_size=run.trajectory.n, dataset=ds, retained_ids=kept)
     inputs = card_inputs(ds, kept)
     card = dataset_card(manifest, inputs, verdict="The filtered split is harder.")

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.exports import writers as export
+from core.exports import manifest as manifests, writers as export
 from core.data.dataset import Dataset
 from core.base.errors import InputError
 from core.aflite import Trajectory
@@ -129,7 +129,7 @@ def test_datasets_zip_and_folder(dataset, run, tmp_path):
     import datasets
 
     frame = export.export_frame(dataset, run, which="removed")
-    manifest = export.manifest_for(run, which="removed", fmt="datasets", rows=len(frame), tau=0.5)
+    manifest = manifests.manifest_for(run, which="removed", fmt="datasets", rows=len(frame), tau=0.5)
     blob = export.to_bytes(frame, "datasets", manifest)
     with zipfile.ZipFile(io.BytesIO(blob)) as zf:
         names = zf.namelist()
@@ -147,7 +147,7 @@ def test_datasets_zip_and_folder(dataset, run, tmp_path):
 
 def test_write_csv_with_manifest(dataset, run, tmp_path):
     frame = export.export_frame(dataset, run, which="retained")
-    manifest = export.manifest_for(run, which="retained", fmt="csv", rows=len(frame), tau=0.5, target_size=0.3)
+    manifest = manifests.manifest_for(run, which="retained", fmt="csv", rows=len(frame), tau=0.5, target_size=0.3)
     path = export.write(frame, tmp_path / "kept.csv", manifest=manifest)
     assert path.read_bytes() == export.to_bytes(frame, "csv")
     m = json.loads((tmp_path / "kept.manifest.json").read_text())
@@ -185,7 +185,7 @@ def test_write_errors(dataset, run, tmp_path):
 def test_export_without_run_all(dataset):
     frame = export.export_frame(dataset, None, which="all", include_arrays=False)
     assert frame["id"].tolist()[:2] == ["r0", "r1"] and "emb" not in frame.columns
-    assert export.file_name("../data/snli dev.jsonl", "retained", "csv") == "snli_dev-retained.csv"
+    assert manifests.file_name("../data/snli dev.jsonl", "retained", "csv") == "snli_dev-retained.csv"
 
 
 # ---------------------------------------------------------------- streaming (issue 14: lazy, bounded exports)
@@ -271,14 +271,14 @@ def test_csv_without_embeddings_and_empty_selection(wide):
 
 
 def test_manifest_names_the_dataset_not_a_server_path(dataset, run):
-    m = export.manifest_for(run, which="retained", fmt="csv", rows=4, dataset=dataset,
+    m = manifests.manifest_for(run, which="retained", fmt="csv", rows=4, dataset=dataset,
                             dataset_name="/srv/cache/uploads/97598c5ede153526.csv", retained_ids=["r2", "r4"])
     assert m["dataset"]["name"] == "97598c5ede153526.csv" and m["retained_ids"] == ["r2", "r4"]
-    m = export.manifest_for(run, which="retained", fmt="csv", rows=4, dataset_name="my data.csv")
+    m = manifests.manifest_for(run, which="retained", fmt="csv", rows=4, dataset_name="my data.csv")
     assert m["dataset"]["name"] == "my data.csv" and "/" not in json.dumps(m["dataset"])
-    assert export.file_name("my data.csv", "retained", "parquet") == "my_data-retained.parquet"
-    assert export.file_name("nyu-mll/glue", "all", "csv") == "nyu-mll_glue-all.csv"
-    assert export.summary_line(0.75, 2952, 9840, 7916) == "τ = 0.75, n = 2,952 (30 %) → 7,916 rows retained"
+    assert manifests.file_name("my data.csv", "retained", "parquet") == "my_data-retained.parquet"
+    assert manifests.file_name("nyu-mll/glue", "all", "csv") == "nyu-mll_glue-all.csv"
+    assert manifests.summary_line(0.75, 2952, 9840, 7916) == "τ = 0.75, n = 2,952 (30 %) → 7,916 rows retained"
 
 
 def test_add_quality_columns_matches_by_id_and_refuses_clashes():
@@ -302,7 +302,7 @@ def test_add_quality_columns_matches_by_id_and_refuses_clashes():
 @pytest.mark.parametrize("source, has_arrays", [("demo:nli:n=300", False), ("demo:circles:n=300", True),
                                                 ("demo:digits", True)])
 def test_the_manifest_says_embeddings_are_included_only_when_they_are(source, has_arrays):
-    from core.exports.writers import manifest_for
+    from core.exports.manifest import manifest_for
     from core.data.sources import load_dataset
 
     ds = load_dataset(source)
@@ -316,7 +316,7 @@ def test_an_export_manifest_names_no_server_path(tmp_path):
     and the file's name, size and time, but no path into the server's cache (issue 21)."""
     import numpy as np
 
-    from core.exports.writers import manifest_for
+    from core.exports.manifest import manifest_for
     from core.representations import represent
     from core.results.runs import fit_run
     from core.data.sources import load_dataset

@@ -118,7 +118,7 @@ def test_the_card_says_what_the_joint_filter_kept(run, problem):
     from huggingface_hub import DatasetCard
 
     from core.exports.card import dataset_card
-    from core.exports.writers import manifest_for
+    from core.exports.manifest import manifest_for
 
     ds, _, _, _ = problem
     manifest = manifest_for(run, which="retained", fmt="datasets", rows=int(run.retained.sum()), dataset=ds)
