@@ -24,7 +24,8 @@ import weakref
 import streamlit as st
 
 from core.base import paths
-from core.base.jobs import JobRunner, backend_for
+from core.base.job_backends import backend_for
+from core.base.jobs import JobRunner
 from core.results.stores import Results
 from core.team.store import TeamStore
 from core.base.settings import settings

@@ -2,7 +2,7 @@
 or a clear `ClusterError` naming what to check.
 
 A cluster serves two different needs, both through this connection: the job backend
-(`core.base.jobs.DaskBackend`, ``ARTIFACT_LENS_SCHEDULER``) runs a background job's heavy step
+(`core.base.job_backends.DaskBackend`, ``ARTIFACT_LENS_SCHEDULER``) runs a background job's heavy step
 as one task on a worker, so the web process keeps its cores; AFLite's row-distributed fit
 (`core.aflite.on_cluster.fit_on_cluster`, ``aflite --scheduler``) spreads one fit's rows over
 every worker, for an X larger than one machine wants to hold."""

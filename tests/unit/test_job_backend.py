@@ -13,7 +13,8 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from core.base.errors import Cancelled, InputError  # noqa: E402
-from core.base.jobs import DaskBackend, JobRunner, LocalBackend, backend_for  # noqa: E402
+from core.base.job_backends import DaskBackend, LocalBackend, backend_for  # noqa: E402
+from core.base.jobs import JobRunner  # noqa: E402
 from core.zstats import z_filter  # noqa: E402
 
 pytestmark = pytest.mark.dask
