@@ -13,7 +13,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval, InvalidParameterError, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from core.aflite.inputs import check_protected, check_quality, check_X, encode_labels
+from core.aflite.inputs import check_protected, check_removal_order, check_X, encode_labels
 from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
 from core.aflite.backends import ArrayRidgeScorer, namespace
 from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
@@ -315,7 +315,7 @@ class AFLite(BaseEstimator):
             raise InputError(f"y has a single class ({classes[0]!r}): AFLite needs at least two "
                              "classes to measure predictability; check the label column.")
         cfg = self._resolve(N, len(classes))
-        q = check_quality(quality, N, self.strategy)
+        q = check_removal_order(quality, N, self.strategy)
         protect = check_protected(protected, N)
 
         self._backend = namespace(self.device)   # (xp, device) of the ridge family; None: the CPU engine

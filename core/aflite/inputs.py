@@ -6,7 +6,7 @@ import numpy as np
 from core.base.errors import InputError
 from core.data.labels import encode_labels as _encode
 
-__all__ = ["check_X", "check_values", "scan_rows", "encode_labels", "check_quality", "check_protected"]
+__all__ = ["check_X", "check_values", "scan_rows", "encode_labels", "check_removal_order", "check_protected"]
 
 _CHECK_ROWS = 8192    # rows checked at a time (bounds the temporary: 8192 × d floats)
 
@@ -66,8 +66,9 @@ def check_X(X) -> np.ndarray:
     return X
 
 
-def check_quality(quality, N: int, strategy: str):
-    """A fit's ``quality`` as (N,) float64 (or None): one finite score per row, greedy order."""
+def check_removal_order(quality, N: int, strategy: str):
+    """A fit's ``quality`` as (N,) float64 (or None): one finite score per row, any scale (it only
+    orders the removals; the DQI's own [0, 1] contract is `core.quality.check_quality`)."""
     if quality is None:
         return None
     q = np.asarray(quality, dtype=np.float64)
