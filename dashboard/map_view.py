@@ -4,7 +4,6 @@ and the box/lasso selection kept while τ and n move (the chart itself forgets i
 figure changes)."""
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -15,6 +14,7 @@ import plotly.graph_objects as go
 import plotly.io
 import streamlit as st
 
+from core.base.keys import digest_of
 from core.plots.aflite import projection_map, selected_rows
 from core.team.review import LIGHT_COLOURS
 from dashboard import current, url
@@ -87,16 +87,12 @@ class MapView:
     def inputs(self, shown, column, drawn, hover_status, *rest) -> str:
         """A digest of everything the figure is made of: values, not knobs, so a τ/n move changes it
         only where the colours (and then the hover's p̃ and status) change."""
-        h = hashlib.blake2b(digest_size=16)
-        h.update(repr((self.sess.ds_key, self.run.key, self.proj.method, column, hover_status, *rest)).encode())
-        h.update(np.ascontiguousarray(self.proj.xy).tobytes())
-        h.update(b"" if drawn is None else np.asarray(drawn).tobytes())
         # the dataset's own columns (the label, ...) are fixed by ds_key; hashing 100k strings costs ~50 ms
         fixed = column == self.ds.label or column in self.table.other_columns and column not in DQ_COLUMNS
         live = ([] if fixed else [column]) + (["predictability", "retained"] if hover_status else [])
-        if live:
-            h.update(pd.util.hash_pandas_object(shown[live], index=False).to_numpy().tobytes())
-        return h.hexdigest()
+        return digest_of(repr((self.sess.ds_key, self.run.key, self.proj.method, column, hover_status, *rest)),
+                         self.proj.xy, np.empty(0) if drawn is None else np.asarray(drawn),
+                         pd.util.hash_pandas_object(shown[live], index=False).to_numpy() if live else np.empty(0))
 
     def parts(self, live) -> dict:
         """Everything the figure is made of at the live result ``live``, and its digest."""

@@ -13,7 +13,7 @@ import json
 
 import numpy as np
 
-__all__ = ["digest", "key_of", "jsonable"]
+__all__ = ["digest", "digest_of", "key_of", "jsonable"]
 
 
 def digest(data, length: int = 16) -> str:
@@ -21,8 +21,30 @@ def digest(data, length: int = 16) -> str:
     iterable of either, hashed in order as one stream (a large table, chunk by chunk)."""
     h = hashlib.sha256()
     for part in ((data,) if isinstance(data, (str, bytes, bytearray, memoryview)) else data):
-        h.update(part.encode() if isinstance(part, str) else bytes(part))
+        h.update(part.encode() if isinstance(part, str) else part)   # any contiguous buffer, uncopied
     return h.hexdigest()[:length]
+
+
+def digest_of(*parts, length: int = 32) -> str:
+    """`digest` of values of several kinds at once, each written so it cannot run into the next: a
+    string with its length, an array with its dtype and shape (then its bytes; an object array as
+    JSON text), bytes with their length. For content keys of in-memory work (a fit's memo, a figure)."""
+    def stream():
+        for part in parts:
+            if isinstance(part, str):
+                yield f"s{len(part)}:{part}"
+            elif isinstance(part, (bytes, bytearray, memoryview)):
+                yield f"b{len(part)}:"
+                yield part
+            else:
+                a = np.ascontiguousarray(part)
+                if a.dtype == object:   # labels as Python objects: their text
+                    text = json.dumps(a.tolist(), default=str)
+                    yield f"o{len(text)}:{text}"
+                else:
+                    yield f"a{a.dtype.str}{a.shape}:"
+                    yield a.view(np.uint8).reshape(-1) if a.size else b""
+    return digest(stream(), length)
 
 
 def key_of(description, length: int = 16) -> str:

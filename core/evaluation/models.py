@@ -1,7 +1,6 @@
 """The model families an evaluation trains, and how one is built and fitted (see `core.evaluation`)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import warnings
@@ -14,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from core.base.errors import InputError
+from core.base.keys import digest_of
 
 
 #: every model family this module trains (the first four are the historical `subset_accuracy` set)
@@ -132,22 +132,6 @@ class Fit:
     params: Optional[dict] = None
 
 
-def digest(*parts) -> str:
-    """A content hash of strings and arrays (an array's dtype, shape and bytes)."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in parts:
-        if isinstance(a, str):
-            h.update(f"{len(a)}:{a}".encode())
-            continue
-        a = np.ascontiguousarray(a)
-        if a.dtype == object:   # labels as Python objects: hash their text
-            h.update(json.dumps(a.tolist(), default=str).encode())
-        else:
-            h.update(f"{a.dtype.str}{a.shape}".encode())
-            h.update(a.view(np.uint8).reshape(-1) if a.size else b"")
-    return h.hexdigest()
-
-
 class FitMemo:
     """Predictions of fits already made, by the content of what each model saw (X, y, the rows
     and their order, the family, its parameters, the seed), so an evaluation at another τ/n of
@@ -212,9 +196,9 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, memo=_PROCESS,
     from core.base.progress import check_cancel
 
     memo = FITS if memo is _PROCESS else memo
-    data = digest(X, y) if memo is not None else ""
-    keys = [digest(data, f.family, str(f.random_state), json.dumps(f.params or {}, sort_keys=True, default=str),
-                   f.train, f.test) if memo is not None else "" for f in fits]
+    data = digest_of(X, y) if memo is not None else ""
+    keys = [digest_of(data, f.family, str(f.random_state), json.dumps(f.params or {}, sort_keys=True, default=str),
+                      f.train, f.test) if memo is not None else "" for f in fits]
     out: list = [None] * len(fits)
     todo = []
     for i, (f, key) in enumerate(zip(fits, keys)):

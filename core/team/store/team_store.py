@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import math
 import numbers
@@ -20,6 +19,7 @@ from sqlalchemy.orm import sessionmaker
 
 from core.base import paths
 from core.base.errors import InputError
+from core.base.keys import digest
 from core.results.runs import CorruptRun, Run
 from core.team.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, RunRecord, SavedView,
                                Workspace, now)
@@ -370,7 +370,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             if rec is not None and rec.status == "done":
                 return rec.id
         path = run.save(self.files / f"ws{workspace_id}" / f"{run.key}.npz")
-        digest = file_sha256(path)
+        checksum = file_sha256(path)
         with self._write_as(workspace_id, by, "run filters") as s:
             self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec = s.scalar(select(RunRecord).where(RunRecord.workspace_id == workspace_id, RunRecord.key == run.key))
@@ -379,7 +379,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                                 representation=run.representation, params=run.params,
                                 seed=run.record.get("seed"), versions=run.versions, created_by=by.lower())
                 s.add(rec)
-            rec.status, rec.file, rec.sha256, rec.updated_at = "done", str(path), digest, now()
+            rec.status, rec.file, rec.sha256, rec.updated_at = "done", str(path), checksum, now()
             rec.holder = rec.lease_until = None
             s.flush()
             return rec.id
@@ -566,8 +566,6 @@ def _aware(moment: datetime) -> datetime:
 
 
 def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
+    """The whole SHA-256 of a file (64 hex digits), read in 1 MB blocks."""
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return digest(iter(lambda: fh.read(1 << 20), b""), 64)
