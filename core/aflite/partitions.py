@@ -66,6 +66,15 @@ class Plan:
         self._by_block, self._starts = by_block, starts
         self._pairs = None
 
+    @classmethod
+    def of_training_sets(cls, n: int, sets) -> "Plan":
+        """A plan over n positions whose m training sets are given (positions, any order) rather
+        than drawn from blocks: for a caller that draws them itself (cues across splits train on
+        one split and score the other, `core.dynamics.transfer`)."""
+        partial = [np.sort(np.asarray(s, dtype=np.int64)) for s in sets]
+        return cls(np.zeros(n, dtype=np.int64), np.zeros((1, len(partial)), dtype=bool), partial, np.arange(n),
+                   np.array([0, n]))
+
     def members(self, b: int) -> np.ndarray:
         """The positions of block b's members in S_j (ascending)."""
         return self._by_block[self._starts[b]:self._starts[b + 1]]

@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.aflite.inputs import encode_labels
+from core.aflite.partitions import Plan
+from core.aflite.scorers import SklearnScorer
 from core.aflite.selection import check_tau, passing
 from core.data.dataset import Dataset
 from core.base.errors import InputError
@@ -151,18 +154,16 @@ def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int 
     X = np.asarray(rep.X, dtype=np.float32)
     in_train = np.char.startswith(ids, "train:")
     y_all = both.table[both.label].astype(str).reindex(ids).to_numpy()
+    # AFLite's p̃ (eq. 4) and its logistic family (`core.aflite.scorers`), with the m training sets
+    # drawn from TRAIN alone: EVAL is always held out, TRAIN by the models that did not train on it
     rng = np.random.default_rng(random_state)
     tr = np.flatnonzero(in_train)
-    votes, seen = np.zeros(len(ids)), np.zeros(len(ids))
-    size = max(len(labels), int(round(train_share * len(tr))))
-    for _ in range(int(m)):
-        check_cancel(cancel)
-        pick = rng.choice(tr, size=min(size, len(tr)), replace=False)
-        model = LogisticRegression(max_iter=1000).fit(X[pick], y_all[pick])
-        out = np.ones(len(ids), bool)
-        out[pick] = False
-        votes[out] += model.predict(X[out]) == y_all[out]
-        seen[out] += 1
+    size = min(len(tr), max(len(labels), int(round(train_share * len(tr)))))
+    picks = [rng.choice(tr, size=size, replace=False) for _ in range(int(m))]
+    scorer = SklearnScorer("logistic", X, np.zeros(X.shape[1], dtype=np.float32), encode_labels(y_all)[0],
+                           random_state)
+    votes, seen = scorer.score(np.arange(len(ids)), Plan.of_training_sets(len(ids), picks),
+                               lambda f, msg: report(progress, 0.6 + 0.25 * f, f"AFLite's view: {msg}"), cancel, 0)
     p_tilde = np.divide(votes, seen, out=np.full(len(ids), np.nan), where=seen > 0)
 
     report(progress, 0.85, "near-duplicates across the splits")
