@@ -260,13 +260,16 @@ class RidgeScorer:
         Zt, Y = self._zy(removed_rows)
         bounds = np.flatnonzero(np.diff(blk)) + 1
 
-        def downdate(lo, hi):   # one block's rows: blocks are independent, so they run on every thread
-            b = blk[lo]
-            _gram(Zt[lo:hi], out=self.G[b], sign=-1.0, add=True)
-            self.H[b] -= Zt[lo:hi].T @ Y[lo:hi]
+        def downdate(spans):   # some blocks' rows: blocks are independent, so they run on every thread
+            for lo, hi in spans:
+                b = blk[lo]
+                _gram(Zt[lo:hi], out=self.G[b], sign=-1.0, add=True)
+                self.H[b] -= Zt[lo:hi].T @ Y[lo:hi]
 
-        spans = [dict(lo=lo, hi=hi) for lo, hi in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(blk)]]))]
-        for _ in self.rows.tasks(downdate, spans, {}):
+        spans = list(zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(blk)]])))
+        # a few blocks per task (a block loses ~k/B rows: one task each was mostly overhead)
+        per = max(1, -(-len(spans) // (4 * self.rows.n_jobs)))
+        for _ in self.rows.tasks(downdate, [dict(spans=spans[i:i + per]) for i in range(0, len(spans), per)], {}):
             pass
 
     def score(self, S, plan, sub, cancel, phase):

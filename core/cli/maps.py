@@ -56,7 +56,7 @@ def cmd_project(args) -> int:
     stage(0.0, f"representation {args.representation}")
     rep = representation_for(ds, args.representation, args)
     key = proj.representation_key(ds, rep)
-    kwargs = params if args.method == "umap" else {"random_state": args.seed}
+    kwargs = dict(params, parallel=args.parallel) if args.method == "umap" else {"random_state": args.seed}
     out = proj.project(rep.X, rep.ids, key=key, method=args.method, progress=stage, **kwargs)
     info = out.info
     if args.json:
@@ -85,7 +85,7 @@ def cmd_project(args) -> int:
             print(f"  transform  {info['transformed_rows']:,} more rows placed  {stages.get('transform', 0):.1f} s")
     print(f"total {info.get('seconds', 0):.1f} s; cached in {info.get('cache_file')}")
     defaults = proj.DEFAULTS
-    if args.method == "umap" and any(out.params[k] != defaults[k] for k in out.params):
+    if args.method == "umap" and any(out.params[k] != defaults.get(k) for k in out.params):
         print("note: the dashboard's Map page shows the map with the default parameters "
               f"({', '.join(f'{k}={v}' for k, v in defaults.items())}); this one is cached for the Python API.",
               file=sys.stderr)

@@ -185,6 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fit-size", type=Whole(0, 10 ** 9), default=200_000, help="fit UMAP on at most this many rows, place the rest with "
                                                                "transform (default 200000; 0 = every row)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0, as the dashboard)")
+    p.add_argument("--parallel", action="store_true",
+                   help="UMAP's neighbour search and layout on every core: faster on many cores, but the layout is not "
+                        "reproducible (a seeded UMAP runs on one thread); cached apart from the seeded map, which the "
+                        "dashboard shows")
     p.add_argument("--json", action="store_true", help="print the projection's record (stages, PCA, kNN graph) as JSON")
     p.set_defaults(func=cmd_project)
 

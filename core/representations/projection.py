@@ -151,8 +151,8 @@ def _pca(X: np.ndarray, dims: int, random_state: int) -> np.ndarray:
 def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_neighbors: int = 15,
             min_dist: float = 0.1, spread: float = 1.0, metric: str = "euclidean", random_state: int = 0,
             fit_size: Optional[int] = 200_000, pca_dims: Optional[int] = 50, chunk_size: int = 5000,
-            cache_dir=None, use_cache: bool = True, only_cached: bool = False, progress=None,
-            cancel=None) -> Optional[Projection]:
+            cache_dir=None, use_cache: bool = True, only_cached: bool = False, parallel: bool = False,
+            progress=None, cancel=None) -> Optional[Projection]:
     """Project Φ to 2-D, from the disk cache when this exact projection was made before.
 
     Parameters
@@ -171,6 +171,11 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
     min_dist, spread : UMAP display parameters (a change reuses the cached kNN graph).
     random_state : int
         Seeds UMAP, the PCA and the fit sample.
+    parallel : bool
+        UMAP's neighbour search and layout on every core instead of one. What it gives up: the
+        layout is no longer reproducible (umap-learn runs on one thread whenever it is seeded, and
+        its threads race), so two runs give two different, equally valid maps; the PCA step and
+        the fit sample stay seeded. Cached apart from the seeded map.
     fit_size : int or None
         Fit UMAP on at most this many rows (a seeded sample) and ``transform`` the rest;
         None fits every row.
@@ -207,6 +212,8 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
         params.update(n_neighbors=int(n_neighbors), min_dist=float(min_dist), spread=float(spread), metric=metric,
                       fit_size=None if fit_size is None else int(fit_size),
                       pca_dims=None if pca_dims is None else int(pca_dims))
+        if parallel:   # only when asked: the seeded maps keep the keys they always had
+            params["parallel"] = True
     cache_root = Path(cache_dir) if cache_dir is not None else paths.cache_dir()
     store, map_key = maps(cache_root), _map_key(key, method, params, X.shape)
     # a damaged cache file is a logged miss, recomputed and overwritten
@@ -280,7 +287,7 @@ class _CachedNeighbours:
 def _knn_key(key: str, shape, params, fitted: Optional[int]) -> str:
     # the PCA'd input is named by what makes it (Φ's key, shape, PCA dims, seed) and the rows fitted
     ident = [key, list(shape), params["pca_dims"], params["random_state"], fitted, params["n_neighbors"],
-             params["metric"], "knn-1"]
+             params["metric"], "knn-1"] + (["parallel"] if params.get("parallel") else [])
     return "knn-" + key_of(ident, 24)
 
 
@@ -305,7 +312,7 @@ def _knn_graph(Xp, fit_rows, rest, n_neighbors, params, stored: Optional[tuple],
     # umap's own neighbour search, with the settings its fit would use: the same graph, kept for reuse
     indices, dists, index = umap_.nearest_neighbors(
         Xp[fit_rows], n_neighbors, params["metric"], {}, False, check_random_state(params["random_state"]),
-        low_memory=True, use_pynndescent=True, n_jobs=1, verbose=False)
+        low_memory=True, use_pynndescent=True, n_jobs=-1 if params.get("parallel") else 1, verbose=False)
     rest_indices = np.empty((len(rest), n_neighbors), dtype=np.int32)
     rest_dists = np.empty((len(rest), n_neighbors), dtype=np.float32)
     angular = bool(getattr(index, "_angular_trees", False))
@@ -388,9 +395,11 @@ def _umap(X, key, params, info, chunk_size, cache_root, use_cache, progress, can
 
     t = time.perf_counter()
     neighbours = _CachedNeighbours(rest_indices, rest_dists, angular)
+    parallel = bool(params.get("parallel"))   # umap-learn runs one thread whenever it is given a seed
     reducer = umap.UMAP(n_neighbors=n_neighbors, min_dist=params["min_dist"], spread=params["spread"],
-                        metric=params["metric"], random_state=params["random_state"], n_components=2,
-                        low_memory=True, transform_seed=params["random_state"], n_jobs=1,  # a seed means 1 thread
+                        metric=params["metric"], random_state=None if parallel else params["random_state"],
+                        n_components=2, low_memory=True, transform_seed=params["random_state"],
+                        n_jobs=-1 if parallel else 1,
                         # copies: umap marks disconnected neighbours in these arrays in place
                         precomputed_knn=(indices.copy(), dists.copy(), neighbours))
     report(progress, 0.45, f"UMAP layout of {len(fit_rows):,} rows (min_dist {params['min_dist']}, "

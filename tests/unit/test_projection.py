@@ -162,3 +162,19 @@ def test_display_change_reuses_the_knn_graph_also_for_transformed_rows(blobs, tm
     assert (nearest == y).mean() > 0.95
     with pytest.raises(AssertionError, match="searched again"):   # another graph parameter: a new search
         project(X, key="b", n_neighbors=10, metric="cosine", fit_size=120, pca_dims=5, cache_dir=tmp_path)
+
+
+@pytest.mark.slow
+def test_a_parallel_map_separates_the_blobs_and_is_cached_apart_from_the_seeded_one(blobs, tmp_path):
+    """Issue 32: UMAP on every core is a choice the user makes (not reproducible); it never stands in
+    for the seeded map, nor the seeded map for it."""
+    X, y = blobs
+    kw = dict(key="blobs", method="umap", n_neighbors=10, fit_size=None, pca_dims=5, cache_dir=tmp_path)
+    p = project(X, parallel=True, **kw)
+    assert p.params["parallel"] is True and not p.info["knn"]["cached"]
+    centroids = np.array([p.xy[y == c].mean(axis=0) for c in range(3)])
+    assert (np.argmin(((p.xy[:, None, :] - centroids[None]) ** 2).sum(-1), axis=1) == y).mean() > 0.95
+    assert project(X, only_cached=True, **kw) is None   # the seeded map is not the parallel one
+    seeded = project(X, **kw)
+    assert "parallel" not in seeded.params and not seeded.info["knn"]["cached"]   # nor its kNN graph
+    assert project(X, parallel=True, only_cached=True, **kw).params["parallel"] is True
