@@ -116,6 +116,22 @@ def build_glove(dataset, opts, *, messages, info, progress, cancel, cache_dir):
     return np.hstack(blocks), []
 
 
+def _sbert_device() -> str:
+    """Where sentence-transformers encodes: the GPU that ``ARTIFACT_LENS_DEVICE`` names (``cuda`` or
+    ``cuda:N``) when PyTorch sees it, else the CPU (also for the CPU-only devices of AFLite)."""
+    from core.base.settings import settings
+
+    wanted = settings().device or ""
+    if wanted.startswith("cuda"):
+        try:
+            import torch
+        except ImportError:   # sentence-transformers brings PyTorch; without it there is no GPU to use
+            return "cpu"
+        if torch.cuda.is_available():
+            return wanted
+    return "cpu"
+
+
 def build_sbert(dataset, opts, *, messages, info, progress, cancel, cache_dir):
     try:
         from sentence_transformers import SentenceTransformer
@@ -123,10 +139,12 @@ def build_sbert(dataset, opts, *, messages, info, progress, cancel, cache_dir):
         raise MissingExtraError("sbert needs sentence-transformers; install the extra: "
                                 "pip install 'artifact-lens[sbert]'.") from None
     name = str(opts["model"])
+    device = _sbert_device()
+    info["device"] = device
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = SentenceTransformer(name, device="cpu")
+            model = SentenceTransformer(name, device=device)
     except Exception as exc:
         raise InputError(f"cannot load the sentence-transformers model '{name}' ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0] if str(exc) else ''}). Offline, give a local model folder "

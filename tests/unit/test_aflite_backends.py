@@ -95,3 +95,17 @@ def test_a_run_says_where_it_ran(tmp_path):
     assert strict.key == cpu.key                                  # where it ran is not part of the run
     back = Run.load(strict.save(tmp_path / "run.npz"))
     assert where_it_ran(back) == where_it_ran(strict)
+
+
+@pytest.mark.parametrize("device", [None, "torch", "cupy", "array-api", "cuda", "cuda:1"])
+def test_sentence_transformers_encode_on_the_gpu_the_setting_names_or_on_the_cpu(device, monkeypatch):
+    """Issue 32: ``ARTIFACT_LENS_DEVICE=cuda[:N]`` moves the sbert Φ to that GPU when PyTorch sees one;
+    every other setting, and a machine without a GPU (CI), encodes on the CPU."""
+    from core.representations.text import _sbert_device
+
+    if device is None:
+        monkeypatch.delenv("ARTIFACT_LENS_DEVICE", raising=False)
+    else:
+        monkeypatch.setenv("ARTIFACT_LENS_DEVICE", device)
+    gpu = _HAS_TORCH and __import__("torch").cuda.is_available()
+    assert _sbert_device() == (device if gpu and device and device.startswith("cuda") else "cpu")
