@@ -1,5 +1,6 @@
 """Test-wide settings: offline, fixed seeds, caches in a temporary folder."""
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -7,7 +8,11 @@ from pathlib import Path
 # Before anything imports datasets / huggingface_hub, which read these at import time.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
-os.environ.setdefault("ARTIFACT_LENS_CACHE", tempfile.mkdtemp(prefix="artifact-lens-test-cache-"))
+# A cache folder of this session's own, removed when it ends (xdist's workers inherit the variable,
+# so only the process that made the folder removes it, after every worker is done).
+_MADE_CACHE = None
+if not os.environ.get("ARTIFACT_LENS_CACHE"):
+    _MADE_CACHE = os.environ["ARTIFACT_LENS_CACHE"] = tempfile.mkdtemp(prefix="artifact-lens-test-cache-")
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "artifact-lens" / "numba"))
 
 import pytest  # noqa: E402
@@ -15,6 +20,11 @@ import pytest  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 _MAIN = sys.modules["__main__"]
+
+
+def pytest_unconfigure(config):
+    if _MADE_CACHE is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(_MADE_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
