@@ -225,7 +225,7 @@ def _save_datasets_folder(frame: pd.DataFrame, folder: Path, chunk_rows: int = C
 
     folder = Path(folder)
     stage = folder.with_name(folder.name + ".arrow-stage")
-    stage.mkdir(parents=True, exist_ok=True)
+    stage.mkdir(parents=True)   # new, beside a folder of our own: never a folder someone else made
     try:
         conv = _ArrowChunks(frame)
         arrow = stage / "data.arrow"

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import queue
+import selectors
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Optional
 
@@ -45,22 +44,15 @@ def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_
         job = {"folder": tmp, "key": key, "method": method, "cache_dir": str(cache_root), "params": params,
                "parent": os.getpid()}
         (Path(tmp) / "job.json").write_text(json.dumps(job))
-        proc = subprocess.Popen([sys.executable, "-c", "from core.representations.map_process import _child_main; _child_main()", tmp],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                cwd=str(Path(__file__).resolve().parents[2]))
-        lines: "queue.Queue[str]" = queue.Queue()
-        reader = threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True)
-        reader.start()
+        # stderr goes to a file (a chatty child never fills a pipe nobody reads); stdout, the progress
+        # lines, is read here between cancel checks: no reader thread outside the job backend
+        with open(Path(tmp) / "stderr.txt", "wb") as err:
+            proc = subprocess.Popen([sys.executable, "-c",
+                                     "from core.representations.map_process import _child_main; _child_main()", tmp],
+                                    stdout=subprocess.PIPE, stderr=err, cwd=str(Path(__file__).resolve().parents[2]))
         error = None
         try:
-            while reader.is_alive() or not lines.empty():
-                if cancel is not None and cancel.is_set():
-                    proc.terminate()
-                    check_cancel(cancel)
-                try:
-                    msg = json.loads(lines.get(timeout=0.2))
-                except (queue.Empty, ValueError):
-                    continue
+            for msg in _messages(proc, cancel):
                 if "progress" in msg:
                     report(progress, msg["progress"], msg.get("message", ""))
                 elif "error" in msg:
@@ -73,15 +65,39 @@ def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+            proc.stdout.close()
         if error is not None:
             raise (InputError if error.get("input") else RuntimeError)(error["error"])
         if proc.returncode != 0:
-            raise RuntimeError(f"the projection process failed (exit code {proc.returncode}): "
-                               f"{proc.stderr.read()[-500:]}")
+            tail = (Path(tmp) / "stderr.txt").read_bytes()[-500:].decode("utf-8", "replace")
+            raise RuntimeError(f"the projection process failed (exit code {proc.returncode}): {tail}")
     out = project(X, ids, key=key, method=method, cache_dir=cache_root, only_cached=True, **params)
     if out is None:  # pragma: no cover - the child wrote it
         raise RuntimeError("the projection process finished but left no cached projection")
     return out
+
+
+def _messages(proc, cancel):
+    """The child's JSON lines as they come, until its stdout closes; a cancel terminates the child
+    and raises `Cancelled` (checked every 0.2 s while the child is quiet)."""
+    pending = b""
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        while True:
+            if cancel is not None and cancel.is_set():
+                proc.terminate()
+                check_cancel(cancel)
+            if not sel.select(timeout=0.2):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                try:
+                    yield json.loads(line)
+                except ValueError:   # not one of ours (a library's print): skipped
+                    continue
 
 
 def _stop_with_parent(parent: Optional[int] = None) -> None:
