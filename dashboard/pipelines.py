@@ -144,8 +144,8 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
             ws.end_run(key, "failed")
             raise
 
-    job = cached_jobs.submit(JobKey("run", key_of([ds_key, spec, params] + ([quality] if quality else [])
-                                                  + ([{"joint": joint}] if joint else []))), work, name=label or "AFLite run")
+    asked = [ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else [])
+    job = cached_jobs.submit(JobKey("run", key_of(asked)), work, name=label or "AFLite run")
     sess.job_key, sess.job_params, sess.job_source, sess.job_page = job.key, dict(params), source, page
     sess.last_error = None
 

@@ -10,8 +10,8 @@ bounds how many compute at once (``workers``): the others wait, pending and canc
 
 Heavy steps inside a job go through `offload` (``ctx.offload(fn, *args, **kwargs)``), which
 hands them to the runner's backend (`core.base.job_backends`): `LocalBackend` calls ``fn`` in
-the job's thread; `DaskBackend` runs it on a Dask cluster (``ARTIFACT_LENS_SCHEDULER``), so a team's evaluation
-takes the workers' cores, not the web process's. Either way ``fn`` gets ``progress`` and
+the job's thread; `DaskBackend` runs it on a Dask cluster (``ARTIFACT_LENS_SCHEDULER``), so a
+team's evaluation takes the workers' cores, not the web process's. Either way ``fn`` gets ``progress`` and
 ``cancel`` keyword arguments that behave alike: progress reaches the job panel (through a
 Dask queue from a worker), and Cancel stops the work at its next check (through a Dask event).
 Nothing here imports streamlit.

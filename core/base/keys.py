@@ -34,7 +34,7 @@ def digest_of(*parts, length: int = 32) -> str:
             if isinstance(part, str):
                 yield f"s{len(part)}:{part}"
             elif isinstance(part, (bytes, bytearray, memoryview)):
-                yield f"b{len(part)}:"
+                yield f"b{memoryview(part).nbytes}:"
                 yield part
             else:
                 a = np.ascontiguousarray(part)

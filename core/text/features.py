@@ -181,7 +181,7 @@ def _ngram_block(codes, doc, vocab, n_docs, field, ngram_range) -> tuple:
     """Binary n-gram matrix of one field plus its per-example token counts."""
     lo, hi = ngram_range
     V = len(vocab)
-    rows, cols, names = [], [], []
+    rows, cols = [], []
     if lo <= 1:
         rows.append(doc)
         cols.append(codes)
