@@ -10,82 +10,23 @@ of LAPACK's packed triangles and by a batched LU solve instead of a Cholesky fac
 backend's retained set equals the engine's up to predictions that tie within rounding
 (`tests/unit/test_aflite_backends.py` measures it).
 
-Names a user gives (``device=``):
-
-- ``None`` or ``"numpy"``: the engine (`core.aflite.scorers`, every core of the CPU);
-- ``"cuda"``, ``"cuda:N"``: PyTorch on that GPU; ``"torch"``: PyTorch on the CPU;
-- ``"cupy"``: CuPy on its current GPU;
-- ``"array-api"``: NumPy through the array API, and ``"array-api-strict"``: the standard's
-  reference namespace, which fails on any call outside the standard (the tests' check that
-  this module is written against the standard alone).
+The names a user gives (``device=``) and the namespace each means: `core.base.devices`.
 """
 from __future__ import annotations
 
-import re
-from typing import Optional
-
 import numpy as np
 
-from core.base.errors import InputError
+from core.base.devices import to_host
 from core.base.progress import check_cancel
 
-__all__ = ["DEVICES", "namespace", "to_host", "ArrayRidgeScorer"]
+__all__ = ["ArrayRidgeScorer"]
 
-#: what ``device=`` accepts besides ``cuda:N``
-DEVICES = ("numpy", "cuda", "torch", "cupy", "array-api", "array-api-strict")
 #: bytes of class scores predicted at a time (rows × m × C floats on the device)
 PREDICT_BYTES = 256 << 20
 #: rows of X sent to the device at a time (centred there: no centred copy of X on the host)
 UPLOAD_ROWS = 65536
 #: bytes of padded rows gathered at a time for the batched per-group Gram matrices
 BATCH_BYTES = 256 << 20
-
-
-def namespace(device: Optional[str]):
-    """(xp, device object) for ``device``; None for the NumPy engine. A clear error when the
-    library is not installed or the GPU is not there."""
-    if device in (None, "numpy"):
-        return None
-    name = str(device)
-    if name == "array-api":
-        import array_api_compat.numpy as xp
-
-        return xp, None
-    if name == "array-api-strict":
-        try:
-            import array_api_strict as xp
-        except ImportError:
-            raise InputError("device='array-api-strict' needs the array-api-strict package: pip install "
-                             "array-api-strict.") from None
-        return xp, None
-    if name == "torch" or name == "cuda" or re.fullmatch(r"cuda:\d{1,3}", name):
-        try:
-            import torch
-            import array_api_compat.torch as xp
-        except ImportError:
-            raise InputError(f"device={name!r} needs PyTorch: pip install torch (with CUDA for a GPU), or leave "
-                             "device unset to run on the CPU.") from None
-        if name != "torch" and not torch.cuda.is_available():
-            raise InputError(f"device={name!r}: PyTorch sees no CUDA GPU on this machine; leave device unset to run "
-                             "on the CPU.")
-        return xp, torch.device("cpu" if name == "torch" else name)
-    if name == "cupy":
-        try:
-            import array_api_compat.cupy as xp
-        except ImportError:
-            raise InputError("device='cupy' needs CuPy with a GPU: pip install cupy-cuda12x, or leave device unset "
-                             "to run on the CPU.") from None
-        return xp, None
-    raise InputError(f"device={name!r} is not known: give one of {', '.join(DEVICES)} or cuda:N.")
-
-
-def to_host(a) -> np.ndarray:
-    """A device array as a NumPy array."""
-    if hasattr(a, "get") and not isinstance(a, np.ndarray):   # CuPy
-        return a.get()
-    if hasattr(a, "cpu"):                                       # PyTorch
-        return a.cpu().numpy()
-    return np.from_dlpack(a)
 
 
 class ArrayRidgeScorer:

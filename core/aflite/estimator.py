@@ -15,7 +15,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from core.aflite.inputs import check_protected, check_removal_order, check_X, encode_labels
 from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
-from core.aflite.backends import ArrayRidgeScorer, namespace
+from core.aflite.backends import ArrayRidgeScorer
+from core.base.devices import namespace
 from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
 from core.aflite.storage import LocalRows, trim_heap
 from core.aflite.selection import check_tau, resolve_size, select

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from core.base.errors import InputError
+from core.base.devices import known
 
 __all__ = ["Settings", "SettingsError", "settings", "using_cache", "VARIABLES", "printable", "expand_path"]
 
@@ -54,8 +55,8 @@ class Settings:
     #: ARTIFACT_LENS_SCHEDULER: address of a Dask scheduler (tcp://HOST:PORT) that runs the heavy
     #: steps of background jobs; unset: they run in this process
     scheduler: Optional[str]
-    #: ARTIFACT_LENS_DEVICE: where AFLite's ridge family computes (`core.aflite.backends`): unset for the
-    #: CPU engine, cuda, cuda:N, torch, cupy or array-api
+    #: ARTIFACT_LENS_DEVICE: where AFLite's ridge family and the cartography's training compute
+    #: (`core.base.devices`): unset for the CPU, cuda, cuda:N, torch, cupy or array-api
     device: Optional[str]
     #: ARTIFACT_LENS_ALLOW_SINGLE_USER: 1 lets the Docker image serve without sign-in (a trusted,
     #: one-person machine); read by ``deploy/preflight.py``
@@ -151,10 +152,9 @@ def _parse(env: tuple) -> Settings:
                             "such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), or unset it to compute "
                             "in this process.")
     device = (raw["device"] or "").strip().lower() or None
-    if device is not None and not (device in ("numpy", "cuda", "torch", "cupy", "array-api")
-                                   or re.fullmatch(r"cuda:\d{1,3}", device)):
-        raise SettingsError(f"ARTIFACT_LENS_DEVICE={raw['device']!r} is not a device AFLite runs on; give cuda, cuda:N, "
-                            "torch, cupy or array-api, or unset it for the CPU engine.")
+    if device is not None and not known(device):
+        raise SettingsError(f"ARTIFACT_LENS_DEVICE={raw['device']!r} is not a device this tool computes on; give cuda, "
+                            "cuda:N, torch, cupy or array-api, or unset it for the CPU.")
     return Settings(
         cache=cache,
         db_url=raw["db_url"] or f"sqlite:///{cache / 'team.sqlite'}",

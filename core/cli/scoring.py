@@ -170,7 +170,7 @@ def cmd_aflite(args) -> int:
         connect(args.scheduler).close()
     device = args.device or settings().device
     if device:
-        from core.aflite.backends import namespace
+        from core.base.devices import namespace
 
         namespace(device)   # a library that is not installed, or no GPU: said before any work
     ds = load_from_args(args)

@@ -36,6 +36,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from core.base.devices import namespace, to_host, where
 from core.base.errors import InputError
 from core.data.labels import encode_labels
 from core.base.progress import check_cancel, report
@@ -64,58 +65,77 @@ class Cartography:
 
 
 class _Net:
-    """Softmax regression or a one-hidden-layer ReLU MLP, trained by mini-batch Adam (float32)."""
+    """Softmax regression or a one-hidden-layer ReLU MLP, trained by mini-batch Adam (float32), on
+    array namespace ``xp`` (NumPy, or a device's: `core.base.devices`). The initial weights come
+    from the host's ``rng``, so every device starts from the same numbers."""
 
-    def __init__(self, d: int, k: int, hidden: int, rng: np.random.Generator, lr: float, l2: float):
-        self.lr, self.l2, self.t = lr, l2, 0
+    def __init__(self, d: int, k: int, hidden: int, rng: np.random.Generator, lr: float, l2: float, xp=np,
+                 put=np.asarray):
+        self.xp, self.lr, self.l2, self.t = xp, lr, l2, 0
         if hidden:
-            self.params = [(rng.standard_normal((d, hidden)) * np.sqrt(2.0 / d)).astype(np.float32),
-                           np.zeros(hidden, np.float32),
-                           (rng.standard_normal((hidden, k)) * np.sqrt(1.0 / hidden)).astype(np.float32),
-                           np.zeros(k, np.float32)]
+            host = [(rng.standard_normal((d, hidden)) * np.sqrt(2.0 / d)).astype(np.float32),
+                    np.zeros(hidden, np.float32),
+                    (rng.standard_normal((hidden, k)) * np.sqrt(1.0 / hidden)).astype(np.float32),
+                    np.zeros(k, np.float32)]
         else:
-            self.params = [np.zeros((d, k), np.float32), np.zeros(k, np.float32)]
-        self.m = [np.zeros_like(p) for p in self.params]
-        self.v = [np.zeros_like(p) for p in self.params]
+            host = [np.zeros((d, k), np.float32), np.zeros(k, np.float32)]
+        self.params = [put(p) for p in host]
+        self.m = [put(np.zeros_like(p)) for p in host]
+        self.v = [put(np.zeros_like(p)) for p in host]
 
     def _forward(self, X):
+        xp = self.xp
         if len(self.params) == 4:
             W1, b1, W2, b2 = self.params
-            h = np.maximum(X @ W1 + b1, 0.0)
+            h = xp.maximum(X @ W1 + b1, xp.zeros_like(b1))
             return h, h @ W2 + b2
         W, b = self.params
         return None, X @ W + b
 
-    def proba(self, X, batch: int = 8192) -> np.ndarray:
-        out = []
-        for s in range(0, len(X), batch):
-            _, z = self._forward(X[s:s + batch])
-            z = z - z.max(axis=1, keepdims=True)
-            e = np.exp(z)
-            out.append(e / e.sum(axis=1, keepdims=True))
-        return np.concatenate(out) if out else np.zeros((0, self.params[-1].shape[0]), np.float32)
+    def _softmax(self, z):
+        xp = self.xp
+        e = xp.exp(z - xp.max(z, axis=1, keepdims=True))
+        return e / xp.sum(e, axis=1, keepdims=True)
 
-    def step(self, X, y):
+    def proba(self, X, batch: int = 8192):
+        """p(class) of every row of X, on the namespace's device."""
+        xp = self.xp
+        n = X.shape[0]
+        parts = [self._softmax(self._forward(X[s:min(s + batch, n), ...])[1]) for s in range(0, n, batch)]
+        return xp.concat(parts, axis=0) if parts else xp.zeros((0, self.params[-1].shape[0]), dtype=xp.float32)
+
+    def step(self, X, Y):
+        """One Adam step on rows X with one-hot labels Y."""
+        xp = self.xp
         h, z = self._forward(X)
-        z = z - z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(axis=1, keepdims=True)
-        p[np.arange(len(y)), y] -= 1.0
-        g = p / len(y)                                   # d loss / d logits
+        g = (self._softmax(z) - Y) / Y.shape[0]          # d loss / d logits
         if h is not None:
             W1, _, W2, _ = self.params
-            dh = (g @ W2.T) * (h > 0)
-            grads = [X.T @ dh + self.l2 * W1, dh.sum(0), h.T @ g + self.l2 * W2, g.sum(0)]
+            dh = (g @ W2.T) * xp.astype(h > 0, xp.float32)
+            grads = [X.T @ dh + self.l2 * W1, xp.sum(dh, axis=0), h.T @ g + self.l2 * W2, xp.sum(g, axis=0)]
         else:
-            grads = [X.T @ g + self.l2 * self.params[0], g.sum(0)]
+            grads = [X.T @ g + self.l2 * self.params[0], xp.sum(g, axis=0)]
         self.t += 1
         b1, b2, eps = 0.9, 0.999, 1e-8
+        rate = self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)
+        if not isinstance(self.params[0], np.ndarray):   # a device's arrays take a Python float (float32 steps)
+            rate = float(rate)
         for p_, g_, m, v in zip(self.params, grads, self.m, self.v):
             m *= b1
             m += (1 - b1) * g_
             v *= b2
             v += (1 - b2) * g_ * g_
-            p_ -= (self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t) * m / (np.sqrt(v) + eps)).astype(np.float32)
+            # on NumPy the float64 rate makes the step float64, then float32 as the weights (as it always was)
+            p_ -= xp.astype(rate * m / (xp.sqrt(v) + eps), xp.float32)
+
+
+def _on(device: Optional[str]):
+    """(xp, put): the array namespace of ``device`` and how a host array reaches it."""
+    found = namespace(device)
+    if found is None:
+        return np, np.asarray
+    xp, where_ = found
+    return xp, (lambda a: xp.asarray(a)) if where_ is None else (lambda a: xp.asarray(a, device=where_))
 
 
 def _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence_threshold):
@@ -137,14 +157,18 @@ def _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence
 def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: str = "linear", folds: int = 5,
                       hidden: int = 128, batch_size: int = 256, lr: Optional[float] = None, l2: float = 1e-4,
                       ambiguous_share: float = 1 / 3, confidence_threshold: float = 0.5, label_issues: bool = True,
-                      random_state: int = 0, progress=None, cancel=None) -> Cartography:
+                      random_state: int = 0, device: Optional[str] = None, progress=None,
+                      cancel=None) -> Cartography:
     """Cartography of ``X`` (N × d, Φ) with labels ``y``; see the module docstring.
 
     ``folds`` ≥ 2 cross-fits (out-of-sample probabilities, label issues found); ``folds=1`` is the
     paper's in-sample variant (no label issues: its probabilities are not out of sample). ``lr``
     (Adam's step) defaults to 0.05 for the linear model and 0.01 for the MLP: steps that fit the
     easy examples within the first epoch, as the paper's models do, so what still moves
-    afterwards (variability) is what the model is unsure of.
+    afterwards (variability) is what the model is unsure of. ``device`` (`core.base.devices`; None: NumPy
+    on the CPU) is where the models train: ``"cuda"`` trains them on a GPU with PyTorch, from the
+    same initial weights and the same batches, so the map agrees with the CPU's up to float32
+    rounding (`params["device"]` records where it ran).
     """
     _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence_threshold)
     lr = (0.05 if model == "linear" else 0.01) if lr is None else lr
@@ -180,6 +204,8 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     gold = np.zeros((n, epochs), np.float32)
     right = np.zeros((n, epochs), bool)
     last = np.zeros((n, k), np.float32)
+    xp, put = _on(device)
+    onehot = np.eye(k, dtype=np.float32)
     total_steps, done = folds * epochs, 0
     for f in range(folds):
         held = np.flatnonzero(fold_of == f)
@@ -187,15 +213,17 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
         mu = X[train].mean(axis=0)
         sd = X[train].std(axis=0)
         sd[sd == 0] = 1.0
-        Xt, Xh = (X[train] - mu) / sd, (X[held] - mu) / sd
-        net = _Net(X.shape[1], k, hidden if model == "mlp" else 0, rng, lr, l2)
+        # standardised on the host (the same numbers on every device), then sent once a fold
+        Xt, Xh = put((X[train] - mu) / sd), put((X[held] - mu) / sd)
+        Yt = put(onehot[codes[train]])
+        net = _Net(X.shape[1], k, hidden if model == "mlp" else 0, rng, lr, l2, xp, put)
         for e in range(epochs):
             check_cancel(cancel)
-            perm = rng.permutation(len(train))
-            for s in range(0, len(perm), batch_size):
-                b = perm[s:s + batch_size]
-                net.step(Xt[b], codes[train][b])
-            p = net.proba(Xh)
+            perm = put(rng.permutation(len(train)))   # one transfer an epoch, sliced on the device
+            for s in range(0, len(train), batch_size):
+                b = perm[s:min(s + batch_size, len(train))]
+                net.step(xp.take(Xt, b, axis=0), xp.take(Yt, b, axis=0))
+            p = to_host(net.proba(Xh))
             gold[held, e] = p[np.arange(len(held)), codes[held]]
             right[held, e] = p.argmax(axis=1) == codes[held]
             if e == epochs - 1:
@@ -236,7 +264,8 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     params = {"epochs": epochs, "model": model, "folds": folds, "hidden": hidden if model == "mlp" else None,
               "batch_size": batch_size, "lr": lr, "l2": l2, "ambiguous_share": float(ambiguous_share),
               "confidence_threshold": float(confidence_threshold), "random_state": random_state,
-              "variant": "cross-fitted" if folds > 1 else "in-sample", "accuracy": accuracy, "notes": notes}
+              "variant": "cross-fitted" if folds > 1 else "in-sample", "accuracy": accuracy, "notes": notes,
+              "device": where(device)}
     return Cartography(table=table, gold_probs=gold, params=params)
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core.aflite import AFLite
-from core.aflite.backends import namespace
+from core.base.devices import namespace
 from core.base.errors import InputError
 from core.results.runs import full_params
 

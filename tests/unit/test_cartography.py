@@ -1,8 +1,11 @@
 """Training dynamics on Φ (`core.dynamics.cartography`, issue 23) on synthetic data with known truth: labels
 flipped on 10 % are found by low confidence and by cleanlab, examples placed between two classes
-by variability; reproducible; bad input is one clear error."""
+by variability; reproducible; bad input is one clear error; a device trains the same models."""
+import importlib.util
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 from sklearn.metrics import roc_auc_score
 
 from core.dynamics.cartography import REGIONS, training_dynamics
@@ -102,3 +105,39 @@ def test_bad_data_is_one_clear_error():
         training_dynamics(X, np.zeros(len(X), int))
     with pytest.raises(InputError, match="one label per row"):
         training_dynamics(X, y[:-1])
+
+
+_DEVICES = ("array-api-strict",) + (("torch",) if importlib.util.find_spec("torch") is not None else ())
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10 ** 6), n=st.integers(40, 400), d=st.integers(1, 20), k=st.integers(2, 4),
+       model=st.sampled_from(["linear", "mlp"]), folds=st.integers(1, 4), batch_size=st.integers(1, 500))
+def test_a_device_trains_the_same_models_as_numpy(seed, n, d, k, model, folds, batch_size):
+    """`device=` (issue 32) trains from the same initial weights on the same batches: the map agrees
+    with NumPy's up to float32 rounding, whatever the shapes (a batch larger than the data, one
+    feature, in-sample), and records where it ran. `array-api-strict` fails on any call outside the
+    array API, so this also checks the training is written against the standard alone (what
+    PyTorch and CuPy run)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    X = (rng.normal(size=(n, d)) + y[:, None] * 0.4).astype(np.float32)
+    kw = dict(epochs=3, model=model, folds=folds, batch_size=batch_size, hidden=8, random_state=seed % 89,
+              label_issues=False)
+    cpu = training_dynamics(X, y, **kw)
+    assert cpu.params["device"] == "cpu"
+    for device in _DEVICES:
+        other = training_dynamics(X, y, device=device, **kw)
+        assert other.params["device"] == device
+        assert np.allclose(other.gold_probs, cpu.gold_probs, atol=1e-4), device
+        assert (other.table["region"] == cpu.table["region"]).mean() > 0.95
+        assert other.table["id"].equals(cpu.table["id"])
+
+
+def test_a_device_that_is_unknown_or_missing_is_one_clear_error_before_any_work():
+    X, y, _, _ = blobs(n=60)
+    with pytest.raises(InputError, match="device='tpu' is not known"):
+        training_dynamics(X, y, device="tpu")
+    if importlib.util.find_spec("cupy") is None:
+        with pytest.raises(InputError, match="needs CuPy"):
+            training_dynamics(X, y, device="cupy")
