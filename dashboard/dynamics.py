@@ -8,11 +8,13 @@ from typing import Optional
 
 import numpy as np
 
+from core.base.devices import where
+from core.base.settings import settings
 from core.dynamics.cartography import dataset_dynamics
 from dashboard import cached_jobs, current, team
 from dashboard.session import session
 
-__all__ = ["start", "result", "job", "ended", "borders", "select_on_map", "joint_choice"]
+__all__ = ["start", "result", "job", "ended", "where_it_ran", "borders", "select_on_map", "joint_choice"]
 
 
 def _key() -> Optional[tuple]:
@@ -24,14 +26,18 @@ def _key() -> Optional[tuple]:
 
 
 def start(epochs: int, model: str, folds: int) -> None:
-    """Start (or join) the cartography with these options; curators and owners."""
+    """Start (or join) the cartography with these options; curators and owners. It trains on the
+    server's device (``ARTIFACT_LENS_DEVICE``; a GPU's map differs from the CPU's by float32
+    rounding, so the device is part of the map's key)."""
     team.require("run filters")
     sess = session()
-    sess.dynamics_params = (int(epochs), str(model), int(folds))
+    device = settings().device
+    # a map on the CPU keeps the key it always had (maps computed before stay found)
+    sess.dynamics_params = (int(epochs), str(model), int(folds)) + ((where(device),) if device else ())
     cached_jobs.keep("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
     ds, rep = current.dataset(), current.representation()
     cached_jobs.start("dynamics", "Training dynamics", _key(), lambda ctx: ctx.offload(
-        dataset_dynamics, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds)))
+        dataset_dynamics, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds), device=device))
 
 
 def result():
@@ -44,6 +50,14 @@ def job():
 
 
 ended = cached_jobs.ended
+
+
+def where_it_ran(found) -> str:
+    """Where and how long the map was trained, in words ("trained on the CPU in 3.1 s")."""
+    device = found.params.get("device", "cpu")
+    seconds = found.params.get("seconds")
+    return ("trained on the CPU" if device == "cpu" else f"trained on {device}") + (
+        f" in {seconds:.1f} s" if seconds is not None else "")
 
 
 def borders(found) -> tuple:

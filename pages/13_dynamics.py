@@ -37,6 +37,7 @@ if found is None:
                                                                  if member().can("run filters") else
                                                                  " A curator or owner can compute one."))
     st.stop()
+st.caption(f"This map was {dynamics.where_it_ran(found)}.")
 for note in found.params["notes"]:
     st.info(plain(note))
 

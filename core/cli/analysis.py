@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli.common import (declare_csv, finite, load_from_args, print_messages, progress_bar, quality_knobs,
-                             representation_for, with_ids, write_table)
+from core.cli.common import (device_from, declare_csv, finite, load_from_args, print_messages, progress_bar,
+                             quality_knobs, representation_for, with_ids, write_table)
 
 
 def cmd_zstats(args) -> int:
@@ -166,13 +166,14 @@ def cmd_cartography(args) -> int:
     from core.dynamics.cartography import dataset_dynamics
 
     declare_csv(args, out=args.out)
+    device = device_from(args)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = representation_for(ds, args.representation, args)
     bar = progress_bar("cartography", args.quiet)
     try:
         found = dataset_dynamics(ds, rep, epochs=args.epochs, model=args.model, folds=1 if args.in_sample else args.folds,
-                            random_state=args.seed, progress=bar)
+                                 random_state=args.seed, device=device, progress=bar)
     finally:
         if bar:
             bar.close()
@@ -182,7 +183,8 @@ def cmd_cartography(args) -> int:
         print(f"note: {note}", file=sys.stderr)
     if not args.quiet:
         s = found.summary()
-        print(f"{s['examples']:,} examples, {found.params['variant']} {args.model} model, {args.epochs} epochs: "
+        print(f"{s['examples']:,} examples, {found.params['variant']} {args.model} model, {args.epochs} epochs on "
+              f"{found.params['device']}: "
               + ", ".join(f"{k} {v:,}" for k, v in s["regions"].items())
               + (f"; cleanlab flags {s['label_issues']:,} possible label errors" if "label_issues" in s else ""))
         print(f"wrote {args.out}")

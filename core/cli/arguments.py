@@ -10,7 +10,7 @@ import argparse
 import math
 from typing import Optional
 
-__all__ = ["Real", "Whole", "Size", "WholeList", "Address", "SEED_MAX"]
+__all__ = ["Real", "Whole", "Size", "WholeList", "Address", "Device", "SEED_MAX"]
 
 #: largest seed numpy's generators take from a CLI (2³² − 1, as `random_state`)
 SEED_MAX = 2 ** 32 - 1
@@ -143,3 +143,19 @@ class Address:
         if not 1 <= int(found.group(2)) <= 65535:
             raise argparse.ArgumentTypeError(f"'{shown}': port {found.group(2)} is not in [1, 65535]; {hint}")
         return (scheme or "tcp") + "://" + rest
+
+
+class Device:
+    """Where arithmetic runs (`core.base.devices`): numpy, cuda, cuda:N, torch, cupy or array-api.
+    Whether its library and GPU are there is checked when the command starts (`common.device_from`)."""
+
+    __name__ = "device"
+
+    def __call__(self, text: str) -> str:
+        from core.base.devices import known
+
+        name = str(text).strip().lower()
+        if not known(name):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a device; give cuda, cuda:N (a GPU, with PyTorch), torch, "
+                                             "cupy or array-api, or leave --device out for the CPU")
+        return name

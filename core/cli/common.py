@@ -132,3 +132,15 @@ def finite(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def device_from(args):
+    """``--device``, else ``$ARTIFACT_LENS_DEVICE``, else None (the CPU); a library that is not
+    installed, or no GPU, is said here, before any data is read."""
+    from core.base.devices import namespace
+    from core.base.settings import settings
+
+    device = args.device or settings().device
+    if device:
+        namespace(device)
+    return device

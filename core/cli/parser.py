@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.arguments import SEED_MAX, Address, Real, Size, Whole, WholeList
+from core.cli.arguments import SEED_MAX, Address, Device, Real, Size, Whole, WholeList
 from core.cli.certificate import cmd_certify, cmd_check
 from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_pvi, cmd_quality, cmd_transfer,
                                cmd_zfilter, cmd_zstats)
@@ -70,8 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
     p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1, help="threads for the ridge family (default -1: every core; "
                    "the result does not depend on it)")
-    p.add_argument("--device", help="where the ridge family computes: cuda, cuda:N, torch, cupy or array-api (default: "
-                   "$ARTIFACT_LENS_DEVICE, else the CPU engine; the same retained set up to rounding ties)")
+    p.add_argument("--device", type=Device(), help="where the ridge family computes: cuda, cuda:N, torch, cupy or array-api "
+                   "(default: $ARTIFACT_LENS_DEVICE, else the CPU engine; the same retained set up to rounding ties)")
     p.add_argument("--scheduler", type=Address(), help="run the phases on a Dask cluster, e.g. tcp://HOST:8786 (same result as "
                    "in this process; a memory-mapped Φ is read by the workers from its file)")
     p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")
@@ -245,6 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--in-sample", action="store_true", help="the paper's variant: one model on every example, its own "
                    "training probabilities (no label issues: they are not out of sample)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--device", type=Device(), help="where the models train: cuda, cuda:N (a GPU, with PyTorch), torch, cupy "
+                   "or array-api (default: $ARTIFACT_LENS_DEVICE, else NumPy on the CPU; the same training, float32 rounding aside)")
     p.add_argument("--out", required=True, help="CSV: id, label, confidence, variability, correctness, region, label_quality, label_issue")
     p.set_defaults(func=cmd_cartography)
 

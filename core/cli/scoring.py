@@ -6,10 +6,9 @@ import sys
 import time
 from pathlib import Path
 
-from core.cli.common import (describe_representation, duration_text, load_from_args, print_messages, progress_bar,
-                             representation_for, seconds_text, write_table)
+from core.cli.common import (device_from, describe_representation, duration_text, load_from_args, print_messages,
+                             progress_bar, representation_for, seconds_text, write_table)
 from core.base.errors import InputError
-from core.base.settings import settings
 
 
 def cmd_info(args) -> int:
@@ -168,11 +167,7 @@ def cmd_aflite(args) -> int:
         from core.aflite.distributed import connect
 
         connect(args.scheduler).close()
-    device = args.device or settings().device
-    if device:
-        from core.base.devices import namespace
-
-        namespace(device)   # a library that is not installed, or no GPU: said before any work
+    device = device_from(args)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = representation_for(ds, args.representation, args)

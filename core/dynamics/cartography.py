@@ -29,6 +29,7 @@ seeded, so a run is reproducible.
 """
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional
@@ -167,9 +168,11 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     easy examples within the first epoch, as the paper's models do, so what still moves
     afterwards (variability) is what the model is unsure of. ``device`` (`core.base.devices`; None: NumPy
     on the CPU) is where the models train: ``"cuda"`` trains them on a GPU with PyTorch, from the
-    same initial weights and the same batches, so the map agrees with the CPU's up to float32
-    rounding (`params["device"]` records where it ran).
+    same initial weights on the same batches. Only float32 rounding differs (each library sums in
+    its own order): the linear model's map agrees with the CPU's to about 1e-5; an MLP's rounding
+    grows over the epochs (benchmarks/README.md measures it). `params["device"]` records where it ran.
     """
+    started = time.perf_counter()
     _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence_threshold)
     lr = (0.05 if model == "linear" else 0.01) if lr is None else lr
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not 0 < lr <= 10:
@@ -210,11 +213,15 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     for f in range(folds):
         held = np.flatnonzero(fold_of == f)
         train = np.flatnonzero(fold_of != f) if folds > 1 else held
-        mu = X[train].mean(axis=0)
-        sd = X[train].std(axis=0)
+        rows = X[train]                           # one copy of the fold's training rows
+        mu = rows.mean(axis=0)
+        sd = rows.std(axis=0)
         sd[sd == 0] = 1.0
         # standardised on the host (the same numbers on every device), then sent once a fold
-        Xt, Xh = put((X[train] - mu) / sd), put((X[held] - mu) / sd)
+        rows -= mu
+        rows /= sd
+        Xt = put(rows)
+        Xh = Xt if folds == 1 else put((X[held] - mu) / sd)
         Yt = put(onehot[codes[train]])
         net = _Net(X.shape[1], k, hidden if model == "mlp" else 0, rng, lr, l2, xp, put)
         for e in range(epochs):
@@ -265,7 +272,7 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
               "batch_size": batch_size, "lr": lr, "l2": l2, "ambiguous_share": float(ambiguous_share),
               "confidence_threshold": float(confidence_threshold), "random_state": random_state,
               "variant": "cross-fitted" if folds > 1 else "in-sample", "accuracy": accuracy, "notes": notes,
-              "device": where(device)}
+              "device": where(device), "seconds": round(time.perf_counter() - started, 3)}
     return Cartography(table=table, gold_probs=gold, params=params)
 
 

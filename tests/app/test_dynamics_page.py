@@ -74,3 +74,27 @@ def test_a_restart_keeps_the_map_a_curator_computed(fresh_server):
     shown = [d.value for d in ann.dataframe if "removed share" in d.value.columns][0]
     assert shown.to_numpy().tolist() == regions.to_numpy().tolist()
     assert not server().jobs.running()   # read back, not recomputed
+
+
+def test_the_map_is_trained_on_the_servers_device_and_says_so(fresh_server, monkeypatch):
+    """Issue 32: with ``ARTIFACT_LENS_DEVICE`` set the cartography trains there (`array-api-strict`
+    stands in for a GPU: the standard's namespace, no GPU needed); the page says where each map was
+    trained, and a CPU map of the same options is not served for the device's (the device is part
+    of the key)."""
+    from dashboard.server import server
+
+    at = app().run()
+    at.switch_page(page("13_dynamics")).run()
+    at.number_input(key="dyn_epochs").set_value(3)
+    at.button(key="dyn_run").click().run()
+    wait_for_jobs(at)
+    assert "This map was trained on the CPU in" in texts(at)
+    cpu = [d.value for d in at.dataframe if "removed share" in d.value.columns][0]
+    monkeypatch.setenv("ARTIFACT_LENS_DEVICE", "array-api-strict")
+    at.button(key="dyn_run").click().run()
+    wait_for_jobs(at)
+    no_exceptions(at)
+    assert "This map was trained on array-api-strict in" in texts(at)
+    strict = [d.value for d in at.dataframe if "removed share" in d.value.columns][0]
+    assert strict.shape == cpu.shape and abs(strict.to_numpy() - cpu.to_numpy()).max() <= 0.02
+    assert not server().jobs.running()

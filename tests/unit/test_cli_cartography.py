@@ -26,6 +26,27 @@ def test_the_csv_holds_every_scored_example_with_its_dynamics(tmp_path, capsys):
     assert np.allclose(same.table["confidence"].to_numpy(), frame["confidence"].to_numpy(), atol=1e-5)
 
 
+def test_device_trains_on_that_namespace_and_a_bad_one_is_refused_before_any_output(tmp_path, capsys, monkeypatch):
+    """`--device` (and `ARTIFACT_LENS_DEVICE` when it is left out) says where the models train: the map
+    is the CPU's up to float32 rounding, the summary names the device; an unknown or absent device is
+    one error line and no file."""
+    common = ["--cache-dir", str(tmp_path / "c"), "cartography", "demo:nli:n=300", "-r", SPEC, "--epochs", "3"]
+    cpu, strict, env = tmp_path / "cpu.csv", tmp_path / "strict.csv", tmp_path / "env.csv"
+    assert main(common + ["--out", str(cpu)]) == 0
+    assert main(common + ["--device", "array-api-strict", "--out", str(strict)]) == 0
+    assert "3 epochs on array-api-strict:" in capsys.readouterr().out
+    monkeypatch.setenv("ARTIFACT_LENS_DEVICE", "array-api")
+    assert main(common + ["--out", str(env)]) == 0
+    assert "3 epochs on array-api:" in capsys.readouterr().out
+    a, b, c = (pd.read_csv(p, dtype={"id": str}) for p in (cpu, strict, env))
+    assert a["id"].equals(b["id"]) and np.allclose(a["confidence"], b["confidence"], atol=1e-5)
+    assert a.equals(c)   # NumPy through the array API: the same numbers
+    for device, said in (("tpu", "'tpu' is not a device"), ("cuda:x", "'cuda:x' is not a device")):
+        out = tmp_path / f"{device}.csv"
+        assert main(common + ["--device", device, "--out", str(out)]) == 2
+        assert said in capsys.readouterr().err and not out.exists()
+
+
 def test_in_sample_has_no_label_issues_and_says_why(tmp_path, capsys):
     out = tmp_path / "carto.csv"
     assert main(["--cache-dir", str(tmp_path / "c"), "cartography", "demo:nli:n=300", "-r", SPEC, "--epochs", "3",
