@@ -46,8 +46,14 @@ def map_sample(n: int, keep=()) -> Optional[np.ndarray]:
 
 def map_method() -> str:
     """The map the dashboard computes in the background: ``$ARTIFACT_LENS_MAP`` ("umap" by
-    default; tests and previews use "pca", which needs no background job)."""
-    return settings().map
+    default, "umap-parallel" is UMAP too; tests and previews use "pca", which needs no background job)."""
+    return "umap" if settings().map.startswith("umap") else settings().map
+
+
+def map_parallel() -> bool:
+    """Whether UMAP runs on every core (``ARTIFACT_LENS_MAP=umap-parallel``): faster, but umap-learn
+    runs one thread whenever it is seeded, so such a map is not reproducible (cached apart)."""
+    return settings().map == "umap-parallel"
 
 
 # ---------------------------------------------------------------------- datasets

@@ -87,7 +87,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
         from core.representations.projection import project
 
         pkey = current.projection_key(ds, rep)
-        if project(rep.X, rep.ids, key=pkey, method="umap", only_cached=True) is None:
+        if project(rep.X, rep.ids, key=pkey, method="umap", only_cached=True, parallel=current.map_parallel()) is None:
             start_umap(ds, rep)
     report(progress, 1.0, f"run ready: {found.n_phases} phases")
     return {"ds_key": ds_key, "spec": rep.spec, "run_key": key}
@@ -229,17 +229,20 @@ def start_umap(ds, rep):
     key = current.projection_key(ds, rep)
     X, ids = rep.X, rep.ids
     slots = server().map_slots
+    parallel = current.map_parallel()
 
     def work(ctx):
         # one UMAP child process per server at a time: quick dataset switches queue, not pile up
         while not slots.acquire(timeout=0.5):
             ctx.progress(0.0, "waiting for another map to finish")
         try:
-            return project_in_subprocess(X, ids, key=key, method="umap", progress=ctx.progress, cancel=ctx.cancel)
+            return project_in_subprocess(X, ids, key=key, method="umap", progress=ctx.progress, cancel=ctx.cancel,
+                                         parallel=parallel)
         finally:
             slots.release()
 
-    return cached_jobs.submit(JobKey("proj", key), work, name="UMAP")
+    return cached_jobs.submit(JobKey("proj-parallel" if parallel else "proj", key), work,
+                              name="UMAP on every core" if parallel else "UMAP")
 
 
 def projection(method: str, *, start: bool = True):
@@ -256,8 +259,10 @@ def projection(method: str, *, start: bool = True):
     if method == "pca":
         return server().cache.get_or_compute("projection", (key, method),
                                              lambda: project(rep.X, rep.ids, key=key, method="pca"))
+    parallel = current.map_parallel()
     proj = server().cache.get_or_compute(
-        "projection", (key, method), lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True))
+        "projection", (key, method, parallel),
+        lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True, parallel=parallel))
     if proj is None and start:
         sess.proj_job = start_umap(ds, rep).key
     return proj

@@ -18,6 +18,9 @@ method = c1.radio("Projection", methods,
                   index=methods.index(current.map_method() if current.map_method() in methods else "umap"),
                   format_func={"umap": "UMAP", "pca": "PCA (instant)"}.get, horizontal=True, key="map_method")
 proj = pipelines.projection(method)
+if method == "umap" and current.map_parallel():
+    st.caption("UMAP on every core (this server's choice): faster, but not reproducible. umap-learn runs one thread "
+               "whenever it is seeded, and its threads race, so a map computed again differs a little.")
 if proj is None:
     @st.fragment(run_every=1.0)
     def wait_for_umap():

@@ -40,7 +40,9 @@ class Settings:
     #: maps); past it a starting server deletes the least recently used (`core.base.result_store.prune`)
     results_mb: float
     data_dirs: tuple               #: ARTIFACT_LENS_DATA_DIRS: folders the Data page's "Local path" may read
-    map: str                       #: ARTIFACT_LENS_MAP: the background map, umap or pca
+    #: ARTIFACT_LENS_MAP: the background map: umap (seeded, one core), umap-parallel (every core, not
+    #: reproducible) or pca
+    map: str
     #: ARTIFACT_LENS_MAP_POINTS: most points the Map draws; above it a seeded sample (WebGL in headless
     #: Chromium stays interactive at 100k; the figure is ~4.6 MB of JSON there, short hover)
     map_points: int
@@ -139,9 +141,9 @@ def _parse(env: tuple) -> Settings:
         raise SettingsError(f"{VARIABLES['cache']} or {VARIABLES['data_dirs']} cannot be used ({exc}); give full "
                             "paths of folders.") from None
     method = (raw["map"] or "umap").strip().lower()
-    if method not in ("umap", "pca"):
+    if method not in ("umap", "umap-parallel", "pca"):
         raise SettingsError(f"ARTIFACT_LENS_MAP={raw['map']!r} is not a map this tool computes; give umap (the "
-                            "default) or pca.")
+                            "default: seeded, on one core), umap-parallel (on every core, not reproducible) or pca.")
     owner = owner_address(raw["owner"], VARIABLES["owner"])
     if raw["allow_single_user"] not in ("", "0", "1"):
         raise SettingsError(f"ARTIFACT_LENS_ALLOW_SINGLE_USER={raw['allow_single_user']!r} is neither 1 nor 0; give 1 to "

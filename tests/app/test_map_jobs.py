@@ -32,3 +32,33 @@ def test_a_second_map_waits_for_the_slot_and_can_be_cancelled():
     assert not at.exception, [e.value for e in at.exception]
     status, message, final = at.text[0].value.split("|")
     assert status == "running" and message == "waiting for another map to finish" and final == "cancelled"
+
+
+def _parallel_map():
+    import numpy as np
+    import streamlit as st
+
+    from core.representations.projection import project
+    from dashboard import current
+    from dashboard.pipelines import start_umap
+
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(0, 1, (60, 6)), rng.normal(8, 1, (60, 6))]).astype("float32")
+    ds = type("DS", (), {"fingerprint": "p" * 16})()
+    rep = type("Rep", (), {"X": X, "ids": np.arange(len(X)).astype(str), "spec": "toy-parallel"})()
+    job = start_umap(ds, rep)
+    job.wait(600)
+    key = current.projection_key(ds, rep)
+    seeded = project(X, rep.ids, key=key, method="umap", only_cached=True)
+    fast = project(X, rep.ids, key=key, method="umap", only_cached=True, parallel=True)
+    st.text(f"{job.status}|{job.name}|{seeded is None}|{fast is not None and fast.params.get('parallel') is True}"
+            f"|{job.error}")
+
+
+def test_a_server_set_to_umap_parallel_computes_the_parallel_map(fresh_server, monkeypatch):
+    """Issue 32: ``ARTIFACT_LENS_MAP=umap-parallel`` makes the dashboard's background map the one on
+    every core: cached as the parallel map, never under the seeded map's key."""
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", "umap-parallel")
+    at = AppTest.from_function(_parallel_map, default_timeout=600).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.text[0].value == "done|UMAP on every core|True|True|None", at.text[0].value

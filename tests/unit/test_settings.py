@@ -48,6 +48,8 @@ def test_a_number_setting_is_a_valid_number_or_one_error_naming_it(monkeypatch, 
 
 
 @pytest.mark.parametrize("var, raw, message", [("ARTIFACT_LENS_MAP", "tsne", "give umap"),
+                                               ("ARTIFACT_LENS_MAP", "umap-fast", "umap-parallel"),
+                                               ("ARTIFACT_LENS_DEVICE", "tpu", "not a device this tool computes on"),
                                                ("ARTIFACT_LENS_OWNER", "bob", "not an e-mail address"),
                                                ("ARTIFACT_LENS_SCHEDULER", "localhost:8786", "tcp://10.0.0.5:8786"),
                                                ("ARTIFACT_LENS_SCHEDULER", "tcp://a b:1", "not a Dask scheduler"),
@@ -74,3 +76,12 @@ def test_a_scheduler_address_is_kept_as_given(monkeypatch, raw):
 def test_no_scheduler_by_default(monkeypatch):
     monkeypatch.delenv("ARTIFACT_LENS_SCHEDULER", raising=False)
     assert settings().scheduler is None
+
+
+@pytest.mark.parametrize("raw, method, parallel", [("", "umap", False), ("UMAP", "umap", False),
+                                                   ("umap-parallel", "umap", True), (" pca ", "pca", False)])
+def test_the_map_setting_names_the_method_and_whether_umap_runs_on_every_core(monkeypatch, raw, method, parallel):
+    from dashboard import current
+
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", raw)
+    assert (current.map_method(), current.map_parallel()) == (method, parallel)
