@@ -18,8 +18,11 @@ def _queue_a_map():
         rep = type("Rep", (), {"X": np.zeros((50, 4), "float32"),
                                 "ids": np.arange(50).astype(str), "spec": "toy"})()
         job = start_umap(ds, rep)
-        time.sleep(1.5)
-        waiting = job.snapshot()
+        waiting, since = job.snapshot(), time.monotonic()
+        while waiting["message"] != "waiting for another map to finish" and not job.done \
+                and time.monotonic() - since < 120:   # a condition, not a fixed sleep: a busy machine starts it late
+            time.sleep(0.02)
+            waiting = job.snapshot()
         job.cancel()
         job.wait(5)
     finally:
