@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from core.base.jobs import JobKey
+from core.base.settings import settings
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
 from dashboard import agreement, cached_jobs, current, team
 from dashboard.session import set_live
@@ -45,7 +46,7 @@ def start(run, **knobs):
     retained, n_phases, history = live["retained"], int(live["n_phases"]), run.history
     context = {"run_key": run.key, "tau": float(tau), "n": int(n)}
     target = store()
-
+    device = settings().device   # ARTIFACT_LENS_DEVICE: the logistic family trains there (the key does not change)
     srv = server()
 
     def work(ctx):
@@ -53,7 +54,7 @@ def start(run, **knobs):
 
         try:
             ev = ctx.offload(evaluate, ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
-                             context=context, n_jobs=ctx.cores)
+                             context=context, n_jobs=ctx.cores, device=device)
         except BaseException:
             if not srv.stopping.is_set():   # cancelled or failed: said by the job panel; a stop is "interrupted"
                 target.ended(key)

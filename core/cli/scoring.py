@@ -255,6 +255,7 @@ def cmd_evaluate(args) -> int:
     from core.results.run_arguments import run_input
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
+    device = device_from(args)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     given = run_input(args.run, ds, tau=args.tau, target_size=args.target_size)
@@ -271,7 +272,7 @@ def cmd_evaluate(args) -> int:
     try:
         ev = evaluate(ds, rep, retained, history=given["history"], n_phases_chosen=given["n_phases"], options=opts,
                       context={"run_key": given["run_key"], "tau": given["tau"], "n": given["n"]},
-                      n_jobs=None if args.jobs == -1 else args.jobs, progress=bar)
+                      n_jobs=None if args.jobs == -1 else args.jobs, device=device, progress=bar)
     finally:
         if bar:
             bar.close()

@@ -29,8 +29,9 @@ def phase_table(history, n_phases_chosen: Optional[int] = None) -> pd.DataFrame:
 
 def coarse_action(X, y, *, step: float = 0.1, tolerance: Optional[float] = None, family: str = "logistic",
                   eval_share: float = 0.2, random_state: int = 0, family_params: Optional[dict] = None,
-                  n_jobs: int = 1, progress=None, cancel=None) -> pd.DataFrame:
-    """The coarse action of paper 002, Algorithm 1 lines 2–9 (its fits on ``n_jobs`` threads).
+                  n_jobs: int = 1, device: Optional[str] = None, progress=None, cancel=None) -> pd.DataFrame:
+    """The coarse action of paper 002, Algorithm 1 lines 2–9 (its fits on ``n_jobs`` threads, a
+    logistic family's on ``device`` when one is set).
 
     An i.i.d. held-out split (``eval_share``, stratified) is set aside; a model of
     ``family`` is trained on the first a % of a fixed random order of the rest, for
@@ -72,7 +73,7 @@ def coarse_action(X, y, *, step: float = 0.1, tolerance: Optional[float] = None,
 
     report(progress, 0.0, f"coarse action: {len(fractions)} fits")
     results = fit_many(X, y, [Fit(family, part, test, random_state, (family_params or {}).get(family)) for part in parts],
-                       n_jobs=n_jobs, on_done=on_done, cancel=cancel)
+                       n_jobs=n_jobs, device=device, on_done=on_done, cancel=cancel)
     for a, part, (pred, note) in zip(fractions, parts, results):
         acc = float(np.mean(pred == y[test])) if pred is not None else np.nan
         notes.append(note)

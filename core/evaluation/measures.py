@@ -286,8 +286,8 @@ def _bootstrap(correct: np.ndarray, n_boot: int, rng) -> tuple:
 
 def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[str] = TABLE_FAMILIES,
                  bootstrap="auto", bootstrap_below: int = 5000, n_boot: int = 1000,
-                 family_params: Optional[dict] = None, random_state: int = 0, n_jobs: int = 1, progress=None,
-                 cancel=None) -> pd.DataFrame:
+                 family_params: Optional[dict] = None, random_state: int = 0, n_jobs: int = 1,
+                 device: Optional[str] = None, progress=None, cancel=None) -> pd.DataFrame:
     """Accuracy of each family trained on each training set, on each evaluation set (paper 000 Table 3).
 
     Parameters
@@ -307,6 +307,8 @@ def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[
         Constructor overrides, e.g. ``{"mlp": {"max_iter": 50}}``.
     n_jobs : int
         Fits at once (threads; `core.evaluation.models.fit_many`). The table does not depend on it.
+    device : str or None
+        Where the families with a device version train (`core.evaluation.on_device`); None: the CPU.
 
     Returns
     -------
@@ -337,7 +339,7 @@ def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[
     report(progress, 0.0, f"{len(fitted)} fits of {len(families)} families")
     results = fit_many(X, y, [Fit(cells[i][0], np.flatnonzero(cells[i][2]), test, random_state,
                                   family_params.get(cells[i][0])) for i in fitted],
-                       n_jobs=n_jobs, on_done=on_done, cancel=cancel)
+                       n_jobs=n_jobs, device=device, on_done=on_done, cancel=cancel)
     by_cell = dict(zip(fitted, results))
     for i, (fam, tname, tmask) in enumerate(cells):
         ytr = y[tmask]

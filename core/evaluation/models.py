@@ -75,8 +75,22 @@ def check_families(families) -> list:
     return families
 
 
-def fit_predict(fam: str, Xtr, ytr, Xte, random_state: int, params: Optional[dict] = None):
-    """(predictions or None, note): one family fitted on (Xtr, ytr) and applied to Xte.
+#: the parameters of the logistic family its device version takes (any other: the fit stays on the CPU)
+DEVICE_PARAMS = {"C": 1.0, "max_iter": 1000, "tol": 1e-4}
+
+
+def trains_on_device(fam: str, params: Optional[dict], device: Optional[str]) -> bool:
+    """Whether this fit trains on ``device`` (`core.evaluation.on_device`): a device is set, the family
+    has a device version and its parameters are ones that version takes."""
+    from core.evaluation.on_device import DEVICE_FAMILIES
+
+    return device not in (None, "numpy") and fam in DEVICE_FAMILIES and set(params or {}) <= set(DEVICE_PARAMS)
+
+
+def fit_predict(fam: str, Xtr, ytr, Xte, random_state: int, params: Optional[dict] = None,
+                device: Optional[str] = None):
+    """(predictions or None, note): one family fitted on (Xtr, ytr) and applied to Xte, on
+    ``device`` where the family has a device version (`trains_on_device`), else on the CPU.
 
     A failed fit gives None and a note naming the cause; a fit that stopped before
     converging gives predictions and a note saying so."""
@@ -86,6 +100,14 @@ def fit_predict(fam: str, Xtr, ytr, Xte, random_state: int, params: Optional[dic
     labels = np.unique(ytr)
     if len(labels) < 2:
         return None, f"{name}: the training set has {len(ytr)} examples of {len(labels)} label(s); it needs two labels"
+    if trains_on_device(fam, params, device):
+        from core.evaluation.on_device import fit_predict_on
+
+        knobs = {**DEVICE_PARAMS, **(params or {})}
+        codes = np.searchsorted(labels, ytr)
+        found, converged = fit_predict_on(device, Xtr, codes, Xte, len(labels), **knobs)
+        return labels[found], "" if converged else (f"{name} did not converge in max_iter = {knobs['max_iter']} "
+                                                    "iterations; its accuracy may be understated")
     k = int((params or {}).get("n_neighbors", KNN_K))
     if fam == "knn" and len(ytr) < k:
         return None, f"{name}: K = {k} neighbours but the training set has only {len(ytr)} examples"
@@ -183,13 +205,14 @@ _PROCESS = object()
 _SLOW = {"rbf-svm": 2, "mlp": 2, "svm": 1, "logistic": 1}
 
 
-def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, memo=_PROCESS,
+def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str] = None, memo=_PROCESS,
              on_done: Optional[Callable[[int, Fit], None]] = None, cancel=None) -> list:
     """``fit_predict`` for each of ``fits``, in order: ``[(predictions or None, note), ...]``.
 
     Fits made before (``memo``) are not made again; the rest run on ``n_jobs`` threads (the
     solvers scikit-learn calls release the GIL: 1.6× on 2 cores). The results do not depend on
-    ``n_jobs`` or on the memo. ``on_done(i, fit)`` is called as each finishes; ``cancel`` is
+    ``n_jobs`` or on the memo. ``device``: where the families with a device version train (`trains_on_device`;
+    one such fit at a time, beside the CPU's threads). ``on_done(i, fit)`` is called as each finishes; ``cancel`` is
     checked before each fit starts (a fit under way runs to its end). ``memo``: a `FitMemo`, None
     for none; by default the process's (`FITS`)."""
     from core.base.cores import one_blas_thread
@@ -197,8 +220,10 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, memo=_PROCESS,
 
     memo = FITS if memo is _PROCESS else memo
     data = digest_of(X, y) if memo is not None else ""
+    # a fit on a device is remembered apart from the CPU's (its rounding differs); a CPU fit keeps its key
     keys = [digest_of(data, f.family, str(f.random_state), json.dumps(f.params or {}, sort_keys=True, default=str),
-                      f.train, f.test) if memo is not None else "" for f in fits]
+                      f.train, f.test, *([str(device)] if trains_on_device(f.family, f.params, device) else []))
+            if memo is not None else "" for f in fits]
     out: list = [None] * len(fits)
     todo = []
     for i, (f, key) in enumerate(zip(fits, keys)):
@@ -210,9 +235,14 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, memo=_PROCESS,
         else:
             todo.append(i)
 
+    gpu = threading.Lock()   # one fit on the device at a time; the CPU's fits go on meanwhile
+
     def one(i):
         check_cancel(cancel)
         f = fits[i]
+        if trains_on_device(f.family, f.params, device):
+            with gpu:
+                return fit_predict(f.family, X[f.train], y[f.train], X[f.test], f.random_state, f.params, device)
         return fit_predict(f.family, X[f.train], y[f.train], X[f.test], f.random_state, f.params)
 
     def finish(i, result):

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from core.base.result_store import KEY, ResultStore
+from core.base.devices import where
 from core.base.errors import InputError
 from core.base.keys import jsonable, key_of
 from core.base.progress import check_cancel, report, span
@@ -148,7 +149,7 @@ def evaluation_key(run_key: str, tau, n, options: dict) -> str:
 
 def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen: Optional[int] = None,
              options: Optional[EvaluationOptions] = None, context: Optional[dict] = None, n_jobs: Optional[int] = None,
-             progress=None, cancel=None) -> Evaluation:
+             device: Optional[str] = None, progress=None, cancel=None) -> Evaluation:
     """Everything issue 12 asks of one filtered split.
 
     Parameters
@@ -169,6 +170,11 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
         Model fits at once (threads); None: every core of this machine. The result does not
         depend on it. Fits another evaluation of the same data made already are reused
         (`core.evaluation.models.FITS`).
+    device : str or None
+        Where the logistic family trains (`core.evaluation.on_device`: scikit-learn's model and
+        solver, its arithmetic on the device; the same predictions bar examples at the boundary);
+        None: the CPU. The other families train on the CPU. The key does not depend on it; the
+        evaluation's context records it (``device``).
 
     Returns
     -------
@@ -212,8 +218,8 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
         + [{"set": k, "role": "evaluation", "size": int(m.sum()),
             **{f"label {lab}": int((y[m] == lab).sum()) for lab in np.unique(y)}} for k, m in eval_sets.items()])
     fam = family_table(X, y, train_sets, eval_sets, families=opts.families, bootstrap=opts.bootstrap,
-                       family_params=opts.family_params, random_state=seed, n_jobs=n_jobs, progress=stage("families"),
-                       cancel=cancel)
+                       family_params=opts.family_params, random_state=seed, n_jobs=n_jobs, device=device,
+                       progress=stage("families"), cancel=cancel)
     fam.insert(0, "representation", representation.spec)
     tables["families"] = fam
     notes.extend(notes_of(fam))
@@ -245,7 +251,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
             part = family_table(Xp, y, {k: m & keep for k, m in train_sets.items()},
                                 {k: m & keep for k, m in eval_sets.items()}, families=opts.families,
                                 bootstrap=opts.bootstrap, family_params=opts.family_params, random_state=seed,
-                                n_jobs=n_jobs, progress=prog, cancel=cancel)
+                                n_jobs=n_jobs, device=device, progress=prog, cancel=cancel)
             part.insert(0, "representation", prep.spec)
             tables["partial_input"] = part
             notes.extend(f"partial input: {n}" for n in notes_of(part))
@@ -260,7 +266,8 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     tables["phases"] = phase_table(history, n_phases_chosen)
     coarse = coarse_action(X, y, step=float(opts.coarse_step), tolerance=opts.coarse_tolerance,
                            family=opts.coarse_family, eval_share=opts.eval_share, random_state=seed,
-                           family_params=opts.family_params, n_jobs=n_jobs, progress=stage("coarse"), cancel=cancel)
+                           family_params=opts.family_params, n_jobs=n_jobs, device=device, progress=stage("coarse"),
+                           cancel=cancel)
     tables["coarse"] = coarse
     notes.extend(f"coarse action: {n}" for n in notes_of(coarse))
     summary = {"coarse_fraction": coarse.attrs["fraction"], "coarse_n": coarse.attrs["size"],
@@ -288,7 +295,8 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     report(progress, 1.0, "evaluation done")
     ctx = {"dataset": dataset.name, "fingerprint": dataset.fingerprint, "representation": representation.spec,
            "partial_representation": partial_spec, "N": int(len(ids)), "retained": int(retained.sum()),
-           "eval_filter": "the held-out examples the run retained at the chosen τ/n", **(context or {})}
+           "eval_filter": "the held-out examples the run retained at the chosen τ/n", "device": where(device),
+           **(context or {})}
     seen = []
     for n in notes:
         if n and n not in seen:
