@@ -10,8 +10,8 @@
 #   4. where a 100k run of the CPU engine on every core spends its time (engine_sections.py);
 #   5. the straightforward algorithm (one scikit-learn model per partition, one BLAS thread) on
 #      the 20k run, the baseline of the "≥ 100× on one H100";
-#   6. the cartography's training (linear and MLP, 3 epochs, 2 folds) at 100k × 768 on NumPy and
-#      on CUDA: seconds, and how far the GPU's map is from NumPy's.
+#   6. the cartography's training (linear and MLP, 3 epochs, 2 folds) and the evaluation's logistic
+#      family at 100k × 768 on the CPU and on CUDA: seconds, and how far the GPU's answers are.
 # Every step's JSON line goes to stdout and to $OUT/gpu_check.jsonl (or ./gpu_check.jsonl).
 #
 #   bash benchmarks/gpu_check.sh
@@ -36,4 +36,4 @@ step 170 benchmarks/backends_bench.py --sizes 100000 --backends numpy-all,numpy-
 step 150 benchmarks/backends_bench.py --sizes 1000000 --backends cuda
 step 60 benchmarks/engine_sections.py --rows 100000 --jobs "$(nproc)"
 step 60 benchmarks/aflite_bench.py --only whole20k
-step 60 benchmarks/cartography_devices.py --rows 100000 --devices numpy,cuda
+step 60 benchmarks/devices_bench.py --rows 100000 --devices numpy,cuda
