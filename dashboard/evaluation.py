@@ -110,3 +110,11 @@ def review_summary(run, ev) -> Optional[dict]:
         return None
     found = agreement.summary(agreement.of_run(run, run_id, tau=ev.context.get("tau"), n=ev.context.get("n")))
     return found if found["examples_reviewed"] else None
+
+
+def where_trained(ev) -> Optional[str]:
+    """A line saying the logistic family trained on a device, for an evaluation made with one; None
+    for the CPU (evaluations made before the device was recorded were on the CPU)."""
+    device = ev.context.get("device", "cpu")
+    return None if device == "cpu" else (f"The logistic family trained on {device} (scikit-learn's model and "
+                                         "solver); the other families on the CPU.")
