@@ -37,7 +37,8 @@ def start(epochs: int, model: str, folds: int) -> None:
     cached_jobs.keep("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
     ds, rep = current.dataset(), current.representation()
     cached_jobs.start("dynamics", "Training dynamics", _key(), lambda ctx: ctx.offload(
-        dataset_dynamics, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds), device=device))
+        dataset_dynamics, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds), device=device,
+        n_jobs=ctx.cores))
 
 
 def result():

@@ -173,7 +173,8 @@ def cmd_cartography(args) -> int:
     bar = progress_bar("cartography", args.quiet)
     try:
         found = dataset_dynamics(ds, rep, epochs=args.epochs, model=args.model, folds=1 if args.in_sample else args.folds,
-                                 random_state=args.seed, device=device, progress=bar)
+                                 random_state=args.seed, device=device, n_jobs=None if args.jobs == -1 else args.jobs,
+                                 progress=bar)
     finally:
         if bar:
             bar.close()

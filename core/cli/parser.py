@@ -248,6 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--in-sample", action="store_true", help="the paper's variant: one model on every example, its own "
                    "training probabilities (no label issues: they are not out of sample)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1,
+                   help="folds trained at once (default -1: every core; the map does not depend on it)")
     p.add_argument("--device", type=Device(), help="where the models train: cuda, cuda:N (a GPU, with PyTorch), torch, cupy "
                    "or array-api (default: $ARTIFACT_LENS_DEVICE, else NumPy on the CPU; the same training, float32 rounding aside)")
     p.add_argument("--out", required=True, help="CSV: id, label, confidence, variability, correctness, region, label_quality, label_issue")

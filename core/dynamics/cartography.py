@@ -29,14 +29,17 @@ seeded, so a run is reproducible.
 """
 from __future__ import annotations
 
+import threading
 import time
 import warnings
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 
+from core.base.cores import one_blas_thread, usable_cores
 from core.base.devices import namespace, to_host, where
 from core.base.errors import InputError
 from core.data.labels import encode_labels
@@ -65,24 +68,34 @@ class Cartography:
         return out
 
 
+def _initial_weights(rng: np.random.Generator, d: int, k: int, hidden: int) -> list:
+    """A model's initial weights, drawn on the host (every device starts from the same numbers)."""
+    if hidden:
+        return [(rng.standard_normal((d, hidden)) * np.sqrt(2.0 / d)).astype(np.float32), np.zeros(hidden, np.float32),
+                (rng.standard_normal((hidden, k)) * np.sqrt(1.0 / hidden)).astype(np.float32), np.zeros(k, np.float32)]
+    return [np.zeros((d, k), np.float32), np.zeros(k, np.float32)]
+
+
+def _randoms(rng: np.random.Generator, d: int, k: int, hidden: int, n_train: int, epochs: int):
+    """A fold's random numbers in the order they are drawn: the initial weights, then each epoch's
+    order of the training rows. The one place they are drawn: the folds' generator states are found
+    by drawing them (`training_dynamics`), and each fold replays its own, so folds trained at once
+    see exactly what folds trained one after another see."""
+    yield _initial_weights(rng, d, k, hidden)
+    for _ in range(epochs):
+        yield rng.permutation(n_train)
+
+
 class _Net:
     """Softmax regression or a one-hidden-layer ReLU MLP, trained by mini-batch Adam (float32), on
-    array namespace ``xp`` (NumPy, or a device's: `core.base.devices`). The initial weights come
-    from the host's ``rng``, so every device starts from the same numbers."""
+    array namespace ``xp`` (NumPy, or a device's: `core.base.devices`), from the host's ``initial``
+    weights (`_initial_weights`)."""
 
-    def __init__(self, d: int, k: int, hidden: int, rng: np.random.Generator, lr: float, l2: float, xp=np,
-                 put=np.asarray):
+    def __init__(self, initial: list, lr: float, l2: float, xp=np, put=np.asarray):
         self.xp, self.lr, self.l2, self.t = xp, lr, l2, 0
-        if hidden:
-            host = [(rng.standard_normal((d, hidden)) * np.sqrt(2.0 / d)).astype(np.float32),
-                    np.zeros(hidden, np.float32),
-                    (rng.standard_normal((hidden, k)) * np.sqrt(1.0 / hidden)).astype(np.float32),
-                    np.zeros(k, np.float32)]
-        else:
-            host = [np.zeros((d, k), np.float32), np.zeros(k, np.float32)]
-        self.params = [put(p) for p in host]
-        self.m = [put(np.zeros_like(p)) for p in host]
-        self.v = [put(np.zeros_like(p)) for p in host]
+        self.params = [put(p) for p in initial]
+        self.m = [put(np.zeros_like(p)) for p in initial]
+        self.v = [put(np.zeros_like(p)) for p in initial]
 
     def _forward(self, X):
         xp = self.xp
@@ -158,8 +171,8 @@ def _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence
 def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: str = "linear", folds: int = 5,
                       hidden: int = 128, batch_size: int = 256, lr: Optional[float] = None, l2: float = 1e-4,
                       ambiguous_share: float = 1 / 3, confidence_threshold: float = 0.5, label_issues: bool = True,
-                      random_state: int = 0, device: Optional[str] = None, progress=None,
-                      cancel=None) -> Cartography:
+                      random_state: int = 0, device: Optional[str] = None, n_jobs: Optional[int] = None,
+                      progress=None, cancel=None) -> Cartography:
     """Cartography of ``X`` (N × d, Φ) with labels ``y``; see the module docstring.
 
     ``folds`` ≥ 2 cross-fits (out-of-sample probabilities, label issues found); ``folds=1`` is the
@@ -171,6 +184,8 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     same initial weights on the same batches. Only float32 rounding differs (each library sums in
     its own order): the linear model's map agrees with the CPU's to about 1e-5; an MLP's rounding
     grows over the epochs (benchmarks/README.md measures it). `params["device"]` records where it ran.
+    ``n_jobs`` folds train at once on the CPU (None: as many as this process has cores), each with
+    BLAS on one thread; the map does not depend on it, nor on the machine's cores.
     """
     started = time.perf_counter()
     _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence_threshold)
@@ -209,8 +224,17 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     last = np.zeros((n, k), np.float32)
     xp, put = _on(device)
     onehot = np.eye(k, dtype=np.float32)
-    total_steps, done = folds * epochs, 0
-    for f in range(folds):
+    hidden_units = hidden if model == "mlp" else 0
+    n_train = [n if folds == 1 else int((fold_of != f).sum()) for f in range(folds)]
+    starts = []
+    for f in range(folds):   # each fold's generator state: drawn in fold order, as one after another would
+        starts.append(rng.bit_generator.state)
+        for _ in _randoms(rng, X.shape[1], k, hidden_units, n_train[f], epochs):
+            pass
+    done, lock, stop = [0], threading.Lock(), threading.Event()
+
+    def train_fold(f: int) -> None:
+        # folds write disjoint rows of gold/right/last, so they run at once without a lock on them
         held = np.flatnonzero(fold_of == f)
         train = np.flatnonzero(fold_of != f) if folds > 1 else held
         rows = X[train]                           # one copy of the fold's training rows
@@ -223,10 +247,15 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
         Xt = put(rows)
         Xh = Xt if folds == 1 else put((X[held] - mu) / sd)
         Yt = put(onehot[codes[train]])
-        net = _Net(X.shape[1], k, hidden if model == "mlp" else 0, rng, lr, l2, xp, put)
-        for e in range(epochs):
+        replay = np.random.Generator(type(rng.bit_generator)())
+        replay.bit_generator.state = starts[f]
+        draws = _randoms(replay, X.shape[1], k, hidden_units, len(train), epochs)
+        net = _Net(next(draws), lr, l2, xp, put)
+        for e, order in enumerate(draws):
             check_cancel(cancel)
-            perm = put(rng.permutation(len(train)))   # one transfer an epoch, sliced on the device
+            if stop.is_set():                     # another fold failed: its error is the one raised
+                return
+            perm = put(order)                     # one transfer an epoch, sliced on the device
             for s in range(0, len(train), batch_size):
                 b = perm[s:min(s + batch_size, len(train))]
                 net.step(xp.take(Xt, b, axis=0), xp.take(Yt, b, axis=0))
@@ -235,8 +264,30 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
             right[held, e] = p.argmax(axis=1) == codes[held]
             if e == epochs - 1:
                 last[held] = p
-            done += 1
-            report(progress, done / total_steps, f"fold {f + 1} of {folds}, epoch {e + 1} of {epochs}")
+            with lock:
+                done[0] += 1
+
+    # The folds train at once on the CPU's cores (one at a time on a device), each with BLAS on one
+    # thread: BLAS's sums depend on its thread count, and the map must not depend on the machine.
+    workers = 1 if device not in (None, "numpy") else max(1, min(folds, usable_cores() if n_jobs is None
+                                                                  else int(n_jobs)))
+    total = folds * epochs
+    with one_blas_thread(), ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fold") as pool:
+        running = [pool.submit(train_fold, f) for f in range(folds)]
+        try:
+            while True:
+                finished, pending = wait(running, timeout=0.25, return_when=FIRST_EXCEPTION)
+                report(progress, done[0] / total, f"{done[0]} of {total} epochs ({folds} fold"
+                       f"{'s' if folds > 1 else ''}, {workers} at once)")
+                if not pending or any(fut.exception() is not None for fut in finished):
+                    break
+        finally:
+            stop.set()
+            for fut in running:
+                fut.cancel()
+        for fut in running:
+            if not fut.cancelled():
+                fut.result()                      # the first fold's error (a cancel too) is raised here
     confidence = gold.mean(axis=1)
     variability = gold.std(axis=1)
     correctness = right.mean(axis=1)

@@ -141,3 +141,39 @@ def test_a_device_that_is_unknown_or_missing_is_one_clear_error_before_any_work(
     if importlib.util.find_spec("cupy") is None:
         with pytest.raises(InputError, match="needs CuPy"):
             training_dynamics(X, y, device="cupy")
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10 ** 6), n=st.integers(30, 300), model=st.sampled_from(["linear", "mlp"]),
+       folds=st.integers(1, 5), n_jobs=st.integers(2, 6))
+def test_folds_trained_at_once_give_the_map_of_folds_trained_one_after_another(seed, n, model, folds, n_jobs):
+    """Issue 32: the folds train on every core, each replaying its own share of the seed's random
+    numbers, so the map is bit for bit the one-fold-at-a-time map, whatever ``n_jobs``."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = (rng.normal(size=(n, 6)) + y[:, None] * 0.5).astype(np.float32)
+    kw = dict(epochs=3, model=model, folds=folds, hidden=8, batch_size=32, random_state=seed % 13, label_issues=False)
+    alone, together = training_dynamics(X, y, n_jobs=1, **kw), training_dynamics(X, y, n_jobs=n_jobs, **kw)
+    assert np.array_equal(alone.gold_probs, together.gold_probs)
+    assert alone.table.equals(together.table)
+
+
+def test_progress_reaches_the_end_and_a_cancel_stops_every_fold():
+    from core.base.progress import Cancelled
+
+    X, y, _, _ = blobs(n=600)
+    seen = []
+    training_dynamics(X, y, epochs=3, folds=3, n_jobs=2, progress=lambda f, msg="": seen.append((f, msg)))
+    assert seen[-1][0] == 1.0 and "9 of 9 epochs" in seen[-1][1]
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+
+    class Cancel:   # set once the first few epochs have asked
+        asked = 0
+
+        def is_set(self):
+            Cancel.asked += 1
+            return Cancel.asked > 4
+
+    with pytest.raises(Cancelled):
+        training_dynamics(X, y, epochs=50, folds=3, n_jobs=2, cancel=Cancel())
+    assert Cancel.asked < 3 * 50   # the folds stopped; they did not run their epochs to the end
