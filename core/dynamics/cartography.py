@@ -41,6 +41,7 @@ import pandas as pd
 
 from core.base.cores import one_blas_thread, usable_cores
 from core.base.devices import namespace, to_host, where
+from core.base import memory
 from core.base.errors import InputError
 from core.data.labels import encode_labels
 from core.base.progress import check_cancel, report
@@ -269,8 +270,13 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
 
     # The folds train at once on the CPU's cores (one at a time on a device), each with BLAS on one
     # thread: BLAS's sums depend on its thread count, and the map must not depend on the machine.
+    # A fold holds a standardised copy of Φ (its training and held-out rows): as many at once as
+    # half the free memory holds.
     workers = 1 if device not in (None, "numpy") else max(1, min(folds, usable_cores() if n_jobs is None
                                                                   else int(n_jobs)))
+    free = memory.available_memory()
+    if free is not None:
+        workers = max(1, min(workers, free // (2 * max(X.nbytes, 1))))
     total = folds * epochs
     with one_blas_thread(), ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fold") as pool:
         running = [pool.submit(train_fold, f) for f in range(folds)]

@@ -177,3 +177,18 @@ def test_progress_reaches_the_end_and_a_cancel_stops_every_fold():
     with pytest.raises(Cancelled):
         training_dynamics(X, y, epochs=50, folds=3, n_jobs=2, cancel=Cancel())
     assert Cancel.asked < 3 * 50   # the folds stopped; they did not run their epochs to the end
+
+
+def test_folds_at_once_are_bounded_by_the_free_memory(monkeypatch):
+    """Each fold holds a standardised copy of Φ: with room for one, the folds train one at a time
+    (and the map is the same)."""
+    import core.base.memory as memory
+
+    X, y, _, _ = blobs(n=600)
+    said = []
+    free = training_dynamics(X, y, epochs=2, folds=3, n_jobs=3, progress=lambda f, m="": said.append(m))
+    assert "3 at once" in said[-1]
+    monkeypatch.setattr(memory, "available_memory", lambda: 3 * X.nbytes)
+    said.clear()
+    tight = training_dynamics(X, y, epochs=2, folds=3, n_jobs=3, progress=lambda f, m="": said.append(m))
+    assert "1 at once" in said[-1] and np.array_equal(free.gold_probs, tight.gold_probs)
