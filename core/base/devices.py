@@ -1,6 +1,7 @@
 """Where array arithmetic runs: the names a user gives (``device=``, ``--device``,
 ``ARTIFACT_LENS_DEVICE``) and the array namespace each one means (issue 32). AFLite's ridge family
-(`core.aflite.backends`) and the cartography's training (`core.dynamics.cartography`) compute on it.
+(`core.aflite.backends`), the cartography's training (`core.dynamics.cartography`) and the
+evaluation's logistic family (`core.evaluation.on_device`) compute on it.
 
 - ``None`` or ``"numpy"``: NumPy itself, on the CPU (each caller's own engine);
 - ``"cuda"``, ``"cuda:N"``: PyTorch on that GPU; ``"torch"``: PyTorch on the CPU;
@@ -18,7 +19,7 @@ import numpy as np
 
 from core.base.errors import InputError
 
-__all__ = ["DEVICES", "known", "namespace", "to_host", "where"]
+__all__ = ["DEVICES", "known", "namespace", "arrays_on", "to_host", "where"]
 
 #: what ``device=`` accepts besides ``cuda:N``
 DEVICES = ("numpy", "cuda", "torch", "cupy", "array-api", "array-api-strict")
@@ -65,6 +66,16 @@ def namespace(device: Optional[str]):
                              "to run on the CPU.") from None
         return xp, None
     raise InputError(f"device={name!r} is not known: give one of {', '.join(DEVICES)} or cuda:N.")
+
+
+def arrays_on(device: Optional[str]):
+    """(xp, put): the namespace of ``device`` and the function that takes a host array there; NumPy
+    itself and ``np.asarray`` for the CPU (None or "numpy")."""
+    found = namespace(device)
+    if found is None:
+        return np, np.asarray
+    xp, place = found
+    return xp, (lambda a: xp.asarray(a)) if place is None else (lambda a: xp.asarray(a, device=place))
 
 
 def to_host(a) -> np.ndarray:

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from core.base.cores import one_blas_thread, usable_cores
-from core.base.devices import namespace, to_host, where
+from core.base.devices import arrays_on, to_host, where
 from core.base import memory
 from core.base.errors import InputError
 from core.data.labels import encode_labels
@@ -144,15 +144,6 @@ class _Net:
             p_ -= xp.astype(rate * m / (xp.sqrt(v) + eps), xp.float32)
 
 
-def _on(device: Optional[str]):
-    """(xp, put): the array namespace of ``device`` and how a host array reaches it."""
-    found = namespace(device)
-    if found is None:
-        return np, np.asarray
-    xp, where_ = found
-    return xp, (lambda a: xp.asarray(a)) if where_ is None else (lambda a: xp.asarray(a, device=where_))
-
-
 def _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence_threshold):
     def whole(name, value, lo, hi):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
@@ -223,7 +214,7 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     gold = np.zeros((n, epochs), np.float32)
     right = np.zeros((n, epochs), bool)
     last = np.zeros((n, k), np.float32)
-    xp, put = _on(device)
+    xp, put = arrays_on(device)
     onehot = np.eye(k, dtype=np.float32)
     hidden_units = hidden if model == "mlp" else 0
     n_train = [n if folds == 1 else int((fold_of != f).sum()) for f in range(folds)]

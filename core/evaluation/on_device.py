@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.base.devices import namespace, to_host
+from core.base.devices import arrays_on, to_host
 
 __all__ = ["DEVICE_FAMILIES", "fit_predict_on"]
 
@@ -22,17 +22,12 @@ __all__ = ["DEVICE_FAMILIES", "fit_predict_on"]
 DEVICE_FAMILIES = ("logistic",)
 
 
-def _on(device: str):
-    xp, where = namespace(device)
-    return xp, (lambda a: xp.asarray(a)) if where is None else (lambda a: xp.asarray(a, device=where))
-
-
 def fit_predict_on(device: str, Xtr, codes, Xte, n_classes: int, *, C: float = 1.0, tol: float = 1e-4,
                    max_iter: int = 1000):
     """(predicted codes of Xte, converged): the logistic family fitted on (Xtr, codes) on ``device``."""
     from scipy.optimize import minimize
 
-    xp, put = _on(device)
+    xp, put = arrays_on(device)
     n, d = Xtr.shape
     X = put(np.ascontiguousarray(Xtr, dtype=np.float32))
     binary = n_classes == 2
