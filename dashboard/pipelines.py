@@ -68,7 +68,8 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
         if quality:
             q, lo = quality_column(ds, rep, quality, ctx, progress=sub(lo, lo + 0.2)), lo + 0.2
         if joint:
-            ji = offload(ctx, joint_for, ds, rep, joint, progress=sub(lo, lo + 0.2), cancel=cancel)
+            ji = offload(ctx, joint_for, ds, rep, joint, n_jobs=ctx.cores if ctx is not None else None,
+                         progress=sub(lo, lo + 0.2), cancel=cancel)
             lo += 0.2
         # every core the job is granted (n_jobs changes neither the result nor the key)
         threads = {**params, "n_jobs": ctx.cores} if ctx is not None else dict(params)

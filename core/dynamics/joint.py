@@ -72,12 +72,13 @@ class JointInputs:
         return dict(self.descriptor, found=self.found)
 
 
-def joint_inputs(X, y, ids, classes, info: dict, *, progress=None, cancel=None) -> JointInputs:
+def joint_inputs(X, y, ids, classes, info: dict, *, n_jobs=None, progress=None, cancel=None) -> JointInputs:
     """Cartography of Φ (``X``, labels ``y``, aligned with ``ids``) by ``info`` (a `descriptor`),
-    turned into the joint filter's masks."""
+    turned into the joint filter's masks; on the CPU, ``n_jobs`` folds at once (the masks do not
+    depend on it)."""
     cart = training_dynamics(X, y, ids=ids, classes=classes, epochs=info["epochs"], model=info["model"],
-                             folds=info["folds"], random_state=info["random_state"], progress=progress,
-                             cancel=cancel)
+                             folds=info["folds"], random_state=info["random_state"], n_jobs=n_jobs,
+                             progress=progress, cancel=cancel)
     t = cart.table
     region = t["region"].to_numpy()
     flagged = t["label_issue"].to_numpy(dtype=bool) if "label_issue" in t else np.zeros(len(t), bool)
@@ -95,8 +96,9 @@ def joint_inputs(X, y, ids, classes, info: dict, *, progress=None, cancel=None) 
     return JointInputs(descriptor=dict(info), protected=protected, mislabelled=mislabelled, found=found)
 
 
-def joint_for(dataset, representation, info: dict, *, progress=None, cancel=None):
+def joint_for(dataset, representation, info: dict, *, n_jobs=None, progress=None, cancel=None):
     """The joint filter's inputs (`joint_inputs`) for the examples Φ represents,
     ``info`` a `descriptor`: what `core.results.runs.fit_run` takes as ``joint``."""
     ids, y = scored_labels(dataset, representation)
-    return joint_inputs(np.asarray(representation.X), y, ids, dataset.classes, info, progress=progress, cancel=cancel)
+    return joint_inputs(np.asarray(representation.X), y, ids, dataset.classes, info, n_jobs=n_jobs,
+                        progress=progress, cancel=cancel)
