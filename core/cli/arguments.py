@@ -156,6 +156,6 @@ class Device:
 
         name = str(text).strip().lower()
         if not known(name):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a device; give cuda, cuda:N (a GPU, with PyTorch), torch, "
-                                             "cupy or array-api, or leave --device out for the CPU")
+            raise argparse.ArgumentTypeError(f"{text!r} is not a device; give cuda, cuda:N (a GPU, with PyTorch), "
+                                             "torch, cupy or array-api, or leave --device out for the CPU")
         return name

@@ -211,10 +211,10 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
 
     Fits made before (``memo``) are not made again; the rest run on ``n_jobs`` threads (the
     solvers scikit-learn calls release the GIL: 1.6× on 2 cores). The results do not depend on
-    ``n_jobs`` or on the memo. ``device``: where the families with a device version train (`trains_on_device`;
-    one such fit at a time, beside the CPU's threads). ``on_done(i, fit)`` is called as each finishes; ``cancel`` is
-    checked before each fit starts (a fit under way runs to its end). ``memo``: a `FitMemo`, None
-    for none; by default the process's (`FITS`)."""
+    ``n_jobs`` or on the memo. ``device``: where the families with a device version train
+    (`trains_on_device`; one such fit at a time, beside the CPU's threads). ``on_done(i, fit)`` is
+    called as each finishes; ``cancel`` is checked before each fit starts (a fit under way runs
+    to its end). ``memo``: a `FitMemo`, None for none; by default the process's (`FITS`)."""
     from core.base.cores import one_blas_thread
     from core.base.progress import check_cancel
 

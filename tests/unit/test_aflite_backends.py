@@ -76,7 +76,7 @@ def test_the_cli_refuses_an_unusable_device_before_any_work(tmp_path, capsys):
     out = tmp_path / "scores.csv"
     assert main(["aflite", "demo:nli:n=300", "--out", str(out), "--device", "tpu"]) == 2
     assert "argument --device: 'tpu' is not a device" in capsys.readouterr().err and not out.exists()
-    if importlib.util.find_spec("cupy") is None:   # a known device whose library is absent: said before the data is read
+    if importlib.util.find_spec("cupy") is None:   # a known device, its library absent: said before the data is read
         assert main(["aflite", "demo:nli:n=300", "--out", str(out), "--device", "cupy"]) == 2
         assert "needs CuPy" in capsys.readouterr().err and not out.exists()
 

@@ -48,9 +48,11 @@ def test_other_families_and_other_settings_stay_on_the_cpu_and_fits_are_remember
     X, y = _data(1, 300, 8, 3)
     test = np.arange(300)[::5]
     train = np.setdiff1d(np.arange(300), test)
-    fits = [Fit("logistic", train, test), Fit("knn", train, test), Fit("logistic", train, test, 0, {"solver": "newton-cg"})]
+    fits = [Fit("logistic", train, test), Fit("knn", train, test),
+            Fit("logistic", train, test, 0, {"solver": "newton-cg"})]
     assert [models.trains_on_device(f.family, f.params, "cuda") for f in fits] == [True, False, False]
-    assert not models.trains_on_device("logistic", None, None) and not models.trains_on_device("logistic", None, "numpy")
+    assert not models.trains_on_device("logistic", None, None)
+    assert not models.trains_on_device("logistic", None, "numpy")
     memo = FitMemo()
     cpu = fit_many(X, y, fits, n_jobs=2, memo=memo)
     assert len(memo) == 3
