@@ -1,13 +1,14 @@
 """What trains on a device beside AFLite (issue 32), on each device present, side by side in one run:
 the cartography's models (`core.dynamics.cartography.training_dynamics`) and the evaluation's
-logistic family (`core.evaluation.on_device`).
+linear families (`core.evaluation.on_device`).
 
 Prints one JSON line per part: for each device found here (``numpy``: the CPU, the default;
 ``torch-cpu``; ``cuda``: PyTorch on the GPU; ``cupy``), the seconds and how far its answer is from
 the CPU's. ``cartography`` (per model): ``--rows`` × 768 vectors, 3 classes, ``--epochs`` epochs,
 ``--folds`` folds, batch 256, cleanlab off; the largest difference of p(gold) and the share of
-regions that agree. ``logistic``: one fit on 80 % of the rows, predicting the rest (the CPU is
-scikit-learn's LogisticRegression); the share of predictions that agree. Each device first runs
+regions that agree. ``linear`` (per family, logistic and svm): one fit on 80 % of the rows,
+predicting the rest (the CPU is scikit-learn's LogisticRegression or LinearSVC, on one BLAS
+thread); the share of predictions that agree. Each device first runs
 on 2,000 rows untimed (imports, the CUDA context).
 
     python benchmarks/devices_bench.py
@@ -32,7 +33,8 @@ from core.base.cores import one_blas_thread  # noqa: E402
 from core.dynamics.cartography import training_dynamics  # noqa: E402
 from core.evaluation.models import fit_predict  # noqa: E402
 
-NAMES = {"numpy": None, "torch-cpu": "torch", "cuda": "cuda", "cupy": "cupy"}
+NAMES = {"numpy": None, "torch-cpu": "torch", "cuda": "cuda", "cupy": "cupy", "array-api": "array-api",
+         "array-api-strict": "array-api-strict"}
 
 
 def present() -> list:
@@ -78,17 +80,18 @@ def cartography(X, y, devices, model, args) -> dict:
     return out
 
 
-def logistic(X, y, devices) -> dict:
+def linear(X, y, devices, family) -> dict:
     train = np.arange(len(y)) % 5 != 0
-    out = {"bench": "logistic", "rows": len(X), "d": X.shape[1], "cpus": os.cpu_count()}
+    out = {"bench": family, "rows": len(X), "d": X.shape[1], "cpus": os.cpu_count()}
     warm_X, warm_y = data(2000, seed=1)
     first = None
     for name in devices:
         try:
             with one_blas_thread() if name == "numpy" else contextlib.nullcontext():
-                fit_predict("logistic", warm_X, warm_y, warm_X, 0, device=NAMES[name])
+                fit_predict(family, warm_X, warm_y, warm_X, 0, device=NAMES[name])
             t = time.perf_counter()
-            pred, note = fit_predict("logistic", X[train], y[train], X[~train], 0, device=NAMES[name])
+            with one_blas_thread() if name == "numpy" else contextlib.nullcontext():
+                pred, note = fit_predict(family, X[train], y[train], X[~train], 0, device=NAMES[name])
             row = {"seconds": round(time.perf_counter() - t, 2), "note": note}
         except Exception as exc:  # noqa: BLE001
             out[name] = {"error": f"{type(exc).__name__}: {exc}"}
@@ -105,7 +108,7 @@ def main(argv=None) -> None:
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--folds", type=int, default=2)
     ap.add_argument("--models", default="linear,mlp", help="the cartography's models")
-    ap.add_argument("--parts", default="cartography,logistic")
+    ap.add_argument("--parts", default="cartography,logistic,svm")
     ap.add_argument("--devices", help="comma-separated; default: every one present")
     args = ap.parse_args(argv)
     devices = args.devices.split(",") if args.devices else present()
@@ -114,8 +117,9 @@ def main(argv=None) -> None:
     if "cartography" in parts:
         for model in args.models.split(","):
             print(json.dumps(cartography(X, y, devices, model, args)), flush=True)
-    if "logistic" in parts:
-        print(json.dumps(logistic(X, y, devices)), flush=True)
+    for family in ("logistic", "svm"):
+        if family in parts:
+            print(json.dumps(linear(X, y, devices, family)), flush=True)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def start(run, **knobs):
     retained, n_phases, history = live["retained"], int(live["n_phases"]), run.history
     context = {"run_key": run.key, "tau": float(tau), "n": int(n)}
     target = store()
-    device = settings().device   # ARTIFACT_LENS_DEVICE: the logistic family trains there (the key does not change)
+    device = settings().device   # ARTIFACT_LENS_DEVICE: the linear families train there (the key does not change)
     srv = server()
 
     def work(ctx):
@@ -113,8 +113,8 @@ def review_summary(run, ev) -> Optional[dict]:
 
 
 def where_trained(ev) -> Optional[str]:
-    """A line saying the logistic family trained on a device, for an evaluation made with one; None
+    """A line saying the linear families trained on a device, for an evaluation made with one; None
     for the CPU (evaluations made before the device was recorded were on the CPU)."""
     device = ev.context.get("device", "cpu")
-    return None if device == "cpu" else (f"The logistic family trained on {device} (scikit-learn's model and "
-                                         "solver); the other families on the CPU.")
+    return None if device == "cpu" else (f"The linear families (logistic regression, linear SVM) trained on {device}, "
+                                         "as scikit-learn's models; the other families on the CPU.")

@@ -142,9 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
     p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1,
                    help="model fits at once (default -1: every core; the result does not depend on it)")
-    p.add_argument("--device", type=Device(), help="where the logistic family trains: cuda, cuda:N (a GPU, with PyTorch), "
-                   "torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; scikit-learn's model and "
-                   "solver, the same predictions bar examples at the boundary; the other families train on the CPU)")
+    p.add_argument("--device", type=Device(), help="where the linear families (logistic, svm) train: cuda, cuda:N (a GPU, with "
+                   "PyTorch), torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; scikit-learn's "
+                   "models, the same predictions bar examples at the boundary; the other families train on the CPU)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("export", help="export a saved run's split (retained, removed, or all with scores) with its manifest",

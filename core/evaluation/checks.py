@@ -31,7 +31,7 @@ def coarse_action(X, y, *, step: float = 0.1, tolerance: Optional[float] = None,
                   eval_share: float = 0.2, random_state: int = 0, family_params: Optional[dict] = None,
                   n_jobs: int = 1, device: Optional[str] = None, progress=None, cancel=None) -> pd.DataFrame:
     """The coarse action of paper 002, Algorithm 1 lines 2–9 (its fits on ``n_jobs`` threads, a
-    logistic family's on ``device`` when one is set).
+    linear family's on ``device`` when one is set).
 
     An i.i.d. held-out split (``eval_share``, stratified) is set aside; a model of
     ``family`` is trained on the first a % of a fixed random order of the rest, for

@@ -75,16 +75,13 @@ def check_families(families) -> list:
     return families
 
 
-#: the parameters of the logistic family its device version takes (any other: the fit stays on the CPU)
-DEVICE_PARAMS = {"C": 1.0, "max_iter": 1000, "tol": 1e-4}
-
-
 def trains_on_device(fam: str, params: Optional[dict], device: Optional[str]) -> bool:
     """Whether this fit trains on ``device`` (`core.evaluation.on_device`): a device is set, the family
     has a device version and its parameters are ones that version takes."""
     from core.evaluation.on_device import DEVICE_FAMILIES
 
-    return device not in (None, "numpy") and fam in DEVICE_FAMILIES and set(params or {}) <= set(DEVICE_PARAMS)
+    return (device not in (None, "numpy") and fam in DEVICE_FAMILIES
+            and set(params or {}) <= set(DEVICE_FAMILIES[fam]))
 
 
 def fit_predict(fam: str, Xtr, ytr, Xte, random_state: int, params: Optional[dict] = None,
@@ -101,13 +98,13 @@ def fit_predict(fam: str, Xtr, ytr, Xte, random_state: int, params: Optional[dic
     if len(labels) < 2:
         return None, f"{name}: the training set has {len(ytr)} examples of {len(labels)} label(s); it needs two labels"
     if trains_on_device(fam, params, device):
-        from core.evaluation.on_device import fit_predict_on
+        from core.evaluation.on_device import DEVICE_FAMILIES, fit_predict_on
 
-        knobs = {**DEVICE_PARAMS, **(params or {})}
-        codes = np.searchsorted(labels, ytr)
-        found, converged = fit_predict_on(device, Xtr, codes, Xte, len(labels), **knobs)
-        return labels[found], "" if converged else (f"{name} did not converge in max_iter = {knobs['max_iter']} "
-                                                    "iterations; its accuracy may be understated")
+        found, converged = fit_predict_on(device, fam, Xtr, np.searchsorted(labels, ytr), Xte, len(labels),
+                                          **(params or {}))
+        iters = {**DEVICE_FAMILIES[fam], **(params or {})}["max_iter"]
+        return labels[found], "" if converged else (f"{name} did not converge in max_iter = {iters} iterations; "
+                                                    "its accuracy may be understated")
     k = int((params or {}).get("n_neighbors", KNN_K))
     if fam == "knn" and len(ytr) < k:
         return None, f"{name}: K = {k} neighbours but the training set has only {len(ytr)} examples"

@@ -1,14 +1,18 @@
-"""The evaluation's logistic family on a device (issue 32): the model scikit-learn's
-``LogisticRegression`` fits (L2, C = 1, an unpenalised intercept; softmax for three or more
-labels, one sigmoid for two), trained where the data is.
+"""The evaluation's linear families on a device (issue 32), trained where the data is:
 
-scikit-learn's own solver is kept: L-BFGS-B (`scipy.optimize.minimize`) with scikit-learn's
-options (``gtol`` = tol, ``maxls`` = 50, ``ftol`` = 64 ε) and its scaling of the objective (the
-mean loss plus ½ ‖W‖² / (C n)). Only the objective and its gradient are computed on the device,
-against the Python array API (`core.base.devices`): the optimiser's state, (d + 1) · k numbers,
-stays on the host. The optimum is scikit-learn's, so the predictions are too, bar examples at
-the decision boundary within the solver's tolerance (`tests/unit/test_evaluation_device.py`
-measures the agreement).
+- ``logistic``: the model scikit-learn's ``LogisticRegression`` fits (L2, C = 1, an unpenalised
+  intercept; softmax for three or more labels, one sigmoid for two), by scikit-learn's own
+  solver: L-BFGS-B (`scipy.optimize.minimize`) with its options (``gtol`` = tol, ``maxls`` = 50,
+  ``ftol`` = 64 ε) and its scaling of the objective (the mean loss plus ½ ‖W‖² / (C n));
+- ``svm``: the model ``LinearSVC`` fits (liblinear: the squared hinge, L2 on the weights and on
+  the intercept, which is a feature of value 1; one against the rest for three or more labels,
+  one model for two). liblinear solves its dual; here the same primal optimum is reached by
+  L-BFGS-B, to a tighter tolerance.
+
+Only the objective and its gradient are computed on the device, against the Python array API
+(`core.base.devices`); the optimiser's state, (d + 1) · k numbers, stays on the host. The optimum
+is scikit-learn's, so the predictions are too, bar examples at the decision boundary within the
+solvers' tolerances (`tests/unit/test_evaluation_device.py` measures the agreement).
 """
 from __future__ import annotations
 
@@ -18,15 +22,28 @@ from core.base.devices import arrays_on, to_host
 
 __all__ = ["DEVICE_FAMILIES", "fit_predict_on"]
 
-#: the families that train on a device when one is set; the others train on the CPU
-DEVICE_FAMILIES = ("logistic",)
+#: the families that train on a device when one is set, with the parameters their device version
+#: takes and their defaults (a fit with any other parameter stays on the CPU)
+DEVICE_FAMILIES = {"logistic": {"C": 1.0, "max_iter": 1000, "tol": 1e-4},
+                   "svm": {"C": 1.0, "max_iter": 1000, "tol": 1e-4}}
 
 
-def fit_predict_on(device: str, Xtr, codes, Xte, n_classes: int, *, C: float = 1.0, tol: float = 1e-4,
-                   max_iter: int = 1000):
-    """(predicted codes of Xte, converged): the logistic family fitted on (Xtr, codes) on ``device``."""
+def fit_predict_on(device: str, family: str, Xtr, codes, Xte, n_classes: int, **params):
+    """(predicted codes of Xte, converged): ``family`` (one of `DEVICE_FAMILIES`) fitted on (Xtr,
+    codes) on ``device``, with ``params`` (C, max_iter, tol) over the family's defaults."""
+    knobs = {**DEVICE_FAMILIES[family], **params}
+    fit = _logistic if family == "logistic" else _squared_hinge
+    return fit(device, Xtr, codes, Xte, n_classes, float(knobs["C"]), float(knobs["tol"]), int(knobs["max_iter"]))
+
+
+def _minimize(loss_and_grad, size: int, tol: float, max_iter: int):
     from scipy.optimize import minimize
 
+    return minimize(loss_and_grad, np.zeros(size), method="L-BFGS-B", jac=True,
+                    options={"maxiter": max_iter, "maxls": 50, "gtol": tol, "ftol": 64 * np.finfo(float).eps})
+
+
+def _logistic(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
     xp, put = arrays_on(device)
     n, d = Xtr.shape
     X = put(np.ascontiguousarray(Xtr, dtype=np.float32))
@@ -57,9 +74,35 @@ def fit_predict_on(device: str, Xtr, codes, Xte, n_classes: int, *, C: float = 1
         loss = float(pointwise) / n + 0.5 * strength * float(np.sum(W[:, :d] ** 2))
         return loss, grad.ravel()
 
-    found = minimize(loss_and_grad, np.zeros(k * (d + 1)), method="L-BFGS-B", jac=True,
-                     options={"maxiter": max_iter, "maxls": 50, "gtol": tol, "ftol": 64 * np.finfo(float).eps})
+    found = _minimize(loss_and_grad, k * (d + 1), tol, max_iter)
     W = found.x.reshape(k, d + 1)
     scores = np.asarray(Xte, dtype=np.float64) @ W[:, :d].T + W[:, d]
     pred = (scores[:, 0] > 0).astype(np.int64) if binary else scores.argmax(axis=1)
+    return pred, bool(found.nit < max_iter)
+
+
+def _squared_hinge(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
+    """liblinear's L2-regularised squared hinge, ½‖w̃‖² + C Σ max(0, 1 − s wᵀx̃)², x̃ = [x, 1], one
+    column per class against the rest (one for two labels), all columns at once (their sum's
+    optimum is each one's). Divided by n for the solver (the optimum does not move), and solved
+    to tol / 100: liblinear's dual tolerance is not the primal's."""
+    xp, put = arrays_on(device)
+    n, d = Xtr.shape
+    X = put(np.ascontiguousarray(np.hstack([Xtr, np.ones((n, 1))]), dtype=np.float32))   # x̃
+    k = 1 if n_classes == 2 else n_classes
+    signs = np.where(codes[:, None] == (np.array([1]) if k == 1 else np.arange(k))[None, :], 1.0, -1.0)
+    S = put(signs.astype(np.float32))                                           # (n, k)
+
+    def loss_and_grad(w):
+        W = w.reshape(k, d + 1)
+        margin = 1.0 - S * (X @ put(np.ascontiguousarray(W.T, dtype=np.float32)))
+        slack = xp.maximum(margin, xp.zeros_like(margin))
+        grad = W - (2.0 * C) * to_host(xp.matrix_transpose(S * slack) @ X).astype(np.float64)
+        loss = 0.5 * float(np.sum(W ** 2)) + C * float(xp.sum(slack * slack))
+        return loss / n, grad.ravel() / n
+
+    found = _minimize(loss_and_grad, k * (d + 1), tol / 100, max_iter)
+    W = found.x.reshape(k, d + 1)
+    scores = np.asarray(Xte, dtype=np.float64) @ W[:, :d].T + W[:, d]
+    pred = (scores[:, 0] > 0).astype(np.int64) if k == 1 else scores.argmax(axis=1)
     return pred, bool(found.nit < max_iter)

@@ -171,8 +171,8 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
         depend on it. Fits another evaluation of the same data made already are reused
         (`core.evaluation.models.FITS`).
     device : str or None
-        Where the logistic family trains (`core.evaluation.on_device`: scikit-learn's model and
-        solver, its arithmetic on the device; the same predictions bar examples at the boundary);
+        Where the linear families (logistic, svm) train (`core.evaluation.on_device`: scikit-learn's
+        models, their arithmetic on the device; the same predictions bar examples at the boundary);
         None: the CPU. The other families train on the CPU. The key does not depend on it; the
         evaluation's context records it (``device``).
 

@@ -1,7 +1,7 @@
-"""The evaluation's logistic family on a device (`core.evaluation.on_device`, issue 32). CI has no
+"""The evaluation's linear families on a device (`core.evaluation.on_device`, issue 32). CI has no
 GPU: the device code runs on `array-api-strict` (the standard's reference namespace, which fails
 on any call outside the standard; PyTorch and CuPy run the same code) and, where installed,
-PyTorch's CPU, against scikit-learn's `LogisticRegression` on the CPU."""
+PyTorch's CPU, against scikit-learn's `LogisticRegression` and `LinearSVC` on the CPU."""
 import importlib.util
 
 import numpy as np
@@ -26,22 +26,22 @@ def _data(seed, n, d, k, signal=0.6):
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10 ** 6), n=st.integers(30, 600), d=st.integers(1, 40), k=st.integers(2, 4),
-       C=st.sampled_from([None, 0.1, 1.0, 10.0]))
-def test_the_device_fits_scikit_learns_model(seed, n, d, k, C):
-    """Property: on any shape (one feature, two labels: the sigmoid; more: the softmax) and penalty,
-    the device's predictions are scikit-learn's, bar the few examples at the decision boundary, in
-    scikit-learn's own labels."""
+       C=st.sampled_from([None, 0.1, 1.0, 10.0]), family=st.sampled_from(["logistic", "svm"]))
+def test_the_device_fits_scikit_learns_model(seed, n, d, k, C, family):
+    """Property: on any shape (one feature; two labels: one model; more: softmax, or one against
+    the rest) and penalty, the device's predictions are scikit-learn's, bar the few examples at the
+    decision boundary, in scikit-learn's own labels."""
     X, y = _data(seed, n, d, k)
     if len(np.unique(y)) < 2:
         return
     test = np.arange(n) % 4 == 0
     params = None if C is None else {"C": C}
-    cpu, cpu_note = fit_predict("logistic", X[~test], y[~test], X[test], 0, params)
+    cpu, cpu_note = fit_predict(family, X[~test], y[~test], X[test], 0, params)
     for device in DEVICES:
-        pred, note = fit_predict("logistic", X[~test], y[~test], X[test], 0, params, device=device)
+        pred, note = fit_predict(family, X[~test], y[~test], X[test], 0, params, device=device)
         assert pred.dtype == cpu.dtype and set(pred) <= set(y[~test])
-        assert (pred == cpu).mean() >= 0.97, device
-        assert note == cpu_note == ""
+        assert (pred == cpu).mean() >= 0.97, (device, (pred == cpu).mean())
+        assert note == ""
 
 
 def test_other_families_and_other_settings_stay_on_the_cpu_and_fits_are_remembered_apart():
@@ -51,6 +51,7 @@ def test_other_families_and_other_settings_stay_on_the_cpu_and_fits_are_remember
     fits = [Fit("logistic", train, test), Fit("knn", train, test),
             Fit("logistic", train, test, 0, {"solver": "newton-cg"})]
     assert [models.trains_on_device(f.family, f.params, "cuda") for f in fits] == [True, False, False]
+    assert models.trains_on_device("svm", {"C": 0.5}, "cuda") and not models.trains_on_device("svm", {"loss": "hinge"}, "cuda")
     assert not models.trains_on_device("logistic", None, None)
     assert not models.trains_on_device("logistic", None, "numpy")
     memo = FitMemo()
@@ -70,7 +71,7 @@ def test_an_evaluation_on_a_device_records_it_and_agrees_with_the_cpus(tmp_path,
     ds = load_dataset("demo:nli:n=400")
     rep = represent(ds, "tfidf-svd:fields=premise+hypothesis,dim=16", cache_dir=tmp_path)
     retained = np.arange(len(rep.ids)) % 3 != 0
-    opts = EvaluationOptions(families=("logistic", "knn"), knn_ks=(1, 5), coarse_step=0.25, partial_spec="")
+    opts = EvaluationOptions(families=("logistic", "svm", "knn"), knn_ks=(1, 5), coarse_step=0.25, partial_spec="")
     cpu = evaluate(ds, rep, retained, options=opts, n_jobs=1)
     dev = evaluate(ds, rep, retained, options=opts, n_jobs=1, device="array-api-strict")
     assert cpu.context["device"] == "cpu" and dev.context["device"] == "array-api-strict"
