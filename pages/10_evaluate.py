@@ -69,8 +69,8 @@ metric_row({"τ, n evaluated": f"{ctx.get('tau'):.2f}, {ctx.get('n'):,}",
             "Coarse action stops at": f"{s['coarse_fraction']:.0%}",
             "Suggested n": f"{s['coarse_n']:,}",
             "Difficulty p-value": f"{s['difficulty_p_value']:.3g}" if s.get("difficulty_p_value") is not None else "–"})
-if evaluation_jobs.where_trained(ev):
-    st.caption(evaluation_jobs.where_trained(ev))
+if said_where := evaluation_jobs.where_trained(ev):
+    st.caption(said_where)
 
 
 def use_n(value: int) -> None:

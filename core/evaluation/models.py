@@ -232,13 +232,13 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
         else:
             todo.append(i)
 
-    gpu = threading.Lock()   # one fit on the device at a time; the CPU's fits go on meanwhile
+    device_lock = threading.Lock()   # one fit on the device at a time; the CPU's fits go on meanwhile
 
     def one(i):
         check_cancel(cancel)
         f = fits[i]
         if trains_on_device(f.family, f.params, device):
-            with gpu:
+            with device_lock:
                 return fit_predict(f.family, X[f.train], y[f.train], X[f.test], f.random_state, f.params, device)
         return fit_predict(f.family, X[f.train], y[f.train], X[f.test], f.random_state, f.params)
 

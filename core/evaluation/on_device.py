@@ -43,6 +43,14 @@ def _minimize(loss_and_grad, size: int, tol: float, max_iter: int):
                     options={"maxiter": max_iter, "maxls": 50, "gtol": tol, "ftol": 64 * np.finfo(float).eps})
 
 
+def _predicted(Xte, found, k: int, max_iter: int):
+    """(codes of Xte, converged) from the solver's result: k columns [w, b] (one: the sign picks)."""
+    W = found.x.reshape(k, -1)
+    scores = np.asarray(Xte, dtype=np.float64) @ W[:, :-1].T + W[:, -1]
+    pred = (scores[:, 0] > 0).astype(np.int64) if k == 1 else scores.argmax(axis=1)
+    return pred, bool(found.nit < max_iter)
+
+
 def _logistic(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
     xp, put = arrays_on(device)
     n, d = Xtr.shape
@@ -74,11 +82,7 @@ def _logistic(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
         loss = float(pointwise) / n + 0.5 * strength * float(np.sum(W[:, :d] ** 2))
         return loss, grad.ravel()
 
-    found = _minimize(loss_and_grad, k * (d + 1), tol, max_iter)
-    W = found.x.reshape(k, d + 1)
-    scores = np.asarray(Xte, dtype=np.float64) @ W[:, :d].T + W[:, d]
-    pred = (scores[:, 0] > 0).astype(np.int64) if binary else scores.argmax(axis=1)
-    return pred, bool(found.nit < max_iter)
+    return _predicted(Xte, _minimize(loss_and_grad, k * (d + 1), tol, max_iter), k, max_iter)
 
 
 def _squared_hinge(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
@@ -88,7 +92,10 @@ def _squared_hinge(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
     to tol / 100: liblinear's dual tolerance is not the primal's."""
     xp, put = arrays_on(device)
     n, d = Xtr.shape
-    X = put(np.ascontiguousarray(np.hstack([Xtr, np.ones((n, 1))]), dtype=np.float32))   # x̃
+    Xa = np.empty((n, d + 1), dtype=np.float32)              # x̃ = [x, 1], float32 (no float64 copy of Φ)
+    Xa[:, :d] = Xtr
+    Xa[:, d] = 1.0
+    X = put(Xa)
     k = 1 if n_classes == 2 else n_classes
     signs = np.where(codes[:, None] == (np.array([1]) if k == 1 else np.arange(k))[None, :], 1.0, -1.0)
     S = put(signs.astype(np.float32))                                           # (n, k)
@@ -101,8 +108,4 @@ def _squared_hinge(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
         loss = 0.5 * float(np.sum(W ** 2)) + C * float(xp.sum(slack * slack))
         return loss / n, grad.ravel() / n
 
-    found = _minimize(loss_and_grad, k * (d + 1), tol / 100, max_iter)
-    W = found.x.reshape(k, d + 1)
-    scores = np.asarray(Xte, dtype=np.float64) @ W[:, :d].T + W[:, d]
-    pred = (scores[:, 0] > 0).astype(np.int64) if k == 1 else scores.argmax(axis=1)
-    return pred, bool(found.nit < max_iter)
+    return _predicted(Xte, _minimize(loss_and_grad, k * (d + 1), tol / 100, max_iter), k, max_iter)
