@@ -8,6 +8,7 @@ import streamlit as st
 from core.base.errors import InputError
 from dashboard import reviews
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 from dashboard.review_panel import DECISION_LABELS
 from dashboard.team import scope
 
@@ -42,4 +43,4 @@ def adjudication_tab(run, run_id: int, frame, ds) -> None:
                 st.error(plain(exc))
             else:
                 st.toast(f"Adjudicated {example_id}: {DECISION_LABELS[decision].lower()}")
-                st.rerun()
+                redraw()

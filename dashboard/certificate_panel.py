@@ -11,6 +11,7 @@ from core.base.errors import InputError
 from dashboard import certificates, team
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
+from dashboard.reruns import redraw
 
 __all__ = ["certificate_section"]
 
@@ -27,7 +28,7 @@ def certificate_section(run) -> None:
             if st.button("Certify the dataset and this split", key="cert_start"):
                 try:
                     certificates.start(run)
-                    st.rerun()
+                    redraw()
                 except InputError as exc:
                     st.error(plain(exc))
         st.caption("Each artifact measure with its uncertainty (docs/certificate.md), for the whole dataset and the "

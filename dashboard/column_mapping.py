@@ -11,6 +11,7 @@ import streamlit as st
 from core.base.errors import InputError, RolesNeeded
 from dashboard import data_inputs
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 from dashboard.session import Source, session
 
 NONE = "(none)"
@@ -63,6 +64,6 @@ def form() -> None:
     try:
         sess.mapping = None
         load_or_ask(Source(source.source, roles, source.label))
-        st.rerun()
+        redraw()
     except InputError as exc:
         st.error(plain(exc))

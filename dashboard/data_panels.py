@@ -7,6 +7,7 @@ import streamlit as st
 from core.base.errors import InputError
 from dashboard import column_mapping, data_inputs, pipelines
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 from dashboard.session import Source
 
 __all__ = ["source_panel", "roles_panel", "representation_panel"]
@@ -93,7 +94,7 @@ def roles_panel(ds, on_view, can_load: bool) -> None:
                                  image=None if img_col == none else img_col, features=feat_cols or None)
                 try:
                     data_inputs.load_pending(Source(base.source, new_roles, base.label))
-                    st.rerun()
+                    redraw()
                 except InputError as exc:
                     st.error(plain(exc))
         st.dataframe({"column": list(roles), "role": list(roles.values())}, hide_index=True, key="roles_table")
@@ -137,6 +138,6 @@ def representation_panel(sess, ds, view_key, on_view) -> None:
         try:
             pipelines.start(view_key, data_inputs.check_spec_paths(spec), dict(sess.params), label="Φ + AFLite",
                             source=on_view, page="Data")
-            st.rerun()
+            redraw()
         except InputError as exc:
             st.error(plain(exc))

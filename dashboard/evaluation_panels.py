@@ -8,6 +8,7 @@ from core.base.errors import InputError
 from core.evaluation import SEPARATIONS, TABLE_FAMILIES
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 from dashboard.team import member
 
 __all__ = ["options_form", "interrupted_panel"]
@@ -52,7 +53,7 @@ def options_form(run, ds, running) -> None:
             except ValueError as exc:   # InputError (NotAllowed too: the role check), or K values that are not numbers
                 st.error(plain(exc if isinstance(exc, InputError) else f"K must be whole numbers such as 1,5,10,50 ({exc})."))
             else:
-                st.rerun()   # drawn again with the job running: the form's button disabled
+                redraw()   # drawn again with the job running: the form's button disabled
     else:
         st.caption(f"Your role here is {member().role}: you see the stored evaluations; new ones need a curator or owner.")
 
@@ -70,4 +71,4 @@ def interrupted_panel(run, running) -> None:
             except InputError as exc:
                 st.error(plain(exc))
             else:
-                st.rerun()
+                redraw()

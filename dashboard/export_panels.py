@@ -11,6 +11,7 @@ from core.base.errors import InputError
 from core.team.store import NotAllowed
 from dashboard import duplicates, exports
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 
 #: seconds between the store's answers to "may this member still export?" while a file waits
 ROLE_CHECK_S = 5.0
@@ -68,6 +69,6 @@ def watch_role(allowed: Callable[[], object]) -> None:
         try:
             allowed()
         except NotAllowed:
-            st.rerun(scope="app")
+            redraw()
 
     _watch()

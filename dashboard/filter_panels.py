@@ -12,6 +12,7 @@ from dashboard import agreement, current, dynamics, pipelines
 from dashboard import quality as dq
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
+from dashboard.reruns import redraw
 from dashboard.session import set_live
 from dashboard.session import FIT_TAU
 from dashboard.team import member, scope
@@ -75,7 +76,7 @@ def comparison(run, ds, sess) -> None:
         if st.button("Compare (background)", key="cmp_run"):
             try:
                 dq.compare_start(params, name)
-                st.rerun()
+                redraw()
             except InputError as exc:
                 st.error(plain(exc))
     elif found is None and not member().can("run filters"):
@@ -157,7 +158,7 @@ def run_form(run, sess) -> None:
             label = "AFLite run" + (f", quality-ordered ({quality['name']})" if quality else "") + (
                 ", joint filter" if joint else "")
             pipelines.start(sess.ds_key, sess.spec, params, label=label, page="Filter", quality=quality, joint=joint)
-            st.rerun()
+            redraw()
         except InputError as exc:
             st.error(plain(exc))
     job = pipelines.current_job()

@@ -10,6 +10,7 @@ from core.plots.information import pvi_histogram, pvi_vs_predictability
 from dashboard import information, team
 from dashboard.formatting import metric_row, plain
 from dashboard.job_panel import watch
+from dashboard.reruns import redraw
 
 __all__ = ["information_section"]
 
@@ -20,7 +21,7 @@ def _offer() -> None:
         if c1.button("Compute PVI", key="pvi_compute"):
             try:
                 information.start()
-                st.rerun()
+                redraw()
             except InputError as exc:
                 st.error(plain(exc))
         c2.caption("Pointwise V-information (Ethayarajh et al. 2022): how many bits about its label each example's "

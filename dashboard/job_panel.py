@@ -7,6 +7,7 @@ import streamlit as st
 from core.base.errors import InputError
 from dashboard import pipelines
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 from dashboard.session import session
 
 
@@ -41,7 +42,7 @@ def job_panel() -> None:
                 pipelines.apply_result(job.result, sess.job_params or sess.params, sess.job_source)
                 sess.last_error = None
                 pipelines.keep_in_workspace()   # this tab may have joined a job another workspace started
-                st.rerun(scope="app")
+                redraw()
             elif job.status == "cancelled":
                 st.warning("Cancelled; the previous dataset and run are still in use.")
             else:
@@ -50,7 +51,7 @@ def job_panel() -> None:
                 else:
                     sess.fail(f"{job.name} failed: {type(job.error).__name__}: {job.error} (error id "
                               f"{job.error_id}; the traceback is in the server log)", job.traceback, sess.job_page)
-                st.rerun(scope="app")
+                redraw()
             return
         snap = job.snapshot()
         st.progress(snap["fraction"], text=f"{snap['name']}: {snap['message'] or 'starting'} ({timing(snap)})")
@@ -81,7 +82,7 @@ def watch(get_job, what: str, key: str, on_end) -> None:
         if job.done:
             on_end(job)
             if job.status == "done":
-                st.rerun(scope="app")
+                redraw()
             elif job.status == "cancelled":
                 st.warning(f"{what} cancelled.")
             else:

@@ -6,6 +6,7 @@ import streamlit as st
 from core.base.errors import InputError
 from dashboard import current, pipelines, team, url
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 from dashboard.sign_in import sign_in
 from dashboard.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source, session
 from dashboard.sidebar import sidebar
@@ -61,7 +62,7 @@ def _leave_directory_mode() -> None:
     # only a real server: AppTest runs page files directly, in that mode, on purpose
     if PagesManager.uses_pages_directory and type(Runtime.instance()) is Runtime:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        redraw()
 
 
 def _open_newest_run(sess: Session) -> bool:

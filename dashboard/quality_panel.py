@@ -14,6 +14,7 @@ from dashboard import team
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
 from dashboard.quality import BADGES, current_scored, job, start, state
+from dashboard.reruns import redraw
 from dashboard.session import session
 
 
@@ -37,7 +38,7 @@ def offer(key: str, what: str) -> Optional[pd.DataFrame]:
         if c1.button("Compute quality (DQI)", key=f"{key}_compute"):
             try:
                 start()
-                st.rerun()
+                redraw()
             except InputError as exc:
                 st.error(plain(exc))
         c2.caption(f"{what} needs the quality components of this dataset on Φ (a background job, once; knobs "

@@ -14,6 +14,7 @@ from core.base.errors import InputError
 from core.base.lights import NOT_REVIEWED, badge
 from dashboard import current, pipelines, reviews
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 from dashboard.team import member, scope
 
 #: the badge of each light, as text (never HTML): tables, captions and the map legend
@@ -44,7 +45,7 @@ def save_run_offer(run, key: str) -> Optional[int]:
     if member().can("run filters") and st.button("Save this run to the workspace", key=f"{key}_save_run"):
         try:
             pipelines.save_to_workspace(run)
-            st.rerun()
+            redraw()
         except InputError as exc:
             st.error(plain(exc))
     return None
@@ -90,7 +91,7 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
         note = st.text_input("Note (required to keep or remove anyway)", key=f"{key}_note")
         submitted = st.form_submit_button("Save review", type="primary", key=f"{key}_submit")
     if submitted and submit(run_id, example_id, decision, note):
-        st.rerun()   # the lights, the history and the queue show the new decision
+        redraw()   # the lights, the history and the queue show the new decision
 
 
 def submit(run_id: int, example_id: str, decision: str, note: str) -> bool:

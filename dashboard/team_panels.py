@@ -11,6 +11,7 @@ from core.team.store import ROLES
 from core.team.store.reviews import MAX_REVIEWS_PER_EXAMPLE
 from dashboard import agreement, current
 from dashboard.formatting import plain
+from dashboard.reruns import redraw
 from dashboard.team import create_workspace
 
 __all__ = ["act", "owner_forms", "review_settings", "reviewers_of_open_run"]
@@ -23,7 +24,7 @@ def act(fn, *args, **kwargs) -> None:
     except InputError as exc:
         st.error(plain(exc))
         return
-    st.rerun()
+    redraw()
 
 
 def owner_forms(ws, members) -> None:

@@ -6,6 +6,7 @@ from core.quality import COMPONENTS
 from dashboard import creation, feedback_panel
 from dashboard.formatting import metric_row, plain
 from dashboard.page import require_run, start_page
+from dashboard.reruns import redraw
 from dashboard.review_panel import save_run_offer
 from dashboard.team import member, scope
 
@@ -49,7 +50,7 @@ else:
         try:
             ws.validate(int(sub["id"]), decision, note,
                           components={c: "flagged" for c in flagged})
-            st.rerun()
+            redraw()
         except InputError as exc:
             st.error(plain(exc))
 

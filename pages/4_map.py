@@ -7,6 +7,7 @@ from dashboard.formatting import made, metric_row, plain
 from dashboard.knobs import live_knobs
 from dashboard.map_view import COLOURINGS_HELP, MapView
 from dashboard.page import require_run, start_page
+from dashboard.reruns import redraw
 from dashboard.review_panel import review_panel
 
 sess = start_page("Map")
@@ -29,7 +30,7 @@ if proj is None:
             if job is not None and job.status == "error":
                 st.error(plain(job.error))
                 return
-            st.rerun(scope="app")
+            redraw()
         snap = job.snapshot()
         st.progress(snap["fraction"], text=f"UMAP of Φ (once per representation, then cached): "
                                            f"{snap['message'] or 'starting'} ({snap['elapsed']:.0f} s)")
@@ -60,7 +61,7 @@ def live_selection() -> None:
     values, drawn_parts = st.session_state.pop("map_parts_fresh", (None, None))
     parts = drawn_parts if values == current.live_values(run) else view.parts(live)
     if view.on_screen_is_stale(parts):
-        st.rerun(scope="app")
+        redraw()
     rows, points = parts["rows"], parts["points"]
     st.subheader(f"Selected examples: {len(rows):,}")
     if not rows:

@@ -128,9 +128,12 @@ def browser():
 
 @pytest.fixture
 def page(browser, server):
+    from playwright.sync_api import expect
+
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     pg = context.new_page()
     pg.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
+    expect.set_options(timeout=180_000)   # the same bound for expect(...) (its own default is 5 s)
     pg.goto(server)
     yield pg
     context.close()

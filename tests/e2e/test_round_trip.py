@@ -14,6 +14,9 @@ def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(
     save = page.locator(".st-key-rv_save_run").get_by_role("button")
     if save.count():
         save.click()
+        # saved when the offer is gone: wait on that (the run may start later than wait_idle's quiet spell
+        # on a busy machine, and a page opened before it ends would leave the run unsaved)
+        expect(save).to_have_count(0)
         wait_idle(page)
     go(page, "Filter")
     n_slider = page.locator(".st-key-w_target").get_by_role("slider")
