@@ -33,6 +33,27 @@ def wait_idle(page, timeout: float = 180) -> None:
     page.evaluate(_IDLE, [QUIET_MS, timeout * 1000])
 
 
+# Counts the app's run-state changes from now on (each record: one change, however quickly the next
+# one follows), so a step knows that the run its click asked for has begun.
+_WATCH = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (window.__runWatch) window.__runWatch.disconnect();
+    window.__runChanges = 0;
+    window.__runWatch = new MutationObserver(records => { window.__runChanges += records.length; });
+    window.__runWatch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+
+def press(page, widget, timeout: float = 180) -> None:
+    """Click ``widget`` (a button: its click reruns the app) and wait until that rerun has begun
+    and ended. ``wait_idle`` alone can return before the rerun begins on a busy machine (the
+    server answers the click after its quiet spell), and a step taken then interrupts the action."""
+    page.evaluate(_WATCH)
+    widget.click()
+    page.wait_for_function("() => window.__runChanges > 0", timeout=timeout * 1000)
+    wait_idle(page, timeout)
+
+
 def go(page, title: str) -> None:
     """Open the page ``title`` from the sidebar and wait for its run to end."""
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()

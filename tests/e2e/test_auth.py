@@ -20,7 +20,7 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 from playwright.sync_api import expect  # noqa: E402
 
-from steps import go, key, metric, shot, wait_idle  # noqa: E402
+from steps import go, key, metric, press, shot, wait_idle  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.auth,
               # authlib's deprecations, raised inside the identity provider running in this process
@@ -137,15 +137,13 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
         key(owner, "team_email").locator("input").fill(email)
         expect(key(owner, "team_role").get_by_role("combobox")).to_have_value("annotator")   # the form's default role
         expect(key(owner, "team_email").locator("input")).to_have_value(email)
-        key(owner, "team_set_role").get_by_role("button").click()
-        wait_idle(owner)
+        press(owner, key(owner, "team_set_role").get_by_role("button"))
         expect(key(owner, "team_email").locator("input")).to_have_value("")   # cleared: saved, rerun
         # saved and shown before the next address is typed (a rerun still in flight could clear it)
         table_with(owner, "email", "role", until=lambda rows, e=email: e in {r["email"] for r in rows})
     # two reviewers per example: the queue serves an example ann1 decided on to ann2 as well
     key(owner, "team_per_example").locator("input").fill("2")
-    key(owner, "team_settings_save").get_by_role("button").click()
-    wait_idle(owner)
+    press(owner, key(owner, "team_settings_save").get_by_role("button"))
     expect(key(owner, "team_per_example").locator("input")).to_have_value("2")
     expected = {OWNER: "owner", ANN1: "annotator", ANN2: "annotator"}
     members = table_with(owner, "email", "role", until=lambda rows: len(rows) == len(expected))

@@ -13,7 +13,7 @@ pytest.importorskip("playwright.sync_api", reason="the playwright package is not
 from playwright.sync_api import expect  # noqa: E402
 
 from conftest import TEAM_USERS  # noqa: E402
-from steps import go, key, metric, wait_idle  # noqa: E402
+from steps import go, key, metric, press, wait_idle  # noqa: E402
 from test_auth import served_id, sign_in, tables  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.auth, pytest.mark.slow,
@@ -31,8 +31,7 @@ def decide(page, email, turn):
     if turn in KEEPS[email]:
         key(page, "rv_queue_decision").get_by_text("Keep anyway").click()
         key(page, "rv_queue_note").locator("input").fill("a person could write this")
-    key(page, "rv_queue_submit").get_by_role("button").click()
-    wait_idle(page)
+    press(page, key(page, "rv_queue_submit").get_by_role("button"))
     expect(page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"^id: ")).first).not_to_have_text(
         re.compile(rf"^id: {re.escape(served)}\b"))
     return served
@@ -60,8 +59,7 @@ def test_three_reviewers_blind_with_two_reviews_per_example(team_app, browser, c
         "e => [e, ...e.querySelectorAll('*')].filter(x => (x.textContent || '').trim() && x.scrollWidth > x.clientWidth + 1)"
         ".map(x => [x.tagName, x.getAttribute('data-testid'), x.className, x.scrollWidth, x.clientWidth, x.innerText])")
     assert not cut, cut
-    key(owner, "team_settings_save").get_by_role("button").click()
-    wait_idle(owner)
+    press(owner, key(owner, "team_settings_save").get_by_role("button"))
     with TeamStore(url) as store:
         assert store.review_settings(ws, by=OWNER) == {"dispute_rule": "latest", "reviews_per_example": 2,
                                                        "blind": True}

@@ -12,7 +12,7 @@ pytest.importorskip("playwright.sync_api", reason="the playwright package is not
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect  # noqa: E402
 
 from conftest import TEAM_USERS, TeamApp  # noqa: E402
-from steps import go, key, metric, wait_idle  # noqa: E402
+from steps import go, key, metric, press, wait_idle  # noqa: E402
 from test_auth import SIDEBAR, sign_in  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.auth, pytest.mark.slow,
@@ -75,8 +75,7 @@ def write(page, premise, hypothesis, label):
 
 
 def submit(page):
-    key(page, "cr_submit").get_by_role("button").click()
-    wait_idle(page)
+    press(page, key(page, "cr_submit").get_by_role("button"))
     expect(page.get_by_text(re.compile(r"^Submitted as example"))).to_be_visible()
     expect(page.locator(".st-key-cr_hypothesis textarea")).to_have_value("")     # the form cleared
     expect(page.locator(".st-key-cr_premise textarea")).to_have_value("")
@@ -104,8 +103,7 @@ def validate(page, decision, note=""):
     key(page, "va_decision").get_by_text(decision.capitalize(), exact=True).click()
     if note:
         key(page, "va_note").locator("input").fill(note)
-    key(page, "va_submit").get_by_role("button").click()
-    wait_idle(page)
+    press(page, key(page, "va_submit").get_by_role("button"))
 
 
 def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_app, browser):
@@ -123,8 +121,7 @@ def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_
     expect(metric(owner, "Reviewed")).to_have_text(re.compile(r"^0 of "))
     go(owner, "Team")
     key(owner, "team_email").locator("input").fill(CREATOR)
-    key(owner, "team_set_role").get_by_role("button").click()
-    wait_idle(owner)
+    press(owner, key(owner, "team_set_role").get_by_role("button"))
 
     creator = sign_in(browser, snli_app, CREATOR, "annotator")
     go(creator, "Create")
@@ -154,8 +151,7 @@ def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_
     go(creator, "Create")
     expect(key(creator, "cr_revise_pick").get_by_role("combobox")).to_have_value(
         re.compile(r"say what the man does instead$"))                           # the note reaches the creator
-    key(creator, "cr_revise").get_by_role("button").click()
-    wait_idle(creator)
+    press(creator, key(creator, "cr_revise").get_by_role("button"))
     expect(creator.locator(".st-key-cr_hypothesis textarea")).to_have_value("Nobody is sitting.")
     write(creator, "A man in a red coat is sitting on a bench in a snowy park.", "The man is standing in a line.",
           "contradiction")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from steps import count, go, shot, wait_for_map, wait_idle
+from steps import count, go, press, shot, wait_for_map, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -106,8 +106,7 @@ def test_tour(page, shots, tmp_path):
     assert 0 < rows_to_export < 300
     expect_no_data_download = page.get_by_role("button", name=re.compile(r"Download .*retained\.csv"))
     assert expect_no_data_download.count() == 0   # nothing is built until asked
-    page.get_by_role("button", name="Prepare the file").click()
-    wait_idle(page)
+    press(page, page.get_by_role("button", name="Prepare the file"))
     shot(page, shots, "7_export")
     with page.expect_download() as info:   # named after the upload's own file name, not the server's copy
         page.get_by_role("button", name=re.compile(r"Download uploaded-retained\.csv")).click()
@@ -126,8 +125,7 @@ def test_tour_of_the_team_pages(page, shots):
     go(page, "Review")
     save = page.locator(".st-key-rv_save_run").get_by_role("button")
     if save.count():
-        save.click()
-        wait_idle(page)
+        press(page, save)
     # the queue appears when the app has saved the run and drawn the page: wait on that, not on a clock
     # (a machine at load 8 took over 180 s; the suite's own timeout bounds a page that never shows it)
     page.wait_for_selector('[data-testid="stMetric"]:has-text("Reviewed")', timeout=0)

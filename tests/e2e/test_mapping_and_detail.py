@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from steps import count, go, wait_idle
+from steps import count, go, press, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -67,7 +67,6 @@ def test_one_example_opens_in_full(page):
     page.get_by_role("button", name=re.compile("More like this")).click()
     page.wait_for_selector("text=examples nearest to")
     wait_idle(page)
-    page.get_by_role("button", name="Show all again").click()
-    wait_idle(page)
+    press(page, page.get_by_role("button", name="Show all again"))
     assert page.get_by_text("examples nearest to").count() == 0
 

@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import expect
 
-from steps import count, go, wait_idle
+from steps import count, go, press, wait_idle
 
 
 def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(page):
@@ -13,11 +13,8 @@ def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(
     go(page, "Review")                                   # save the demo run to the workspace: views attach to it
     save = page.locator(".st-key-rv_save_run").get_by_role("button")
     if save.count():
-        save.click()
-        # saved when the offer is gone: wait on that (the run may start later than wait_idle's quiet spell
-        # on a busy machine, and a page opened before it ends would leave the run unsaved)
-        expect(save).to_have_count(0)
-        wait_idle(page)
+        press(page, save)
+        expect(save).to_have_count(0)                    # saved: the offer is gone
     go(page, "Filter")
     n_slider = page.locator(".st-key-w_target").get_by_role("slider")
     n_slider.focus()
@@ -47,8 +44,7 @@ def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(
     opener = page.locator(".st-key-view_open").get_by_role("button")
     if not opener.is_visible():                          # the expander closed on the rerun: open it again
         page.get_by_text("Saved views of this run").click()
-    opener.click()
-    wait_idle(page)
+    press(page, opener)
     # the sliders are drawn afresh under new keys (w_tau_1, w_target_1) at the view's values
     expect(page.locator(".st-key-w_tau_1").get_by_role("slider")).to_have_attribute("aria-valuetext", "0.75")
     expect(page.locator(".st-key-w_target_1").get_by_role("slider")).to_have_attribute("aria-valuetext", "0.57")
