@@ -44,14 +44,25 @@ _WATCH = """() => {
 }"""
 
 
-def press(page, widget, timeout: float = 180) -> None:
-    """Click ``widget`` (a button: its click reruns the app) and wait until that rerun has begun
-    and ended. ``wait_idle`` alone can return before the rerun begins on a busy machine (the
-    server answers the click after its quiet spell), and a step taken then interrupts the action."""
+def settle(page, action, timeout: float = 180) -> None:
+    """Do ``action`` (a click or keys that rerun the app) and wait until that rerun has begun and
+    ended. ``wait_idle`` alone can return before the rerun begins on a busy machine (the server
+    answers after its quiet spell), and a step taken then reads stale values or interrupts it."""
+    wait_idle(page, timeout)   # a run still in flight would count as this action's
     page.evaluate(_WATCH)
-    widget.click()
+    action()
     page.wait_for_function("() => window.__runChanges > 0", timeout=timeout * 1000)
     wait_idle(page, timeout)
+
+
+def press(page, widget, timeout: float = 180) -> None:
+    """Click ``widget`` (a button) and wait for the rerun it asks for (`settle`)."""
+    settle(page, widget.click, timeout)
+
+
+def keys(page, key: str, times: int = 1, timeout: float = 180) -> None:
+    """Press ``key`` ``times`` times on the focused widget (a slider) and wait for its rerun (`settle`)."""
+    settle(page, lambda: [page.keyboard.press(key) for _ in range(times)], timeout)
 
 
 def go(page, title: str) -> None:

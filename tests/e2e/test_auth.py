@@ -20,7 +20,7 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 from playwright.sync_api import expect  # noqa: E402
 
-from steps import go, key, metric, press, shot, wait_idle  # noqa: E402
+from steps import go, key, keys, metric, press, shot, wait_idle  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.auth,
               # authlib's deprecations, raised inside the identity provider running in this process
@@ -192,8 +192,7 @@ def test_sign_in_roles_shared_reviews_sign_out_and_restart(team_app, browser):
     go(ann1, "Filter")
     tau1 = key(ann1, "w_tau").get_by_role("slider")
     tau1.focus()
-    ann1.keyboard.press("End")
-    wait_idle(ann1)
+    keys(ann1, "End")
     expect(tau1).to_have_attribute("aria-valuetext", "1.00")
     expect(ann1.locator(SIDEBAR).get_by_text("live: τ = 1.00")).to_be_visible()
     go(ann2, "Filter")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from steps import count, go, press, shot, wait_for_map, wait_idle
+from steps import count, go, keys, press, shot, wait_for_map, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -24,15 +24,12 @@ def test_tour(page, shots, tmp_path):
     assert count(page, "Retained") == 1500
     n_slider = page.get_by_role("slider").nth(1)
     n_slider.focus()
-    for _ in range(10):
-        page.keyboard.press("ArrowRight")
-    wait_idle(page)
+    keys(page, "ArrowRight", 10)
     moved = count(page, "Retained")
     assert 1500 < moved <= 1800  # n went up by up to 10 steps of 1 %
     tau_slider = page.get_by_role("slider").nth(0)
     tau_slider.focus()
-    page.keyboard.press("End")
-    wait_idle(page)
+    keys(page, "End")
     assert count(page, "Retained") >= moved
     # the sidebar tells the same τ and n as the sliders, without a page switch
     page.wait_for_selector('[data-testid="stSidebar"] >> text=live: τ = 1.00', timeout=10_000)

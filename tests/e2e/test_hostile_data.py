@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import AppServer, cue_pairs
-from steps import count, load_path_and_score, wait_for_map, wait_idle
+from steps import count, keys, load_path_and_score, wait_for_map, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -118,9 +118,7 @@ def test_map_shows_labels_as_text_and_keeps_a_selection_across_n(page):
     # move n up with the keyboard: the chart is redrawn, the selection stays and its state follows
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="n: target size").get_by_role("slider")
     slider.focus()
-    for _ in range(30):
-        page.keyboard.press("ArrowRight")
-    wait_idle(page)
+    keys(page, "ArrowRight", 30)
     wait_for_map(page, selected)                 # redrawn, the same points marked
     assert heading_count(page) == selected
     assert count(page, "Selected") == selected

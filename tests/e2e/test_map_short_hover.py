@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conftest import AppServer, cue_pairs
-from steps import load_path_and_score, wait_for_map, wait_idle
+from steps import keys, load_path_and_score, wait_for_map, wait_idle
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +62,7 @@ def test_a_selection_and_n_keep_the_drawn_chart_and_a_double_click_clears(page):
     assert after_select["marked"] and after_select["selected"] == count     # the same plot, the box still on it
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="n: target size").get_by_role("slider")
     slider.focus()
-    for _ in range(10):
-        page.keyboard.press("ArrowRight")
-    wait_idle(page)
+    keys(page, "ArrowRight", 10)
     assert selected(page) == count and chart(page) == after_select          # coloured by label: nothing redrawn
     # another colouring: a new figure, drawn with the kept selection
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Colour by")

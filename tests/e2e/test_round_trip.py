@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import expect
 
-from steps import count, go, press, wait_idle
+from steps import count, go, keys, press, wait_idle
 
 
 def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(page):
@@ -18,9 +18,7 @@ def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(
     go(page, "Filter")
     n_slider = page.locator(".st-key-w_target").get_by_role("slider")
     n_slider.focus()
-    for _ in range(7):
-        page.keyboard.press("ArrowRight")                # n: 50 % → 57 %
-    wait_idle(page)
+    keys(page, "ArrowRight", 7)                          # n: 50 % → 57 %
     expect(n_slider).to_have_attribute("aria-valuetext", "0.57")
     kept = count(page, "Retained")
     n = re.search(r"[?&]n=([0-9]+)(?:&|$)", page.url).group(1)
@@ -34,12 +32,11 @@ def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(
 
     page.get_by_text("Saved views of this run").click()
     page.locator(".st-key-view_name input").fill("fifty-seven")
-    page.locator(".st-key-view_save").get_by_role("button").click()
+    press(page, page.locator(".st-key-view_save").get_by_role("button"))
     page.wait_for_selector("text=Saved 'fifty-seven'")
     tau_slider = page.locator(".st-key-w_tau").get_by_role("slider")
     tau_slider.focus()
-    page.keyboard.press("End")                           # τ = 1.00: another retained set
-    wait_idle(page)
+    keys(page, "End")                                    # τ = 1.00: another retained set
     expect(tau_slider).to_have_attribute("aria-valuetext", "1.00")
     opener = page.locator(".st-key-view_open").get_by_role("button")
     if not opener.is_visible():                          # the expander closed on the rerun: open it again
@@ -52,7 +49,6 @@ def test_five_reloads_keep_the_retained_count_and_a_saved_view_sets_the_sliders(
     assert "tau=0.75" in page.url and f"n={n}" in page.url
     nudge = page.locator(".st-key-w_target_1").get_by_role("slider")
     nudge.focus()
-    page.keyboard.press("ArrowRight")                   # the next nudge goes on from the view, not the old slider
-    wait_idle(page)
+    keys(page, "ArrowRight")                             # the next nudge goes on from the view, not the old slider
     expect(nudge).to_have_attribute("aria-valuetext", "0.58")
     expect(page.locator(".st-key-w_tau_1").get_by_role("slider")).to_have_attribute("aria-valuetext", "0.75")
