@@ -5,7 +5,8 @@ request already waiting with the newer page winning. So a page the user clicked 
 while a slow action ran (saving a run, starting a job) was dropped, and the user stayed where
 they were. Reading the session state is one of Streamlit's yield points: a request waiting
 there stops this run and is served instead, and only when none waits does the page ask for its
-own rerun."""
+own rerun. (A fragment's timer or widget does not stop a run there, by Streamlit's rule: its
+request merges into this whole-app rerun.)"""
 from __future__ import annotations
 
 from typing import NoReturn
