@@ -47,7 +47,8 @@ _WATCH = """() => {
 def settle(page, action, timeout: float = 180) -> None:
     """Do ``action`` (a click or keys that rerun the app) and wait until that rerun has begun and
     ended. ``wait_idle`` alone can return before the rerun begins on a busy machine (the server
-    answers after its quiet spell), and a step taken then reads stale values or interrupts it."""
+    answers after its quiet spell), and a step taken then reads stale values or interrupts it.
+    It first waits for the app to settle, a job on the page included: click a job's Cancel directly."""
     wait_idle(page, timeout)   # a run still in flight would count as this action's
     page.evaluate(_WATCH)
     action()
