@@ -33,7 +33,8 @@ def start(epochs: int, model: str, folds: int) -> None:
     sess = session()
     device = settings().device
     # a map on the CPU keeps the key it always had (maps computed before stay found)
-    sess.dynamics_params = (int(epochs), str(model), int(folds)) + ((where(device),) if device else ())
+    ran = where(device)
+    sess.dynamics_params = (int(epochs), str(model), int(folds)) + ((ran,) if ran != "cpu" else ())
     cached_jobs.keep("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
     ds, rep = current.dataset(), current.representation()
     cached_jobs.start("dynamics", "Training dynamics", _key(), lambda ctx: ctx.offload(

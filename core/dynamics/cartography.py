@@ -263,8 +263,8 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     # thread: BLAS's sums depend on its thread count, and the map must not depend on the machine.
     # A fold holds a standardised copy of Φ (its training and held-out rows): as many at once as
     # half the free memory holds.
-    workers = 1 if device not in (None, "numpy") else max(1, min(folds, usable_cores() if n_jobs is None
-                                                                  else int(n_jobs)))
+    workers = 1 if where(device) != "cpu" else max(1, min(folds, usable_cores() if n_jobs is None
+                                                           else int(n_jobs)))
     free = memory.available_memory()
     if free is not None:
         workers = max(1, min(workers, free // (2 * max(X.nbytes, 1))))

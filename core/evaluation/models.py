@@ -78,9 +78,10 @@ def check_families(families) -> list:
 def trains_on_device(fam: str, params: Optional[dict], device: Optional[str]) -> bool:
     """Whether this fit trains on ``device`` (`core.evaluation.on_device`): a device is set, the family
     has a device version and its parameters are ones that version takes."""
+    from core.base.devices import where
     from core.evaluation.on_device import DEVICE_FAMILIES
 
-    return (device not in (None, "numpy") and fam in DEVICE_FAMILIES
+    return (where(device) != "cpu" and fam in DEVICE_FAMILIES
             and set(params or {}) <= set(DEVICE_FAMILIES[fam]))
 
 
