@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import json
 import os
 import sys
@@ -32,22 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.base.cores import one_blas_thread  # noqa: E402
 from core.dynamics.cartography import training_dynamics  # noqa: E402
 from core.evaluation.models import fit_predict  # noqa: E402
+from backends_bench import present as backends_present  # noqa: E402  (this folder is on sys.path)
 
 NAMES = {"numpy": None, "torch-cpu": "torch", "cuda": "cuda", "cupy": "cupy", "array-api": "array-api",
          "array-api-strict": "array-api-strict"}
 
 
 def present() -> list:
-    found = ["numpy"]
-    if importlib.util.find_spec("array_api_compat") and importlib.util.find_spec("torch"):
-        import torch
-
-        found.append("torch-cpu")
-        if torch.cuda.is_available():
-            found.append("cuda")
-    if importlib.util.find_spec("array_api_compat") and importlib.util.find_spec("cupy"):
-        found.append("cupy")
-    return found
+    """The CPU, then each device library present (found as `backends_bench.present` finds them)."""
+    return ["numpy"] + [name for name in backends_present() if name in ("torch-cpu", "cuda", "cupy")]
 
 
 def data(N: int, d: int = 768, classes: int = 3, seed: int = 0):
