@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.errors import InputError
 from dashboard import reviews
-from dashboard.formatting import plain
-from dashboard.reruns import redraw
+from dashboard.decision_form import picked, save_button, show_outcome
 from dashboard.review_panel import DECISION_LABELS
 from dashboard.team import scope
 
@@ -21,26 +19,26 @@ def adjudication_tab(run, run_id: int, frame, ds) -> None:
     st.caption(f"{len(todo):,} examples to adjudicate. An adjudication is recorded as such, with its note, and is "
                "the team's word on the example under every dispute rule; it does not count as a review in the "
                "reviewers' agreement.")
+    show_outcome("adj_submit")
     if not len(todo):
         return
     shown = todo.merge(frame[["id", ds.label, *ds.text]], left_on="example_id", right_on="id", how="left")
-    pick = st.dataframe(shown.drop(columns="id"), hide_index=True, key="adj_table", on_select="rerun",
-                        selection_mode="single-row")
-    if not pick.selection.rows:
+    example_id = picked(shown.drop(columns="id"), key="adj_table", id_column="example_id")
+    if example_id is None:
         st.caption("Select an example to read every decision on it and settle it.")
         return
-    example_id = str(shown["example_id"].iloc[pick.selection.rows[0]])
+    seen = reviews.stamp(run_id, example_id)   # read before the history: a decision landing meanwhile refuses the save
     history = scope().example_reviews(run_id, example_id, unblinded=True)
+    st.caption(f"Example {example_id}: every decision on it.")
     st.dataframe(history[["created_at", "reviewer", "kind", "decision", "note"]], hide_index=True, key="adj_history")
-    with st.form("adj_form", clear_on_submit=True):
-        decision = st.radio("Adjudicated decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get,
-                            horizontal=True, key="adj_decision")
-        note = st.text_input("Why this settles it (required)", key="adj_note")
-        if st.form_submit_button("Record the adjudication", type="primary", key="adj_submit"):
-            try:
-                scope().adjudicate(run_id, example_id, decision, note)
-            except InputError as exc:
-                st.error(plain(exc))
-            else:
-                st.toast(f"Adjudicated {example_id}: {DECISION_LABELS[decision].lower()}")
-                redraw()
+    with st.form("adj_form"):
+        st.radio("Adjudicated decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get, horizontal=True,
+                 key="adj_decision")
+        st.text_input("Why this settles it (required)", key="adj_note")
+        save_button("Record the adjudication", key="adj_submit", save=_save, args=(run_id, example_id, seen),
+                    fields={"decision": ("adj_decision", "agree"), "note": ("adj_note", "")})
+
+
+def _save(run_id: int, example_id: str, seen: int, *, decision: str, note: str) -> str:
+    reviews.adjudicate(run_id, example_id, seen, decision, note)
+    return f"Adjudicated {example_id}: {DECISION_LABELS[decision].lower()}"

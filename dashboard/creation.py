@@ -103,6 +103,13 @@ def submit(dataset_id: int, fields: dict, label, feedback: dict, revises: Option
     return ws.submit(dataset_id, fields, label, feedback, revises=revises)
 
 
+def validate(submission_id: int, *, decision: str, note: str, flagged: list) -> str:
+    """A validator's decision on the submission they were shown (the store refuses one decided
+    meanwhile, and checks the role and the note); what to tell them."""
+    scope().validate(int(submission_id), decision, note, components={c: "flagged" for c in flagged})
+    return f"Submission {int(submission_id)}: {decision}ed"
+
+
 def accepted_version(dataset_id: int) -> Source:
     """The dataset the examples were written for plus its accepted examples, as a new version:
     a Parquet file beside the team database, made the Data page's loaded dataset (score, filter

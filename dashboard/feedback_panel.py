@@ -18,21 +18,24 @@ BADGE = {k: EMOJI[k] for k in (*LIGHTS, NA)}
 def show_feedback(fb: dict, key: str) -> None:
     """A feedback snapshot (`core.quality.Feedback.to_dict()`), as text and lights, never HTML."""
     ds = current.dataset()
+    if not isinstance(fb, dict) or not isinstance(fb.get("light"), str):   # submitted by the API or the CLI
+        st.caption("No feedback was recorded with this example (it was not written on the Create page).")
+        return
     st.markdown(f"**Overall: {BADGE.get(fb['light'], '')} {fb['light']}**")
-    for name, c in fb["components"].items():   # each check in plain words; the paper's name in the tooltip
+    for name, c in (fb.get("components") or {}).items():   # each check in plain words; the paper's name in the tooltip
         title, measures, change = IN_WORDS.get(name, (name, "", ""))
         score = "" if c["score"] is None else f" ({float(c['score']):.2f})"
         todo = f" → {change}" if c["light"] in ("yellow", "red") else ""
         st.text(f"{BADGE.get(c['light'], '')} {title}{score}: {measures}{todo}",
                 help=f"{DQI_COMPONENTS.get(name, 'the combined DQI score')} (paper 002, DQI); score in [0, 1], "
                      "higher is better")
-    for line in fb["suggestions"]:
+    for line in fb.get("suggestions") or ():
         st.text(f"→ {line}")
-    tied = [t for t in fb["label_tied"] if t.get("significant")]
+    tied = [t for t in fb.get("label_tied") or () if t.get("significant")]
     if tied:
         st.markdown("**Words that give a label away** (z > z*; the label they lean to)")
         for field in ds.text:
-            text = fb["example"].get(field, "")
+            text = (fb.get("example") or {}).get(field, "")
             marks = [(t["ngram"], f"{t['label']}, z = {t['z']:.1f}") for t in tied if t["field"] == field]
             st.text(f"{field}: {marked(text, marks)}")
     partial = fb.get("partial_input")

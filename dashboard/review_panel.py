@@ -14,6 +14,7 @@ from core.base.errors import InputError
 from core.base.lights import NOT_REVIEWED, badge
 from dashboard import current, pipelines, reviews
 from dashboard.formatting import plain
+from dashboard.decision_form import save_button, show_outcome
 from dashboard.reruns import redraw
 from dashboard.team import member, scope
 
@@ -77,6 +78,7 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
     if run_id is None:
         return
     m = member()
+    seen = reviews.stamp(run_id, example_id)   # read before what is shown: a decision landing meanwhile refuses the save
     light = reviews.lights(run_id, [example_id], [bool(rec["retained"])])[0]
     st.text(f"review: {BADGES[light]}")
     history = scope().reviews(run_id, latest=False)
@@ -85,24 +87,19 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
         st.dataframe(history[["created_at", "reviewer", "decision", "note"]], hide_index=True, key=f"{key}_history")
     if not m.can("review"):
         return
-    with st.form(f"{key}_form", clear_on_submit=True):
-        decision = st.radio("Your decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get, horizontal=True,
-                            key=f"{key}_decision")
-        note = st.text_input("Note (required to keep or remove anyway)", key=f"{key}_note")
-        submitted = st.form_submit_button("Save review", type="primary", key=f"{key}_submit")
-    if submitted and submit(run_id, example_id, decision, note):
-        redraw()   # the lights, the history and the queue show the new decision
+    show_outcome(f"{key}_submit")
+    with st.form(f"{key}_form"):
+        st.radio("Your decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get, horizontal=True,
+                 key=f"{key}_decision")
+        st.text_input("Note (required to keep or remove anyway)", key=f"{key}_note")
+        # bound now: the decision lands on this example, as it is shown now, or is refused
+        save_button("Save review", key=f"{key}_submit", save=_save, args=(run_id, str(example_id), seen),
+                    fields={"decision": (f"{key}_decision", "agree"), "note": (f"{key}_note", "")})
 
 
-def submit(run_id: int, example_id: str, decision: str, note: str) -> bool:
-    """Write one review (the store checks the role and the note); say what happened."""
-    try:
-        scope().review(run_id, str(example_id), decision, note)
-    except InputError as exc:
-        st.error(plain(exc))
-        return False
-    st.toast(f"Saved: {DECISION_LABELS[decision].lower()} on {example_id}")
-    return True
+def _save(run_id: int, example_id: str, seen: int, *, decision: str, note: str) -> str:
+    reviews.review(run_id, example_id, seen, decision, note)
+    return f"Saved: {DECISION_LABELS[decision].lower()} on {example_id}"
 
 
 def show_guidelines() -> None:

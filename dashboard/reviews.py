@@ -10,7 +10,7 @@ from core.team import review as rules
 from dashboard import current
 from dashboard.team import member, scope, seed_of
 
-__all__ = ["lights", "disagreements", "to_adjudicate", "queue"]
+__all__ = ["lights", "disagreements", "to_adjudicate", "queue", "stamp", "review", "adjudicate"]
 
 
 def lights(run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
@@ -39,3 +39,20 @@ def queue(run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.DataFram
     todo = rules.queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email),
                        counts=counts, per_example=per_example, first=run.review_first)
     return {"todo": todo, "mine": mine, "counts": counts, "per_example": per_example}
+
+
+def stamp(run_id: int, example_id: str) -> int:
+    """The newest decision on one example (`TeamStore.example_stamp`): drawn with its form, given back
+    with the decision, so the store refuses a decision made on a state that has changed since."""
+    return scope().example_stamp(run_id, str(example_id))
+
+
+def review(run_id: int, example_id: str, seen: int, decision: str, note: str) -> None:
+    """The member's decision on the example they were shown (the store checks the role, the note
+    and that nothing was decided on it since ``seen``)."""
+    scope().review(run_id, str(example_id), decision, note, seen=seen)
+
+
+def adjudicate(run_id: int, example_id: str, seen: int, decision: str, note: str) -> None:
+    """An adjudicator's decision on the example they picked, under the same check as `review`."""
+    scope().adjudicate(run_id, str(example_id), decision, note, seen=seen)

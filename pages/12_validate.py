@@ -6,7 +6,7 @@ from core.quality import COMPONENTS
 from dashboard import creation, feedback_panel
 from dashboard.formatting import metric_row, plain
 from dashboard.page import require_run, start_page
-from dashboard.reruns import redraw
+from dashboard.decision_form import save_button, show_outcome
 from dashboard.review_panel import save_run_offer
 from dashboard.team import member, scope
 
@@ -40,19 +40,16 @@ else:
                        *[f"{f}: {sub['fields'].get(f, '')}" for f in ds.text], f"label: {sub['label']}"]))
     with st.expander("The feedback the creator saw", expanded=True):
         feedback_panel.show_feedback(sub["feedback"], key="va_feedback")
-    with st.form("va_form", clear_on_submit=True):
-        decision = st.radio("Decision", ["accept", "reject"], horizontal=True, key="va_decision",
-                            format_func={"accept": "Accept", "reject": "Reject"}.get)
-        note = st.text_input("Note to the creator (required to reject)", key="va_note")
-        flagged = st.multiselect("Components you judge wrong (optional)", list(COMPONENTS), key="va_components")
-        go = st.form_submit_button("Save decision", type="primary", key="va_submit")
-    if go:
-        try:
-            ws.validate(int(sub["id"]), decision, note,
-                          components={c: "flagged" for c in flagged})
-            redraw()
-        except InputError as exc:
-            st.error(plain(exc))
+    show_outcome("va_submit")
+    with st.form("va_form"):
+        st.radio("Decision", ["accept", "reject"], horizontal=True, key="va_decision",
+                 format_func={"accept": "Accept", "reject": "Reject"}.get)
+        st.text_input("Note to the creator (required to reject)", key="va_note")
+        st.multiselect("Components you judge wrong (optional)", list(COMPONENTS), key="va_components")
+        # bound now: the decision lands on the submission shown, or is refused if it was decided meanwhile
+        save_button("Save decision", key="va_submit", save=creation.validate, args=(int(sub["id"]),),
+                    fields={"decision": ("va_decision", "accept"), "note": ("va_note", ""),
+                            "flagged": ("va_components", [])})
 
 st.subheader("A new dataset version with the accepted examples")
 accepted = int((everything["status"] == "accepted").sum())

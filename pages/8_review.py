@@ -4,6 +4,7 @@ import streamlit as st
 from core.team.review import DISPUTE_RULES, QUEUE_ORDERS
 from dashboard import current, reviews
 from dashboard.adjudication_panel import adjudication_tab
+from dashboard.decision_form import picked
 from dashboard.agreement_panel import agreement_tab
 from dashboard.formatting import metric_row
 from dashboard.page import require_run, start_page
@@ -72,11 +73,10 @@ with tabs[1]:
         else:
             shown = dis.merge(frame[["id", ds.label, *ds.text, "predictability"]], left_on="example_id",
                               right_on="id", how="left").drop(columns="id")
-            event = st.dataframe(shown, hide_index=True, key="rv_disputes", on_select="rerun",
-                                 selection_mode="single-row")
-            if event.selection.rows:
+            chosen = picked(shown, key="rv_disputes", id_column="example_id")
+            if chosen is not None:
                 with st.container(border=True):
-                    review_panel(run, str(shown["example_id"].iloc[event.selection.rows[0]]), key="rv_dispute")
+                    review_panel(run, chosen, key="rv_dispute")
 
 with tabs[2]:
     if tabs[2].open:

@@ -23,6 +23,12 @@ class RolesNeeded(InputError):
         self.role, self.columns, self.detected, self.preview = role, list(columns), dict(detected), preview
 
 
+class Changed(InputError):
+    """What a person saw when they decided has changed since (another decision on the same
+    example or submission): nothing was written, so a decision never lands on a state its
+    author did not see. Raised by the team store; the app keeps the person's text."""
+
+
 class MissingExtraError(InputError):
     """An optional dependency is not installed; the message names the extra."""
 

@@ -12,7 +12,7 @@ Roles, per workspace: **owner** (members and workspaces, and everything below),
 button is not enough.
 """
 from core.team.store.team_store import (DECISIONS, DEFAULT_WORKSPACE, LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS, ROLES,
-                                   RUN_STATUSES, NotAllowed, TeamStore, default_url, file_sha256)
+                                   RUN_STATUSES, Changed, NotAllowed, TeamStore, default_url, file_sha256)
 
-__all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
+__all__ = ["TeamStore", "NotAllowed", "Changed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
            "DEFAULT_WORKSPACE", "LOCAL_USER", "LOCAL_WORKSPACE", "file_sha256"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.base.errors import InputError
+from core.base.errors import Changed, InputError
 
-__all__ = ["check_text", "check_strings", "NotAllowed"]
+__all__ = ["check_text", "check_strings", "NotAllowed", "Changed"]
 
 
 class NotAllowed(InputError):

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 
 from core.base.errors import InputError
 from core.team.review import DISPUTE_RULES
-from core.team.store.checks import NotAllowed, check_text
+from core.team.store.checks import Changed, NotAllowed, check_text
 from core.team.store.models import DECISIONS, Guidelines, Review, Workspace
 
 __all__ = ["ReviewsMixin", "EXAMPLE_ID_MAX", "MAX_REVIEWS_PER_EXAMPLE", "GUIDELINES_MAX", "NOTE_MAX"]
@@ -105,7 +105,7 @@ class ReviewsMixin:
         return pd.DataFrame(rows, columns=["id", "text", "created_by", "created_at"])
 
     # ------------------------------------------------------------------ decisions
-    def _decide(self, workspace_id, run_id, example_id, decision, note, by, kind) -> int:
+    def _decide(self, workspace_id, run_id, example_id, decision, note, by, kind, seen) -> int:
         if decision not in DECISIONS:
             raise InputError(f"decision {decision!r} is unknown; choose one of {', '.join(DECISIONS)}.")
         if len(str(example_id)) > EXAMPLE_ID_MAX:
@@ -114,18 +114,49 @@ class ReviewsMixin:
         check_text(str(example_id), "the example id")
         check_text(note, "the note", NOTE_MAX)
         with self._write_as(workspace_id, by, "review" if kind == "review" else "adjudicate") as s:
-            rec = self._run_in(s, workspace_id, run_id)
+            rec = self._run_in(s, workspace_id, run_id, lock=seen is not None)
             if rec.status != "done":
                 raise InputError(f"run {run_id} is not finished; reviews attach to finished runs.")
             if str(example_id) not in self._run_ids(rec):
                 raise InputError(f"example {str(example_id)[:80]!r} is not one of run {run_id}'s examples; decisions "
                                  "attach to the examples the run scored.")
+            if seen is not None:   # the run's row is locked: no decision on it lands between this read and the write
+                newest = self._newest_decision(s, run_id, example_id)
+                if newest != seen:
+                    raise Changed(f"example {str(example_id)[:80]!r} changed while you had it open: "
+                                  f"{self._who_decided(s, run_id, example_id, seen, by)} since. Your decision was not "
+                                  "saved; read the example again and save it if it still stands.")
             version = s.scalar(select(func.max(Guidelines.id)).where(Guidelines.workspace_id == workspace_id))
             row = Review(run_id=run_id, example_id=str(example_id), decision=decision, note=note, reviewer=by.lower(),
                          kind=kind, guidelines_id=version)
             s.add(row)
             s.flush()
             return row.id
+
+    @staticmethod
+    def _newest_decision(s, run_id: int, example_id: str) -> int:
+        return int(s.scalar(select(func.max(Review.id)).where(Review.run_id == run_id,
+                                                              Review.example_id == str(example_id))) or 0)
+
+    @staticmethod
+    def _who_decided(s, run_id: int, example_id: str, seen: int, by: str) -> str:
+        """Who decided on the example after the decision ``seen``: "you" or "a teammate", never a
+        name or a decision (a blind reviewer learns no more than the queue's counts tell)."""
+        names = s.scalars(select(Review.reviewer).where(Review.run_id == run_id, Review.example_id == str(example_id),
+                                                        Review.id > int(seen))).all()
+        if not names:
+            return "its history is not the one you were shown"
+        others = sum(n != by.lower() for n in names)
+        return " and ".join(([f"{others} decision{'s' if others > 1 else ''} by teammates"] if others else [])
+                            + (["a decision of yours (in another tab)"] if others < len(names) else [])) + " came"
+
+    def example_stamp(self, workspace_id: int, run_id: int, example_id: str, *, by: str) -> int:
+        """The id of the newest decision (review or adjudication, anyone's) on one example, 0 if none:
+        what a page shows with an example, and gives back as ``seen`` with the decision made on it."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            return self._newest_decision(s, run_id, example_id)
 
     def _run_ids(self, rec) -> frozenset:
         """The ids the finished run ``rec`` scored (from its file, checksummed when saved), kept for the
@@ -155,23 +186,24 @@ class ReviewsMixin:
         return ids
 
     def review(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str = "", *,
-               by: str) -> int:
+               by: str, seen: Optional[int] = None) -> int:
         """Record one decision on one example (a new row: the history is kept), under the
-        workspace's current guidelines."""
+        workspace's current guidelines. ``seen``: the example's `example_stamp` when it was shown to
+        the member; if another decision on it has been made since, nothing is written (`Changed`)."""
         self.require(workspace_id, by, "review")
         if decision != "agree" and not str(note).strip():
             raise InputError(f"overriding the filter ({decision}) needs a note that says why.")
-        return self._decide(workspace_id, run_id, example_id, decision, note, by, "review")
+        return self._decide(workspace_id, run_id, example_id, decision, note, by, "review", _stamp(seen))
 
     def adjudicate(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str, *,
-                   by: str) -> int:
+                   by: str, seen: Optional[int] = None) -> int:
         """A curator's or owner's decision that settles a dispute on one example, recorded as an
         adjudication (it is the team's word under every dispute rule; it is not a review, so it
-        does not count in the reviewers' agreement). Always with a note."""
+        does not count in the reviewers' agreement). Always with a note. ``seen`` as in `review`."""
         self.require(workspace_id, by, "adjudicate")
         if not str(note).strip():
             raise InputError("an adjudication needs a note that says why this decision settles the dispute.")
-        return self._decide(workspace_id, run_id, example_id, decision, note, by, "adjudication")
+        return self._decide(workspace_id, run_id, example_id, decision, note, by, "adjudication", _stamp(seen))
 
     def _review_rows(self, workspace_id: int, run_id: int, example_id: Optional[str] = None) -> pd.DataFrame:
         with self.Session() as s:
@@ -258,3 +290,13 @@ class ReviewsMixin:
                         "created_at": None if g is None else str(g.created_at),
                         "created_by": None if g is None else g.created_by})
         return out
+
+
+def _stamp(seen) -> Optional[int]:
+    """``seen`` as a decision id (None: not checked)."""
+    if seen is None:
+        return None
+    if isinstance(seen, bool) or not isinstance(seen, int) or seen < 0:
+        raise InputError(f"seen should be the id of the newest decision the member was shown (a whole number, 0 for "
+                         f"none), not {seen!r}.")
+    return int(seen)

@@ -17,7 +17,7 @@ from core.base import paths
 from core.base.errors import InputError
 from core.base.keys import digest
 from core.base.lights import LIGHTS
-from core.team.store.checks import check_text
+from core.team.store.checks import Changed, check_text
 from core.team.store.models import VALIDATIONS, DatasetRecord, Submission, Validation, now
 from core.team.store.reviews import NOTE_MAX
 
@@ -76,14 +76,16 @@ class SubmissionsMixin:
                 if s.execute(update(Submission).where(Submission.id == submission_id, Submission.status == "submitted")
                              .values(status="accepted" if decision == "accept" else "rejected")).rowcount != 1:
                     s.refresh(sub)
-                    raise InputError(f"submission {submission_id} is {sub.status} already.")
+                    raise Changed(f"submission {submission_id} is {sub.status} already (decided since it was shown "
+                                  "to you); your decision was not saved.")
                 row = Validation(submission_id=submission_id, validator=by.lower(), decision=decision,
                                  note=note.strip(), components=dict(components or {}), created_at=now())
                 s.add(row)
                 s.flush()
                 return row.id
         except IntegrityError:   # the unique index: one decision per submission
-            raise InputError(f"submission {submission_id} was decided already.") from None
+            raise Changed(f"submission {submission_id} was decided already (since it was shown to you); your "
+                          "decision was not saved.") from None
 
     def submissions(self, workspace_id: int, *, by: str, dataset_id: Optional[int] = None,
                     creator: Optional[str] = None, status: Optional[str] = None) -> pd.DataFrame:

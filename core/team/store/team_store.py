@@ -23,7 +23,7 @@ from core.base.keys import digest
 from core.results.runs import CorruptRun, Run
 from core.team.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, RunRecord, SavedView,
                                Workspace, now)
-from core.team.store.checks import NotAllowed, check_strings, check_text
+from core.team.store.checks import Changed, NotAllowed, check_strings, check_text
 from core.team.store.database import default_url, engine_of
 from core.team.store.scoped import Scoped
 from core.team.store.reviews import ReviewsMixin
@@ -524,10 +524,12 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         return pd.DataFrame(rows, columns=["id", "name", "tau", "target_size", "created_by", "created_at"])
 
     @staticmethod
-    def _run_in(s, workspace_id: int, run_id: int) -> RunRecord:
+    def _run_in(s, workspace_id: int, run_id: int, *, lock: bool = False) -> RunRecord:
         """The run, checked to belong to the workspace and to a dataset it still holds (an id
-        from another workspace, or of a removed dataset, is refused)."""
-        rec = s.get(RunRecord, run_id) if _valid_id(run_id) else None
+        from another workspace, or of a removed dataset, is refused). ``lock``: its row is locked
+        for this transaction (PostgreSQL; SQLite's write transactions are serial already), so a
+        check of its decisions holds until the write commits."""
+        rec = s.get(RunRecord, run_id, with_for_update=True if lock else None) if _valid_id(run_id) else None
         if rec is None or rec.workspace_id != workspace_id or s.get(DatasetRecord, rec.dataset_id).deleted_at:
             raise InputError(f"no run {run_id} in this workspace; choose one from the list of runs.")
         return rec

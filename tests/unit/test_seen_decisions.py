@@ -1,0 +1,128 @@
+"""A decision lands on the example its author saw, or nowhere (issue 45, item 1), held by the
+store on SQLite and a real PostgreSQL: every decision writer takes what was shown (``seen``),
+found by reflection; a stale ``seen`` writes nothing; racers shown the same state make one
+decision; and a generated interleaving of opens and saves by several members lands exactly the
+saves made on an unchanged example, each on the id it was made for."""
+import inspect
+import threading
+import uuid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.base.errors import Changed, InputError
+from core.team.store import TeamStore
+
+from test_store_scope import _at_once, _only_input_errors, _public_methods, _writes
+from test_team_store import store, toy  # noqa: F401  (the SQLite and PostgreSQL fixtures)
+
+
+def _team(store, toy, reviewers=3):
+    ds, run = toy
+    tag = uuid.uuid4().hex[:6]
+    owner = f"owner-{tag}@x.org"
+    ws = store.workspace(f"ws-{tag}", owner=owner)
+    people = [owner]
+    for i in range(reviewers - 1):
+        people.append(f"r{i}-{tag}@x.org")
+        store.set_role(ws, people[-1], "curator" if i % 2 else "annotator", by=owner)
+    dataset_id = store.save_dataset(ws, ds, source="toy", roles={}, by=owner)
+    return ws, store.save_run(ws, dataset_id, run, by=owner), people, [str(x) for x in run.ids]
+
+
+def test_every_writer_of_a_decision_on_an_example_takes_what_was_shown():
+    """Reflection: a store method that writes and names an example takes ``seen`` (keyword), so a
+    new kind of decision is bound to what its author saw the day it is written."""
+    writers = {name: fn for name, fn in _public_methods().items()
+               if _writes(fn) and "example_id" in inspect.signature(fn).parameters}
+    assert {"review", "adjudicate"} <= set(writers)
+    for name, fn in writers.items():
+        seen = inspect.signature(fn).parameters.get("seen")
+        assert seen is not None and seen.kind is inspect.Parameter.KEYWORD_ONLY, name
+
+
+@pytest.mark.parametrize("how", ["review", "adjudicate"])
+def test_a_decision_made_on_a_changed_example_writes_nothing_and_says_why(store, toy, how):
+    ws, run_id, (owner, ann, cur), ids = _team(store, toy)
+    example = ids[3]
+    shown = store.example_stamp(ws, run_id, example, by=ann)
+    assert shown == 0
+    store.review(ws, run_id, example, "agree", by=owner, seen=shown)    # the owner decides meanwhile
+    before = store.reviews(ws, run_id, by=owner, latest=False)
+    decide = (lambda seen: store.review(ws, run_id, example, "keep", "my note about it", by=cur, seen=seen)) \
+        if how == "review" else (lambda seen: store.adjudicate(ws, run_id, example, "keep", "settled", by=cur, seen=seen))
+    with pytest.raises(Changed, match=rf"example '{example}' changed while you had it open: 1 decision by teammates"):
+        decide(shown)
+    assert store.reviews(ws, run_id, by=owner, latest=False).equals(before)
+    fresh = store.example_stamp(ws, run_id, example, by=cur)
+    assert fresh > shown
+    row = decide(fresh)                                                  # shown again, saved again: it lands
+    after = store.example_reviews(ws, run_id, example, by=owner, unblinded=True)
+    assert after["id"].iloc[-1] == row and after["reviewer"].iloc[-1] == cur
+    assert store.example_stamp(ws, run_id, ids[4], by=cur) == 0          # another example's stamp is its own
+
+
+@pytest.mark.parametrize("seen", [True, -1, 1.5, "3", float("nan"), [0]])
+def test_a_seen_that_is_not_a_decision_id_is_refused(store, toy, seen):
+    ws, run_id, (owner, ann, _), ids = _team(store, toy)
+    with pytest.raises(InputError, match="seen should be the id of the newest decision"):
+        store.review(ws, run_id, ids[0], "agree", by=ann, seen=seen)
+    assert store.reviews(ws, run_id, by=owner).empty
+
+
+def test_twenty_reviewers_shown_one_state_make_one_decision(store, toy):
+    """The stale check is held by the database (the run's row is locked), not by a read before the
+    write: of twenty members saving on the same shown state at once, one lands."""
+    ws, run_id, people, ids = _team(store, toy, reviewers=20)
+    results, errors = _at_once(20, lambda i: store.review(ws, run_id, ids[0], "agree", by=people[i], seen=0))
+    _only_input_errors(errors)
+    assert sum(r is not None for r in results) == 1
+    assert all(isinstance(e, Changed) for e in errors if e is not None)
+    assert len(store.example_reviews(ws, run_id, ids[0], by=people[0], unblinded=True)) == 1
+
+
+#: a step: (member, example index, "open" | "save")
+_STEPS = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.sampled_from(["open", "save"])),
+                  min_size=1, max_size=25)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=_STEPS)
+def test_generated_opens_and_saves_land_exactly_the_unchanged_ones(tmp_path_factory, toy, steps):
+    """Members open examples (the page reads the stamp) and save later, in any interleaving. A save
+    lands iff nothing was decided on its example since it was opened, and on that example."""
+    folder = tmp_path_factory.mktemp("seen")
+    with TeamStore(f"sqlite:///{folder}/team.sqlite", files=folder / "files") as store:
+        ws, run_id, people, ids = _team(store, toy)
+        opened, newest, landed = {}, {}, []      # (member, example) -> stamp shown; example -> newest id
+        for member, example, what in steps:
+            eid = ids[example]
+            if what == "open":
+                opened[member, example] = store.example_stamp(ws, run_id, eid, by=people[member])
+                assert opened[member, example] == newest.get(example, 0)
+                continue
+            if (member, example) not in opened:
+                continue
+            seen = opened.pop((member, example))
+            note = f"about {eid} by {member}"
+            try:
+                row = store.review(ws, run_id, eid, "keep", note, by=people[member], seen=seen)
+            except Changed:
+                assert newest.get(example, 0) != seen
+                continue
+            assert newest.get(example, 0) == seen
+            newest[example] = row
+            landed.append((row, eid, note))
+        stored = store.reviews(ws, run_id, by=people[0], latest=False)
+        assert sorted(zip(stored["id"], stored["example_id"], stored["note"])) == sorted(landed)
+
+
+def test_a_validation_of_a_decided_submission_says_it_changed(store, toy):
+    ws, run_id, (owner, ann, cur), ids = _team(store, toy)
+    dataset_id = store.datasets(ws, by=owner)["id"].iloc[0]
+    sub = store.submit(ws, int(dataset_id), {"hypothesis": "a new one"}, "a", {}, by=ann)
+    store.validate(ws, sub, "accept", by=owner)
+    with pytest.raises(Changed, match=f"submission {sub} is accepted already"):
+        store.validate(ws, sub, "reject", "about this one", by=cur)
+    assert store.submissions(ws, by=owner).set_index("id").loc[sub, "note"] == ""
