@@ -19,24 +19,26 @@ def adjudication_tab(run, run_id: int, frame, ds) -> None:
     st.caption(f"{len(todo):,} examples to adjudicate. An adjudication is recorded as such, with its note, and is "
                "the team's word on the example under every dispute rule; it does not count as a review in the "
                "reviewers' agreement.")
-    show_outcome("adj_submit")
     if not len(todo):
+        show_outcome("adj_submit", about="")
         return
     shown = todo.merge(frame[["id", ds.label, *ds.text]], left_on="example_id", right_on="id", how="left")
     example_id = picked(shown.drop(columns="id"), key="adj_table", id_column="example_id")
     if example_id is None:
+        show_outcome("adj_submit", about="")
         st.caption("Select an example to read every decision on it and settle it.")
         return
     seen = reviews.stamp(run_id, example_id)   # read before the history: a decision landing meanwhile refuses the save
     history = scope().example_reviews(run_id, example_id, unblinded=True)
     st.caption(f"Example {example_id}: every decision on it.")
     st.dataframe(history[["created_at", "reviewer", "kind", "decision", "note"]], hide_index=True, key="adj_history")
+    show_outcome("adj_submit", about=example_id)
     with st.form("adj_form"):
         st.radio("Adjudicated decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get, horizontal=True,
                  key="adj_decision")
         st.text_input("Why this settles it (required)", key="adj_note")
         save_button("Record the adjudication", key="adj_submit", save=_save, args=(run_id, example_id, seen),
-                    fields={"decision": ("adj_decision", "agree"), "note": ("adj_note", "")})
+                    fields={"decision": ("adj_decision", "agree"), "note": ("adj_note", "")}, about=example_id)
 
 
 def _save(run_id: int, example_id: str, seen: int, *, decision: str, note: str) -> str:

@@ -22,14 +22,15 @@ from dashboard.formatting import plain
 __all__ = ["save_button", "show_outcome", "picked"]
 
 
-def save_button(label: str, *, key: str, save: Callable[..., str], args: tuple, fields: dict) -> None:
+def save_button(label: str, *, key: str, save: Callable[..., str], args: tuple, fields: dict, about: str) -> None:
     """The form's submit button. On a click, ``save(*args, **values)`` runs before the page is
     drawn again, ``args`` as they were when this form was drawn and ``values`` read from the form's
-    ``fields`` (name -> (widget key, value to reset to)); it returns what to tell the person."""
-    st.form_submit_button(label, type="primary", key=key, on_click=_clicked, args=(key, save, args, fields))
+    ``fields`` (name -> (widget key, value to reset to)); it returns what to tell the person.
+    ``about`` names what the form decides on (an example's or a submission's id)."""
+    st.form_submit_button(label, type="primary", key=key, on_click=_clicked, args=(key, save, args, fields, about))
 
 
-def _clicked(key: str, save: Callable[..., str], args: tuple, fields: dict) -> None:
+def _clicked(key: str, save: Callable[..., str], args: tuple, fields: dict, about: str) -> None:
     values = {name: st.session_state.get(widget, default) for name, (widget, default) in fields.items()}
     state = st.session_state
     try:
@@ -40,7 +41,7 @@ def _clicked(key: str, save: Callable[..., str], args: tuple, fields: dict) -> N
             return
         # what was shown has changed: the form is cleared (it may now show another example) and the
         # text is kept beside it, naming the example or submission it was written for
-        state[f"{key}_outcome"] = {"error": plain(exc), "kept": values}
+        state[f"{key}_outcome"] = {"error": plain(exc), "kept": values, "about": about, "fields": fields}
     else:
         state.pop(f"{key}_outcome", None)
         st.toast(said)   # from a callback: shown wherever the page goes next
@@ -48,9 +49,11 @@ def _clicked(key: str, save: Callable[..., str], args: tuple, fields: dict) -> N
         state[widget] = default
 
 
-def show_outcome(key: str) -> None:
+def show_outcome(key: str, about: str) -> None:
     """Why the last save of the form ``key`` was refused, if it was: an error, and when what was
-    shown had changed, the person's kept text with a button to dismiss it."""
+    shown had changed, the person's kept text. Call it before the form, which decides on ``about``
+    now: when that is what the refused decision was about (shown again, as it is now), the text
+    goes back into the form; otherwise it stays here, naming its example, until dismissed."""
     outcome = st.session_state.get(f"{key}_outcome")
     if not outcome:
         return
@@ -58,6 +61,12 @@ def show_outcome(key: str) -> None:
     kept = outcome.get("kept")
     if kept is None:
         del st.session_state[f"{key}_outcome"]   # shown once; the form still holds the text
+        return
+    if outcome["about"] == about:
+        for name, (widget, _) in outcome["fields"].items():
+            st.session_state[widget] = kept[name]
+        del st.session_state[f"{key}_outcome"]
+        st.info("Your decision is back in the form below; read what changed and save it again if it still stands.")
         return
     st.text("Your decision, not saved:\n" + "\n".join(f"{name}: {_shown(value)}" for name, value in kept.items()))
     st.button("Dismiss", key=f"{key}_dismiss", on_click=st.session_state.pop, args=(f"{key}_outcome", None))

@@ -87,14 +87,14 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
         st.dataframe(history[["created_at", "reviewer", "decision", "note"]], hide_index=True, key=f"{key}_history")
     if not m.can("review"):
         return
-    show_outcome(f"{key}_submit")
+    show_outcome(f"{key}_submit", about=str(example_id))
     with st.form(f"{key}_form"):
         st.radio("Your decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get, horizontal=True,
                  key=f"{key}_decision")
         st.text_input("Note (required to keep or remove anyway)", key=f"{key}_note")
         # bound now: the decision lands on this example, as it is shown now, or is refused
         save_button("Save review", key=f"{key}_submit", save=_save, args=(run_id, str(example_id), seen),
-                    fields={"decision": (f"{key}_decision", "agree"), "note": (f"{key}_note", "")})
+                    fields={"decision": (f"{key}_decision", "agree"), "note": (f"{key}_note", "")}, about=str(example_id))
 
 
 def _save(run_id: int, example_id: str, seen: int, *, decision: str, note: str) -> str:

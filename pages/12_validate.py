@@ -32,6 +32,7 @@ if not m.can("validate"):
 
 st.subheader("Next example")
 if not len(waiting):
+    show_outcome("va_submit", about="")
     st.caption("Nothing is waiting for you.")
 else:
     sub = waiting.iloc[0]
@@ -40,7 +41,7 @@ else:
                        *[f"{f}: {sub['fields'].get(f, '')}" for f in ds.text], f"label: {sub['label']}"]))
     with st.expander("The feedback the creator saw", expanded=True):
         feedback_panel.show_feedback(sub["feedback"], key="va_feedback")
-    show_outcome("va_submit")
+    show_outcome("va_submit", about=str(sub["id"]))
     with st.form("va_form"):
         st.radio("Decision", ["accept", "reject"], horizontal=True, key="va_decision",
                  format_func={"accept": "Accept", "reject": "Reject"}.get)
@@ -49,7 +50,7 @@ else:
         # bound now: the decision lands on the submission shown, or is refused if it was decided meanwhile
         save_button("Save decision", key="va_submit", save=creation.validate, args=(int(sub["id"]),),
                     fields={"decision": ("va_decision", "accept"), "note": ("va_note", ""),
-                            "flagged": ("va_components", [])})
+                            "flagged": ("va_components", [])}, about=str(sub["id"]))
 
 st.subheader("A new dataset version with the accepted examples")
 accepted = int((everything["status"] == "accepted").sum())

@@ -41,6 +41,27 @@ def test_a_review_saved_after_a_teammate_decided_lands_nowhere_and_keeps_the_not
         [nxt, "about the one I see"]]
 
 
+def test_a_refused_review_of_an_example_served_again_puts_the_text_back_in_the_form(fresh_server):
+    owner, team, ws, key, run_id = team_of_three()
+    team.set_review_settings(ws, reviews_per_example=2, by=OWNER)   # a teammate's decision leaves it in her queue
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("8_review")).run()
+    first = _served(ann)
+    team.review(ws, run_id, first, "agree", by=OWNER)
+    ann.radio(key="rv_queue_decision").set_value("remove")
+    ann.text_input(key="rv_queue_note").input("a giveaway word")
+    ann.button(key="rv_queue_submit").click().run()
+    no_exceptions(ann)
+    assert _served(ann) == first and any("changed while you had it open" in e.value for e in ann.error)
+    assert ann.text_input(key="rv_queue_note").value == "a giveaway word"
+    assert ann.radio(key="rv_queue_decision").value == "remove"
+    assert not (team.reviews(ws, run_id, by=OWNER)["reviewer"] == ANNOTATOR).any()
+    ann.button(key="rv_queue_submit").click().run()                 # read again, saved again: it lands
+    mine = team.reviews(ws, run_id, by=OWNER)
+    assert mine.loc[mine["reviewer"] == ANNOTATOR, ["example_id", "decision", "note"]].values.tolist() == [
+        [first, "remove", "a giveaway word"]]
+
+
 def test_an_adjudication_closes_its_form_and_a_stale_one_is_refused(fresh_server):
     owner, team, ws, key, run_id = team_of_three()
     from dashboard.server import server
