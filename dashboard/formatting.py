@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-from core.base.escaping import md_text
+from core.base.escaping import cut_middle, md_text
 
 
 
@@ -34,7 +34,7 @@ def plain(message) -> str:
     Those elements render Markdown, and messages from core can quote values from
     the data (labels, column names, file names): escaping keeps them plain text.
     """
-    return md_text(app_words(message))
+    return md_text(app_words(cut_middle(message)))
 
 
 def thumbnail_uri(image, size: int = 48) -> Optional[str]:

@@ -20,7 +20,10 @@ import html
 import json
 import re
 
-__all__ = ["md_text", "md_code", "html_text", "yaml_string"]
+__all__ = ["md_text", "md_code", "html_text", "yaml_string", "cut_middle", "MESSAGE_MAX"]
+
+#: the longest message the CLI prints or the app shows (characters); a longer one is cut in the middle
+MESSAGE_MAX = 2_000
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>#!|~&$:])")   # ':' for :emoji: and Streamlit's :red[…]
 #: line and paragraph separators and every other control character: one value stays one line
@@ -54,3 +57,12 @@ def html_text(value) -> str:
 def yaml_string(value) -> str:
     """``value`` as one YAML scalar (JSON's double-quoted string is valid YAML)."""
     return json.dumps(str(value), ensure_ascii=False)
+
+
+def cut_middle(text: str, limit: int = MESSAGE_MAX) -> str:
+    """``text``, cut in its middle past ``limit`` characters: a message's start names the problem
+    and its end the fix, while a value it quotes from the input (a 5 MB label) is not shown whole."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit // 2]} … [{len(text) - limit:,} characters not shown] … {text[-(limit // 2):]}"

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Optional
 
 from core.base.errors import InputError
+from core.base.escaping import cut_middle
 from core.base.devices import known
 
-__all__ = ["Settings", "SettingsError", "settings", "using_cache", "VARIABLES", "printable", "expand_path"]
+__all__ = ["Settings", "SettingsError", "settings", "using_cache", "VARIABLES", "printable", "printable_message",
+           "expand_path"]
 
 
 class SettingsError(InputError):
@@ -72,31 +74,68 @@ AUTH_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "ser
 VARIABLES = {f.name: "ARTIFACT_LENS_" + f.name.upper() for f in fields(Settings)}
 
 
-#: a URL's user information (everything up to the last '@' before the host: a password may hold
-#: an unencoded '@' or ':'), and a query parameter that carries a secret
-_URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<rest>[^\s'\"<>]*)")
-_SECRET_PARAM = re.compile(r"(?i)([?&;](?:[a-z_]*pass[a-z_]*|pwd|[a-z_]*secret[a-z_]*|[a-z_]*token[a-z_]*|"
-                           r"[a-z_]*key)=)[^&;#\s]*")
-
-
+#: characters a URL's scheme is made of (RFC 3986: a letter, then letters, digits, "+", "." or "-")
+_SCHEME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+#: where a URL ends in a message
+_URL_END = re.compile(r"[\s'\"<>]")
+#: a query parameter's name and value (the name is then checked: `_secret_name`)
+_PARAM = re.compile(r"([?&;])([A-Za-z_]*)=([^&;#\s]*)")
 _HOST = re.compile(r"[A-Za-z0-9.\-\[\]:%]*(?=[/?#]|$)")
+
+
+def _secret_name(name: str) -> bool:
+    name = name.lower()
+    return name == "pwd" or name.endswith("key") or any(w in name for w in ("pass", "secret", "token"))
+
+
+def _hidden(rest: str) -> str:
+    """A URL after its ``scheme://`` with the password and every secret query parameter as ``***``."""
+    rest = _PARAM.sub(lambda m: m.group(1) + m.group(2) + "=" + ("***" if _secret_name(m.group(2)) else m.group(3)),
+                      rest)
+    # the user information ends at the last '@' that has a ':' before it and a host[:port] after
+    # it (a password may hold '@', ':' or '/'; an '@' in a path or a query has no host after it)
+    colon = rest.find(":")
+    if colon < 0:
+        return rest
+    end = -1
+    at = rest.find("@", colon)
+    while at >= 0:
+        if _HOST.match(rest, at + 1):
+            end = at
+        at = rest.find("@", at + 1)
+    return rest if end < 0 else f"{rest[:colon]}:***" + rest[end:]
 
 
 def printable(text) -> str:
     """``text`` (a URL, a setting, an error message holding either) with every URL's password and
-    every secret query parameter replaced by ``***``: the one way a URL reaches a message."""
+    every secret query parameter replaced by ``***``: the one way a URL reaches a message.
 
-    def hide(m: "re.Match") -> str:
-        rest = _SECRET_PARAM.sub(r"\1***", m.group("rest"))
-        # the user information ends at the last '@' that has a ':' before it and a host[:port] after
-        # it (a password may hold '@', ':' or '/'; an '@' in a path or a query has no host after it)
-        ends = [i for i, c in enumerate(rest) if c == "@" and ":" in rest[:i] and _HOST.match(rest, i + 1)]
-        if ends:
-            user = rest[:rest.index(":")]
-            rest = f"{user}:***" + rest[ends[-1]:]
-        return m.group("scheme") + rest
+    Linear in the length of ``text`` (an error line can quote megabytes of a user's input): each
+    ``://`` is found once, its scheme read backwards no further than the previous URL's end."""
+    text = str(text)
+    out, done = [], 0
+    sep = text.find("://")
+    while sep >= 0:
+        start = sep
+        while start > done and text[start - 1] in _SCHEME:
+            start -= 1
+        while start < sep and not text[start].isalpha():
+            start += 1   # a scheme starts with a letter (all of _SCHEME is ASCII)
+        if start == sep:   # no scheme before it: not a URL
+            sep = text.find("://", sep + 3)
+            continue
+        found = _URL_END.search(text, sep + 3)
+        end = found.start() if found else len(text)
+        out += [text[done:sep + 3], _hidden(text[sep + 3:end])]
+        done = end
+        sep = text.find("://", end)
+    out.append(text[done:])
+    return "".join(out)
 
-    return _URL.sub(hide, str(text))
+
+def printable_message(message) -> str:
+    """An error line as the CLI prints it: `printable`, then cut in the middle (`cut_middle`)."""
+    return cut_middle(printable(message))
 
 
 def expand_path(raw: str, what: str) -> Path:

@@ -19,7 +19,7 @@ from core.cli.parser import build_parser
 from core.cli.scoring import PhaseLog
 from core.base.errors import Cancelled, InputError
 from core.exports.outputs import Outputs
-from core.base.settings import expand_path, printable, settings, using_cache
+from core.base.settings import expand_path, printable_message, settings, using_cache
 
 __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
@@ -100,7 +100,7 @@ def _main(argv=None) -> int:
     try:   # configuration first: a bad setting or --cache-dir is one clear line before anything is done
         folder = _check_configuration(args)
     except InputError as exc:
-        print(f"error: {printable(exc)}", file=sys.stderr)
+        print(f"error: {printable_message(exc)}", file=sys.stderr)
         return 2
     with using_cache(folder) if folder is not None else nullcontext():
         return _run(args, argv)
@@ -121,7 +121,7 @@ def _run(args, argv) -> int:
         args.outputs = Outputs(inputs=_inputs(args), stop=stop)
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"error: {printable(exc)}", file=sys.stderr)
+        print(f"error: {printable_message(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:   # a read-only folder, a full disk, a path that turned into a folder
         where = args.outputs.describe(exc.filename) or exc.filename
