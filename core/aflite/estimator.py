@@ -242,8 +242,10 @@ class AFLite(BaseEstimator):
         rs = self.random_state
         seed = int(np.random.SeedSequence().generate_state(1)[0]) if rs is None else int(rs)
         n = resolve_size("target_size", "n", self.target_size, N)
-        t = resolve_size("train_size", "t", self.train_size, N)
-        k = 1 if self.strategy == "greedy" else resolve_size("slice_size", "k", self.slice_size, N)
+        # a fraction is a share of N with a floor that makes it usable on any N (the defaults work on a
+        # 60-row file): every model sees each class once, every phase removes one example
+        t = resolve_size("train_size", "t", self.train_size, N, least=n_classes)
+        k = 1 if self.strategy == "greedy" else resolve_size("slice_size", "k", self.slice_size, N, least=1)
         if n >= N:
             raise InputError(f"target_size={self.target_size!r} gives n={n} ≥ N={N}: nothing would be "
                              f"removed; give a target size below N (e.g. target_size=0.5).")

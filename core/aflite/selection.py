@@ -39,12 +39,13 @@ def is_real(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
-def resolve_size(name: str, symbol: str, value, N: int) -> int:
-    """A size in examples: an int is a count; a float in (0, 1) a fraction of N, rounded down."""
+def resolve_size(name: str, symbol: str, value, N: int, least: int = 0) -> int:
+    """A size in examples: an int is a count; a float in (0, 1) a fraction of N, rounded down, and
+    at least ``least`` (a count is taken as given: the caller checks it)."""
     if is_int(value):
         return int(value)
     if is_real(value) and 0.0 < float(value) < 1.0:
-        return int(math.floor(float(value) * N + 1e-9))
+        return max(int(math.floor(float(value) * N + 1e-9)), int(least))
     raise InputError(
         f"{name}={value!r} ({symbol}) is invalid: give a count (int) or a fraction of the "
         f"dataset as a float in (0, 1), e.g. {name}=0.1.")

@@ -9,6 +9,7 @@ May import: every package of core (the command line is the top of the engine).
 """
 from __future__ import annotations
 
+import re
 import shlex
 import signal
 import sys
@@ -106,6 +107,21 @@ def _main(argv=None) -> int:
         return _run(args, argv)
 
 
+#: keywords of the Python API that core's messages name -> (the command's attribute, its flag)
+KEYWORD_FLAGS = {"slice_size": ("k", "--k"), "target_size": ("target_size", "--target-size"),
+                 "train_size": ("train_size", "--train-size"), "n_partitions": ("m", "--m"),
+                 "random_state": ("seed", "--seed"), "n_jobs": ("jobs", "--jobs")}
+
+
+def as_typed(message: str, args) -> str:
+    """``message`` with the Python keywords it names (``slice_size=0.01``) as the flags the user of
+    this command types (``--k 0.01``), where the command has that flag."""
+    for keyword, (dest, flag) in KEYWORD_FLAGS.items():
+        if hasattr(args, dest) and keyword in message:
+            message = re.sub(rf"\b{keyword}\b=?", lambda m: flag + (" " if m.group().endswith("=") else ""), message)
+    return message
+
+
 def _run(args, argv) -> int:
     # what manifests record as the command: the arguments given (a caller's list, or the shell's)
     args.command_line = "python -m core " + shlex.join(sys.argv[1:] if argv is None else [str(a) for a in argv])
@@ -121,7 +137,7 @@ def _run(args, argv) -> int:
         args.outputs = Outputs(inputs=_inputs(args), stop=stop)
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"error: {printable_message(exc)}", file=sys.stderr)
+        print(f"error: {printable_message(as_typed(str(exc), args))}", file=sys.stderr)
         return 2
     except OSError as exc:   # a read-only folder, a full disk, a path that turned into a folder
         where = args.outputs.describe(exc.filename) or exc.filename

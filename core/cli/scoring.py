@@ -139,7 +139,7 @@ def _phase_log(args, N: int, bar):
 
     try:
         n = resolve_size("target_size", "n", args.target_size, N)
-        k = 1 if args.strategy == "greedy" else resolve_size("slice_size", "k", args.k, N)
+        k = 1 if args.strategy == "greedy" else resolve_size("slice_size", "k", args.k, N, least=1)
     except InputError:
         return None  # the fit reports bad sizes itself
     if bar is not None:

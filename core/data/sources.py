@@ -369,6 +369,9 @@ def detect_roles(frame: pd.DataFrame) -> dict:
         if all(n in lower for n in layout):
             roles["text"] = [lower[n] for n in layout]
             break
+    else:   # no whole layout: the columns named as a part of one (a hypothesis-only file)
+        parts = dict.fromkeys(n for layout in TEXT_LAYOUTS for n in layout)
+        roles["text"] = [lower[n] for n in parts if n in lower]
     for key, names in (("id", ID_NAMES), ("image", IMAGE_NAMES), ("embedding", EMBEDDING_NAMES)):
         for n in names:
             if n.lower() in lower:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from core.base.errors import InputError
 from core.base.progress import report
-from core.evaluation.models import FAMILY_NAMES, TABLE_FAMILIES, Fit, check_families, fit_many, make_model, with_notes
+from core.evaluation.models import FAMILY_NAMES, KNN_K, TABLE_FAMILIES, Fit, check_families, fit_many, make_model, with_notes
 
 
 # ---------------------------------------------------------------------- cross-validated subsets
@@ -79,7 +79,10 @@ def subset_accuracy(X, y, subsets: Dict[str, np.ndarray], *, families: Sequence[
 
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", ConvergenceWarning)
-                    pred = cross_val_predict(make_model(fam, random_state, n_train=int(mask.sum()), d=X.shape[1],
+                    # k-NN: no more neighbours than the smallest training fold holds
+                    fold_train = int(mask.sum()) - -(-int(mask.sum()) // folds)
+                    knn = {"n_neighbors": min(KNN_K, fold_train)} if fam == "knn" else None
+                    pred = cross_val_predict(make_model(fam, random_state, knn, n_train=int(mask.sum()), d=X.shape[1],
                                                     scale=float(np.var(X[mask]))), X[mask], ys, cv=cv)
                 acc = float(np.mean(pred == ys))
                 if any(issubclass(w.category, ConvergenceWarning) for w in caught):

@@ -342,7 +342,6 @@ def test_baselines_have_the_requested_size():
 @pytest.mark.parametrize("params, match", [
     (dict(tau=1.5), "tau"),
     (dict(tau=-0.1), "tau"),
-    (dict(slice_size=0.001), "slice_size"),          # k = 0 examples
     (dict(slice_size=0), "slice_size"),
     (dict(target_size=100), "target_size"),          # n ≥ N
     (dict(target_size=1.0), "target_size"),
@@ -357,6 +356,14 @@ def test_bad_parameters_name_the_parameter(params, match):
     X, y = _problem(0, n=100)
     with pytest.raises(InputError, match=match):
         AFLite(**params).fit(X, y)
+
+
+def test_a_fraction_too_small_for_one_example_still_removes_one_a_phase():
+    """0.001 of 100 rows rounds down to 0 examples; a phase removes at least one (and a model sees
+    every class once), so the defaults work on small files."""
+    X, y = _problem(0, n=100)
+    fitted = AFLite(slice_size=0.001, train_size=0.001, tau=0.0, target_size=90, random_state=0).fit(X, y)
+    assert fitted.trajectory_.k == 1 and fitted.trajectory_.t == len(np.unique(y))
 
 
 def test_bad_data():
