@@ -238,7 +238,7 @@ def cmd_transfer(args) -> int:
     train = load_from_args(args)
     print_messages(train, args.quiet)
     eval_ = load_dataset(args.eval_dataset, text=args.text or list(train.text), label=args.label or train.label,
-                         id=args.id, config=args.config, split=args.eval_split)
+                         id=args.id, features=args.feature, config=args.config, split=args.eval_split)
     print_messages(eval_, args.quiet)
     bar = progress_bar("transfer", args.quiet)
     try:

@@ -78,7 +78,7 @@ class Dataset:
 
     @cached_property
     def fingerprint(self) -> str:
-        """A content hash of ids, labels and the role columns (16 hex digits).
+        """A content hash of ids, labels and the role columns, feature columns included (16 hex digits).
 
         Used to key caches of representations, projections and runs: the same data
         in the same roles gives the same fingerprint, whatever file it came from.
@@ -89,10 +89,15 @@ class Dataset:
         return digest(self._content_parts())
 
     def _content_parts(self):
-        """What the fingerprint hashes, in order: the roles, then ids, labels and texts, then vectors."""
+        """What the fingerprint hashes, in order: the roles, then ids, labels and texts, then the feature
+        columns' cells (with their types: True and 1 differ), then vectors."""
         yield repr((self.label, list(self.text), self.embedding, self.image))
         frame = self.table[[self.label, *self.text]].astype(str)
         yield pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
+        if self.features:   # (only then: a dataset without feature columns keeps the fingerprint it had)
+            yield repr(("features", list(self.features)))
+            cells = self.table[list(self.features)].map(lambda v: f"{type(v).__name__}:{v}")
+            yield pd.util.hash_pandas_object(cells, index=False).to_numpy().tobytes()
         for col in filter(None, (self.embedding, self.image)):
             for v in self.table[col]:
                 try:

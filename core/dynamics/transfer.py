@@ -20,7 +20,7 @@ labels away on an evaluation split? If they do, a benchmark rewards the artifact
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -89,10 +89,12 @@ def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int 
     tau = check_tau(tau)
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(f"k must be a whole number of at least 1, not {k!r}.")
-    missing = [c for c in (train.label, *train.text) if c not in eval_.table.columns]
+    missing = [c for c in (train.label, *train.text, *train.features) if c not in eval_.table.columns]
     if missing:
         raise InputError(f"the evaluation split has no column {missing[0]!r}, which the training split uses; give "
-                         "splits with the same columns (or --text/--label naming columns both have).")
+                         "splits with the same columns (or --text/--label/--feature naming columns both have).")
+    if list(eval_.features) != list(train.features):   # TRAIN's cues are looked for in the same columns on EVAL
+        eval_ = replace(eval_, features=list(train.features))
     if not train.text:
         raise InputError("cue transfer compares text features; this dataset has no text columns (--text).")
     if train.fingerprint == eval_.fingerprint:

@@ -352,9 +352,28 @@ def _column_block(values: pd.Series, column: str) -> _Block:
         codes = np.full(len(x), -1, dtype=np.int64)   # a missing value is no feature
         codes[seen] = np.clip(np.searchsorted(edges, x[seen], side="left") - 1, 0, len(edges) - 2)
         return _Block(_one_hot(codes, len(edges) - 1), _quantile_bin_names(column, edges), "column", column)
+    if values.dtype == object:
+        values = _column_values(values, column)
     codes, uniques = pd.factorize(values, sort=True)  # NaN -> -1 (no feature)
     names = [f"{column}={u}" for u in uniques]
     return _Block(_one_hot(codes.astype(np.int64), len(uniques)), names, "column", column)
+
+
+def _column_values(values: pd.Series, column: str) -> pd.Series:
+    """A column of mixed cells as one value per example, each as it reads: ``True`` and ``1`` (or
+    ``False`` and ``0``), equal to Python, stay two values. A cell that holds several values (a list,
+    a dict, an array) is refused, naming the example: a feature is one value per example."""
+    out = []
+    for example, v in zip(values.index, values):
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            out.append(None)
+        elif isinstance(v, (list, tuple, dict, set, frozenset, np.ndarray)):
+            raise InputError(f"feature column {column!r} holds {type(v).__name__}s, not single values (example "
+                             f"{str(example)[:60]!r}: {str(v)[:60]}); a feature is one value per example (a boolean, "
+                             "a number or a category): give a column of single values, or one column per item.")
+        else:
+            out.append(str(v))
+    return pd.Series(out, index=values.index, dtype=object)
 
 
 def _quantile_bin_names(column: str, edges: np.ndarray) -> list:
