@@ -16,7 +16,10 @@ import numpy as np
 from core.base.progress import check_cancel, report, span
 from core.certificate.schema import FORMAT, validate
 
-__all__ = ["certify", "DEFAULTS"]
+__all__ = ["certify", "DEFAULTS", "per_label", "LABEL_IN_NAME_MAX"]
+
+#: the most characters of a label a measure's name holds (the schema's bound)
+LABEL_IN_NAME_MAX = 200
 
 #: the settings a certificate is computed with unless given (recorded in the certificate)
 DEFAULTS = {"representation": "tfidf-svd", "family": "logistic", "folds": 5, "seed": 0, "min_count": 5,
@@ -35,6 +38,21 @@ def _measure(value, stderr, worse: str, unit: str, description: str, artifact: b
 def _share(hits: int, n: int, worse: str, description: str, artifact: bool = True) -> dict:
     p = hits / n if n else float("nan")
     return _measure(p, math.sqrt(p * (1 - p) / n) if n else None, worse, "share", description, artifact)
+
+
+def per_label(measure: str, label) -> str:
+    """The name of ``measure`` for one label, ``measure[label]``, for any label the tool accepts: ``%``
+    and ``]`` are percent-encoded (``%25``, ``%5D``), and a label longer than the schema allows keeps
+    its start and a hash of the whole, so two labels never share a name."""
+    from core.base.keys import digest
+
+    label = str(label)
+    text = label.replace("%", "%25").replace("]", "%5D") or "%00"
+    if len(text) > LABEL_IN_NAME_MAX:
+        head = text[:LABEL_IN_NAME_MAX - 18]
+        escape = head.find("%", len(head) - 2)   # never cut an escape in two
+        text = (head if escape < 0 else head[:escape]) + "%…" + digest(label, 16)
+    return f"{measure}[{text}]"
 
 
 def _version() -> str:
@@ -81,9 +99,9 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
         for label in sorted(table["label"].astype(str).unique()):
             mine = table[table["label"].astype(str) == label]
             over = int(mine["significant"].sum())
-            measures[f"zstats.z_max[{label}]"] = _measure(mine["z"].max(), 1.0, "higher", "z",
+            measures[per_label("zstats.z_max", label)] = _measure(mine["z"].max(), 1.0, "higher", "z",
                                                           f"the largest z of a simple feature for {label}")
-            measures[f"zstats.over_line[{label}]"] = _measure(over, math.sqrt(max(over, 1)), "higher", "features",
+            measures[per_label("zstats.over_line", label)] = _measure(over, math.sqrt(max(over, 1)), "higher", "features",
                                                               f"features over the Bonferroni line (z* = {zs.z_star:.2f}) "
                                                               f"for {label}")
     check_cancel(cancel)

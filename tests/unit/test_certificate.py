@@ -182,3 +182,35 @@ def test_data_without_text_is_certified_on_its_own_representation():
     assert {"v_information.full", "aflite.predictable_share", "mislabelled.share"} <= set(found["measures"])
     assert not [m for m in found["measures"] if m.startswith(("zstats.", "near_duplicates.", "partial_input."))]
     assert found["measures"]["v_information.full"]["value"] > 1.0   # pixels tell the digit: bits of log₂ 10 ≈ 3.3
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.text(min_size=1, max_size=320), min_size=2, max_size=2, unique=True))
+def test_every_label_has_a_measure_name_the_schema_holds_and_no_two_share_one(labels):
+    """Issue 45, sweep item 7: a label holding ``]``, or longer than 200 characters, made `certify`
+    compute and then refuse its own certificate. Every label now has a name the schema allows."""
+    import re
+
+    from core.certificate.measures import per_label
+
+    pattern = json.loads((__import__("pathlib").Path(__file__).parents[2] / "core" / "certificate" /
+                          "certificate.schema.json").read_text())["properties"]["measures"]["propertyNames"]["pattern"]
+    names = [per_label("zstats.over_line", label) for label in labels]
+    assert all(re.fullmatch(pattern, name) for name in names), names
+    assert names[0] != names[1]
+    if all(len(label) <= 150 and "%" not in label and "]" not in label for label in labels):
+        assert names == [f"zstats.over_line[{label}]" for label in labels]   # a plain label reads as itself
+
+
+def test_certify_writes_the_certificate_of_labels_with_brackets_and_long_names(tmp_path):
+    from core.certificate.measures import certify
+    from core.data.demos import make_nli
+
+    ds = make_nli(n=240, random_state=0)
+    odd = {"entailment": "[x]] entailment", "neutral": "n" * 260, "contradiction": "100% contradiction"}
+    ds.table[ds.label] = ds.table[ds.label].map(odd)
+    found = certify(ds, representation="tfidf-svd:dim=16", folds=3)
+    write_certificate(found, tmp_path / "c.json")
+    back = read_certificate(tmp_path / "c.json")
+    assert {"zstats.over_line[[x%5D%5D entailment]", "zstats.over_line[100%25 contradiction]"} <= set(back["measures"])
+    assert any(name.startswith("zstats.over_line[nnnn") and "%…" in name for name in back["measures"])
