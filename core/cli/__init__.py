@@ -81,6 +81,24 @@ def _check_configuration(args):
     return None
 
 
+def device_note(args):
+    """A note when $ARTIFACT_LENS_DEVICE asks for a device that this command does not compute on (it has
+    no --device: its models are scikit-learn's), so nobody reads a CPU result as a GPU one; None else."""
+    device = settings().device
+    if not device or device == "numpy" or hasattr(args, "device"):
+        return None
+    takes = [name for name, sub in _subparsers().items() if any("--device" in a.option_strings for a in sub._actions)]
+    return (f"note: ARTIFACT_LENS_DEVICE={device} is not used by {args.command}: it computes on the CPU (a device "
+            f"serves {', '.join(takes)}).")
+
+
+def _subparsers() -> dict:
+    import argparse
+
+    found = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(found[0].choices) if found else {}
+
+
 def main(argv=None) -> int:
     """Run one command: ``--cache-dir`` is the command's own cache (`core.base.settings.using_cache`),
     so the process's environment is never changed."""
@@ -104,6 +122,9 @@ def _main(argv=None) -> int:
         print(f"error: {printable_message(exc)}", file=sys.stderr)
         return 2
     with using_cache(folder) if folder is not None else nullcontext():
+        note = device_note(args)
+        if note:
+            print(note, file=sys.stderr)
         return _run(args, argv)
 
 
