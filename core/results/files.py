@@ -6,6 +6,12 @@ the dataclasses named in `CLASSES`), each table a Parquet part and each array a 
 (no pickle: a damaged or hostile file can only fail to read, never run code). Only the classes
 listed are rebuilt; anything else in a file is damage (`core.base.result_store.CorruptResult` through
 the store's `load`).
+
+A file reads back as what it claims or not at all: every field of a class is checked against the
+type the class declares (a table where a table is due, a number where a number is), a table's ids
+are text, ``value.json`` has no repeated key, and each part's size is checked against a bound (and an
+array's header against its data) before anything is allocated, so a small hostile file cannot make
+the process run out of memory. Each refusal is a ValueError naming the field or the part.
 """
 from __future__ import annotations
 
@@ -14,12 +20,21 @@ import importlib
 import io
 import json
 import math
+import types
+import typing
 import zipfile
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["write_result", "read_result", "CLASSES"]
+__all__ = ["write_result", "read_result", "CLASSES", "PART_MAX", "METADATA_MAX"]
+
+#: the largest part (uncompressed bytes) a result file may hold: far above any result of a 1M-row run
+PART_MAX = 2 << 30
+#: the largest Parquet footer (schema and key-value metadata) a part may have
+METADATA_MAX = 16 << 20
+#: columns (and an index name) that hold example ids, which are text
+ID_COLUMNS = ("id", "example_id", "train_id", "eval_id")
 
 #: the result classes a file may name (module, class): nothing else is ever built from a file
 CLASSES = {"core.dynamics.transfer.Transfer", "core.dynamics.cartography.Cartography", "core.zstats.zfilter.ZFilterResult",
@@ -47,19 +62,78 @@ def write_result(fh, value) -> None:
 
 
 def read_result(path):
-    """What `write_result` wrote to ``path`` (ValueError, KeyError, … on a damaged file)."""
+    """What `write_result` wrote to ``path``; ValueError naming the field or part of a damaged or
+    hostile file (KeyError, zipfile.BadZipFile, … where the zip itself is broken)."""
     with zipfile.ZipFile(path) as z:
-        names = set(z.namelist())
+        infos = {i.filename: i for i in z.infolist()}
 
         def part(i: int, kind: str):
-            data = z.read(f"part-{int(i)}.{kind}")
+            name = f"part-{int(i)}.{kind}"
+            if name not in infos:
+                raise ValueError(f"the result file has no {name}")
+            if infos[name].file_size > PART_MAX:
+                raise ValueError(f"{name} would take {infos[name].file_size:,} bytes when read, more than any result "
+                                 f"({PART_MAX:,}); the file is not one this tool wrote")
+            data = z.read(name)
             if kind == "parquet":
-                return pd.read_parquet(io.BytesIO(data))
-            return np.load(io.BytesIO(data), allow_pickle=False)
+                _check_footer(data, name)
+                return _check_ids(pd.read_parquet(io.BytesIO(data)), name)
+            return _load_array(data, name)
 
-        if "value.json" not in names:
+        if "value.json" not in infos:
             raise ValueError("no value.json in the result file")
-        return _decode(json.loads(z.read("value.json")), part)
+        if infos["value.json"].file_size > METADATA_MAX:
+            raise ValueError(f"value.json takes {infos['value.json'].file_size:,} bytes; the file is not one this tool "
+                             "wrote")
+        return _decode(json.loads(z.read("value.json"), object_pairs_hook=_unique_keys), part)
+
+
+def _unique_keys(pairs) -> dict:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        key = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
+        raise ValueError(f"value.json repeats the key {str(key)[:60]!r} (which value is meant cannot be known)")
+    return found
+
+
+def _check_footer(data: bytes, name: str) -> None:
+    """A Parquet part's footer length, read from its last 8 bytes before pyarrow parses it (a huge
+    key-value metadata made pyarrow abort the process with std::bad_alloc)."""
+    if len(data) < 12 or data[-4:] != b"PAR1":
+        raise ValueError(f"{name} is not a Parquet file")
+    footer = int.from_bytes(data[-8:-4], "little")
+    if footer > min(METADATA_MAX, len(data) - 12):
+        raise ValueError(f"{name} has a {footer:,}-byte footer (its schema and metadata), more than a result's "
+                         f"({METADATA_MAX:,}) or than the part holds")
+
+
+def _check_ids(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    for label, values in ([("index", frame.index)] if frame.index.name in ID_COLUMNS else []) + [
+            (c, frame[c]) for c in ID_COLUMNS if c in frame.columns]:
+        if len(values) and not all(isinstance(v, str) for v in values):
+            bad = next(v for v in values if not isinstance(v, str))
+            raise ValueError(f"{name}: the ids in {label!r} are not text (e.g. {bad!r} of type {type(bad).__name__})")
+    return frame
+
+
+def _load_array(data: bytes, name: str) -> np.ndarray:
+    """An ``.npy`` part, its header checked against its data before the array is allocated."""
+    fh = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(fh)
+        header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if header is None:
+            raise ValueError(f"npy format version {version}")
+        shape, fortran, dtype = header(fh)
+    except ValueError as exc:
+        raise ValueError(f"{name} is not an array this tool wrote ({exc})") from None
+    if dtype.hasobject:
+        raise ValueError(f"{name} holds Python objects, which a result file never does")
+    needed = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize if shape else dtype.itemsize
+    if needed != len(data) - fh.tell():
+        raise ValueError(f"{name} says it holds {needed:,} bytes of {dtype} {tuple(shape)} but has "
+                         f"{len(data) - fh.tell():,}")
+    return np.load(io.BytesIO(data), allow_pickle=False)
 
 
 def _encode(value, parts: list):
@@ -120,5 +194,44 @@ def _decode(tree, part):
         if name not in CLASSES:
             raise ValueError(f"the result file names {str(name)[:80]!r}, which is not a result class")
         module, _, cls = name.rpartition(".")
-        return getattr(importlib.import_module(module), cls)(**{k: _decode(v, part) for k, v in tree["fields"].items()})
+        cls = getattr(importlib.import_module(module), cls)
+        if not isinstance(tree.get("fields"), dict):
+            raise ValueError(f"the {cls.__name__} in the result file has no fields")
+        return _built(cls, {k: _decode(v, part) for k, v in tree["fields"].items()})
     return {k: _decode(v, part) for k, v in tree.items()}
+
+
+def _built(cls, values: dict):
+    """``cls(**values)`` once every field is one the class has, of the type it declares."""
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    hints = typing.get_type_hints(cls)
+    unknown = sorted(set(values) - set(fields))
+    missing = sorted(n for n, f in fields.items() if n not in values and f.default is dataclasses.MISSING
+                     and f.default_factory is dataclasses.MISSING)
+    if unknown or missing:
+        raise ValueError(f"the {cls.__name__} in the result file has " + ("fields it does not know: " + ", ".join(
+            map(repr, unknown)) if unknown else "no " + ", ".join(map(repr, missing))))
+    for field, value in values.items():
+        if not _fits(value, hints.get(field, typing.Any)):
+            raise ValueError(f"field {field!r} of the {cls.__name__} in the result file holds a "
+                             f"{type(value).__name__}, not {getattr(hints[field], '__name__', hints[field])}")
+    return cls(**values)
+
+
+def _fits(value, hint) -> bool:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is typing.Any:
+        return True
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_fits(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if origin is not None:
+        return isinstance(value, origin) and (origin is not list or not args or all(_fits(v, args[0]) for v in value))
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True   # a hint this reader does not know (a forward reference it could not resolve): not checked
