@@ -155,7 +155,7 @@ def _run(args, argv) -> int:
     previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     args.outputs = Outputs()
     try:
-        args.outputs = Outputs(inputs=_inputs(args), stop=stop)
+        args.outputs = Outputs(inputs=_inputs(args), stop=stop, note=lambda text: print(text, file=sys.stderr))
         return int(args.func(args) or 0)
     except InputError as exc:
         print(f"error: {printable_message(as_typed(str(exc), args))}", file=sys.stderr)

@@ -217,8 +217,11 @@ class Outputs:
         a finaliser runs), so a stop request never ends in outputs.
     """
 
-    def __init__(self, inputs=(), ledger: Optional[Ledger] = None, stop=None):
+    def __init__(self, inputs=(), ledger: Optional[Ledger] = None, stop=None, note=None):
         self._stop = stop
+        #: says, once and before any work, that the ledger cannot be written (``note(text)``)
+        self._note = note
+        self._ledger_failed = False
         self._inputs: dict = {}      # resolved path -> (flag, as given)
         for flag, path in inputs:
             self.add_input(flag, path)
@@ -288,8 +291,19 @@ class Outputs:
     def _reserve(self, temporary: Path) -> None:
         try:
             self.ledger.reserve(temporary)
-        except OSError:
-            pass   # an unwritable cache: a killed run's temporary then stays for the user to delete
+        except OSError as exc:   # an unwritable cache: a killed run's temporary then stays for the user to delete
+            self._unrecorded(exc)
+
+    def _unrecorded(self, exc: OSError) -> None:
+        """The ledger cannot be written: say so once, before the work, since every output of this run
+        will then be one Artifact Lens did not record, which a later run refuses to replace."""
+        if self._ledger_failed:
+            return
+        self._ledger_failed = True
+        if self._note is not None:
+            self._note(f"note: the record of what Artifact Lens writes cannot be kept ({self.ledger.path}: "
+                       f"{exc.strerror or exc}): this run's outputs will be yours to move or delete, and a later run "
+                       "will not replace them; give a writable --cache-dir (or $ARTIFACT_LENS_CACHE) to keep it.")
 
     def _remove_dead_temporaries(self, target: Path) -> None:
         """Remove the hidden temporaries and set-aside outputs of killed commands beside ``target``:
@@ -335,8 +349,8 @@ class Outputs:
             self.written.append(where)
             try:
                 self.ledger.record(where)
-            except OSError:
-                pass   # an unwritable cache only means the output cannot be replaced later
+            except OSError as exc:   # an unwritable cache only means the output cannot be replaced later
+                self._unrecorded(exc)
         if kept:
             raise OutputsKept(kept)
         return list(self.written)
