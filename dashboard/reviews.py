@@ -7,10 +7,11 @@ import numpy as np
 import pandas as pd
 
 from core.team import review as rules
+from core.team.store import DECISIONS
 from dashboard import current
 from dashboard.team import member, scope, seed_of
 
-__all__ = ["lights", "disagreements", "to_adjudicate", "queue", "stamp", "review", "adjudicate"]
+__all__ = ["lights", "disagreements", "to_adjudicate", "queue", "progress", "stamp", "review", "adjudicate"]
 
 
 def lights(run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
@@ -39,6 +40,20 @@ def queue(run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.DataFram
     todo = rules.queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email),
                        counts=counts, per_example=per_example, first=run.review_first)
     return {"todo": todo, "mine": mine, "counts": counts, "per_example": per_example}
+
+
+def progress(run_id: int, latest: pd.DataFrame, *, everything: bool, blind: bool) -> pd.DataFrame:
+    """Examples reviewed per reviewer with their latest decisions counted (``reviewer, reviewed,
+    agree, keep, remove``), from ``latest`` (the reviews this member may read, `TeamStore.reviews`).
+    A blind reviewer reads their own row only: a teammate's count would tell which examples of a
+    shared queue order they decided, and their decisions on the rest are not this member's to count."""
+    mine = latest[latest["kind"] == "review"]
+    if blind and not everything:
+        mine = mine[mine["reviewer"] == member().email]
+    counts = mine.pivot_table(index="reviewer", columns="decision", values="example_id", aggfunc="count",
+                              fill_value=0).reindex(columns=list(DECISIONS), fill_value=0)
+    counts.insert(0, "reviewed", counts.sum(axis=1))
+    return counts.reset_index()[["reviewer", "reviewed", *DECISIONS]].astype({"reviewed": int})
 
 
 def stamp(run_id: int, example_id: str) -> int:

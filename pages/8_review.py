@@ -80,13 +80,15 @@ with tabs[1]:
 
 with tabs[2]:
     if tabs[2].open:
-        done = ws.progress(run_id)
+        done = reviews.progress(run_id, latest, everything=everything, blind=settings["blind"])
         if not len(done):
-            st.caption("Nobody has reviewed this run yet.")
+            st.caption("Nobody has reviewed this run yet." if everything or not settings["blind"] else
+                       "You have not reviewed this run yet.")
         else:
-            counts = latest[latest["kind"] == "review"].pivot_table(
-                index="reviewer", columns="decision", values="example_id", aggfunc="count", fill_value=0)
-            st.dataframe(done.set_index("reviewer").join(counts).reset_index(), hide_index=True, key="rv_progress")
+            st.dataframe(done, hide_index=True, key="rv_progress")
+        if settings["blind"] and not everything:
+            st.caption("Review is blind: your own progress only (teammates' progress would tell which examples they "
+                       "have decided); curators and owners see everyone's.")
 
 with tabs[3]:
     if tabs[3].open:

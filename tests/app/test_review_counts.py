@@ -1,0 +1,36 @@
+"""Counts that add up (issue 45, the team's walk, item 6): on the Progress tab each row's
+"reviewed" is the sum of its agree, keep and remove, for an owner and for a blind annotator, who
+reads her own row only (a teammate's count of a shared queue order told her who had decided the
+example in front of her)."""
+from apptest_helpers import OWNER, app, no_exceptions, open_tab, page
+
+from test_agreement_page import ANNOTATOR, CURATOR, team_of_three
+
+
+def _progress(at):
+    open_tab(at, "Progress")
+    no_exceptions(at)
+    found = [d.value for d in at.dataframe if "reviewed" in d.value.columns]
+    return found[0].set_index("reviewer") if found else None
+
+
+def test_progress_adds_up_for_everyone_and_a_blind_reviewer_reads_her_own(fresh_server):
+    from dashboard.server import server
+
+    owner, team, ws, key, run_id = team_of_three()
+    team.set_review_settings(ws, reviews_per_example=2, blind=True, by=OWNER)
+    ids = [str(x) for x in server().store.get(key).ids[:12]]
+    for i, example in enumerate(ids):
+        team.review(ws, run_id, example, ("agree", "keep", "remove")[i % 3], "why", by=CURATOR)
+        if i % 2:
+            team.review(ws, run_id, example, "agree", by=ANNOTATOR)
+    team.review(ws, run_id, ids[0], "agree", by=CURATOR)             # a change of mind counts once
+    team.adjudicate(ws, run_id, ids[1], "remove", "settled", by=OWNER)   # not a review
+    owner.switch_page(page("8_review")).run()
+    every = _progress(owner)
+    assert every.loc[CURATOR, "reviewed"] == 12 and every.loc[ANNOTATOR, "reviewed"] == 6
+    assert (every["reviewed"] == every[["agree", "keep", "remove"]].sum(axis=1)).all()
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("8_review")).run()
+    hers = _progress(ann)
+    assert list(hers.index) == [ANNOTATOR] and hers.loc[ANNOTATOR, "reviewed"] == 6 == hers.loc[ANNOTATOR, "agree"]
