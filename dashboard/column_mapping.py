@@ -17,7 +17,9 @@ from dashboard.session import Source, session
 NONE = "(none)"
 _ASK = {"label": "This file has no column the dashboard recognises as the label: choose the label column below.",
         "text": "This file has no column the dashboard recognises as text: choose the text columns (or an image or "
-                "embedding column) below."}
+                "embedding column) below.",
+        "id": "This file's id column cannot name the examples: choose another id column below, or (none) to number "
+              "the rows."}
 
 
 def load_or_ask(source: Source) -> None:
@@ -27,7 +29,7 @@ def load_or_ask(source: Source) -> None:
         data_inputs.load_pending(source)
     except RolesNeeded as exc:
         session().mapping = {"source": source, "role": exc.role, "columns": exc.columns, "detected": exc.detected,
-                             "preview": exc.preview}
+                             "preview": exc.preview, "why": str(exc)}
 
 
 def form() -> None:
@@ -35,14 +37,18 @@ def form() -> None:
     ask = sess.mapping
     source, cols, found = ask["source"], ask["columns"], ask["detected"]
     st.warning(_ASK[ask["role"]])
+    if ask["role"] == "id":
+        st.caption(plain(ask.get("why", "")))
     if ask["preview"] is not None:
         st.dataframe(ask["preview"], key="map_preview", height=240)   # the file's own text, never rendered
         st.caption(f"The first {len(ask['preview'])} rows of {plain(source.label or source.source)}.")
 
     def choose(box, title, role):
         options = [NONE] + cols
+        # the column that was refused is not offered again as the default
+        default = None if role == ask["role"] == "id" else found.get(role)
         return box.selectbox(title, options, key=f"mapping_{role}",
-                             index=options.index(found[role]) if found.get(role) in cols else 0)
+                             index=options.index(default) if default in cols else 0)
 
     with st.form("mapping_form"):
         c1, c2 = st.columns(2)
@@ -59,7 +65,8 @@ def form() -> None:
     if label == NONE:
         st.error("Choose the label column: AFLite and z-statistics need a label per example.")
         return
-    roles = dict(source.roles, label=label, text=text or None, id=None if id_col == NONE else id_col,
+    # (none) numbers the rows, even where a column is named like an id (the one refused)
+    roles = dict(source.roles, label=label, text=text or None, id=False if id_col == NONE else id_col,
                  embedding=None if embedding == NONE else embedding, image=None if image == NONE else image)
     try:
         sess.mapping = None

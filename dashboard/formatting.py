@@ -16,7 +16,7 @@ from core.base.escaping import cut_middle, md_text
 #: what the CLI's flags are called on the Data page (core's messages name the flags)
 _CONTROLS = {"label": "the Label column choice", "text": "the Text columns choice", "id": "the Id column choice",
              "embedding": "the Embedding column choice", "image": "the Image column choice",
-             "config": "the Config box", "split": "the Split box"}
+             "config": "the Config box", "split": "the Split box", "number-rows": "the Id column choice (none)"}
 _FLAG = re.compile(r"--(" + "|".join(_CONTROLS) + r")\b(?:\s*/\s*\1=)?")
 _PYTHON_NOTE = re.compile(r"\s*\((?:or )?[a-z_]+= in Python\)|\s*/\s*(?:" + "|".join(_CONTROLS) + r")=(?=[\s.,;)]|$)")
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli.common import (device_from, declare_csv, finite, load_from_args, print_messages, progress_bar,
+from core.cli.common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
                              quality_knobs, representation_for, with_ids, write_table)
 
 
@@ -98,7 +98,7 @@ def cmd_quality(args) -> int:
     print_messages(ds, args.quiet)
     other = None
     if args.second_split:
-        other = load_dataset(args.second_split, text=args.text or list(ds.text), label=args.label or ds.label, id=args.id,
+        other = load_dataset(args.second_split, text=args.text or list(ds.text), label=args.label or ds.label, id=id_arg(args),
                              config=args.config)
     rep = representation_for(ds, args.representation, args)
     bar = progress_bar("quality", args.quiet)
@@ -238,7 +238,7 @@ def cmd_transfer(args) -> int:
     train = load_from_args(args)
     print_messages(train, args.quiet)
     eval_ = load_dataset(args.eval_dataset, text=args.text or list(train.text), label=args.label or train.label,
-                         id=args.id, features=args.feature, config=args.config, split=args.eval_split)
+                         id=id_arg(args), features=args.feature, config=args.config, split=args.eval_split)
     print_messages(eval_, args.quiet)
     bar = progress_bar("transfer", args.quiet)
     try:

@@ -6,7 +6,7 @@ import sys
 
 from core.base.errors import InputError
 from core.base.settings import settings
-from core.cli.common import load_from_args, print_messages, progress_bar
+from core.cli.common import id_arg, load_from_args, print_messages, progress_bar
 
 __all__ = ["cmd_certify", "cmd_check", "comparison_text"]
 
@@ -44,7 +44,7 @@ def cmd_certify(args) -> int:
     if args.eval:
         from core.data.sources import load_dataset
 
-        other = load_dataset(args.eval, text=args.text, label=args.label, id=args.id, features=args.feature,
+        other = load_dataset(args.eval, text=args.text, label=args.label, id=id_arg(args), features=args.feature,
                              config=args.config, split=args.eval_split)
     agreement = _agreement(args)
     bar = progress_bar("certificate", args.quiet)

@@ -17,7 +17,9 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("columns (auto-detected when omitted)")
     g.add_argument("--text", help="text column(s), comma-separated, e.g. premise,hypothesis")
     g.add_argument("--label", help="label column")
-    g.add_argument("--id", help="id column (default: the row number in the source)")
+    g.add_argument("--id", help="id column (default: a column named id, idx, uid, … if there is one, else the row number)")
+    g.add_argument("--number-rows", action="store_true", help="number the rows as ids, even where a column named like an "
+                   "id exists (one with duplicated or empty ids)")
     g.add_argument("--embedding", help="column holding precomputed vectors")
     g.add_argument("--image", help="column holding images")
     g.add_argument("--feature", action="append", default=None, help="a boolean/categorical column to use as a feature (repeatable)")
@@ -25,11 +27,17 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--split", help="split to load (e.g. validation)")
 
 
+def id_arg(args):
+    """What ``load_dataset(id=...)`` gets: False with --number-rows, else --id (None: detected)."""
+    return False if getattr(args, "number_rows", False) else args.id
+
+
 def load_from_args(args):
     from core.data.sources import load_dataset
 
     return load_dataset(
-        args.dataset, text=args.text, label=args.label, id=args.id, embedding=args.embedding,
+        args.dataset, text=args.text, label=args.label, id=id_arg(args),
+        embedding=args.embedding,
         image=args.image, features=args.feature, config=args.config, split=args.split,
     )
 

@@ -27,7 +27,7 @@ def reference_markdown() -> str:
     out = ["## Reference", "", "`python -m core [--cache-dir DIR] [-q] COMMAND …`; every command also takes the "
            "dataset's column options (`--text`, `--label`, `--id`, `--embedding`, `--image`, `--feature`, "
            "`--config`, `--split`) and `-q`/`--quiet`.", ""]
-    shared = {"--text", "--label", "--id", "--embedding", "--image", "--feature", "--config", "--split", "--quiet",
+    shared = {"--text", "--label", "--id", "--number-rows", "--embedding", "--image", "--feature", "--config", "--split", "--quiet",
               "--help"}
     for name in COMMANDS:
         p = commands[name]

@@ -80,7 +80,8 @@ def load_dataset(
         Auto-detected when omitted.
     label, id, embedding, image : str, optional
         Columns playing those roles; auto-detected when omitted (``id`` falls back
-        to the row number in the source).
+        to the row number in the source; ``id=False`` numbers the rows even where a
+        column named like an id exists).
     features : str or list of str, optional
         Boolean or categorical columns to treat as features for z-statistics.
     config, split : str, optional
@@ -410,7 +411,7 @@ def assign_roles(
     image = _check_column(frame, image, "image column") if image else detected["image"]
     embedding = _check_column(frame, embedding, "embedding column") if embedding else detected["embedding"]
     feature_cols = [_check_column(frame, c, "feature column") for c in _as_list(features)]
-    id_col = _check_column(frame, id, "id column") if id else detected["id"]
+    id_col = None if id is False else _check_column(frame, id, "id column") if id else detected["id"]
     if not text_cols and image is None and embedding is None:
         raise RolesNeeded(
             "found no text, image or embedding column to represent the examples. "
@@ -426,15 +427,18 @@ def assign_roles(
     # ids: the id column, or the row number in the source (stable for the same file).
     if id_col is not None:
         ids = frame[id_col].astype(str)
+        # RolesNeeded: an interface offers the choice of another id column, or none (rows numbered)
+        ask = dict(role="id", columns=frame.columns, detected=dict(detected, label=label, text=text_cols),
+                   preview=frame.head(20))
         if frame[id_col].isna().any():
-            raise InputError(f"the id column '{id_col}' has {int(frame[id_col].isna().sum())} empty values; fill them or omit --id to number the rows.")
+            raise RolesNeeded(f"the id column '{id_col}' has {int(frame[id_col].isna().sum())} empty values; fill them "
+                              "or number the rows instead (--number-rows).", **ask)
         dup = ids[ids.duplicated(keep=False)]
         if len(dup):
             examples = ", ".join(sorted(set(dup.tolist()))[:5])
-            raise InputError(
+            raise RolesNeeded(
                 f"the id column '{id_col}' has {dup.nunique()} duplicated ids (e.g. {examples}); ids must be unique. "
-                "Fix the ids, or omit --id to number the rows instead."
-            )
+                "Fix the ids, or number the rows instead (--number-rows).", **ask)
     else:
         ids = pd.Series([str(i) for i in range(len(frame))], index=frame.index)
     frame.index = pd.Index(ids.to_numpy(dtype=object), name="id")

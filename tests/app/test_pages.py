@@ -492,6 +492,26 @@ def test_a_file_whose_columns_are_not_recognised_is_mapped_in_the_page(at, tmp_p
     assert dict(zip(roles["column"], roles["role"]))["verdict"] == "label"
 
 
+def test_a_file_with_duplicate_ids_offers_another_id_column(at, tmp_path):
+    """Issue 45, walk item 4: the error said "omit the Id column choice", but the column form was only
+    offered when detection failed. Now the page asks, with the reason, and loads with rows numbered."""
+    rows = pd.DataFrame({"id": [f"x{i % 30}" for i in range(60)], "premise": [f"p {i}" for i in range(60)],
+                         "hypothesis": [f"h {i % 7}" for i in range(60)], "label": ["a", "b", "c"] * 20})
+    path = tmp_path / "dup.csv"
+    rows.to_csv(path, index=False)
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(str(path))
+    at.button(key="load").click().run()
+    no_exceptions(at)
+    assert any("choose another id column below, or (none)" in w.value for w in at.warning)
+    assert any("30 duplicated ids" in c.value for c in at.caption)
+    assert at.selectbox(key="mapping_id").value == "(none)" and at.selectbox(key="mapping_label").value == "label"
+    assert at.multiselect(key="mapping_text").value == ["premise", "hypothesis"]
+    at.button(key="mapping_load").click().run()
+    no_exceptions(at)
+    assert metrics(at)["Examples"] == "60", [x.value for x in (*at.error, *at.warning, *at.caption)]
+
+
 def test_app_messages_name_app_controls_not_cli_flags():
     from dashboard.formatting import app_words
 

@@ -51,7 +51,7 @@ def test_a_decision_from_a_stale_page_lands_on_no_other_example(team_app, browse
     key(ann, "rv_queue_note").locator("input").fill(f"my note is about example {shown}")
     press(ann, key(ann, "rv_queue_submit").get_by_role("button"))
     expect(ann.locator('[data-testid="stAlertContentError"]').filter(
-        has_text=f"changed while you had it open")).to_be_visible()
+        has_text="changed while you had it open")).to_be_visible()
     expect(ann.locator('[data-testid="stText"]').filter(
         has_text=f"note: my note is about example {shown}")).to_be_visible()
     with TeamStore(url) as store:

@@ -4,7 +4,6 @@ found by reflection; a stale ``seen`` writes nothing; racers shown the same stat
 decision; and a generated interleaving of opens and saves by several members lands exactly the
 saves made on an unchanged example, each on the id it was made for."""
 import inspect
-import threading
 import uuid
 
 import pytest

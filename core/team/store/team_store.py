@@ -23,7 +23,7 @@ from core.base.keys import digest
 from core.results.runs import CorruptRun, Run
 from core.team.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, RunRecord, SavedView,
                                Workspace, now)
-from core.team.store.checks import Changed, NotAllowed, check_strings, check_text
+from core.team.store.checks import NotAllowed, check_strings, check_text
 from core.team.store.database import default_url, engine_of
 from core.team.store.scoped import Scoped
 from core.team.store.reviews import ReviewsMixin
