@@ -25,7 +25,7 @@ def reference_markdown() -> str:
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     out = ["## Reference", "", "`python -m core [--cache-dir DIR] [-q] COMMAND …`; every command also takes the "
-           "dataset's column options (`--text`, `--label`, `--id`, `--embedding`, `--image`, `--feature`, "
+           "dataset's column options (`--text`, `--label`, `--id`, `--number-rows`, `--embedding`, `--image`, `--feature`, "
            "`--config`, `--split`) and `-q`/`--quiet`.", ""]
     shared = {"--text", "--label", "--id", "--number-rows", "--embedding", "--image", "--feature", "--config", "--split", "--quiet",
               "--help"}
