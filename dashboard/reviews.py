@@ -3,6 +3,8 @@ member's queue, where reviewers disagree and what is left to adjudicate, each re
 reviews as this member may see them (`current.review_standing`; the rules are `core.team.review`)."""
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pandas as pd
 
@@ -11,7 +13,8 @@ from core.team.store import DECISIONS
 from dashboard import current
 from dashboard.team import member, scope, seed_of
 
-__all__ = ["lights", "disagreements", "to_adjudicate", "queue", "progress", "stamp", "review", "adjudicate"]
+__all__ = ["lights", "disagreements", "to_adjudicate", "queue", "progress", "overridden", "stamp", "review",
+           "adjudicate"]
 
 
 def lights(run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
@@ -54,6 +57,24 @@ def progress(run_id: int, latest: pd.DataFrame, *, everything: bool, blind: bool
                               fill_value=0).reindex(columns=list(DECISIONS), fill_value=0)
     counts.insert(0, "reviewed", counts.sum(axis=1))
     return counts.reset_index()[["reviewer", "reviewed", *DECISIONS]].astype({"reviewed": int})
+
+
+def overridden(run, live: dict) -> Optional[str]:
+    """What the team's "keep anyway" and "remove anyway" change in the split at the live τ/n, in
+    words, for the pages that count retained examples (the Export page applies them); None when the
+    run is not in the workspace or no decision changes the split."""
+    run_id = current.team_run_id(run)
+    if run_id is None:
+        return None
+    stand = current.review_standing(run_id, unblinded=member().can("adjudicate"))
+    reviewed, records = rules.reviewed_result(run, live, stand)
+    changed = [r for r in records if r["changed"]]
+    if not changed:
+        return None
+    kept = sum(bool(r["filter"] == "removed") for r in changed)
+    return (f"The team's reviews change {len(changed):,} of these decisions ({kept:,} kept anyway, "
+            f"{len(changed) - kept:,} removed anyway): the exported split has {int(np.sum(reviewed['retained'])):,} "
+            "examples (the Export page lists them).")
 
 
 def stamp(run_id: int, example_id: str) -> int:

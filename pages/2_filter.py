@@ -3,7 +3,7 @@ import streamlit as st
 
 from core.plots.aflite import bias_per_phase, label_balance
 from core.aflite.summaries import below_chance, label_summary, phase_frame, phases_run, where_it_ran
-from dashboard import current, quality_panel
+from dashboard import current, quality_panel, reviews
 from dashboard.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
 from dashboard.formatting import metric_row
 from dashboard.knobs import live_knobs
@@ -38,6 +38,9 @@ def live():
         "Warm-up (excluded)": f"{len(run.excluded_ids):,}",
         "Phases at this τ, n": f"{n_run} of {run.n_phases}",
     })
+    changed = reviews.overridden(run, result)
+    if changed:
+        st.caption(changed)
     left, right = st.columns([3, 2])   # the table's seven columns fit without a scroll bar
     with left:
         st.markdown("**Per label**")

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from core.results.tables import HIT, filter_examples, mark_hits, page
-from dashboard import current, information, url
+from dashboard import current, information, reviews, url
 from dashboard import quality as dq
 from dashboard import quality_panel
 from dashboard.formatting import plain, thumbnail_uri
@@ -22,8 +22,12 @@ quality = quality_panel.offer("ex_quality", "A quality light per example (DQI)")
 
 @st.fragment
 def browsers():
-    frame = current.table(run).browse(live_knobs(run))
+    result = live_knobs(run)
+    frame = current.table(run).browse(result)
     frame = frame[~frame["warmup"]]
+    changed = reviews.overridden(run, result)
+    if changed:
+        st.caption(changed)
     bits = information.columns()   # PVI (Predictability page), when computed
     frame = frame if bits is None else frame.join(bits, on="id")
     with st.container(border=True):
@@ -57,9 +61,10 @@ def browsers():
     if query:
         chosen = chosen.assign(match=mark_hits(chosen, query, ds.text))
     qcol = dq.light_column(frame)
-    cols = ["id", "review", qcol, "match", ds.label, "predictability", *ds.text, "removed_at",
+    pvi = [] if bits is None else list(bits.columns)   # beside p̃: both say how predictable an example is
+    cols = ["id", "review", qcol, "match", ds.label, "predictability", *pvi, *ds.text, "removed_at",
             *[c for c in frame.columns if c not in ("id", "review", ds.label, "predictability", "removed_at", "warmup",
-                                                    "retained", *ds.text)]]
+                                                    "retained", *pvi, *ds.text)]]
     config = {"predictability": st.column_config.ProgressColumn("p̃", min_value=0.0, max_value=1.0, format="%.2f"),
               "match": st.column_config.TextColumn("match", width="large"),
               "removed_at": st.column_config.NumberColumn("removed at phase"),
