@@ -65,24 +65,22 @@ figs = figures(ev)
 said = verdict(ev)
 if said:
     st.success(plain(said), icon="⚖️")
+lowest = run.trajectory.live_bounds()["n_min"]
+usable = max(int(s["coarse_n"]), int(lowest))   # one n on the page: the metric's is the button's (1,968 beside 2,952)
 metric_row({"τ, n evaluated": f"{ctx.get('tau'):.2f}, {ctx.get('n'):,}",
             "Coarse action stops at": f"{s['coarse_fraction']:.0%}",
-            "Suggested n": f"{s['coarse_n']:,}",
+            "Suggested n": f"{usable:,}",
             "Difficulty p-value": f"{s['difficulty_p_value']:.3g}" if s.get("difficulty_p_value") is not None else "–"})
 if said_where := evaluation_jobs.where_trained(ev):
     st.caption(said_where)
 
 
-def use_n(value: int) -> None:
-    set_live(n=value)   # the Filter page's n slider starts from it
-
-
-lowest = run.trajectory.live_bounds()["n_min"]
-usable = max(int(s["coarse_n"]), int(lowest))   # the button says the n it sets (it said 1,968 and set 2,952)
-st.button(f"Use n = {usable:,} on the Filter page", key="eval_use_n", on_click=use_n, args=(usable,))
+# the Filter page's n slider starts from it
+st.button(f"Use n = {usable:,} on the Filter page", key="eval_use_n", on_click=set_live, kwargs={"n": usable})
 if s["coarse_n"] < lowest:
-    st.caption(f"This run answers n ≥ {lowest:,} without a refit; the button sets n = {lowest:,}. Run AFLite with a "
-               "smaller deepest n (Filter page) to go lower.")
+    st.caption(f"The coarse action stops at n = {int(s['coarse_n']):,}, but this run answers n ≥ {lowest:,} without a "
+               f"refit, so the suggestion is n = {lowest:,}. Run AFLite with a smaller deepest n (Filter page) to go "
+               "lower.")
 for note in ev.notes:
     st.warning(plain(note))
 
