@@ -10,7 +10,10 @@ from dashboard import current
 from dashboard.server import server
 from dashboard.team import member, scope
 
-__all__ = ["of_run", "summary", "hidden", "manifest_record"]
+__all__ = ["of_run", "summary", "hidden", "manifest_record", "few_reviews", "chance_agreement", "FEW_REVIEWS"]
+
+#: below this many reviewed examples, the τ/n the team supports is said to rest on too few
+FEW_REVIEWS = 30
 
 
 def hidden() -> bool:
@@ -67,3 +70,21 @@ def manifest_record(run, run_id: int) -> dict:
     ws = scope()
     return {"review_agreement": summary(of_run(run, run_id)), "review_settings": ws.review_settings(),
             "review_guidelines": ws.guidelines_of_reviews(run_id)}
+
+
+def few_reviews(best: dict) -> str:
+    """How many reviewed examples the supported τ/n rests on, and a warning when they are few."""
+    n = int(best["examples"])
+    return (f"It rests on {n:,} reviewed example{'s' if n != 1 else ''}" + (
+        f": too few to lean on (fewer than {FEW_REVIEWS}); review more before moving τ/n by it." if n < FEW_REVIEWS
+        else "."))
+
+
+def chance_agreement(overall: dict):
+    """The agreement of team and filter expected by chance, from the observed agreement and κ
+    (κ = (p_o − p_e) / (1 − p_e)); None where κ is undefined. It is why 78 % agreement can sit
+    beside κ ≈ 0: when both keep nearly everything, chance alone agrees that often."""
+    p_o, kappa = (overall or {}).get("agreement"), (overall or {}).get("kappa")
+    if p_o is None or kappa is None or not (kappa == kappa) or kappa >= 1:
+        return None
+    return (p_o - kappa) / (1 - kappa)

@@ -38,13 +38,17 @@ def agreement_tab(run, run_id: int) -> None:
         "α, 95 % interval": "–" if not math.isfinite(low) else f"{low:.2f} to {high:.2f}",
         "Reviewed twice or more": f"{a.examples_multi:,} of {a.examples_reviewed:,}",
     })
+    chance = team_agreement.chance_agreement(a.filter_overall)
     metric_row({
         "Team vs filter, κ": _number((a.filter_overall or {}).get("kappa")),
         "Team vs filter, agreement": _number((a.filter_overall or {}).get("agreement"), "{:.0%}"),
+        "Agreement expected by chance": "–" if chance is None else f"{chance:.0%}",
     })
     st.caption(f"At τ = {found['tau']:.2f}, n = {found['n']:,}. α (nominal, on keep/remove: “agree” takes the "
                "filter's side) is 1 when reviewers always agree and about 0 at chance; the interval is a bootstrap 95 % over "
-               "the examples reviewed twice or more. The team's word follows the dispute rule.")
+               "the examples reviewed twice or more. The team's word follows the dispute rule. κ is the agreement with "
+               "the filter above what chance gives: where team and filter both keep nearly everything, chance agrees "
+               "almost as often as they do, and κ is near 0 however high the agreement.")
     for note in a.notes:
         st.info(plain(note))
     if not a.reviewers:
@@ -68,6 +72,6 @@ def agreement_tab(run, run_id: int) -> None:
     st.caption(f"Best: τ = {best['tau']:.2f}, n = {best['n']:,} (agreement {best['agreement']:.0%}, κ "
                f"{_number(best['kappa'])}); the same best in {best['stability']:.0%} of bootstrap resamples of the "
                f"reviewed examples, whose best n lies between {best['n_range'][0]:,} and {best['n_range'][1]:,}. "
-               "Answered from the run's trajectory: no refit.")
+               "Answered from the run's trajectory: no refit. " + team_agreement.few_reviews(best))
     st.button(f"Use τ = {best['tau']:.2f}, n = {best['n']:,}", key="ag_use", on_click=set_live,
               args=(best["tau"], best["n"]))

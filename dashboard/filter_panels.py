@@ -198,5 +198,6 @@ def team_supported(run) -> None:
     c1, c2 = st.columns([3, 1])
     c1.caption(f"The team's reviews support τ = {best['tau']:.2f}, n = {best['n']:,}: there the filter agrees with "
                f"the team's word on {best['agreement']:.0%} of the {best['examples']:,} reviewed examples (the same "
-               f"best in {best['stability']:.0%} of bootstrap resamples; Review page, Agreement).")
+               f"best in {best['stability']:.0%} of bootstrap resamples; Review page, Agreement). "
+               + agreement.few_reviews(best))
     c2.button("Use the team's τ, n", key="flt_team_use", on_click=set_live, args=(best["tau"], best["n"]))

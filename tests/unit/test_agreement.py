@@ -195,3 +195,31 @@ def test_a_bootstrap_count_that_is_not_one_is_refused(bootstrap):
     frame = pd.DataFrame({"example_id": ["a", "a"], "reviewer": ["x", "y"], "decision": ["keep", "remove"]})
     with pytest.raises(InputError, match="bootstrap"):
         agreement(frame, bootstrap=bootstrap)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(["keep", "remove"]), st.sampled_from(["keep", "remove"])), min_size=2,
+                max_size=60))
+def test_the_agreement_expected_by_chance_is_what_kappa_corrects_for(pairs):
+    """Issue 45, walk item 6: "κ 0.00" beside "agreement 78 %" reads as a contradiction; the page now
+    shows the agreement chance gives, p_e from the marginals, which is exactly what κ subtracts."""
+    from sklearn.metrics import cohen_kappa_score
+
+    from dashboard.agreement import chance_agreement
+
+    team, filt = map(list, zip(*pairs))
+    p_o = float(np.mean([a == b for a, b in pairs]))
+    p_e = sum((team.count(c) / len(team)) * (filt.count(c) / len(filt)) for c in ("keep", "remove"))
+    kappa = cohen_kappa_score(team, filt) if p_e < 1 else float("nan")
+    found = chance_agreement({"agreement": p_o, "kappa": kappa})
+    if p_e >= 1 or kappa != kappa or kappa >= 1:   # (perfect agreement: p_e cannot be told from p_o and κ)
+        assert found is None
+    else:
+        assert found == pytest.approx(p_e, abs=1e-9)
+
+
+def test_a_supported_tau_n_says_how_few_reviews_it_rests_on():
+    from dashboard.agreement import FEW_REVIEWS, few_reviews
+
+    assert "9 reviewed examples: too few to lean on" in few_reviews({"examples": 9})
+    assert few_reviews({"examples": FEW_REVIEWS}) == f"It rests on {FEW_REVIEWS} reviewed examples."
