@@ -41,11 +41,20 @@ def information_section(frame, classes) -> None:
             _offer()
         return
     full, partial = found["full"], found["partial"]
-    metric_row({"V-information (Φ)": f"{full.summary['v_information']:.3f} bits",
-                "± (95 %)": f"{1.96 * full.summary['stderr']:.3f}",
-                **({"V-information (partial input)": f"{partial.summary['v_information']:.3f} bits",
-                    "partial-input accuracy": f"{partial.summary['accuracy']:.3f} "
-                                              f"(majority {partial.summary['majority']:.3f})"} if partial else {})})
+    ci = lambda summary: f"{summary['v_information']:.3f} ± {1.96 * summary['stderr']:.3f} bits"   # noqa: E731
+    metric_row({"V-information of Φ": ci(full.summary),
+                **({"V-information of the partial input": ci(partial.summary)} if partial else {})})
+    if partial is not None:
+        metric_row({"Partial-input accuracy": f"{partial.summary['accuracy']:.3f}",
+                    "Majority-class accuracy": f"{partial.summary['majority']:.3f}"})
+    st.caption("± is a 95 % interval (1.96 standard errors of the mean PVI). Φ is "
+               f"{plain(full.summary.get('representation', 'the run’s representation'))}"
+               + (f"; the partial input is {plain(partial.summary.get('representation', ''))}, what a model reads "
+                  "when it sees only part of each example (for pairs, the hypothesis)" if partial is not None else "")
+               + "." + (" The partial input carries more bits than Φ: Φ mixes both fields, which dilutes the "
+                        "partial input's cues, so a model on Φ learns less of them from the same data."
+                        if partial is not None and partial.summary["v_information"] > full.summary["v_information"]
+                        else ""))
     c1, c2 = st.columns(2)
     c1.plotly_chart(pvi_histogram(full.table, title="PVI on Φ, per label", classes=classes), key="pvi_hist")
     if partial is not None:

@@ -196,6 +196,7 @@ def cmd_pvi(args) -> int:
     """Issue 34: pointwise V-usable information (Ethayarajh et al. 2022) of every example on Φ, and
     on a partial input with --partial: how many bits about the label the artifact alone carries."""
     from core.evaluation.information import dataset_pvi
+    from core.exports.card import NO_INFORMATION
 
     declare_csv(args, out=args.out)
     ds = load_from_args(args)
@@ -215,15 +216,18 @@ def cmd_pvi(args) -> int:
     if "partial" in found:
         part = found["partial"].table.set_index("id")
         table = table.join(part[["pvi", "p_model"]].add_suffix("_partial"), on="id")
-    write_table(table, args.outputs.path_for("--out"))
-    args.outputs.commit()
-    if not args.quiet:
+    if args.out:
+        write_table(table, args.outputs.path_for("--out"))
+        args.outputs.commit()
+    if not args.quiet or not args.out:   # without --out the summary is the output
         for name, got in found.items():
             s = got.summary
             print(f"{name} input ({s['representation']}): V-information {s['v_information']:.3f} bits "
                   f"(± {1.96 * s['stderr']:.3f}, 95 %) of H_V(Y) = {s['v_entropy']:.3f}; by label: "
-                  + ", ".join(f"{k} {v:.3f}" for k, v in s["per_label"].items()))
-        print(f"wrote {len(table):,} rows to {args.out}")
+                  + ", ".join(f"{k} {v:.3f}" for k, v in s["per_label"].items())
+                  + (f". {NO_INFORMATION}" if s["v_information"] < 0 else ""))
+        if args.out:
+            print(f"wrote {len(table):,} rows to {args.out}")
     return 0
 
 

@@ -267,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--family", choices=["logistic", "mlp", "knn"], default="logistic", help="model family (default logistic)")
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
-    p.add_argument("--out", required=True, help="CSV: id, label, pvi, p_model, p_prior (and pvi_partial, p_model_partial)")
+    p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior (and pvi_partial, p_model_partial); without it, "
+                   "only the summary is printed")
     p.set_defaults(func=cmd_pvi)
 
     p = sub.add_parser("transfer", help="do a training split's artifacts give the labels away on an evaluation split?",

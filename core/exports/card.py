@@ -72,6 +72,22 @@ def _md(value) -> str:
     return md_text(value)
 
 
+#: what a negative V-information means, said wherever one is shown
+NO_INFORMATION = ("A negative V-information means the model predicts the labels worse than their frequencies alone, "
+                  "out of sample: that input carries no information about the label a model can use here (too few "
+                  "examples, or nothing to find).")
+
+
+def _measure(value) -> str:
+    """A certificate measure in a card cell: three decimals (a share, bits, an accuracy), a count as
+    a whole number, – when absent."""
+    if value is None:
+        return "–"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return f"{int(value):,}"
+    return f"{round(float(value), 3) + 0.0:,.3f}"   # (+ 0.0: no "-0.000")
+
+
 def _num(value) -> str:
     """A manifest number in a card cell: whole numbers with thousands separators, as the manifest
     has them otherwise (τ as recorded), – when absent."""
@@ -185,8 +201,11 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
                   "The split's artifact measures (`certificate.json`, `python -m core certify`; a dataset's CI "
                   "compares them with `python -m core check`).", "", "| measure | value | ± (standard error) |",
                   "|---|---|---|"]
-        lines += [f"| {_md(found[name]['description'])} | {_num(found[name]['value'])} | {_num(found[name]['stderr'])} |"
-                  for name in HEADLINE if name in found]
+        lines += [f"| {_md(found[name]['description'])} | {_measure(found[name]['value'])} | "
+                  f"{_measure(found[name]['stderr'])} |" for name in HEADLINE if name in found]
+        if any((found.get(name) or {}).get("value") is not None and round(found[name]["value"], 3) < 0
+               for name in ("v_information.full", "v_information.partial")):
+            lines += ["", NO_INFORMATION]
     if verdict:
         lines += ["", "## Evaluation", "", _md(verdict)]
     agreement = export.get("review_agreement")

@@ -17,8 +17,12 @@ def test_pvi_on_the_predictability_and_examples_pages(fresh_server):
     owner.button(key="pvi_compute").click().run()
     wait_for_jobs(owner)
     shown = metrics(owner)
-    assert "V-information (Φ)" in shown and "V-information (partial input)" in shown
-    assert float(shown["V-information (partial input)"].split()[0]) > 0   # the demo's planted cues carry bits
+    assert "V-information of Φ" in shown and "V-information of the partial input" in shown
+    assert float(shown["V-information of the partial input"].split()[0]) > 0   # the demo's planted cues carry bits
+    # both with their interval, the partial input named, no metric cut short (issue 45, walk item 7)
+    assert all(" ± " in shown[k] and shown[k].endswith(" bits") for k in ("V-information of Φ",
+                                                                        "V-information of the partial input"))
+    assert "Majority-class accuracy" in shown and any("the partial input is" in c.value for c in owner.caption)
     titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text") for c in owner.get("plotly_chart")]
     assert {"PVI on Φ, per label", "PVI of the partial input, per label", "PVI against p̃"} <= set(titles)
     per_label = [d.value for d in owner.dataframe if "pvi_mean" in d.value.columns][0]
@@ -34,7 +38,7 @@ def test_pvi_on_the_predictability_and_examples_pages(fresh_server):
     ann.switch_page(page("3_predictability")).run()
     no_exceptions(ann)
     assert not [b for b in ann.button if b.key == "pvi_compute"]
-    assert metrics(ann)["V-information (Φ)"] == shown["V-information (Φ)"]
+    assert metrics(ann)["V-information of Φ"] == shown["V-information of Φ"]
 
 
 def test_an_annotator_is_told_who_can_compute_it(fresh_server):

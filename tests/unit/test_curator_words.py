@@ -1,0 +1,39 @@
+"""Words a curator stumbles on (issue 45, the team's walk, item 7): the card's certificate table
+gives numbers a person reads (not 0.40674327566611945) and says what a negative V-information
+means; ``python -m core pvi DATA`` prints its summary without ``--out``."""
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.exports.card import NO_INFORMATION, dataset_card
+
+
+def _measure(value, stderr):
+    return {"value": value, "stderr": stderr, "worse": "higher", "artifact": True, "unit": "x", "description": "d"}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.floats(-2, 2, allow_nan=False), st.floats(0, 1, allow_nan=False))
+def test_the_cards_certificate_table_reads_like_a_persons_numbers(value, stderr):
+    certificate = {"certificate_format": 1, "dataset": {"fingerprint": "0" * 16},
+                   "measures": {"v_information.partial": _measure(value, stderr),
+                                "partial_input.accuracy": _measure(0.40674327566611945, 0.004)}}
+    text = str(dataset_card({"dataset": {"name": "snli"}, "export": {"rows": 10}}, certificate=certificate))
+    rows = [line for line in text.splitlines() if line.startswith("| d |")]
+    assert rows and "| d | 0.407 | 0.004 |" in rows
+    for row in rows:
+        assert all(re.fullmatch(r"-?[0-9,]+\.[0-9]{3}|–", cell.strip()) for cell in row.split("|")[2:4]), row
+    assert (NO_INFORMATION in text) == (round(value, 3) < 0)   # as shown: -0.000 is not negative
+    assert "-0.000" not in text
+
+
+def test_pvi_prints_its_summary_without_out(tmp_path, capsys):
+    from core.cli import main
+    from core.data.demos import make_nli
+
+    make_nli(n=120, random_state=0).table.reset_index().to_csv(tmp_path / "d.csv", index=False)
+    assert main(["pvi", str(tmp_path / "d.csv"), "--folds", "2", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("full input (") and "V-information" in out and "wrote" not in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
