@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
@@ -356,6 +357,10 @@ def _check_column(frame: pd.DataFrame, column: str, role: str) -> str:
     )
 
 
+#: a label that reads as HTML markup or a spreadsheet formula (said when loading: kept as text)
+_MARKUP = re.compile(r"^[=+@]|^-[^0-9.]|<[A-Za-z/!][^>]*>")
+
+
 def detect_roles(frame: pd.DataFrame) -> dict:
     """Guess column roles from common layouts; what `info` shows as 'detected'."""
     cols = list(frame.columns)
@@ -463,13 +468,21 @@ def assign_roles(
     n_bad = int((~usable).sum())
     if n_bad:
         dropped["no usable label"] = n_bad
-        shown = ", ".join(repr(v) for v in pd.unique(frame[label][~usable].astype(str))[:4])
-        messages.append(f"dropped {n_bad} of {len(frame)} rows without a usable label (values {shown}).")
+        bad = frame[label][~usable]
+        shown = list(dict.fromkeys("an empty cell" if v is None or (isinstance(v, float) and np.isnan(v))
+                                   or not str(v).strip() else repr(str(v)) for v in bad))
+        messages.append(f"dropped {n_bad} of {len(frame)} rows without a usable label ({', '.join(shown[:4])}).")
     words = sorted({str(v) for v in values[usable] if isinstance(v, str) and v.strip().lower() in _MISSING_WORDS})
     if words:
         messages.append(f"the label{'s' if len(words) > 1 else ''} {', '.join(map(repr, words))} "
                         f"{'are' if len(words) > 1 else 'is'} kept as a class; if it means 'no label', remove "
                         "those rows (or leave their label cell empty) and load the file again.")
+    odd = sorted({str(v) for v in values[usable] if isinstance(v, str) and _MARKUP.search(v.strip())})
+    if odd:
+        messages.append(f"the label{'s' if len(odd) > 1 else ''} {', '.join(repr(v[:40]) for v in odd[:3])} "
+                        f"look{'' if len(odd) > 1 else 's'} like HTML markup or a spreadsheet formula; "
+                        f"{'they are kept as classes' if len(odd) > 1 else 'it is kept as a class'}, as plain text (never rendered "
+                        "or run). If that is not meant, clean the label column and load the file again.")
     frame = frame[usable.to_numpy()]
     frame[label] = values[usable].to_numpy()
     if frame[label].dtype.kind == "f" and np.all(np.mod(frame[label].to_numpy(), 1) == 0):

@@ -37,3 +37,29 @@ def test_pvi_prints_its_summary_without_out(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("full input (") and "V-information" in out and "wrote" not in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from([None, float("nan"), "", "  ", "-", "a", "b", "<b>neutral</b>", "=HYPERLINK(\"x\")",
+                                 "+1", "@sum", "-x", "-1"]), min_size=2, max_size=20))
+def test_label_messages_say_what_a_person_sees(cells):
+    """Empty labels were listed as "(values nan)"; labels that read as HTML or a formula became classes
+    without a word. A dropped empty label is "an empty cell"; a markup or formula label is named."""
+    import numpy as np
+    import pandas as pd
+
+    from core.base.errors import InputError
+    from core.data.sources import load_dataset
+
+    frame = pd.DataFrame({"hypothesis": [f"h{i}" for i in range(len(cells) + 2)],
+                          "label": list(cells) + ["a", "b"]})
+    try:
+        ds = load_dataset(frame)
+    except InputError:
+        return
+    said = " ".join(ds.messages)
+    assert "nan" not in said.lower().replace("an empty cell", "")
+    empty = [c for c in cells if c is None or (isinstance(c, float) and np.isnan(c)) or not str(c).strip()]
+    assert ("an empty cell" in said) == bool(empty)
+    odd = {c for c in cells if c in ("<b>neutral</b>", "=HYPERLINK(\"x\")", "+1", "@sum", "-x")}
+    assert ("look like HTML markup or a spreadsheet formula" in said or "looks like HTML markup" in said) == bool(odd)
