@@ -97,7 +97,12 @@ def roles_panel(ds, on_view, can_load: bool) -> None:
                     redraw()
                 except InputError as exc:
                     st.error(plain(exc))
-        st.dataframe({"column": list(roles), "role": list(roles.values())}, hide_index=True, key="roles_table")
+        could = ds.feature_candidates()
+        if could:
+            st.caption("Could be features (their values' z-statistics against the label, on the Features page): "
+                       + ", ".join(map(plain, could)) + (". Pick them under Feature columns above." if can_load else "."))
+        st.dataframe({"column": list(roles), "role": [r if c not in could else "other (could be a feature)"
+                                                      for c, r in roles.items()]}, hide_index=True, key="roles_table")
 
 
 def representation_panel(sess, ds, view_key, on_view) -> None:

@@ -110,6 +110,23 @@ class Dataset:
         keep = self.table.index.isin(list(ids))
         return replace(self, table=self.table[keep], dropped=dict(self.dropped), messages=list(self.messages))
 
+    def feature_candidates(self, max_values: int = 50) -> list:
+        """Columns with no role that could be features (`core.text.features`, one value per example):
+        booleans, numbers, and categories with at most ``max_values`` values that repeat (a column of
+        unique strings is an id or a text, not a category). What the Data page offers to pick."""
+        out = []
+        for column in self.table.columns:
+            if self.role_of(column) != "other":
+                continue
+            values = self.table[column].dropna()
+            if not len(values) or any(isinstance(v, (list, tuple, dict, set, np.ndarray)) for v in values.head(200)):
+                continue
+            kind = values.dtype.kind
+            distinct = values.astype(str).nunique()
+            if kind in "biuf" or (distinct <= max_values and distinct < len(values)):
+                out.append(column)
+        return out
+
     def role_of(self, column: str) -> str:
         if column == self.label:
             return "label"

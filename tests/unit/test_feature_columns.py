@@ -92,3 +92,26 @@ def test_cue_transfer_measures_a_metadata_cue_on_the_evaluation_split(tmp_path, 
     cues = pd.read_csv(tmp_path / "out" / "cues.csv").set_index(["feature", "label"])
     assert cues.loc[("source=web", "neutral"), "n_eval"] == 50
     assert cues.loc[("source=web", "neutral"), "share_eval"] == 1.0
+
+
+COLUMNS = st.sampled_from(["bools", "ints", "floats", "categories", "unique", "lists", "dicts", "empty"])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(COLUMNS, min_size=1, max_size=4, unique=True))
+def test_columns_offered_as_features_are_exactly_the_usable_ones(kinds):
+    """Issue 45, walk item 7: numeric and categorical columns were not offered as features until
+    picked by hand. Every column offered builds features; one of lists, dicts or unique strings is not
+    offered."""
+    n = 24
+    make = {"bools": [i % 2 == 0 for i in range(n)], "ints": list(range(n)), "floats": [i / 7 for i in range(n)],
+            "categories": [("web", "book", "news")[i % 3] for i in range(n)], "unique": [f"u{i}" for i in range(n)],
+            "lists": [[i] for i in range(n)], "dicts": [{"k": i} for i in range(n)], "empty": [None] * n}
+    frame = pd.DataFrame({"hypothesis": [f"w{i % 5}" for i in range(n)], "label": ["a", "b"] * (n // 2),
+                          **{k: pd.Series(make[k], dtype=object if k in ("lists", "dicts", "empty") else None)
+                             for k in kinds}})
+    ds = load_dataset(frame)
+    offered = ds.feature_candidates()
+    assert set(offered) == {k for k in kinds if k in ("bools", "ints", "floats", "categories")}
+    if offered:
+        feature_matrix(load_dataset(frame, features=offered))   # each builds its features
