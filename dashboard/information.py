@@ -28,10 +28,18 @@ def start() -> None:
     partial = default_partial_spec(ds)
 
     def compute(ctx):
-        full = ctx.offload(dataset_pvi, ds, spec)
-        return {"full": full, "partial": ctx.offload(dataset_pvi, ds, partial) if partial else None}
+        # each input its own share of the bar and its name in the step ("done" said once, at the end)
+        cut = 0.5 if partial else 1.0
+        full = ctx.offload(dataset_pvi, ds, spec, progress=_stage(ctx.progress, 0.0, cut, "of Φ"))
+        return {"full": full, "partial": ctx.offload(dataset_pvi, ds, partial, progress=_stage(
+            ctx.progress, cut, 1.0, "of the partial input")) if partial else None}
 
     cached_jobs.start("pvi", "V-usable information", _key(), compute)
+
+
+def _stage(progress, lo: float, hi: float, what: str):
+    """``progress`` for one input's PVI: its 0..1 as ``lo..hi``, its steps named ("PVI of Φ: fold 2 of 5")."""
+    return lambda f, m="": progress(lo + (hi - lo) * f, m.replace("PVI", f"PVI {what}", 1))
 
 
 def result() -> Optional[dict]:

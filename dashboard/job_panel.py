@@ -12,13 +12,14 @@ from dashboard.session import session
 
 
 def timing(snap: dict) -> str:
-    """Elapsed time and, once a tenth is done, the time left at the pace so far ("12 s, about
-    40 s left"): a rough estimate, since the stages of a job do not all take the same time."""
-    elapsed, fraction = float(snap["elapsed"]), float(snap["fraction"])
-    if fraction < 0.1 or fraction >= 1 or elapsed < 2:
+    """Elapsed time and the time left ("12 s, about 40 s left"): from a tenth of the work on, at the
+    pace so far, and never rising (`core.base.progress.Remaining`); past it, "longer than estimated"."""
+    elapsed = float(snap["elapsed"])
+    if snap.get("over"):
+        return f"{elapsed:.0f} s, longer than estimated"
+    if snap.get("left") is None:
         return f"{elapsed:.0f} s"
-    left = elapsed * (1 - fraction) / fraction
-    return f"{elapsed:.0f} s, about {_duration(left)} left"
+    return f"{elapsed:.0f} s, about {_duration(snap['left'])} left"
 
 
 def _duration(seconds: float) -> str:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Optional
 from core.base.cores import usable_cores
 from core.base.errors import Cancelled, InputError
 from core.base.job_backends import LocalBackend
+from core.base.progress import Remaining
 
 __all__ = ["Job", "JobKey", "JobContext", "JobRunner", "offload"]
 
@@ -106,6 +107,7 @@ class Job:
         self.runner = runner   # for `JobContext.cores`: how many jobs share the machine
         self.status = "pending"
         self.fraction, self.message = 0.0, ""
+        self._remaining = Remaining()   # the time left as shown: it never rises
         self.records: list = []
         self.result = None
         self.error: Optional[BaseException] = None
@@ -189,8 +191,10 @@ class Job:
 
     def snapshot(self) -> dict:
         with self._lock:
-            return {"name": self.name, "status": self.status, "fraction": self.fraction,
-                    "message": self.message, "records": list(self.records), "elapsed": self.elapsed}
+            elapsed = self.elapsed
+            left = self._remaining.left(elapsed, self.fraction)
+            return {"name": self.name, "status": self.status, "fraction": self.fraction, "message": self.message,
+                    "records": list(self.records), "elapsed": elapsed, "left": left, "over": self._remaining.over}
 
 
 class JobRunner:

@@ -60,3 +60,33 @@ class TqdmProgress:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+class Remaining:
+    """The time a job has left, as a person should read it: it never rises.
+
+    The pace so far (elapsed × (1 − f) / f) jumps when a job's stages run at different speeds
+    ("about 2 min left", then "about 36 min left"). Here a new estimate replaces the shown one
+    only when it is lower than what the shown one has counted down to; once the shown estimate
+    has run out while the work goes on, `left` is None and `over` True ("longer than estimated"),
+    never a larger number. No estimate before a tenth of the work and two seconds."""
+
+    def __init__(self):
+        self._shown: Optional[float] = None   # seconds left, as shown at elapsed ``self._at``
+        self._at = 0.0
+        self.over = False
+
+    def left(self, elapsed: float, fraction: float) -> Optional[float]:
+        """Seconds left to show at ``elapsed`` seconds with ``fraction`` done, or None (none yet, or over)."""
+        if fraction >= 1 or self.over:
+            return None
+        counted = None if self._shown is None else self._shown - (elapsed - self._at)
+        if counted is not None and counted <= 0:
+            self.over = True   # the work goes on past the estimate: say so, never a larger number
+            return None
+        if fraction >= 0.1 and elapsed >= 2:
+            pace = elapsed * (1 - fraction) / fraction
+            if counted is None or pace < counted:
+                self._shown, self._at = pace, elapsed
+                return pace
+        return counted
