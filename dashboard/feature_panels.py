@@ -115,6 +115,7 @@ def transfer_panel() -> None:
     if found is None:
         return
     s = found.summary
+    st.caption(f"Measured on {plain(cues_across.source())}.")
     metric_row({
         "Cues that carry over": f"{s['cues_transferring']} of {s['cues']}",
         f"Model on {s['partial_input_field']} alone": f"{s['partial_input_accuracy_eval']:.1%}",

@@ -11,7 +11,7 @@ from core.dynamics.transfer import cue_transfer
 from dashboard import cached_jobs, current, data_inputs, team
 from dashboard.session import session
 
-__all__ = ["start", "result", "job", "ended"]
+__all__ = ["start", "result", "job", "ended", "source"]
 
 #: cues measured, and models of the AFLite view (the CLI's --k and --m)
 CUES, MODELS = 10, 8
@@ -19,7 +19,16 @@ CUES, MODELS = 10, 8
 
 def _key() -> Optional[tuple]:
     sess = session()
+    if not sess.transfer_source and sess.ds_key:   # a new tab, a restart: the split last measured for this dataset
+        last = cached_jobs.kept("transfer-last", sess.ds_key)
+        if last is not None:
+            sess.transfer_source = tuple(last)
     return (sess.ds_key, sess.transfer_source) if sess.transfer_source else None
+
+
+def source() -> Optional[str]:
+    """The path of the evaluation split the shown cues were measured on, or None."""
+    return _key() and session().transfer_source[0]
 
 
 def start(path: str) -> None:
@@ -31,11 +40,13 @@ def start(path: str) -> None:
     checked = data_inputs.check_local_path(path.strip())
     session().transfer_source = (checked, os.path.getmtime(checked))
     if cached_jobs.result("transfer", _key()) is not None:
+        cached_jobs.keep("transfer-last", session().ds_key, session().transfer_source)
         return   # measured already: no need to read the other split again
     train = current.dataset()
     evaluation = load_dataset(checked, text=list(train.text), label=train.label)   # refused here, not in the job
     cached_jobs.start("transfer", "Cues across splits", _key(), lambda ctx: ctx.offload(
         cue_transfer, train, evaluation, k=CUES, m=MODELS))
+    cached_jobs.keep("transfer-last", session().ds_key, session().transfer_source)   # every tab and a restart show it
 
 
 def result():

@@ -22,3 +22,15 @@ def test_the_demos_cues_carry_over_to_another_split(fresh_server, tmp_path, monk
     assert int(of) == 10 and int(carried) >= 8                       # the planted cues are the demo's in both
     cues = [d.value for d in at.dataframe if "z_eval" in d.value.columns][0]
     assert len(cues) == 10 and (cues["n_eval"] > 0).all()
+    # a new tab, and a restarted server, show the split last measured (issue 45, walk item 5)
+    from dashboard.server import server
+
+    shown = metrics(at)["Cues that carry over"]
+    for restart in (False, True):
+        if restart:
+            server.clear()
+        fresh = app().run()
+        fresh.switch_page(page("5_features")).run()
+        no_exceptions(fresh)
+        assert metrics(fresh)["Cues that carry over"] == shown
+        assert any(c.value.startswith("Measured on ") and "other.csv" in c.value for c in fresh.caption)
