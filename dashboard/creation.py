@@ -110,6 +110,15 @@ def validate(submission_id: int, *, decision: str, note: str, flagged: list) -> 
     return f"Submission {int(submission_id)}: {decision}ed"
 
 
+def without_cleared(value: str, cleared: str) -> str:
+    """A field's text after a submission cleared it: what was typed while the clear was on its way to
+    the browser lands after the old text ("old premise" + "new"), so the old text is taken off the
+    front; text that does not start with it is the writer's own and is kept whole."""
+    if cleared and value != cleared and value.startswith(cleared):
+        return value[len(cleared):].lstrip()
+    return value
+
+
 def accepted_version(dataset_id: int) -> Source:
     """The dataset the examples were written for plus its accepted examples, as a new version:
     a Parquet file beside the team database, made the Data page's loaded dataset (score, filter

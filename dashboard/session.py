@@ -66,6 +66,7 @@ class Session:
     ex_like: Optional[str] = None                      # Examples: list only the neighbours of this example
     revising: Optional[int] = None                     # Create: the rejected submission being revised
     create_message: Optional[tuple] = None             # Create: (kind, text) said once after a submission
+    create_cleared: Optional[dict] = None              # Create: field -> the text a submission cleared from it
     eval_job: Optional[str] = None                     # the Evaluate page's background job
     eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
     export_file: Any = None                            # the Export page's prepared file (dashboard.exports)

@@ -34,6 +34,11 @@ with st.container():
         st.info(f"Revising your rejected example {revising}; submitting replaces it.")
 # the fields first, before anything slow: the run after "Submit" clears them at once, so a writer who
 # starts the next example right away types into the cleared fields, never into ones a late clear empties
+# the first run after a submission that brings text: keys typed before its clear arrived follow the old text
+if sess.create_cleared and any(st.session_state.get(key) for key in sess.create_cleared):
+    for key, old in sess.create_cleared.items():
+        st.session_state[key] = creation.without_cleared(st.session_state.get(key, ""), old)
+    sess.create_cleared = None
 with st.container(border=True):
     for field in ds.text:
         st.text_area(field, key=f"cr_{field}", height=80, placeholder=f"Write the {field}")
@@ -56,6 +61,7 @@ def send(example: dict, label, fb: dict) -> None:
         sess.create_message = ("error", plain(exc))
         return
     sess.revising = None
+    sess.create_cleared = {f"cr_{field}": example[field] for field in ds.text}
     for field in ds.text:
         st.session_state[f"cr_{field}"] = ""
     sess.create_message = ("success", f"Submitted as example {new}; a validator will accept or reject it. It is "

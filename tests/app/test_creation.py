@@ -115,3 +115,32 @@ def test_an_annotator_does_not_validate(fresh_server):
     no_exceptions(creator)
     assert "validation needs a curator or owner" in " ".join(i.value for i in creator.info)
     assert not [b for b in creator.button if b.key == "va_submit"]
+
+
+def test_keys_typed_before_a_submissions_clear_arrived_start_the_next_example(fresh_server):
+    """Issue 45, walk item 3: typing right after Submit on a busy server appended the new text to the
+    previous premise (the browser had not yet drawn the cleared field). The first text after a
+    submission that follows the old text is taken off it; the same premise written again is kept."""
+    from dashboard.server import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("8_review")).run()
+    owner.button(key="rv_save_run").click().run()
+    ws = server().team.workspaces_of(OWNER)[0][0]
+    server().team.set_role(ws, CREATOR, "annotator", by=OWNER)
+    creator = app(CREATOR).run()
+    creator.switch_page(page("11_create")).run()
+    write(creator, "A man is sitting on a bench in a park.", "Nobody is sitting.", "contradiction")
+    wait_for_jobs(creator)
+    creator.button(key="cr_submit").click().run()
+    assert creator.text_area(key="cr_premise").value == ""
+    # the browser still showed the old text when the writer began: it sends the old text and the new keys
+    creator.text_area(key="cr_premise").input("A man is sitting on a bench in a park. Two dogs run on a beach.").run()
+    no_exceptions(creator)
+    assert creator.text_area(key="cr_premise").value == "Two dogs run on a beach."
+    creator.text_area(key="cr_premise").input("Two dogs run on a beach. They are wet.").run()   # only once
+    assert creator.text_area(key="cr_premise").value == "Two dogs run on a beach. They are wet."
+    write(creator, "Two dogs run on a beach. They are wet.", "The dogs sleep.", "contradiction")
+    creator.button(key="cr_submit").click().run()
+    creator.text_area(key="cr_premise").input("Two dogs run on a beach. They are wet.").run()  # the same premise again
+    assert creator.text_area(key="cr_premise").value == "Two dogs run on a beach. They are wet."
