@@ -108,7 +108,15 @@ TIERS = ("e2e", "app", "durability")
 
 
 def pytest_collection_modifyitems(config, items):
+    # pytest-timeout's bound (pyproject: 600 s) ends a test that hangs; on a busy machine it scales with
+    # the load (`scale.patience`), so a slow but progressing test is not killed (UMAP's first numba
+    # compile at load 14 took longer than 600 s)
+    from scale import patience
+
+    bound = patience(float(config.getini("timeout") or 0)) if config.getini("timeout") else None
     for item in items:
         parts = Path(str(item.fspath)).resolve().relative_to(ROOT / "tests").parts
         if parts and parts[0] in TIERS:
             item.add_marker(parts[0])
+        if bound and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(bound))

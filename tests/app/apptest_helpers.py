@@ -57,7 +57,9 @@ def wait_for_jobs(at, timeout=120):
     finished run and reruns the app)."""
     from dashboard.server import server
 
-    deadline = time.time() + timeout
+    from scale import patience
+
+    deadline = time.time() + patience(timeout)   # a bound that grows with the load
     while server().jobs.running() and time.time() < deadline:
         time.sleep(0.2)
     assert not server().jobs.running(), "background job did not finish"

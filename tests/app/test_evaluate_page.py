@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scale import patience
 from apptest_helpers import AUTH, OWNER, app, metrics, no_exceptions, page, texts, wait_for_jobs
 
 ANNOTATOR = "ann@team.org"
@@ -78,7 +79,7 @@ def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
     assert other.button(key="eval_run").disabled and "is running" in texts(other)
     assert at.button(key="eval_cancel")
     at.button(key="eval_cancel").click().run()
-    deadline = time.time() + 60
+    deadline = time.time() + patience(60)   # a bound that grows with the load: the wait is on the job
     while server().jobs.running() and time.time() < deadline:
         time.sleep(0.1)
     at.run()

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from scale import patience
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -132,8 +133,9 @@ def page(browser, server):
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     pg = context.new_page()
-    pg.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
-    expect.set_options(timeout=180_000)   # the same bound for expect(...) (its own default is 5 s)
+    bound = patience(180) * 1000   # a bound that grows with the load, not a wait
+    pg.set_default_timeout(bound)
+    expect.set_options(timeout=bound)   # the same bound for expect(...) (its own default is 5 s)
     pg.goto(server)
     yield pg
     context.close()

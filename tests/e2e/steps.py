@@ -3,6 +3,8 @@ or a metric, save a screenshot. One place, so every walk waits the same way (on 
 run state, not on a fixed sleep)."""
 import re
 
+from scale import patience
+
 #: how long the app must stay settled before a step counts as done: an action's rerun starts a
 #: moment after the click (the browser sends it, the server answers "running")
 QUIET_MS = 400
@@ -30,7 +32,7 @@ _IDLE = """([quiet, timeout]) => new Promise((resolve, reject) => {
 def wait_idle(page, timeout: float = 180) -> None:
     """Until the app has finished the run the last action started and any job it shows (and
     stayed so QUIET_MS)."""
-    page.evaluate(_IDLE, [QUIET_MS, timeout * 1000])
+    page.evaluate(_IDLE, [QUIET_MS, patience(timeout) * 1000])   # the bound grows with the load
 
 
 # Counts the app's run-state changes from now on (each record: one change, however quickly the next
@@ -52,7 +54,7 @@ def settle(page, action, timeout: float = 180) -> None:
     wait_idle(page, timeout)   # a run still in flight would count as this action's
     page.evaluate(_WATCH)
     action()
-    page.wait_for_function("() => window.__runChanges > 0", timeout=timeout * 1000)
+    page.wait_for_function("() => window.__runChanges > 0", timeout=patience(timeout) * 1000)
     wait_idle(page, timeout)
 
 

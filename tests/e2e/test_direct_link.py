@@ -4,6 +4,7 @@ import pytest
 
 from conftest import AppServer
 from steps import wait_idle
+from scale import patience  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -12,7 +13,7 @@ def test_a_page_link_as_the_first_request_gets_the_apps_navigation(browser, tmp_
     app = AppServer(tmp_path).start()
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
+        page.set_default_timeout(patience(180) * 1000)   # a bound that grows with the load, not a wait
         page.goto(app.url + "/examples")
         page.wait_for_selector("h1:has-text('Examples')")
         wait_idle(page)

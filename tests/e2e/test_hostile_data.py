@@ -11,6 +11,7 @@ import pytest
 
 from conftest import AppServer, cue_pairs
 from steps import count, keys, load_path_and_score, wait_for_map, wait_idle
+from scale import patience  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -56,7 +57,7 @@ def page(browser, hostile_app):
     url, path = hostile_app
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
-    pg.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
+    pg.set_default_timeout(patience(180) * 1000)   # a bound that grows with the load, not a wait
     pg.on("dialog", lambda d: (_dialogs.append(d.message), d.dismiss()))   # an alert() from data would land here
     pg.goto(url)
     load_path_and_score(pg, path, 360)

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import AppServer, cue_pairs
 from steps import keys, load_path_and_score, wait_for_map, wait_idle
+from scale import patience  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +21,7 @@ def page(tmp_path_factory, browser):
     app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data), "ARTIFACT_LENS_MAP_TEXT_POINTS": "100"}).start()
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
-    pg.set_default_timeout(180_000)   # a bound for a busy machine, not a wait
+    pg.set_default_timeout(patience(180) * 1000)   # a bound that grows with the load, not a wait
     pg.goto(app.url)
     load_path_and_score(pg, path, 400)
     yield pg

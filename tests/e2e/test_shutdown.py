@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, _free_port
+from scale import patience  # noqa: E402
 
 
 def _children_running(cache: Path) -> list:
@@ -43,7 +44,7 @@ def _start(port, env, log_path):
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 90
+    deadline = time.time() + patience(90)
     while True:
         try:
             if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).status == 200:
@@ -65,14 +66,14 @@ def test_sigterm_during_a_umap_job_stops_it_and_leaves_nothing(browser, tmp_path
         context = browser.new_context()
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{port}")   # opens on the demo: scored, then its UMAP starts in the background
-        deadline = time.time() + 90
+        deadline = time.time() + patience(90)
         while not _children_running(cache):
             assert time.time() < deadline, "no UMAP job started: " + log_path.read_text()[-2000:]
             page.wait_for_timeout(200)
         page.wait_for_timeout(1000)           # the child is computing (numba import, PCA, fit)
         started = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        code = proc.wait(300)
+        code = proc.wait(patience(300))
         took = time.monotonic() - started
         context.close()
         print(f"SIGTERM to exit: {took:.2f} s")
@@ -101,10 +102,10 @@ def test_sigterm_during_an_evaluation_stops_it_and_the_restarted_page_says_it_wa
         page.wait_for_selector("h1:has-text('Evaluate')")
         page.locator(".st-key-eval_synthetic label").click()         # every family and the circles: seconds of work
         page.locator(".st-key-eval_run").get_by_role("button").click()
-        page.wait_for_selector("text=The first evaluation of this run is running", timeout=60_000)
+        page.wait_for_selector("text=The first evaluation of this run is running", timeout=patience(60) * 1000)
         started = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        code = proc.wait(300)
+        code = proc.wait(patience(300))
         took = time.monotonic() - started
         context.close()
         print(f"SIGTERM to exit during an evaluation: {took:.2f} s")
@@ -115,7 +116,7 @@ def test_sigterm_during_an_evaluation_stops_it_and_the_restarted_page_says_it_wa
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{port}/evaluate")
-        page.locator('[data-testid="stAlert"]', has_text="was interrupted").first.wait_for(timeout=90_000)
+        page.locator('[data-testid="stAlert"]', has_text="was interrupted").first.wait_for(timeout=patience(90) * 1000)
         assert page.locator(".st-key-eval_again_0").count() == 1       # offered again
         context.close()
         assert "Traceback" not in log_path.read_text()
