@@ -72,7 +72,7 @@ def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=
     signature = key_of([sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides or [],
                         quality_note, manifest["export"].get("near_duplicates")])
     return Split(frame=frame, manifest=manifest, file_name=manifests.file_name(label, which, fmt)
-                 + (".zip" if fmt == "datasets" else ""), mime=export.mime(fmt), signature=signature, tau=tau, n=n,
+                 + (".zip" if export.FORMATS[fmt].folder else ""), mime=export.mime(fmt), signature=signature, tau=tau, n=n,
                  summary=manifests.summary_line(tau, n, len(run.ids), len(retained_ids)) if run is not None else "",
                  overrides=overrides)
 

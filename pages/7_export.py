@@ -24,8 +24,7 @@ which = c1.radio("Selection", ["retained", "removed", "all"], horizontal=True, k
                               "all": "Everything, with score columns"}.get,
                  disabled=run is None)
 fmt = c2.radio("Format", list(exports.FORMATS), horizontal=True, key="exp_fmt",
-               format_func={"csv": "CSV", "parquet": "Parquet", "jsonl": "JSONL",
-                            "datasets": "datasets folder (zip)"}.get)
+               format_func=lambda name: exports.FORMATS[name].title)
 arrays = [c for c in (ds.embedding, ds.image) if c]
 include_arrays = True
 if fmt == "csv" and arrays:
@@ -71,10 +70,11 @@ d1, d2, d3 = st.columns(3)
 if d1.button("Prepare the file", key="exp_prepare", type="secondary" if ready else "primary"):
     bar = st.progress(0.0, text=f"preparing {name}")
     try:
-        certificate, files = exports.certificate_files(ds, out) if fmt == "datasets" else (None, None)
+        folder = exports.FORMATS[fmt].folder   # a folder carries its card and certificate
+        certificate, files = exports.certificate_files(ds, out) if folder else (None, None)
         ready = exports.prepare(sess, frame, fmt, manifest, name, out.signature,
                                 progress=lambda f, m: bar.progress(f, text=m or f"preparing {name}"), files=files,
-                                card=exports.card_for(ds, manifest, certificate=certificate) if fmt == "datasets" else None)
+                                card=exports.card_for(ds, manifest, certificate=certificate) if folder else None)
     except Cancelled:
         st.warning("The server is stopping; the file was not prepared.")
     bar.empty()

@@ -14,7 +14,9 @@ from core.cli.maps import cmd_project
 from core.cli.publishing import cmd_export
 from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_info, cmd_represent
 from core.cli.team import cmd_agreement
+from core.exports.formats import described
 from core.exports.outputs import POLICY
+from core.exports.writers import FORMATS   # (registers the built-in formats)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "in this process; a memory-mapped Φ is read by the workers from its file)")
     p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")
     p.add_argument("--manifest", help="run manifest JSON: parameters, seed, representation, versions, fingerprint, retained ids")
-    p.add_argument("--export", help="also export a split with all columns (.csv, .parquet, .jsonl, or a folder for save_to_disk)")
+    p.add_argument("--export", help=f"also export a split with all columns: {described()}")
     p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split for --export (default retained)")
     p.add_argument("--evaluate", action="store_true", help="also report accuracy on full / filtered / random subsets and KNN distances (in the manifest too)")
     p.set_defaults(func=cmd_aflite)
@@ -148,18 +150,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("export", help="export a saved run's split (retained, removed, or all with scores) with its manifest",
-                       description="Write the split of a saved run to CSV, Parquet, JSONL or a datasets folder, streamed in "
-                                   "chunks, with <name>.manifest.json beside it. Embeddings are left out of CSV unless "
+                       description=f"Write the split of a saved run ({', '.join(f.title for f in FORMATS.values())}), "
+                                   "streamed in chunks, with <name>.manifest.json beside it. Embeddings are left out of CSV unless "
                                    "--embeddings is given (Parquet, JSONL and datasets folders keep them).")
     add_dataset_args(p)
     p.add_argument("--run", required=True, help="a run .npz (the dashboard's run store: any τ/n it answers) or the manifest "
                                                 "JSON of 'aflite --manifest' (the run as fitted; retained or removed)")
     p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split (default retained)")
-    p.add_argument("--format", choices=["csv", "parquet", "jsonl", "datasets"], help="default: from --out's ending "
+    p.add_argument("--format", choices=list(FORMATS), help="default: from --out's ending "
                    "(a datasets folder carries a README.md dataset card)")
     p.add_argument("--push-to-hub", metavar="REPO_ID", help="also push the split and its dataset card to the Hugging "
                    "Face Hub (needs the network and a token; refused at once when HF_HUB_OFFLINE is set)")
-    p.add_argument("--out", required=True, help="output file (.csv, .parquet, .jsonl) or folder (datasets)")
+    p.add_argument("--out", required=True, help=f"output: {described()}")
     p.add_argument("--tau", type=Real(0, 1), help="τ to export at (a run .npz only; default: the run's)")
     p.add_argument("--target-size", type=Size(), help="n to export at (a run .npz only; default: the run's)")
     p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")

@@ -20,9 +20,9 @@ def cmd_export(args) -> int:
 
     fmt = args.format or export.format_of(args.out)
     if fmt is None:
-        raise InputError(f"cannot tell the format from --out {Path(args.out).name}; end it in .csv, .parquet or .jsonl, "
-                         "give a folder name for a datasets folder, or pass --format.")
-    args.outputs.declare("--out", args.out, (export.EXTENSIONS[fmt],), folder_ok=fmt == "datasets")
+        raise InputError(f"cannot tell the format from --out {Path(args.out).name}; end it in "
+                         f"{export.formats.described()}, or pass --format.")
+    args.outputs.declare("--out", args.out, (export.FORMATS[fmt].suffix,), folder_ok=export.FORMATS[fmt].folder)
     args.outputs.declare("the export's manifest", export.manifest_path(args.out), (".json",))
     if args.push_to_hub:
         hub_token(args.push_to_hub)   # offline or no token: say so before any work

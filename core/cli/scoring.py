@@ -160,7 +160,7 @@ def cmd_aflite(args) -> int:
     outs = args.outputs
     outs.declare("--out", args.out, (".csv",))
     outs.declare("--manifest", args.manifest, (".json",))
-    outs.declare("--export", args.export, (".csv", ".parquet", ".jsonl", ""), folder_ok=True)
+    outs.declare("--export", args.export, export.formats.endings(), folder_ok=True)
     if args.export:
         outs.declare("the export's manifest", export.manifest_path(args.export), (".json",))
     if args.scheduler:   # an unreachable cluster is refused before the data is read

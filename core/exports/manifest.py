@@ -14,7 +14,7 @@ import pandas as pd
 
 from core.base.errors import InputError
 from core.exports.safe_csv import NEUTRALISATION
-from core.exports.writers import _DATA_SUFFIXES, _EXTENSION, FORMATS, SELECTIONS, _check_choice, export_frame
+from core.exports.writers import _DATA_SUFFIXES, FORMATS, SELECTIONS, _check_choice, export_frame
 
 __all__ = ["manifest_for", "dataset_label", "summary_line", "file_name", "from_run_file"]
 
@@ -107,7 +107,7 @@ def file_name(dataset_name: str, which: str, fmt: str) -> str:
     label = dataset_label(dataset_name)
     stem = Path(label).stem if Path(label).suffix.lower() in _DATA_SUFFIXES else label
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") or "dataset"
-    return f"{stem}-{which}{_EXTENSION[fmt]}" if fmt != "datasets" else f"{stem}-{which}"
+    return f"{stem}-{which}{FORMATS[fmt].suffix}"
 
 
 def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv", tau=None, target_size=None,

@@ -48,30 +48,23 @@ if TYPE_CHECKING:   # only for annotations: pyarrow is imported where a writer n
 
 from core.base.errors import InputError
 from core.base.progress import check_cancel, report
+from core.exports import formats
+from core.exports.formats import ExportFormat, register
 from core.exports.safe_csv import neutralise_formulas, write_csv_chunks
 from core.results.tables import SELECTIONS, ExampleTable
 
-__all__ = ["FORMATS", "SELECTIONS", "EXTENSIONS", "export_frame", "neutralise_formulas", "to_bytes", "write",
+__all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write",
            "write_file", "manifest_path", "format_of", "mime", "CHUNK_ROWS", "add_quality_columns"]
 
 #: Rows converted at a time by the streaming writers (100k × 768 float32: about 15 MB of
 #: vectors per chunk; as CSV JSON text about 60 MB).
 CHUNK_ROWS = 4096
 
-FORMATS = ("csv", "parquet", "jsonl", "datasets")
+#: the export formats by name (`core.exports.formats`: the one registry; the built-in ones are
+#: registered below, beside their writers)
+FORMATS = formats.FORMATS
 _DATA_SUFFIXES = {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".txt", ".arrow", ".zip", ".gz"}
-_EXTENSION = {"csv": ".csv", "parquet": ".parquet", "jsonl": ".jsonl", "datasets": ""}
-#: an output path's ending -> the export format it asks for (a name without one: a datasets folder)
-_FORMAT_OF = {ext: fmt for fmt, ext in _EXTENSION.items()}
-
-
-def format_of(path) -> Optional[str]:
-    """The export format an output path's ending names (``.csv`` -> csv, no ending -> a datasets
-    folder), or None when its ending names none."""
-    return _FORMAT_OF.get(Path(path).suffix.lower())
-
-_MIME = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "jsonl": "application/jsonl",
-         "datasets": "application/zip"}
+format_of = formats.format_of
 
 
 def _check_choice(name, value, choices):
@@ -216,6 +209,13 @@ def _write_parquet(frame, fh, chunk_rows, progress, cancel) -> None:
             writer.close()
 
 
+for _format in (ExportFormat("csv", "CSV", ".csv", "text/csv", _write_csv),
+                ExportFormat("parquet", "Parquet", ".parquet", "application/vnd.apache.parquet", _write_parquet),
+                ExportFormat("jsonl", "JSONL", ".jsonl", "application/jsonl", _write_jsonl),
+                ExportFormat("datasets", "datasets folder (zip)", "", "application/zip")):
+    register(_format)
+
+
 def _save_datasets_folder(frame: pd.DataFrame, folder: Path, chunk_rows: int = CHUNK_ROWS, progress=None,
                           cancel=None) -> None:
     """``save_to_disk`` layout, built from an Arrow stream file written chunk by chunk (memory-mapped
@@ -274,7 +274,7 @@ def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] =
     ``is_set()``) are checked between chunks; a cancel raises `core.base.errors.Cancelled`.
     """
     _check_choice("fmt", fmt, FORMATS)
-    if fmt == "datasets":
+    if FORMATS[fmt].folder:   # the datasets folder, the one format that is a folder
         with tempfile.TemporaryDirectory(prefix="artifact-lens-export-",
                                          dir=None if zipped or hasattr(out, "write") else Path(out).parent) as tmp:
             folder = Path(tmp) / "dataset"
@@ -298,7 +298,7 @@ def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] =
                     _zip_folder(folder, fh)
         report(progress, 1.0, "done")
         return
-    writer = {"csv": _write_csv, "parquet": _write_parquet, "jsonl": _write_jsonl}[fmt]
+    writer = FORMATS[fmt].write
     if hasattr(out, "write"):
         writer(frame, out, chunk_rows, progress, cancel)
     else:
@@ -308,7 +308,7 @@ def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] =
 
 
 def mime(fmt: str) -> str:
-    return _MIME[fmt]
+    return FORMATS[fmt].mime
 
 
 def to_bytes(frame: pd.DataFrame, fmt: str, manifest: Optional[dict] = None) -> bytes:
@@ -342,13 +342,13 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
     if fmt is None:
         fmt = format_of(path)
         if fmt is None:
-            raise InputError(f"cannot tell the export format from {path.name!r}; use .csv, .parquet, .jsonl, "
-                             "a folder name without extension, or pass fmt=")
+            raise InputError(f"cannot tell the export format from {path.name!r}; use {formats.described()}, "
+                             "or pass fmt=")
     _check_choice("fmt", fmt, FORMATS)
     if not path.parent.exists():
         raise InputError(f"the folder {str(path.parent)!r} does not exist; create it or choose another path")
     outs = Outputs()
-    outs.declare("the export", path, folder_ok=fmt == "datasets")
+    outs.declare("the export", path, folder_ok=FORMATS[fmt].folder)
     if manifest is not None:
         outs.declare("its manifest", manifest_path(path))
     try:
@@ -368,13 +368,10 @@ def write_new(frame: pd.DataFrame, path, fmt: str, *, manifest: Optional[dict] =
     (`core.exports.outputs.Outputs.path_for`) handed out and will move into place. A datasets folder
     holds ``manifest`` and ``card`` (see `write_file`)."""
     _check_choice("fmt", fmt, FORMATS)
-    if fmt == "datasets":
+    if FORMATS[fmt].folder:
         write_file(frame, path, fmt, zipped=False, chunk_rows=chunk_rows, progress=progress, cancel=cancel,
                    manifest=manifest, card=card)
     else:
         with open(path, "wb") as fh:
             write_file(frame, fh, fmt, progress=progress, cancel=cancel, chunk_rows=chunk_rows)
 
-
-#: File name endings of each format (the `datasets` format is a folder: no ending).
-EXTENSIONS = dict(_EXTENSION)
