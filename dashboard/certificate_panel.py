@@ -34,7 +34,11 @@ def certificate_section(run) -> None:
         st.caption("Each artifact measure with its uncertainty (docs/certificate.md), for the whole dataset and the "
                    "split at this τ and n, compared the way a dataset's CI would (python -m core check).")
         return
-    table = certificates.comparison(found)
+    try:
+        table = certificates.comparison(found)
+    except InputError as exc:   # e.g. the split lost every example of a label
+        st.warning(plain(exc))
+        return
     broken = table.loc[table["ok"] == False, "measure"].tolist()   # noqa: E712  (None: not gated)
     if broken:
         st.warning(plain("These artifact measures are worse in the split than in the whole dataset: "

@@ -8,7 +8,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.certificate.gate import compare
+from core.certificate.gate import compare, mismatches
 from core.certificate.measures import certify
 from core.certificate.schema import certificate_bytes
 from dashboard import cached_jobs, current, team
@@ -39,9 +39,12 @@ def result(run, at: Optional[tuple] = None) -> Optional[dict]:
 
 
 def report_table(run, ev) -> Optional[pd.DataFrame]:
-    """The comparison for an evaluation's report, when the certificates were made at its τ/n."""
+    """The comparison for an evaluation's report, when the certificates were made at its τ/n (and
+    can be compared: a split that lost a label cannot)."""
     found = result(run, (ev.context.get("tau"), ev.context.get("n")))
-    return None if found is None else comparison(found)
+    if found is None or mismatches(found["dataset"], found["split"]):
+        return None
+    return comparison(found)
 
 
 def job(run):

@@ -12,6 +12,12 @@ split keeps its harder, more ambiguous examples, so they may move for good reaso
 - ``ignore = true``: shown, not gated.
 
 A measure in one certificate only is listed and not gated (a new measure is no regression).
+
+What a measure is (which direction is worse, whether it measures artifact strength) is read from
+the registry (`core.certificate.registry`), never from the certificate under test, and the
+candidate's standard error counts only up to the baseline's: a candidate file cannot widen its
+own gate. Two certificates are compared only when they were made the same way
+(`COMPARED_SETTINGS` and the label set); otherwise `compare` refuses, naming what differs.
 """
 from __future__ import annotations
 
@@ -22,7 +28,10 @@ import pandas as pd
 
 from core.base.errors import InputError
 
-__all__ = ["read_rules", "compare", "RULE_KEYS"]
+__all__ = ["read_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS"]
+
+#: the settings a certificate's values depend on: certificates that differ in one are not compared
+COMPARED_SETTINGS = ("representation", "partial", "family", "folds", "seed", "min_count", "alpha", "tau", "m", "epochs")
 
 RULE_KEYS = {"max_rise", "max", "min", "ignore"}
 Z95 = 1.96
@@ -79,9 +88,31 @@ def _rule_for(name: str, rules: dict) -> dict:
     return {}
 
 
+def mismatches(baseline: dict, candidate: dict) -> list:
+    """What differs between how the two certificates were made (settings, label set), in words."""
+    out = []
+    for key in COMPARED_SETTINGS:
+        b, a = (c.get("settings", {}).get(key) for c in (baseline, candidate))
+        if b != a:
+            out.append(f"{key} ({b!r} in the baseline, {a!r} in the candidate)")
+    labels = [sorted(map(str, c["dataset"].get("labels", {}))) for c in (baseline, candidate)]
+    if labels[0] != labels[1]:
+        out.append(f"the labels ({', '.join(labels[0][:5])} in the baseline; {', '.join(labels[1][:5])} in the "
+                   "candidate)")
+    return out
+
+
 def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     """One row per measure: ``measure``, ``before``, ``after``, ``change``, ``allowed`` (the rise in
-    the worse direction the rule allows, or the bound), ``ok`` (None: not gated) and ``why``."""
+    the worse direction the rule allows, or the bound), ``ok`` (None: not gated) and ``why``.
+    InputError when the two were made with different settings or labels (`mismatches`)."""
+    from core.certificate.registry import spec_of
+
+    differ = mismatches(baseline, candidate)
+    if differ:
+        raise InputError("the two certificates were made differently, so their measures cannot be compared: "
+                         + "; ".join(differ) + ". Certify the candidate with the baseline's settings (they are in its "
+                         "\"settings\"), or certify both again.")
     rules = rules or {}
     before, after = baseline["measures"], candidate["measures"]
     rows = []
@@ -94,16 +125,24 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
             row["why"] = "new measure" if b is None else "not in the candidate"
             rows.append(row)
             continue
-        worse = a["worse"]
+        spec = spec_of(name)   # what the measure is comes from this tool, not from the file under test
+        worse = spec.worse if spec is not None else b["worse"]
+        artifact = spec.artifact if spec is not None else False
         if b["value"] is not None and a["value"] is not None:
             row["change"] = a["value"] - b["value"]
         named = bool(set(rule) & {"max_rise", "max", "min"})
-        if rule.get("ignore") or not (a["artifact"] or named):
-            row["why"] = "ignored by the rules" if rule.get("ignore") else "not an artifact measure (a rule may gate it)"
+        if rule.get("ignore") or not (artifact or named):
+            row["why"] = ("ignored by the rules" if rule.get("ignore") else "not an artifact measure (a rule may gate it)"
+                          if spec is not None else "a measure this tool does not know (a rule may gate it)")
             rows.append(row)
             continue
         if a["value"] is None:
             row.update(ok=b["value"] is None, why="could not be computed on the candidate")
+            rows.append(row)
+            continue
+        if b["value"] is None and "max" not in rule and "min" not in rule:
+            row.update(ok=False, why="the baseline has no value for it, so it cannot vouch for the candidate; "
+                                     "certify the baseline again")
             rows.append(row)
             continue
         problems = []
@@ -111,13 +150,14 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
             problems.append(f"above max {rule['max']:g}")
         if "min" in rule and a["value"] < rule["min"]:
             problems.append(f"below min {rule['min']:g}")
-        if row["change"] is not None and worse != "neither" and (a["artifact"] or "max_rise" in rule):
+        if row["change"] is not None and worse != "neither" and (artifact or "max_rise" in rule):
             rise = row["change"] if worse == "higher" else -row["change"]
             if "max_rise" in rule:
                 allowed = float(rule["max_rise"])
-            else:
-                se = [x["stderr"] for x in (b, a)]
-                allowed = Z95 * math.sqrt(sum(x * x for x in se)) if all(x is not None for x in se) else 0.0
+            elif b["stderr"] is None or a["stderr"] is None:
+                allowed = 0.0
+            else:   # the candidate's standard error counts up to the baseline's: a file cannot widen its gate
+                allowed = Z95 * math.sqrt(b["stderr"] ** 2 + min(a["stderr"], b["stderr"]) ** 2)
             row["allowed"] = allowed
             if rise > allowed:
                 problems.append(f"{'rose' if worse == 'higher' else 'fell'} by {abs(row['change']):.4g}, more than "

@@ -14,6 +14,7 @@ from typing import Optional
 import numpy as np
 
 from core.base.progress import check_cancel, report, span
+from core.certificate.registry import record
 from core.certificate.schema import FORMAT, validate
 
 __all__ = ["certify", "DEFAULTS", "per_label", "LABEL_IN_NAME_MAX"]
@@ -26,18 +27,10 @@ DEFAULTS = {"representation": "tfidf-svd", "family": "logistic", "folds": 5, "se
             "alpha": 0.01, "tau": 0.75, "m": 16, "train_size": 0.1, "epochs": 5}
 
 
-def _measure(value, stderr, worse: str, unit: str, description: str, artifact: bool = True) -> dict:
-    """One measure. ``artifact``: a measure of artifact strength, gated by default (`core.certificate.gate`)."""
-    def number(v):
-        return None if v is None or not math.isfinite(float(v)) else float(v)
-
-    return {"value": number(value), "stderr": number(stderr), "worse": worse, "artifact": bool(artifact) and worse != "neither",
-            "unit": unit, "description": description}
-
-
-def _share(hits: int, n: int, worse: str, description: str, artifact: bool = True) -> dict:
+def _share(name: str, hits: int, n: int, description: Optional[str] = None) -> dict:
+    """A share measure with its binomial standard error (`record`)."""
     p = hits / n if n else float("nan")
-    return _measure(p, math.sqrt(p * (1 - p) / n) if n else None, worse, "share", description, artifact)
+    return record(name, p, math.sqrt(p * (1 - p) / n) if n else None, description=description)
 
 
 def per_label(measure: str, label) -> str:
@@ -75,6 +68,7 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     another split whose examples the dataset's cues are measured on; ``agreement`` a
     `core.team.agreement.Agreement` (the reviewers of a run in a team store)."""
     from core.aflite import AFLite
+    from core.aflite.selection import passing
     from core.dynamics.cartography import training_dynamics
     from core.evaluation import default_partial_spec
     from core.evaluation.information import dataset_pvi
@@ -94,38 +88,32 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
         report(progress, 0.0, "z-statistics")
         zs = compute_z(dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]), random_state=int(s["seed"]))
         table = zs.table
-        measures["zstats.z_max"] = _measure(table["z"].max() if len(table) else None, 1.0, "higher", "z",
-                                            "the largest z-statistic of any simple feature for any label")
+        measures["zstats.z_max"] = record("zstats.z_max", table["z"].max() if len(table) else None, 1.0)
         for label in sorted(table["label"].astype(str).unique()):
             mine = table[table["label"].astype(str) == label]
             over = int(mine["significant"].sum())
-            measures[per_label("zstats.z_max", label)] = _measure(mine["z"].max(), 1.0, "higher", "z",
-                                                          f"the largest z of a simple feature for {label}")
-            measures[per_label("zstats.over_line", label)] = _measure(over, math.sqrt(max(over, 1)), "higher", "features",
-                                                              f"features over the Bonferroni line (z* = {zs.z_star:.2f}) "
-                                                              f"for {label}")
+            measures[per_label("zstats.z_max", label)] = record("zstats.z_max", mine["z"].max(), 1.0, label=label)
+            measures[per_label("zstats.over_line", label)] = record(
+                "zstats.over_line", over, math.sqrt(max(over, 1)), label=label,
+                description=f"features over the Bonferroni line (z* = {zs.z_star:.2f}) for {label}")
     check_cancel(cancel)
-    measures["labels.majority_share"] = _share(int(labels.max()), n, "higher", "the largest label's share", False)
+    measures["labels.majority_share"] = _share("labels.majority_share", int(labels.max()), n)
 
     report(progress, 0.15, "V-information of the full input")
     full = dataset_pvi(dataset, s["representation"], family=s["family"], folds=int(s["folds"]),
                        random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel).summary
-    measures["v_information.full"] = _measure(full["v_information"], full["stderr"], "neither", "bits",
-                                              "mean PVI of the full input: how much the representation tells of the label")
+    measures["v_information.full"] = record("v_information.full", full["v_information"], full["stderr"])
     s["representation"] = full["representation"]
     if s["partial"]:
         report(progress, 0.3, "V-information of the partial input")
         part = dataset_pvi(dataset, s["partial"], family=s["family"], folds=int(s["folds"]),
                            random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel).summary
         s["partial"] = part["representation"]
-        measures["v_information.partial"] = _measure(part["v_information"], part["stderr"], "higher", "bits",
-                                                     "mean PVI of the partial input: the bits the artifact alone carries")
+        measures["v_information.partial"] = record("v_information.partial", part["v_information"], part["stderr"])
         acc = part["accuracy"]
         se = math.sqrt(acc * (1 - acc) / n)
-        measures["partial_input.accuracy"] = _measure(acc, se, "higher", "accuracy",
-                                                      "cross-fitted accuracy of a model that reads the partial input only")
-        measures["partial_input.lift"] = _measure(acc - part["majority"], se, "higher", "accuracy",
-                                                  "partial-input accuracy above the majority class")
+        measures["partial_input.accuracy"] = record("partial_input.accuracy", acc, se)
+        measures["partial_input.lift"] = record("partial_input.lift", acc - part["majority"], se)
 
     report(progress, 0.45, "AFLite's predictable share")
     rep = represent(dataset, s["representation"], cache_dir=cache_dir, cancel=cancel)
@@ -135,24 +123,22 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
                  target_size=len(y) - 1, random_state=int(s["seed"])).fit(X, y, cancel=cancel)
     scores = fit.trajectory_.phase_scores(0)
     scored = scores[np.isfinite(scores)]
-    measures["aflite.predictable_share"] = _share(int((scored >= float(s["tau"])).sum()), len(scored), "higher",
-                                                  f"share of examples with AFLite's p̃ ≥ τ = {float(s['tau']):g} "
-                                                  f"(m = {int(s['m'])} linear models on the representation)")
+    measures["aflite.predictable_share"] = _share(
+        "aflite.predictable_share", int(passing(scored, float(s["tau"])).sum()), len(scored),
+        f"share of examples with AFLite's p̃ ≥ τ = {float(s['tau']):g} (m = {int(s['m'])} linear models on the "
+        "representation)")
 
     report(progress, 0.6, "near-duplicates")
     if dataset.text:
         pairs = near_duplicate_pairs(dataset, cancel=cancel)
         involved = len(set(pairs["a"].astype(str)) | set(pairs["b"].astype(str)))
-        measures["near_duplicates.within"] = _share(involved, n, "higher",
-                                                    "share of examples with a near-duplicate in the split")
+        measures["near_duplicates.within"] = _share("near_duplicates.within", involved, n)
 
     report(progress, 0.7, "possibly mislabelled examples")
     dyn = training_dynamics(X, y, classes=dataset.classes, epochs=int(s["epochs"]), folds=int(s["folds"]),
                             random_state=int(s["seed"]), cancel=cancel)
     if "label_issue" in dyn.table:
-        measures["mislabelled.share"] = _share(int(dyn.table["label_issue"].sum()), len(dyn.table), "higher",
-                                               "share of examples cleanlab flags as possibly mislabelled "
-                                               "(out-of-sample probabilities of the training dynamics)", False)
+        measures["mislabelled.share"] = _share("mislabelled.share", int(dyn.table["label_issue"].sum()), len(dyn.table))
 
     if eval_dataset is not None:
         from core.dynamics.transfer import cue_transfer
@@ -163,24 +149,19 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
                          progress=span(progress, 0.8, 0.95), cancel=cancel).summary
         n_eval = int(t["eval_examples"])
         count = int(t["cues_transferring"])
-        measures["transfer.cues_transferring"] = _measure(count, math.sqrt(max(count, 1)), "higher", "features",
-                                                          "the split's label cues that give the labels away on the "
-                                                          "evaluation split too")
+        measures["transfer.cues_transferring"] = record("transfer.cues_transferring", count, math.sqrt(max(count, 1)))
         accuracy = t["partial_input_accuracy_eval"]
         if accuracy == accuracy:
-            measures["transfer.partial_accuracy_eval"] = _measure(
-                accuracy, math.sqrt(accuracy * (1 - accuracy) / max(n_eval, 1)), "higher", "accuracy",
-                "accuracy on the evaluation split of a partial-input model trained on this split")
-        measures["near_duplicates.across"] = _share(int(t["eval_examples_with_a_near_duplicate_in_train"]), n_eval,
-                                                    "higher", "share of evaluation examples with a near-duplicate in "
-                                                    "this split")
+            measures["transfer.partial_accuracy_eval"] = record(
+                "transfer.partial_accuracy_eval", accuracy, math.sqrt(accuracy * (1 - accuracy) / max(n_eval, 1)))
+        measures["near_duplicates.across"] = _share("near_duplicates.across",
+                                                    int(t["eval_examples_with_a_near_duplicate_in_train"]), n_eval)
         s["eval_dataset"] = {"name": getattr(eval_dataset, "name", ""), "fingerprint": eval_dataset.fingerprint}
 
     if agreement is not None:
         low, high = agreement.alpha_interval
         spread = (high - low) / 3.92 if np.isfinite(low) and np.isfinite(high) else None
-        measures["reviewers.alpha"] = _measure(agreement.alpha, spread, "lower", "alpha",
-                                               "Krippendorff's α of the team's reviewers (nominal)", False)
+        measures["reviewers.alpha"] = record("reviewers.alpha", agreement.alpha, spread)
 
     report(progress, 1.0, "certificate done")
     return validate({
