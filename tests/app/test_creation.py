@@ -102,7 +102,9 @@ def test_create_validate_revise_and_load_the_accepted_version(fresh_server):
     assert int(lights.loc[CREATOR, ["red", "yellow", "green"]].sum()) == 3
 
 
-def test_an_annotator_does_not_validate(fresh_server):
+def _creator():
+    """The owner saves the demo run to the workspace (it becomes a workspace dataset) and makes
+    CREATOR an annotator; the creator's tab."""
     from dashboard.server import server
 
     owner = app(OWNER).run()
@@ -111,6 +113,11 @@ def test_an_annotator_does_not_validate(fresh_server):
     ws = server().team.workspaces_of(OWNER)[0][0]
     server().team.set_role(ws, CREATOR, "annotator", by=OWNER)
     creator = app(CREATOR).run()
+    return creator
+
+
+def test_an_annotator_does_not_validate(fresh_server):
+    creator = _creator()
     creator.switch_page(page("12_validate")).run()
     no_exceptions(creator)
     assert "validation needs a curator or owner" in " ".join(i.value for i in creator.info)
@@ -121,14 +128,7 @@ def test_keys_typed_before_a_submissions_clear_arrived_start_the_next_example(fr
     """Issue 45, walk item 3: typing right after Submit on a busy server appended the new text to the
     previous premise (the browser had not yet drawn the cleared field). The first text after a
     submission that follows the old text is taken off it; the same premise written again is kept."""
-    from dashboard.server import server
-
-    owner = app(OWNER).run()
-    owner.switch_page(page("8_review")).run()
-    owner.button(key="rv_save_run").click().run()
-    ws = server().team.workspaces_of(OWNER)[0][0]
-    server().team.set_role(ws, CREATOR, "annotator", by=OWNER)
-    creator = app(CREATOR).run()
+    creator = _creator()
     creator.switch_page(page("11_create")).run()
     write(creator, "A man is sitting on a bench in a park.", "Nobody is sitting.", "contradiction")
     wait_for_jobs(creator)
