@@ -28,7 +28,7 @@ def adjudication_tab(run, run_id: int, frame, ds) -> None:
         show_outcome("adj_submit", about="")
         st.caption("Select an example to read every decision on it and settle it.")
         return
-    seen = reviews.stamp(run_id, example_id)   # read before the history: a decision landing meanwhile refuses the save
+    seen = reviews.stamp(run_id, example_id, unblinded=True)   # read before the history: a decision landing meanwhile refuses the save
     history = scope().example_reviews(run_id, example_id, unblinded=True)
     st.caption(f"Example {example_id}: every decision on it.")
     st.dataframe(history[["created_at", "reviewer", "kind", "decision", "note"]], hide_index=True, key="adj_history")

@@ -77,10 +77,11 @@ def overridden(run, live: dict) -> Optional[str]:
             "examples (the Export page lists them).")
 
 
-def stamp(run_id: int, example_id: str) -> int:
-    """The newest decision on one example (`TeamStore.example_stamp`): drawn with its form, given back
-    with the decision, so the store refuses a decision made on a state that has changed since."""
-    return scope().example_stamp(run_id, str(example_id))
+def stamp(run_id: int, example_id: str, *, unblinded: bool = False) -> int:
+    """The newest decision on one example this member sees (`TeamStore.example_stamp`): drawn with its
+    form, given back with the decision, so the store refuses a decision made on a state that has
+    changed since (``unblinded``: an adjudicator's, who sees every decision)."""
+    return scope().example_stamp(run_id, str(example_id), unblinded=unblinded)
 
 
 def review(run_id: int, example_id: str, seen: int, decision: str, note: str) -> None:

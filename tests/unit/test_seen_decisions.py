@@ -125,3 +125,22 @@ def test_a_validation_of_a_decided_submission_says_it_changed(store, toy):
     with pytest.raises(Changed, match=f"submission {sub} is accepted already"):
         store.validate(ws, sub, "reject", "about this one", by=cur)
     assert store.submissions(ws, by=owner).set_index("id").loc[sub, "note"] == ""
+
+
+def test_under_blind_review_a_teammates_unseen_decision_refuses_nothing(store, toy):
+    """Blind review: a reviewer who has not decided on an example sees no one else's decision on it,
+    so none of those changes what she was shown; twenty reviewers shown the same example all land.
+    Once she has decided, she sees the others' (as `reviews` shows them), and a stale page is refused."""
+    ws, run_id, people, ids = _team(store, toy, reviewers=20)
+    store.set_review_settings(ws, reviews_per_example=20, blind=True, by=people[0])
+    assert all(store.example_stamp(ws, run_id, ids[0], by=p) == 0 for p in people)
+    results, errors = _at_once(20, lambda i: store.review(ws, run_id, ids[0], "agree", by=people[i], seen=0))
+    assert errors == [None] * 20 and len(set(results)) == 20
+    mine = store.example_stamp(ws, run_id, ids[0], by=people[1])
+    assert mine == max(results)                                   # decided: every decision on it is hers to see
+    store.review(ws, run_id, ids[0], "keep", "changed my mind", by=people[2], seen=store.example_stamp(
+        ws, run_id, ids[0], by=people[2]))
+    with pytest.raises(Changed, match="1 decision by teammates came since"):
+        store.review(ws, run_id, ids[0], "remove", "stale", by=people[1], seen=mine)
+    assert store.example_stamp(ws, run_id, ids[0], by=people[0], unblinded=True) == max(
+        store.reviews(ws, run_id, by=people[0], latest=False, unblinded=True)["id"])

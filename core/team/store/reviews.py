@@ -121,7 +121,8 @@ class ReviewsMixin:
                 raise InputError(f"example {str(example_id)[:80]!r} is not one of run {run_id}'s examples; decisions "
                                  "attach to the examples the run scored.")
             if seen is not None:   # the run's row is locked: no decision on it lands between this read and the write
-                newest = self._newest_decision(s, run_id, example_id)
+                blind = bool(s.get(Workspace, workspace_id).blind) and kind == "review"
+                newest = self._newest_decision(s, run_id, example_id, by if blind else None)
                 if newest != seen:
                     raise Changed(f"example {str(example_id)[:80]!r} changed while you had it open: "
                                   f"{self._who_decided(s, run_id, example_id, seen, by)} since. Your decision was not "
@@ -134,9 +135,14 @@ class ReviewsMixin:
             return row.id
 
     @staticmethod
-    def _newest_decision(s, run_id: int, example_id: str) -> int:
-        return int(s.scalar(select(func.max(Review.id)).where(Review.run_id == run_id,
-                                                              Review.example_id == str(example_id))) or 0)
+    def _newest_decision(s, run_id: int, example_id: str, blind_for: Optional[str] = None) -> int:
+        """The newest decision on the example that its reader sees: every one, or under blind review
+        (``blind_for``: the member) only the member's own until they have decided on it (as `reviews`
+        shows them), so a teammate's unseen decision never refuses theirs."""
+        rows = select(func.max(Review.id)).where(Review.run_id == run_id, Review.example_id == str(example_id))
+        if blind_for is not None and s.scalar(rows.where(Review.reviewer == blind_for.lower())) is None:
+            return 0
+        return int(s.scalar(rows) or 0)
 
     @staticmethod
     def _who_decided(s, run_id: int, example_id: str, seen: int, by: str) -> str:
@@ -150,13 +156,17 @@ class ReviewsMixin:
         return " and ".join(([f"{others} decision{'s' if others > 1 else ''} by teammates"] if others else [])
                             + (["a decision of yours (in another tab)"] if others < len(names) else [])) + " came"
 
-    def example_stamp(self, workspace_id: int, run_id: int, example_id: str, *, by: str) -> int:
-        """The id of the newest decision (review or adjudication, anyone's) on one example, 0 if none:
-        what a page shows with an example, and gives back as ``seen`` with the decision made on it."""
-        self.require(workspace_id, by, "read")
+    def example_stamp(self, workspace_id: int, run_id: int, example_id: str, *, by: str,
+                      unblinded: bool = False) -> int:
+        """The id of the newest decision (review or adjudication) on one example that the member sees,
+        0 if none: what a page shows with an example, and gives back as ``seen`` with the decision made
+        on it. In a blind workspace a member who has not decided on it sees none of the others'
+        (adjudicators read every one ``unblinded``, as they adjudicate)."""
+        self.require(workspace_id, by, "adjudicate" if unblinded else "read")
         with self.Session() as s:
             self._run_in(s, workspace_id, run_id)
-            return self._newest_decision(s, run_id, example_id)
+            blind = bool(s.get(Workspace, workspace_id).blind) and not unblinded
+            return self._newest_decision(s, run_id, example_id, by if blind else None)
 
     def _run_ids(self, rec) -> frozenset:
         """The ids the finished run ``rec`` scored (from its file, checksummed when saved), kept for the
