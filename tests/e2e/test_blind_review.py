@@ -71,6 +71,9 @@ def test_three_reviewers_blind_with_two_reviews_per_example(team_app, browser, c
     decided = {email: [] for email in pages}
     for turn in range(ROUNDS):
         for email, page in pages.items():
+            # the reviewer's turn starts on a fresh page (a decision made from a page drawn before the
+            # others' turns lands on the example that page showed: issue 45)
+            go(page, "Review")
             page.get_by_role("tab", name="Your queue").click()
             wait_idle(page)
             # blind: the served example shows no one's decision, note or light before one's own
