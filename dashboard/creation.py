@@ -9,10 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-import pandas as pd
 
-from core.text.duplicates import DuplicateIndex
-from core.base.errors import InputError
 from core.quality import QualityContext
 from dashboard import cached_jobs, current
 from dashboard.session import Source, session
@@ -79,28 +76,10 @@ def marked(text: str, marks) -> str:
     return "".join(out) + text[at:]
 
 
-#: the label's column in the table of earlier submissions (a name no text field has)
-_LABEL = "\x00label"
-
-
 def submit(dataset_id: int, fields: dict, label, feedback: dict, revises: Optional[int] = None) -> int:
-    """Submit an example for validation; refused (InputError naming the earlier one) when it is a
-    near-duplicate of a submission of this dataset (`core.text.duplicates`): the same text sent twice,
-    or a one-character edit of it. The submission being revised does not count."""
-    ws = scope()
-    earlier = ws.submissions(dataset_id=dataset_id)
-    if revises is not None:
-        earlier = earlier[earlier["id"] != int(revises)]
-    if len(earlier):
-        table = pd.DataFrame([{f: (d or {}).get(f, "") for f in fields} for d in earlier["fields"]],
-                             index=earlier["id"].astype(str)).assign(**{_LABEL: earlier["label"].astype(str).to_numpy()})
-        near = DuplicateIndex(table, list(fields), label=_LABEL).near({**fields, _LABEL: str(label)}, k=1)
-        if near:
-            shared = ("the same words but one, and the same label" if near[0]["how"] == "one word" else
-                      f"{near[0]['overlap']:.0%} of the wording shared in every field")
-            raise InputError(f"this example is a near-duplicate of submission {near[0]['id']} ({shared}); change it, "
-                             "or revise that one if it was rejected.")
-    return ws.submit(dataset_id, fields, label, feedback, revises=revises)
+    """Submit an example for validation: the store refuses a near-duplicate of a submission of this
+    dataset (`core.team.store.submissions.near_copy_of`), naming the earlier one."""
+    return scope().submit(dataset_id, fields, label, feedback, revises=revises)
 
 
 def validate(submission_id: int, *, decision: str, note: str, flagged: list) -> str:

@@ -21,7 +21,29 @@ from core.team.store.checks import Changed, check_text
 from core.team.store.models import VALIDATIONS, DatasetRecord, Submission, Validation, now
 from core.team.store.reviews import NOTE_MAX
 
-__all__ = ["SubmissionsMixin"]
+__all__ = ["SubmissionsMixin", "near_copy_of"]
+
+#: the label's column in the table of earlier submissions (a name no text field has)
+_LABEL = "\x00label"
+
+
+def near_copy_of(earlier, fields: dict, label: str) -> Optional[str]:
+    """Why (fields, label) may not be submitted beside ``earlier`` (rows of id, fields, label), or
+    None: the same text sent twice, or one word of it changed with the same label
+    (`core.text.duplicates.DuplicateIndex`)."""
+    from core.text.duplicates import DuplicateIndex
+
+    if not earlier:
+        return None
+    table = pd.DataFrame([{f: (d or {}).get(f, "") for f in fields} for _, d, _ in earlier],
+                         index=[str(i) for i, _, _ in earlier]).assign(**{_LABEL: [str(x) for _, _, x in earlier]})
+    near = DuplicateIndex(table, list(fields), label=_LABEL).near({**fields, _LABEL: label}, k=1)
+    if not near:
+        return None
+    shared = ("the same words but one, and the same label" if near[0]["how"] == "one word" else
+              f"{near[0]['overlap']:.0%} of the wording shared in every field")
+    return (f"this example is a near-duplicate of submission {near[0]['id']} ({shared}); change it, or revise that one "
+            "if it was rejected.")
 
 
 
@@ -29,7 +51,10 @@ class SubmissionsMixin:
     def submit(self, workspace_id: int, dataset_id: int, fields: dict, label: str, feedback: dict, *, by: str,
                revises: Optional[int] = None) -> int:
         """Store a new example (fields, label) with the feedback snapshot it was written
-        against; ``revises`` names the creator's own rejected submission it replaces."""
+        against; ``revises`` names the creator's own rejected submission it replaces. Refused
+        (InputError naming the earlier one) when it nearly duplicates a submission of the same
+        dataset (`near_copy_of`): the check runs inside the write with the dataset's row locked, so
+        two near-copies sent at once cannot both land."""
         self.require(workspace_id, by, "create")
         fields = {str(k): str(v) for k, v in dict(fields).items()}
         if not fields or not any(v.strip() for v in fields.values()):
@@ -39,6 +64,13 @@ class SubmissionsMixin:
         try:
             with self._write_as(workspace_id, by, "create") as s:
                 self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
+                # submissions of one dataset queue here (PostgreSQL; SQLite's writes are serial)
+                s.execute(select(DatasetRecord.id).where(DatasetRecord.id == dataset_id).with_for_update())
+                earlier = s.execute(select(Submission.id, Submission.fields, Submission.label).where(
+                    Submission.dataset_id == dataset_id, Submission.id != (revises or 0))).all()
+                refusal = near_copy_of(earlier, fields, str(label))
+                if refusal:
+                    raise InputError(refusal)
                 if revises is not None:
                     old = self._in_workspace(s, Submission, revises, workspace_id, "submission")
                     if old.creator != by.lower():
