@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 
-from core.team.run_agreement import artifact_carriers, dispute_roles, team_agreement
+from core.team.run_agreement import artifact_carriers, dispute_roles
+from core.usecases.agreement import may_read, run_agreement
 from dashboard import current
 from dashboard.server import server
-from dashboard.team import member, scope
+from dashboard.team import scope
 
 __all__ = ["of_run", "summary", "hidden", "manifest_record", "few_reviews", "chance_agreement", "FEW_REVIEWS"]
 
@@ -19,7 +20,7 @@ FEW_REVIEWS = 30
 def hidden() -> bool:
     """Whether the team's agreement is withheld from this member: review is blind and they do
     not adjudicate (the statistics would show others' decisions)."""
-    return scope().review_settings()["blind"] and not member().can("adjudicate")
+    return not may_read(scope())
 
 
 def of_run(run, run_id: int, *, tau=None, n=None) -> dict:
@@ -27,21 +28,14 @@ def of_run(run, run_id: int, *, tau=None, n=None) -> dict:
     run's reviews at τ/n (default the live τ/n). Every review counts: in a blind workspace only
     adjudicators may ask (`hidden`)."""
     ws = scope()
-    settings_ = ws.review_settings()
-    stamp, rule = ws.review_stamp(run_id), settings_["dispute_rule"]
-    unblinded = bool(settings_["blind"])
+    stamp, rule = ws.review_stamp(run_id), ws.review_settings()["dispute_rule"]
     roles = dispute_roles(ws, rule)
     if tau is None or n is None:
         tau, n = current.live_values(run)
-    ds = current.dataset()
 
-    def compute():
-        # the per-feature table needs the z-statistics: only worth computing once someone has reviewed
-        features = artifact_carriers(current.zstats(), current.feature_matrix()) if ds.text and stamp[0] else None
-        found = team_agreement(run, ws.reviews(run_id, unblinded=unblinded),
-                               current.review_standing(run_id, unblinded=unblinded), tau=tau, target_size=n,
-                               labels=ds.table[ds.label], features=features)
-        return dict(found, dispute_rule=rule)
+    def compute():   # the per-feature table reads the session's cached z-statistics
+        return run_agreement(ws, run_id, run, dataset=current.dataset(), tau=tau, target_size=n,
+                             carriers=lambda: artifact_carriers(current.zstats(), current.feature_matrix()))
 
     return server().cache.get_or_compute(
         "agreement", (run_id, stamp, rule, tuple(sorted(roles.items())), float(tau), int(n)), compute)

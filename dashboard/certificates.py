@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from core.certificate.gate import compare, mismatches
-from core.certificate.measures import certify
+from core.base.errors import InputError
+from core.usecases.certificates import certify_dataset, certify_split
 from core.certificate.schema import certificate_bytes
 from dashboard import cached_jobs, current, team
 from dashboard.session import session
@@ -23,13 +24,21 @@ def _key(run, at: Optional[tuple] = None) -> tuple:
 
 
 def start(run) -> None:
-    """Certify the dataset and the run's split at the live τ/n, on the run's Φ; curators and owners."""
+    """Certify the dataset and the run's split at the live τ/n (`core.usecases.certificates`: on the
+    run's Φ, as the export's certificate); curators and owners."""
     team.require("run filters")
-    ds, live, spec = current.dataset(), current.live_result(run), run.representation
+    ds, live = current.dataset(), current.live_result(run)
     kept = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str)
     cached_jobs.start("certificates", "Artifact certificates", _key(run), lambda ctx: {
-        "dataset": ctx.offload(certify, ds, representation=spec),
-        "split": ctx.offload(certify, ds.subset(kept), representation=spec)})
+        "dataset": ctx.offload(certify_dataset, ds, run=run),
+        "split": ctx.offload(_split, ds, kept, run)})
+
+
+def _split(ds, kept, run, progress=None, cancel=None) -> dict:
+    found, why = certify_split(ds, kept, run=run, progress=progress, cancel=cancel)
+    if found is None:
+        raise InputError(f"the split at this τ/n cannot be certified: {why}")
+    return found
 
 
 def result(run, at: Optional[tuple] = None) -> Optional[dict]:

@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-import numpy as np
 
 from core.base.keys import key_of
 from core.exports import manifest as manifests, writers as export
-from core.exports.plan import with_options
+from core.usecases.exports import FolderFiles, SplitExport, export_split, folder_files as folder_files_of
 from dashboard import agreement, current, team
 from dashboard.server import server
 
-__all__ = ["Split", "split", "Prepared", "prepared", "prepare", "discard", "reader", "FORMATS"]
+__all__ = ["Split", "split", "Prepared", "prepared", "prepare", "discard", "reader", "folder_files", "card_only",
+           "FORMATS"]
 
 FORMATS = export.FORMATS
 
@@ -44,37 +44,32 @@ class Split:
     n: Optional[int] = None
     summary: str = ""          # "τ = …, n = …: kept … of …" (empty without a run)
     overrides: Optional[list] = None   # the team's review overrides applied (None: not a workspace run)
+    export: Optional[SplitExport] = None   # what the use case returned
 
 
 def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=None, quality_note=None,
           duplicate_pairs=None) -> Split:
     """The split at the live τ/n with the team's review overrides applied (blind review: every
     decision counts; curators and owners export), its manifest (the run's record, the team's
-    agreement) and the export's options (`core.exports.plan.with_options`, as the CLI applies
-    them). InputError when the quality table does not fit the dataset."""
-    from core.team.review import reviewed_result
-
+    agreement) and the export's options: `core.usecases.exports.export_split`, as the CLI's export.
+    InputError when the quality table does not fit the dataset."""
     label = manifests.dataset_label(sess.source.label if sess.source and sess.source.label else ds.name)
-    live = current.live_result(run) if run is not None else None
-    tau, n = current.live_values(run) if run is not None else (None, None)
-    run_id = current.team_run_id(run) if run is not None else None
-    overrides, extra = None, None
-    if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
-        stand = current.review_standing(run_id, unblinded=team.member().can("adjudicate"))
-        live, overrides = reviewed_result(run, live, stand)
-        extra = {"review_overrides": overrides, **agreement.manifest_record(run, run_id)}
-    frame = export.export_frame(ds, run, live=live, which=which, include_arrays=include_arrays)   # row references only
-    retained_ids = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str) if run is not None else None
-    manifest = manifests.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau, target_size=n, dataset=ds,
-                                   dataset_name=label, retained_ids=retained_ids, include_arrays=include_arrays,
-                                   extra=extra)
-    frame = with_options(frame, manifest, quality=quality, quality_note=quality_note, duplicate_pairs=duplicate_pairs)
-    signature = key_of([sess.ds_key, run.key if run else None, which, fmt, include_arrays, tau, n, overrides or [],
-                        quality_note, manifest["export"].get("near_duplicates")])
-    return Split(frame=frame, manifest=manifest, file_name=manifests.file_name(label, which, fmt)
-                 + (".zip" if export.FORMATS[fmt].folder else ""), mime=export.mime(fmt), signature=signature, tau=tau, n=n,
-                 summary=manifests.summary_line(tau, n, len(run.ids), len(retained_ids)) if run is not None else "",
-                 overrides=overrides)
+    options = dict(which=which, fmt=fmt, include_arrays=include_arrays, dataset_name=label, quality=quality,
+                   quality_note=quality_note, duplicate_pairs=duplicate_pairs)
+    standing = extra = live = tau = n = None
+    if run is not None:
+        tau, n = current.live_values(run)
+        live = current.live_result(run)
+        run_id = current.team_run_id(run)
+        if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
+            standing = current.review_standing(run_id, unblinded=team.member().can("adjudicate"))
+            extra = agreement.manifest_record(run, run_id)
+    out = export_split(ds, run, tau=tau, target_size=n, live=live, standing=standing, extra=extra, **options)
+    signature = key_of([sess.ds_key, run.key if run else None, which, fmt, include_arrays, out.tau, out.n,
+                        out.overrides or [], quality_note, out.manifest["export"].get("near_duplicates")])
+    return Split(frame=out.frame, manifest=out.manifest, file_name=manifests.file_name(label, which, fmt)
+                 + (".zip" if export.FORMATS[fmt].folder else ""), mime=export.mime(fmt), signature=signature,
+                 tau=out.tau, n=out.n, summary=out.summary, overrides=out.overrides, export=out)
 
 
 @dataclass
@@ -164,32 +159,20 @@ def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]
     return read
 
 
-def card_for(dataset, manifest: dict, verdict: Optional[str] = None, certificate: Optional[dict] = None) -> str:
-    """The dataset card (README.md, `core.exports.card`) of an export: built when asked (its cue tables
-    take a z-statistics pass over the dataset and over the split), kept for the same manifest."""
-    from core.exports.card import card_of
-
-    key = key_of([manifest, verdict, certificate], 20)
-    return current.cached("dataset_card", key, lambda: str(card_of(dataset, manifest, verdict=verdict,
-                                                                   certificate=certificate)))
-
-
-def certificate_files(dataset, split: Split) -> tuple:
-    """(the split's artifact certificate, ``{"certificate.json": bytes}``) for a datasets folder,
-    built when the file is prepared and kept for the same options; (None, None) when the split is
-    too small to measure."""
-    from core.base.errors import InputError
-    from core.certificate.measures import certify
+def folder_files(dataset, split: Split) -> tuple:
+    """(the card's text, ``{"certificate.json": bytes}`` or None) a datasets folder carries
+    (`core.usecases.exports.folder_files`, as the CLI's): built when asked (the certificate measures
+    the split; the card's cue tables take a z-statistics pass), kept for the same options."""
     from core.certificate.schema import certificate_bytes
 
-    def build():
-        try:
-            return certify(dataset.subset(split.frame["id"].astype(str)))
-        except InputError:
-            return None
+    found: FolderFiles = current.cached("folder_files", split.signature, lambda: folder_files_of(dataset, split.export))
+    return str(found.card), ({"certificate.json": certificate_bytes(found.certificate)} if found.certificate else None)
 
-    found = current.cached("certificate", split.signature, build)
-    return (found, {"certificate.json": certificate_bytes(found)}) if found else (None, None)
+
+def card_only(dataset, split: Split) -> str:
+    """The card alone (the page's card download), without the certificate's measures."""
+    return current.cached("dataset_card", split.signature,
+                          lambda: str(folder_files_of(dataset, split.export, certificate=False).card))
 
 
 def manifest_shown(manifest: dict) -> dict:

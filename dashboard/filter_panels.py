@@ -8,7 +8,7 @@ from core.base.errors import InputError
 from core.dynamics.joint import EPOCHS
 from core.quality import COMPONENTS
 from core.aflite.summaries import live_view
-from dashboard import agreement, current, dynamics, pipelines
+from dashboard import agreement, current, dynamics, pipelines, team
 from dashboard import quality as dq
 from dashboard.formatting import plain
 from dashboard.job_panel import watch
@@ -34,7 +34,7 @@ def saved_views(run) -> None:
                     if st.form_submit_button("Save view", key="view_save"):
                         tau, n = current.live_values(run)
                         try:
-                            scope().save_view(run_id, name, tau, n)
+                            team.save_view(run_id, name, tau, n)
                             st.success(plain(f"Saved {name.strip()!r}: {live_view(tau, n, len(run.ids))}."))
                         except InputError as exc:
                             st.error(plain(exc))

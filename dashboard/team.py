@@ -121,3 +121,38 @@ def require(action: str) -> Member:
 def seed_of(email: str) -> int:
     """A reviewer's own fixed seed for a random queue."""
     return int(digest(email, 8), 16)
+
+
+# What an owner or a curator changes in the workspace: one store call each, made here so that no
+# widget or page writes to the store (the store checks the role inside each write).
+
+def set_role(email: str, role: str) -> None:
+    scope().set_role(email, role)
+
+
+def remove_member(email: str) -> None:
+    scope().remove_member(email)
+
+
+def set_dispute_rule(rule: str) -> None:
+    scope().set_dispute_rule(rule)
+
+
+def set_review_settings(*, reviews_per_example: int, blind: bool) -> None:
+    scope().set_review_settings(reviews_per_example=reviews_per_example, blind=blind)
+
+
+def set_guidelines(text: str) -> None:
+    scope().set_guidelines(text)
+
+
+def save_view(run_id: int, name: str, tau: float, n: int) -> None:
+    scope().save_view(run_id, name, tau, n)
+
+
+def discard_run(key: str) -> None:
+    scope().discard_run(key)
+
+
+def delete_dataset(dataset_id: int) -> None:
+    scope().delete_dataset(dataset_id)

@@ -12,7 +12,7 @@ from core.team.store.reviews import MAX_REVIEWS_PER_EXAMPLE
 from dashboard import agreement, current
 from dashboard.formatting import plain
 from dashboard.reruns import redraw
-from dashboard.team import create_workspace
+from dashboard import team
 
 __all__ = ["act", "owner_forms", "review_settings", "reviewers_of_open_run"]
 
@@ -37,7 +37,7 @@ def owner_forms(ws, members) -> None:
             if not email.strip():
                 st.error("Type the member's e-mail address.")
             else:
-                act(ws.set_role, email.strip(), role)
+                act(team.set_role, email.strip(), role)
     with st.form("remove_member_form"):
         leaving = st.selectbox("Remove a member (from their next click on, they see nothing of this workspace; "
                                "their reviews stay)", members["email"], index=None, key="team_remove_pick",
@@ -49,19 +49,19 @@ def owner_forms(ws, members) -> None:
             elif not sure:
                 st.warning("Tick \"Yes, remove them\" first.")
             else:
-                act(ws.remove_member, leaving)
+                act(team.remove_member, leaving)
     rule = ws.dispute_rule()
     with st.form("dispute_form"):
         chosen = st.radio("When reviewers differ", list(DISPUTE_RULES), index=list(DISPUTE_RULES).index(rule),
                           format_func=DISPUTE_RULES.get, key="team_dispute_rule",
                           help="Decides the team's word on an example (its light and the exported split).")
         if st.form_submit_button("Save the rule", key="team_dispute_save") and chosen != rule:
-            act(ws.set_dispute_rule, chosen)
+            act(team.set_dispute_rule, chosen)
     review_settings(ws)
     with st.form("workspace_form", clear_on_submit=True):
         name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
         if st.form_submit_button("Create workspace", key="team_ws_create"):
-            act(create_workspace, name)
+            act(team.create_workspace, name)
 
 
 def review_settings(ws) -> None:
@@ -76,14 +76,14 @@ def review_settings(ws) -> None:
                                  "deciding on it.")
         if st.form_submit_button("Save the review settings", key="team_settings_save") and \
                 (int(per), bool(blind)) != (now["reviews_per_example"], now["blind"]):
-            act(ws.set_review_settings, reviews_per_example=int(per), blind=bool(blind))
+            act(team.set_review_settings, reviews_per_example=int(per), blind=bool(blind))
     current_text = (ws.guidelines() or {}).get("text", "")
     with st.form("guidelines_form"):
         text = st.text_area("Review guidelines (shown as written on the Review and Create pages; every version is "
                             "kept, and the export manifest says which ones the decisions were made under)",
                             current_text, height=160, key="team_guidelines")
         if st.form_submit_button("Save the guidelines", key="team_guidelines_save") and text.strip() != current_text:
-            act(ws.set_guidelines, text)
+            act(team.set_guidelines, text)
     history = ws.guidelines_history()
     if len(history) > 1:
         with st.expander(f"Earlier guidelines ({len(history) - 1})"):

@@ -71,10 +71,10 @@ if d1.button("Prepare the file", key="exp_prepare", type="secondary" if ready el
     bar = st.progress(0.0, text=f"preparing {name}")
     try:
         folder = exports.FORMATS[fmt].folder   # a folder carries its card and certificate
-        certificate, files = exports.certificate_files(ds, out) if folder else (None, None)
+        card, files = exports.folder_files(ds, out) if folder else (None, None)
         ready = exports.prepare(sess, frame, fmt, manifest, name, out.signature,
                                 progress=lambda f, m: bar.progress(f, text=m or f"preparing {name}"), files=files,
-                                card=exports.card_for(ds, manifest, certificate=certificate) if folder else None)
+                                card=card)
     except Cancelled:
         st.warning("The server is stopping; the file was not prepared.")
     bar.empty()
@@ -92,7 +92,7 @@ else:
 d3.download_button("Download the manifest (JSON)", json.dumps(manifest, indent=1, default=str).encode(),
                    file_name=name.rsplit(".", 1)[0] + ".manifest.json", mime="application/json", key="dl_manifest",
                    on_click="ignore")
-d3.download_button("Download the dataset card (README.md)", lambda: exports.card_for(ds, manifest), file_name="README.md",
+d3.download_button("Download the dataset card (README.md)", lambda: exports.card_only(ds, out), file_name="README.md",
                    mime="text/markdown", key="dl_card", on_click="ignore")   # built on click: a z-statistics pass
 with st.expander("Manifest"):
     st.json(exports.manifest_shown(manifest), expanded=False)

@@ -1,7 +1,7 @@
 """Team: the workspace's runs (open, resume, discard), its datasets, members and roles."""
 import streamlit as st
 
-from dashboard import current, pipelines
+from dashboard import current, pipelines, team
 from dashboard.page import start_page
 from dashboard.session import DEFAULT_PARAMS, Source
 from dashboard.team import member, scope
@@ -45,7 +45,7 @@ else:
             if c2.button("Resume (run it again)", key="team_resume"):
                 act(resume, rec)
             if c3.button("Discard", key="team_discard"):
-                act(ws.discard_run, key)
+                act(team.discard_run, key)
         else:
             st.caption(f"This run is {rec['status']}.")
 
@@ -62,7 +62,7 @@ if len(datasets) and m.can("delete data"):
             if not sure:
                 st.warning("Tick \"Yes, remove it\" first.")
             else:
-                act(ws.delete_dataset, int(gone))
+                act(team.delete_dataset, int(gone))
 
 st.subheader("Members")
 members = ws.members()

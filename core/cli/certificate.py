@@ -34,8 +34,8 @@ def _agreement(args):
 
 
 def cmd_certify(args) -> int:
-    from core.certificate.measures import certify
     from core.certificate.schema import write_certificate
+    from core.usecases.certificates import certify_dataset
 
     args.outputs.declare("--out", args.out, (".json",))
     ds = load_from_args(args)
@@ -49,9 +49,9 @@ def cmd_certify(args) -> int:
     agreement = _agreement(args)
     bar = progress_bar("certificate", args.quiet)
     try:
-        found = certify(ds, representation=args.representation, partial=args.partial, eval_dataset=other,
-                        agreement=agreement, folds=args.folds, seed=args.seed, tau=args.tau, cache_dir=args.cache_dir,
-                        progress=bar)
+        found = certify_dataset(ds, representation=args.representation, partial=args.partial, eval_dataset=other,
+                                agreement=agreement, folds=args.folds, seed=args.seed, tau=args.tau,
+                                cache_dir=args.cache_dir, progress=bar)
     finally:
         if bar:
             bar.close()

@@ -11,12 +11,13 @@ from core.base.settings import printable
 from core.certificate.schema import certificate_bytes
 from core.cli.common import load_from_args, print_messages, progress_bar
 
-__all__ = ["cmd_export", "hub_token", "split_certificate", "push_to_hub"]
+__all__ = ["cmd_export", "hub_token", "push_to_hub"]
 
 
 def cmd_export(args) -> int:
     """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
-    from core.exports import manifest as manifests, writers as export
+    from core.exports import writers as export
+    from core.usecases.exports import export_saved_run, folder_files
 
     fmt = args.format or export.format_of(args.out)
     if fmt is None:
@@ -28,9 +29,6 @@ def cmd_export(args) -> int:
         hub_token(args.push_to_hub)   # offline or no token: say so before any work
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
-    frame, manifest, summary = manifests.from_run_file(
-        ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
-        include_arrays=args.embeddings or fmt != "csv", extra={"command": args.command_line})
     quality = note = pairs = None
     if args.quality:
         from core.quality import quality_scores
@@ -41,19 +39,19 @@ def cmd_export(args) -> int:
         from core.text.duplicates import near_duplicate_pairs
 
         pairs = near_duplicate_pairs(ds)
-    from core.exports.plan import with_options
-
-    frame = with_options(frame, manifest, quality=quality, quality_note=note, duplicate_pairs=pairs)
+    out = export_saved_run(ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
+                           include_arrays=args.embeddings or fmt != "csv", extra={"command": args.command_line},
+                           quality=quality, quality_note=note, duplicate_pairs=pairs)
+    frame, manifest, summary = out.frame, out.manifest, out.summary
     if pairs is not None and not args.quiet:
         print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
               "each group kept).", file=sys.stderr)
     card, certificate = None, None
     if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its card and certificate
-        from core.exports.card import card_of
-
-        if not args.no_certificate:
-            certificate = split_certificate(ds, frame, args.quiet)
-        card = card_of(ds, manifest, certificate=certificate)
+        carried = folder_files(ds, out, certificate=not args.no_certificate)
+        card, certificate = carried.card, carried.certificate
+        if carried.note and not args.quiet:
+            print(f"note: {carried.note}", file=sys.stderr)
     bar = progress_bar("export", args.quiet)
     try:
         export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar,
@@ -97,19 +95,6 @@ def hub_token(repo_id: str) -> str:
         raise InputError("cannot push to the Hub: no Hugging Face token; run `hf auth login` or set HF_TOKEN, then "
                          "try again.")
     return token
-
-
-def split_certificate(dataset, frame, quiet: bool = False):
-    """The artifact certificate of the exported rows (`core.certificate`), or None with a note when
-    the split is too small to measure (e.g. a label with fewer examples than folds)."""
-    from core.certificate.measures import certify
-
-    try:
-        return certify(dataset.subset(frame["id"].astype(str)))
-    except InputError as exc:
-        if not quiet:
-            print(f"note: no certificate.json: {printable(exc)}", file=sys.stderr)
-        return None
 
 
 def push_to_hub(frame, card, repo_id: str, certificate=None) -> None:

@@ -154,7 +154,7 @@ def _phase_log(args, N: int, bar):
 def cmd_aflite(args) -> int:
     import numpy as np
 
-    from core.exports import manifest as manifests, writers as export
+    from core.exports import writers as export
     from core.results.runs import fit_run
 
     outs = args.outputs
@@ -199,15 +199,12 @@ def cmd_aflite(args) -> int:
         Path(outs.path_for("--manifest")).write_text(json.dumps(manifest, indent=1, default=str))
     if args.export:
         fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
-        frame = export.export_frame(ds, run, which=args.which)
-        manifest_out = manifests.manifest_for(run, which=args.which, fmt=fmt, rows=len(frame), dataset=ds,
-                                           tau=run.trajectory.tau, target_size=run.trajectory.n,
-                                           retained_ids=extra["retained_ids"])
-        card = None
-        if fmt == "datasets":   # a datasets folder carries its manifest and its dataset card
-            from core.exports.card import card_of
+        from core.usecases.exports import export_split, folder_files
 
-            card = card_of(ds, manifest_out)
+        out = export_split(ds, run, which=args.which, fmt=fmt, include_arrays=True)
+        frame, manifest_out = out.frame, out.manifest
+        # a datasets folder carries its card (its certificate is `certify`'s or `export`'s: a pass of its own)
+        card = folder_files(ds, out, certificate=False).card if fmt == "datasets" else None
         export.write_new(frame, outs.path_for("--export"), fmt, manifest=manifest_out, card=card)
         Path(outs.path_for("the export's manifest")).write_text(json.dumps(manifest_out, indent=1, default=str))
     outs.commit()

@@ -33,49 +33,15 @@ def _workspace(store, name: str, email: str) -> int:
 
 def agreement_report(store, workspace_id: int, run_key: str, *, by: str, tau=None, target_size=None,
                      bootstrap: int = 1000, seed: int = 0) -> dict:
-    """`core.team.run_agreement.team_agreement` of a workspace's run, read from the store as ``by`` (the
-    run's dataset reloaded for the per-label and per-feature tables when it can be)."""
-    from core.team.review import standing
-    from core.data.sources import load_dataset
-    from core.team.store import PERMISSIONS, NotAllowed
-    from core.team.run_agreement import artifact_carriers, dispute_roles, team_agreement
-    from core.text.features import feature_matrix
-    from core.zstats import compute_z
+    """`core.usecases.agreement.run_agreement` of a workspace's run, read from the store as ``by``
+    (the run's dataset reloaded from its record for the per-label and per-feature tables)."""
+    from core.usecases.agreement import find_run, run_agreement
 
     ws = store.scoped(workspace_id, by)
-    rec = ws.run_record(run_key)
-    if rec is None or rec["status"] != "done":
-        runs = ws.runs()
-        done = ", ".join(runs.loc[runs["status"] == "done", "key"].head(5)) or "none"
-        raise InputError(f"no finished run {run_key!r} in this workspace (finished runs: {done}); give a run key "
-                         "from the Team page.")
-    run = ws.open_run(run_key)
-    review_settings = ws.review_settings()
-    rule, blind = review_settings["dispute_rule"], review_settings["blind"]
-    roles = dispute_roles(ws, rule)
-    if blind and ws.role() not in PERMISSIONS["adjudicate"]:
-        raise NotAllowed(f"review in workspace {ws.workspace_id} is blind and {by} is {ws.role()} there: the team's "
-                         "agreement shows how others decided, so only curators and owners read it (give --as one of "
-                         "them).")
-    # every decision counts; in a blind workspace only adjudicators may read them all (the store checks it too)
-    latest = ws.reviews(rec["id"], unblinded=blind)
-    stand = standing(latest, rule=rule, roles=roles)
-    labels = features = None
-    notes = []
-    try:
-        ds = load_dataset(rec["source"], **{k: v for k, v in (rec["roles"] or {}).items() if v not in (None, "", [])})
-        if ds.fingerprint == run.dataset_fingerprint:
-            labels = ds.table[ds.label]
-            if ds.text:
-                features = artifact_carriers(compute_z(ds, min_count=5), feature_matrix(ds))
-        else:
-            notes.append("the run's dataset has changed since it was scored: no per-label or per-feature tables.")
-    except InputError as exc:
-        notes.append(f"the run's dataset could not be read ({exc}): no per-label or per-feature tables.")
-    out = team_agreement(run, latest, stand, tau=tau, target_size=target_size, labels=labels, features=features,
-                         bootstrap=bootstrap, seed=seed)
-    out.update(run=run_key, dataset=rec["dataset"], dispute_rule=rule, notes=notes)
-    return out
+    rec, run = find_run(ws, run_key)
+    out = run_agreement(ws, rec["id"], run, reload=rec, tau=tau, target_size=target_size, bootstrap=bootstrap,
+                        seed=seed)
+    return dict(out, run=run_key, dataset=rec["dataset"])
 
 
 def _table(frame: pd.DataFrame) -> str:

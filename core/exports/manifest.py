@@ -1,7 +1,7 @@
 """What an export says about itself: its manifest (the run's record plus what was exported and
 how, with no server paths), the dataset's name for files and manifests, the default file name,
-the summary line, and the export of a saved run for the CLI (`from_run_file`: rows, manifest and
-summary). The rows themselves are written by `core.exports.writers`."""
+the summary line, and the export of a run as fitted from its JSON manifest (`from_manifest`: rows,
+manifest and summary). The rows themselves are written by `core.exports.writers`."""
 from __future__ import annotations
 
 import os
@@ -14,9 +14,9 @@ import pandas as pd
 
 from core.base.errors import InputError
 from core.exports.safe_csv import NEUTRALISATION
-from core.exports.writers import _DATA_SUFFIXES, FORMATS, SELECTIONS, _check_choice, export_frame
+from core.exports.writers import _DATA_SUFFIXES, FORMATS, SELECTIONS, _check_choice
 
-__all__ = ["manifest_for", "dataset_label", "summary_line", "file_name", "from_run_file"]
+__all__ = ["manifest_for", "dataset_label", "summary_line", "file_name", "from_manifest"]
 
 
 def _arrays_included(dataset, include_arrays) -> bool:
@@ -110,32 +110,13 @@ def file_name(dataset_name: str, which: str, fmt: str) -> str:
     return f"{stem}-{which}{FORMATS[fmt].suffix}"
 
 
-def from_run_file(dataset, run_path, *, which: str = "retained", fmt: str = "csv", tau=None, target_size=None,
+def from_manifest(dataset, man: dict, *, which: str = "retained", fmt: str = "csv", tau=None, target_size=None,
                   include_arrays: bool = True, extra: Optional[dict] = None) -> tuple:
-    """The export of a saved run, for the CLI: ``(frame, manifest, summary)``.
-
-    ``run_path`` is a run ``.npz`` (the dashboard's run store, `core.results.runs.Run.save`; any τ/n
-    its trajectory answers, default the fitted ones, and every selection) or the manifest
-    JSON of ``python -m core aflite --manifest`` (the run as fitted: ``retained`` or
-    ``removed``; it holds the retained ids but not the scores). The run must have been made
-    on ``dataset`` (same fingerprint).
-    """
+    """The export of a run as fitted, from the JSON manifest ``python -m core aflite --manifest``
+    wrote (it holds the retained ids, not the scores): ``(frame, manifest, summary)``. A saved
+    run's export (any τ/n) is `core.usecases.exports.export_split`."""
     _check_choice("which", which, SELECTIONS)
     _check_choice("format", fmt, FORMATS)
-    from core.results.run_arguments import read_run_argument
-
-    kind, found = read_run_argument(run_path, dataset)
-    if kind == "run":
-        run = found
-        live = run.result_for(tau=tau, target_size=target_size)   # InputError (a refit is needed) names the bound
-        tau_ = run.trajectory.tau if tau is None else float(tau)
-        n_ = run.trajectory.n if target_size is None else run.trajectory.clamp(tau_, target_size)[1]
-        frame = export_frame(dataset, run, live=live, which=which, include_arrays=include_arrays)
-        retained = np.asarray(run.ids)[live["retained"]].astype(str)
-        manifest = manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=tau_, target_size=int(n_),
-                                dataset=dataset, retained_ids=retained, include_arrays=include_arrays, extra=extra)
-        return frame, manifest, summary_line(tau_, n_, len(run.ids), int(live["retained"].sum()))
-    man = found
     if tau is not None or target_size is not None:
         raise InputError("--tau/--target-size need the run's trajectory, which a manifest does not hold; give the "
                          "run .npz, or drop them to export the run as fitted.")

@@ -1,0 +1,18 @@
+"""The application layer (issue 43): one plain function per use case, which the CLI's command
+and the dashboard's service both call with the same arguments, and which holds every rule of
+that use case. A front end parses its arguments, calls one of these and draws what it returns;
+`tests/unit/test_use_cases.py` fails when a front end assembles a use case itself (imports a
+kernel that `USE_CASES` says a use case owns), and maps each CLI command and each dashboard
+action to the function it calls.
+
+- `certificates`: the certificate of a dataset and of a run's split, with the one rule for which Φ
+  a split's certificate uses (`certificate_representation`).
+- `exports`: a run's split to export (rows, manifest, the review's overrides) and what a datasets
+  folder carries beside it (card, certificate).
+- `agreement`: the team's agreement on a run, with the blind rule.
+- `submissions`: submit an example (the store refuses a near-copy) and validate one.
+- `registry`: `USE_CASES`, each use case's function and the kernels it owns.
+
+May import: core.base, core.data, core.text, core.representations, core.zstats, core.aflite,
+core.dynamics, core.evaluation, core.results, core.quality, core.exports, core.team, core.certificate.
+"""

@@ -1,0 +1,49 @@
+"""Every use case of the application layer, once (issue 43): its functions, the kernels only they
+may call, and which CLI commands and dashboard services call them. `tests/unit/test_use_cases.py`
+reads this: a front end that imports an owned kernel assembles the use case itself and fails; a
+listed command or service that does not call its use case fails; and every CLI command and every
+dashboard action (a service function that checks a role or writes to the team store) must be
+named here or in the test's table of single calls."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["UseCase", "USE_CASES"]
+
+
+@dataclass(frozen=True)
+class UseCase:
+    name: str
+    functions: tuple          #: the use case's functions, dotted (``core.usecases.certificates.certify_dataset``)
+    owns: tuple = ()          #: kernels no front end may import: only the use case assembles them
+    cli: tuple = ()           #: the CLI commands that call it (``certify``)
+    dashboard: tuple = ()     #: the dashboard services that call it (``dashboard.certificates.start``)
+
+
+USE_CASES = (
+    UseCase("certify a dataset or a run's split (on the run's Φ)",
+            ("core.usecases.certificates.certify_dataset", "core.usecases.certificates.certify_split"),
+            owns=("core.certificate.measures.certify",),
+            cli=("certify",), dashboard=("dashboard.certificates.start",)),
+    UseCase("export a run's split: rows, manifest, card, certificate",
+            ("core.usecases.exports.export_split", "core.usecases.exports.export_saved_run",
+             "core.usecases.exports.folder_files"),
+            owns=("core.exports.manifest.manifest_for", "core.exports.manifest.from_manifest",
+                  "core.exports.plan.with_options", "core.exports.card.card_of"),
+            cli=("export", "aflite"), dashboard=("dashboard.exports.split", "dashboard.exports.folder_files",
+                                                 "dashboard.exports.card_only")),
+    UseCase("the team's agreement on a run (the blind rule inside)",
+            ("core.usecases.agreement.run_agreement", "core.usecases.agreement.may_read",
+             "core.usecases.agreement.find_run"),
+            owns=("core.team.run_agreement.team_agreement",),
+            cli=("agreement", "certify"), dashboard=("dashboard.agreement.of_run", "dashboard.agreement.hidden")),
+    UseCase("submit an example (the store refuses a near-copy)", ("core.team.store.TeamStore.submit",),
+            owns=("core.team.store.submissions.near_copy_of", "core.text.duplicates.DuplicateIndex"),
+            dashboard=("dashboard.creation.submit",)),
+    UseCase("validate a submitted example", ("core.team.store.TeamStore.validate",),
+            dashboard=("dashboard.creation.validate",)),
+    UseCase("review an example (bound to what the reviewer saw)", ("core.team.store.TeamStore.review",),
+            dashboard=("dashboard.reviews.review",)),
+    UseCase("adjudicate an example (bound to what the adjudicator saw)", ("core.team.store.TeamStore.adjudicate",),
+            dashboard=("dashboard.reviews.adjudicate",)),
+)

@@ -1,0 +1,238 @@
+"""One use case, one function (issue 43): the CLI and the dashboard call the application layer
+(`core.usecases`), never assemble a use case themselves. Read by reflection over the source, so a
+new command, service or kernel is held to it the day it is written:
+
+- no front-end module (the CLI, the dashboard, the pages) imports a kernel a use case owns;
+- each command and service `core.usecases.registry.USE_CASES` names reaches its use case's
+  function (through the front end's own helpers);
+- every CLI command and every dashboard action (a service that checks a role or writes to the team
+  store) is named there, or below as one call to one kernel: nothing to assemble."""
+import ast
+from pathlib import Path
+
+import pytest
+
+from core.cli.parser import build_parser
+from core.usecases.registry import USE_CASES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: commands that call one kernel, with nothing around it to assemble: command -> that kernel
+SINGLE_CALL_COMMANDS = {
+    "info": "core.cli.common.load_from_args", "represent": "core.representations.represent",
+    "aflite": "core.results.runs.fit_run", "zstats": "core.zstats.compute_z", "zfilter": "core.zstats.z_filter",
+    "consistency": "core.zstats.consistency.consistency_filter", "evaluate": "core.evaluation.suite.evaluate",
+    "project": "core.representations.projection.project", "prune": "core.results.stores.Results",
+    "quality": "core.quality.quality_scores", "feedback": "core.quality.context.QualityContext",
+    "cartography": "core.dynamics.cartography.dataset_dynamics", "pvi": "core.evaluation.information.dataset_pvi",
+    "transfer": "core.dynamics.transfer.cue_transfer", "check": "core.certificate.gate.compare",
+}
+
+#: dashboard actions that call one kernel (or one store method): service -> that kernel
+SINGLE_CALL_ACTIONS = {
+    "dashboard.creation.accepted_version": "core.team.store.TeamStore.save_version",
+    "dashboard.data_inputs.load_pending": "core.data.sources.load_dataset",
+    "dashboard.data_inputs.save_upload": "core.base.paths.atomic_write",
+    "dashboard.dynamics.start": "core.dynamics.cartography.dataset_dynamics",
+    "dashboard.evaluation.start": "core.evaluation.suite.evaluate",
+    "dashboard.filters.consistency_start": "core.zstats.consistency.consistency_filter",
+    "dashboard.filters.zfilter_start": "core.zstats.z_filter",
+    "dashboard.information.start": "core.evaluation.information.dataset_pvi",
+    "dashboard.pipelines.open_team_run": "core.team.store.TeamStore.run_record",
+    "dashboard.pipelines.restore_link": "core.team.store.TeamStore.run_record",
+    "dashboard.pipelines.save_to_workspace": "core.team.store.TeamStore.save_run",
+    # scoring into a run: the CLI's `aflite` and this both call fit_run, but this one also records the
+    # run's life in the store (begin, save, end) itself: not yet one use case (issue 43's note)
+    "dashboard.pipelines.start": "core.results.runs.fit_run",
+    "dashboard.quality.compare_start": "core.quality.pruning.compare_pruning",
+    "dashboard.quality.start": "core.quality.pruning.quality_components",
+    "dashboard.team.create_workspace": "core.team.store.TeamStore.create_workspace",
+    "dashboard.team.require": "core.team.store.TeamStore.require",
+    "dashboard.team.resolve": "core.team.store.TeamStore.bootstrap",
+    "dashboard.transfer.start": "core.dynamics.transfer.cue_transfer",
+    **{f"dashboard.team.{m}": f"core.team.store.TeamStore.{m}" for m in
+       ("set_role", "remove_member", "set_dispute_rule", "set_review_settings", "set_guidelines", "save_view",
+        "discard_run", "delete_dataset")},
+}
+
+
+def _front_ends() -> dict:
+    found = {}
+    for path in [*ROOT.glob("core/cli/*.py"), *ROOT.glob("dashboard/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
+        found[".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")] = path
+    return found
+
+
+class _Module:
+    """A module's functions and what each name it uses stands for (dotted)."""
+
+    def __init__(self, name: str, path: Path):
+        self.name, self.tree = name, ast.parse(path.read_text(encoding="utf-8"))
+        self.aliases, self.functions = {}, {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        for node in self.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[node.name] = node
+                self.aliases.setdefault(node.name, f"{name}.{node.name}")
+
+    def dotted(self, node) -> str:
+        """What a Name or an attribute chain stands for (``manifests.manifest_for`` ->
+        ``core.exports.manifest.manifest_for``); "" when it is not a name."""
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id, "")
+        if isinstance(node, ast.Attribute):
+            base = self.dotted(node.value)
+            return f"{base}.{node.attr}" if base else f"?.{node.attr}"   # ?.x: an attribute of a value (scope().x)
+        return ""
+
+    def calls(self, node) -> set:
+        """The dotted names ``node`` calls, or hands to a call to be called (``act(ws.discard_run, key)``)."""
+        found = set()
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call):
+                found |= {d for f in [n.func, *(a for a in n.args if isinstance(a, ast.Attribute))] if (d := self.dotted(f))}
+        return found
+
+    def uses(self, node) -> set:
+        """The dotted names ``node`` uses, its imports included."""
+        found = {d for n in ast.walk(node) if (d := self.dotted(n))}
+        return found | {f"{n.module}.{a.name}" for n in ast.walk(node) if isinstance(n, ast.ImportFrom) and n.module
+                        for a in n.names}
+
+
+MODULES = {name: _Module(name, path) for name, path in _front_ends().items()}
+
+
+def _reaches(qualified: str) -> set:
+    """Every dotted name a front-end function uses, itself or through front-end functions it calls."""
+    seen, todo, used = set(), [qualified], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        module, _, fn = name.rpartition(".")
+        node = MODULES[module].functions.get(fn) if module in MODULES else None
+        if node is None:
+            continue
+        found = MODULES[module].uses(node)
+        used |= found
+        todo += [d for d in found if d.rpartition(".")[0] in MODULES]
+    return used
+
+
+def _calls(used: set, function: str) -> bool:
+    """Whether ``used`` holds ``function`` (a store method: any ``.method`` on a member's handle)."""
+    if function.startswith("core.team.store.TeamStore."):
+        return any(u.endswith("." + function.rsplit(".", 1)[1]) for u in used)
+    return function in used or any(u.endswith("." + function.rsplit(".", 1)[1]) and u.startswith(
+        function.rsplit(".", 2)[0]) for u in used)
+
+
+def _commands() -> dict:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return {name: f"{p.get_default('func').__module__}.{p.get_default('func').__name__}"
+            for name, p in sub.choices.items()}
+
+
+def _trespasses(modules: dict) -> list:
+    owned = {k: u.name for u in USE_CASES for k in u.owns}
+    return sorted((name, d) for name, m in modules.items() for d in m.uses(m.tree) if d in owned)
+
+
+def test_no_front_end_imports_a_kernel_a_use_case_owns():
+    assert not (found := _trespasses(MODULES)), f"front ends assembling a use case themselves: {found}"
+
+
+def test_the_guard_sees_a_front_end_assembling_a_use_case(tmp_path):
+    """A guard on the guard: each form of import of an owned kernel is found."""
+    (tmp_path / "bad.py").write_text("from core.exports import manifest as m\nimport core.certificate.measures\n"
+                                     "def f(run):\n    m.manifest_for(run)\n    core.certificate.measures.certify(1)\n"
+                                     "    from core.team.run_agreement import team_agreement\n")
+    (tmp_path / "good.py").write_text("from core.usecases.exports import export_split\n")
+    found = _trespasses({"x.bad": _Module("x.bad", tmp_path / "bad.py"), "x.good": _Module("x.good", tmp_path / "good.py")})
+    assert {d for _, d in found} == {"core.exports.manifest.manifest_for", "core.certificate.measures.certify",
+                                     "core.team.run_agreement.team_agreement"}
+
+
+@pytest.mark.parametrize("case", USE_CASES, ids=lambda u: u.name)
+def test_each_front_end_named_for_a_use_case_calls_it(case):
+    commands = _commands()
+    callers = [commands[c] for c in case.cli] + list(case.dashboard)
+    assert callers, f"{case.name}: no front end calls it"
+    for caller in callers:
+        used = _reaches(caller)
+        assert used, f"{caller} is not a function of a front end"
+        assert any(_calls(used, f) for f in case.functions), f"{caller} does not call {case.name}: {case.functions}"
+
+
+def test_every_command_is_a_use_case_or_one_call():
+    """A new command is named here the day it is written: as a use case's, or as one call to one
+    kernel (checked: it reaches that kernel)."""
+    commands = _commands()
+    in_cases = {c for u in USE_CASES for c in u.cli}
+    missing = set(commands) - in_cases - set(SINGLE_CALL_COMMANDS)
+    assert not missing, f"add these commands to a use case (core/usecases/registry.py) or SINGLE_CALL_COMMANDS: {missing}"
+    for command, kernel in SINGLE_CALL_COMMANDS.items():
+        assert _calls(_reaches(commands[command]), kernel), f"{command} does not call {kernel}"
+
+
+def _store_call(used: str, writers: set) -> bool:
+    """Whether a dotted use is a call of a store writer: on a member's handle (``scope().x``,
+    ``ws.x``) or on the server's store (``server().team.x``)."""
+    parts = used.split(".")
+    return parts[-1] in writers and (parts[:-1] == ["?"] or parts[:-1] == ["?", "team"])
+
+
+def _actions() -> set:
+    """Dashboard services that act: check a role, or call a writer of the team store."""
+    from test_store_scope import _public_methods, _writes
+
+    writers = {name for name, fn in _public_methods().items() if _writes(fn)}
+    found = set()
+    for name, m in MODULES.items():
+        if not name.startswith("dashboard."):
+            continue
+        for fn, node in m.functions.items():
+            if not fn.startswith("_") and any(u.endswith(".require") or _store_call(u, writers) for u in m.calls(node)):
+                found.add(f"{name}.{fn}")
+    return found
+
+
+def test_every_dashboard_action_is_a_use_case_or_one_call():
+    acting = _actions()
+    assert {"dashboard.creation.submit", "dashboard.reviews.review", "dashboard.certificates.start"} <= acting
+    named = {s for u in USE_CASES for s in u.dashboard} | set(SINGLE_CALL_ACTIONS)
+    assert not (missing := acting - named), \
+        f"add these dashboard actions to a use case (core/usecases/registry.py) or SINGLE_CALL_ACTIONS: {sorted(missing)}"
+    for action, kernel in SINGLE_CALL_ACTIONS.items():
+        assert _calls(_reaches(action), kernel), f"{action} does not call {kernel}"
+
+
+def _writes_from_layout(modules: dict, layers: dict, writers: set) -> list:
+    """(module, call) for every store write a widget, a page or app.py makes itself."""
+    laying_out = [n for n in modules if n.startswith("pages.") or n == "app"
+                  or (n.startswith("dashboard.") and layers.get(n.split(".", 1)[1]) == "widgets")]
+    return sorted((n, u) for n in laying_out for u in modules[n].calls(modules[n].tree) if _store_call(u, writers))
+
+
+def test_no_widget_or_page_writes_to_the_team_store(tmp_path):
+    """Every store write from the dashboard goes through a service (issue 43, item 3): a widget or a
+    page lays out and calls services; a guard on the guard sees a widget that writes."""
+    from test_layers import _dashboard_layers
+    from test_store_scope import _public_methods, _writes
+
+    writers = {name for name, fn in _public_methods().items() if _writes(fn)}
+    layers = _dashboard_layers()
+    assert not (found := _writes_from_layout(MODULES, layers, writers)), found
+    (tmp_path / "w.py").write_text("def f(ws):\n    ws.set_role('a@x.org', 'owner')\n    scope().save_view(1, 'v', 0.5, 3)\n"
+                                   "    act(ws.discard_run, 'k')\n")
+    bad = {"dashboard.job_panel": _Module("dashboard.job_panel", tmp_path / "w.py")}
+    assert [u for _, u in _writes_from_layout(bad, layers, writers)] == ["?.discard_run", "?.save_view", "?.set_role"]
