@@ -48,7 +48,7 @@ def cmd_export(args) -> int:
               "each group kept).", file=sys.stderr)
     card, certificate = None, None
     if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its card and certificate
-        carried = folder_files(ds, out, certificate=not args.no_certificate)
+        carried = folder_files(ds, out, certificate=not args.no_certificate, cache_dir=args.cache_dir)
         card, certificate = carried.card, carried.certificate
         if carried.note and not args.quiet:
             print(f"note: {carried.note}", file=sys.stderr)

@@ -98,12 +98,14 @@ def export_saved_run(dataset, run_path, *, which: str = "retained", fmt: str = "
                        n=manifest["export"].get("target_size"))
 
 
-def folder_files(dataset, split: SplitExport, *, certificate: bool = True, verdict: Optional[str] = None) -> FolderFiles:
+def folder_files(dataset, split: SplitExport, *, certificate: bool = True, verdict: Optional[str] = None,
+                 cache_dir=None) -> FolderFiles:
     """The card and the certificate of the exported rows (`core.usecases.certificates.certify_split`:
     the Φ of the run that selected them), as a datasets folder and a Hub push carry them."""
     from core.exports.card import card_of
 
-    found, why = certify_split(dataset, split.frame["id"].astype(str), manifest=split.manifest) if certificate \
+    found, why = certify_split(dataset, split.frame["id"].astype(str), manifest=split.manifest,
+                               cache_dir=cache_dir) if certificate \
         else (None, None)
     return FolderFiles(card=card_of(dataset, split.manifest, verdict=verdict, certificate=found), certificate=found,
                        note=why and f"no certificate.json: {why}")

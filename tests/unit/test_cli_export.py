@@ -133,3 +133,21 @@ def test_export_drops_one_of_each_group_of_near_duplicates(tmp_path, capsys):
     pairs = near_duplicate_pairs(load_dataset(str(out)))
     assert pairs.empty                                                   # nothing near-duplicate is left
     assert "dropped 5 near-duplicates" in capsys.readouterr().err
+
+
+def test_a_split_has_one_certificate_whichever_front_end_writes_it(saved, tmp_path):
+    """Issue 43's one rule: the datasets folder ``export`` writes carries the certificate the
+    dashboard's Certificate panel computes for the same split (`certify_split` on the run's Φ), byte
+    for byte; the Φ it records is the run's, not the default."""
+    from core.certificate.schema import certificate_bytes
+    from core.usecases.certificates import certify_split
+
+    ds, run, folder = saved
+    out = tmp_path / "kept"
+    assert main(["-q", "--cache-dir", str(folder), "export", SOURCE, "--run", str(folder / "run.npz"), "--tau", "0.6",
+                 "--target-size", "150", "--format", "datasets", "--out", str(out)]) == 0
+    written = json.loads((out / "certificate.json").read_text())
+    kept = np.asarray(run.ids)[run.result_for(0.6, 150)["retained"]].astype(str)
+    panel, why = certify_split(ds, kept, run=run, cache_dir=folder)
+    assert why is None and written["settings"]["representation"] == run.representation != "tfidf-svd"
+    assert (out / "certificate.json").read_bytes() == certificate_bytes(panel)
