@@ -1,8 +1,12 @@
 """The gate: two certificates compared measure by measure under rules, for a dataset's CI.
 
 Default rule: a measure of artifact strength (``artifact`` true) may not move in its worse
-direction by more than its uncertainty, 1.96 × √(se_before² + se_after²) (a measure without a
-standard error: not at all). Other measures (the data's quality: possibly mislabelled examples,
+direction by more than its uncertainty, z × √(se_before² + se_after²) (a measure without a
+standard error: not at all), and no cue may be new or stronger beyond its uncertainty
+(`core.certificate.cues.cue_changes`). The z is Bonferroni's over every test the default rule
+makes (each gated measure, and the cues as one family), so that when nothing changed the chance
+that any of them fails is at most ``FAMILY_ALPHA`` (5 %); `benchmarks/gate_calibration.py`
+measures it on real data. Other measures (the data's quality: possibly mislabelled examples,
 reviewers' α, the label balance) are shown, and gated only when a rule names them: a filtered
 split keeps its harder, more ambiguous examples, so they may move for good reasons. A rules file (TOML or YAML) sets, per measure name (``zstats.z_max``,
 ``partial_input.accuracy``, ``zstats.over_line[neutral]`` …) or for every measure (``"*"``):
@@ -27,14 +31,20 @@ from pathlib import Path
 import pandas as pd
 
 from core.base.errors import InputError
+from core.certificate.cues import bonferroni_z, cue_changes
 
-__all__ = ["read_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS"]
+__all__ = ["read_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
 
 #: the settings a certificate's values depend on: certificates that differ in one are not compared
 COMPARED_SETTINGS = ("representation", "partial", "family", "folds", "seed", "min_count", "alpha", "tau", "m", "epochs")
 
 RULE_KEYS = {"max_rise", "max", "min", "ignore"}
-Z95 = 1.96
+
+#: the chance that the default rule fails a change that changed nothing, over all its tests
+FAMILY_ALPHA = 0.05
+
+#: the gate's row for the cue-by-cue comparison (a rule may ignore it under this name)
+CUES = "cues.new_or_stronger"
 
 
 def read_rules(path) -> dict:
@@ -157,12 +167,40 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
             elif b["stderr"] is None or a["stderr"] is None:
                 allowed = 0.0
             else:   # the candidate's standard error counts up to the baseline's: a file cannot widen its gate
-                allowed = Z95 * math.sqrt(b["stderr"] ** 2 + min(a["stderr"], b["stderr"]) ** 2)
-            row["allowed"] = allowed
-            if rise > allowed:
-                problems.append(f"{'rose' if worse == 'higher' else 'fell'} by {abs(row['change']):.4g}, more than "
-                                f"{allowed:.4g}")
+                allowed = math.sqrt(b["stderr"] ** 2 + min(a["stderr"], b["stderr"]) ** 2)
+                row["_spread"] = allowed   # times the family's z, once the tests are counted
+            row["allowed"], row["_rise"] = allowed, rise
+        row["_problems"] = problems
+        rows.append(row)
+    cue_rule = _rule_for(CUES, rules)
+    has_cues = bool(baseline.get("cues") and candidate.get("cues")) and not cue_rule.get("ignore")
+    tests = sum("_spread" in r for r in rows) + has_cues
+    z = bonferroni_z(FAMILY_ALPHA, tests)
+    for row in rows:
+        if "_problems" not in row:
+            continue
+        problems = row.pop("_problems")
+        if "_spread" in row:
+            row["allowed"] = z * row.pop("_spread")
+        if "_rise" in row and row.pop("_rise") > row["allowed"]:
+            worse = "rose" if (row["after"] or 0) > (row["before"] or 0) else "fell"
+            problems.append(f"{worse} by {abs(row['change']):.4g}, more than {row['allowed']:.4g}")
         row["ok"] = not problems
         row["why"] = "; ".join(problems) or "within the rule"
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "why"])
+    changes = cue_changes(baseline, candidate, FAMILY_ALPHA / max(tests, 1)) if has_cues else None
+    row = {"measure": CUES, "before": None, "after": None, "change": None, "allowed": 0, "ok": None, "why": ""}
+    if changes is None:
+        row["why"] = ("ignored by the rules" if cue_rule.get("ignore") else
+                      "a certificate has no cue table (format 1): certify it again to compare cue by cue")
+    else:
+        named = ", ".join(f"{c.feature!r} → {c.label}" for c in changes.head(3).itertuples())
+        row.update(after=float(len(changes)), ok=not len(changes),
+                   why=f"{len(changes)} new or stronger cue(s): {named}" + (" …" if len(changes) > 3 else "")
+                   if len(changes) else f"no cue new or stronger (z line {changes.attrs.get('line', z):.2f})")
+    rows.append(row)
+    table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "why"])
+    table.attrs["cues"] = changes
+    table.attrs["z"] = z
+    return table
+
+

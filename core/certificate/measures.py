@@ -14,6 +14,7 @@ from typing import Optional
 import numpy as np
 
 from core.base.progress import check_cancel, report, span
+from core.certificate.cues import cue_table
 from core.certificate.registry import record
 from core.certificate.schema import FORMAT, validate
 
@@ -24,13 +25,39 @@ LABEL_IN_NAME_MAX = 200
 
 #: the settings a certificate is computed with unless given (recorded in the certificate)
 DEFAULTS = {"representation": "tfidf-svd", "family": "logistic", "folds": 5, "seed": 0, "min_count": 5,
-            "alpha": 0.01, "tau": 0.75, "m": 16, "train_size": 0.1, "epochs": 5}
+            "alpha": 0.01, "tau": 0.75, "m": 16, "train_size": 1000, "epochs": 5}
 
 
 def _share(name: str, hits: int, n: int, description: Optional[str] = None) -> dict:
     """A share measure with its binomial standard error (`record`)."""
     p = hits / n if n else float("nan")
     return record(name, p, math.sqrt(p * (1 - p) / n) if n else None, description=description)
+
+
+def _clustered_share(name: str, pairs, n: int) -> dict:
+    """The share of examples with a near-duplicate, and its standard error counting each group of
+    near-duplicates as one draw (a ratio estimator over groups): near-duplicates come in groups
+    (SNLI writes three hypotheses per premise), so the binomial error of single examples is too
+    small by about √(group size)."""
+    parent = {}
+
+    def root(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in zip(pairs["a"].astype(str), pairs["b"].astype(str)):
+        parent[root(a)] = root(b)
+    sizes = np.bincount(np.unique([root(x) for x in list(parent)], return_inverse=True)[1]) if parent else np.zeros(0)
+    involved = int(sizes.sum())
+    if not n:
+        return record(name, None, None)
+    p = involved / n
+    groups = len(sizes) + (n - involved)   # each example without a near-duplicate is a group of one
+    spread = float(np.sum((sizes * (1 - p)) ** 2) + (n - involved) * p ** 2)
+    se = math.sqrt(spread * groups / max(groups - 1, 1)) / n
+    return record(name, p, se)
 
 
 def per_label(measure: str, label) -> str:
@@ -80,7 +107,7 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
              "min_count": min_count, "alpha": alpha, "tau": tau, "m": m, "epochs": epochs}
     s = {k: (DEFAULTS[k] if v is None else v) for k, v in given.items()}
     s["partial"] = partial if partial is not None else default_partial_spec(dataset)
-    measures = {}
+    measures, cues = {}, None
     n = len(dataset)
     labels = dataset.table[dataset.label].astype(str).value_counts().sort_index()
 
@@ -88,6 +115,7 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
         report(progress, 0.0, "z-statistics")
         zs = compute_z(dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]), random_state=int(s["seed"]))
         table = zs.table
+        cues = cue_table(zs, int(s["min_count"]))
         measures["zstats.z_max"] = record("zstats.z_max", table["z"].max() if len(table) else None, 1.0)
         for label in sorted(table["label"].astype(str).unique()):
             mine = table[table["label"].astype(str) == label]
@@ -119,20 +147,21 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     rep = represent(dataset, s["representation"], cache_dir=cache_dir, cancel=cancel)
     y = dataset.table[dataset.label].reindex(np.asarray(rep.ids).astype(str)).to_numpy()
     X = np.asarray(rep.X)
-    fit = AFLite(n_partitions=int(s["m"]), train_size=float(DEFAULTS["train_size"]), slice_size=1, tau=float(s["tau"]),
+    # a training size that does not grow with the data: more of the same data must not make the models stronger
+    s["train_size"] = train = min(int(DEFAULTS["train_size"]), len(y) // 2)
+    fit = AFLite(n_partitions=int(s["m"]), train_size=train, slice_size=1, tau=float(s["tau"]),
                  target_size=len(y) - 1, random_state=int(s["seed"])).fit(X, y, cancel=cancel)
     scores = fit.trajectory_.phase_scores(0)
     scored = scores[np.isfinite(scores)]
     measures["aflite.predictable_share"] = _share(
         "aflite.predictable_share", int(passing(scored, float(s["tau"])).sum()), len(scored),
         f"share of examples with AFLite's p̃ ≥ τ = {float(s['tau']):g} (m = {int(s['m'])} linear models on the "
-        "representation)")
+        f"representation, each trained on {train:,} examples)")
 
     report(progress, 0.6, "near-duplicates")
     if dataset.text:
         pairs = near_duplicate_pairs(dataset, cancel=cancel)
-        involved = len(set(pairs["a"].astype(str)) | set(pairs["b"].astype(str)))
-        measures["near_duplicates.within"] = _share("near_duplicates.within", involved, n)
+        measures["near_duplicates.within"] = _clustered_share("near_duplicates.within", pairs, n)
 
     report(progress, 0.7, "possibly mislabelled examples")
     dyn = training_dynamics(X, y, classes=dataset.classes, epochs=int(s["epochs"]), folds=int(s["folds"]),
@@ -171,4 +200,5 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
                     "labels": {str(k): int(v) for k, v in labels.items()}},
         "settings": {k: v for k, v in s.items() if v is not None},
         "measures": measures,
+        **({"cues": cues} if cues is not None else {}),
     })

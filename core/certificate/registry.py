@@ -63,9 +63,11 @@ def record(name: str, value, stderr, *, label=None, description: Optional[str] =
 
 
 for _m in (
-    Measure("zstats.z_max", "z", "higher", True, "the largest z-statistic of any simple feature for any label",
-            "the largest z of a simple feature for {label}"),
-    Measure("zstats.over_line", "features", "higher", True, per_label="features over the Bonferroni line for {label}"),
+    # a z grows with √n and a count over a line with n: information, not gated (the cue table is)
+    Measure("zstats.z_max", "z", "higher", False, "the largest z-statistic of any simple feature for any label "
+            "(grows with √n: the cue table is gated instead)", "the largest z of a simple feature for {label}"),
+    Measure("zstats.over_line", "features", "higher", False,
+            per_label="features over the Bonferroni line for {label} (grows with n: the cue table is gated instead)"),
     Measure("labels.majority_share", "share", "higher", False, "the largest label's share"),
     Measure("v_information.full", "bits", "neither", False,
             "mean PVI of the full input: how much the representation tells of the label"),

@@ -14,7 +14,7 @@ from core.base.errors import InputError
 __all__ = ["FORMAT", "SCHEMA_FILE", "validate", "certificate_bytes", "write_certificate", "read_certificate"]
 
 #: the version of the certificate's layout (``certificate_format``); a reader refuses a newer one
-FORMAT = 1
+FORMAT = 2   # 2: the cue table (``cues``); a format-1 certificate is still read
 SCHEMA_FILE = Path(__file__).with_name("certificate.schema.json")
 
 

@@ -114,8 +114,12 @@ def test_snli_filtered_passes_the_gate_and_planted_cues_fail_it(snli_path, tmp_p
     assert main(["-q", "check", str(tmp_path / "base.json"), str(tmp_path / "filtered.json")]) == 0
     assert main(["-q", "check", str(tmp_path / "base.json"), str(tmp_path / "planted.json")]) == 1
     broken = compare(base, planted)
-    assert {"partial_input.accuracy", "v_information.partial", "zstats.z_max"} <= set(
+    assert {"partial_input.accuracy", "v_information.partial", "cues.new_or_stronger"} <= set(
         broken.loc[broken["ok"] == False, "measure"])   # noqa: E712
+    # the planted words are named, each with the label it gives away
+    named = set(zip(broken.attrs["cues"]["feature"], broken.attrs["cues"]["label"]))
+    assert {("indeed@hypothesis", "entailment"), ("perhaps@hypothesis", "neutral"),
+            ("never@hypothesis", "contradiction")} <= named
 
 
 def _two(tmp_path, before=0.50, after=0.53, stderr=0.01):

@@ -1,0 +1,99 @@
+"""Cue by cue (issue 44): the certificate's table of simple features against labels, and the
+cues a candidate has that its baseline had not, or had weaker, beyond their uncertainty.
+
+A certificate stores, for every simple feature `core.zstats.compute_z` counts at least
+``min_count`` times (n-grams, length bins, lexical overlap, ratios, the user's feature columns;
+not the partial-input model's predictions, whose strength is the partial input's measures), how
+many examples carry it (its support) and how many of those have each label. That is the effect
+size a curator reads: the share of a feature's examples that have a label, against the label's
+share of the data.
+
+`cue_changes` compares two such tables. For each feature and label of the candidate, the share
+p_after = count / support is compared with the baseline's share p_before (pooled two-proportion z,
+both supports' sampling error); a feature the baseline has fewer than ``min_count`` of is compared
+with the label's share in the baseline (Gardner et al.'s z against the chance line). A cue is
+*new or stronger* when it leans towards its label (p_after above the label's share) and its z passes
+the Bonferroni line over every feature × label tested: under no change, the chance that any cue is
+flagged is at most the family's α, however many features the data has."""
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["cue_table", "cue_changes", "bonferroni_z", "SKIPPED_KINDS"]
+
+#: kinds of `compute_z` rows a cue table leaves out: model predictions (the partial input's measures
+#: gate them) and the null feature (every example)
+SKIPPED_KINDS = ("pred", "null")
+
+
+def cue_table(zs, min_count: int) -> dict:
+    """The certificate's ``cues``: ``min_count``, ``features`` (names), ``support`` (examples with
+    the feature) and ``counts`` (label → examples with the feature and that label), in feature order."""
+    table = zs.table[~zs.table["kind"].isin(SKIPPED_KINDS)]
+    counts = table.pivot_table(index="feature", columns=table["label"].astype(str), values="count", aggfunc="first",
+                               fill_value=0).sort_index()
+    support = table.groupby("feature")["n"].first().reindex(counts.index)
+    return {"min_count": int(min_count), "features": [str(f) for f in counts.index],
+            "support": [int(v) for v in support], "counts": {str(lab): [int(v) for v in counts[lab]]
+                                                             for lab in counts.columns}}
+
+
+def bonferroni_z(alpha: float, tests: int) -> float:
+    """The one-sided z a test must pass so that, over ``tests`` tests, the chance of any false alarm
+    is at most ``alpha``."""
+    return NormalDist().inv_cdf(1 - alpha / max(int(tests), 1))
+
+
+def _frame(cert: dict) -> tuple:
+    cues = cert.get("cues")
+    if not cues:
+        return None, None, None
+    labels = sorted(cues["counts"])
+    support = pd.Series(cues["support"], index=cues["features"], dtype=float)
+    counts = pd.DataFrame({lab: cues["counts"][lab] for lab in labels}, index=cues["features"], dtype=float)
+    total = sum(int(v) for v in cert["dataset"]["labels"].values())
+    prior = pd.Series({lab: int(cert["dataset"]["labels"].get(lab, 0)) / max(total, 1) for lab in labels})
+    return support, counts.assign(_support=support), prior
+
+
+def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
+    """The candidate's new or stronger cues (module docstring), strongest first: ``feature``,
+    ``label``, ``support_before``, ``share_before`` (NaN: fewer than ``min_count`` in the baseline,
+    compared with the label's share ``chance``), ``support_after``, ``share_after``, ``z`` and
+    ``line`` (the Bonferroni z over every feature × label tested). Empty when either certificate has
+    no cue table."""
+    columns = ["feature", "label", "support_before", "share_before", "chance", "support_after", "share_after", "z",
+               "line"]
+    b, a = _frame(baseline), _frame(candidate)
+    if b[0] is None or a[0] is None:
+        return pd.DataFrame(columns=columns)
+    (_, b_counts, b_prior), (a_support, a_counts, _) = b, a
+    labels = [lab for lab in a_counts.columns if lab != "_support" and lab in b_prior.index]
+    tests = len(a_support) * len(labels)
+    line = bonferroni_z(alpha, tests)
+    rows = []
+    known = b_counts.reindex(a_counts.index)
+    for lab in labels:
+        k_a, n_a = a_counts[lab].to_numpy(), a_counts["_support"].to_numpy()
+        k_b, n_b = known[lab].to_numpy(), known["_support"].to_numpy()
+        p_a = k_a / n_a
+        chance = float(b_prior[lab])
+        seen = np.isfinite(n_b) & (n_b > 0)
+        p_b = np.where(seen, np.divide(k_b, n_b, out=np.zeros_like(k_a), where=seen), np.nan)
+        pooled = np.where(seen, (k_a + np.nan_to_num(k_b)) / (n_a + np.nan_to_num(n_b)), chance)
+        spread = np.where(seen, np.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / np.where(seen, n_b, 1))),
+                          math.sqrt(chance * (1 - chance)) / np.sqrt(n_a))
+        reference = np.where(seen, p_b, chance)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(spread > 0, (p_a - reference) / spread, np.where(p_a > reference, np.inf, 0.0))
+        hit = (z > line) & (p_a > chance)
+        for i in np.flatnonzero(hit):
+            rows.append([a_counts.index[i], lab, None if not seen[i] else int(n_b[i]),
+                         None if not seen[i] else float(p_b[i]), chance, int(n_a[i]), float(p_a[i]), float(z[i]), line])
+    out = pd.DataFrame(rows, columns=columns).sort_values("z", ascending=False, kind="stable").reset_index(drop=True)
+    out.attrs["line"], out.attrs["tests"] = line, tests
+    return out
