@@ -2,7 +2,7 @@
 cues a candidate has that its baseline had not, or had weaker, beyond their uncertainty.
 
 A certificate stores, for every simple feature `core.zstats.compute_z` counts at least
-``min_count`` times (n-grams, length bins, lexical overlap, ratios, the user's feature columns;
+`CUE_SUPPORT` times (n-grams, length bins, lexical overlap, ratios, the user's feature columns;
 not the partial-input model's predictions, whose strength is the partial input's measures), how
 many examples carry it (its support) and how many of those have each label. That is the effect
 size a curator reads: the share of a feature's examples that have a label, against the label's
@@ -10,8 +10,9 @@ share of the data.
 
 `cue_changes` compares two such tables. For each feature and label of the candidate, the share
 p_after = count / support is compared with the baseline's share p_before (pooled two-proportion z,
-both supports' sampling error); a feature the baseline has fewer than ``min_count`` of is compared
-with the label's share in the baseline (Gardner et al.'s z against the chance line). A cue is
+both supports' sampling error); a feature the baseline never had (or once) is compared with the
+label's share in the baseline (Gardner et al.'s z against the chance line). Only the candidate's
+features with a support of at least the certificate's ``min_count`` are tested. A cue is
 *new or stronger* when it leans towards its label (p_after above the label's share) and its z passes
 the Bonferroni line over every feature × label tested: under no change, the chance that any cue is
 flagged is at most the family's α, however many features the data has."""
@@ -23,7 +24,10 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-__all__ = ["cue_table", "cue_changes", "bonferroni_z", "SKIPPED_KINDS"]
+__all__ = ["cue_table", "cue_changes", "bonferroni_z", "SKIPPED_KINDS", "CUE_SUPPORT"]
+
+#: the least support of a feature the cue table keeps
+CUE_SUPPORT = 2
 
 #: kinds of `compute_z` rows a cue table leaves out: model predictions (the partial input's measures
 #: gate them) and the null feature (every example)
@@ -62,7 +66,7 @@ def _frame(cert: dict) -> tuple:
 
 def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
     """The candidate's new or stronger cues (module docstring), strongest first: ``feature``,
-    ``label``, ``support_before``, ``share_before`` (NaN: fewer than ``min_count`` in the baseline,
+    ``label``, ``support_before``, ``share_before`` (None: fewer than `CUE_SUPPORT` in the baseline,
     compared with the label's share ``chance``), ``support_after``, ``share_after``, ``z`` and
     ``line`` (the Bonferroni z over every feature × label tested). Empty when either certificate has
     no cue table."""
@@ -72,6 +76,9 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
     if b[0] is None or a[0] is None:
         return pd.DataFrame(columns=columns)
     (_, b_counts, b_prior), (a_support, a_counts, _) = b, a
+    least = int(candidate.get("settings", {}).get("min_count") or CUE_SUPPORT)
+    a_counts = a_counts[a_counts["_support"] >= least]
+    a_support = a_support[a_support >= least]
     labels = [lab for lab in a_counts.columns if lab != "_support" and lab in b_prior.index]
     tests = len(a_support) * len(labels)
     line = bonferroni_z(alpha, tests)

@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 
 from core.base.progress import check_cancel, report, span
-from core.certificate.cues import cue_table
+from core.certificate.cues import CUE_SUPPORT, cue_table
 from core.certificate.registry import record
 from core.certificate.schema import FORMAT, validate
 
@@ -85,7 +85,8 @@ def _version() -> str:
 def certify(dataset, *, representation: Optional[str] = None, partial: Optional[str] = None, eval_dataset=None,
             agreement=None, family: Optional[str] = None, folds: Optional[int] = None, seed: Optional[int] = None,
             min_count: Optional[int] = None, alpha: Optional[float] = None, tau: Optional[float] = None,
-            m: Optional[int] = None, epochs: Optional[int] = None, cache_dir=None, progress=None, cancel=None) -> dict:
+            m: Optional[int] = None, epochs: Optional[int] = None, device: Optional[str] = None, cache_dir=None,
+            progress=None, cancel=None) -> dict:
     """The certificate of ``dataset`` (a `core.data.dataset.Dataset`): a dict that follows the schema.
 
     ``representation`` is Φ for PVI, AFLite and the training dynamics (for data without text, give
@@ -93,7 +94,10 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     columns and are left out without them; ``partial`` the partial
     input (default: TF-IDF/SVD of the last text field when there are two or more); ``eval_dataset``
     another split whose examples the dataset's cues are measured on; ``agreement`` a
-    `core.team.agreement.Agreement` (the reviewers of a run in a team store)."""
+    `core.team.agreement.Agreement` (the reviewers of a run in a team store); ``device``
+    (`core.base.devices`: ``cuda``…) where AFLite's ridge family and the training dynamics compute
+    (PVI's logistic models train on the CPU); the measures are the same up to float32 rounding, so
+    it is not a setting the gate compares."""
     from core.aflite import AFLite
     from core.aflite.selection import passing
     from core.dynamics.cartography import training_dynamics
@@ -115,7 +119,10 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
         report(progress, 0.0, "z-statistics")
         zs = compute_z(dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]), random_state=int(s["seed"]))
         table = zs.table
-        cues = cue_table(zs, int(s["min_count"]))
+        # the cue table keeps features seen twice or more, so that `check` knows a cue the baseline had
+        # too rarely to test from one it never had
+        cues = cue_table(compute_z(dataset, min_count=CUE_SUPPORT, alpha=float(s["alpha"]),
+                                   random_state=int(s["seed"])), CUE_SUPPORT)
         measures["zstats.z_max"] = record("zstats.z_max", table["z"].max() if len(table) else None, 1.0)
         for label in sorted(table["label"].astype(str).unique()):
             mine = table[table["label"].astype(str) == label]
@@ -150,7 +157,7 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     # a training size that does not grow with the data: more of the same data must not make the models stronger
     s["train_size"] = train = min(int(DEFAULTS["train_size"]), len(y) // 2)
     fit = AFLite(n_partitions=int(s["m"]), train_size=train, slice_size=1, tau=float(s["tau"]),
-                 target_size=len(y) - 1, random_state=int(s["seed"])).fit(X, y, cancel=cancel)
+                 target_size=len(y) - 1, random_state=int(s["seed"]), device=device).fit(X, y, cancel=cancel)
     scores = fit.trajectory_.phase_scores(0)
     scored = scores[np.isfinite(scores)]
     measures["aflite.predictable_share"] = _share(
@@ -165,7 +172,7 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
 
     report(progress, 0.7, "possibly mislabelled examples")
     dyn = training_dynamics(X, y, classes=dataset.classes, epochs=int(s["epochs"]), folds=int(s["folds"]),
-                            random_state=int(s["seed"]), cancel=cancel)
+                            random_state=int(s["seed"]), device=device, cancel=cancel)
     if "label_issue" in dyn.table:
         measures["mislabelled.share"] = _share("mislabelled.share", int(dyn.table["label_issue"].sum()), len(dyn.table))
 

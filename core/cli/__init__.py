@@ -33,7 +33,7 @@ COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "
 #: spec (which can name a vector file: ``file:path=…``)
 _INPUT_FLAGS = {"dataset": "the dataset", "seed_dataset": "--seed-dataset", "run": "--run", "eval": "--eval",
                 "baseline": "BASELINE", "candidate": "CANDIDATE", "rules": "--rules",
-                "second_split": "--second-split", "eval_dataset": "the evaluation split"}
+                "second_split": "--second-split", "eval_dataset": "the evaluation split", "data": "--data"}
 _SPEC_FLAGS = {"representation": "--representation", "quality": "--quality", "partial": "--partial"}
 
 

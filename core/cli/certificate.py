@@ -2,13 +2,16 @@
 ``check`` compares two, exiting 1 when a rule is broken, for a dataset's own CI."""
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 from core.base.errors import InputError
-from core.base.settings import settings
-from core.cli.common import id_arg, load_from_args, print_messages, progress_bar
+from core.base.settings import printable, settings
+from core.certificate.gate import FAMILY_ALPHA
+from core.cli.common import device_from, id_arg, load_from_args, print_messages, progress_bar, write_table
 
-__all__ = ["cmd_certify", "cmd_check", "comparison_text"]
+__all__ = ["cmd_certify", "cmd_check", "comparison_text", "check_result", "check_markdown"]
 
 
 def _agreement(args):
@@ -38,6 +41,7 @@ def cmd_certify(args) -> int:
     from core.usecases.certificates import certify_dataset
 
     args.outputs.declare("--out", args.out, (".json",))
+    device = device_from(args)   # asked for and absent: said here, before any work
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     other = None
@@ -51,7 +55,7 @@ def cmd_certify(args) -> int:
     try:
         found = certify_dataset(ds, representation=args.representation, partial=args.partial, eval_dataset=other,
                                 agreement=agreement, folds=args.folds, seed=args.seed, tau=args.tau,
-                                cache_dir=args.cache_dir, progress=bar)
+                                device=device, cache_dir=args.cache_dir, progress=bar)
     finally:
         if bar:
             bar.close()
@@ -79,16 +83,91 @@ def comparison_text(table) -> str:
     return "\n".join(lines)
 
 
+def _status(ok) -> str:
+    return "not gated" if ok is None or ok != ok else ("pass" if ok else "fail")
+
+
+def check_result(table) -> dict:
+    """What ``check --json`` writes: per measure and per new or stronger cue, its status (pass, fail,
+    not gated), the threshold and the observed values."""
+    def number(v):
+        return None if v is None or v != v else float(v)
+
+    cues = table.attrs.get("cues")
+    failed = bool((table["ok"] == False).any())   # noqa: E712
+    return {"passed": not failed, "exit_status": int(failed), "family_alpha": FAMILY_ALPHA, "z_line": table.attrs["z"],
+            "measures": [{"measure": r.measure, "status": _status(r.ok), "before": number(r.before),
+                          "after": number(r.after), "change": number(r.change), "threshold": number(r.allowed),
+                          "why": r.why} for r in table.itertuples(index=False)],
+            "cues": [] if cues is None else [
+                {"feature": c.feature, "label": c.label, "status": "fail", "support_before": c.support_before,
+                 "share_before": c.share_before, "chance": c.chance, "support_after": int(c.support_after),
+                 "share_after": c.share_after, "z": c.z, "line": c.line} for c in cues.itertuples(index=False)]}
+
+
+def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> str:
+    """What ``check --markdown`` writes: a summary for a pull request's comment or a CI job's page."""
+    result = check_result(table)
+    gated = [m for m in result["measures"] if m["status"] != "not gated"]
+
+    def cell(v):
+        return "–" if v is None else f"{v:.4g}"
+
+    def name(text):
+        return printable(str(text)).replace("|", "\\|").replace("`", "'")
+
+    lines = [f"### Artifact certificate: {'passed' if result['passed'] else '**failed**'}", "",
+             f"{name(candidate['dataset']['name']) or 'candidate'} ({candidate['dataset']['examples']:,} examples) against "
+             f"{name(baseline['dataset']['name']) or 'baseline'} ({baseline['dataset']['examples']:,}); "
+             f"{len(gated)} gated tests, at most {FAMILY_ALPHA:.0%} false alarms in all (Bonferroni, z > "
+             f"{result['z_line']:.2f}).", "", "| measure | before | after | change | allowed | status |",
+             "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for m in gated:
+        lines.append(f"| `{name(m['measure'])}` | {cell(m['before'])} | {cell(m['after'])} | {cell(m['change'])} | "
+                     f"{cell(m['threshold'])} | {'✅ pass' if m['status'] == 'pass' else '❌ ' + name(m['why'])} |")
+    if result["cues"]:
+        lines += ["", f"**New or stronger cues** ({len(result['cues'])}; the share of the feature's examples with the "
+                      "label, before → after, and the label's share of the data):", "",
+                  "| feature | label | before | after | chance | examples | z |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+        for c in result["cues"][:shown]:
+            before = "absent" if c["share_before"] is None else f"{c['share_before']:.2f} of {c['support_before']:,}"
+            lines.append(f"| `{name(c['feature'])}` | {name(c['label'])} | {before} | {c['share_after']:.2f} | "
+                         f"{c['chance']:.2f} | {c['support_after']:,} | {c['z']:.1f} |")
+        if len(result["cues"]) > shown:
+            lines.append(f"\n… and {len(result['cues']) - shown} more (``--json``).")
+    return "\n".join(lines) + "\n"
+
+
 def cmd_check(args) -> int:
     from core.certificate.gate import compare, read_rules
     from core.certificate.schema import read_certificate
 
+    for flag, ending in (("--json", ".json"), ("--markdown", ".md"), ("--rows", ".csv")):
+        args.outputs.declare(flag, getattr(args, flag.lstrip("-")), (ending,))
+    if args.rows and not args.data:
+        raise InputError("--rows lists the candidate's examples that carry each new cue: give the candidate's data "
+                         "with --data (the file it was certified from).")
     baseline, candidate = read_certificate(args.baseline), read_certificate(args.candidate)
     rules = read_rules(args.rules) if args.rules else {}
     table = compare(baseline, candidate, rules)
     broken = table[table["ok"] == False]   # noqa: E712  (None: not gated)
+    if args.rows:
+        _write_rows(args, table.attrs.get("cues"), candidate)
+    if args.json:
+        Path(args.outputs.path_for("--json")).write_text(json.dumps(check_result(table), indent=1, allow_nan=False))
+    if args.markdown:
+        Path(args.outputs.path_for("--markdown")).write_text(check_markdown(table, baseline, candidate), encoding="utf-8")
+    args.outputs.commit()
     if not args.quiet:
         print(comparison_text(table))
+        cues = table.attrs.get("cues")
+        if cues is not None and len(cues):
+            print("new or stronger cues (the share of the feature's examples with the label, before → after):")
+            for c in cues.head(20).itertuples(index=False):
+                before = "absent" if c.share_before is None or c.share_before != c.share_before else \
+                    f"{c.share_before:.2f} of {int(c.support_before):,}"
+                print(f"  {printable(c.feature)[:40]:40s} → {printable(c.label)[:20]:20s} {before} → {c.share_after:.2f} "
+                      f"of {int(c.support_after):,} (chance {c.chance:.2f}, z {c.z:.1f})")
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
     if len(broken):
@@ -98,3 +177,17 @@ def cmd_check(args) -> int:
     if not args.quiet:
         print(f"check passed: {int(table['ok'].eq(True).sum())} gated measures within their rules.")
     return 0
+
+
+def _write_rows(args, cues, candidate: dict) -> None:
+    """The candidate's examples that carry each new or stronger cue, to ``--rows`` (the data must be
+    the candidate's: same fingerprint)."""
+    from core.certificate.rows import cue_rows
+    from core.data.sources import load_dataset
+
+    data = load_dataset(args.data)
+    if data.fingerprint != candidate["dataset"]["fingerprint"]:
+        raise InputError(f"--data {Path(args.data).name} is not the data the candidate certificate was made from "
+                         f"(fingerprint {data.fingerprint}, the certificate's {candidate['dataset']['fingerprint']}); "
+                         "give that file.")
+    write_table(cue_rows(data, cues), args.outputs.path_for("--rows"))

@@ -312,18 +312,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--tau", type=Real(0, 1), default=0.75, help="τ of AFLite's predictable share (default 0.75)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--device", type=Device(), help="where AFLite's ridge family and the training dynamics compute: cuda, "
+                   "cuda:N, torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; PVI stays on the CPU; "
+                   "the same measures, float32 rounding aside)")
     p.add_argument("--out", required=True, help="the certificate (.json)")
     p.set_defaults(func=cmd_certify)
 
     p = sub.add_parser("check", help="compare two certificates; exit 1 when a measure of artifacts got worse",
-                       description="Compare a candidate certificate with a baseline, measure by measure, and print "
-                                   "before, after, change and whether each is within its rule. By default no measure of "
-                                   "artifact strength may get worse by more than its uncertainty (1.96 standard errors "
-                                   "of the difference); --rules sets thresholds per measure. Exit status 1 when a rule "
-                                   "is broken, 0 otherwise: a dataset repository's CI job.")
+                       description="Compare a candidate certificate with a baseline, measure by measure and cue by "
+                                   "cue, and print before, after, change and whether each is within its rule. By "
+                                   "default no measure of artifact strength may get worse by more than its uncertainty, "
+                                   "and no cue (a simple feature that gives a label away) may be new or stronger beyond "
+                                   "its uncertainty; one Bonferroni line over all these tests keeps the chance that an "
+                                   "unchanged dataset fails at 5 %% (docs/certificate.md). --rules sets thresholds per "
+                                   "measure. Exit status 1 when a rule is broken, 2 when the certificates cannot be "
+                                   "compared, 0 otherwise: a dataset repository's CI job.")
     p.add_argument("baseline", metavar="BASELINE", help="the certificate to compare against (JSON)")
     p.add_argument("candidate", metavar="CANDIDATE", help="the new certificate (JSON)")
     p.add_argument("--rules", help="a TOML or YAML file of rules per measure: max_rise, max, min, ignore")
+    p.add_argument("--json", help="also write the result as JSON (.json): per measure and per new cue its status "
+                   "(pass, fail, not gated), threshold and values")
+    p.add_argument("--markdown", help="also write a Markdown summary (.md) for a pull request's comment or a CI job's page")
+    p.add_argument("--rows", help="write the candidate's examples that carry each new or stronger cue (.csv: id, label, "
+                   "feature, cue_label, share_after, z); needs --data")
+    p.add_argument("--data", help="the candidate's data (the file it was certified from), for --rows")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("agreement", help="how much a team's reviewers agree, with each other and with the filter",

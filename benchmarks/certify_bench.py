@@ -1,0 +1,77 @@
+"""`certify` at scale (issue 44, item 8): the seconds of one certificate of an NLI split of
+``--rows`` rows and where they go, per step, on the CPU and on each ``--devices`` entry. Prints
+one JSON line.
+
+The rows are SNLI dev and MNLI dev matched (../shared/data/) recombined: each row pairs a premise
+with a hypothesis (and its label) drawn from another row, so the text is real, every pair is new
+and near-duplicates are as rare as in the files (copying the files would make every row a
+near-duplicate and time that instead).
+
+    python benchmarks/certify_bench.py [--rows 100000] [--devices cpu,cuda] [--seed 0]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data"
+
+
+def dataset(rows: int, seed: int):
+    import numpy as np
+    import pandas as pd
+
+    from core.data.sources import load_dataset
+
+    files = [pd.read_json(DATA / f, lines=True) for f in ("snli_dev.jsonl", "mnli_dev_matched.jsonl")]
+    pool = pd.concat(files, ignore_index=True)
+    rng = np.random.default_rng(seed)
+    p, h = rng.integers(0, len(pool), rows), rng.integers(0, len(pool), rows)
+    table = pd.DataFrame({"id": [f"r{i}" for i in range(rows)], "premise": pool["premise"].to_numpy()[p],
+                          "hypothesis": pool["hypothesis"].to_numpy()[h], "label": pool["label"].to_numpy()[h]})
+    return load_dataset(table, text=["premise", "hypothesis"], label="label", id="id")
+
+
+def timed(ds, device, cache_dir) -> dict:
+    from core.certificate.measures import certify
+
+    marks = []
+    t0 = time.perf_counter()
+    cert = certify(ds, device=None if device == "cpu" else device, cache_dir=cache_dir,
+                   progress=lambda f, m="": marks.append((time.perf_counter(), m)))
+    total = time.perf_counter() - t0
+    steps, (prev, name) = {}, (t0, "start")
+    for at, message in marks:   # each message starts a step: the time until the next one is that step's
+        if name != "start":
+            steps[name] = round(at - prev, 2)
+        prev, name = at, message
+    return {"seconds": round(total, 1), "steps": steps,
+            "measures": {k: v["value"] for k, v in cert["measures"].items() if not k.startswith("zstats.")}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=100_000)
+    ap.add_argument("--devices", default="cpu")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    ds = dataset(args.rows, args.seed)
+    out = {"bench": "certify", "rows": args.rows, "cpus": os.cpu_count()}
+    for device in [d for d in args.devices.split(",") if d]:
+        with tempfile.TemporaryDirectory() as cache:   # Φ computed afresh for each: the whole command's work
+            try:
+                out[device] = timed(ds, device, cache)
+            except Exception as exc:  # noqa: BLE001  (a device missing here is a line, not the end of the run)
+                out[device] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""How often `check` fails a change that changed nothing, and how often it catches a new cue
+(issue 44, item 3), on the real NLI files in ../shared/data/. Prints one JSON line.
+
+For each file (SNLI dev, MNLI dev matched):
+- ``false_alarm``: ``--pairs`` random halves A and B of the file (seeds 0, 1, …), each certified
+  with the defaults; the share of pairs where ``check A B`` fails (with its 95 % Clopper–Pearson
+  interval), and how often each measure was the one that failed;
+- ``grown``: the rows of a random half of the premises against the whole file (the data doubled
+  with more of the same kind: new premises with their hypotheses), ``--grown`` times;
+- ``planted``: half A against half B with "Indeed," put before the hypothesis of 1 %, 3 % and 10 %
+  of B's entailment examples (``--planted`` pairs per share): the share of pairs that fail, that
+  name the phrase (``indeed@hypothesis`` among the new or stronger cues) and whose rows carrying
+  it are exactly the planted ones (`core.certificate.rows.cue_rows`).
+
+    python benchmarks/gate_calibration.py [--pairs 40] [--grown 10] [--planted 10] [--jobs N]
+        [--files snli_dev,mnli_dev_matched] [--shares 0.01,0.03,0.1]
+
+Certificates are computed in ``--jobs`` worker processes (one BLAS thread each); 2026-11 on 2
+cores one SNLI half takes about 11 s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data"
+PHRASE = "Indeed,"
+
+
+def _dataset(name: str):
+    from core.data.sources import load_dataset
+
+    return load_dataset(str(DATA / f"{name}.jsonl"))
+
+
+def _halves(ds, seed: int):
+    import numpy as np
+
+    ids = np.random.default_rng(seed).permutation(np.asarray(ds.table.index.astype(str)))
+    return ids[: len(ids) // 2], ids[len(ids) // 2:]
+
+
+def _by_premise(ds, seed: int):
+    """The rows of a random half of the premises (with all their hypotheses): a dataset that grows
+    by more of the same kind gains new premises, not the other halves of its groups."""
+    import numpy as np
+
+    premises = ds.table["premise"].astype(str)
+    chosen = set(np.random.default_rng(20_000 + seed).permutation(premises.unique())[: premises.nunique() // 2])
+    return np.asarray(ds.table.index.astype(str))[premises.isin(chosen).to_numpy()]
+
+
+def _planted(ds, ids, share: float, seed: int):
+    """The rows ``ids`` of ``ds`` with PHRASE before ``share`` of their entailment hypotheses:
+    (the dataset, the planted ids)."""
+    import dataclasses
+
+    import numpy as np
+
+    table = ds.table.loc[list(ids)].copy()
+    entail = np.flatnonzero(table[ds.label].astype(str).to_numpy() == "entailment")
+    chosen = np.random.default_rng(10_000 + seed).choice(entail, size=max(1, round(share * len(entail))), replace=False)
+    col = table.columns.get_loc("hypothesis")
+    table.iloc[chosen, col] = [f"{PHRASE} {h}" for h in table.iloc[chosen, col]]
+    return dataclasses.replace(ds, table=table, name=f"{ds.name}+planted"), [str(i) for i in table.index[chosen]]
+
+
+def _certify(job):
+    """One certificate in a worker: ``job`` = (file, kind, seed, share)."""
+    from core.certificate.measures import certify
+
+    name, kind, seed, share = job
+    ds = _dataset(name)
+    a, b = _halves(ds, seed)
+    if kind == "whole":
+        return job, certify(ds), None
+    if kind == "premises":
+        return job, certify(ds.subset(_by_premise(ds, seed))), None
+    if kind == "planted":
+        planted, ids = _planted(ds, b, share, seed)
+        return job, certify(planted), ids
+    return job, certify(ds.subset(a if kind == "A" else b)), None
+
+
+def _interval(k: int, n: int) -> list:
+    from scipy.stats import beta
+
+    low = 0.0 if k == 0 else float(beta.ppf(0.025, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(0.975, k + 1, n - k))
+    return [round(low, 4), round(high, 4)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=40)
+    ap.add_argument("--grown", type=int, default=10)
+    ap.add_argument("--planted", type=int, default=10)
+    ap.add_argument("--shares", default="0.01,0.03,0.1")
+    ap.add_argument("--files", default="snli_dev,mnli_dev_matched")
+    ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+    args = ap.parse_args()
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"   # the workers run side by side
+    from core.certificate.gate import compare
+    from core.certificate.rows import cue_rows
+
+    shares = [float(s) for s in args.shares.split(",") if s]
+    out = {"bench": "gate_calibration", "jobs": args.jobs, "cpus": os.cpu_count(), "phrase": PHRASE}
+    t0 = time.perf_counter()
+    for name in [f for f in args.files.split(",") if f]:
+        jobs = [(name, k, s, 0.0) for s in range(args.pairs) for k in ("A", "B")] + [(name, "whole", 0, 0.0)]
+        jobs += [(name, "premises", s, 0.0) for s in range(args.grown)]
+        jobs += [(name, "planted", s, sh) for sh in shares for s in range(args.planted)]
+        t = time.perf_counter()
+        with ProcessPoolExecutor(args.jobs) as pool:
+            done = {job: (cert, ids) for job, cert, ids in pool.map(_certify, jobs)}
+        ds = _dataset(name)
+        cert = {k: v[0] for k, v in done.items()}
+        failed, by_measure = 0, {}
+        for s in range(args.pairs):
+            table = compare(cert[(name, "A", s, 0.0)], cert[(name, "B", s, 0.0)])
+            broken = table.loc[table["ok"] == False, "measure"].tolist()   # noqa: E712
+            failed += bool(broken)
+            for m in broken:
+                by_measure[m] = by_measure.get(m, 0) + 1
+        grown = [compare(cert[(name, "premises", s, 0.0)], cert[(name, "whole", 0, 0.0)]) for s in range(args.grown)]
+        grown_failed = [t.loc[t["ok"] == False, "measure"].tolist() for t in grown]   # noqa: E712
+        planted = {}
+        for sh in shares:
+            caught = named = exact = 0
+            for s in range(args.planted):
+                cand, ids = done[(name, "planted", s, sh)]
+                table = compare(cert[(name, "A", s, 0.0)], cand)
+                caught += bool((table["ok"] == False).any())   # noqa: E712
+                cues = table.attrs["cues"]
+                hit = cues is not None and "indeed@hypothesis" in set(cues["feature"])
+                named += hit
+                if hit:
+                    rows = cue_rows(_planted(ds, _halves(ds, s)[1], sh, s)[0], cues[cues["feature"] == "indeed@hypothesis"])
+                    exact += set(rows["id"].astype(str)) == set(ids)
+            planted[f"{sh:g}"] = {"pairs": args.planted, "planted_rows": len(ids), "failed": caught / args.planted,
+                                  "phrase_named": named / args.planted, "rows_exact": exact / args.planted}
+        out[name] = {
+            "rows": len(ds), "half": len(ds) // 2,
+            "false_alarm": {"pairs": args.pairs, "failed": failed, "rate": round(failed / args.pairs, 4),
+                            "ci95": _interval(failed, args.pairs), "by_measure": by_measure},
+            "grown": {"pairs": len(grown), "failed": sum(bool(g) for g in grown_failed),
+                      "measures_failed": sorted({m for g in grown_failed for m in g})},
+            "planted": planted, "seconds": round(time.perf_counter() - t, 1)}
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""The rows behind a cue (issue 44, item 2): which of the candidate's examples carry each new or
+stronger cue `check` names, so a maintainer can fix or review exactly those (``check --rows``)."""
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["cue_rows", "ROW_COLUMNS"]
+
+#: the columns of ``check --rows``: the example, its label, and the cue it carries (the cue's label,
+#: its share of the feature's examples after the change, its z)
+ROW_COLUMNS = ["id", "label", "feature", "cue_label", "share_after", "z"]
+
+
+def cue_rows(dataset, cues: pd.DataFrame) -> pd.DataFrame:
+    """One row per (example of ``dataset``, cue of ``cues``) the example carries: ``cues`` as
+    `core.certificate.cues.cue_changes` lists them, ``dataset`` the candidate's data."""
+    from core.text.features import feature_matrix, ids_with_feature
+
+    if cues is None or not len(cues):
+        return pd.DataFrame(columns=ROW_COLUMNS)
+    fm = feature_matrix(dataset)
+    labels = dataset.table[dataset.label].astype(str)
+    labels.index = labels.index.astype(str)
+    parts = []
+    for cue in cues.itertuples(index=False):
+        ids = ids_with_feature(fm, cue.feature)
+        parts.append(pd.DataFrame({"id": ids, "label": labels.reindex(ids).to_numpy(), "feature": cue.feature,
+                                   "cue_label": cue.label, "share_after": cue.share_after, "z": cue.z}))
+    return pd.concat(parts, ignore_index=True)[ROW_COLUMNS]
