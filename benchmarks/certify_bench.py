@@ -24,6 +24,13 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 
+def _use_data(folder) -> None:
+    """Read the files from ``folder`` (also in the worker processes, which inherit the variable)."""
+    global DATA
+    DATA = Path(folder)
+    os.environ["GATE_BENCH_DATA"] = str(DATA)
+
+
 def dataset(rows: int, seed: int):
     import numpy as np
     import pandas as pd
@@ -61,7 +68,10 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--devices", default="cpu")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--data-dir", default=str(DATA), help="where snli_dev.jsonl and mnli_dev_matched.jsonl are "
+                    "(default ../shared/data)")
     args = ap.parse_args()
+    _use_data(args.data_dir)
     ds = dataset(args.rows, args.seed)
     out = {"bench": "certify", "rows": args.rows, "cpus": os.cpu_count()}
     for device in [d for d in args.devices.split(",") if d]:

@@ -31,13 +31,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
+
+
+def _use_data(folder) -> None:
+    """Read the files from ``folder`` (also in the worker processes, which inherit the variable)."""
+    global DATA
+    DATA = Path(folder)
+    os.environ["GATE_BENCH_DATA"] = str(DATA)
 PHRASE = "Indeed,"
 
 
 def _dataset(name: str):
     from core.data.sources import load_dataset
 
-    return load_dataset(str(DATA / f"{name}.jsonl"))
+    return load_dataset(str(Path(os.environ.get("GATE_BENCH_DATA", DATA)) / f"{name}.jsonl"))
 
 
 def _halves(ds, seed: int):
@@ -105,7 +112,10 @@ def main() -> None:
     ap.add_argument("--shares", default="0.01,0.03,0.1")
     ap.add_argument("--files", default="snli_dev,mnli_dev_matched")
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+    ap.add_argument("--data-dir", default=str(DATA), help="where snli_dev.jsonl and mnli_dev_matched.jsonl are "
+                    "(default ../shared/data)")
     args = ap.parse_args()
+    _use_data(args.data_dir)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"   # the workers run side by side
     from core.certificate.gate import compare
