@@ -9,8 +9,9 @@ For each file (SNLI dev, MNLI dev matched):
   with more of the same kind: new premises with their hypotheses), ``--grown`` times;
 - ``planted``: half A against half B with "Indeed," put before the hypothesis of 1 %, 3 % and 10 %
   of B's entailment examples (``--planted`` pairs per share): the share of pairs that fail, that
-  name the phrase (``indeed@hypothesis`` among the new or stronger cues) and whose rows carrying
-  it are exactly the planted ones (`core.certificate.rows.cue_rows`).
+  name the phrase (``indeed@hypothesis`` among the new or stronger cues), the share of the planted
+  rows that ``check --rows`` lists (`core.certificate.rows.cue_rows`) and how many other rows it
+  lists (examples that had the word already: MNLI has 27).
 
     python benchmarks/gate_calibration.py [--pairs 40] [--grown 10] [--planted 10] [--jobs N]
         [--files snli_dev,mnli_dev_matched] [--shares 0.01,0.03,0.1]
@@ -144,7 +145,8 @@ def main() -> None:
         grown_failed = [t.loc[t["ok"] == False, "measure"].tolist() for t in grown]   # noqa: E712
         planted = {}
         for sh in shares:
-            caught = named = exact = 0
+            caught = named = 0
+            recall, extra = [], []
             for s in range(args.planted):
                 cand, ids = done[(name, "planted", s, sh)]
                 table = compare(cert[(name, "A", s, 0.0)], cand)
@@ -154,10 +156,26 @@ def main() -> None:
                 named += hit
                 if hit:
                     rows = cue_rows(_planted(ds, _halves(ds, s)[1], sh, s)[0], cues[cues["feature"] == "indeed@hypothesis"])
-                    exact += set(rows["id"].astype(str)) == set(ids)
+                    listed = set(rows["id"].astype(str))
+                    recall.append(len(listed & set(ids)) / len(ids))
+                    extra.append(len(listed - set(ids)))
             planted[f"{sh:g}"] = {"pairs": args.planted, "planted_rows": len(ids), "failed": caught / args.planted,
-                                  "phrase_named": named / args.planted, "rows_exact": exact / args.planted}
+                                  "phrase_named": named / args.planted,
+                                  "planted_rows_listed": round(sum(recall) / len(recall), 4) if recall else None,
+                                  "other_rows_listed": round(sum(extra) / len(extra), 1) if extra else None}
+        # the measures' differences between halves in units of their stated uncertainty: a
+        # calibrated measure has a spread of about 1
+        spread = {}
+        for s in range(args.pairs):
+            a_, b_ = cert[(name, "A", s, 0.0)]["measures"], cert[(name, "B", s, 0.0)]["measures"]
+            for m in a_:
+                if m in b_ and a_[m]["stderr"] and b_[m]["stderr"] and a_[m]["value"] is not None \
+                        and b_[m]["value"] is not None and not m.startswith("zstats."):
+                    spread.setdefault(m, []).append((b_[m]["value"] - a_[m]["value"])
+                                                    / (a_[m]["stderr"] ** 2 + b_[m]["stderr"] ** 2) ** 0.5)
         out[name] = {
+            "halves_difference_sd_in_stated_errors": {m: round(float(sum(v * v for v in z) / len(z)) ** 0.5, 2)
+                                                      for m, z in spread.items()},
             "rows": len(ds), "half": len(ds) // 2,
             "false_alarm": {"pairs": args.pairs, "failed": failed, "rate": round(failed / args.pairs, 4),
                             "ci95": _interval(failed, args.pairs), "by_measure": by_measure},

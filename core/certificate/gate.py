@@ -36,7 +36,8 @@ from core.certificate.cues import bonferroni_z, cue_changes
 __all__ = ["read_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
 
 #: the settings a certificate's values depend on: certificates that differ in one are not compared
-COMPARED_SETTINGS = ("representation", "partial", "family", "folds", "seed", "min_count", "alpha", "tau", "m", "epochs")
+COMPARED_SETTINGS = ("representation", "partial", "family", "folds", "seed", "min_count", "alpha", "tau", "m", "epochs",
+                     "model_train")
 
 RULE_KEYS = {"max_rise", "max", "min", "ignore"}
 
@@ -114,7 +115,9 @@ def mismatches(baseline: dict, candidate: dict) -> list:
 
 def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     """One row per measure: ``measure``, ``before``, ``after``, ``change``, ``allowed`` (the rise in
-    the worse direction the rule allows, or the bound), ``ok`` (None: not gated) and ``why``.
+    the worse direction the rule allows, or the bound), ``ok`` (None: not gated), ``status`` (pass,
+    fail, warn, not gated) and ``why``; the last row is the cue-by-cue comparison (`CUES`), whose
+    cues are in ``attrs["cues"]``, and ``attrs["z"]`` is the family's line.
     InputError when the two were made with different settings or labels (`mismatches`)."""
     from core.certificate.registry import spec_of
 
@@ -138,6 +141,7 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
         spec = spec_of(name)   # what the measure is comes from this tool, not from the file under test
         worse = spec.worse if spec is not None else b["worse"]
         artifact = spec.artifact if spec is not None else False
+        warns = spec is not None and spec.warns
         if b["value"] is not None and a["value"] is not None:
             row["change"] = a["value"] - b["value"]
         named = bool(set(rule) & {"max_rise", "max", "min"})
@@ -146,13 +150,16 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
                           if spec is not None else "a measure this tool does not know (a rule may gate it)")
             rows.append(row)
             continue
+        warning = warns and not named   # `Measure.warns`: shown against its line, failing nothing
         if a["value"] is None:
-            row.update(ok=b["value"] is None, why="could not be computed on the candidate")
+            row.update(ok=None if warning else b["value"] is None, why="could not be computed on the candidate",
+                       status="warn" if warning else None)
             rows.append(row)
             continue
         if b["value"] is None and "max" not in rule and "min" not in rule:
-            row.update(ok=False, why="the baseline has no value for it, so it cannot vouch for the candidate; "
-                                     "certify the baseline again")
+            row.update(ok=None if warning else False, status="warn" if warning else None,
+                       why="the baseline has no value for it, so it cannot vouch for the candidate; certify the "
+                           "baseline again")
             rows.append(row)
             continue
         problems = []
@@ -170,37 +177,45 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
                 allowed = math.sqrt(b["stderr"] ** 2 + min(a["stderr"], b["stderr"]) ** 2)
                 row["_spread"] = allowed   # times the family's z, once the tests are counted
             row["allowed"], row["_rise"] = allowed, rise
-        row["_problems"] = problems
+        row["_problems"], row["_warns"] = problems, warning
         rows.append(row)
     cue_rule = _rule_for(CUES, rules)
     has_cues = bool(baseline.get("cues") and candidate.get("cues")) and not cue_rule.get("ignore")
-    tests = sum("_spread" in r for r in rows) + has_cues
+    tests = sum("_spread" in r and not r["_warns"] for r in rows) + has_cues
     z = bonferroni_z(FAMILY_ALPHA, tests)
     for row in rows:
         if "_problems" not in row:
+            row["status"] = row.get("status") or ("not gated" if row["ok"] is None else "pass" if row["ok"] else "fail")
             continue
-        problems = row.pop("_problems")
+        problems, warns = row.pop("_problems"), row.pop("_warns")
         if "_spread" in row:
             row["allowed"] = z * row.pop("_spread")
         if "_rise" in row and row.pop("_rise") > row["allowed"]:
             worse = "rose" if (row["after"] or 0) > (row["before"] or 0) else "fell"
             problems.append(f"{worse} by {abs(row['change']):.4g}, more than {row['allowed']:.4g}")
+        if warns:   # shown against the same line, failing nothing (`core.certificate.registry.Measure.warns`)
+            row["status"] = "warn" if problems else "pass"
+            row["why"] = ("warns: " + "; ".join(problems) if problems else "within the rule") + \
+                " (warns only: its error is not measured well enough to gate on; a rule may gate it)"
+            continue
         row["ok"] = not problems
+        row["status"] = "pass" if row["ok"] else "fail"
         row["why"] = "; ".join(problems) or "within the rule"
     changes = cue_changes(baseline, candidate, FAMILY_ALPHA / max(tests, 1)) if has_cues else None
-    row = {"measure": CUES, "before": None, "after": None, "change": None, "allowed": 0, "ok": None, "why": ""}
+    row = {"measure": CUES, "before": None, "after": None, "change": None, "allowed": 0, "ok": None, "why": "",
+           "status": "not gated"}
     if changes is None:
         row["why"] = ("ignored by the rules" if cue_rule.get("ignore") else
                       "a certificate has no cue table (format 1): certify it again to compare cue by cue")
     else:
         named = ", ".join(f"{c.feature!r} → {c.label}" for c in changes.head(3).itertuples())
-        row.update(after=float(len(changes)), ok=not len(changes),
+        row.update(after=float(len(changes)), ok=not len(changes), status="fail" if len(changes) else "pass",
                    why=f"{len(changes)} new or stronger cue(s): {named}" + (" …" if len(changes) > 3 else "")
                    if len(changes) else f"no cue new or stronger (z line {changes.attrs.get('line', z):.2f})")
     rows.append(row)
-    table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "why"])
+    table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "status", "why"])
     table.attrs["cues"] = changes
-    table.attrs["z"] = z
+    table.attrs["z"], table.attrs["tests"] = z, tests
     return table
 
 

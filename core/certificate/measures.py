@@ -2,9 +2,15 @@
 the direction that means more artifacts, computed deterministically for a seed.
 
 Uncertainties: a z-statistic is in units of its own standard error (1); a count of features over
-the Bonferroni line is taken as Poisson (√count); a share or an accuracy as binomial
-(√(p(1 − p)/n)); a V-information is the standard error of the mean PVI; reviewers' α from its
-bootstrap interval (width / 3.92)."""
+the Bonferroni line is taken as Poisson (√count); a share as binomial (√(p(1 − p)/n)), and the
+share with a near-duplicate counting each group of near-duplicates once; a cross-fitted accuracy
+or V-information by the spread of its folds (never below the formula over the test examples);
+reviewers' α from its bootstrap interval (width / 3.92).
+
+Size: the measures are effect sizes that more data of the same kind leaves where they were: the
+cue table's shares (`core.certificate.cues`), accuracies and V-information of models trained on at
+most ``model_train`` examples per fold, AFLite's share with models trained on ``train_size``
+examples; z and the counts over the line grow with the data and are information only."""
 from __future__ import annotations
 
 import math
@@ -25,13 +31,22 @@ LABEL_IN_NAME_MAX = 200
 
 #: the settings a certificate is computed with unless given (recorded in the certificate)
 DEFAULTS = {"representation": "tfidf-svd", "family": "logistic", "folds": 5, "seed": 0, "min_count": 5,
-            "alpha": 0.01, "tau": 0.75, "m": 16, "train_size": 1000, "epochs": 5}
+            "alpha": 0.01, "tau": 0.75, "m": 16, "train_size": 1000, "model_train": 3000, "epochs": 5}
 
 
 def _share(name: str, hits: int, n: int, description: Optional[str] = None) -> dict:
     """A share measure with its binomial standard error (`record`)."""
     p = hits / n if n else float("nan")
     return record(name, p, math.sqrt(p * (1 - p) / n) if n else None, description=description)
+
+
+def _fold_spread(table, column: str, formula: float) -> float:
+    """The standard error of a cross-fitted mean, measured: the spread of its per-fold means
+    (each fold's model trained on other examples, so it counts the training's variance too, which
+    a formula over the test examples misses), never below ``formula``."""
+    per_fold = table.groupby("fold")[column].mean().to_numpy(dtype=float)
+    measured = float(np.std(per_fold, ddof=1) / math.sqrt(len(per_fold))) if len(per_fold) > 1 else 0.0
+    return max(measured, float(formula))
 
 
 def _clustered_share(name: str, pairs, n: int) -> dict:
@@ -135,20 +150,26 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     measures["labels.majority_share"] = _share("labels.majority_share", int(labels.max()), n)
 
     report(progress, 0.15, "V-information of the full input")
-    full = dataset_pvi(dataset, s["representation"], family=s["family"], folds=int(s["folds"]),
-                       random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel).summary
-    measures["v_information.full"] = record("v_information.full", full["v_information"], full["stderr"])
-    s["representation"] = full["representation"]
+    # the models train on at most `model_train` examples per fold: as strong on more data of the same kind
+    cap = int(DEFAULTS["model_train"])
+    s["model_train"] = cap
+    full = dataset_pvi(dataset, s["representation"], family=s["family"], folds=int(s["folds"]), max_train=cap,
+                       random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel)
+    measures["v_information.full"] = record("v_information.full", full.summary["v_information"],
+                                            _fold_spread(full.table, "pvi", full.summary["stderr"]))
+    s["representation"] = full.summary["representation"]
     if s["partial"]:
         report(progress, 0.3, "V-information of the partial input")
-        part = dataset_pvi(dataset, s["partial"], family=s["family"], folds=int(s["folds"]),
-                           random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel).summary
-        s["partial"] = part["representation"]
-        measures["v_information.partial"] = record("v_information.partial", part["v_information"], part["stderr"])
-        acc = part["accuracy"]
-        se = math.sqrt(acc * (1 - acc) / n)
+        part = dataset_pvi(dataset, s["partial"], family=s["family"], folds=int(s["folds"]), max_train=cap,
+                           random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel)
+        summary = part.summary
+        s["partial"] = summary["representation"]
+        measures["v_information.partial"] = record("v_information.partial", summary["v_information"],
+                                                   _fold_spread(part.table, "pvi", summary["stderr"]))
+        acc = summary["accuracy"]
+        se = _fold_spread(part.table, "correct", math.sqrt(acc * (1 - acc) / n))
         measures["partial_input.accuracy"] = record("partial_input.accuracy", acc, se)
-        measures["partial_input.lift"] = record("partial_input.lift", acc - part["majority"], se)
+        measures["partial_input.lift"] = record("partial_input.lift", acc - summary["majority"], se)
 
     report(progress, 0.45, "AFLite's predictable share")
     rep = represent(dataset, s["representation"], cache_dir=cache_dir, cancel=cancel)

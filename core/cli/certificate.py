@@ -77,14 +77,13 @@ def comparison_text(table) -> str:
 
     lines = [f"{'measure':40s} {'before':>10s} {'after':>10s} {'change':>10s} {'allowed':>10s}  within the rule?"]
     for r in table.itertuples(index=False):
-        verdict = "–" if r.ok is None else ("yes" if r.ok else "NO")
+        verdict = {"pass": "yes", "fail": "NO", "warn": "warn"}.get(r.status, "–")
         lines.append(f"{r.measure[:40]:40s} {number(r.before):>10s} {number(r.after):>10s} {number(r.change):>10s} "
                      f"{number(r.allowed):>10s}  {verdict} ({r.why})")
     return "\n".join(lines)
 
 
-def _status(ok) -> str:
-    return "not gated" if ok is None or ok != ok else ("pass" if ok else "fail")
+_MARK = {"pass": "✅", "fail": "❌", "warn": "⚠️"}
 
 
 def check_result(table) -> dict:
@@ -96,7 +95,7 @@ def check_result(table) -> dict:
     cues = table.attrs.get("cues")
     failed = bool((table["ok"] == False).any())   # noqa: E712
     return {"passed": not failed, "exit_status": int(failed), "family_alpha": FAMILY_ALPHA, "z_line": table.attrs["z"],
-            "measures": [{"measure": r.measure, "status": _status(r.ok), "before": number(r.before),
+            "measures": [{"measure": r.measure, "status": r.status, "before": number(r.before),
                           "after": number(r.after), "change": number(r.change), "threshold": number(r.allowed),
                           "why": r.why} for r in table.itertuples(index=False)],
             "cues": [] if cues is None else [
@@ -119,12 +118,12 @@ def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> s
     lines = [f"### Artifact certificate: {'passed' if result['passed'] else '**failed**'}", "",
              f"{name(candidate['dataset']['name']) or 'candidate'} ({candidate['dataset']['examples']:,} examples) against "
              f"{name(baseline['dataset']['name']) or 'baseline'} ({baseline['dataset']['examples']:,}); "
-             f"{len(gated)} gated tests, at most {FAMILY_ALPHA:.0%} false alarms in all (Bonferroni, z > "
+             f"{table.attrs['tests']} gated tests, at most {FAMILY_ALPHA:.0%} false alarms in all (Bonferroni, z > "
              f"{result['z_line']:.2f}).", "", "| measure | before | after | change | allowed | status |",
              "| --- | ---: | ---: | ---: | ---: | --- |"]
     for m in gated:
         lines.append(f"| `{name(m['measure'])}` | {cell(m['before'])} | {cell(m['after'])} | {cell(m['change'])} | "
-                     f"{cell(m['threshold'])} | {'✅ pass' if m['status'] == 'pass' else '❌ ' + name(m['why'])} |")
+                     f"{cell(m['threshold'])} | {_MARK[m['status']]} {name(m['why']) if m['status'] != 'pass' else 'pass'} |")
     if result["cues"]:
         lines += ["", f"**New or stronger cues** ({len(result['cues'])}; the share of the feature's examples with the "
                       "label, before → after, and the label's share of the data):", "",

@@ -20,6 +20,7 @@ make PVI −∞); g[∅] is the training folds' label shares. Families with prob
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -71,13 +72,15 @@ def _check(X, y, family: str, folds: int):
 
 
 def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 5, random_state: int = 0,
-        progress=None, cancel=None) -> UsableInformation:
+        max_train: Optional[int] = None, progress=None, cancel=None) -> UsableInformation:
     """Cross-fitted pointwise V-information of each example (module docstring).
 
     ``X`` (N, d) is Φ, ``y`` the gold labels (any hashable type), ``ids`` their ids (default
     0..N−1). Each of ``folds`` stratified folds is scored by a model trained on the others, and
-    its g[∅] is the others' label shares. InputError when a label has fewer examples than folds
-    (a fold's model could not know it), or for a family without probabilities."""
+    its g[∅] is the others' label shares. ``max_train`` caps each fold's training examples (a seeded
+    sample of the others): the models are then as strong on a large dataset as on a small one, so
+    a measure compared across sizes does not grow with the data. InputError when a label has fewer
+    examples than folds (a fold's model could not know it), or for a family without probabilities."""
     from sklearn.model_selection import StratifiedKFold
 
     codes, names = encode_labels(y, classes, what="the labels")
@@ -96,6 +99,8 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
     for k, (train, test) in enumerate(splitter.split(np.zeros(n), codes)):
         check_cancel(cancel)
         report(progress, k / folds, f"PVI: fold {k + 1} of {folds}")
+        if max_train is not None and len(train) > int(max_train):
+            train = np.sort(np.random.default_rng([int(random_state), k]).choice(train, int(max_train), replace=False))
         model = make_model(family, int(random_state), n_train=len(train), d=X.shape[1]).fit(X[train], codes[train])
         proba = np.zeros((len(test), len(names)))
         proba[:, model.classes_] = model.predict_proba(X[test])
@@ -121,7 +126,7 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
 
 
 def dataset_pvi(dataset, spec: str, *, family: str = "logistic", folds: int = 5, random_state: int = 0,
-                cache_dir=None, progress=None, cancel=None) -> UsableInformation:
+                max_train: Optional[int] = None, cache_dir=None, progress=None, cancel=None) -> UsableInformation:
     """`pvi` of a `core.data.dataset.Dataset` on the representation ``spec`` (a partial-input spec such
     as ``tfidf-svd:fields=hypothesis`` gives the artifact's bits), for the examples Φ represents
     (warm-up examples are not scored), with the dataset's ids and class order."""
@@ -131,6 +136,6 @@ def dataset_pvi(dataset, spec: str, *, family: str = "logistic", folds: int = 5,
     ids = np.asarray(rep.ids).astype(str)
     y = dataset.table[dataset.label].reindex(ids).to_numpy()
     out = pvi(np.asarray(rep.X), y, ids=ids, classes=dataset.classes, family=family, folds=folds,
-              random_state=random_state, cancel=cancel)
+              random_state=random_state, max_train=max_train, cancel=cancel)
     out.summary["representation"] = rep.spec
     return out

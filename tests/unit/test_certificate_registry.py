@@ -34,6 +34,7 @@ def test_every_measure_certify_writes_is_registered_and_reads_as_registered(base
 def _planted(baseline):
     cand = copy.deepcopy(baseline)
     cand["measures"]["partial_input.accuracy"]["value"] += 0.2   # the partial input now gives labels away
+    cand["measures"]["near_duplicates.within"]["value"] += 0.2   # and a fifth of the examples are copies
     return cand
 
 
@@ -46,10 +47,13 @@ FORGERIES = st.fixed_dictionaries({}, optional={
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(forged=FORGERIES)
 def test_a_candidate_cannot_set_its_own_gate(baseline, forged):
+    """A gated measure fails and a warning one warns, whatever the candidate's file says of them."""
     cand = _planted(baseline)
-    cand["measures"]["partial_input.accuracy"].update(forged)
-    row = compare(baseline, cand).set_index("measure").loc["partial_input.accuracy"]
-    assert row["ok"] == False, (forged, row["why"])   # noqa: E712
+    for name in ("partial_input.accuracy", "near_duplicates.within"):
+        cand["measures"][name].update(forged)
+    table = compare(baseline, cand).set_index("measure")
+    assert table.loc["near_duplicates.within", "ok"] == False, (forged, table.loc["near_duplicates.within", "why"])  # noqa: E712
+    assert table.loc["partial_input.accuracy", "status"] == "warn", (forged, table.loc["partial_input.accuracy", "why"])
 
 
 def test_a_baseline_without_values_cannot_vouch(baseline):
@@ -57,8 +61,10 @@ def test_a_baseline_without_values_cannot_vouch(baseline):
     for entry in empty["measures"].values():
         entry["value"] = None
     table = compare(empty, _planted(baseline)).set_index("measure")
-    gated = [n for n in table.index if spec_of(n) is not None and spec_of(n).artifact]
+    gated = [n for n in table.index if spec_of(n) is not None and spec_of(n).artifact and not spec_of(n).warns]
+    warning = [n for n in table.index if spec_of(n) is not None and spec_of(n).warns]
     assert gated and (table.loc[gated, "ok"] == False).all()   # noqa: E712
+    assert warning and (table.loc[warning, "status"] == "warn").all()
 
 
 @pytest.mark.parametrize("key", COMPARED_SETTINGS + ("labels",))
