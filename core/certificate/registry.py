@@ -89,7 +89,8 @@ for _m in (
     Measure("aflite.predictable_share", "share", "higher", True, "share of examples with AFLite's p̃ ≥ τ", warns=True),
     Measure("near_duplicates.within", "share", "higher", True, "share of examples with a near-duplicate in the split"),
     Measure("mislabelled.share", "share", "higher", False, "share of examples cleanlab flags as possibly mislabelled "
-            "(out-of-sample probabilities of the training dynamics)"),
+            "(out-of-sample probabilities of the training dynamics; left out when that model is right on fewer "
+            "than 80 % of examples)"),
     Measure("transfer.cues_transferring", "features", "higher", True,
             "the split's label cues that give the labels away on the evaluation split too (a count: grows with n)",
             warns=True),
