@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from core.base.errors import InputError
+from core.base.settings import printable
 from core.certificate.cues import bonferroni_z, cue_changes
 
 __all__ = ["read_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
@@ -40,6 +41,9 @@ COMPARED_SETTINGS = ("representation", "partial", "family", "folds", "seed", "mi
                      "model_train")
 
 RULE_KEYS = {"max_rise", "max", "min", "ignore"}
+
+#: the most characters a rules file may have
+RULES_MAX = 1 << 20
 
 #: the chance that the default rule fails a change that changed nothing, over all its tests
 FAMILY_ALPHA = 0.05
@@ -58,25 +62,42 @@ def read_rules(path) -> dict:
         raise InputError(f"--rules {path}: no such file; give a TOML or YAML file of rules (docs/certificate.md).") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"--rules {path.name} cannot be read ({exc}).") from None
+    if len(text) > RULES_MAX:
+        raise InputError(f"--rules {path.name} takes {len(text):,} characters; a rules file has at most {RULES_MAX:,}.")
     try:
         if path.suffix.lower() == ".toml":
             import tomllib
 
             found = tomllib.loads(text)
         elif path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
-
-            found = yaml.safe_load(text) or {}
+            found = _plain_yaml(text, path.name)
         else:
             raise InputError(f"--rules {path.name}: give a .toml or .yaml file.")
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001  (tomllib and yaml raise their own parse errors)
         raise InputError(f"--rules {path.name} is not valid {path.suffix.lstrip('.').upper()} ({str(exc)[:200]}).") from None
-    rules = found.get("measures", found) if isinstance(found, dict) else None
+    if isinstance(found, dict) and "measures" in found:
+        others = [k for k in found if k != "measures"]
+        if others:   # they would be shadowed: say so rather than drop them
+            raise InputError(f"--rules {path.name}: rules both inside [measures] and outside it "
+                             f"({', '.join(repr(str(k)[:40]) for k in others[:3])}); put them all in one place.")
+        found = found["measures"]
+    rules = found
     if not isinstance(rules, dict):
-        raise InputError(f"--rules {path.name}: give a table of measure name → rule (e.g. [\"partial_input.accuracy\"] "
+        raise InputError(f"--rules {path.name}: give a table of measure name → rule (e.g. [\"near_duplicates.within\"] "
                          "max_rise = 0.01).")
+    if not rules:
+        raise InputError(f"--rules {path.name} names no measure: an empty file or table gates nothing by "
+                         "itself; delete it to use the default rules, or name the measures.")
+    from core.certificate.registry import spec_of
+
+    unknown = [str(n) for n in rules if n != "*" and n != CUES and spec_of(str(n)) is None
+               and spec_of(f"{n}[x]") is None]
+    if unknown:
+        raise InputError(f"--rules {path.name}: no measure is named {printable(unknown[0])[:80]!r}"
+                         + (f" (nor {len(unknown) - 1} other name(s))" if len(unknown) > 1 else "")
+                         + "; the names are those `check` prints (docs/certificate.md), or \"*\" for all.")
     for name, rule in rules.items():
         if not isinstance(rule, dict) or not set(rule) <= RULE_KEYS or not rule:
             raise InputError(f"--rules {path.name}: the rule of {str(name)[:80]!r} should set some of "
@@ -89,6 +110,19 @@ def read_rules(path) -> dict:
                                  + ("true or false." if key == "ignore" else "a finite number"
                                     + (" ≥ 0." if key == "max_rise" else ".")))
     return rules
+
+
+def _plain_yaml(text: str, name: str):
+    """YAML without aliases or tags: an alias can expand a small file without bound (a 'billion
+    laughs'), and a tag can name any type; a rules file needs neither."""
+    import yaml
+
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise InputError(f"--rules {name} uses a YAML alias (*{str(event.anchor)[:40]}); write each rule out.")
+        if getattr(event, "tag", None) is not None:   # the parser sets a tag only where one is written
+            raise InputError(f"--rules {name} uses a YAML tag ({str(event.tag)[:40]}); write plain values.")
+    return yaml.safe_load(text) or {}
 
 
 def _rule_for(name: str, rules: dict) -> dict:

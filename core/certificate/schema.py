@@ -67,13 +67,23 @@ def write_certificate(certificate: dict, path) -> Path:
     return paths.atomic_write(path, lambda fh: fh.write(blob))
 
 
+#: the largest certificate file read (a 100k-row split's cue table takes a few MB)
+CERTIFICATE_MAX = 64 << 20
+
+
 def read_certificate(path) -> dict:
-    """The certificate in ``path``, validated; InputError naming the file and what is wrong."""
+    """The certificate in ``path``, read strictly (`core.base.strict_json`: bounded size and nesting,
+    no repeated keys, no NaN or Infinity) and validated; InputError naming the file and what is wrong."""
+    from core.base.strict_json import loads
+
     path = Path(path)
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > CERTIFICATE_MAX:
+            raise InputError(f"{path.name} takes {path.stat().st_size:,} bytes, more than a certificate can "
+                             f"({CERTIFICATE_MAX:,}); give a file written by 'python -m core certify'.")
+        found = loads(path.read_bytes(), max_bytes=CERTIFICATE_MAX)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file; give a certificate written by 'python -m core certify'.") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path.name} is not a readable JSON certificate ({str(exc)[:200]}).") from None
+        raise InputError(f"{path.name} is not a readable JSON certificate: {str(exc)[:200]}.") from None
     return validate(found, path.name)

@@ -27,6 +27,8 @@ import zipfile
 import numpy as np
 import pandas as pd
 
+from core.base.strict_json import unique_keys
+
 __all__ = ["write_result", "read_result", "CLASSES", "PART_MAX", "METADATA_MAX"]
 
 #: the largest part (uncompressed bytes) a result file may hold: far above any result of a 1M-row run
@@ -85,15 +87,11 @@ def read_result(path):
         if infos["value.json"].file_size > METADATA_MAX:
             raise ValueError(f"value.json takes {infos['value.json'].file_size:,} bytes; the file is not one this tool "
                              "wrote")
-        return _decode(json.loads(z.read("value.json"), object_pairs_hook=_unique_keys), part)
-
-
-def _unique_keys(pairs) -> dict:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        key = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
-        raise ValueError(f"value.json repeats the key {str(key)[:60]!r} (which value is meant cannot be known)")
-    return found
+        try:
+            tree = json.loads(z.read("value.json"), object_pairs_hook=unique_keys)
+        except ValueError as exc:
+            raise ValueError(f"value.json: {exc}") from None
+        return _decode(tree, part)
 
 
 def _check_footer(data: bytes, name: str) -> None:

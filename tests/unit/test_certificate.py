@@ -4,6 +4,7 @@ AFLite-filtered split passes the gate against the original and a split with plan
 it; ``check`` exits 0, 1 or 2 and reads its rules from TOML or YAML."""
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -245,3 +246,47 @@ def test_mislabelled_share_moves_with_planted_flips_and_is_left_out_when_the_mod
     assert 0.035 <= after - before <= 0.065, (before, after)
     hard, why = share(make_circles(n=600, bias_share=0.0, random_state=1))   # a linear model is at chance here
     assert hard is None and f"below {MISLABEL_MIN_ACCURACY:.0%}" in why
+
+
+def _valid_text(tmp_path) -> str:
+    before, _ = _two(tmp_path)
+    return Path(before).read_text()
+
+
+@pytest.mark.parametrize("how, expected", [
+    (lambda t: t.replace('"examples": 10', '"examples": 10, "examples": 11'), "repeats the key 'examples'"),
+    (lambda t: t.replace('"value": 0.5', '"value": NaN'), "NaN, which JSON does not allow"),
+    (lambda t: t.replace('"value": 0.5', '"value": 1e400'), "too large for a float"),
+    (lambda t: t.replace('"examples": 10', '"examples": 1' + "0" * 400), "digits"),
+    (lambda t: t.replace('"name": "d"', '"name": "\\ud800"'), "lone surrogate"),
+    (lambda t: t.replace('"settings": {}', '"settings": ' + "[" * 5000 + "]" * 5000), "nests deeper"),
+    (lambda t: t[: len(t) // 2], "not JSON"),
+])
+def test_a_hostile_certificate_is_one_error_line(tmp_path, capsys, how, expected):
+    """Issue 44, item 7: a certificate is read strictly, and anything else is one `error:` line and
+    exit status 2, never a traceback or a silent "last key wins"."""
+    from core.cli import main
+
+    base = _valid_text(tmp_path)
+    (tmp_path / "hostile.json").write_text(how(base), encoding="utf-8", errors="surrogatepass")
+    assert main(["check", str(tmp_path / "before.json"), str(tmp_path / "hostile.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: hostile.json is not a readable JSON certificate") and expected in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("text, suffix, expected", [
+    ("a: &x [1, 2]\nb: *x\n", ".yaml", "uses a YAML alias"),
+    ("near_duplicates.within: !!python/object:os.system {max: 1}\n", ".yaml", "uses a YAML tag"),
+    ('["near_dupes.within"]\nmax = 1\n', ".toml", "no measure is named 'near_dupes.within'"),
+    ("[measures]\n", ".toml", "names no measure"),
+    ('["near_duplicates.within"]\nmax_rise = 0.1\n[measures."partial_input.accuracy"]\nmax = 1\n', ".toml",
+     "both inside [measures] and outside it"),
+])
+def test_a_rules_file_that_would_do_nothing_or_harm_is_refused(tmp_path, capsys, text, suffix, expected):
+    from core.cli import main
+
+    before, after = _two(tmp_path)
+    (tmp_path / f"rules{suffix}").write_text(text)
+    assert main(["check", before, after, "--rules", str(tmp_path / f"rules{suffix}")]) == 2
+    assert expected in capsys.readouterr().err
