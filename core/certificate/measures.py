@@ -120,8 +120,8 @@ def _version() -> str:
 def certify(dataset, *, representation: Optional[str] = None, partial: Optional[str] = None, eval_dataset=None,
             agreement=None, family: Optional[str] = None, folds: Optional[int] = None, seed: Optional[int] = None,
             min_count: Optional[int] = None, alpha: Optional[float] = None, tau: Optional[float] = None,
-            m: Optional[int] = None, epochs: Optional[int] = None, device: Optional[str] = None, cache_dir=None,
-            progress=None, cancel=None) -> dict:
+            m: Optional[int] = None, epochs: Optional[int] = None, device: Optional[str] = None,
+            name: Optional[str] = None, cache_dir=None, progress=None, cancel=None) -> dict:
     """The certificate of ``dataset`` (a `core.data.dataset.Dataset`): a dict that follows the schema.
 
     ``representation`` is Φ for PVI, AFLite and the training dynamics (for data without text, give
@@ -132,7 +132,8 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     `core.team.agreement.Agreement` (the reviewers of a run in a team store); ``device``
     (`core.base.devices`: ``cuda``…) where AFLite's ridge family and the training dynamics compute
     (PVI's logistic models train on the CPU); the measures are the same up to float32 rounding, so
-    it is not a setting the gate compares."""
+    it is not a setting the gate compares. ``name`` is the dataset's name in the certificate (default
+    none: the same data gives the same bytes whatever its file is called)."""
     from core.aflite import AFLite
     from core.aflite.selection import passing
     from core.dynamics.cartography import training_dynamics
@@ -233,7 +234,7 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
                 "transfer.partial_accuracy_eval", accuracy, math.sqrt(accuracy * (1 - accuracy) / max(n_eval, 1)))
         measures["near_duplicates.across"] = _share("near_duplicates.across",
                                                     int(t["eval_examples_with_a_near_duplicate_in_train"]), n_eval)
-        s["eval_dataset"] = {"name": getattr(eval_dataset, "name", ""), "fingerprint": eval_dataset.fingerprint}
+        s["eval_dataset"] = {"fingerprint": eval_dataset.fingerprint}   # its name would make the bytes depend on a path
 
     if agreement is not None:
         low, high = agreement.alpha_interval
@@ -244,7 +245,8 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     return validate({
         "certificate_format": FORMAT,
         "tool": {"name": "artifact-lens", "version": _version()},
-        "dataset": {"name": str(getattr(dataset, "name", "")), "fingerprint": dataset.fingerprint, "examples": n,
+        # the name only as given: the bytes depend on the data and the settings, not on the path as typed
+        "dataset": {"name": str(name or ""), "fingerprint": dataset.fingerprint, "examples": n,
                     "labels": {str(k): int(v) for k, v in labels.items()}},
         "settings": {k: v for k, v in s.items() if v is not None},
         "measures": measures,

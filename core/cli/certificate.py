@@ -55,7 +55,7 @@ def cmd_certify(args) -> int:
     try:
         found = certify_dataset(ds, representation=args.representation, partial=args.partial, eval_dataset=other,
                                 agreement=agreement, folds=args.folds, seed=args.seed, tau=args.tau,
-                                device=device, cache_dir=args.cache_dir, progress=bar)
+                                device=device, name=args.name, cache_dir=args.cache_dir, progress=bar)
     finally:
         if bar:
             bar.close()

@@ -315,6 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", type=Device(), help="where AFLite's ridge family and the training dynamics compute: cuda, "
                    "cuda:N, torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; PVI stays on the CPU; "
                    "the same measures, float32 rounding aside)")
+    p.add_argument("--name", help="the dataset's name in the certificate (default none: the same data and settings give "
+                   "the same bytes, whatever the file is called or where it is)")
     p.add_argument("--out", required=True, help="the certificate (.json)")
     p.set_defaults(func=cmd_certify)
 

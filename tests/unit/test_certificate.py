@@ -290,3 +290,24 @@ def test_a_rules_file_that_would_do_nothing_or_harm_is_refused(tmp_path, capsys,
     (tmp_path / f"rules{suffix}").write_text(text)
     assert main(["check", before, after, "--rules", str(tmp_path / f"rules{suffix}")]) == 2
     assert expected in capsys.readouterr().err
+
+
+def test_the_same_data_and_settings_give_the_same_bytes_whatever_the_file_is_called(tmp_path, monkeypatch):
+    """Issue 44, item 7: the path as typed (another name, folder, relative path, format) does not
+    reach the certificate; a name does only when given with --name."""
+    from core.cli import main
+    from core.data.sources import load_dataset
+
+    table = load_dataset("demo:nli:n=240").table.reset_index().rename(columns={"index": "id"})
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    table.to_csv(tmp_path / "a" / "train.csv", index=False)
+    table.to_json(tmp_path / "b" / "copy.jsonl", orient="records", lines=True)
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for i, source in enumerate(["a/train.csv", str(tmp_path / "b" / "copy.jsonl"), "./a/../a/train.csv"]):
+        assert main(["-q", "certify", source, "--folds", "3", "--out", f"c{i}.json"]) == 0
+        outs.append((tmp_path / f"c{i}.json").read_bytes())
+    assert outs[0] == outs[1] == outs[2]
+    assert main(["-q", "certify", "a/train.csv", "--folds", "3", "--name", "nli-v2", "--out", "named.json"]) == 0
+    assert json.loads((tmp_path / "named.json").read_text())["dataset"]["name"] == "nli-v2"
