@@ -24,20 +24,13 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 
-def _use_data(folder) -> None:
-    """Read the files from ``folder`` (also in the worker processes, which inherit the variable)."""
-    global DATA
-    DATA = Path(folder)
-    os.environ["GATE_BENCH_DATA"] = str(DATA)
-
-
-def dataset(rows: int, seed: int):
+def dataset(rows: int, seed: int, folder=DATA):
     import numpy as np
     import pandas as pd
 
     from core.data.sources import load_dataset
 
-    files = [pd.read_json(DATA / f, lines=True) for f in ("snli_dev.jsonl", "mnli_dev_matched.jsonl")]
+    files = [pd.read_json(Path(folder) / f, lines=True) for f in ("snli_dev.jsonl", "mnli_dev_matched.jsonl")]
     pool = pd.concat(files, ignore_index=True)
     rng = np.random.default_rng(seed)
     p, h = rng.integers(0, len(pool), rows), rng.integers(0, len(pool), rows)
@@ -71,8 +64,7 @@ def main() -> None:
     ap.add_argument("--data-dir", default=str(DATA), help="where snli_dev.jsonl and mnli_dev_matched.jsonl are "
                     "(default ../shared/data)")
     args = ap.parse_args()
-    _use_data(args.data_dir)
-    ds = dataset(args.rows, args.seed)
+    ds = dataset(args.rows, args.seed, args.data_dir)
     out = {"bench": "certify", "rows": args.rows, "cpus": os.cpu_count()}
     for device in [d for d in args.devices.split(",") if d]:
         with tempfile.TemporaryDirectory() as cache:   # Φ computed afresh for each: the whole command's work

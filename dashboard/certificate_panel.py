@@ -39,12 +39,21 @@ def certificate_section(run) -> None:
     except InputError as exc:   # e.g. the split lost every example of a label
         st.warning(plain(exc))
         return
-    broken = table.loc[table["ok"] == False, "measure"].tolist()   # noqa: E712  (None: not gated)
+    broken = table.loc[table["status"] == "fail", "measure"].tolist()
+    warned = table.loc[table["status"] == "warn", "measure"].tolist()
     if broken:
         st.warning(plain("These artifact measures are worse in the split than in the whole dataset: "
                          + ", ".join(broken) + "."))
     else:
-        st.success("Every artifact measure of the split is within its rule: none is worse than in the whole dataset.")
+        st.success("Every gated artifact measure of the split is within its rule: none is worse than in the whole "
+                   "dataset, and no cue is new or stronger.")
+    if warned:
+        st.info(plain("These rose beyond their line but only warn (their uncertainty is not measured well enough to "
+                      "gate on): " + ", ".join(warned) + "."))
+    cues = table.attrs.get("cues")
+    if cues is not None and len(cues):
+        st.caption("New or stronger cues in the split (the share of the feature's examples with the label):")
+        st.dataframe(cues, hide_index=True, key="cert_cues")
     st.dataframe(table, hide_index=True, key="cert_table")
     columns = st.columns(2)
     for column, (name, blob) in zip(columns, certificates.files(found).items()):

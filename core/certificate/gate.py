@@ -217,13 +217,15 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     has_cues = bool(baseline.get("cues") and candidate.get("cues")) and not cue_rule.get("ignore")
     tests = sum("_spread" in r and not r["_warns"] for r in rows) + has_cues
     z = bonferroni_z(FAMILY_ALPHA, tests)
+    # a warning measure is held to the line it would have if every default test were gated
+    z_warn = bonferroni_z(FAMILY_ALPHA, tests + sum("_spread" in r and r.get("_warns") for r in rows))
     for row in rows:
         if "_problems" not in row:
             row["status"] = row.get("status") or ("not gated" if row["ok"] is None else "pass" if row["ok"] else "fail")
             continue
         problems, warns = row.pop("_problems"), row.pop("_warns")
         if "_spread" in row:
-            row["allowed"] = z * row.pop("_spread")
+            row["allowed"] = (z_warn if warns else z) * row.pop("_spread")
         if "_rise" in row and row.pop("_rise") > row["allowed"]:
             worse = "rose" if (row["after"] or 0) > (row["before"] or 0) else "fell"
             problems.append(f"{worse} by {abs(row['change']):.4g}, more than {row['allowed']:.4g}")
