@@ -13,6 +13,9 @@ their own, `core.plots.text.escape`: plotly's HTML subset.)
 - `html_text`: text and attribute values in HTML.
 - `yaml_string`: a scalar in YAML front matter (a double-quoted JSON string, which YAML reads
   back exactly).
+- `terminal_text`: a value printed to a terminal: every control character (a carriage return that
+  would overwrite the line, an escape sequence that would recolour or move it) shown as its
+  escape (``\r``, ``\x1b``), so what is printed is what the value holds.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ import html
 import json
 import re
 
-__all__ = ["md_text", "md_code", "html_text", "yaml_string", "cut_middle", "MESSAGE_MAX"]
+__all__ = ["md_text", "md_code", "html_text", "yaml_string", "terminal_text", "cut_middle", "MESSAGE_MAX"]
 
 #: the longest message the CLI prints or the app shows (characters); a longer one is cut in the middle
 MESSAGE_MAX = 2_000
@@ -57,6 +60,12 @@ def html_text(value) -> str:
 def yaml_string(value) -> str:
     """``value`` as one YAML scalar (JSON's double-quoted string is valid YAML)."""
     return json.dumps(str(value), ensure_ascii=False)
+
+
+def terminal_text(value) -> str:
+    """``value`` as a terminal shows it literally (module docstring): ``"ok\\rfail"`` prints as
+    ``ok\\rfail``, not as ``fail`` over ``ok``."""
+    return _BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(value))
 
 
 def cut_middle(text: str, limit: int = MESSAGE_MAX) -> str:

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from core.base.errors import InputError
-from core.base.settings import printable, settings
+from core.base.escaping import md_code, md_text, terminal_text
+from core.base.settings import settings
 from core.certificate.gate import FAMILY_ALPHA
 from core.cli.common import device_from, id_arg, load_from_args, print_messages, progress_bar, write_table
 
@@ -78,8 +79,8 @@ def comparison_text(table) -> str:
     lines = [f"{'measure':40s} {'before':>10s} {'after':>10s} {'change':>10s} {'allowed':>10s}  within the rule?"]
     for r in table.itertuples(index=False):
         verdict = {"pass": "yes", "fail": "NO", "warn": "warn"}.get(r.status, "–")
-        lines.append(f"{r.measure[:40]:40s} {number(r.before):>10s} {number(r.after):>10s} {number(r.change):>10s} "
-                     f"{number(r.allowed):>10s}  {verdict} ({r.why})")
+        lines.append(f"{terminal_text(r.measure)[:40]:40s} {number(r.before):>10s} {number(r.after):>10s} "
+                     f"{number(r.change):>10s} {number(r.allowed):>10s}  {verdict} ({terminal_text(r.why)})")
     return "\n".join(lines)
 
 
@@ -112,25 +113,25 @@ def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> s
     def cell(v):
         return "–" if v is None else f"{v:.4g}"
 
-    def name(text):
-        return printable(str(text)).replace("|", "\\|").replace("`", "'")
+    def name(text):   # a dataset's, a measure's or a feature's name: shown as typed, inert in a table
+        return md_code(text)
 
     lines = [f"### Artifact certificate: {'passed' if result['passed'] else '**failed**'}", "",
-             f"{name(candidate['dataset']['name']) or 'candidate'} ({candidate['dataset']['examples']:,} examples) against "
-             f"{name(baseline['dataset']['name']) or 'baseline'} ({baseline['dataset']['examples']:,}); "
+             f"{name(candidate['dataset']['name'] or 'candidate')} ({candidate['dataset']['examples']:,} examples) "
+             f"against {name(baseline['dataset']['name'] or 'baseline')} ({baseline['dataset']['examples']:,}); "
              f"{table.attrs['tests']} gated tests, at most {FAMILY_ALPHA:.0%} false alarms in all (Bonferroni, z > "
              f"{result['z_line']:.2f}).", "", "| measure | before | after | change | allowed | status |",
              "| --- | ---: | ---: | ---: | ---: | --- |"]
     for m in gated:
-        lines.append(f"| `{name(m['measure'])}` | {cell(m['before'])} | {cell(m['after'])} | {cell(m['change'])} | "
-                     f"{cell(m['threshold'])} | {_MARK[m['status']]} {name(m['why']) if m['status'] != 'pass' else 'pass'} |")
+        lines.append(f"| {name(m['measure'])} | {cell(m['before'])} | {cell(m['after'])} | {cell(m['change'])} | "
+                     f"{cell(m['threshold'])} | {_MARK[m['status']]} {md_text(m['why']) if m['status'] != 'pass' else 'pass'} |")
     if result["cues"]:
         lines += ["", f"**New or stronger cues** ({len(result['cues'])}; the share of the feature's examples with the "
                       "label, before → after, and the label's share of the data):", "",
                   "| feature | label | before | after | chance | examples | z |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
         for c in result["cues"][:shown]:
             before = "absent" if c["share_before"] is None else f"{c['share_before']:.2f} of {c['support_before']:,}"
-            lines.append(f"| `{name(c['feature'])}` | {name(c['label'])} | {before} | {c['share_after']:.2f} | "
+            lines.append(f"| {name(c['feature'])} | {md_text(c['label'])} | {before} | {c['share_after']:.2f} | "
                          f"{c['chance']:.2f} | {c['support_after']:,} | {c['z']:.1f} |")
         if len(result["cues"]) > shown:
             lines.append(f"\n… and {len(result['cues']) - shown} more (``--json``).")
@@ -165,7 +166,7 @@ def cmd_check(args) -> int:
             for c in cues.head(20).itertuples(index=False):
                 before = "absent" if c.share_before is None or c.share_before != c.share_before else \
                     f"{c.share_before:.2f} of {int(c.support_before):,}"
-                print(f"  {printable(c.feature)[:40]:40s} → {printable(c.label)[:20]:20s} {before} → {c.share_after:.2f} "
+                print(f"  {terminal_text(c.feature)[:40]:40s} → {terminal_text(c.label)[:20]:20s} {before} → {c.share_after:.2f} "
                       f"of {int(c.support_after):,} (chance {c.chance:.2f}, z {c.z:.1f})")
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
