@@ -54,7 +54,9 @@ def certificate_section(run) -> None:
     if cues is not None and len(cues):
         st.caption("New or stronger cues in the split (the share of the feature's examples with the label):")
         st.dataframe(cues, hide_index=True, key="cert_cues")
-    st.dataframe(table, hide_index=True, key="cert_table")
+    shown = table.copy()
+    shown.attrs = {}   # the cues are drawn above; a table's attrs do not travel to the browser
+    st.dataframe(shown, hide_index=True, key="cert_table")
     columns = st.columns(2)
     for column, (name, blob) in zip(columns, certificates.files(found).items()):
         column.download_button(f"Download {name}", blob, file_name=name, mime="application/json", key=f"dl_{name}",

@@ -231,8 +231,8 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
             problems.append(f"{worse} by {abs(row['change']):.4g}, more than {row['allowed']:.4g}")
         if warns:   # shown against the same line, failing nothing (`core.certificate.registry.Measure.warns`)
             row["status"] = "warn" if problems else "pass"
-            row["why"] = ("warns: " + "; ".join(problems) if problems else "within the rule") + \
-                " (warns only: its error is not measured well enough to gate on; a rule may gate it)"
+            row["why"] = ("warns: " + "; ".join(problems) if problems else "within the line") + \
+                " (warns only: a rule may gate it)"
             continue
         row["ok"] = not problems
         row["status"] = "pass" if row["ok"] else "fail"

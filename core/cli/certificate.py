@@ -119,8 +119,9 @@ def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> s
     lines = [f"### Artifact certificate: {'passed' if result['passed'] else '**failed**'}", "",
              f"{name(candidate['dataset']['name'] or 'candidate')} ({candidate['dataset']['examples']:,} examples) "
              f"against {name(baseline['dataset']['name'] or 'baseline')} ({baseline['dataset']['examples']:,}); "
-             f"{table.attrs['tests']} gated tests, at most {FAMILY_ALPHA:.0%} false alarms in all (Bonferroni, z > "
-             f"{result['z_line']:.2f}).", "", "| measure | before | after | change | allowed | status |",
+             f"{table.attrs['tests']} gated test{'s' if table.attrs['tests'] != 1 else ''}, at most "
+             f"{FAMILY_ALPHA:.0%} false alarms in all (Bonferroni; docs/certificate.md).", "",
+             "| measure | before | after | change | allowed | status |",
              "| --- | ---: | ---: | ---: | ---: | --- |"]
     for m in gated:
         lines.append(f"| {name(m['measure'])} | {cell(m['before'])} | {cell(m['after'])} | {cell(m['change'])} | "
