@@ -29,6 +29,9 @@ __all__ = ["cue_table", "cue_changes", "bonferroni_z", "SKIPPED_KINDS", "CUE_SUP
 #: the least support of a feature the cue table keeps
 CUE_SUPPORT = 2
 
+#: the z of a cue whose label the baseline never had (no spread to measure it by)
+Z_BEYOND = 1e9
+
 #: kinds of `compute_z` rows a cue table leaves out: model predictions (the partial input's measures
 #: gate them) and the null feature (every example)
 SKIPPED_KINDS = ("pred", "null")
@@ -96,11 +99,15 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
                           math.sqrt(chance * (1 - chance)) / np.sqrt(n_a))
         reference = np.where(seen, p_b, chance)
         with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(spread > 0, (p_a - reference) / spread, np.where(p_a > reference, np.inf, 0.0))
+            # no spread (a label the baseline never had): any lean towards it is beyond chance; a finite
+            # stand-in keeps the outputs valid JSON
+            z = np.where(spread > 0, (p_a - reference) / spread, np.where(p_a > reference, Z_BEYOND, 0.0))
         hit = (z > line) & (p_a > chance)
         for i in np.flatnonzero(hit):
             rows.append([a_counts.index[i], lab, None if not seen[i] else int(n_b[i]),
                          None if not seen[i] else float(p_b[i]), chance, int(n_a[i]), float(p_a[i]), float(z[i]), line])
     out = pd.DataFrame(rows, columns=columns).sort_values("z", ascending=False, kind="stable").reset_index(drop=True)
+    for column in ("support_before", "share_before"):   # None (absent from the baseline), never NaN
+        out[column] = out[column].astype(object).where(out[column].notna(), None)
     out.attrs["line"], out.attrs["tests"] = line, tests
     return out
