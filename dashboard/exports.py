@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-
 from core.base.keys import key_of
 from core.exports import manifest as manifests, writers as export
 from core.usecases.exports import FolderFiles, SplitExport, export_split, folder_files as folder_files_of
@@ -33,18 +32,21 @@ FORMATS = export.FORMATS
 
 @dataclass
 class Split:
-    """What the Export page shows and writes for the options chosen."""
+    """What the Export page shows and writes for the options chosen: the use case's export
+    (`core.usecases.exports.SplitExport`: rows, manifest, τ/n, summary, the review's overrides) and
+    how the browser gets it."""
 
-    frame: Any                 # the rows (row references: the file is written from it when asked)
-    manifest: dict
+    export: SplitExport
     file_name: str             # what the browser saves it as
     mime: str
     signature: str             # the options it was made from: a prepared file of others is stale
-    tau: Optional[float] = None
-    n: Optional[int] = None
-    summary: str = ""          # "τ = …, n = …: kept … of …" (empty without a run)
-    overrides: Optional[list] = None   # the team's review overrides applied (None: not a workspace run)
-    export: Optional[SplitExport] = None   # what the use case returned
+
+    frame = property(lambda self: self.export.frame)           # the rows (row references: written when asked)
+    manifest = property(lambda self: self.export.manifest)
+    tau = property(lambda self: self.export.tau)
+    n = property(lambda self: self.export.n)
+    summary = property(lambda self: self.export.summary)       # "τ = …, n = …: kept … of …" ("" without a run)
+    overrides = property(lambda self: self.export.overrides)   # the review's overrides (None: not a workspace run)
 
 
 def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=None, quality_note=None,
@@ -67,9 +69,9 @@ def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=
     out = export_split(ds, run, tau=tau, target_size=n, live=live, standing=standing, extra=extra, **options)
     signature = key_of([sess.ds_key, run.key if run else None, which, fmt, include_arrays, out.tau, out.n,
                         out.overrides or [], quality_note, out.manifest["export"].get("near_duplicates")])
-    return Split(frame=out.frame, manifest=out.manifest, file_name=manifests.file_name(label, which, fmt)
-                 + (".zip" if export.FORMATS[fmt].folder else ""), mime=export.mime(fmt), signature=signature,
-                 tau=out.tau, n=out.n, summary=out.summary, overrides=out.overrides, export=out)
+    return Split(export=out, file_name=manifests.file_name(label, which, fmt) + (".zip" if export.FORMATS[fmt].folder
+                                                                                  else ""),
+                 mime=export.mime(fmt), signature=signature)
 
 
 @dataclass

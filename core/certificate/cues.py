@@ -19,12 +19,12 @@ flagged is at most the family's α, however many features the data has."""
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
-
 import numpy as np
 import pandas as pd
 
-__all__ = ["cue_table", "cue_changes", "bonferroni_z", "SKIPPED_KINDS", "CUE_SUPPORT"]
+from core.zstats.statistics import bonferroni_threshold
+
+__all__ = ["cue_table", "cue_changes", "SKIPPED_KINDS", "CUE_SUPPORT"]
 
 #: the least support of a feature the cue table keeps
 CUE_SUPPORT = 2
@@ -40,7 +40,7 @@ SKIPPED_KINDS = ("pred", "null")
 def cue_table(zs, min_count: int) -> dict:
     """The certificate's ``cues``: ``min_count``, ``features`` (names), ``support`` (examples with
     the feature) and ``counts`` (label → examples with the feature and that label), in feature order."""
-    table = zs.table[~zs.table["kind"].isin(SKIPPED_KINDS)]
+    table = zs.table[~zs.table["kind"].isin(SKIPPED_KINDS) & (zs.table["n"] >= int(min_count))]
     counts = table.pivot_table(index="feature", columns=table["label"].astype(str), values="count", aggfunc="first",
                                fill_value=0).sort_index()
     support = table.groupby("feature")["n"].first().reindex(counts.index)
@@ -49,22 +49,17 @@ def cue_table(zs, min_count: int) -> dict:
                                                              for lab in counts.columns}}
 
 
-def bonferroni_z(alpha: float, tests: int) -> float:
-    """The one-sided z a test must pass so that, over ``tests`` tests, the chance of any false alarm
-    is at most ``alpha``."""
-    return NormalDist().inv_cdf(1 - alpha / max(int(tests), 1))
-
-
-def _frame(cert: dict) -> tuple:
+def _frame(cert: dict):
+    """(the cue table: a row per feature, a column per label and ``_support``, the labels' shares of
+    the data), or None without a cue table."""
     cues = cert.get("cues")
     if not cues:
-        return None, None, None
+        return None
     labels = sorted(cues["counts"])
-    support = pd.Series(cues["support"], index=cues["features"], dtype=float)
     counts = pd.DataFrame({lab: cues["counts"][lab] for lab in labels}, index=cues["features"], dtype=float)
     total = sum(int(v) for v in cert["dataset"]["labels"].values())
     prior = pd.Series({lab: int(cert["dataset"]["labels"].get(lab, 0)) / max(total, 1) for lab in labels})
-    return support, counts.assign(_support=support), prior
+    return counts.assign(_support=np.asarray(cues["support"], dtype=float)), prior
 
 
 def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
@@ -76,15 +71,14 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
     columns = ["feature", "label", "support_before", "share_before", "chance", "support_after", "share_after", "z",
                "line"]
     b, a = _frame(baseline), _frame(candidate)
-    if b[0] is None or a[0] is None:
+    if b is None or a is None:
         return pd.DataFrame(columns=columns)
-    (_, b_counts, b_prior), (a_support, a_counts, _) = b, a
+    (b_counts, b_prior), (a_counts, _) = b, a
     least = int(candidate.get("settings", {}).get("min_count") or CUE_SUPPORT)
     a_counts = a_counts[a_counts["_support"] >= least]
-    a_support = a_support[a_support >= least]
     labels = [lab for lab in a_counts.columns if lab != "_support" and lab in b_prior.index]
-    tests = len(a_support) * len(labels)
-    line = bonferroni_z(alpha, tests)
+    tests = len(a_counts) * len(labels)
+    line = bonferroni_threshold(alpha, tests)
     rows = []
     known = b_counts.reindex(a_counts.index)
     for lab in labels:

@@ -32,7 +32,8 @@ import pandas as pd
 
 from core.base.errors import InputError
 from core.base.settings import printable
-from core.certificate.cues import bonferroni_z, cue_changes
+from core.certificate.cues import cue_changes
+from core.zstats.statistics import bonferroni_threshold
 
 __all__ = ["read_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
 
@@ -216,9 +217,9 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     cue_rule = _rule_for(CUES, rules)
     has_cues = bool(baseline.get("cues") and candidate.get("cues")) and not cue_rule.get("ignore")
     tests = sum("_spread" in r and not r["_warns"] for r in rows) + has_cues
-    z = bonferroni_z(FAMILY_ALPHA, tests)
+    z = bonferroni_threshold(FAMILY_ALPHA, tests)
     # a warning measure is held to the line it would have if every default test were gated
-    z_warn = bonferroni_z(FAMILY_ALPHA, tests + sum("_spread" in r and r.get("_warns") for r in rows))
+    z_warn = bonferroni_threshold(FAMILY_ALPHA, tests + sum("_spread" in r and r.get("_warns") for r in rows))
     for row in rows:
         if "_problems" not in row:
             row["status"] = row.get("status") or ("not gated" if row["ok"] is None else "pass" if row["ok"] else "fail")
@@ -244,9 +245,9 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
         row["why"] = ("ignored by the rules" if cue_rule.get("ignore") else
                       "a certificate has no cue table (format 1): certify it again to compare cue by cue")
     else:
-        named = ", ".join(f"{c.feature!r} → {c.label}" for c in changes.head(3).itertuples())
+        listed = ", ".join(f"{c.feature!r} → {c.label}" for c in changes.head(3).itertuples())
         row.update(after=float(len(changes)), ok=not len(changes), status="fail" if len(changes) else "pass",
-                   why=f"{len(changes)} new or stronger cue(s): {named}" + (" …" if len(changes) > 3 else "")
+                   why=f"{len(changes)} new or stronger cue(s): {listed}" + (" …" if len(changes) > 3 else "")
                    if len(changes) else f"no cue new or stronger (z line {changes.attrs.get('line', z):.2f})")
     rows.append(row)
     table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "status", "why"])

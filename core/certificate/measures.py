@@ -142,6 +142,7 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     from core.representations import represent
     from core.text.duplicates import near_duplicate_pairs
     from core.zstats import compute_z
+    from core.zstats.statistics import bonferroni_threshold
 
     given = {"representation": representation, "family": family, "folds": folds, "seed": seed,
              "min_count": min_count, "alpha": alpha, "tau": tau, "m": m, "epochs": epochs}
@@ -153,20 +154,22 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
 
     if dataset.text or dataset.features:   # z-statistics read text fields and the columns a user names
         report(progress, 0.0, "z-statistics")
-        zs = compute_z(dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]), random_state=int(s["seed"]))
-        table = zs.table
-        # the cue table keeps features seen twice or more, so that `check` knows a cue the baseline had
-        # too rarely to test from one it never had
-        cues = cue_table(compute_z(dataset, min_count=CUE_SUPPORT, alpha=float(s["alpha"]),
-                                   random_state=int(s["seed"])), CUE_SUPPORT)
+        # one pass down to the cue table's support (features seen twice or more, so that `check` knows a
+        # cue the baseline had too rarely to test from one it never had); the z measures keep the
+        # features `min_count` admits, under the Bonferroni line over those
+        least = int(s["min_count"])
+        zs = compute_z(dataset, min_count=min(least, CUE_SUPPORT), alpha=float(s["alpha"]), random_state=int(s["seed"]))
+        cues = cue_table(zs, CUE_SUPPORT)
+        table = zs.table[zs.table["n"] >= least]
+        z_star = bonferroni_threshold(float(s["alpha"]), len(table) // max(len(zs.labels), 1))
         measures["zstats.z_max"] = record("zstats.z_max", table["z"].max() if len(table) else None, 1.0)
         for label in sorted(table["label"].astype(str).unique()):
             mine = table[table["label"].astype(str) == label]
-            over = int(mine["significant"].sum())
+            over = int((mine["z"] > z_star).sum())
             measures[per_label("zstats.z_max", label)] = record("zstats.z_max", mine["z"].max(), 1.0, label=label)
             measures[per_label("zstats.over_line", label)] = record(
                 "zstats.over_line", over, math.sqrt(max(over, 1)), label=label,
-                description=f"features over the Bonferroni line (z* = {zs.z_star:.2f}) for {label}")
+                description=f"features over the Bonferroni line (z* = {z_star:.2f}) for {label}")
     check_cancel(cancel)
     measures["labels.majority_share"] = _share("labels.majority_share", int(labels.max()), n)
 

@@ -89,7 +89,7 @@ _MARK = {"pass": "✅", "fail": "❌", "warn": "⚠️"}
 
 def check_result(table) -> dict:
     """What ``check --json`` writes: per measure and per new or stronger cue, its status (pass, fail,
-    not gated), the threshold and the observed values."""
+    warn, not gated), the threshold and the observed values."""
     def number(v):
         return None if v is None or v != v else float(v)
 
