@@ -5,8 +5,8 @@ Stopping (SIGTERM from ``docker compose stop``, systemd or a test): the first `S
 ``streamlit run`` process chains a handler onto Streamlit's own. On SIGTERM it sets
 `Server.stopping` (a prepared export stops between chunks), asks every background job to
 stop (AFLite phases and Φ check their cancel token; a UMAP child process gets SIGTERM) and
-arms a backstop timer (`STOP_DEADLINE` seconds: SIGALRM, whose default action ends the
-process even if a native call never returns), then Streamlit shuts down. When the
+arms a backstop timer (``ARTIFACT_LENS_STOP_DEADLINE`` seconds, 8 by default: SIGALRM, whose
+default action ends the process even if a native call never returns), then Streamlit shuts down. When the
 interpreter exits (`atexit`, still before daemon threads are frozen) the jobs get up to
 `JOBS_GRACE` seconds to finish cancelling, so their files are complete or removed (every file
 goes through `core.base.paths.atomic_write`), and the prepared exports are deleted. Interrupted
@@ -31,7 +31,7 @@ from core.team.store import TeamStore
 from core.base.settings import settings
 from dashboard.cache import BoundedCache
 
-__all__ = ["Server", "server", "exports_folder", "STOP_DEADLINE", "JOBS_GRACE"]
+__all__ = ["Server", "server", "exports_folder", "JOBS_GRACE"]
 
 
 def _plotly_json_without_object_arrays() -> None:
@@ -69,8 +69,6 @@ _plotly_json_without_object_arrays()
 
 log = logging.getLogger("artifact_lens.server")
 
-#: Seconds from SIGTERM to a forced end of the process (the backstop; a clean stop takes about 1-2 s).
-STOP_DEADLINE = 4.5
 #: Seconds the jobs get at exit to finish cancelling.
 JOBS_GRACE = 2.5
 
@@ -216,10 +214,12 @@ def _install_hooks() -> None:
 def _install_signal_handler(previous) -> None:
     """On the main thread (signal handlers can only be set there): chain onto Streamlit's."""
 
+    deadline = settings().stop_deadline   # read now: a bad value has been refused at start already
+
     def on_sigterm(signum, frame):
         if hasattr(signal, "setitimer"):
             signal.signal(signal.SIGALRM, signal.SIG_DFL)   # its default action ends the process
-            signal.setitimer(signal.ITIMER_REAL, STOP_DEADLINE)
+            signal.setitimer(signal.ITIMER_REAL, deadline)
         _begin_stop_all()
         previous(signum, frame)   # Streamlit stops the server; atexit then waits for the jobs
 

@@ -56,6 +56,10 @@ class Settings:
     #: ARTIFACT_LENS_RUN_LEASE: seconds a running run's lease lasts without a heartbeat; past it,
     #: another server on the same database marks the run interrupted
     run_lease: float
+    #: ARTIFACT_LENS_STOP_DEADLINE: seconds from SIGTERM to a forced end of the app (the backstop when a
+    #: clean stop does not finish); below a container's grace period (Docker: 10 s) so the tool, not
+    #: SIGKILL, decides
+    stop_deadline: float
     #: ARTIFACT_LENS_SCHEDULER: address of a Dask scheduler (tcp://HOST:PORT) that runs the heavy
     #: steps of background jobs; unset: they run in this process
     scheduler: Optional[str]
@@ -211,6 +215,8 @@ def _parse(env: tuple) -> Settings:
         job_workers=(_number("job_workers", raw["job_workers"], 1, "jobs", whole=True, most=1024) if raw["job_workers"]
                      else max(1, os.cpu_count() or 1)),
         run_lease=_number("run_lease", raw["run_lease"], 3, "seconds", most=86_400) if raw["run_lease"] else 60.0,
+        stop_deadline=(_number("stop_deadline", raw["stop_deadline"], 1, "seconds", most=86_400)
+                       if raw["stop_deadline"] else 8.0),
         scheduler=scheduler,
         device=None if device == "numpy" else device,
         allow_single_user=raw["allow_single_user"] == "1",

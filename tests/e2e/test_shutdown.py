@@ -37,6 +37,12 @@ def _leftovers(cache: Path) -> list:
                   or (p.parent.name == "exports" and p.is_file()))
 
 
+def _backstop() -> str:
+    """The forced end's deadline, far beyond a clean stop even on a busy machine: these tests judge the
+    clean stop (exit 0, files removed), which the backstop (SIGALRM, exit -14) would cut short."""
+    return str(round(patience(120)))
+
+
 def _start(port, env, log_path):
     """`streamlit run app.py` on ``port``, once its health check answers."""
     with open(log_path, "a") as log:
@@ -59,6 +65,7 @@ def test_sigterm_during_a_umap_job_stops_it_and_leaves_nothing(browser, tmp_path
     cache = tmp_path / "cache"
     port = _free_port()
     env = dict(os.environ, ARTIFACT_LENS_CACHE=str(cache), HF_HUB_OFFLINE="1", ARTIFACT_LENS_MAP="umap",
+               ARTIFACT_LENS_STOP_DEADLINE=_backstop(),
                NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(Path.home() / ".cache/artifact-lens/numba")))
     log_path = tmp_path / "streamlit.log"
     proc = _start(port, env, log_path)
@@ -92,7 +99,8 @@ def test_sigterm_during_a_umap_job_stops_it_and_leaves_nothing(browser, tmp_path
 def test_sigterm_during_an_evaluation_stops_it_and_the_restarted_page_says_it_was_interrupted(browser, tmp_path):
     cache = tmp_path / "cache"
     port = _free_port()
-    env = dict(os.environ, ARTIFACT_LENS_CACHE=str(cache), HF_HUB_OFFLINE="1", ARTIFACT_LENS_MAP="pca")
+    env = dict(os.environ, ARTIFACT_LENS_CACHE=str(cache), HF_HUB_OFFLINE="1", ARTIFACT_LENS_MAP="pca",
+               ARTIFACT_LENS_STOP_DEADLINE=_backstop())
     log_path = tmp_path / "streamlit.log"
     proc = _start(port, env, log_path)
     try:
