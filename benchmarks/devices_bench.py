@@ -1,6 +1,6 @@
 """What trains on a device beside AFLite (issue 32), on each device present, side by side in one run:
 the cartography's models (`core.dynamics.cartography.training_dynamics`) and the evaluation's
-linear families (`core.evaluation.on_device`).
+linear families (`core.models.on_device`).
 
 Prints one JSON line per part: for each device found here (``numpy``: the CPU, the default;
 ``torch-cpu``; ``cuda``: PyTorch on the GPU; ``cupy``), the seconds and how far its answer is from

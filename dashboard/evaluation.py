@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from core import models
 from core.base.jobs import JobKey
 from core.base.settings import settings
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
@@ -21,6 +22,12 @@ def store() -> EvaluationStore:
 def stored(run) -> list:
     """The stored evaluations of this run, newest first."""
     return store().for_run(run.key)
+
+
+def families() -> tuple:
+    """(every model family, the ones trained by default, a family's name as a person reads it): the
+    registry's (`core.models`), so a new family is on the page the day it is registered."""
+    return models.names(), models.table_names(), models.title
 
 
 def default_partial(ds) -> str:

@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from core.base.errors import InputError
-from core.evaluation import SEPARATIONS, TABLE_FAMILIES
+from core.evaluation import SEPARATIONS
 from dashboard import evaluation as evaluation_jobs
 from dashboard.formatting import plain
 from dashboard.reruns import redraw
@@ -20,7 +20,9 @@ def options_form(run, ds, running) -> None:
         numeric = [c for c in ds.table.columns if ds.table[c].dtype.kind in "biuf"]   # yes/no columns count as 1/0
         with st.form("eval_form"):
             c1, c2, c3 = st.columns(3)
-            families = c1.multiselect("Model families", list(TABLE_FAMILIES), list(TABLE_FAMILIES), key="eval_families")
+            every, defaults, title = evaluation_jobs.families()
+            families = c1.multiselect("Model families", list(every), list(defaults), format_func=title,
+                                      key="eval_families")
             share = c2.slider("Held-out share (i.i.d. evaluation split)", 0.1, 0.5, 0.2, 0.05, key="eval_share")
             stratified = c3.checkbox("Stratify the random baseline by label", key="eval_stratified")
             c4, c5, c6 = st.columns(3)

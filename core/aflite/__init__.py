@@ -25,7 +25,7 @@ Paper symbols: m = ``n_partitions``, t = ``train_size``, k = ``slice_size``,
 τ = ``tau``, n = ``target_size``; S is the current set, p̃(i) the predictability
 score (eq. 4), R = Σ p̃ the representation bias (eq. 5).
 
-May import: core.base, core.data.
+May import: core.base, core.models, core.data.
 """
 from core.aflite.baselines import random_subset, single_model_filter
 from core.aflite.estimator import FAMILIES, STRATEGIES, AFLite, NotFitted, ParameterError

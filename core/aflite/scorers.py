@@ -32,6 +32,7 @@ import numpy as np
 
 import core.aflite.lapack as lapack
 from core.base.progress import check_cancel
+from core.models import make_model
 
 __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
 
@@ -351,13 +352,7 @@ class SklearnScorer:
         pass
 
     def _model(self, seed):
-        if self.name == "logistic":
-            from sklearn.linear_model import LogisticRegression
-
-            return LogisticRegression(C=1.0, max_iter=1000)
-        from sklearn.svm import LinearSVC
-
-        return LinearSVC(C=1.0, max_iter=5000, random_state=seed)
+        return make_model(self.name, seed, {"max_iter": 5000} if self.name == "svm" else None)
 
     def _fit_predict(self, Ztr, ytr, Zte, seed):
         """Predicted class codes for Zte from one model trained on (Ztr, ytr)."""

@@ -1,7 +1,7 @@
 """Where array arithmetic runs: the names a user gives (``device=``, ``--device``,
 ``ARTIFACT_LENS_DEVICE``) and the array namespace each one means (issue 32). AFLite's ridge family
 (`core.aflite.backends`), the cartography's training (`core.dynamics.cartography`) and the
-evaluation's linear families (`core.evaluation.on_device`) compute on it.
+evaluation's linear families (`core.models.on_device`) compute on it.
 
 - ``None`` or ``"numpy"``: NumPy itself, on the CPU (each caller's own engine);
 - ``"cuda"``, ``"cuda:N"``: PyTorch on that GPU; ``"torch"``: PyTorch on the CPU;

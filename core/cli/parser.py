@@ -17,6 +17,7 @@ from core.cli.team import cmd_agreement
 from core.exports.formats import described
 from core.exports.outputs import POLICY
 from core.exports.writers import FORMATS   # (registers the built-in formats)
+from core import models
 
 
 class _Parser(argparse.ArgumentParser):
@@ -119,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dropped", help="dropped examples CSV, with the gold-label probability")
     p.set_defaults(func=cmd_consistency)
 
+    on_device = [f.name for f in models.FAMILIES.values() if f.device is not None]
     p = sub.add_parser("evaluate", help="evaluate a run: model families vs baselines, partial input, KNN distances, coarse action, report",
                        description="Evaluate an AFLite run the way the papers do (paper 000 Table 3 and Fig. 2, paper 003 "
                                    "Table 3, paper 002 Algorithm 1) and write JSON/CSV tables, figures and report.html to --out.")
@@ -129,14 +131,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--representation", "-r", help="what the model families see (default: the run's representation)")
     p.add_argument("--tau", type=Real(0, 1), help="τ to evaluate at (a run .npz only; default: the run's)")
     p.add_argument("--target-size", type=Size(), help="n to evaluate at (a run .npz only; default: the run's)")
-    p.add_argument("--families", default="logistic,svm,rbf-svm,knn,mlp", help="model families (default: logistic,svm,rbf-svm,knn,mlp)")
+    p.add_argument("--families", default=",".join(models.table_names()),
+                   help="model families, comma-separated: " + "; ".join(f"{f.name} ({f.title})" for f in models.FAMILIES.values())
+                   + f" (default: {','.join(models.table_names())})")
     p.add_argument("--eval-share", type=Real(0, 1, lo_open=True, hi_open=True), default=0.2, help="i.i.d. held-out share (default 0.2)")
     p.add_argument("--stratified", action="store_true", help="stratify the random baseline by label")
     p.add_argument("--partial", help="partial-input representation (default: tfidf-svd over the last text field; 'none' to skip)")
     p.add_argument("--ks", type=WholeList(1, 10 ** 6), default=(1, 5, 10, 50), help="K of the KNN distances (default 1,5,10,50)")
     p.add_argument("--step", type=Real(0, 1, lo_open=True), default=0.1, help="coarse action: step b (default 0.1)")
     p.add_argument("--tolerance", type=Real(0, 1), default=None, help="coarse action: smallest accuracy gain that counts (default: one standard error of the held-out accuracy, so noise does not count; 0 = any gain, as in the paper)")
-    p.add_argument("--coarse-family", default="logistic", help="coarse action: model family (default logistic)")
+    p.add_argument("--coarse-family", default="logistic", choices=models.names(), help="coarse action: model family (default logistic)")
     p.add_argument("--difficulty", help="a numeric column to compare among retained / removed / random")
     p.add_argument("--synthetic", dest="synthetic", action="store_true", default=None, help="add the circles report (default: on for demo:circles)")
     p.add_argument("--no-synthetic", dest="synthetic", action="store_false")
@@ -144,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
     p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1,
                    help="model fits at once (default -1: every core; the result does not depend on it)")
-    p.add_argument("--device", type=Device(), help="where the linear families (logistic, svm) train: cuda, cuda:N (a GPU, with "
+    p.add_argument("--device", type=Device(), help=f"where the families with a device version ({', '.join(on_device)}) train: cuda, cuda:N (a GPU, with "
                    "PyTorch), torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; scikit-learn's "
                    "models, the same predictions bar examples at the boundary; the other families train on the CPU)")
     p.set_defaults(func=cmd_evaluate)
@@ -266,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_dataset_args(p)
     p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
     p.add_argument("--partial", help="a partial-input representation spec, e.g. tfidf-svd:fields=hypothesis")
-    p.add_argument("--family", choices=["logistic", "mlp", "knn"], default="logistic", help="model family (default logistic)")
+    p.add_argument("--family", choices=models.probabilistic(), default="logistic",
+                   help="model family, one that gives probabilities (default logistic)")
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior (and pvi_partial, p_model_partial); without it, "

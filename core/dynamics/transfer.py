@@ -33,6 +33,7 @@ from core.data.dataset import Dataset
 from core.base.errors import InputError
 from core.base.progress import check_cancel, report, span
 from core.zstats.statistics import z_from_share
+from core.models import make_model
 
 __all__ = ["Transfer", "cue_transfer", "CUE_COLUMNS"]
 
@@ -79,7 +80,6 @@ def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int 
                  random_state: int = 0, progress=None, cancel=None) -> Transfer:
     """The report described in the module docstring (TRAIN's cues on EVAL, models, p̃, leaks)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
 
     from core.text.duplicates import DuplicateIndex
     from core.representations import represent
@@ -139,10 +139,10 @@ def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int 
     try:
         Xt = vec.fit_transform(tokenize_many(train.table[field_].fillna("").astype(str)))
         Xe = vec.transform(tokenize_many(eval_.table[field_].fillna("").astype(str)))
-        partial = _accuracy(LogisticRegression(max_iter=2000), Xt, y_train, Xe, y_eval)
+        partial = _accuracy(make_model("logistic", 0, {"max_iter": 2000}), Xt, y_train, Xe, y_eval)
     except ValueError:   # an empty vocabulary
         partial = float("nan")
-    cue_model = (_accuracy(LogisticRegression(max_iter=2000), _presence(train, list(top["feature"])), y_train,
+    cue_model = (_accuracy(make_model("logistic", 0, {"max_iter": 2000}), _presence(train, list(top["feature"])), y_train,
                            present, y_eval) if len(top) else float("nan"))
     majority = float(pd.Series(y_eval).value_counts(normalize=True).iloc[0]) if len(y_eval) else float("nan")
     check_cancel(cancel)

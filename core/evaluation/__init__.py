@@ -50,17 +50,17 @@ table), `checks` (phases, coarse action, external difficulty, synthetic report),
 whole evaluation of a run and its store) and `plots` (its figures). The files and the one-page
 HTML report of an evaluation are an export: `core.exports.report`.
 
-May import: core.base, core.data, core.representations, core.aflite, core.plots.
+May import: core.base, core.models, core.data, core.representations, core.aflite, core.plots.
 """
 from __future__ import annotations
 
 from core.evaluation.checks import coarse_action, coarse_stop, difficulty_check, phase_table, synthetic_report, SYNTHETIC_PARAMS
 from core.evaluation.measures import (Split, evaluation_sets, family_table, heldout_split, knn_distances, pivot_families,
                                       subset_accuracy, training_sets)
-from core.evaluation.models import EVAL_SETS, FAMILIES, FAMILY_NAMES, KNN_K, RBF_EXACT_MAX, SEPARATIONS, TABLE_FAMILIES, TRAIN_SETS
+from core.evaluation.models import EVAL_SETS, SEPARATIONS, TRAIN_SETS
 from core.evaluation.suite import TABLES, Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluate, evaluation_key
 
-__all__ = ["FAMILIES", "TABLE_FAMILIES", "FAMILY_NAMES", "SEPARATIONS", "TRAIN_SETS", "EVAL_SETS", "KNN_K", "RBF_EXACT_MAX",
+__all__ = ["SEPARATIONS", "TRAIN_SETS", "EVAL_SETS",
            "subset_accuracy", "knn_distances", "Split", "heldout_split", "training_sets", "evaluation_sets",
            "family_table", "pivot_families", "phase_table", "coarse_action", "coarse_stop", "difficulty_check",
            "SYNTHETIC_PARAMS", "synthetic_report", "default_partial_spec", "EvaluationOptions", "Evaluation", "TABLES",

@@ -10,7 +10,9 @@ import pandas as pd
 from core.base.errors import InputError
 from core.base.progress import check_cancel, report
 from core.evaluation.measures import heldout_split
-from core.evaluation.models import SEPARATIONS, Fit, check_families, fit_many, with_notes
+from core.evaluation.models import SEPARATIONS, Fit, fit_many, with_notes
+from core.models import check_families
+from core.models import make_model
 
 
 # ---------------------------------------------------------------------- phases, coarse action
@@ -226,9 +228,7 @@ def synthetic_report(*, separations: Sequence[float] = SEPARATIONS, n: int = 200
     ``max_points`` points per separation (``separation, x0, x1, label, biased,
     retained``) for the before/after scatter.
     """
-    from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_score
-    from sklearn.svm import SVC
 
     from core.aflite import AFLite
     from core.data.demos import make_circles
@@ -256,9 +256,10 @@ def synthetic_report(*, separations: Sequence[float] = SEPARATIONS, n: int = 200
                      "biased_before": float(biased.mean()), "biased_after": float(biased[kept].mean()) if kept.any() else np.nan,
                      "biased_removed": float((biased & ~kept).sum() / max(biased.sum(), 1)),
                      "flipped_removed": float((flipped & ~kept).sum() / flipped.sum()) if flipped.any() else np.nan,
-                     "linear_before": cv_acc(LogisticRegression(max_iter=1000), X, y),
-                     "linear_after": cv_acc(LogisticRegression(max_iter=1000), X[kept], y[kept]),
-                     "rbf_before": cv_acc(SVC(), X[:, :2], y), "rbf_after": cv_acc(SVC(), X[kept][:, :2], y[kept])})
+                     "linear_before": cv_acc(make_model("logistic", 0), X, y),
+                     "linear_after": cv_acc(make_model("logistic", 0), X[kept], y[kept]),
+                     "rbf_before": cv_acc(make_model("rbf-svm", 0), X[:, :2], y),
+                     "rbf_after": cv_acc(make_model("rbf-svm", 0), X[kept][:, :2], y[kept])})
         show = np.random.default_rng(random_state).permutation(n)[:max_points]
         points.append(pd.DataFrame({"separation": float(sep), "x0": X[show, 0], "x1": X[show, 1],
                                     "label": np.asarray(ds.table["label"])[show], "biased": biased[show],

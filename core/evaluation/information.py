@@ -15,7 +15,7 @@ labelled without reading its premise.
 
 Conventions: logarithms in base 2 (bits); a probability is floored at `FLOOR` (a model's 0 would
 make PVI −∞); g[∅] is the training folds' label shares. Families with probabilities:
-`PVI_FAMILIES`.
+`core.models.probabilistic()`.
 """
 from __future__ import annotations
 
@@ -28,12 +28,10 @@ import pandas as pd
 from core.base.errors import InputError
 from core.base.progress import check_cancel, report
 from core.data.labels import encode_labels
-from core.evaluation.models import make_model
+from core.models import make_model, probabilistic
 
-__all__ = ["UsableInformation", "pvi", "dataset_pvi", "PVI_FAMILIES", "FLOOR"]
+__all__ = ["UsableInformation", "pvi", "dataset_pvi", "FLOOR"]
 
-#: families whose models give probabilities (PVI reads the probability of the gold label)
-PVI_FAMILIES = ("logistic", "mlp", "knn")
 #: the smallest probability a model is taken to give (bits stay finite: −log₂ 1e-6 ≈ 19.9)
 FLOOR = 1e-6
 
@@ -57,9 +55,9 @@ class UsableInformation:
 
 
 def _check(X, y, family: str, folds: int):
-    if family not in PVI_FAMILIES:
+    if family not in probabilistic():   # PVI reads the probability of the gold label
         raise InputError(f"PVI needs a family that gives probabilities; {family!r} is not one of "
-                         f"{', '.join(PVI_FAMILIES)}.")
+                         f"{', '.join(probabilistic())}.")
     X = np.asarray(X, dtype=np.float32)
     if X.ndim != 2 or len(X) != len(y):
         raise InputError(f"Φ has shape {X.shape} for {len(y)} labels: give one vector per example.")

@@ -11,7 +11,8 @@ import pandas as pd
 
 from core.base.errors import InputError
 from core.base.progress import report
-from core.evaluation.models import FAMILY_NAMES, KNN_K, TABLE_FAMILIES, Fit, check_families, fit_many, make_model, with_notes
+from core.evaluation.models import Fit, fit_many, with_notes
+from core.models import KNN_K, check_families, make_model, table_names, title
 
 
 # ---------------------------------------------------------------------- cross-validated subsets
@@ -27,7 +28,7 @@ def subset_accuracy(X, y, subsets: Dict[str, np.ndarray], *, families: Sequence[
     subsets : dict name -> (N,) bool mask
         E.g. ``{"full": all, "filtered": af.retained_, "random": random_mask}``.
     families : sequence of str
-        Any of `FAMILIES`.
+        Any of the registered families (`core.models`).
     folds : int
         Stratified folds (≥ 2).
     errors : "raise" or "note"
@@ -86,11 +87,11 @@ def subset_accuracy(X, y, subsets: Dict[str, np.ndarray], *, families: Sequence[
                                                     scale=float(np.var(X[mask]))), X[mask], ys, cv=cv)
                 acc = float(np.mean(pred == ys))
                 if any(issubclass(w.category, ConvergenceWarning) for w in caught):
-                    note = f"{FAMILY_NAMES[fam]} did not converge on subset {name!r}; its accuracy may be understated"
+                    note = f"{title(fam)} did not converge on subset {name!r}; its accuracy may be understated"
             except ValueError as exc:
                 if errors == "raise":
                     raise
-                acc, note = np.nan, f"{FAMILY_NAMES[fam]} could not be fitted on subset {name!r}: {exc}"
+                acc, note = np.nan, f"{title(fam)} could not be fitted on subset {name!r}: {exc}"
             notes.append(note)
             row = {"subset": name, "family": fam, "size": int(mask.sum()), "accuracy": acc, "majority": majority}
             if errors == "note":
@@ -287,7 +288,7 @@ def _bootstrap(correct: np.ndarray, n_boot: int, rng) -> tuple:
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
-def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[str] = TABLE_FAMILIES,
+def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Optional[Sequence[str]] = None,
                  bootstrap="auto", bootstrap_below: int = 5000, n_boot: int = 1000,
                  family_params: Optional[dict] = None, random_state: int = 0, n_jobs: int = 1,
                  device: Optional[str] = None, progress=None, cancel=None) -> pd.DataFrame:
@@ -301,7 +302,7 @@ def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[
     train_sets, eval_sets : dict name -> (N,) bool mask
         From `training_sets` and `evaluation_sets`.
     families : sequence of str
-        Model families (`TABLE_FAMILIES` by default).
+        Model families (None: `core.models.table_names()`).
     bootstrap : "auto", True or False
         Percentile-bootstrap 95 % intervals of each accuracy (``n_boot`` resamples
         of the evaluation examples); "auto": for evaluation sets smaller than
@@ -311,7 +312,7 @@ def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[
     n_jobs : int
         Fits at once (threads; `core.evaluation.models.fit_many`). The table does not depend on it.
     device : str or None
-        Where the families with a device version train (`core.evaluation.on_device`); None: the CPU.
+        Where the families with a device version train (`core.models.on_device`); None: the CPU.
 
     Returns
     -------
@@ -322,7 +323,7 @@ def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[
     """
     X = np.asarray(X, dtype=np.float32)
     y = np.asarray(y)
-    families = check_families(families)
+    families = check_families(table_names() if families is None else families)
     family_params = family_params or {}
     rng = np.random.default_rng(random_state)
     rows, notes = [], []
@@ -337,7 +338,7 @@ def family_table(X, y, train_sets: dict, eval_sets: dict, *, families: Sequence[
     def on_done(_, fit):
         finished[0] += 1
         report(progress, finished[0] / max(len(fitted), 1),
-               f"{FAMILY_NAMES.get(fit.family, fit.family)}: {finished[0]} of {len(fitted)} fits done")
+               f"{title(fit.family)}: {finished[0]} of {len(fitted)} fits done")
 
     report(progress, 0.0, f"{len(fitted)} fits of {len(families)} families")
     results = fit_many(X, y, [Fit(cells[i][0], np.flatnonzero(cells[i][2]), test, random_state,

@@ -1,4 +1,5 @@
-"""The model families an evaluation trains, and how one is built and fitted (see `core.evaluation`)."""
+"""How an evaluation fits its model families (`core.models` builds them): one fit, many fits on every
+core, and the memo of fits already made (see `core.evaluation`)."""
 from __future__ import annotations
 
 import json
@@ -12,77 +13,23 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
 from core.base.keys import digest_of
+from core.models import KNN_K, family, make_model, title
 
 
-#: every model family this module trains (the first four are the historical `subset_accuracy` set)
-FAMILIES = ("logistic", "svm", "ridge", "knn", "rbf-svm", "mlp")
-#: the families of paper 000 Table 3 style tables (issue 12)
-TABLE_FAMILIES = ("logistic", "svm", "rbf-svm", "knn", "mlp")
-FAMILY_NAMES = {"logistic": "logistic regression", "svm": "linear SVM", "ridge": "ridge classifier",
-                "knn": "k-nearest neighbours", "rbf-svm": "RBF-SVM", "mlp": "MLP (one hidden layer of 64)"}
-#: neighbours of the KNN family
-KNN_K = 15
-#: above this many training examples the RBF-SVM is a Nyström approximation (500 components + linear SVM):
-#: an exact kernel SVM costs O(n²) memory and minutes at 16k examples
-RBF_EXACT_MAX = 4000
 TRAIN_SETS = ("full", "aflite", "random", "single-model")
 EVAL_SETS = ("i.i.d.", "AFLite-filtered")
 #: paper 000 §3 / Fig. 2: four inner/outer radius ratios; the largest separation (0.2) gets flipped labels
 SEPARATIONS = (0.2, 0.4, 0.6, 0.8)
 
 
-def make_model(name: str, random_state: int, params: Optional[dict] = None, *, n_train: int = 0, d: int = 0,
-           scale: float = 1.0):
-    from sklearn.linear_model import LogisticRegression, RidgeClassifier
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.svm import SVC, LinearSVC
-
-    params = dict(params or {})
-    if name == "logistic":
-        return LogisticRegression(**{"max_iter": 1000, "random_state": random_state, **params})
-    if name == "svm":
-        return LinearSVC(**{"random_state": random_state, **params})
-    if name == "ridge":
-        return RidgeClassifier(**params)
-    if name == "knn":   # never more neighbours than training rows (a 9-row file's folds train on 7)
-        return KNeighborsClassifier(**{"n_neighbors": min(KNN_K, n_train) if n_train > 0 else KNN_K, **params})
-    if name == "rbf-svm":
-        if n_train > RBF_EXACT_MAX:
-            from sklearn.kernel_approximation import Nystroem
-            from sklearn.pipeline import make_pipeline
-
-            gamma = 1.0 / max(d * scale, 1e-12)   # SVC's gamma="scale"
-            return make_pipeline(Nystroem(gamma=gamma, n_components=500, random_state=random_state),
-                                 LinearSVC(**{"random_state": random_state, **params}))
-        return SVC(**{"kernel": "rbf", "gamma": "scale", **params})
-    if name == "mlp":
-        # early stopping (10 % validation) only where 10 % is a usable validation set
-        return MLPClassifier(**{"hidden_layer_sizes": (64,), "max_iter": 300, "early_stopping": n_train >= 2000,
-                                "random_state": random_state, **params})
-    raise InputError(f"unknown model family {name!r}; choose from {', '.join(FAMILIES)}.")
-
-
-def check_families(families) -> list:
-    families = list(families)
-    for fam in families:
-        if fam not in FAMILIES:
-            raise InputError(f"unknown model family {fam!r}; choose from {', '.join(FAMILIES)}.")
-    if not families:
-        raise InputError("no model family chosen; choose one or more of " + ", ".join(TABLE_FAMILIES) + ".")
-    return families
-
-
 def trains_on_device(fam: str, params: Optional[dict], device: Optional[str]) -> bool:
-    """Whether this fit trains on ``device`` (`core.evaluation.on_device`): a device is set, the family
+    """Whether this fit trains on ``device`` (`core.models.on_device`): a device is set, the family
     has a device version and its parameters are ones that version takes."""
     from core.base.devices import where
-    from core.evaluation.on_device import DEVICE_FAMILIES
 
-    return (where(device) != "cpu" and fam in DEVICE_FAMILIES
-            and set(params or {}) <= set(DEVICE_FAMILIES[fam]))
+    version = family(fam).device
+    return where(device) != "cpu" and version is not None and set(params or {}) <= set(version.defaults)
 
 
 def fit_predict(fam: str, Xtr, ytr, Xte, random_state: int, params: Optional[dict] = None,
@@ -94,23 +41,21 @@ def fit_predict(fam: str, Xtr, ytr, Xte, random_state: int, params: Optional[dic
     converging gives predictions and a note saying so."""
     from sklearn.exceptions import ConvergenceWarning
 
-    name = FAMILY_NAMES.get(fam, fam)
+    name = title(fam)
     labels = np.unique(ytr)
     if len(labels) < 2:
         return None, f"{name}: the training set has {len(ytr)} examples of {len(labels)} label(s); it needs two labels"
     if trains_on_device(fam, params, device):
-        from core.evaluation.on_device import DEVICE_FAMILIES, fit_predict_on
-
-        found, converged = fit_predict_on(device, fam, Xtr, np.searchsorted(labels, ytr), Xte, len(labels),
-                                          **(params or {}))
-        iters = {**DEVICE_FAMILIES[fam], **(params or {})}["max_iter"]
+        version = family(fam).device
+        knobs = {**version.defaults, **(params or {})}
+        found, converged = version.fit(device, Xtr, np.searchsorted(labels, ytr), Xte, len(labels), **knobs)
+        iters = knobs["max_iter"]
         return labels[found], "" if converged else (f"{name} did not converge in max_iter = {iters} iterations; "
                                                     "its accuracy may be understated")
     k = int((params or {}).get("n_neighbors", KNN_K))
     if fam == "knn" and len(ytr) < k:
         return None, f"{name}: K = {k} neighbours but the training set has only {len(ytr)} examples"
-    scale = float(np.var(Xtr)) if fam == "rbf-svm" else 1.0
-    model = make_model(fam, random_state, params, n_train=len(ytr), d=Xtr.shape[1], scale=scale)
+    model = make_model(fam, random_state, params, n_train=len(ytr), d=Xtr.shape[1], scale=float(np.var(Xtr)))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         try:
@@ -199,8 +144,6 @@ FITS = FitMemo()
 
 
 _PROCESS = object()
-#: families by how long a fit takes (higher: slower), to start the slow ones first
-_SLOW = {"rbf-svm": 2, "mlp": 2, "svm": 1, "logistic": 1}
 
 
 def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str] = None, memo=_PROCESS,
@@ -259,7 +202,7 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
         return out
     # the slowest first (the kernel SVM and the MLP, the largest sets), so no thread is left
     # with one long fit at the end while the others idle
-    todo.sort(key=lambda i: (-_SLOW.get(fits[i].family, 0), -len(fits[i].train)))
+    todo.sort(key=lambda i: (-family(fits[i].family).slow, -len(fits[i].train)))
     with one_blas_thread(), ThreadPoolExecutor(max_workers=min(n_jobs, len(todo)), thread_name_prefix="fit") as pool:
         running = {pool.submit(one, i): i for i in todo}
         try:

@@ -21,7 +21,8 @@ from core.base.keys import jsonable, key_of
 from core.base.progress import check_cancel, report, span
 from core.evaluation.checks import check_tolerance, coarse_action, difficulty_check, phase_table, synthetic_report
 from core.evaluation.measures import evaluation_sets, family_table, heldout_split, knn_distances, training_sets
-from core.evaluation.models import TABLE_FAMILIES, check_families, notes_of
+from core.evaluation.models import notes_of
+from core.models import check_families, table_names
 
 
 #: this process's token in "started" records: a restarted server can have its predecessor's pid
@@ -51,6 +52,10 @@ def default_partial_spec(dataset) -> Optional[str]:
     return f"tfidf-svd:fields={text[-1]}" if len(text) >= 2 else None
 
 
+#: the families of an evaluation stored before its options named them (paper 000 Table 3)
+_FIRST_TABLE = ("logistic", "svm", "rbf-svm", "knn", "mlp")
+
+
 @dataclass
 class EvaluationOptions:
     """What an evaluation computes (its store key is a hash of these and the run's key and τ/n).
@@ -64,7 +69,7 @@ class EvaluationOptions:
     ``synthetic``: add the circles report; ``seed``: every random choice.
     """
 
-    families: tuple = TABLE_FAMILIES
+    families: tuple = field(default_factory=table_names)
     eval_share: float = 0.2
     stratified: bool = False
     bootstrap: object = "auto"
@@ -86,7 +91,7 @@ class EvaluationOptions:
     @classmethod
     def from_dict(cls, data: dict) -> "EvaluationOptions":
         data = dict(data)
-        data["families"] = tuple(data.get("families", TABLE_FAMILIES))
+        data["families"] = tuple(data.get("families", _FIRST_TABLE))
         data["knn_ks"] = tuple(int(k) for k in data.get("knn_ks", (1, 5, 10, 50)))
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
@@ -171,7 +176,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
         depend on it. Fits another evaluation of the same data made already are reused
         (`core.evaluation.models.FITS`).
     device : str or None
-        Where the linear families (logistic, svm) train (`core.evaluation.on_device`: scikit-learn's
+        Where the linear families (logistic, svm) train (`core.models.on_device`: scikit-learn's
         models, their arithmetic on the device; the same predictions bar examples at the boundary);
         None: the CPU. The other families train on the CPU. The key does not depend on it; the
         evaluation's context records it (``device``).

@@ -92,7 +92,7 @@ The package: `scoring` (names, weights, thresholds, the combined score and the l
 (DQI-guided pruning: a quality-ordered run's column and key, the plain-vs-quality comparison);
 `quality_scores` and `quality_for_aflite` are here.
 
-May import: core.base, core.data, core.text, core.representations, core.zstats, core.aflite,
+May import: core.base, core.models, core.data, core.text, core.representations, core.zstats, core.aflite,
 core.evaluation, core.results.
 """
 from __future__ import annotations

@@ -24,6 +24,7 @@ from core.quality.kernels import (TfidfSvd, dissimilarity, label_tied_score, max
                                   rarity, spec_parts, vocabulary_score, with_fields, word_overlap_score)
 from core.quality.scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
                                   check_weights, combine, lights)
+from core.models import make_model
 
 
 class QualityContext:
@@ -324,7 +325,6 @@ class QualityContext:
 
     def prepare_feedback(self, max_fit_rows: int = 50000) -> None:
         """Fit the map of new text into Φ, the Φ model and the partial-input model (once)."""
-        from sklearn.linear_model import LogisticRegression
         from sklearn.preprocessing import StandardScaler
 
         self._ensure_projector()
@@ -339,7 +339,7 @@ class QualityContext:
         cut = int(round(0.8 * len(rows)))
         tr, te = rows[:cut], rows[cut:]
         self.phi_scaler = StandardScaler().fit(Xp[tr])
-        self.phi_model = LogisticRegression(max_iter=300, C=1.0).fit(self.phi_scaler.transform(Xp[tr]), self.y[pos[tr]])
+        self.phi_model = make_model("logistic", 0, {"max_iter": 300}).fit(self.phi_scaler.transform(Xp[tr]), self.y[pos[tr]])
         self.phi_acc = float(self.phi_model.score(self.phi_scaler.transform(Xp[te]), self.y[pos[te]])) if len(te) else float("nan")
         self.partial = None
         if self.pair is not None:
@@ -351,7 +351,7 @@ class QualityContext:
             rows = rng.permutation(self.N)[:max_fit_rows]
             cut = int(round(0.8 * len(rows)))
             tr, te = rows[:cut], rows[cut:]
-            model = LogisticRegression(max_iter=300, C=1.0).fit(Xb[tr], self.y[tr])
+            model = make_model("logistic", 0, {"max_iter": 300}).fit(Xb[tr], self.y[tr])
             acc = float(model.score(Xb[te], self.y[te])) if len(te) else float("nan")
             self.partial = {"field": b, "model": model, "accuracy": acc}
         self.label_share = np.bincount(self.y, minlength=len(self.classes)) / self.N

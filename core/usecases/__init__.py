@@ -13,6 +13,6 @@ action to the function it calls.
 - `submissions`: submit an example (the store refuses a near-copy) and validate one.
 - `registry`: `USE_CASES`, each use case's function and the kernels it owns.
 
-May import: core.base, core.data, core.text, core.representations, core.zstats, core.aflite,
+May import: core.base, core.models, core.data, core.text, core.representations, core.zstats, core.aflite,
 core.dynamics, core.evaluation, core.results, core.quality, core.exports, core.team, core.certificate.
 """

@@ -22,7 +22,7 @@ Features are built by `core.text.features` (its docstring defines the tokenisati
 Everything returns small dataclasses holding pandas tables, ready for the CLI
 (``to_csv``) and the dashboard; figures are in `core.plots.zstats`.
 
-May import: core.base, core.data, core.text.
+May import: core.base, core.models, core.data, core.text.
 """
 from core.zstats.consistency import ConsistencyResult, consistency_filter
 from core.zstats.statistics import ZStats, bonferroni_threshold, compute_z, z_from_share, z_scores, z_table

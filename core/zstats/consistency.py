@@ -14,6 +14,7 @@ from core.text.features import FeatureOptions, build_features
 from core.data.labels import encode_labels
 from core.base.progress import check_cancel, report
 from core.zstats.inputs import ZInput, check_min_count, classes_of, resolve_input, resolve_seed
+from core.models import make_model
 
 
 @dataclass
@@ -119,7 +120,6 @@ def consistency_filter(
     ConsistencyResult
     """
     from sklearn.base import clone
-    from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold
 
     _check_threshold(threshold)
@@ -128,7 +128,7 @@ def consistency_filter(
         raise InputError(f"folds={folds!r} must be a whole number ≥ 2 (cross-fitting).")
     inp = resolve_input(data, label, text, pair, None)
     # A loose tolerance keeps 5 fits on 10k x 30k sparse inputs to seconds; τ needs ranks, not 6 digits.
-    model = model if model is not None else LogisticRegression(C=0.5, tol=1e-3, max_iter=300)
+    model = model if model is not None else make_model("logistic", 0, {"C": 0.5, "tol": 1e-3, "max_iter": 300})
     opts = FeatureOptions(partial_input=None, null=False)
     cols = [inp.label, *inp.text]
     if reference is not None:

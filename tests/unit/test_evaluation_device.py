@@ -1,4 +1,4 @@
-"""The evaluation's linear families on a device (`core.evaluation.on_device`, issue 32). CI has no
+"""The evaluation's linear families on a device (`core.models.on_device`, issue 32). CI has no
 GPU: the device code runs on `array-api-strict` (the standard's reference namespace, which fails
 on any call outside the standard; PyTorch and CuPy run the same code) and, where installed,
 PyTorch's CPU, against scikit-learn's `LogisticRegression` and `LinearSVC` on the CPU."""

@@ -163,3 +163,56 @@ assert not at.exception, [e.value for e in at.exception]
 print("ok")
 """)
     assert out.strip().endswith("ok")
+
+
+def test_a_new_model_family_is_one_entry_and_reaches_the_cli_the_page_the_docs_and_the_tables(tmp_path):
+    """Issue 43: a model family was five parallel lists (the evaluation's names, the table's, their
+    words, PVI's, the device's) plus hand-written CLI choices and help. Now it is one registration."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    recipe = doc[doc.index("## How to add a model family"):doc.index("## How to add a command")]
+    assert "register(ModelFamily(" in recipe and "core/models/families.py" in recipe
+    dest = _copy(tmp_path)
+    families = dest / "core" / "models" / "families.py"
+    anchor = 'register(ModelFamily("mlp",'
+    _edit(families, anchor, '''def _centroid(random_state, params, **_):
+    from sklearn.neighbors import NearestCentroid
+
+    return NearestCentroid(**params)
+
+
+register(ModelFamily("centroid", "nearest centroid", _centroid))
+''' + anchor)
+    out = _run(dest, """
+import contextlib, io
+import numpy as np
+from streamlit.testing.v1 import AppTest
+from core.cli import main
+from core.cli.reference import reference_markdown
+from core.data.demos import make_nli
+from core.evaluation.measures import family_table, subset_accuracy
+from core.evaluation.suite import EvaluationOptions
+from core.representations import represent
+
+help_text = io.StringIO()
+with contextlib.redirect_stdout(help_text), contextlib.suppress(SystemExit):
+    main(["evaluate", "--help"])
+assert "centroid (nearest centroid)" in " ".join(help_text.getvalue().split()), help_text.getvalue()
+assert "nearest centroid" in reference_markdown()
+assert "centroid" in EvaluationOptions().families   # in the families table by default
+ds = make_nli(n=240, random_state=0)
+X, y = represent(ds, "tfidf-svd:dim=16").X, np.asarray(ds.table[ds.label])
+table = subset_accuracy(X, y, {"full": np.ones(len(y), bool)}, families=("logistic", "centroid"))
+assert set(table["family"]) == {"logistic", "centroid"} and table["accuracy"].notna().all(), table
+train = np.arange(len(y)) < 180
+wide = family_table(X, y, {"full": train}, {"i.i.d.": ~train}, families=("centroid",))
+assert list(wide["family"].unique()) == ["centroid"] and wide["accuracy"].notna().all(), wide
+at = AppTest.from_file("app.py", default_timeout=300).run()
+at.switch_page("pages/10_evaluate.py").run()
+assert not at.exception, [e.value for e in at.exception]
+pick = at.multiselect(key="eval_families")
+assert "nearest centroid" in pick.options, pick.options
+pick.set_value(["centroid"]).run()
+assert not at.exception, [e.value for e in at.exception]
+print("ok")
+""")
+    assert out.strip().endswith("ok")

@@ -20,20 +20,11 @@ import numpy as np
 
 from core.base.devices import arrays_on, to_host
 
-__all__ = ["DEVICE_FAMILIES", "fit_predict_on"]
+__all__ = ["LINEAR_DEFAULTS", "logistic", "squared_hinge"]
 
-#: the families that train on a device when one is set, with the parameters their device version
-#: takes and their defaults (a fit with any other parameter stays on the CPU)
-DEVICE_FAMILIES = {"logistic": {"C": 1.0, "max_iter": 1000, "tol": 1e-4},
-                   "svm": {"C": 1.0, "max_iter": 1000, "tol": 1e-4}}
-
-
-def fit_predict_on(device: str, family: str, Xtr, codes, Xte, n_classes: int, **params):
-    """(predicted codes of Xte, converged): ``family`` (one of `DEVICE_FAMILIES`) fitted on (Xtr,
-    codes) on ``device``, with ``params`` (C, max_iter, tol) over the family's defaults."""
-    knobs = {**DEVICE_FAMILIES[family], **params}
-    fit = _logistic if family == "logistic" else _squared_hinge
-    return fit(device, Xtr, codes, Xte, n_classes, float(knobs["C"]), float(knobs["tol"]), int(knobs["max_iter"]))
+#: the parameters the device versions take, with scikit-learn's defaults (a fit given any other
+#: parameter stays on the CPU)
+LINEAR_DEFAULTS = {"C": 1.0, "max_iter": 1000, "tol": 1e-4}
 
 
 def _minimize(loss_and_grad, size: int, tol: float, max_iter: int):
@@ -51,7 +42,9 @@ def _predicted(Xte, found, k: int, max_iter: int):
     return pred, bool(found.nit < max_iter)
 
 
-def _logistic(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
+def logistic(device, Xtr, codes, Xte, n_classes, *, C, tol, max_iter):
+    """(predicted codes of Xte, converged): the logistic family fitted on (Xtr, codes) on ``device``."""
+    C, tol, max_iter = float(C), float(tol), int(max_iter)
     xp, put = arrays_on(device)
     n, d = Xtr.shape
     X = put(np.ascontiguousarray(Xtr, dtype=np.float32))
@@ -85,7 +78,9 @@ def _logistic(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
     return _predicted(Xte, _minimize(loss_and_grad, k * (d + 1), tol, max_iter), k, max_iter)
 
 
-def _squared_hinge(device, Xtr, codes, Xte, n_classes, C, tol, max_iter):
+def squared_hinge(device, Xtr, codes, Xte, n_classes, *, C, tol, max_iter):
+    """(predicted codes of Xte, converged): the linear SVM family fitted on (Xtr, codes) on ``device``."""
+    C, tol, max_iter = float(C), float(tol), int(max_iter)
     """liblinear's L2-regularised squared hinge, ½‖w̃‖² + C Σ max(0, 1 − s wᵀx̃)², x̃ = [x, 1], one
     column per class against the rest (one for two labels), all columns at once (their sum's
     optimum is each one's). Divided by n for the solver (the optimum does not move), and solved
