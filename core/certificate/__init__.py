@@ -11,6 +11,8 @@ uncertainty, that a dataset's own CI can gate on (issue 34).
   beyond its uncertainty; a TOML or YAML file may set thresholds per measure): the table
   ``python -m core check`` prints, and whether a rule is broken.
 
-May import: core.base, core.models, core.data, core.text, core.representations, core.zstats, core.aflite,
+May import: core.base, core.data, core.text, core.representations, core.zstats, core.aflite,
 core.dynamics, core.evaluation, core.results, core.team.
 """
+# the built-in steps and their measures register here, so the registry is full wherever one is read
+from core.certificate import measures as _measures  # noqa: E402,F401

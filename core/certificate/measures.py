@@ -10,21 +10,27 @@ reviewers' α from its bootstrap interval (width / 3.92).
 Size: the measures are effect sizes that more data of the same kind leaves where they were: the
 cue table's shares (`core.certificate.cues`), accuracies and V-information of models trained on at
 most ``model_train`` examples per fold, AFLite's share with models trained on ``train_size``
-examples; z and the counts over the line grow with the data and are information only."""
+examples; z and the counts over the line grow with the data and are information only.
+
+Each measure is declared with the step that computes it (`core.certificate.registry.step`), in the
+order `certify` runs them; a step reads what it needs from `Inputs` and records the settings it
+resolved there."""
 from __future__ import annotations
 
 import math
 from importlib import metadata
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional
 
 import numpy as np
 
 from core.base.progress import check_cancel, report, span
 from core.certificate.cues import CUE_SUPPORT, cue_table
-from core.certificate.registry import record
+from core.certificate.registry import STEPS, Measure, record, step
 from core.certificate.schema import FORMAT, validate
 
-__all__ = ["certify", "DEFAULTS", "per_label", "LABEL_IN_NAME_MAX"]
+__all__ = ["certify", "DEFAULTS", "per_label", "LABEL_IN_NAME_MAX", "Inputs", "MISLABEL_MIN_ACCURACY"]
 
 #: the most characters of a label a measure's name holds (the schema's bound)
 LABEL_IN_NAME_MAX = 200
@@ -95,6 +101,51 @@ def _clustered_share(name: str, pairs, n: int) -> dict:
     return record(name, p, se)
 
 
+@dataclass
+class Inputs:
+    """What the steps read: the dataset, its options and where to compute; ``settings`` (the
+    certificate's record of them) is where a step writes a setting it resolved (a representation's
+    full spec, a training size); ``cues`` the cue table, once the z-statistics have made it."""
+
+    dataset: object
+    settings: dict
+    eval_dataset: object = None
+    agreement: object = None
+    device: Optional[str] = None
+    cache_dir: object = None
+    progress: object = None
+    cancel: object = None
+    cues: Optional[dict] = None
+
+    @property
+    def n(self) -> int:
+        return len(self.dataset)
+
+    @cached_property
+    def labels(self):
+        """Examples per label, by label (as text)."""
+        return self.dataset.table[self.dataset.label].astype(str).value_counts().sort_index()
+
+    @cached_property
+    def represented(self):
+        """(X, y): Φ (the settings' representation, as the full input's V-information resolved it)
+        and the labels in Φ's order."""
+        from core.representations import represent
+
+        rep = represent(self.dataset, self.settings["representation"], cache_dir=self.cache_dir, cancel=self.cancel)
+        y = self.dataset.table[self.dataset.label].reindex(np.asarray(rep.ids).astype(str)).to_numpy()
+        return np.asarray(rep.X), y
+
+    def pvi(self, spec: str):
+        """Cross-fitted PVI on ``spec``, each fold's model trained on at most ``model_train`` examples
+        (as strong on more data of the same kind)."""
+        from core.evaluation.information import dataset_pvi
+
+        s = self.settings
+        return dataset_pvi(self.dataset, spec, family=s["family"], folds=int(s["folds"]), max_train=int(s["model_train"]),
+                           random_state=int(s["seed"]), cache_dir=self.cache_dir, cancel=self.cancel)
+
+
 def per_label(measure: str, label) -> str:
     """The name of ``measure`` for one label, ``measure[label]``, for any label the tool accepts: ``%``
     and ``]`` are percent-encoded (``%25``, ``%5D``), and a label longer than the schema allows keeps
@@ -117,6 +168,168 @@ def _version() -> str:
         return "unknown"
 
 
+# ------------------------------------------------------------------------------------------ the steps
+# a z grows with √n and a count over a line with n: information, not gated (the cue table is)
+@step("z-statistics", 0.0, [
+    Measure("zstats.z_max", "z", "higher", False, "the largest z-statistic of any simple feature for any label "
+            "(grows with √n: the cue table is gated instead)", "the largest z of a simple feature for {label}"),
+    Measure("zstats.over_line", "features", "higher", False,
+            per_label="features over the Bonferroni line for {label} (grows with n: the cue table is gated instead)"),
+], applies=lambda i: bool(i.dataset.text or i.dataset.features))   # they read text fields and the columns a user names
+def _z_statistics(i: Inputs) -> dict:
+    from core.zstats import compute_z
+    from core.zstats.statistics import bonferroni_threshold
+
+    s, out = i.settings, {}
+    # one pass down to the cue table's support (features seen twice or more, so that `check` knows a
+    # cue the baseline had too rarely to test from one it never had); the z measures keep the
+    # features `min_count` admits, under the Bonferroni line over those
+    least = int(s["min_count"])
+    zs = compute_z(i.dataset, min_count=min(least, CUE_SUPPORT), alpha=float(s["alpha"]), random_state=int(s["seed"]))
+    i.cues = cue_table(zs, CUE_SUPPORT)
+    table = zs.table[zs.table["n"] >= least]
+    z_star = bonferroni_threshold(float(s["alpha"]), len(table) // max(len(zs.labels), 1))
+    out["zstats.z_max"] = record("zstats.z_max", table["z"].max() if len(table) else None, 1.0)
+    for label in sorted(table["label"].astype(str).unique()):
+        mine = table[table["label"].astype(str) == label]
+        over = int((mine["z"] > z_star).sum())
+        out[per_label("zstats.z_max", label)] = record("zstats.z_max", mine["z"].max(), 1.0, label=label)
+        out[per_label("zstats.over_line", label)] = record(
+            "zstats.over_line", over, math.sqrt(max(over, 1)), label=label,
+            description=f"features over the Bonferroni line (z* = {z_star:.2f}) for {label}")
+    return out
+
+
+@step("", 0.15, [Measure("labels.majority_share", "share", "higher", False, "the largest label's share")])
+def _majority(i: Inputs) -> dict:
+    return {"labels.majority_share": _share("labels.majority_share", int(i.labels.max()), i.n)}
+
+
+@step("V-information of the full input", 0.15, [
+    Measure("v_information.full", "bits", "neither", False,
+            "mean PVI of the full input: how much the representation tells of the label"),
+])
+def _v_information_full(i: Inputs) -> dict:
+    full = i.pvi(i.settings["representation"])
+    i.settings["representation"] = full.summary["representation"]
+    return {"v_information.full": record("v_information.full", full.summary["v_information"],
+                                         _fold_spread(full.table, "pvi", full.summary["stderr"]))}
+
+
+# a model's accuracy and bits differ between halves of one file by 1.1-1.4 times their stated error
+# (the training's variance, which the folds' spread only partly sees; benchmarks/gate_calibration.py):
+# they warn, and the cue table gates what they would catch
+@step("V-information of the partial input", 0.3, [
+    Measure("v_information.partial", "bits", "higher", True,
+            "mean PVI of the partial input: the bits the artifact alone carries", warns=True),
+    Measure("partial_input.accuracy", "accuracy", "higher", True,
+            "cross-fitted accuracy of a model that reads the partial input only", warns=True),
+    Measure("partial_input.lift", "accuracy", "higher", True, "partial-input accuracy above the majority class",
+            warns=True),
+], applies=lambda i: bool(i.settings["partial"]))
+def _partial_input(i: Inputs) -> dict:
+    part = i.pvi(i.settings["partial"])
+    summary = part.summary
+    i.settings["partial"] = summary["representation"]
+    acc = summary["accuracy"]
+    se = _fold_spread(part.table, "correct", math.sqrt(acc * (1 - acc) / i.n))
+    return {"v_information.partial": record("v_information.partial", summary["v_information"],
+                                            _fold_spread(part.table, "pvi", summary["stderr"])),
+            "partial_input.accuracy": record("partial_input.accuracy", acc, se),
+            "partial_input.lift": record("partial_input.lift", acc - summary["majority"], se)}
+
+
+# its error is binomial over examples, but the examples share one ensemble: halves of one file
+# differ by 2-3 times that (benchmarks/gate_calibration.py), so it warns
+@step("AFLite's predictable share", 0.45, [
+    Measure("aflite.predictable_share", "share", "higher", True, "share of examples with AFLite's p̃ ≥ τ", warns=True),
+])
+def _aflite_share(i: Inputs) -> dict:
+    from core.aflite import AFLite
+    from core.aflite.selection import passing
+
+    s = i.settings
+    X, y = i.represented
+    # a training size that does not grow with the data: more of the same data must not make the models stronger
+    s["train_size"] = train = min(int(DEFAULTS["train_size"]), len(y) // 2)
+    fit = AFLite(n_partitions=int(s["m"]), train_size=train, slice_size=1, tau=float(s["tau"]),
+                 target_size=len(y) - 1, random_state=int(s["seed"]), device=i.device).fit(X, y, cancel=i.cancel)
+    scores = fit.trajectory_.phase_scores(0)
+    scored = scores[np.isfinite(scores)]
+    return {"aflite.predictable_share": _share(
+        "aflite.predictable_share", int(passing(scored, float(s["tau"])).sum()), len(scored),
+        f"share of examples with AFLite's p̃ ≥ τ = {float(s['tau']):g} (m = {int(s['m'])} linear models on the "
+        f"representation, each trained on {train:,} examples)")}
+
+
+# halves of SNLI split its premise groups between them: they differ by 1.07 times the clustered
+# error and fail its line in 3 of 40 pairs (benchmarks/gate_calibration.py), so it warns
+@step("near-duplicates", 0.6, [
+    Measure("near_duplicates.within", "share", "higher", True, "share of examples with a near-duplicate in the split",
+            warns=True),
+], applies=lambda i: bool(i.dataset.text))
+def _near_duplicates(i: Inputs) -> dict:
+    from core.text.duplicates import near_duplicate_pairs
+
+    pairs = near_duplicate_pairs(i.dataset, cancel=i.cancel)
+    return {"near_duplicates.within": _clustered_share("near_duplicates.within", pairs, i.n)}
+
+
+@step("possibly mislabelled examples", 0.7, [
+    Measure("mislabelled.share", "share", "higher", False, "share of examples cleanlab flags as possibly mislabelled "
+            "(out-of-sample probabilities of the training dynamics; left out when that model is right on fewer "
+            "than 80 % of examples)"),
+])
+def _mislabelled_share(i: Inputs) -> dict:
+    from core.dynamics.cartography import training_dynamics
+
+    s = i.settings
+    X, y = i.represented
+    dyn = training_dynamics(X, y, classes=i.dataset.classes, epochs=int(s["epochs"]), folds=int(s["folds"]),
+                            random_state=int(s["seed"]), device=i.device, cancel=i.cancel)
+    return {"mislabelled.share": _mislabelled(dyn.table)} if "label_issue" in dyn.table else {}
+
+
+@step("cues on the evaluation split", 0.8, [
+    Measure("transfer.cues_transferring", "features", "higher", True,
+            "the split's label cues that give the labels away on the evaluation split too (a count: grows with n)",
+            warns=True),
+    Measure("transfer.partial_accuracy_eval", "accuracy", "higher", True,
+            "accuracy on the evaluation split of a partial-input model trained on this split", warns=True),
+    Measure("near_duplicates.across", "share", "higher", True,
+            "share of evaluation examples with a near-duplicate in this split (binomial error: not yet measured by "
+            "the calibration, so it warns)", warns=True),
+], applies=lambda i: i.eval_dataset is not None)
+def _transfer(i: Inputs) -> dict:
+    from core.dynamics.transfer import cue_transfer
+
+    s, out = i.settings, {}
+    t = cue_transfer(i.dataset, i.eval_dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]),
+                     spec=s["representation"], m=int(s["m"]), tau=float(s["tau"]), random_state=int(s["seed"]),
+                     progress=span(i.progress, 0.8, 0.95), cancel=i.cancel).summary
+    n_eval = int(t["eval_examples"])
+    count = int(t["cues_transferring"])
+    out["transfer.cues_transferring"] = record("transfer.cues_transferring", count, math.sqrt(max(count, 1)))
+    accuracy = t["partial_input_accuracy_eval"]
+    if accuracy == accuracy:
+        out["transfer.partial_accuracy_eval"] = record(
+            "transfer.partial_accuracy_eval", accuracy, math.sqrt(accuracy * (1 - accuracy) / max(n_eval, 1)))
+    out["near_duplicates.across"] = _share("near_duplicates.across",
+                                           int(t["eval_examples_with_a_near_duplicate_in_train"]), n_eval)
+    s["eval_dataset"] = {"fingerprint": i.eval_dataset.fingerprint}   # its name would make the bytes depend on a path
+    return out
+
+
+@step("", 0.95, [Measure("reviewers.alpha", "alpha", "lower", False, "Krippendorff's α of the team's reviewers (nominal)")],
+      applies=lambda i: i.agreement is not None)
+def _reviewers(i: Inputs) -> dict:
+    low, high = i.agreement.alpha_interval
+    spread = (high - low) / 3.92 if np.isfinite(low) and np.isfinite(high) else None
+    return {"reviewers.alpha": record("reviewers.alpha", i.agreement.alpha, spread)}
+
+
+# ------------------------------------------------------------------------------------------ certify
+
 def certify(dataset, *, representation: Optional[str] = None, partial: Optional[str] = None, eval_dataset=None,
             agreement=None, family: Optional[str] = None, folds: Optional[int] = None, seed: Optional[int] = None,
             min_count: Optional[int] = None, alpha: Optional[float] = None, tau: Optional[float] = None,
@@ -134,124 +347,31 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     (PVI's logistic models train on the CPU); the measures are the same up to float32 rounding, so
     it is not a setting the gate compares. ``name`` is the dataset's name in the certificate (default
     none: the same data gives the same bytes whatever its file is called)."""
-    from core.aflite import AFLite
-    from core.aflite.selection import passing
-    from core.dynamics.cartography import training_dynamics
     from core.evaluation import default_partial_spec
-    from core.evaluation.information import dataset_pvi
-    from core.representations import represent
-    from core.text.duplicates import near_duplicate_pairs
-    from core.zstats import compute_z
-    from core.zstats.statistics import bonferroni_threshold
 
     given = {"representation": representation, "family": family, "folds": folds, "seed": seed,
              "min_count": min_count, "alpha": alpha, "tau": tau, "m": m, "epochs": epochs}
     s = {k: (DEFAULTS[k] if v is None else v) for k, v in given.items()}
     s["partial"] = partial if partial is not None else default_partial_spec(dataset)
-    measures, cues = {}, None
-    n = len(dataset)
-    labels = dataset.table[dataset.label].astype(str).value_counts().sort_index()
-
-    if dataset.text or dataset.features:   # z-statistics read text fields and the columns a user names
-        report(progress, 0.0, "z-statistics")
-        # one pass down to the cue table's support (features seen twice or more, so that `check` knows a
-        # cue the baseline had too rarely to test from one it never had); the z measures keep the
-        # features `min_count` admits, under the Bonferroni line over those
-        least = int(s["min_count"])
-        zs = compute_z(dataset, min_count=min(least, CUE_SUPPORT), alpha=float(s["alpha"]), random_state=int(s["seed"]))
-        cues = cue_table(zs, CUE_SUPPORT)
-        table = zs.table[zs.table["n"] >= least]
-        z_star = bonferroni_threshold(float(s["alpha"]), len(table) // max(len(zs.labels), 1))
-        measures["zstats.z_max"] = record("zstats.z_max", table["z"].max() if len(table) else None, 1.0)
-        for label in sorted(table["label"].astype(str).unique()):
-            mine = table[table["label"].astype(str) == label]
-            over = int((mine["z"] > z_star).sum())
-            measures[per_label("zstats.z_max", label)] = record("zstats.z_max", mine["z"].max(), 1.0, label=label)
-            measures[per_label("zstats.over_line", label)] = record(
-                "zstats.over_line", over, math.sqrt(max(over, 1)), label=label,
-                description=f"features over the Bonferroni line (z* = {z_star:.2f}) for {label}")
-    check_cancel(cancel)
-    measures["labels.majority_share"] = _share("labels.majority_share", int(labels.max()), n)
-
-    report(progress, 0.15, "V-information of the full input")
-    # the models train on at most `model_train` examples per fold: as strong on more data of the same kind
-    cap = int(DEFAULTS["model_train"])
-    s["model_train"] = cap
-    full = dataset_pvi(dataset, s["representation"], family=s["family"], folds=int(s["folds"]), max_train=cap,
-                       random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel)
-    measures["v_information.full"] = record("v_information.full", full.summary["v_information"],
-                                            _fold_spread(full.table, "pvi", full.summary["stderr"]))
-    s["representation"] = full.summary["representation"]
-    if s["partial"]:
-        report(progress, 0.3, "V-information of the partial input")
-        part = dataset_pvi(dataset, s["partial"], family=s["family"], folds=int(s["folds"]), max_train=cap,
-                           random_state=int(s["seed"]), cache_dir=cache_dir, cancel=cancel)
-        summary = part.summary
-        s["partial"] = summary["representation"]
-        measures["v_information.partial"] = record("v_information.partial", summary["v_information"],
-                                                   _fold_spread(part.table, "pvi", summary["stderr"]))
-        acc = summary["accuracy"]
-        se = _fold_spread(part.table, "correct", math.sqrt(acc * (1 - acc) / n))
-        measures["partial_input.accuracy"] = record("partial_input.accuracy", acc, se)
-        measures["partial_input.lift"] = record("partial_input.lift", acc - summary["majority"], se)
-
-    report(progress, 0.45, "AFLite's predictable share")
-    rep = represent(dataset, s["representation"], cache_dir=cache_dir, cancel=cancel)
-    y = dataset.table[dataset.label].reindex(np.asarray(rep.ids).astype(str)).to_numpy()
-    X = np.asarray(rep.X)
-    # a training size that does not grow with the data: more of the same data must not make the models stronger
-    s["train_size"] = train = min(int(DEFAULTS["train_size"]), len(y) // 2)
-    fit = AFLite(n_partitions=int(s["m"]), train_size=train, slice_size=1, tau=float(s["tau"]),
-                 target_size=len(y) - 1, random_state=int(s["seed"]), device=device).fit(X, y, cancel=cancel)
-    scores = fit.trajectory_.phase_scores(0)
-    scored = scores[np.isfinite(scores)]
-    measures["aflite.predictable_share"] = _share(
-        "aflite.predictable_share", int(passing(scored, float(s["tau"])).sum()), len(scored),
-        f"share of examples with AFLite's p̃ ≥ τ = {float(s['tau']):g} (m = {int(s['m'])} linear models on the "
-        f"representation, each trained on {train:,} examples)")
-
-    report(progress, 0.6, "near-duplicates")
-    if dataset.text:
-        pairs = near_duplicate_pairs(dataset, cancel=cancel)
-        measures["near_duplicates.within"] = _clustered_share("near_duplicates.within", pairs, n)
-
-    report(progress, 0.7, "possibly mislabelled examples")
-    dyn = training_dynamics(X, y, classes=dataset.classes, epochs=int(s["epochs"]), folds=int(s["folds"]),
-                            random_state=int(s["seed"]), device=device, cancel=cancel)
-    if "label_issue" in dyn.table:
-        measures["mislabelled.share"] = _mislabelled(dyn.table)
-
-    if eval_dataset is not None:
-        from core.dynamics.transfer import cue_transfer
-
-        report(progress, 0.8, "cues on the evaluation split")
-        t = cue_transfer(dataset, eval_dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]),
-                         spec=s["representation"], m=int(s["m"]), tau=float(s["tau"]), random_state=int(s["seed"]),
-                         progress=span(progress, 0.8, 0.95), cancel=cancel).summary
-        n_eval = int(t["eval_examples"])
-        count = int(t["cues_transferring"])
-        measures["transfer.cues_transferring"] = record("transfer.cues_transferring", count, math.sqrt(max(count, 1)))
-        accuracy = t["partial_input_accuracy_eval"]
-        if accuracy == accuracy:
-            measures["transfer.partial_accuracy_eval"] = record(
-                "transfer.partial_accuracy_eval", accuracy, math.sqrt(accuracy * (1 - accuracy) / max(n_eval, 1)))
-        measures["near_duplicates.across"] = _share("near_duplicates.across",
-                                                    int(t["eval_examples_with_a_near_duplicate_in_train"]), n_eval)
-        s["eval_dataset"] = {"fingerprint": eval_dataset.fingerprint}   # its name would make the bytes depend on a path
-
-    if agreement is not None:
-        low, high = agreement.alpha_interval
-        spread = (high - low) / 3.92 if np.isfinite(low) and np.isfinite(high) else None
-        measures["reviewers.alpha"] = record("reviewers.alpha", agreement.alpha, spread)
-
+    s["model_train"] = int(DEFAULTS["model_train"])
+    i = Inputs(dataset, s, eval_dataset=eval_dataset, agreement=agreement, device=device, cache_dir=cache_dir,
+               progress=progress, cancel=cancel)
+    measures = {}
+    for st in STEPS:
+        if not st.applies(i):
+            continue
+        if st.title:
+            report(progress, st.at, st.title)
+        measures.update(st.check(st.compute(i)))
+        check_cancel(cancel)
     report(progress, 1.0, "certificate done")
     return validate({
         "certificate_format": FORMAT,
         "tool": {"name": "artifact-lens", "version": _version()},
         # the name only as given: the bytes depend on the data and the settings, not on the path as typed
-        "dataset": {"name": str(name or ""), "fingerprint": dataset.fingerprint, "examples": n,
-                    "labels": {str(k): int(v) for k, v in labels.items()}},
+        "dataset": {"name": str(name or ""), "fingerprint": dataset.fingerprint, "examples": i.n,
+                    "labels": {str(k): int(v) for k, v in i.labels.items()}},
         "settings": {k: v for k, v in s.items() if v is not None},
         "measures": measures,
-        **({"cues": cues} if cues is not None else {}),
+        **({"cues": i.cues} if i.cues is not None else {}),
     })

@@ -1,4 +1,5 @@
-"""The certificate's measures, one registry (issue 43): what each measure is, once, in code.
+"""The certificate's measures, one registry (issue 43): what each measure is and how it is
+computed, once, in code.
 
 A `Measure` holds what a reader and a gate need to know of a measure: its unit, which direction is
 worse, whether it measures artifact strength (gated by default), and its description. `certify`
@@ -7,14 +8,20 @@ from here, never from the certificate under test: a candidate file cannot declar
 harmless ("artifact": false) or turn its direction round. A measure with a value per label says so
 (``per_label``, its description for one label) and is named ``name[label]``
 (`core.certificate.measures.per_label`).
+
+A `Step` is how measures are computed: one computation (a model trained, a table counted) and the
+measures it writes, declared with it. `certify` runs the registered steps in order; a new measure
+is one `step` in `core/certificate/measures.py` that declares its `Measure` and computes it
+(`tests/unit/test_newcomer_paths.py` adds one). The built-in steps register when `core.certificate`
+is imported, so the registry is full wherever a measure is read.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
-__all__ = ["Measure", "MEASURES", "register", "spec_of", "record"]
+__all__ = ["Measure", "MEASURES", "register", "spec_of", "record", "Step", "STEPS", "step"]
 
 
 @dataclass(frozen=True)
@@ -66,42 +73,40 @@ def record(name: str, value, stderr, *, label=None, description: Optional[str] =
             "description": description or (m.description if label is None else m.per_label.format(label=label))}
 
 
-for _m in (
-    # a z grows with √n and a count over a line with n: information, not gated (the cue table is)
-    Measure("zstats.z_max", "z", "higher", False, "the largest z-statistic of any simple feature for any label "
-            "(grows with √n: the cue table is gated instead)", "the largest z of a simple feature for {label}"),
-    Measure("zstats.over_line", "features", "higher", False,
-            per_label="features over the Bonferroni line for {label} (grows with n: the cue table is gated instead)"),
-    Measure("labels.majority_share", "share", "higher", False, "the largest label's share"),
-    Measure("v_information.full", "bits", "neither", False,
-            "mean PVI of the full input: how much the representation tells of the label"),
-    # a model's accuracy and bits differ between halves of one file by 1.1-1.4 times their stated error
-    # (the training's variance, which the folds' spread only partly sees; benchmarks/gate_calibration.py):
-    # they warn, and the cue table gates what they would catch
-    Measure("v_information.partial", "bits", "higher", True,
-            "mean PVI of the partial input: the bits the artifact alone carries", warns=True),
-    Measure("partial_input.accuracy", "accuracy", "higher", True,
-            "cross-fitted accuracy of a model that reads the partial input only", warns=True),
-    Measure("partial_input.lift", "accuracy", "higher", True, "partial-input accuracy above the majority class",
-            warns=True),
-    # its error is binomial over examples, but the examples share one ensemble: halves of one file
-    # differ by 2-3 times that (benchmarks/gate_calibration.py), so it warns
-    Measure("aflite.predictable_share", "share", "higher", True, "share of examples with AFLite's p̃ ≥ τ", warns=True),
-    # halves of SNLI split its premise groups between them: they differ by 1.07 times the clustered
-    # error and fail its line in 3 of 40 pairs (benchmarks/gate_calibration.py), so it warns
-    Measure("near_duplicates.within", "share", "higher", True, "share of examples with a near-duplicate in the split",
-            warns=True),
-    Measure("mislabelled.share", "share", "higher", False, "share of examples cleanlab flags as possibly mislabelled "
-            "(out-of-sample probabilities of the training dynamics; left out when that model is right on fewer "
-            "than 80 % of examples)"),
-    Measure("transfer.cues_transferring", "features", "higher", True,
-            "the split's label cues that give the labels away on the evaluation split too (a count: grows with n)",
-            warns=True),
-    Measure("transfer.partial_accuracy_eval", "accuracy", "higher", True,
-            "accuracy on the evaluation split of a partial-input model trained on this split", warns=True),
-    Measure("near_duplicates.across", "share", "higher", True,
-            "share of evaluation examples with a near-duplicate in this split (binomial error: not yet measured by "
-            "the calibration, so it warns)", warns=True),
-    Measure("reviewers.alpha", "alpha", "lower", False, "Krippendorff's α of the team's reviewers (nominal)"),
-):
-    register(_m)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One computation of `certify` and the measures it writes."""
+
+    title: str                #: what the progress says while it runs ("" for a step too quick to say)
+    at: float                 #: the progress fraction at its start
+    writes: tuple             #: the `Measure` objects it writes (registered with it)
+    applies: Callable         #: ``applies(inputs) -> bool``: whether this dataset and these options have it
+    compute: Callable         #: ``compute(inputs) -> {name: record}`` (a per-label measure as ``name[label]``)
+
+    def check(self, found: dict) -> dict:
+        """``found``, every name one this step declared (a stray name is a mistake in the code)."""
+        mine = {m.name for m in self.writes}
+        stray = sorted(k for k in found if k.partition("[")[0] not in mine)
+        if stray:
+            raise ValueError(f"the certificate step {self.compute.__name__} wrote {stray}, which it does not declare")
+        return found
+
+
+#: the steps of `certify`, in the order they run (the order a certificate lists the measures)
+STEPS: list = []
+
+
+def step(title: str, at: float, writes, applies: Callable = lambda inputs: True):
+    """Register the decorated ``compute(inputs)`` as a step writing the measures ``writes`` (each
+    registered here, so a measure and how it is computed are declared together)."""
+    writes = tuple(writes)
+
+    def add(compute: Callable) -> Callable:
+        for m in writes:
+            register(m)
+        STEPS.append(Step(title, float(at), writes, applies, compute))
+        return compute
+
+    return add

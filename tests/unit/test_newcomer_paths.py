@@ -216,3 +216,48 @@ assert not at.exception, [e.value for e in at.exception]
 print("ok")
 """)
     assert out.strip().endswith("ok")
+
+
+def test_a_new_certificate_measure_is_one_step_and_reaches_the_certificate_and_the_gate(tmp_path):
+    """Issue 43: a certificate measure was a registration in one file and its computation inline in a
+    129-line `certify`. Now it is one `step` that declares its `Measure` and computes it."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    recipe = doc[doc.index("## How to add a certificate measure"):doc.index("## How to add a command")]
+    assert "@step(" in recipe and "core/certificate/measures.py" in recipe
+    dest = _copy(tmp_path)
+    anchor = "\n\n# ------------------------------------------------------------------------------------------ certify"
+    _edit(dest / "core" / "certificate" / "measures.py", anchor, '''
+
+
+@step("hypothesis length", 0.9, [Measure("lengths.short_share", "share", "higher", True,
+                                         "share of examples whose last text field has three words or fewer")],
+      applies=lambda i: bool(i.dataset.text))
+def _short(i: Inputs) -> dict:
+    words = i.dataset.table[i.dataset.text[-1]].astype(str).str.split().str.len()
+    return {"lengths.short_share": _share("lengths.short_share", int((words <= 3).sum()), i.n)}''' + anchor)
+    out = _run(dest, """
+import json, pathlib, subprocess, sys
+from core.certificate.measures import certify
+from core.certificate.registry import spec_of
+from core.data.demos import make_nli
+
+ds = make_nli(n=300, random_state=0)
+base = certify(ds, representation="tfidf-svd:dim=16", folds=3, m=4, epochs=2)
+entry = base["measures"]["lengths.short_share"]
+assert entry["unit"] == "share" and entry["artifact"] and 0 <= entry["value"] <= 1 and entry["stderr"] is not None, entry
+assert spec_of("lengths.short_share").worse == "higher"
+from core.data.sources import load_dataset
+table = ds.table.copy()
+field = ds.text[-1]
+table[field] = [" ".join(str(t).split()[:2]) if i % 2 else t for i, t in enumerate(table[field])]
+shorter = load_dataset(table, text=list(ds.text), label=ds.label)
+cand = certify(shorter, representation="tfidf-svd:dim=16", folds=3, m=4, epochs=2)
+assert cand["measures"]["lengths.short_share"]["value"] > entry["value"] + 0.3
+pathlib.Path("base.json").write_text(json.dumps(base))
+pathlib.Path("cand.json").write_text(json.dumps(cand))
+out = subprocess.run([sys.executable, "-m", "core", "check", "base.json", "cand.json"], capture_output=True, text=True)
+assert "lengths.short_share" in out.stdout, out.stdout + out.stderr
+assert out.returncode == 1, out.stdout   # an artifact measure that rose beyond its error fails the gate
+print("ok")
+""")
+    assert out.strip().endswith("ok")
