@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.base.lights import EMOJI, LIGHTS, NA
 from core.quality import DQI_COMPONENTS
-from core.quality.feedback import IN_WORDS
+from core.quality.scoring import IN_WORDS
 from dashboard import current
 from dashboard.creation import marked
 

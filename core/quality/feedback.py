@@ -10,26 +10,6 @@ from typing import Optional
 #: a partial-input model this sure of the example's label gives it away, whatever the other components say
 DECISIVE = 0.9
 
-#: each component for someone who never read paper 002: (its name, what it checks, what to change
-#: when it is not green); the paper's name (`core.quality.DQI_COMPONENTS`) goes in a tooltip
-IN_WORDS = {
-    "vocabulary": ("Word variety", "how varied the words are, against the dataset's most varied examples",
-                   "use more varied, more specific words"),
-    "ngram_frequency": ("Stock phrasing", "whether the example is made of phrases most examples use",
-                        "rephrase in your own words instead of the dataset's usual phrases"),
-    "neighbour": ("Like existing examples", "how close the example is to the nearest one already in the dataset",
-                  "write about something the dataset does not cover yet"),
-    "word_overlap": ("Copied words", "how many words of the last field are copied from the first",
-                     "use fewer words taken from the first field"),
-    "semantic_similarity": ("Restated meaning", "whether the last field only restates the first",
-                            "say something the first field does not already say"),
-    "label_tied": ("Giveaway words", "whether words that predict the label on their own are in the example",
-                   "replace the marked words: a model learns the word, not the task"),
-    "inter_split": ("Leak between splits", "how close the example is to one in the other split",
-                    "make it less like the other split's examples"),
-    "dqi": ("Overall score", "the weighted mean of the checks above", "fix the red and yellow checks first"),
-}
-
 
 def overall_light(components: dict, partial: Optional[dict], label) -> tuple:
     """(light, reason) of one new example: a weighted mean (``dqi``) would let a decisive giveaway

@@ -1,8 +1,10 @@
-"""The quality components' names, the weights of the combined ``dqi`` and the light thresholds,
-with their checks; `combine` and `lights` (see `core.quality`)."""
+"""The quality components, one entry each (`QualityComponent`: its name, the DQI component it
+follows, its weight in the combined ``dqi``, its light thresholds, its words), the tables read from
+them, their checks; `combine` and `lights` (see `core.quality`)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Mapping, Optional
 
 import numpy as np
@@ -14,44 +16,74 @@ from core.text.features import FeatureOptions
 from core.base import lights as lights_vocabulary
 
 
+@dataclass(frozen=True)
+class QualityComponent:
+    """One quality component: everything the tool says and sets of it, in one entry."""
+
+    name: str                 #: its column, e.g. ``"word_overlap"``
+    dqi: str                  #: the DQI component of paper 002 it follows, e.g. ``"C4 intra-sample word similarity"``
+    weight: float             #: its default weight in the combined ``dqi``
+    thresholds: tuple         #: its default light thresholds: (red below, green at or above)
+    #: for someone who never read paper 002: (its name, what it checks, what to change when it is not
+    #: green); the Create and Validate pages show these, with ``dqi`` in a tooltip
+    words: tuple
+
+
+#: the components, in DQI order; adding one is one entry here, its column in
+#: `core.quality.context.QualityContext.components` and the same rule for one example in its
+#: `feedback` (docs/architecture.md, "How to add a quality component"). Thresholds, read as the raw
+#: quantity: vocabulary: red below 35 % of the dataset's R_ref, green from 60 %; ngram_frequency: red
+#: when the mean normalised IDF is below 0.2, green from 0.35; neighbour / inter_split: red when a
+#: neighbour has cos > 0.98 (a near-duplicate), green when none above 0.85; word_overlap: red when
+#: more than 90 % of the hypothesis occurs in the premise, green when at most 60 %;
+#: semantic_similarity: red when cos > 0.9, green when cos ≤ 0.6; label_tied: red when an own-label
+#: feature has z > z* (score < 0.5), green when none above z*/2 (≥ 0.8). Weights: see the module
+#: docstring of `core.quality` for why.
+REGISTRY = (
+    QualityComponent("vocabulary", "C1 vocabulary", 0.5, (0.35, 0.6), (
+        "Word variety", "how varied the words are, against the dataset's most varied examples",
+        "use more varied, more specific words")),
+    QualityComponent("ngram_frequency", "C2 inter-sample n-gram frequency and relation", 0.5, (0.2, 0.35), (
+        "Stock phrasing", "whether the example is made of phrases most examples use",
+        "rephrase in your own words instead of the dataset's usual phrases")),
+    QualityComponent("neighbour", "C3 inter-sample semantic similarity", 1.0, (0.02, 0.15), (
+        "Like existing examples", "how close the example is to the nearest one already in the dataset",
+        "write about something the dataset does not cover yet")),
+    QualityComponent("word_overlap", "C4 intra-sample word similarity", 1.5, (0.1, 0.4), (
+        "Copied words", "how many words of the last field are copied from the first",
+        "use fewer words taken from the first field")),
+    QualityComponent("semantic_similarity", "C5 intra-sample semantic similarity", 1.5, (0.1, 0.4), (
+        "Restated meaning", "whether the last field only restates the first",
+        "say something the first field does not already say")),
+    QualityComponent("label_tied", "C6 n-gram frequency per label", 2.0, (0.5, 0.8), (
+        "Giveaway words", "whether words that predict the label on their own are in the example",
+        "replace the marked words: a model learns the word, not the task")),
+    QualityComponent("inter_split", "C7 inter-split similarity", 1.0, (0.02, 0.15), (
+        "Leak between splits", "how close the example is to one in the other split",
+        "make it less like the other split's examples")),
+)
+if len({c.name for c in REGISTRY}) != len(REGISTRY):
+    raise ValueError("a quality component is registered twice")
+
 #: Component columns, in DQI order.
-COMPONENTS = ("vocabulary", "ngram_frequency", "neighbour", "word_overlap", "semantic_similarity", "label_tied",
-              "inter_split")
-
+COMPONENTS = tuple(c.name for c in REGISTRY)
 #: Component -> the DQI component it follows.
-DQI_COMPONENTS = {
-    "vocabulary": "C1 vocabulary",
-    "ngram_frequency": "C2 inter-sample n-gram frequency and relation",
-    "neighbour": "C3 inter-sample semantic similarity",
-    "word_overlap": "C4 intra-sample word similarity",
-    "semantic_similarity": "C5 intra-sample semantic similarity",
-    "label_tied": "C6 n-gram frequency per label",
-    "inter_split": "C7 inter-split similarity",
-}
-
+DQI_COMPONENTS = {c.name: c.dqi for c in REGISTRY}
 
 
 def quality_columns() -> list:
     """The columns an export's quality table adds (`core.exports.writers.add_quality_columns`):
-    the seven components, the combined ``dqi`` and its ``light``."""
+    the components, the combined ``dqi`` and its ``light``."""
     return [*COMPONENTS, "dqi", "light"]
 
 
-#: Weights of the combined ``dqi`` score (knobs; see the module docstring for why).
-DEFAULT_WEIGHTS = {"vocabulary": 0.5, "ngram_frequency": 0.5, "neighbour": 1.0, "word_overlap": 1.5,
-                   "semantic_similarity": 1.5, "label_tied": 2.0, "inter_split": 1.0}
-
-#: (red below, green at or above) per column (knobs). Read as the raw quantity:
-#: vocabulary: red below 35 % of the dataset's R_ref, green from 60 %;
-#: ngram_frequency: red when the mean normalised IDF is below 0.2, green from 0.35;
-#: neighbour / inter_split: red when a neighbour has cos > 0.98 (a near-duplicate), green when none above 0.85;
-#: word_overlap: red when more than 90 % of the hypothesis occurs in the premise, green when at most 60 %;
-#: semantic_similarity: red when cos > 0.9, green when cos ≤ 0.6;
-#: label_tied: red when an own-label feature has z > z* (score < 0.5), green when none above z*/2 (≥ 0.8);
-#: dqi: red below 0.4, green from 0.6.
-DEFAULT_THRESHOLDS = {"vocabulary": (0.35, 0.6), "ngram_frequency": (0.2, 0.35), "neighbour": (0.02, 0.15),
-                      "word_overlap": (0.1, 0.4), "semantic_similarity": (0.1, 0.4), "label_tied": (0.5, 0.8),
-                      "inter_split": (0.02, 0.15), "dqi": (0.4, 0.6)}
+#: Weights of the combined ``dqi`` score (knobs).
+DEFAULT_WEIGHTS = {c.name: c.weight for c in REGISTRY}
+#: (red below, green at or above) per column (knobs); dqi: red below 0.4, green from 0.6.
+DEFAULT_THRESHOLDS = {**{c.name: c.thresholds for c in REGISTRY}, "dqi": (0.4, 0.6)}
+#: each component in words (`QualityComponent.words`), and the combined score's
+IN_WORDS = {**{c.name: c.words for c in REGISTRY},
+            "dqi": ("Overall score", "the weighted mean of the checks above", "fix the red and yellow checks first")}
 
 LIGHTS = tuple(reversed(lights_vocabulary.LIGHTS))   # worst first, as thresholds read
 NA = lights_vocabulary.NA

@@ -42,29 +42,24 @@ def _run(dest: Path, code: str) -> str:
 def test_a_new_quality_component_added_by_the_recipe_reaches_every_use(tmp_path):
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     recipe = doc[doc.index("## How to add a quality component"):doc.index("## How to add a command")]
-    assert all(name in recipe for name in ("COMPONENTS", "DQI_COMPONENTS", "DEFAULT_WEIGHTS", "DEFAULT_THRESHOLDS",
-                                           "QualityContext.components", "QualityContext.feedback", "IN_WORDS"))
+    assert all(name in recipe for name in ("QualityComponent", "REGISTRY", "QualityContext.components",
+                                           "QualityContext.feedback"))
     dest = _copy(tmp_path)
-    scoring, context, feedback = (dest / "core" / "quality" / f for f in ("scoring.py", "context.py", "feedback.py"))
-    # 1-3: the name in DQI order, the DQI component it follows, its weight and light thresholds
-    _edit(scoring, '"label_tied",\n              "inter_split")', '"label_tied",\n              "inter_split", "probe")')
-    _edit(scoring, '    "inter_split": "C7 inter-split similarity",\n}',
-          '    "inter_split": "C7 inter-split similarity",\n    "probe": "C8 a probe",\n}')
-    _edit(scoring, '"label_tied": 2.0, "inter_split": 1.0}', '"label_tied": 2.0, "inter_split": 1.0, "probe": 1.0}')
-    _edit(scoring, '"inter_split": (0.02, 0.15), "dqi"', '"inter_split": (0.02, 0.15), "probe": (0.2, 0.5), "dqi"')
-    # 4: the column for every example; 5: the same rule for one new example
+    scoring, context = (dest / "core" / "quality" / f for f in ("scoring.py", "context.py"))
+    # 1: one entry: its name in DQI order, the DQI component it follows, weight, thresholds, words
+    _edit(scoring, '        "make it less like the other split\'s examples")),\n)',
+          '        "make it less like the other split\'s examples")),\n'
+          '    QualityComponent("probe", "C8 a probe", 1.0, (0.2, 0.5), ("Probe", "a probe of the recipe", "nothing")),\n)')
+    # 2: the column for every example; 3: the same rule for one new example
     _edit(context, '        out["dqi"] = combine(out, self.weights)',
           '        out["probe"] = 0.25\n        out["dqi"] = combine(out, self.weights)')
     _edit(context, '        frame = pd.DataFrame([scores])[list(COMPONENTS)]',
           '        scores["probe"] = 0.25\n        frame = pd.DataFrame([scores])[list(COMPONENTS)]')
-    # 6: what it checks, in words
-    _edit(feedback, '    "dqi": ("Overall score"', '    "probe": ("Probe", "a probe of the recipe", "nothing"),\n'
-                                                    '    "dqi": ("Overall score"')
     out = _run(dest, """
 from core.data.demos import make_nli
 from core.quality import QualityContext, quality_scores
 from core.quality.pruning import quality_descriptor
-from core.quality.feedback import IN_WORDS
+from core.quality.scoring import IN_WORDS
 ds = make_nli(n=240, random_state=0)
 spec = "tfidf-svd:fields=hypothesis,dim=8"
 table = quality_scores(ds, spec)

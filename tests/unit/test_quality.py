@@ -284,7 +284,7 @@ def test_the_overall_light_rule():
 
 def test_every_check_is_explained_in_plain_words_without_the_papers_symbols():
     from core.quality import COMPONENTS
-    from core.quality.feedback import IN_WORDS
+    from core.quality.scoring import IN_WORDS
 
     assert set(IN_WORDS) == {*COMPONENTS, "dqi"}
     for name, words in IN_WORDS.items():
