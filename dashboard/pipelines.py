@@ -15,38 +15,37 @@ from typing import Optional
 
 import numpy as np
 
-from core.base.errors import Cancelled, InputError
+from core.base.errors import InputError
 from core.base.jobs import JobKey, offload
 from core.base.settings import settings
 from core.base.progress import report, span
 from core.dynamics.joint import joint_for
 from core.base.keys import key_of
+from core.usecases import scoring
+from core.usecases.scoring import RunLife
 from dashboard import cached_jobs, current, team, url
 from dashboard.quality import quality_column
 from dashboard.server import server
 from dashboard.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source, session
 
 
-def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Optional[dict] = None,
-          joint: Optional[dict] = None) -> dict:
-    """Φ (cached) then the AFLite run (stored by its parameters); ``ctx`` may be None.
-    ``save(run)``, when given, records the finished run in a workspace. ``quality`` (a
-    `dashboard.quality.descriptor`) makes it a quality-ordered run (paper 002): the quality
-    column is computed (or read back) first, and the run is stored under its own key.
-    ``joint`` (a `core.dynamics.joint.descriptor`) makes it a joint run: the training dynamics on Φ
-    first, then AFLite removing only easy-to-learn examples (its own key too)."""
+def score(ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[RunLife] = None,
+          quality: Optional[dict] = None, joint: Optional[dict] = None) -> dict:
+    """Φ (cached) then the AFLite run (`core.usecases.scoring.score_dataset`: stored by its
+    parameters, recorded in ``life``'s workspace when given); ``ctx`` may be None. ``quality`` (a
+    `dashboard.quality.descriptor`) makes it a quality-ordered run (paper 002): the quality column
+    is computed (or read back) first, and the run is stored under its own key. ``joint`` (a
+    `core.dynamics.joint.descriptor`) makes it a joint run: the training dynamics on Φ first, then
+    AFLite removing only easy-to-learn examples (its own key too)."""
     from core.representations import represent, source_changed
-    from core.results.runs import fit_run, run_key
+    from core.results.runs import run_key
 
     srv = server()
     progress = ctx.progress if ctx is not None else None
     cancel = ctx.cancel if ctx is not None else None
 
-    def sub(lo, hi):
-        return span(progress, lo, hi)
-
     def build():
-        return offload(ctx, represent, ds, spec, progress=sub(0.0, 0.4), cancel=cancel)
+        return offload(ctx, represent, ds, spec, progress=span(progress, 0.0, 0.4), cancel=cancel)
 
     rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
     if source_changed(rep.info):      # Φ read from a vector file that has been rewritten since
@@ -54,36 +53,35 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
         rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
     key = run_key(ds.fingerprint, rep.spec, params, quality, joint)
 
-    def fit():
-        found = srv.store.get(key)
-        if found is not None:
-            refuse_if_file_changed(found)
-            return found
+    def inputs(sub):
+        q = quality_column(ds, rep, quality, ctx, progress=span(sub, 0.0, 0.5 if joint else 1.0)) if quality else None
+        ji = offload(ctx, joint_for, ds, rep, joint, n_jobs=ctx.cores if ctx is not None else None,
+                     progress=span(sub, 0.5 if quality else 0.0, 1.0), cancel=cancel) if joint else None
+        return q, ji
 
-        def on_phase(rec):
-            if ctx is not None:
-                ctx.emit({k: v for k, v in rec.items() if not isinstance(v, np.ndarray)})
+    # every core the job is granted, on the device ARTIFACT_LENS_DEVICE names (a GPU, say): neither
+    # changes the result or the key
+    how = {"n_jobs": ctx.cores} if ctx is not None else {}
+    if settings().device:
+        how["device"] = settings().device
 
-        q, ji, lo = None, None, 0.4
-        if quality:
-            q, lo = quality_column(ds, rep, quality, ctx, progress=sub(lo, lo + 0.2)), lo + 0.2
-        if joint:
-            ji = offload(ctx, joint_for, ds, rep, joint, n_jobs=ctx.cores if ctx is not None else None,
-                         progress=sub(lo, lo + 0.2), cancel=cancel)
-            lo += 0.2
-        # every core the job is granted (n_jobs changes neither the result nor the key)
-        threads = {**params, "n_jobs": ctx.cores} if ctx is not None else dict(params)
-        if settings().device:   # ARTIFACT_LENS_DEVICE: a GPU, say (neither the result nor the key change)
-            threads["device"] = settings().device
-        fitted = offload(ctx, fit_run, ds, rep, threads, progress=sub(lo, 1.0), cancel=cancel, on_phase=on_phase,
-                         quality=q, quality_info=quality or None, joint=ji, relay=("on_phase",))
-        srv.store.put(fitted)
-        return fitted
+    def on_phase(rec):
+        if ctx is not None:
+            ctx.emit({k: v for k, v in rec.items() if not isinstance(v, np.ndarray)})
 
-    found = srv.cache.get_or_compute("run", key, fit)
-    refuse_if_file_changed(found)
-    if save is not None:
-        save(found)
+    scored = []
+
+    def score_it():
+        scored.append(True)
+        return scoring.score_dataset(ds, rep, params, quality_info=quality, joint_info=joint, inputs=inputs,
+                                     store=srv.store, life=life, how=how, progress=span(progress, 0.4, 1.0),
+                                     cancel=cancel, on_phase=on_phase,
+                                     run_in=lambda fn, *a, **kw: offload(ctx, fn, *a, relay=("on_phase",), **kw))
+
+    # the bounded cache makes concurrent asks for one run (every tab opening on the demo) one fit
+    found = srv.cache.get_or_compute("run", key, score_it)
+    if not scored:   # this server had the run in memory: the same rules as a stored one
+        scoring.keep(found, life)
     if current.map_method() == "umap":
         from core.representations.projection import project
 
@@ -94,56 +92,30 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, save=None, quality: Opt
     return {"ds_key": ds_key, "spec": rep.spec, "run_key": key}
 
 
-def refuse_if_file_changed(run) -> None:
-    """Raise InputError when ``run`` was scored on a vector file (``file:`` Φ) that has been
-    rewritten since: a run is stored under its data, spec and parameters, and the spec names
-    the file by its path, so the saved run would silently stand for the old vectors."""
-    from core.representations import source_changed
-
-    changed = source_changed(run.representation_info)
-    if changed:
-        raise InputError(f"{changed} since the saved run with these parameters was scored, so that run "
-                         "is not a result for the new vectors. Save the new vectors under a new file name "
-                         "(e.g. emb-2.npy) and score that, or put the old file back to open the saved run.")
-
-
 def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Optional[Source] = None,
           page: str = "", quality: Optional[dict] = None, joint: Optional[dict] = None) -> None:
     """Start (or join) the background job for this dataset, Φ and parameters (and quality
     order or joint filter, see `score`); a run that is already stored becomes current at once. Raises
     InputError for a bad spec and `core.team.store.NotAllowed` when the member's role does not
     run filters."""
-    from core.results.runs import package_versions, run_key
+    from core.results.runs import run_key
 
     m = team.require("run filters")
     srv, sess = server(), session()
-    ws = srv.team.scoped(m.workspace_id, m.email)   # the job's thread has no session: bind the member now
     ds = current.dataset_by_key(ds_key, source)
     spec = current.check_spec(spec, ds)
     key = run_key(ds.fingerprint, spec, params, quality, joint)
-    dataset_id = _save_dataset(ds, source or sess.source or srv.cache.peek("source", ds_key))
+    # the job's thread has no session: bind the member now
+    life = RunLife(srv.team.scoped(m.workspace_id, m.email),
+                   _save_dataset(ds, source or sess.source or srv.cache.peek("source", ds_key)))
     stored = current.run_by_key(key) if key in srv.store else None
     if stored is not None:
-        refuse_if_file_changed(stored)
-        # returning to earlier settings is instant; the workspace gets the run too
-        ws.save_run(dataset_id, stored)
+        scoring.keep(stored, life)   # returning to earlier settings is instant; the workspace gets the run too
         apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
         return
-    # a quality-ordered or joint run records that choice with its parameters (the Team page resumes it as it was)
-    extra = {name: d for name, d in (("quality", quality), ("joint", joint)) if d}
-    ws.begin_run(dataset_id, key, representation=spec, params=dict(params, **extra),
-                 seed=params.get("random_state"), versions=package_versions())
 
     def work(ctx):
-        try:
-            return score(ctx, ds_key, ds, spec, params, save=lambda run: ws.save_run(dataset_id, run), quality=quality,
-                         joint=joint)
-        except Cancelled:
-            ws.end_run(key, "interrupted")
-            raise
-        except BaseException:
-            ws.end_run(key, "failed")
-            raise
+        return score(ctx, ds_key, ds, spec, params, life=life, quality=quality, joint=joint)
 
     asked = [ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else [])
     job = cached_jobs.submit(JobKey("run", key_of(asked)), work, name=label or "AFLite run")

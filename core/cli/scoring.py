@@ -155,7 +155,7 @@ def cmd_aflite(args) -> int:
     import numpy as np
 
     from core.exports import writers as export
-    from core.results.runs import fit_run
+    from core.usecases.scoring import score_dataset
 
     outs = args.outputs
     outs.declare("--out", args.out, (".csv",))
@@ -179,8 +179,8 @@ def cmd_aflite(args) -> int:
     joint = _aflite_joint(args, ds, rep)
     bar = progress_bar("aflite", args.quiet)
     try:
-        run = fit_run(ds, rep, params, progress=bar, quality=quality, quality_info=quality_record or None, joint=joint,
-                      on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
+        run = score_dataset(ds, rep, params, quality_info=quality_record or None, inputs=lambda _: (quality, joint),
+                            progress=bar, on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
     finally:
         if bar:
             bar.close()

@@ -21,6 +21,10 @@ class UseCase:
 
 
 USE_CASES = (
+    UseCase("score a dataset into a run (a stored run answers; its life recorded in a workspace)",
+            ("core.usecases.scoring.score_dataset", "core.usecases.scoring.stored_run", "core.usecases.scoring.keep"),
+            owns=("core.results.runs.fit_run",),
+            cli=("aflite",), dashboard=("dashboard.pipelines.start", "dashboard.pipelines.score")),
     UseCase("certify a dataset or a run's split (on the run's Φ)",
             ("core.usecases.certificates.certify_dataset", "core.usecases.certificates.certify_split"),
             owns=("core.certificate.measures.certify",),

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: commands that call one kernel, with nothing around it to assemble: command -> that kernel
 SINGLE_CALL_COMMANDS = {
     "info": "core.cli.common.load_from_args", "represent": "core.representations.represent",
-    "aflite": "core.results.runs.fit_run", "zstats": "core.zstats.compute_z", "zfilter": "core.zstats.z_filter",
+    "zstats": "core.zstats.compute_z", "zfilter": "core.zstats.z_filter",
     "consistency": "core.zstats.consistency.consistency_filter", "evaluate": "core.evaluation.suite.evaluate",
     "project": "core.representations.projection.project", "prune": "core.results.stores.Results",
     "quality": "core.quality.quality_scores", "feedback": "core.quality.context.QualityContext",
@@ -41,9 +41,6 @@ SINGLE_CALL_ACTIONS = {
     "dashboard.pipelines.open_team_run": "core.team.store.TeamStore.run_record",
     "dashboard.pipelines.restore_link": "core.team.store.TeamStore.run_record",
     "dashboard.pipelines.save_to_workspace": "core.team.store.TeamStore.save_run",
-    # scoring into a run: the CLI's `aflite` and this both call fit_run, but this one also records the
-    # run's life in the store (begin, save, end) itself: not yet one use case (issue 43's note)
-    "dashboard.pipelines.start": "core.results.runs.fit_run",
     "dashboard.quality.compare_start": "core.quality.pruning.compare_pruning",
     "dashboard.quality.start": "core.quality.pruning.quality_components",
     "dashboard.team.create_workspace": "core.team.store.TeamStore.create_workspace",
