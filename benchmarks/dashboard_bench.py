@@ -36,9 +36,9 @@ def switches(count: int) -> dict:
 
         import streamlit as st
 
-        from dashboard import current, pipelines
-        from dashboard.server import server
-        from dashboard.session import Source
+        from dashboard.services import current, pipelines
+        from dashboard.process.server import server
+        from dashboard.state.session import Source
 
         def rss_mb():
             with open("/proc/self/status") as fh:

@@ -3,7 +3,7 @@ the way each front end runs it, side by side in one run. Prints one JSON line:
 
 - ``cli_s``: ``python -m core transfer TRAIN EVAL --out DIR`` as a user types it (a fresh process:
   imports, both loads, the measure, the files), with its defaults (k = 20 cues, m = 16 models).
-- ``dashboard_job_s``: what the Features page's job runs (`dashboard.transfer`: both splits loaded,
+- ``dashboard_job_s``: what the Features page's job runs (`dashboard.services.transfer`: both splits loaded,
   `core.dynamics.transfer.cue_transfer` with k = 10, m = 8), in this process.
 - ``restart_read_s``: a restarted server showing it again: the stored result read back from the
   result store (`core.results.files`), no recomputation; ``same_after_restart``: it equals the result.
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     from core.results.files import read_result, write_result
     from core.data.sources import load_dataset
     from core.dynamics.transfer import cue_transfer
-    from dashboard.transfer import CUES, MODELS
+    from dashboard.services.transfer import CUES, MODELS
 
     t = time.perf_counter()
     train = load_dataset(args.train)

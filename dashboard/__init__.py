@@ -1,19 +1,14 @@
-"""The dashboard's own helpers (streamlit), beside `app.py` and `pages/`; all computation is in `core/`.
+"""The dashboard beside `app.py` and `pages/`: Streamlit front end of `core/`, which holds every
+computation. Its layers are its packages (docs/architecture.md; `tests/unit/test_layers.py` reads a
+module's layer from its package and denies every other import):
 
-- `navigation`: the list of pages (`app.py` registers exactly these; a test checks
-  that every file in ``pages/`` is listed).
-- `page`: `start_page` (every page calls it first: state, sidebar, last error) and
-  `require_run`.
-- `session`: the typed per-tab state (`Session`) under one key of ``st.session_state``.
-- `server`: the process-wide `Server` (bounded cache, run store, job runner), shared
-  by every session.
-- `cache`: `BoundedCache.get_or_compute(kind, key, fn)`, least recently used entries
-  evicted past a byte budget.
-- `current`: what the session looks at (dataset, Φ, run, example table, live result,
-  z-statistics, projection), each fetched through the cache and recomputable on a miss.
-- `pipelines`: background work (Φ + AFLite run, UMAP) and applying its result.
-- `url`: the URL keeps dataset, Φ, run and live τ/n, so a reload reopens the same view.
-- `knobs`, `job_panel`, `sidebar`: reusable widgets.
-- `data_inputs`: the Data page's helpers (representation specs, uploads, loading).
-- `formatting`: data shown as text (Markdown escaped) and image thumbnails.
+- `state`: the tab's state (`session`: the typed per-tab `Session`; `url`: the query string;
+  `identity`: the sign-in as Streamlit knows it, the app's own arguments);
+- `process`: what the process shares between every session (`server`: the stores, the job
+  runner, the bounded cache, the stop on SIGTERM; `cache`: the memory-bounded cache);
+- `services`: what the pages ask for and start (the current dataset, Φ and run; jobs; the team
+  store's reads and writes, each checking the member's role; the use cases of `core.usecases`);
+  no drawing;
+- `widgets`: what pages draw with (panels, knobs, forms, the job panel, `page.start_page`);
+  no computing and no store.
 """

@@ -8,15 +8,15 @@ from core.evaluation.plots import figures
 from core.exports.report import family_wide, html_report, report_name
 from core.evaluation.verdict import verdict
 from core.aflite.summaries import live_view
-from dashboard import certificates, current
-from dashboard import evaluation as evaluation_jobs
-from dashboard.formatting import metric_row, plain
-from dashboard.job_panel import watch
-from dashboard.session import set_live
-from dashboard.page import require_run, start_page
-from dashboard.evaluation_panels import interrupted_panel, options_form
-from dashboard.certificate_panel import certificate_section
-from dashboard.team import member
+from dashboard.services import certificates, current
+from dashboard.services import evaluation as evaluation_jobs
+from dashboard.widgets.formatting import metric_row, plain
+from dashboard.widgets.job_panel import watch
+from dashboard.state.session import set_live
+from dashboard.widgets.page import require_run, start_page
+from dashboard.widgets.evaluation_panels import interrupted_panel, options_form
+from dashboard.widgets.certificate_panel import certificate_section
+from dashboard.services.team import member
 
 sess = start_page("Evaluate", caption=(
     "Model families trained on the full, AFLite-filtered, random and single-model-filtered training sets, evaluated "

@@ -2,12 +2,13 @@
 import streamlit as st
 
 from core.base.errors import InputError
-from dashboard import creation, feedback_panel
-from dashboard.formatting import plain
-from dashboard.job_panel import watch
-from dashboard.page import require_run, start_page
-from dashboard.review_panel import save_run_offer, show_guidelines
-from dashboard.team import member, scope
+from dashboard.services import creation
+from dashboard.widgets import feedback_panel
+from dashboard.widgets.formatting import plain
+from dashboard.widgets.job_panel import watch
+from dashboard.widgets.page import require_run, start_page
+from dashboard.widgets.review_panel import save_run_offer, show_guidelines
+from dashboard.services.team import member, scope
 
 sess = start_page("Create", caption=(
     "Paper 002 §3.2: write or revise an example and get feedback on its potential artifacts as you go — "

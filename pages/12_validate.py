@@ -3,12 +3,13 @@ import streamlit as st
 
 from core.base.errors import InputError
 from core.quality import COMPONENTS
-from dashboard import creation, feedback_panel
-from dashboard.formatting import metric_row, plain
-from dashboard.page import require_run, start_page
-from dashboard.decision_form import save_button, show_outcome
-from dashboard.review_panel import save_run_offer
-from dashboard.team import member, scope
+from dashboard.services import creation
+from dashboard.widgets import feedback_panel
+from dashboard.widgets.formatting import metric_row, plain
+from dashboard.widgets.page import require_run, start_page
+from dashboard.widgets.decision_form import save_button, show_outcome
+from dashboard.widgets.review_panel import save_run_offer
+from dashboard.services.team import member, scope
 
 sess = start_page("Validate", caption=(
     "Paper 002 §3.2: validators accept or reject what creators wrote, seeing the same feedback; a rejection "

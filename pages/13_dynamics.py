@@ -4,13 +4,13 @@ import streamlit as st
 
 from core.plots.cartography import data_map, region_counts
 from core.base.errors import InputError
-from dashboard import current, dynamics, information
-from dashboard.formatting import metric_row, plain
-from dashboard.job_panel import watch
-from dashboard.knobs import live_knobs
-from dashboard.page import require_run, start_page
-from dashboard.review_panel import review_panel
-from dashboard.team import member
+from dashboard.services import current, dynamics, information
+from dashboard.widgets.formatting import metric_row, plain
+from dashboard.widgets.job_panel import watch
+from dashboard.widgets.knobs import live_knobs
+from dashboard.widgets.page import require_run, start_page
+from dashboard.widgets.review_panel import review_panel
+from dashboard.services.team import member
 
 sess = start_page("Dynamics", caption=(
     "Swayamdipta et al. 2020: a model on Φ is trained for a few epochs and each example's probability of its label "

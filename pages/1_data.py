@@ -1,11 +1,12 @@
 """Data: choose the source, map the columns, choose the representation Φ, start scoring."""
 import streamlit as st
 
-from dashboard import column_mapping, current, pipelines
-from dashboard.data_panels import representation_panel, roles_panel, source_panel
-from dashboard.formatting import metric_row, plain
-from dashboard.page import start_page
-from dashboard.team import member
+from dashboard.widgets import column_mapping
+from dashboard.services import current, pipelines
+from dashboard.widgets.data_panels import representation_panel, roles_panel, source_panel
+from dashboard.widgets.formatting import metric_row, plain
+from dashboard.widgets.page import start_page
+from dashboard.services.team import member
 
 sess = start_page("Data", caption=(
     "Load a labelled dataset, check its columns and labels, then build a representation Φ and score it "

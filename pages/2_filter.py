@@ -3,12 +3,13 @@ import streamlit as st
 
 from core.plots.aflite import bias_per_phase, label_balance
 from core.aflite.summaries import below_chance, label_summary, phase_frame, phases_run, where_it_ran
-from dashboard import current, quality_panel, reviews
-from dashboard.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
-from dashboard.formatting import metric_row
-from dashboard.knobs import live_knobs
-from dashboard.page import require_run, start_page
-from dashboard.team import member
+from dashboard.services import current, reviews
+from dashboard.widgets import quality_panel
+from dashboard.widgets.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
+from dashboard.widgets.formatting import metric_row
+from dashboard.widgets.knobs import live_knobs
+from dashboard.widgets.page import require_run, start_page
+from dashboard.services.team import member
 
 sess = start_page("Filter", caption=(
     "AFLite (paper 000, Algorithm 1): m models per phase, each trained on t examples, score every "

@@ -3,10 +3,10 @@ import streamlit as st
 
 from core.plots.aflite import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
 from core.aflite.summaries import phase_scores
-from dashboard import current
-from dashboard.information_panel import information_section
-from dashboard.knobs import live_knobs
-from dashboard.page import require_run, start_page
+from dashboard.services import current
+from dashboard.widgets.information_panel import information_section
+from dashboard.widgets.knobs import live_knobs
+from dashboard.widgets.page import require_run, start_page
 
 sess = start_page("Predictability", caption=(
     "p̃(i): the share of the models that held example i out and predicted its label correctly (paper 000, "

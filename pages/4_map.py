@@ -2,13 +2,15 @@
 (the selection is kept while τ and n move)."""
 import streamlit as st
 
-from dashboard import current, pipelines, quality_panel, url
-from dashboard.formatting import made, metric_row, plain
-from dashboard.knobs import live_knobs
-from dashboard.map_view import COLOURINGS_HELP, MapView
-from dashboard.page import require_run, start_page
-from dashboard.reruns import redraw
-from dashboard.review_panel import review_panel
+from dashboard.services import current, pipelines
+from dashboard.widgets import quality_panel
+from dashboard.state import url
+from dashboard.widgets.formatting import made, metric_row, plain
+from dashboard.widgets.knobs import live_knobs
+from dashboard.widgets.map_view import COLOURINGS_HELP, MapView
+from dashboard.widgets.page import require_run, start_page
+from dashboard.widgets.reruns import redraw
+from dashboard.widgets.review_panel import review_panel
 
 sess = start_page("Map")
 run, ds = require_run()

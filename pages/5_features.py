@@ -5,11 +5,11 @@ import streamlit as st
 from core.base.errors import InputError
 from core.text.features import KINDS
 from core.plots.zstats import gardner_plot, top_features_bar
-from dashboard import current
-from dashboard.feature_panels import consistency_panel, feature_examples, transfer_panel, zfilter_panel
-from dashboard.formatting import metric_row, plain
-from dashboard.team import member
-from dashboard.page import start_page
+from dashboard.services import current
+from dashboard.widgets.feature_panels import consistency_panel, feature_examples, transfer_panel, zfilter_panel
+from dashboard.widgets.formatting import metric_row, plain
+from dashboard.services.team import member
+from dashboard.widgets.page import start_page
 
 sess = start_page("Features", caption=(
     "z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − "

@@ -4,14 +4,15 @@ import numpy as np
 import streamlit as st
 
 from core.results.tables import HIT, filter_examples, mark_hits, page
-from dashboard import current, information, reviews, url
-from dashboard import quality as dq
-from dashboard import quality_panel
-from dashboard.formatting import plain, thumbnail_uri
-from dashboard.knobs import live_knobs
-from dashboard.page import require_run, start_page
-from dashboard.example_detail import example_detail
-from dashboard.review_panel import review_panel, with_lights
+from dashboard.services import current, information, reviews
+from dashboard.state import url
+from dashboard.services import quality as dq
+from dashboard.widgets import quality_panel
+from dashboard.widgets.formatting import plain, thumbnail_uri
+from dashboard.widgets.knobs import live_knobs
+from dashboard.widgets.page import require_run, start_page
+from dashboard.widgets.example_detail import example_detail
+from dashboard.widgets.review_panel import review_panel, with_lights
 
 sess = start_page("Examples", caption=(
     "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered. Search hits are "

@@ -1,16 +1,17 @@
 """Export: the filtered split (retained, removed, or all with scores) with the run manifest beside it.
-Counts and options show at once; the file is built only when asked (`dashboard.exports`)."""
+Counts and options show at once; the file is built only when asked (`dashboard.services.exports`)."""
 import json
 from functools import partial
 
 import streamlit as st
 
 from core.base.errors import Cancelled, InputError
-from dashboard import current, export_panels, exports, team
-from dashboard import quality as dq
-from dashboard import quality_panel
-from dashboard.formatting import metric_row, plain
-from dashboard.page import start_page
+from dashboard.services import current, exports, team
+from dashboard.widgets import export_panels
+from dashboard.services import quality as dq
+from dashboard.widgets import quality_panel
+from dashboard.widgets.formatting import metric_row, plain
+from dashboard.widgets.page import start_page
 
 sess = start_page("Export", caption=(
     "Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "

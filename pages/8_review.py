@@ -2,14 +2,14 @@
 import streamlit as st
 
 from core.team.review import DISPUTE_RULES, QUEUE_ORDERS
-from dashboard import current, reviews
-from dashboard.adjudication_panel import adjudication_tab
-from dashboard.decision_form import picked
-from dashboard.agreement_panel import agreement_tab
-from dashboard.formatting import metric_row
-from dashboard.page import require_run, start_page
-from dashboard.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
-from dashboard.team import member, scope
+from dashboard.services import current, reviews
+from dashboard.widgets.adjudication_panel import adjudication_tab
+from dashboard.widgets.decision_form import picked
+from dashboard.widgets.agreement_panel import agreement_tab
+from dashboard.widgets.formatting import metric_row
+from dashboard.widgets.page import require_run, start_page
+from dashboard.widgets.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
+from dashboard.services.team import member, scope
 
 sess = start_page("Review", caption=(
     "Agree with the filter, keep anyway or remove anyway (a note says why). Every decision is kept with "

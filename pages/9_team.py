@@ -1,11 +1,11 @@
 """Team: the workspace's runs (open, resume, discard), its datasets, members and roles."""
 import streamlit as st
 
-from dashboard import current, pipelines, team
-from dashboard.page import start_page
-from dashboard.session import DEFAULT_PARAMS, Source
-from dashboard.team import member, scope
-from dashboard.team_panels import act, owner_forms, reviewers_of_open_run
+from dashboard.services import current, pipelines, team
+from dashboard.widgets.page import start_page
+from dashboard.state.session import DEFAULT_PARAMS, Source
+from dashboard.services.team import member, scope
+from dashboard.widgets.team_panels import act, owner_forms, reviewers_of_open_run
 
 sess = start_page("Team", caption=(
     "Runs saved here open for every member without recomputing. Owners manage members and workspaces; "

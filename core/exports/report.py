@@ -107,7 +107,7 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
     """The one-page report of an `core.evaluation.Evaluation`. ``images``: name -> PNG bytes
     (inlined as data URIs); without them the figures are inline plotly HTML (plotly.js
     included once, so the page works offline). ``review``: the team's agreement on the run
-    (``dashboard.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews.
+    (``dashboard.services.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews.
     ``certificate``: the gate's comparison of the dataset's and the split's artifact certificates
     (`core.certificate.gate.compare`), when they were computed at the evaluation's τ/n."""
     from core.evaluation.plots import figures

@@ -17,37 +17,37 @@ class UseCase:
     functions: tuple          #: the use case's functions, dotted (``core.usecases.certificates.certify_dataset``)
     owns: tuple = ()          #: kernels no front end may import: only the use case assembles them
     cli: tuple = ()           #: the CLI commands that call it (``certify``)
-    dashboard: tuple = ()     #: the dashboard services that call it (``dashboard.certificates.start``)
+    dashboard: tuple = ()     #: the dashboard services that call it (``dashboard.services.certificates.start``)
 
 
 USE_CASES = (
     UseCase("score a dataset into a run (a stored run answers; its life recorded in a workspace)",
             ("core.usecases.scoring.score_dataset", "core.usecases.scoring.stored_run", "core.usecases.scoring.keep"),
             owns=("core.results.runs.fit_run",),
-            cli=("aflite",), dashboard=("dashboard.pipelines.start", "dashboard.pipelines.score")),
+            cli=("aflite",), dashboard=("dashboard.services.pipelines.start", "dashboard.services.pipelines.score")),
     UseCase("certify a dataset or a run's split (on the run's Φ)",
             ("core.usecases.certificates.certify_dataset", "core.usecases.certificates.certify_split"),
             owns=("core.certificate.measures.certify",),
-            cli=("certify",), dashboard=("dashboard.certificates.start",)),
+            cli=("certify",), dashboard=("dashboard.services.certificates.start",)),
     UseCase("export a run's split: rows, manifest, card, certificate",
             ("core.usecases.exports.export_split", "core.usecases.exports.export_saved_run",
              "core.usecases.exports.folder_files"),
             owns=("core.exports.manifest.manifest_for", "core.exports.manifest.from_manifest",
                   "core.exports.plan.with_options", "core.exports.card.card_of"),
-            cli=("export", "aflite"), dashboard=("dashboard.exports.split", "dashboard.exports.folder_files",
-                                                 "dashboard.exports.card_only")),
+            cli=("export", "aflite"), dashboard=("dashboard.services.exports.split", "dashboard.services.exports.folder_files",
+                                                 "dashboard.services.exports.card_only")),
     UseCase("the team's agreement on a run (the blind rule inside)",
             ("core.usecases.agreement.run_agreement", "core.usecases.agreement.may_read",
              "core.usecases.agreement.find_run"),
             owns=("core.team.run_agreement.team_agreement",),
-            cli=("agreement", "certify"), dashboard=("dashboard.agreement.of_run", "dashboard.agreement.hidden")),
+            cli=("agreement", "certify"), dashboard=("dashboard.services.agreement.of_run", "dashboard.services.agreement.hidden")),
     UseCase("submit an example (the store refuses a near-copy)", ("core.team.store.TeamStore.submit",),
             owns=("core.team.store.submissions.near_copy_of", "core.text.duplicates.DuplicateIndex"),
-            dashboard=("dashboard.creation.submit",)),
+            dashboard=("dashboard.services.creation.submit",)),
     UseCase("validate a submitted example", ("core.team.store.TeamStore.validate",),
-            dashboard=("dashboard.creation.validate",)),
+            dashboard=("dashboard.services.creation.validate",)),
     UseCase("review an example (bound to what the reviewer saw)", ("core.team.store.TeamStore.review",),
-            dashboard=("dashboard.reviews.review",)),
+            dashboard=("dashboard.services.reviews.review",)),
     UseCase("adjudicate an example (bound to what the adjudicator saw)", ("core.team.store.TeamStore.adjudicate",),
-            dashboard=("dashboard.reviews.adjudicate",)),
+            dashboard=("dashboard.services.reviews.adjudicate",)),
 )

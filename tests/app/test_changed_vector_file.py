@@ -16,8 +16,8 @@ def _rewrite_between_runs():
     import streamlit as st
 
     from core.base.errors import InputError
-    from dashboard import current, pipelines
-    from dashboard.session import Source
+    from dashboard.services import current, pipelines
+    from dashboard.state.session import Source
 
     path = os.path.join(os.environ["ARTIFACT_LENS_DATA_DIRS"], "emb.npy")
     params = dict(n_partitions=4, train_size=0.2, slice_size=0.1, tau=0.0, target_size=0.5, random_state=0)

@@ -21,7 +21,7 @@ def small_options(at):
 
 
 def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_server):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()
@@ -65,7 +65,7 @@ def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_serve
 
 
 def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()
@@ -91,7 +91,7 @@ def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
 
 def evaluated_by_the_owner_and_an_annotator():
     """The owner's tab after a small evaluation, and a new annotator's tab: (owner, annotator)."""
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("10_evaluate")).run()
@@ -113,9 +113,9 @@ def test_an_annotator_sees_stored_results_but_no_form_and_start_refuses(fresh_se
     script = """
 import streamlit as st
 from core.team.store import NotAllowed
-from dashboard import current, team
-from dashboard import evaluation as evaluation_jobs
-from dashboard.page import start_page
+from dashboard.services import current, team
+from dashboard.services import evaluation as evaluation_jobs
+from dashboard.widgets.page import start_page
 start_page("Probe")
 try:
     evaluation_jobs.start(current.run(), families=("logistic",))
@@ -136,7 +136,7 @@ def test_an_evaluation_a_stop_cut_short_is_shown_and_runs_again(fresh_server):
     import subprocess
     import sys
 
-    from dashboard import evaluation as evaluation_jobs
+    from dashboard.services import evaluation as evaluation_jobs
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()

@@ -1,4 +1,4 @@
-"""The Export page's prepared files (`dashboard.exports`) and the server's stop (`dashboard.server`):
+"""The Export page's prepared files (`dashboard.services.exports`) and the server's stop (`dashboard.process.server`):
 at most one file per tab, deleted when stale, at session end and at stop; jobs cancelled and joined."""
 import gc
 import threading
@@ -10,9 +10,9 @@ import pytest
 
 from core.base.errors import Cancelled
 from core.base.jobs import JobRunner
-from dashboard import exports
-from dashboard.server import Server
-from dashboard.session import Session
+from dashboard.services import exports
+from dashboard.process.server import Server
+from dashboard.state.session import Session
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ def _queue_a_map():
     import numpy as np
     import streamlit as st
 
-    from dashboard.pipelines import start_umap
-    from dashboard.server import server
+    from dashboard.services.pipelines import start_umap
+    from dashboard.process.server import server
 
     srv = server()
     assert srv.map_slots.acquire(timeout=5)   # another map holds the only slot
@@ -42,8 +42,8 @@ def _parallel_map():
     import streamlit as st
 
     from core.representations.projection import project
-    from dashboard import current
-    from dashboard.pipelines import start_umap
+    from dashboard.services import current
+    from dashboard.services.pipelines import start_umap
 
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(0, 1, (60, 6)), rng.normal(8, 1, (60, 6))]).astype("float32")

@@ -50,7 +50,7 @@ def test_above_the_limit_a_stable_sample_and_the_selection_are_drawn_and_the_pag
 
 @pytest.mark.parametrize("raw, expected", [("", 200_000), ("1", 1), ("5000", 5000)])
 def test_the_limit_comes_from_the_environment(monkeypatch, raw, expected):
-    from dashboard import current
+    from dashboard.services import current
 
     monkeypatch.setenv("ARTIFACT_LENS_MAP_POINTS", raw)
     assert current.map_point_limit() == expected
@@ -145,7 +145,7 @@ def test_the_figure_is_sent_again_only_when_it_changes(fresh_server, monkeypatch
 
 def test_a_large_selection_lists_a_bounded_page_of_rows_and_counts_them_all(fresh_server, monkeypatch):
     from apptest_helpers import frame_with
-    from dashboard import current
+    from dashboard.services import current
 
     monkeypatch.setattr(current, "MAP_LIST_ROWS", 50)
     at = app().run()

@@ -13,9 +13,9 @@ def _fifty_switches():
 
     import streamlit as st
 
-    from dashboard import current, pipelines
-    from dashboard.server import server
-    from dashboard.session import Source
+    from dashboard.services import current, pipelines
+    from dashboard.process.server import server
+    from dashboard.state.session import Source
 
     params = dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3, random_state=0)
     cache = server().cache
@@ -38,7 +38,7 @@ def _fifty_switches():
 def test_cache_stays_within_budget_over_fifty_switches(monkeypatch, tmp_path):
     import json
 
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("ARTIFACT_LENS_CACHE_MB", "2")

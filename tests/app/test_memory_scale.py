@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from dashboard.cache import KIND_LIMITS, BoundedCache, sizeof
+from dashboard.process.cache import KIND_LIMITS, BoundedCache, sizeof
 
 
 def test_live_results_are_capped_in_number_and_never_push_out_the_dataset():
@@ -40,9 +40,9 @@ def _one_tab():
 
     import streamlit as st
 
-    from dashboard import current, pipelines
-    from dashboard.cache import sizeof
-    from dashboard.session import Source, session
+    from dashboard.services import current, pipelines
+    from dashboard.process.cache import sizeof
+    from dashboard.state.session import Source, session
 
     source = Source("demo:nli:n=2000", {}, "demo")
     key, ds = current.load(source)
@@ -76,7 +76,7 @@ def test_drawing_figures_with_text_keeps_no_string_alive():
     import plotly.graph_objects as go
     import plotly.io as pio
 
-    import dashboard.server  # noqa: F401  (installs the conversion)
+    import dashboard.process.server  # noqa: F401  (installs the conversion)
 
     def draw(i):
         words = np.array([f"example {i}-{j} " + "x" * 40 for j in range(2000)], dtype=object)

@@ -2,7 +2,7 @@
 import ast
 from pathlib import Path
 
-from dashboard.navigation import PAGES
+from dashboard.services.navigation import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_page_file_is_registered():
     files = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
     assert files == sorted(path for path, _, _ in PAGES), \
-        "add the page to dashboard/navigation.py (and an AppTest), or remove the file"
+        "add the page to dashboard/services/navigation.py (and an AppTest), or remove the file"
 
 
 def test_every_page_starts_with_start_page():

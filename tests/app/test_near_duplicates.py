@@ -12,7 +12,7 @@ from apptest_helpers import AUTH, OWNER, app, no_exceptions, page
 
 
 def test_export_drops_one_of_each_group_of_near_duplicates_and_says_which(fresh_server, downloads):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     rng = np.random.default_rng(0)
     words = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), 6)) for _ in range(600)]
@@ -22,9 +22,9 @@ def test_export_drops_one_of_each_group_of_near_duplicates_and_says_which(fresh_
     table = pd.DataFrame(rows, columns=["premise", "hypothesis", "label"])
     script = f"""
 import streamlit as st
-from dashboard import data_inputs, pipelines, team
-from dashboard.session import Source, session
-from dashboard.sign_in import sign_in
+from dashboard.services import data_inputs, pipelines, team
+from dashboard.state.session import Source, session
+from dashboard.widgets.sign_in import sign_in
 sign_in()
 saved = data_inputs.save_upload("pairs.csv", {table.to_csv(index=False).encode()!r})
 data_inputs.load_pending(Source(str(saved), {{}}, "pairs.csv"))

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.base.errors import InputError, RolesNeeded
 from core.data.sources import load_dataset
-from dashboard.formatting import plain
+from dashboard.widgets.formatting import plain
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "unit"))

@@ -29,13 +29,13 @@ def expected_quality():
     """The components of the demo on the dashboard's Φ, computed directly by core.quality."""
     from core.quality import quality_scores
     from core.data.sources import load_dataset
-    from dashboard.session import DEFAULT_SPEC
+    from dashboard.state.session import DEFAULT_SPEC
 
     return quality_scores(load_dataset("demo:nli"), DEFAULT_SPEC, min_count=5, nn_dim=64)
 
 
 def test_a_dqi_ordered_run_is_cached_apart_from_the_plain_one_and_recorded(fresh_server, downloads):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     at = app().run()
     at.switch_page(page("2_filter")).run()
@@ -97,7 +97,7 @@ def test_the_comparison_table_shows_plain_and_quality_ordered_with_stop_reasons(
                                   f"{kept['AFLite']:,} examples instead of n = 900.")
     assert kept["AFLite"] > 900
     # stored: a new tab at the same settings shows it without a job
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     again = app().run()
     again.switch_page(page("2_filter")).run()
@@ -186,7 +186,7 @@ def test_exports_add_the_quality_columns(fresh_server, downloads):
 
 
 def test_annotators_are_told_who_computes_quality(fresh_server):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     owner = app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -206,7 +206,7 @@ def test_the_cli_and_the_dashboard_give_a_quality_ordered_run_one_key_and_one_re
     """The same DQI-ordered run scored on the Filter page and by `aflite --quality dqi`: one
     run key (core.quality.pruning's descriptor) and the same kept examples."""
     from core.cli import main
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     at = app().run()
     at.switch_page(page("2_filter")).run()

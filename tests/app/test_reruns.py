@@ -1,4 +1,4 @@
-"""After an action the app draws itself again through `dashboard.reruns.redraw`, and a request the
+"""After an action the app draws itself again through `dashboard.widgets.reruns.redraw`, and a request the
 user made while the action ran (a page clicked in the sidebar, a widget changed) wins over it.
 
 Streamlit's own ``st.rerun()`` replaces such a waiting request with a rerun of the page the action
@@ -18,7 +18,7 @@ def _script(use_redraw: bool) -> None:
     from streamlit.runtime.scriptrunner import get_script_run_ctx
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
-    from dashboard.reruns import redraw
+    from dashboard.widgets.reruns import redraw
 
     ctx = get_script_run_ctx()
     seen = st.session_state.setdefault("seen", [])
@@ -45,11 +45,11 @@ def test_streamlits_own_rerun_would_drop_that_request():
 
 def test_nothing_in_the_app_calls_st_rerun_but_redraw():
     callers = []
-    for path in [ROOT / "app.py", *ROOT.glob("dashboard/*.py"), *ROOT.glob("pages/*.py")]:
+    for path in [ROOT / "app.py", *ROOT.glob("dashboard/**/*.py"), *ROOT.glob("pages/*.py")]:
         if path.name == "reruns.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr == "rerun" and isinstance(node.value, ast.Name) \
                     and node.value.id == "st":
                 callers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert not callers, f"call dashboard.reruns.redraw() instead of st.rerun(): {callers}"
+    assert not callers, f"call dashboard.widgets.reruns.redraw() instead of st.rerun(): {callers}"

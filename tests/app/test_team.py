@@ -46,7 +46,7 @@ def test_a_signed_in_member_without_a_role_is_told_whom_to_ask(fresh_server):
 
 def test_an_annotator_sees_no_actions_and_the_actions_refuse(fresh_server):
     from core.team.store import NotAllowed
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     owner = app(OWNER).run()
     no_exceptions(owner)
@@ -82,9 +82,9 @@ def test_dashboard_actions_check_the_role_of_the_tab(fresh_server):
     script = """
 import streamlit as st
 from core.team.store import NotAllowed
-from dashboard import data_inputs, pipelines, team
-from dashboard.session import Source, session
-from dashboard.sign_in import sign_in
+from dashboard.services import data_inputs, pipelines, team
+from dashboard.state.session import Source, session
+from dashboard.widgets.sign_in import sign_in
 sign_in()
 out = []
 for name, call in [("load", lambda: data_inputs.load_pending(Source("demo:nli:n=300", {}, "x"))),
@@ -98,7 +98,7 @@ for name, call in [("load", lambda: data_inputs.load_pending(Source("demo:nli:n=
         out.append(name + ": refused")
 st.text("; ".join(out))
 """
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -112,7 +112,7 @@ st.text("; ".join(out))
 
 
 def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     owner = app(OWNER).run()
     no_exceptions(owner)
@@ -176,7 +176,7 @@ def _queue_head(at) -> str:
 
 def _saved_demo(at):
     """Save the tab's current run (the demo) to its workspace; (workspace id, run id, run key)."""
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     at.switch_page(page("8_review")).run()
     at.button(key="rv_save_run").click().run()
@@ -240,13 +240,13 @@ def test_saved_views_reopen_tau_and_n(fresh_server):
 
 
 def test_an_interrupted_run_can_be_resumed_or_discarded(fresh_server):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     at = app(OWNER).run()
     ws, run_id, key = _saved_demo(at)
     team = server().team
     from core.results.runs import run_key
-    from dashboard.session import DEFAULT_PARAMS
+    from dashboard.state.session import DEFAULT_PARAMS
 
     rec = team.run_record(ws, key, by=OWNER)
     dataset_id, spec = rec["dataset_id"], rec["representation"]
@@ -304,20 +304,20 @@ def test_a_teammate_opens_a_run_on_an_upload_after_the_upload_cache_is_gone(fres
     import shutil
 
     from core.base import paths
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     rows = pd.DataFrame({"premise": [f"a man number {i} sits" for i in range(240)],
                          "hypothesis": [("nobody sleeps" if i % 3 == 0 else f"someone {i} waits") for i in range(240)],
                          "label": [["contradiction", "neutral", "entailment"][i % 3] for i in range(240)]})
     script = f"""
 import streamlit as st
-from dashboard import data_inputs, pipelines, team
-from dashboard.session import Source
-from dashboard.sign_in import sign_in
+from dashboard.services import data_inputs, pipelines, team
+from dashboard.state.session import Source
+from dashboard.widgets.sign_in import sign_in
 sign_in()
 saved = data_inputs.save_upload("my pairs.csv", {rows.to_csv(index=False).encode()!r})
 ds = data_inputs.load_pending(Source(str(saved), {{}}, "my pairs.csv"))
-from dashboard.session import session
+from dashboard.state.session import session
 pipelines.start(session().pending_key, "tfidf-svd:fields=hypothesis,dim=8", dict(n_partitions=4, train_size=0.2,
                 slice_size=0.05, tau=0.0, target_size=0.5, model="ridge", strategy="greedy-slice", random_state=0),
                 source=Source(str(saved), {{}}, "my pairs.csv"))
@@ -346,7 +346,7 @@ st.text("started")
 def test_a_run_joined_from_another_workspace_is_saved_there_too(fresh_server):
     """Two curators of two workspaces start the same run: one job computes it, and both
     workspaces list it as done (the second tab joined the first one's job)."""
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     first = app(OWNER).run()
     team = server().team
@@ -372,7 +372,7 @@ def test_a_run_joined_from_another_workspace_is_saved_there_too(fresh_server):
 
 
 def test_an_owner_removes_a_member_from_the_team_page_and_they_lose_access_at_once(fresh_server):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     owner = app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -403,7 +403,7 @@ def test_an_owner_removes_a_member_from_the_team_page_and_they_lose_access_at_on
 
 
 def test_the_dispute_rule_an_owner_sets_decides_whose_word_stands(fresh_server):
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     owner = app(OWNER).run()
     ws, run_id, _ = _saved_demo(owner)
@@ -442,7 +442,7 @@ def test_a_link_opens_its_run_in_its_workspace_or_says_why_not(fresh_server):
     """Issue 35, item 5: a shared link to a run of a second workspace opens that run there for a
     member of both (not the default workspace's newest run); a member of the first only is told
     plainly that the link's workspace is not theirs."""
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     app(OWNER).run()   # the instance's first sign-in makes the default workspace
     team = server().team

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core.base.errors import InputError
-from dashboard import data_inputs
+from dashboard.services import data_inputs
 
 
 def test_uploads_are_evicted_past_the_budget_and_respect_the_umask(tmp_path, monkeypatch):

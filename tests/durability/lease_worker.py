@@ -1,4 +1,4 @@
-"""An app process for the run-lease test: a real `dashboard.server.Server` (its heartbeat thread
+"""An app process for the run-lease test: a real `dashboard.process.server.Server` (its heartbeat thread
 renews the leases of the runs it computes) that begins one run and then works on it forever,
 until it is killed.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from dashboard.server import Server
+from dashboard.process.server import Server
 
 OWNER = "owner@x.org"
 

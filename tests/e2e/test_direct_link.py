@@ -18,7 +18,7 @@ def test_a_page_link_as_the_first_request_gets_the_apps_navigation(browser, tmp_
         page.wait_for_selector("h1:has-text('Examples')")
         wait_idle(page)
         nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
-        assert "Examples" in nav and "Data" in nav          # the titles of dashboard/navigation.py
+        assert "Examples" in nav and "Data" in nav          # the titles of dashboard/services/navigation.py
         assert "app" not in nav.split()                     # not the file-based list ("app", "data", ...)
         page.close()
     finally:

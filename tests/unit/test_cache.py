@@ -8,7 +8,7 @@ import pytest
 
 from core.base.errors import InputError
 
-from dashboard.cache import BoundedCache, default_budget, sizeof
+from dashboard.process.cache import BoundedCache, default_budget, sizeof
 
 
 def test_sizeof_counts_arrays_frames_and_objects():

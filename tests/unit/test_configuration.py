@@ -197,7 +197,8 @@ def test_the_apps_owner_flag_is_checked_and_handed_to_the_sign_in(address):
     read of ``sys.argv``: an address is kept (lower case), anything else is one configuration error
     naming ``--owner``, and without the flag the setting decides."""
     from core.base.settings import settings as current
-    from dashboard import identity, navigation, team
+    from dashboard.state import identity
+    from dashboard.services import navigation, team
 
     try:
         problem = navigation.configuration_error(["--owner", address])

@@ -1,5 +1,5 @@
 """The dashboard's state layer on its own (no server, no pages): what the URL keeps and gives back
-(`dashboard.url`), and how a moved τ/n reaches the sliders (`dashboard.knobs`). Scripts run in
+(`dashboard.state.url`), and how a moved τ/n reaches the sliders (`dashboard.widgets.knobs`). Scripts run in
 streamlit's AppTest, so st.query_params and st.session_state are the real ones."""
 import json
 import math
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st_
 from streamlit.testing.v1 import AppTest
 
-from dashboard import url
+from dashboard.state import url
 
 
 def _ids_round_trip():
@@ -16,7 +16,7 @@ def _ids_round_trip():
 
     import streamlit as st
 
-    from dashboard import url as _url
+    from dashboard.state import url as _url
 
     ids = _json.loads(st.session_state["given"])
     _url.keep_ids("sel", ids)
@@ -51,7 +51,7 @@ def test_a_selection_too_long_for_a_url_is_kept_out_of_it():
 def _restore_colouring():
     import streamlit as st
 
-    from dashboard import url as _url
+    from dashboard.state import url as _url
 
     _url.restore("colour", ["label", "retained"])
     st.selectbox("Colour by", ["label", "retained"], key="colour")
@@ -93,8 +93,8 @@ def test_n_in_the_url_is_short_and_means_the_same(target):
 def _two_sliders():
     import streamlit as st
 
-    from dashboard.session import knob_key, set_live
-    from dashboard.session import session
+    from dashboard.state.session import knob_key, set_live
+    from dashboard.state.session import session
 
     sess = session()
     sess.tau = st.slider("τ", 0.0, 1.0, float(sess.tau), 0.01, key=knob_key("w_tau"))

@@ -82,7 +82,7 @@ def test_an_evaluation_on_a_device_records_it_and_agrees_with_the_cpus(tmp_path,
     assert (a.loc[knn, "accuracy"] == b.loc[knn, "accuracy"]).all()
     assert np.allclose(a.loc[~knn, "accuracy"], b.loc[~knn, "accuracy"], atol=0.02)
     assert np.allclose(cpu.tables["coarse"]["accuracy"], dev.tables["coarse"]["accuracy"], atol=0.02)
-    from dashboard.evaluation import where_trained   # the Evaluate page's line
+    from dashboard.services.evaluation import where_trained   # the Evaluate page's line
 
     assert where_trained(cpu) is None and "trained on array-api-strict" in where_trained(dev)
 

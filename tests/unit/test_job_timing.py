@@ -3,7 +3,7 @@ which never rises (issue 45, walk item 5: "about 2 min left" became "about 36 mi
 from hypothesis import given, settings, strategies as st
 
 from core.base.progress import Remaining
-from dashboard.job_panel import timing
+from dashboard.widgets.job_panel import timing
 
 
 def _shown(elapsed, fraction, estimator=None):
@@ -47,7 +47,7 @@ def test_the_time_left_never_rises_and_the_text_is_always_finite(steps):
 def test_the_pvi_job_gives_each_input_its_share_and_its_name(monkeypatch):
     """PVI showed "done (61 s)" for 100 s before any result: the partial input ran at 100 % after the
     full input's "PVI done". Each input now has half the bar, and its steps say which input runs."""
-    from dashboard.information import _stage
+    from dashboard.services.information import _stage
 
     seen = []
     full, part = _stage(lambda f, m: seen.append((f, m)), 0.0, 0.5, "of Φ"), \

@@ -46,7 +46,7 @@ def test_no_module_cuts_its_own_digest_into_a_key():
     """Every truncated digest (a key) goes through `core.base.keys`: found by reading every module,
     so a new key made by hand fails here the day it is written."""
     found = []
-    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
+    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
         if path.relative_to(ROOT).as_posix() == "core/base/keys.py":
             continue
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -81,7 +81,7 @@ def test_every_hash_goes_through_this_module():
     import ast
 
     found = []
-    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
+    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
         if path == ROOT / "core" / "base" / "keys.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -24,7 +24,7 @@ DASHBOARD = {"state": {"tab state", "process state"}, "services": {"tab state", 
 
 def _modules() -> dict:
     found = {}
-    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
+    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
         if "migrations" in path.parts:
             continue
         name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
@@ -101,18 +101,24 @@ def test_imports_run_one_way():
                 assert top != "pages", (name, module)
 
 
-def _dashboard_layers() -> dict:
-    """dashboard module name → its layer, read from the layer table of docs/architecture.md."""
+#: the dashboard's packages and the layer each one is
+PACKAGE_LAYERS = {"state": "tab state", "process": "process state", "services": "services", "widgets": "widgets"}
+
+
+def _layer_of(module: str):
+    """The layer of a dashboard module or package (``dashboard.services.current`` → services),
+    read from its package; None outside the four."""
+    parts = module.split(".")
+    return PACKAGE_LAYERS.get(parts[1]) if parts[0] == "dashboard" and len(parts) > 1 else None
+
+
+def _documented_layers() -> dict:
+    """dashboard module (its file's stem) → its layer, as the layer table of docs/architecture.md says."""
     found = {}
     for line in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines():
-        row = re.match(r"\| `dashboard/` (state|services|widgets) \| (.*?) \|[^|]*\|$", line)
-        if not row:
-            continue
-        layer, holds = row.groups()
-        parts = holds.split("the process's:") if layer == "state" else [holds]
-        for i, part in enumerate(parts):
-            name = layer if layer != "state" else ("tab state", "process state")[i]
-            found.update({m: name for m in re.findall(r"`([a-z_]+)\.py`", part)})
+        row = re.match(r"\| `dashboard/([a-z]+)/` \| (.*?) \|[^|]*\|$", line)
+        if row and row.group(1) in PACKAGE_LAYERS:
+            found.update({m: PACKAGE_LAYERS[row.group(1)] for m in re.findall(r"`([a-z_]+)\.py`", row.group(2))})
     return found
 
 
@@ -135,13 +141,13 @@ def _vocabulary(module: str, names) -> bool:
     return True
 
 
-def _dashboard_trespasses(modules: dict, layers: dict) -> list:
+def _dashboard_trespasses(modules: dict) -> list:
     import sys
 
     broken = []
     for name, path in modules.items():
         if name.startswith("dashboard."):
-            layer = layers.get(name.split(".")[1])
+            layer = _layer_of(name)
             layer = {"tab state": "state", "process state": "state"}.get(layer, layer)
         elif name.startswith("pages.") or name == "app":
             layer = "pages"
@@ -150,8 +156,9 @@ def _dashboard_trespasses(modules: dict, layers: dict) -> list:
         for module, names in _imports(path):
             top = module.split(".")[0]
             if top == "dashboard":
-                targets = [module.split(".")[1]] if "." in module else list(names)
-                broken += [(name, f"dashboard.{t}") for t in targets if layers.get(t) not in DASHBOARD[layer]]
+                target = _layer_of(module)
+                if target not in DASHBOARD[layer]:
+                    broken.append((name, module))
             elif top == "core":
                 if layer in ("widgets", "pages") and not _vocabulary(module, names):
                     broken.append((name, module, names))
@@ -160,46 +167,50 @@ def _dashboard_trespasses(modules: dict, layers: dict) -> list:
     return broken
 
 
-def test_every_dashboard_module_has_a_layer_in_the_doc():
-    layers = _dashboard_layers()
-    missing = sorted(p.stem for p in ROOT.glob("dashboard/*.py") if p.stem != "__init__" and p.stem not in layers)
-    assert not missing, f"add these to the layer table of docs/architecture.md: {missing}"
-    assert not (stale := sorted(m for m in layers if not (ROOT / "dashboard" / f"{m}.py").exists())), stale
+def test_every_dashboard_module_is_in_a_layers_package_and_the_doc():
+    """The dashboard's layers are its folders: no module outside the four packages, and the layer
+    table of docs/architecture.md names each one in its package's row."""
+    loose = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("dashboard/**/*.py")
+                   if p.parent.name not in PACKAGE_LAYERS and p != ROOT / "dashboard" / "__init__.py")
+    assert not loose, f"put these in dashboard/state, process, services or widgets: {loose}"
+    documented = _documented_layers()
+    actual = {p.stem: PACKAGE_LAYERS[p.parent.name] for p in ROOT.glob("dashboard/*/*.py") if p.stem != "__init__"}
+    assert documented == actual, {m: (documented.get(m), actual.get(m)) for m in set(documented) | set(actual)
+                                  if documented.get(m) != actual.get(m)}
 
 
 def test_each_dashboard_layer_imports_only_what_it_may():
     """Deny by default: state → services (no streamlit; the only code that reaches the store, core's
     computations, jobs) → widgets (streamlit; services, the tab's state) → pages (layout only);
     widgets and pages take from core only figures, errors and vocabulary."""
-    assert not (broken := _dashboard_trespasses(MODULES, _dashboard_layers())), broken
+    assert not (broken := _dashboard_trespasses(MODULES)), broken
 
 
 def test_the_dashboard_rule_sees_a_trespass(tmp_path):
     """A guard on the guard: a service drawing, a widget computing or reaching the server, and a
     page calling an algorithm are each found; a widget catching a core error is not."""
-    layers = _dashboard_layers()
-    cases = {"dashboard.current": "import streamlit as st\n",
-             "dashboard.sidebar": "from dashboard.server import server\n",
-             "dashboard.knobs": "from core.results.runs import fit_run\n",
+    cases = {"dashboard.services.current": "import streamlit as st\n",
+             "dashboard.widgets.sidebar": "from dashboard.process.server import server\n",
+             "dashboard.widgets.knobs": "from core.results.runs import fit_run\n",
              "pages.x": "def f():\n    from core.zstats import compute_z\n",
-             "dashboard.map_view": "from core.base.errors import InputError\nfrom core.quality import COMPONENTS\n"
+             "dashboard.widgets.map_view": "from core.base.errors import InputError\nfrom core.quality import COMPONENTS\n"
                                    "from core.team.store import NotAllowed\n"}
     files = {}
     for i, (name, text) in enumerate(cases.items()):
         (tmp_path / f"m{i}.py").write_text(text)
         files[name] = tmp_path / f"m{i}.py"
-    found = {b[0] for b in _dashboard_trespasses(files, layers)}
-    assert found == {"dashboard.current", "dashboard.sidebar", "dashboard.knobs", "pages.x"}, found
+    found = {b[0] for b in _dashboard_trespasses(files)}
+    assert found == {"dashboard.services.current", "dashboard.widgets.sidebar", "dashboard.widgets.knobs", "pages.x"}, found
 
 
 def test_pages_reach_the_team_store_only_through_the_members_handle():
     """No page calls ``server().team`` (or names a workspace id and ``by=`` itself): pages use
-    `dashboard.team.scope()`, which binds both."""
+    `dashboard.services.team.scope()`, which binds both."""
     for name, path in MODULES.items():
         if name.startswith("pages"):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Attribute) and node.attr == "team" and isinstance(node.value, ast.Call):
-                    raise AssertionError(f"{name} line {node.lineno}: server().team; use dashboard.team.scope()")
+                    raise AssertionError(f"{name} line {node.lineno}: server().team; use dashboard.services.team.scope()")
 
 
 def test_the_lights_are_defined_once():
@@ -280,7 +291,7 @@ def test_every_package_is_installed():
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in [*ROOT.glob("core/**/__init__.py"),
-                                                                   *ROOT.glob("dashboard/__init__.py")]}
+                                                                   *ROOT.glob("dashboard/**/__init__.py")]}
     assert found <= listed, found - listed
 
 
@@ -308,19 +319,19 @@ def _job_submissions(path: Path) -> list:
 
 
 def test_every_background_job_is_started_by_the_one_helper():
-    """Issue 33: services start work through `dashboard.cached_jobs.submit`, which names the job by
+    """Issue 33: services start work through `dashboard.services.cached_jobs.submit`, which names the job by
     a typed `JobKey`; no other module of the front end reaches the runner's submit."""
-    helper = MODULES["dashboard.cached_jobs"]
+    helper = MODULES["dashboard.services.cached_jobs"]
     elsewhere = {name: lines for name, path in MODULES.items() if not name.startswith("core.") and path != helper
                  for lines in [_job_submissions(path)] if lines}
-    assert not elsewhere, f"submit through dashboard.cached_jobs.submit instead: {elsewhere}"
+    assert not elsewhere, f"submit through dashboard.services.cached_jobs.submit instead: {elsewhere}"
     assert _job_submissions(helper), "the helper itself submits (else this test reads nothing)"
 
 
 def test_a_job_named_by_a_bare_string_is_refused():
     import pytest
 
-    from dashboard.cached_jobs import submit
+    from dashboard.services.cached_jobs import submit
 
     with pytest.raises(TypeError, match="JobKey"):
         submit("run:abc", lambda ctx: None, name="x")

@@ -1,4 +1,4 @@
-"""The Map's prepared figure (`dashboard.map_view.PreparedFigure`): encoded once, it answers the
+"""The Map's prepared figure (`dashboard.widgets.map_view.PreparedFigure`): encoded once, it answers the
 same figure as plotly's own encoding, for any points, and a later change of the source figure
 does not leak into it."""
 import json
@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import plotly.io
 from hypothesis import given, settings, strategies as st
 
-from dashboard.map_view import PreparedFigure
+from dashboard.widgets.map_view import PreparedFigure
 
 
 @settings(max_examples=30, deadline=None)

@@ -81,13 +81,13 @@ def test_a_new_page_added_by_the_recipe_opens_and_passes_the_layer_rules(tmp_pat
     (dest / "pages" / "14_probe.py").write_text('''"""Probe: a page made by the recipe."""
 import streamlit as st
 
-from dashboard import current
-from dashboard.page import start_page
+from dashboard.services import current
+from dashboard.widgets.page import start_page
 
 sess = start_page("Probe", caption="A page made by following docs/architecture.md.")
 st.metric("Examples", f"{len(current.dataset()):,}")
 ''', encoding="utf-8")
-    nav = dest / "dashboard" / "navigation.py"
+    nav = dest / "dashboard" / "services" / "navigation.py"
     _edit(nav, '    ("pages/13_dynamics.py", "Dynamics", ":material/insights:"),\n',
           '    ("pages/13_dynamics.py", "Dynamics", ":material/insights:"),\n'
           '    ("pages/14_probe.py", "Probe", ":material/science:"),\n')

@@ -73,13 +73,13 @@ def test_pca_map_from_the_cli_is_read_back(capsys, tmp_path):
 
 def _app_lookup(data, spec):
     """In the dashboard: make `data` with Φ = `spec` the session's, then ask for the UMAP map the way the
-    Map page does (`dashboard.pipelines.projection`), without starting a job."""
+    Map page does (`dashboard.services.pipelines.projection`), without starting a job."""
     import json
 
     import streamlit as st
 
-    from dashboard import current, pipelines
-    from dashboard.session import Source, session
+    from dashboard.services import current, pipelines
+    from dashboard.state.session import Source, session
 
     src = Source(source=data)
     key, ds = current.load(src)
@@ -93,7 +93,7 @@ def _app_lookup(data, spec):
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
     """The dashboard's server on this test's cache folder (and a fresh one after it)."""
-    from dashboard.server import server
+    from dashboard.process.server import server
 
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path))
     monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")

@@ -141,11 +141,11 @@ def test_stores_of_computed_results_are_result_stores():
         "core/team/store/team_store.py": "saved team files (not recomputable)",
         "core/team/store/submissions.py": "a dataset version in the team files (not recomputable)",
         "core/certificate/schema.py": "a certificate a user names (a command's output, through its output policy)",
-        "dashboard/data_inputs.py": "an upload (user data)",
+        "dashboard/services/data_inputs.py": "an upload (user data)",
         "core/evaluation/suite.py": "the evaluation store's 'started' records",
     }
     found = {}
-    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/*.py"), *ROOT.glob("pages/*.py")]:
+    for path in [*ROOT.glob("core/**/*.py"), *ROOT.glob("dashboard/**/*.py"), *ROOT.glob("pages/*.py")]:
         rel = path.relative_to(ROOT).as_posix()
         if rel in ("core/base/paths.py", "core/base/result_store.py"):
             continue

@@ -319,7 +319,7 @@ def test_a_prepared_export_is_not_served_after_a_demotion(store, toy, tmp_path):
     of the store again then, and a demoted curator gets nothing (the file is deleted)."""
     from functools import partial
 
-    from dashboard import exports
+    from dashboard.services import exports
 
     a = _world(store, toy)["a"]
     path = tmp_path / "export.csv"

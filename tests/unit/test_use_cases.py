@@ -30,24 +30,24 @@ SINGLE_CALL_COMMANDS = {
 
 #: dashboard actions that call one kernel (or one store method): service -> that kernel
 SINGLE_CALL_ACTIONS = {
-    "dashboard.creation.accepted_version": "core.team.store.TeamStore.save_version",
-    "dashboard.data_inputs.load_pending": "core.data.sources.load_dataset",
-    "dashboard.data_inputs.save_upload": "core.base.paths.atomic_write",
-    "dashboard.dynamics.start": "core.dynamics.cartography.dataset_dynamics",
-    "dashboard.evaluation.start": "core.evaluation.suite.evaluate",
-    "dashboard.filters.consistency_start": "core.zstats.consistency.consistency_filter",
-    "dashboard.filters.zfilter_start": "core.zstats.z_filter",
-    "dashboard.information.start": "core.evaluation.information.dataset_pvi",
-    "dashboard.pipelines.open_team_run": "core.team.store.TeamStore.run_record",
-    "dashboard.pipelines.restore_link": "core.team.store.TeamStore.run_record",
-    "dashboard.pipelines.save_to_workspace": "core.team.store.TeamStore.save_run",
-    "dashboard.quality.compare_start": "core.quality.pruning.compare_pruning",
-    "dashboard.quality.start": "core.quality.pruning.quality_components",
-    "dashboard.team.create_workspace": "core.team.store.TeamStore.create_workspace",
-    "dashboard.team.require": "core.team.store.TeamStore.require",
-    "dashboard.team.resolve": "core.team.store.TeamStore.bootstrap",
-    "dashboard.transfer.start": "core.dynamics.transfer.cue_transfer",
-    **{f"dashboard.team.{m}": f"core.team.store.TeamStore.{m}" for m in
+    "dashboard.services.creation.accepted_version": "core.team.store.TeamStore.save_version",
+    "dashboard.services.data_inputs.load_pending": "core.data.sources.load_dataset",
+    "dashboard.services.data_inputs.save_upload": "core.base.paths.atomic_write",
+    "dashboard.services.dynamics.start": "core.dynamics.cartography.dataset_dynamics",
+    "dashboard.services.evaluation.start": "core.evaluation.suite.evaluate",
+    "dashboard.services.filters.consistency_start": "core.zstats.consistency.consistency_filter",
+    "dashboard.services.filters.zfilter_start": "core.zstats.z_filter",
+    "dashboard.services.information.start": "core.evaluation.information.dataset_pvi",
+    "dashboard.services.pipelines.open_team_run": "core.team.store.TeamStore.run_record",
+    "dashboard.services.pipelines.restore_link": "core.team.store.TeamStore.run_record",
+    "dashboard.services.pipelines.save_to_workspace": "core.team.store.TeamStore.save_run",
+    "dashboard.services.quality.compare_start": "core.quality.pruning.compare_pruning",
+    "dashboard.services.quality.start": "core.quality.pruning.quality_components",
+    "dashboard.services.team.create_workspace": "core.team.store.TeamStore.create_workspace",
+    "dashboard.services.team.require": "core.team.store.TeamStore.require",
+    "dashboard.services.team.resolve": "core.team.store.TeamStore.bootstrap",
+    "dashboard.services.transfer.start": "core.dynamics.transfer.cue_transfer",
+    **{f"dashboard.services.team.{m}": f"core.team.store.TeamStore.{m}" for m in
        ("set_role", "remove_member", "set_dispute_rule", "set_review_settings", "set_guidelines", "save_view",
         "discard_run", "delete_dataset")},
 }
@@ -55,7 +55,7 @@ SINGLE_CALL_ACTIONS = {
 
 def _front_ends() -> dict:
     found = {}
-    for path in [*ROOT.glob("core/cli/*.py"), *ROOT.glob("dashboard/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
+    for path in [*ROOT.glob("core/cli/*.py"), *ROOT.glob("dashboard/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]:
         found[".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")] = path
     return found
 
@@ -205,7 +205,7 @@ def _actions() -> set:
 
 def test_every_dashboard_action_is_a_use_case_or_one_call():
     acting = _actions()
-    assert {"dashboard.creation.submit", "dashboard.reviews.review", "dashboard.certificates.start"} <= acting
+    assert {"dashboard.services.creation.submit", "dashboard.services.reviews.review", "dashboard.services.certificates.start"} <= acting
     named = {s for u in USE_CASES for s in u.dashboard} | set(SINGLE_CALL_ACTIONS)
     assert not (missing := acting - named), \
         f"add these dashboard actions to a use case (core/usecases/registry.py) or SINGLE_CALL_ACTIONS: {sorted(missing)}"
@@ -213,23 +213,22 @@ def test_every_dashboard_action_is_a_use_case_or_one_call():
         assert _calls(_reaches(action), kernel), f"{action} does not call {kernel}"
 
 
-def _writes_from_layout(modules: dict, layers: dict, writers: set) -> list:
+def _writes_from_layout(modules: dict, writers: set) -> list:
     """(module, call) for every store write a widget, a page or app.py makes itself."""
-    laying_out = [n for n in modules if n.startswith("pages.") or n == "app"
-                  or (n.startswith("dashboard.") and layers.get(n.split(".", 1)[1]) == "widgets")]
+    from test_layers import _layer_of
+
+    laying_out = [n for n in modules if n.startswith("pages.") or n == "app" or _layer_of(n) == "widgets"]
     return sorted((n, u) for n in laying_out for u in modules[n].calls(modules[n].tree) if _store_call(u, writers))
 
 
 def test_no_widget_or_page_writes_to_the_team_store(tmp_path):
     """Every store write from the dashboard goes through a service (issue 43, item 3): a widget or a
     page lays out and calls services; a guard on the guard sees a widget that writes."""
-    from test_layers import _dashboard_layers
     from test_store_scope import _public_methods, _writes
 
     writers = {name for name, fn in _public_methods().items() if _writes(fn)}
-    layers = _dashboard_layers()
-    assert not (found := _writes_from_layout(MODULES, layers, writers)), found
+    assert not (found := _writes_from_layout(MODULES, writers)), found
     (tmp_path / "w.py").write_text("def f(ws):\n    ws.set_role('a@x.org', 'owner')\n    scope().save_view(1, 'v', 0.5, 3)\n"
                                    "    act(ws.discard_run, 'k')\n")
-    bad = {"dashboard.job_panel": _Module("dashboard.job_panel", tmp_path / "w.py")}
-    assert [u for _, u in _writes_from_layout(bad, layers, writers)] == ["?.discard_run", "?.save_view", "?.set_role"]
+    bad = {"dashboard.widgets.job_panel": _Module("dashboard.widgets.job_panel", tmp_path / "w.py")}
+    assert [u for _, u in _writes_from_layout(bad, writers)] == ["?.discard_run", "?.save_view", "?.set_role"]

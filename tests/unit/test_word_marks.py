@@ -1,11 +1,11 @@
 """Giveaway words are marked on whole words, never inside another word, and never nested
-(issue 21, item 2): `dashboard.creation.marked`."""
+(issue 21, item 2): `dashboard.services.creation.marked`."""
 import re
 
 from hypothesis import given, settings, strategies as st
 
 from core.text.tokens import tokenize
-from dashboard.creation import marked
+from dashboard.services.creation import marked
 
 MARK = re.compile(r"⟦([^⟦⟧]*?): ([^⟦⟧]*)⟧")
 

@@ -1,0 +1,74 @@
+"""The artifact certificates of the current run's split (issue 34): the whole dataset's and the
+split's at the live τ/n, computed together as a shared job (`dashboard.services.cached_jobs`), and the
+gate's comparison of the two (`core.certificate.gate`): what ``python -m core check`` says of them."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from core.certificate.gate import compare, mismatches
+from core.base.errors import InputError
+from core.usecases.certificates import certify_dataset, certify_split
+from core.certificate.schema import certificate_bytes
+from dashboard.services import cached_jobs, current, team
+from dashboard.state.session import session
+
+__all__ = ["start", "result", "job", "ended", "comparison", "files", "report_table"]
+
+
+def _key(run, at: Optional[tuple] = None) -> tuple:
+    tau, n = at or current.live_values(run)
+    return session().ds_key, run.key, float(tau), int(n)
+
+
+def start(run) -> None:
+    """Certify the dataset and the run's split at the live τ/n (`core.usecases.certificates`: on the
+    run's Φ, as the export's certificate); curators and owners."""
+    team.require("run filters")
+    ds, live = current.dataset(), current.live_result(run)
+    kept = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str)
+    cached_jobs.start("certificates", "Artifact certificates", _key(run), lambda ctx: {
+        "dataset": ctx.offload(certify_dataset, ds, run=run),
+        "split": ctx.offload(_split, ds, kept, run)})
+
+
+def _split(ds, kept, run, progress=None, cancel=None) -> dict:
+    found, why = certify_split(ds, kept, run=run, progress=progress, cancel=cancel)
+    if found is None:
+        raise InputError(f"the split at this τ/n cannot be certified: {why}")
+    return found
+
+
+def result(run, at: Optional[tuple] = None) -> Optional[dict]:
+    """``{"dataset": certificate, "split": certificate}`` at the live τ/n (or ``at``: (τ, n)), or None
+    before it is computed."""
+    return cached_jobs.result("certificates", _key(run, at))
+
+
+def report_table(run, ev) -> Optional[pd.DataFrame]:
+    """The comparison for an evaluation's report, when the certificates were made at its τ/n (and
+    can be compared: a split that lost a label cannot)."""
+    found = result(run, (ev.context.get("tau"), ev.context.get("n")))
+    if found is None or mismatches(found["dataset"], found["split"]):
+        return None
+    return comparison(found)
+
+
+def job(run):
+    return cached_jobs.job("certificates", _key(run))
+
+
+ended = cached_jobs.ended
+
+
+def comparison(found: dict) -> pd.DataFrame:
+    """The gate's table (the dataset as the baseline, the split as the candidate; default rules)."""
+    return compare(found["dataset"], found["split"])
+
+
+def files(found: dict) -> dict:
+    """The two certificates as the files ``check`` reads: name → bytes."""
+    return {"dataset.certificate.json": certificate_bytes(found["dataset"]),
+            "split.certificate.json": certificate_bytes(found["split"])}

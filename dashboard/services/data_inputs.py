@@ -1,0 +1,138 @@
+"""The Data page's helpers: representation specs from widgets, uploads, loading a dataset."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from core.base import paths
+from core.base.errors import InputError
+from core.base.settings import settings
+from core.base.keys import digest
+from dashboard.services import current
+from dashboard.state.session import Source, session
+
+REP_KINDS = {
+    "tfidf-svd": "TF-IDF n-grams + SVD (text)",
+    "warmup": "Warm-up feature extractor (paper 000; excludes the warm-up share)",
+    "embedding": "Precomputed embedding column",
+    "file": "Vectors from a .npy/.npz/Parquet file",
+    "pixels": "Image pixels (+PCA)",
+    "glove": "Averaged GloVe 50-d (extra 'glove')",
+    "sbert": "sentence-transformers (extra 'sbert')",
+}
+
+
+#: the inputs each kind of representation takes (the Data page shows only these)
+KIND_INPUTS = {"tfidf-svd": ("fields", "dim"), "warmup": ("fields", "dim", "fraction"), "embedding": (),
+               "file": ("path",), "pixels": ("dim",), "glove": ("fields",), "sbert": ("fields", "model")}
+
+
+def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, path: str = "", model: str = "") -> str:
+    """A representation spec string from the Data page's widgets (see core.representations)."""
+    f = "+".join(fields)
+    opts = []
+    if kind in ("tfidf-svd", "warmup", "glove", "sbert") and f:
+        opts.append(f"fields={f}")
+    if kind in ("tfidf-svd", "warmup"):
+        opts.append(f"dim={int(dim)}")
+    if kind == "warmup":
+        opts.append(f"fraction={float(fraction):g}")
+    if kind == "pixels":
+        opts.append(f"pca={int(dim)}")
+    if kind == "file":
+        opts.append(f"path={path}")
+    if kind == "sbert" and model:
+        opts.append(f"model={model}")
+    return kind + (":" + ",".join(opts) if opts else "")
+
+
+
+
+def data_folders() -> list:
+    """Folders the Data page's "Local path" may read: ``$ARTIFACT_LENS_DATA_DIRS``
+    (separated by ``os.pathsep``), else the working folder and the cache."""
+    return list(settings().data_dirs)
+
+
+def check_local_path(text: str) -> str:
+    """``text`` when every file a load of it would read (after symlinks, and after a folder's
+    README ``data_files`` and ``state.json`` pointers) is inside `data_folders`; else an
+    InputError that names the first file outside and how an administrator adds its folder."""
+    from core.data.source_files import local_path, outside, resolved
+
+    path = resolved(local_path(text, "the local path"))
+    allowed = data_folders()
+    where = " (" + ", ".join(str(f) for f in allowed) + "); upload the file instead, or ask the " \
+        "administrator to add its folder to ARTIFACT_LENS_DATA_DIRS"
+    if not any(path == folder or folder in path.parents for folder in allowed):
+        raise InputError(f"{text} is outside the folders this server may read" + where)
+    files, remote = outside(text, allowed)
+    if remote:
+        raise InputError(f"{text} has a README.md whose data_files point at {remote[0]}, which this server does "
+                         "not fetch for a local path; copy that file into the folder and point data_files at it.")
+    if files:
+        raise InputError(f"{text} would make the server read {files[0]}, which is outside the folders this "
+                         "server may read (through a symbolic link or the README.md's data_files)" + where)
+    return text
+
+
+def check_spec_paths(spec: str) -> str:
+    """``spec`` when every file it names (kind ``file``) is inside `data_folders`."""
+    from core.representations import parse_spec
+
+    kind, options = parse_spec(spec)
+    if kind == "file" and options.get("path"):
+        check_local_path(str(options["path"]))
+    return spec
+
+
+def save_upload(name: str, data: bytes) -> Path:
+    from dashboard.services.team import require
+
+    require("load data")   # before a byte reaches the server's disk
+    return _save_upload(name, data)
+
+
+def _save_upload(name: str, data: bytes) -> Path:
+    """An uploaded file saved under the cache (named by its content hash), so core.data.sources can
+    read it. Uploads are kept within ``$ARTIFACT_LENS_UPLOADS_MB`` (default 2048 MB): the least
+    recently used ones are deleted past it."""
+    content = digest(data)
+    suffixes = "".join(Path(name).suffixes[-2:]) or ".csv"
+    folder = paths.cache_dir() / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{content}{suffixes}"
+    if path.exists():
+        path.touch()   # recently used: evicted last
+    else:
+        paths.atomic_write(path, lambda fh: fh.write(data))
+    _evict_uploads(folder, keep=path)
+    return path
+
+
+_UPLOAD_NAME = re.compile(r"^[0-9a-f]{16}(\.|$)")
+
+
+def _evict_uploads(folder: Path, keep: Path) -> None:
+    budget = settings().uploads_mb * (1 << 20)
+    # only uploads (named by their content hash): anything else in the folder is not the tool's to delete
+    files = sorted((p for p in folder.iterdir() if p.is_file() and p != keep and _UPLOAD_NAME.match(p.name)),
+                   key=lambda p: p.stat().st_mtime)
+    total = keep.stat().st_size + sum(p.stat().st_size for p in files)
+    for old in files:   # oldest first
+        if total <= budget:
+            break
+        total -= old.stat().st_size
+        old.unlink(missing_ok=True)
+
+
+def load_pending(source: Source):
+    """Load a dataset (raises InputError, or `core.team.store.NotAllowed` for a role that does not
+    load data) and make it the Data page's pending choice."""
+    from dashboard.services.team import require
+
+    require("load data")
+    key, ds = current.load(source)
+    sess = session()
+    sess.pending_key, sess.pending_source = key, source
+    return ds

@@ -1,0 +1,127 @@
+"""The Evaluate page's work: evaluations of the current run in a background job (`core.base.jobs`),
+kept on disk beside the run store (`core.evaluation.EvaluationStore`, keyed by run key, τ, n and
+options), so a reload or a teammate on the same server reads them instead of recomputing."""
+from __future__ import annotations
+
+from typing import Optional
+
+from core import models
+from core.base.jobs import JobKey
+from core.base.settings import settings
+from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
+from dashboard.services import agreement, cached_jobs, current, team
+from dashboard.state.session import set_live
+from dashboard.process.server import server
+from dashboard.state.session import session
+
+
+def store() -> EvaluationStore:
+    return server().evaluations
+
+
+def stored(run) -> list:
+    """The stored evaluations of this run, newest first."""
+    return store().for_run(run.key)
+
+
+def families() -> tuple:
+    """(every model family, the ones trained by default, a family's name as a person reads it): the
+    registry's (`core.models`), so a new family is on the page the day it is registered."""
+    return models.names(), models.table_names(), models.title
+
+
+def default_partial(ds) -> str:
+    """The partial-input representation offered by default (empty: none)."""
+    return default_partial_spec(ds) or ""
+
+
+def start(run, **knobs):
+    """Start (or join) the evaluation of the current run at the live τ/n with the options
+    ``knobs`` (`core.evaluation.EvaluationOptions`); one already stored becomes the shown one at
+    once. Raises `core.team.store.NotAllowed` unless the member runs filters, InputError for bad options."""
+    team.require("run filters")
+    options = EvaluationOptions(**knobs)
+    options.check()
+    sess = session()
+    tau, n = current.live_values(run)
+    key = evaluation_key(run.key, float(tau), int(n), options.to_dict())
+    if store().get(key) is not None:
+        sess.eval_key, sess.eval_job = key, None
+        return None
+    ds, rep = current.dataset(), current.representation()
+    live = current.live_result(run)
+    retained, n_phases, history = live["retained"], int(live["n_phases"]), run.history
+    context = {"run_key": run.key, "tau": float(tau), "n": int(n)}
+    target = store()
+    device = settings().device   # ARTIFACT_LENS_DEVICE: the linear families train there (the key does not change)
+    srv = server()
+
+    def work(ctx):
+        from core.evaluation import evaluate
+
+        try:
+            ev = ctx.offload(evaluate, ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
+                             context=context, n_jobs=ctx.cores, device=device)
+        except BaseException:
+            if not srv.stopping.is_set():   # cancelled or failed: said by the job panel; a stop is "interrupted"
+                target.ended(key)
+            raise
+        return target.put(ev)
+
+    target.started(key, run_key=run.key, tau=float(tau), n=int(n), options=options.to_dict())
+    job = cached_jobs.submit(JobKey("eval", key, about=run.key), work, name="Evaluation")
+    sess.eval_job = job.key
+    return job
+
+
+def job():
+    return server().jobs.get(session().eval_job)
+
+
+def interrupted(run) -> list:
+    """Evaluations of ``run`` a stop or crash cut short (`core.evaluation.EvaluationStore.interrupted`)."""
+    here = {j.spec.digest for j in server().jobs.running(kind="eval")}
+    return store().interrupted(run.key, running=here)
+
+
+def run_again(run, record: dict):
+    """Start an interrupted evaluation again at its τ/n (the tab's live τ/n move there) with its options."""
+    set_live(record["tau"], record["n"])
+    job = start(run, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in record["options"].items()})
+    if job is None or job.spec is None or job.spec.digest != record["key"]:
+        store().ended(record["key"])   # superseded by the new start (under another key, or already stored)
+    return job
+
+
+def running(run):
+    """The evaluation of ``run`` running or waiting on this server (started by anyone), or None:
+    the page shows it as running and offers no second start."""
+    return next(iter(server().jobs.running(kind="eval", about=run.key)), None)
+
+
+def shown(run) -> Optional[Evaluation]:
+    """The evaluation to show: the one this tab asked for, else the newest stored one of the run."""
+    found = stored(run)
+    key = session().eval_key
+    for ev in found:
+        if ev.key == key:
+            return ev
+    return found[0] if found else None
+
+
+def review_summary(run, ev) -> Optional[dict]:
+    """The team's agreement on the run at the evaluation's τ/n (`dashboard.services.agreement.summary`)
+    for the report, when the run is saved in the workspace and reviewed."""
+    run_id = current.team_run_id(run)
+    if run_id is None or agreement.hidden():
+        return None
+    found = agreement.summary(agreement.of_run(run, run_id, tau=ev.context.get("tau"), n=ev.context.get("n")))
+    return found if found["examples_reviewed"] else None
+
+
+def where_trained(ev) -> Optional[str]:
+    """A line saying the linear families trained on a device, for an evaluation made with one; None
+    for the CPU (evaluations made before the device was recorded were on the CPU)."""
+    device = ev.context.get("device", "cpu")
+    return None if device == "cpu" else (f"The linear families (logistic regression, linear SVM) trained on {device}, "
+                                         "as scikit-learn's models; the other families on the CPU.")

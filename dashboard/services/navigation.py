@@ -1,0 +1,36 @@
+"""The dashboard's pages, in menu order. `app.py` registers exactly these; a test fails
+when a file in ``pages/`` is missing here. Adding a page: one layout file in ``pages/``
+that starts with `dashboard.widgets.page.start_page`, one line here, one AppTest."""
+
+#: (file, title, Material icon); the first page opens by default.
+PAGES = [
+    ("pages/1_data.py", "Data", ":material/database:"),
+    ("pages/2_filter.py", "Filter", ":material/filter_alt:"),
+    ("pages/3_predictability.py", "Predictability", ":material/bar_chart:"),
+    ("pages/4_map.py", "Map", ":material/scatter_plot:"),
+    ("pages/5_features.py", "Features", ":material/text_fields:"),
+    ("pages/6_examples.py", "Examples", ":material/table_rows:"),
+    ("pages/7_export.py", "Export", ":material/download:"),
+    ("pages/8_review.py", "Review", ":material/rate_review:"),
+    ("pages/9_team.py", "Team", ":material/group:"),
+    ("pages/10_evaluate.py", "Evaluate", ":material/fact_check:"),
+    ("pages/11_create.py", "Create", ":material/edit_note:"),
+    ("pages/12_validate.py", "Validate", ":material/task_alt:"),
+    ("pages/13_dynamics.py", "Dynamics", ":material/insights:"),
+]
+
+
+def configuration_error(app_arguments=()):
+    """What is wrong with the server's settings or the app's own arguments (``streamlit run app.py --
+    --owner EMAIL``, handed in by app.py and kept for the sign-in): one line naming the variable or
+    flag and the fix, any password hidden; None when nothing is. The app checks it before any page runs."""
+    from core.base.errors import InputError
+    from core.base.settings import printable, settings
+    from dashboard.state import identity
+
+    try:
+        settings()
+        identity.set_app_arguments(list(app_arguments))
+    except InputError as exc:
+        return f"The server's configuration cannot be used: {printable(exc)} Fix the setting and restart the server."
+    return None

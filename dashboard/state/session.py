@@ -1,0 +1,112 @@
+"""The per-tab state of the dashboard: one typed `Session` under one key of ``st.session_state``.
+
+Only small values live here (keys, parameters, the live τ and n, the job being
+watched); the objects they name are in the server's bounded cache
+(`dashboard.process.server`), so many sessions share one copy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import streamlit as st
+
+__all__ = ["Session", "session", "DEFAULT_SOURCE", "DEFAULT_SPEC", "DEFAULT_PARAMS", "DEFAULT_TAU",
+           "DEFAULT_TARGET"]
+
+DEFAULT_SOURCE = "demo:nli"
+DEFAULT_SPEC = "tfidf-svd:fields=hypothesis,dim=64"
+# The fit uses τ = 0 and a small n: the live knobs answer any larger τ and n from the
+# trajectory without refitting (paper 000, Algorithm 1; see core.aflite).
+FIT_TAU = 0.0
+DEFAULT_PARAMS = dict(n_partitions=16, train_size=0.1, slice_size=0.02, tau=FIT_TAU, target_size=0.3,
+                      model="ridge", strategy="greedy-slice", random_state=0)
+DEFAULT_TAU = 0.75
+DEFAULT_TARGET = 0.5
+
+_KEY = "artifact_lens"
+
+
+@dataclass
+class Source:
+    """How to (re)load a dataset: what `core.data.sources.load_dataset` is given, and its name for people."""
+
+    source: str
+    roles: dict = field(default_factory=dict)
+    label: str = ""
+
+
+@dataclass
+class Session:
+    """What one browser tab is looking at."""
+
+    ds_key: str = ""                                   # the current dataset (cache key)
+    source: Optional[Source] = None                    # ... and how to reload it
+    spec: str = ""                                     # its representation Φ (canonical spec)
+    params: dict = field(default_factory=lambda: dict(DEFAULT_PARAMS))
+    run_key: Optional[str] = None                      # the current run
+    tau: float = DEFAULT_TAU                           # live τ
+    target: Union[int, float] = DEFAULT_TARGET         # live n: a count, or a share of N in (0, 1)
+    pending_key: Optional[str] = None                  # a loaded dataset not scored yet (Data page)
+    pending_source: Optional[Source] = None
+    mapping: Optional[dict] = None                     # a load waiting for its columns' roles (Data page)
+    job_key: Optional[str] = None                      # the background job this tab watches
+    job_params: Optional[dict] = None
+    job_source: Optional[Source] = None                # becomes `source` when the job's dataset is new
+    job_page: str = ""                                 # the page that started it (shows its traceback)
+    proj_job: Optional[str] = None
+    zfilter_params: Optional[tuple] = None             # the Features page's last submitted forms
+    consistency_params: Optional[tuple] = None
+    dynamics_params: Optional[tuple] = None            # the Dynamics page's last submitted form
+    transfer_source: Optional[tuple] = None            # the Features page's evaluation split (path, mtime)
+    last_error: Optional[dict] = None                  # {"message", "traceback", "page"}
+    live_line: Any = None                              # this run's sidebar placeholder for the live τ/n
+    workspace_id: Optional[int] = None                 # the team workspace this tab works in
+    member: Any = None                                 # dashboard.services.team.Member, set by sign-in on every page
+    ex_like: Optional[str] = None                      # Examples: list only the neighbours of this example
+    revising: Optional[int] = None                     # Create: the rejected submission being revised
+    create_message: Optional[tuple] = None             # Create: (kind, text) said once after a submission
+    create_cleared: Optional[dict] = None              # Create: field -> the text a submission cleared from it
+    eval_job: Optional[str] = None                     # the Evaluate page's background job
+    eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
+    export_file: Any = None                            # the Export page's prepared file (dashboard.services.exports)
+    map_selection: tuple = ()                          # the Map's selected example ids (kept across τ/n) ...
+    map_selection_of: str = ""                         # ... of this dataset (ds_key)
+    knob_generation: int = 0                           # bumped when τ/n are set from outside the sliders
+    quality: Any = None                                # dashboard.services.quality.QualityState: DQI knobs, jobs
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.ds_key)
+
+    def fail(self, message: str, traceback: str = "", page: str = "") -> None:
+        self.last_error = {"message": str(message), "traceback": traceback, "page": page}
+
+
+def session() -> Session:
+    """This tab's `Session` (created empty on first use)."""
+    state = st.session_state
+    if _KEY not in state:
+        state[_KEY] = Session()
+    return state[_KEY]
+
+
+def set_live(tau=None, n=None) -> None:
+    """Move the live τ and/or n (a saved view, "use this n", an evaluation run again): the
+    session takes them, and the sliders get new keys (`knob_key`), so the browser draws them
+    afresh at the new values (a slider keeps its own value in the browser while its key stays:
+    a reset on the server alone left it showing the old τ, and the next nudge went on from it)."""
+    sess = session()
+    for name in ("w_tau", "w_target"):
+        st.session_state.pop(knob_key(name), None)
+    if tau is not None:
+        sess.tau = float(tau)
+    if n is not None:
+        sess.target = int(n)
+    sess.knob_generation += 1
+
+
+def knob_key(name: str) -> str:
+    """The widget key of the τ (``w_tau``) or n (``w_target``) slider in this tab now."""
+    generation = session().knob_generation
+    return f"{name}_{generation}" if generation else name

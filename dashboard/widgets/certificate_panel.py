@@ -1,0 +1,63 @@
+"""The Evaluate page's artifact certificate section: the dataset's and the split's certificates at
+the live τ/n, the gate's verdict on each measure (before, after, change, the rise its rule
+allows) and both files to download, the same ``python -m core certify`` and ``check`` write."""
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from core.base.errors import InputError
+from dashboard.services import certificates, team
+from dashboard.widgets.formatting import plain
+from dashboard.widgets.job_panel import watch
+from dashboard.widgets.reruns import redraw
+
+__all__ = ["certificate_section"]
+
+
+def certificate_section(run) -> None:
+    st.subheader("Artifact certificate (the split against the whole dataset)")
+    watch(partial(certificates.job, run), "Artifact certificates", "cert_job", certificates.ended)
+    found = certificates.result(run)
+    if found is None:
+        job = certificates.job(run)
+        if job is not None and not job.done:
+            return
+        if team.member().can("run filters"):
+            if st.button("Certify the dataset and this split", key="cert_start"):
+                try:
+                    certificates.start(run)
+                    redraw()
+                except InputError as exc:
+                    st.error(plain(exc))
+        st.caption("Each artifact measure with its uncertainty (docs/certificate.md), for the whole dataset and the "
+                   "split at this τ and n, compared the way a dataset's CI would (python -m core check).")
+        return
+    try:
+        table = certificates.comparison(found)
+    except InputError as exc:   # e.g. the split lost every example of a label
+        st.warning(plain(exc))
+        return
+    broken = table.loc[table["status"] == "fail", "measure"].tolist()
+    warned = table.loc[table["status"] == "warn", "measure"].tolist()
+    if broken:
+        st.warning(plain("These artifact measures are worse in the split than in the whole dataset: "
+                         + ", ".join(broken) + "."))
+    else:
+        st.success("Every gated artifact measure of the split is within its rule: none is worse than in the whole "
+                   "dataset, and no cue is new or stronger.")
+    if warned:
+        st.info(plain("These rose beyond their line but only warn (their uncertainty is not measured well enough to "
+                      "gate on): " + ", ".join(warned) + "."))
+    cues = table.attrs.get("cues")
+    if cues is not None and len(cues):
+        st.caption("New or stronger cues in the split (the share of the feature's examples with the label):")
+        st.dataframe(cues, hide_index=True, key="cert_cues")
+    shown = table.copy()
+    shown.attrs = {}   # the cues are drawn above; a table's attrs do not travel to the browser
+    st.dataframe(shown, hide_index=True, key="cert_table")
+    columns = st.columns(2)
+    for column, (name, blob) in zip(columns, certificates.files(found).items()):
+        column.download_button(f"Download {name}", blob, file_name=name, mime="application/json", key=f"dl_{name}",
+                               on_click="ignore")

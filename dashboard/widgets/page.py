@@ -1,0 +1,100 @@
+"""What every page does first (`start_page`), and the guard for pages that need a run."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.base.errors import InputError
+from dashboard.services import current, pipelines, team
+from dashboard.state import url
+from dashboard.widgets.formatting import plain
+from dashboard.widgets.reruns import redraw
+from dashboard.widgets.sign_in import sign_in
+from dashboard.state.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source, session
+from dashboard.widgets.sidebar import sidebar
+
+
+def start_page(title: str, caption: str = "") -> Session:
+    """Sign-in (a shared instance shows nothing before it), title (and caption), session
+    state (the workspace's newest run or the scored demo on a first visit, or what the URL
+    names), sidebar and the last error. Every page calls it first, whether it runs inside
+    ``app.py`` or alone (as streamlit's AppTest runs it)."""
+    _leave_directory_mode()
+    st.title(title)
+    try:
+        sign_in()
+    except InputError as exc:   # e.g. the team database cannot be reached: say so, keep serving
+        st.error(plain(exc))
+        st.stop()
+    if caption:
+        st.caption(caption)
+    sess = session()
+    if not sess.ready and not pipelines.restore_link() and not _open_newest_run(sess):
+        _open_demo(sess)
+    url.remember()   # every page keeps dataset, Φ, run, τ and n in the URL
+    sidebar()
+    damaged = current.damaged_run()
+    if damaged:
+        st.error(plain(damaged))
+    error = sess.last_error
+    if error:
+        st.error(plain(error["message"]))
+        if error.get("traceback") and error.get("page") == title and _tracebacks_shown():
+            with st.expander("Details (traceback)"):
+                st.code(error["traceback"], language=None)
+    return sess
+
+
+def _tracebacks_shown() -> bool:
+    """Only where the server shows error details (a curator's own machine, not the shipped
+    default): tracebacks name server paths."""
+    return str(st.get_option("client.showErrorDetails")).lower() in ("full", "stacktrace", "true")
+
+
+def _leave_directory_mode() -> None:
+    """When the first request a server gets opens a page's own URL (a shared link after a
+    restart), Streamlit still runs in its old pages-folder mode: the page runs without
+    app.py, so the sidebar lists file names and app.py's settings are missing. Leaving that
+    mode and rerunning lets app.py's `st.navigation` serve the same page."""
+    try:
+        from streamlit.runtime import Runtime
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:   # a Streamlit without them has no such mode
+        return
+    # only a real server: AppTest runs page files directly, in that mode, on purpose
+    if PagesManager.uses_pages_directory and type(Runtime.instance()) is Runtime:
+        PagesManager.uses_pages_directory = False
+        redraw()
+
+
+def _open_newest_run(sess: Session) -> bool:
+    """On a shared instance, open the workspace's newest finished run (what a teammate
+    opening it wants); single-user, the demo opens as always."""
+    if not team.member().signed_in:
+        return False
+    runs = current.workspace_runs()
+    for key in runs.loc[runs["status"] == "done", "key"]:
+        try:
+            pipelines.open_team_run(key)
+            return True
+        except InputError as exc:   # its dataset no longer loads, or its file is damaged
+            sess.fail(f"The workspace's newest run could not be opened: {exc}")
+    return False
+
+
+def _open_demo(sess: Session) -> None:
+    with st.spinner("Loading the synthetic NLI demo and scoring it with a small AFLite run…"):
+        source = Source(DEFAULT_SOURCE, {}, DEFAULT_SOURCE)
+        key, ds = current.load(source)
+        result = pipelines.score(None, key, ds, current.check_spec(DEFAULT_SPEC, ds), DEFAULT_PARAMS)
+    sess.source = source
+    pipelines.apply_result(result, DEFAULT_PARAMS, source)
+
+
+def require_run():
+    """(run, dataset): the current dataset's AFLite run and the dataset; without a run, say
+    how to make one and stop the page."""
+    run = current.run()
+    if run is None:
+        st.warning("The current dataset has no AFLite run yet: build Φ and score it on the Data page.")
+        st.stop()
+    return run, current.dataset()
