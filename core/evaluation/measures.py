@@ -13,6 +13,7 @@ from core.base.errors import InputError
 from core.base.progress import report
 from core.evaluation.models import Fit, fit_many, with_notes
 from core.models import KNN_K, check_families, make_model, table_names, title
+from core.representations.neighbours import cosine_neighbours, normalise_rows
 
 
 # ---------------------------------------------------------------------- cross-validated subsets
@@ -100,26 +101,13 @@ def subset_accuracy(X, y, subsets: Dict[str, np.ndarray], *, families: Sequence[
     return with_notes(pd.DataFrame(rows), notes)
 
 
-def _normalise(X):
-    X = np.asarray(X, dtype=np.float32)
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return X / np.maximum(norms, 1e-12)
-
-
 def _mean_knn_distance(Q, R, ks, chunk=2048):
-    """Mean over rows of Q of the mean cosine distance to the K nearest rows of R, per K."""
-    kmax = min(max(ks), len(R))
-    totals = np.zeros(len(ks))
-    for lo in range(0, len(Q), chunk):
-        sim = Q[lo:lo + chunk] @ R.T
-        top = -np.partition(-sim, kmax - 1, axis=1)[:, :kmax]
-        top = -np.sort(-top, axis=1)
-        dist = 1.0 - top
-        csum = np.cumsum(dist, axis=1)
-        for i, k in enumerate(ks):
-            kk = min(k, kmax)
-            totals[i] += (csum[:, kk - 1] / kk).sum()
-    return totals / max(len(Q), 1)
+    """Mean over rows of Q of the mean cosine distance to the K nearest rows of R, per K (both
+    row-normalised)."""
+    top, _ = cosine_neighbours(Q, R, max(ks), chunk=chunk)
+    kmax = top.shape[1]
+    csum = np.cumsum(1.0 - top, axis=1)
+    return np.array([(csum[:, min(k, kmax) - 1] / min(k, kmax)).sum(dtype=np.float64) for k in ks]) / max(len(Q), 1)
 
 
 def _split_indices(y, share, random_state):
@@ -170,7 +158,7 @@ def knn_distances(X, y, retained, *, ks: Iterable[int] = (1, 5, 10, 50), held_ou
         raise InputError(f"ks={ks!r} must be positive neighbourhood sizes, e.g. (1, 5, 10, 50).")
     if not 0 < held_out < 1:
         raise InputError(f"held_out={held_out!r} must be a fraction in (0, 1), e.g. 0.1.")
-    Xn = _normalise(X)
+    Xn = normalise_rows(X)
     y = np.asarray(y)
     retained = np.asarray(retained, dtype=bool)
     if not (len(Xn) == len(y) == len(retained)):

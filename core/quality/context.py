@@ -18,9 +18,9 @@ from core.data.labels import encode_labels
 from core.base.progress import check_cancel, report
 from core.zstats import bonferroni_threshold, z_from_share, z_scores
 from core.text.duplicates import DuplicateIndex
-from core.representations.neighbours import top_k
+from core.representations.neighbours import max_cosine, normalise_rows, top_k
 from core.quality.feedback import Feedback, overall_light
-from core.quality.kernels import (TfidfSvd, dissimilarity, label_tied_score, max_cosine, normalise_rows, pca_basis,
+from core.quality.kernels import (TfidfSvd, dissimilarity, label_tied_score, pca_basis,
                                   rarity, spec_parts, vocabulary_score, with_fields, word_overlap_score)
 from core.quality.scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
                                   check_weights, combine, lights)

@@ -47,32 +47,6 @@ def label_tied_score(z_own_max, z_star: float):
 # ============================================================== small kernels
 
 
-def normalise_rows(X) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float32)
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return X / np.maximum(norms, 1e-12)
-
-
-def max_cosine(Q: np.ndarray, R: np.ndarray, *, exclude_self: bool, budget: int = 1 << 25):
-    """Largest cosine of each (row-normalised) row of Q to the rows of R, and its row; chunked so
-    at most ``budget`` similarities are in memory. ``exclude_self``: Q is R (skip the diagonal)."""
-    n = len(Q)
-    best = np.full(n, -np.inf, dtype=np.float32)
-    arg = np.full(n, -1, dtype=np.int64)
-    if not len(R):
-        return best, arg
-    step = max(1, budget // max(len(R), 1))
-    for lo in range(0, n, step):
-        S = Q[lo:lo + step] @ R.T
-        if exclude_self:
-            rows = np.arange(S.shape[0])
-            S[rows, lo + rows] = -np.inf
-        a = S.argmax(axis=1)
-        arg[lo:lo + step] = a
-        best[lo:lo + step] = S[np.arange(S.shape[0]), a]
-    return best, arg
-
-
 def pca_basis(X: np.ndarray, dim: int, seed: int = 0, rows: int = 20000):
     """Mean and top ``dim`` principal axes of X (estimated on at most ``rows`` seeded rows)."""
     rng = np.random.default_rng(seed)
