@@ -12,11 +12,11 @@ import scipy.sparse as sp
 
 from core.data.dataset import Dataset, text_values
 from core.base.errors import InputError
-from core.text.features import build_features, overlap_share
+from core.text.features import build_features, example_ngrams, overlap_share
 from core.text.tokens import binary_csr, tokenise_column, tokenize
 from core.data.labels import encode_labels
 from core.base.progress import check_cancel, report
-from core.zstats import bonferroni_threshold, z_from_share, z_scores
+from core.zstats import tested_z, z_from_share
 from core.text.duplicates import DuplicateIndex
 from core.representations.neighbours import max_cosine, normalise_rows, top_k
 from core.quality.feedback import Feedback, overall_light
@@ -106,9 +106,7 @@ class QualityContext:
         self.df = fm.n.astype(np.float64)
         Y = sp.csr_matrix((np.ones(self.N, np.float32), (np.arange(self.N), self.y)), shape=(self.N, len(self.classes)))
         self.counts = np.asarray((fm.X.T @ Y).todense(), dtype=np.float64)
-        tested = self.df >= self.min_count
-        self.z_star = bonferroni_threshold(alpha, max(int(tested.sum()), 1))
-        self.z = np.where(tested[:, None], z_scores(self.counts, np.maximum(self.df, 1), 1.0 / len(self.classes)), np.nan)
+        _, self.z, self.z_star = tested_z(self.counts, self.df, self.min_count, alpha)
         check_cancel(cancel)
 
         report(progress, 0.25, "tokens")
@@ -382,12 +380,8 @@ class QualityContext:
         notes = list(self.notes)
         toks = {f: tokenize(ex[f]) for f in self.fields}
 
-        # n-gram features of the example (the names `core.text.features` gives them)
-        names = []
-        for f in self.fields:
-            t = toks[f]
-            grams = set(t) | {f"{x} {y}" for x, y in zip(t[:-1], t[1:])}
-            names.extend(f"{g}@{f}" for g in sorted(grams))
+        # n-gram features of the example, named as the dataset's columns are
+        names = [n for f in self.fields for n in example_ngrams(toks[f], f, NGRAM_OPTIONS.ngram_range)]
         pos = self.name_index.get_indexer(names)
         known = pos[pos >= 0]
         scores = {}

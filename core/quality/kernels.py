@@ -8,7 +8,6 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from core.base.errors import InputError
 from core.data.dataset import text_values
 
 
@@ -75,19 +74,10 @@ class TfidfSvd:
     into an SVD space: either fitted here, or recovered from a given Φ as V = Mᵀ Φ Σ⁻²."""
 
     def __init__(self, texts_by_field: dict, ngram="1-2", min_df=2):
-        from sklearn.feature_extraction.text import TfidfVectorizer
+        from core.representations.text import fit_tfidf
 
-        lo, hi = (int(x) for x in str(ngram).split("-"))
         self.fields = list(texts_by_field)
-        self.vecs = {}
-        for f, texts in texts_by_field.items():
-            vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=min(int(min_df), max(1, len(texts) // 2)),
-                                  sublinear_tf=True, dtype=np.float32)
-            try:
-                vec.fit(texts)
-            except ValueError as exc:
-                raise InputError(f"field '{f}' gives no TF-IDF terms ({exc}); choose another field.") from None
-            self.vecs[f] = vec
+        self.vecs = {f: fit_tfidf(texts, ngram, min_df, f)[0] for f, texts in texts_by_field.items()}
         self.V = None
 
     def matrix(self, table_or_dict) -> sp.csr_matrix:

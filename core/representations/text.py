@@ -14,22 +14,32 @@ from core.base.progress import check_cancel, report
 from core.representations.common import stack_vectors, field_texts
 
 
+def fit_tfidf(texts, ngram: str, min_df: int, field: str):
+    """(fitted TfidfVectorizer, its matrix of ``texts``) with the ``tfidf-svd`` representation's
+    settings: word n-grams in the range ``ngram`` ("1-2"), sublinear term frequencies, float32, and
+    ``min_df`` capped at half the texts (above the number of texts it would empty the vocabulary of
+    a tiny dataset). The one place a TF-IDF of a text field is fitted (Φ, and the quality context
+    that maps new text into it)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    lo, hi = (int(x) for x in str(ngram).split("-"))
+    vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=min(int(min_df), max(1, len(texts) // 2)),
+                          sublinear_tf=True, dtype=np.float32)
+    try:
+        return vec, vec.fit_transform(texts)
+    except ValueError as exc:  # empty vocabulary (e.g. only stop words / punctuation)
+        raise InputError(f"field '{field}' gives no TF-IDF terms ({exc}); choose another field.") from None
+
+
 def _tfidf_blocks(dataset, fields, ngram, min_df, messages):
     """Sparse TF-IDF per field, stacked side by side (fields never share a vocabulary)."""
     from scipy import sparse
-    from sklearn.feature_extraction.text import TfidfVectorizer
 
-    lo, hi = (int(x) for x in ngram.split("-"))
     blocks, sizes = [], {}
     for fld in fields:
         texts = field_texts(dataset, fld, messages, allow_empty=True, kind="TF-IDF")
-        # min_df > N would empty the vocabulary on tiny datasets: cap it.
-        vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=min(min_df, max(1, len(texts) // 2)),
-                              sublinear_tf=True, dtype=np.float32)
-        try:
-            blocks.append(vec.fit_transform(texts))
-        except ValueError as exc:  # empty vocabulary (e.g. only stop words / punctuation)
-            raise InputError(f"field '{fld}' gives no TF-IDF terms ({exc}); choose another field.") from None
+        vec, M = fit_tfidf(texts, ngram, min_df, fld)
+        blocks.append(M)
         sizes[fld] = len(vec.vocabulary_)
     return sparse.hstack(blocks, format="csr"), sizes
 

@@ -202,6 +202,17 @@ def _ngram_block(codes, doc, vocab, n_docs, field, ngram_range) -> tuple:
     return X, n_uni, bigram_names, lengths
 
 
+def example_ngrams(tokens: Sequence[str], field: str, ngram_range: tuple = (1, 2)) -> list:
+    """The n-gram feature names ``<ngram>@<field>`` one example's ``tokens`` (`core.text.tokens.tokenize`)
+    has, sorted: the names `build_features` gives the columns the example's row has (one new
+    example's features, e.g. the Create page's feedback, read the dataset's columns by these)."""
+    lo, hi = ngram_range
+    grams = set(tokens) if lo <= 1 else set()
+    if hi >= 2:
+        grams |= {f"{x} {y}" for x, y in zip(tokens[:-1], tokens[1:])}
+    return [f"{g}@{field}" for g in sorted(grams)]
+
+
 def _ngram_names(vocab, n_uni, bigram_names, keep, field) -> np.ndarray:
     """Names ``<ngram>@<field>`` of the kept n-gram columns (vectorised with pyarrow)."""
     def lit(x):

@@ -174,14 +174,26 @@ class ZStats:
         }
 
 
+def tested_z(counts: np.ndarray, n: np.ndarray, min_count: int, alpha: Optional[float] = None,
+             p0: Optional[float] = None) -> tuple:
+    """(tested, z, z_star): the features seen in at least ``min_count`` examples (the tests; never
+    fewer than one example), their z for every label (paper 004 eq. 2 against ``p0``, 1/L by
+    default; NaN for a feature not tested), and the one-sided Bonferroni line over the tests (None
+    without ``alpha``). The one setup of z-statistics, z-filtering and the quality context."""
+    counts, n = np.asarray(counts, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    tested = n >= max(int(min_count), 1)
+    z = np.full(counts.shape, np.nan)
+    z[tested] = z_scores(counts[tested], n[tested], 1.0 / counts.shape[1] if p0 is None else p0)
+    return tested, z, (None if alpha is None else bonferroni_threshold(alpha, int(tested.sum())))
+
+
 def zstats_from_counts(fm: FeatureMatrix, counts, n, labels, label_counts, min_count, alpha, n_examples) -> ZStats:
-    keep = n >= max(int(min_count), 1)
+    keep, z_all, z_star = tested_z(counts, n, min_count, alpha)
     idx = np.flatnonzero(keep)
     L = len(labels)
     p0 = 1.0 / L
-    z = z_scores(counts[idx], n[idx], p0)
+    z = z_all[idx]
     n_tests = len(idx)
-    z_star = bonferroni_threshold(alpha, n_tests)
     zf = z.ravel()
     order = np.argsort(-zf, kind="stable")
     feat = np.repeat(idx, L)[order]

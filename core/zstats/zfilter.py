@@ -13,7 +13,7 @@ from core.text.features import FeatureOptions
 from core.data.labels import encode_labels
 from core.base.progress import check_cancel, report, span
 from core.zstats.inputs import check_min_count, classes_of, features_for, resolve_input, resolve_seed
-from core.zstats.statistics import ZStats, bonferroni_threshold, counts_per_label, z_scores, zstats_from_counts
+from core.zstats.statistics import ZStats, counts_per_label, tested_z, zstats_from_counts
 
 
 @dataclass
@@ -107,13 +107,9 @@ def _biased_sets(counts, n, p0, *, k, alpha, min_count):
 
     Returns the feature indices and, aligned, their label codes and z.
     """
-    tested = n >= min_count
-    z = z_scores(counts, n, p0)
-    z[~tested] = -np.inf
-    z = np.nan_to_num(z, nan=-np.inf)
-    floor = 0.0
-    if alpha is not None:
-        floor = max(floor, bonferroni_threshold(alpha, int(tested.sum())))
+    tested, z, z_star = tested_z(counts, n, min_count, alpha, p0)
+    z = np.nan_to_num(z, nan=-np.inf)   # a feature not tested is never a candidate
+    floor = 0.0 if z_star is None else max(0.0, z_star)
     cols, labs, zs = [], [], []
     for l in range(counts.shape[1]):
         zl = z[:, l]
