@@ -173,6 +173,44 @@ def z_filter(
     -------
     ZFilterResult
     """
+    min_count = _check_knobs(k, alpha, min_count)
+    inp = resolve_input(data, label, text, pair, features, what="data")
+    bs = _size(batch_size, len(inp.table), "batch_size")
+    pool = _Pool.of(inp, seed_data)
+    fm = features_for(inp, pool.table, pool.y, pool.classes, min_count=min_count, options=options,
+                      fit_rows=pool.seed_rows(), random_state=random_state, progress=span(progress, 0.0, 0.3),
+                      cancel=cancel)
+    z_set = _Z(fm.X, pool.y, len(pool.classes))
+    z_set.add(np.arange(pool.n_seed))   # conditional: Z starts as the seed
+
+    # the candidates in a seeded random order, judged a batch at a time against Z as it grows
+    order = pool.n_seed + np.random.default_rng(random_state).permutation(len(inp.table))
+    verdicts = _Verdicts(len(order))
+    history = []
+    n_batches = int(math.ceil(len(order) / bs))
+    for b in range(n_batches):
+        check_cancel(cancel)
+        rows = order[b * bs : (b + 1) * bs]
+        ok, z_now, n_biased = _judge_batch(z_set, fm, rows, pool, verdicts, b, k=k, alpha=alpha, min_count=min_count)
+        z_set.add(rows[ok])
+        history.append({"batch": b, "size": len(rows), "accepted": int(ok.sum()), "rejected": int((~ok).sum()),
+                        "z_max": z_now, "n_biased": n_biased})
+        report(progress, 0.3 + 0.65 * (b + 1) / n_batches,
+               f"batch {b + 1}/{n_batches}: {int(verdicts.accepted.sum())} accepted")
+
+    check_cancel(cancel)
+    result = _result(inp, pool, fm, z_set, verdicts, history, min_count=min_count, alpha=alpha, params={
+        "label": inp.label, "text": list(inp.text), "pair": list(inp.pair) if inp.pair else None,
+        "features": list(inp.features), "batch_size": bs, "k": k, "alpha": alpha, "min_count": min_count,
+        "random_state": random_state, "seed_size": pool.n_seed, "conditional": bool(pool.n_seed),
+    })
+    kept = int(verdicts.accepted.sum())
+    report(progress, 1.0, f"{kept} accepted, {len(order) - kept} rejected")
+    return result
+
+
+def _check_knobs(k, alpha, min_count) -> int:
+    """``min_count`` checked, and k and alpha, at least one given (InputError naming the fix)."""
     min_count = check_min_count(min_count)
     if k is None and alpha is None:
         raise InputError("give k (biased features per label, e.g. 20) or alpha (e.g. 0.01), or both.")
@@ -180,99 +218,108 @@ def z_filter(
         raise InputError(f"k={k!r} must be a whole number ≥ 1 of biased features per label (paper: 20).")
     if alpha is not None and not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be in (0, 1), e.g. 0.01.")
-    inp = resolve_input(data, label, text, pair, features, what="data")
-    bs = _size(batch_size, len(inp.table), "batch_size")
-    cols = [inp.label, *inp.text, *inp.features]
+    return min_count
 
-    seed_table = None
-    if seed_data is not None:
-        seed_table = resolve_seed(seed_data, inp)
-        classes = classes_of(seed_table[inp.label], what="seed_data")
-        extra = sorted(set(pd.unique(inp.table[inp.label]).tolist()) - set(classes), key=str)
-        if extra:
-            raise InputError(
-                f"data has labels {extra} that the seed dataset does not have (seed labels: {classes}); "
-                f"conditional z-filtering needs the same label set. Map the labels or choose another seed."
-            )
-        combined = pd.concat([seed_table[cols], inp.table[cols]], ignore_index=True)
-        n_seed = len(seed_table)
-    else:
-        classes = classes_of(inp.table[inp.label])
-        combined = inp.table[cols].reset_index(drop=True)
-        n_seed = 0
-    y = encode_labels(combined[inp.label].to_numpy(), classes, what=inp.label)[0]
-    L = len(classes)
-    p0 = 1.0 / L
-    fit_rows = np.arange(len(combined)) < n_seed if n_seed else None
-    fm = features_for(inp, combined, y, classes, min_count=min_count, options=options, fit_rows=fit_rows,
-                       random_state=random_state, progress=span(progress, 0.0, 0.3), cancel=cancel)
-    X = fm.X
-    counts = np.zeros((X.shape[1], L))
-    n = np.zeros(X.shape[1])
-    if n_seed:
-        counts += counts_per_label(X[:n_seed], y[:n_seed], L)
-        n += np.bincount(X[:n_seed].indices, minlength=X.shape[1])
 
-    rng = np.random.default_rng(random_state)
-    order = n_seed + rng.permutation(len(inp.table))
-    n_cand = len(order)
-    accepted = np.zeros(n_cand, dtype=bool)
-    rejected_by = np.full(n_cand, None, dtype=object)
-    rejected_z = np.full(n_cand, np.nan)
-    rejected_batch = np.full(n_cand, -1, dtype=np.int64)
-    history = []
-    n_batches = int(math.ceil(n_cand / bs))
-    for b in range(n_batches):
-        check_cancel(cancel)
-        rows = order[b * bs : (b + 1) * bs]
-        Xb = X[rows]
-        yb = y[rows]
-        if n.max(initial=0) > 0:
-            bcols, blabs, bz, z_now = _biased_sets(counts, n, p0, k=k, alpha=alpha, min_count=min_count)
-        else:  # Z is empty: nothing is biased yet
-            bcols, blabs, bz, z_now = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), float("nan")
-        ok = np.ones(len(rows), dtype=bool)
-        if len(bcols):
-            has = Xb[:, bcols].toarray() > 0  # b x |∪B|
-            hit = has & (blabs[None, :] == yb[:, None])
-            score = np.where(hit, bz[None, :], -np.inf)
-            best = score.argmax(axis=1)
-            ok = ~hit.any(axis=1)
-            bad = np.flatnonzero(~ok)
-            pos = rows[bad] - n_seed
-            rejected_by[pos] = fm.names[bcols[best[bad]]]
-            rejected_z[pos] = bz[best[bad]]
-            rejected_batch[pos] = b
-        acc_rows = rows[ok]
-        accepted[acc_rows - n_seed] = True
-        if len(acc_rows):
-            counts += counts_per_label(X[acc_rows], y[acc_rows], L)
-            n += np.bincount(X[acc_rows].indices, minlength=X.shape[1])
-        history.append({"batch": b, "size": len(rows), "accepted": int(ok.sum()), "rejected": int((~ok).sum()),
-                        "z_max": z_now, "n_biased": int(len(np.unique(bcols)))})
-        report(progress, 0.3 + 0.65 * (b + 1) / n_batches, f"batch {b + 1}/{n_batches}: {int(accepted.sum())} accepted")
+@dataclass
+class _Pool:
+    """The seed (conditional z-filtering: paper 004's D0) and then the candidates, in one table
+    with its label codes; the seed's labels are the label set."""
 
-    check_cancel(cancel)
+    table: pd.DataFrame
+    y: np.ndarray
+    classes: list
+    n_seed: int
+
+    @classmethod
+    def of(cls, inp, seed_data) -> "_Pool":
+        cols = [inp.label, *inp.text, *inp.features]
+        if seed_data is None:
+            classes = classes_of(inp.table[inp.label])
+            table, n_seed = inp.table[cols].reset_index(drop=True), 0
+        else:
+            seed_table = resolve_seed(seed_data, inp)
+            classes = classes_of(seed_table[inp.label], what="seed_data")
+            extra = sorted(set(pd.unique(inp.table[inp.label]).tolist()) - set(classes), key=str)
+            if extra:
+                raise InputError(
+                    f"data has labels {extra} that the seed dataset does not have (seed labels: {classes}); "
+                    f"conditional z-filtering needs the same label set. Map the labels or choose another seed."
+                )
+            table, n_seed = pd.concat([seed_table[cols], inp.table[cols]], ignore_index=True), len(seed_table)
+        y = encode_labels(table[inp.label].to_numpy(), classes, what=inp.label)[0]
+        return cls(table, y, classes, n_seed)
+
+    def seed_rows(self):
+        """Rows the partial-input features may learn from: the seed's (None: every row)."""
+        return np.arange(len(self.table)) < self.n_seed if self.n_seed else None
+
+    def label_counts(self, y) -> dict:
+        return dict(zip(self.classes, np.bincount(y, minlength=len(self.classes)).tolist()))
+
+
+class _Z:
+    """Z, the accepted set: per feature, its examples per label and in all."""
+
+    def __init__(self, X, y, L: int):
+        self.X, self.y, self.L = X, y, L
+        self.counts = np.zeros((X.shape[1], L))
+        self.n = np.zeros(X.shape[1])
+
+    def add(self, rows) -> None:
+        if len(rows):
+            self.counts += counts_per_label(self.X[rows], self.y[rows], self.L)
+            self.n += np.bincount(self.X[rows].indices, minlength=self.X.shape[1])
+
+
+class _Verdicts:
+    """Each candidate's fate: accepted, or rejected by which feature, its z and in which batch."""
+
+    def __init__(self, n: int):
+        self.accepted = np.zeros(n, dtype=bool)
+        self.rejected_by = np.full(n, None, dtype=object)
+        self.rejected_z = np.full(n, np.nan)
+        self.rejected_batch = np.full(n, -1, dtype=np.int64)
+
+
+def _judge_batch(z_set: _Z, fm, rows, pool: _Pool, verdicts: _Verdicts, b: int, *, k, alpha, min_count) -> tuple:
+    """(accepted mask of ``rows``, Z's largest z, features in the biased sets): a candidate is
+    rejected when it has a feature of its own label's biased set B_Z(l), by the one of largest z."""
+    if z_set.n.max(initial=0) > 0:
+        bcols, blabs, bz, z_now = _biased_sets(z_set.counts, z_set.n, 1.0 / len(pool.classes), k=k, alpha=alpha,
+                                               min_count=min_count)
+    else:  # Z is empty: nothing is biased yet
+        bcols, blabs, bz, z_now = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), float("nan")
+    ok = np.ones(len(rows), dtype=bool)
+    if len(bcols):
+        has = z_set.X[rows][:, bcols].toarray() > 0  # b x |∪B|
+        hit = has & (blabs[None, :] == pool.y[rows][:, None])
+        best = np.where(hit, bz[None, :], -np.inf).argmax(axis=1)
+        ok = ~hit.any(axis=1)
+        bad = np.flatnonzero(~ok)
+        pos = rows[bad] - pool.n_seed
+        verdicts.rejected_by[pos] = fm.names[bcols[best[bad]]]
+        verdicts.rejected_z[pos] = bz[best[bad]]
+        verdicts.rejected_batch[pos] = b
+    verdicts.accepted[rows[ok] - pool.n_seed] = True
+    return ok, z_now, int(len(np.unique(bcols)))
+
+
+def _result(inp, pool: _Pool, fm, z_set: _Z, verdicts: _Verdicts, history: list, *, min_count, alpha,
+            params: dict) -> ZFilterResult:
+    """The accepted and rejected examples, the history, and the z-statistics before and after."""
     # alpha=None filters on the k largest z alone; the before/after tables still mark
     # significance, at compute_z's default level.
     report_alpha = 0.01 if alpha is None else alpha
-    label_counts = lambda yy: dict(zip(classes, np.bincount(yy, minlength=L).tolist()))  # noqa: E731
-    all_counts = counts_per_label(X, y, L)
-    before = zstats_from_counts(fm, all_counts, fm.n.astype(np.float64), classes, label_counts(y), min_count,
-                                 report_alpha, len(y))
-    after = zstats_from_counts(fm, counts, n, classes,
-                                label_counts(np.concatenate([y[:n_seed], y[n_seed:][accepted]])), min_count,
-                                report_alpha, n_seed + int(accepted.sum()))
-    table = inp.table
-    rej = table[~accepted].copy()
-    rej["rejected_by"] = rejected_by[~accepted]
-    rej["rejected_z"] = rejected_z[~accepted]
-    rej["rejected_in_batch"] = rejected_batch[~accepted]
-    params = {
-        "label": inp.label, "text": list(inp.text), "pair": list(inp.pair) if inp.pair else None,
-        "features": list(inp.features), "batch_size": bs, "k": k, "alpha": alpha, "min_count": min_count,
-        "random_state": random_state, "seed_size": n_seed, "conditional": bool(n_seed),
-    }
-    report(progress, 1.0, f"{int(accepted.sum())} accepted, {int((~accepted).sum())} rejected")
-    return ZFilterResult(accepted=table[accepted], rejected=rej, history=pd.DataFrame(history), before=before,
+    y, n_seed, accepted = pool.y, pool.n_seed, verdicts.accepted
+    before = zstats_from_counts(fm, counts_per_label(fm.X, y, len(pool.classes)), fm.n.astype(np.float64),
+                                pool.classes, pool.label_counts(y), min_count, report_alpha, len(y))
+    after = zstats_from_counts(fm, z_set.counts, z_set.n, pool.classes,
+                               pool.label_counts(np.concatenate([y[:n_seed], y[n_seed:][accepted]])), min_count,
+                               report_alpha, n_seed + int(accepted.sum()))
+    rej = inp.table[~accepted].copy()
+    rej["rejected_by"] = verdicts.rejected_by[~accepted]
+    rej["rejected_z"] = verdicts.rejected_z[~accepted]
+    rej["rejected_in_batch"] = verdicts.rejected_batch[~accepted]
+    return ZFilterResult(accepted=inp.table[accepted], rejected=rej, history=pd.DataFrame(history), before=before,
                          after=after, params=params)
