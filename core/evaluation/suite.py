@@ -185,8 +185,6 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     -------
     Evaluation
     """
-    from core.representations import represent
-
     from core.base.cores import usable_cores
 
     t0 = time.perf_counter()
@@ -201,69 +199,30 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     y = dataset.table[dataset.label].reindex(ids).to_numpy()
     notes, tables = [], {}
     partial_spec = default_partial_spec(dataset) if opts.partial_spec is None else (opts.partial_spec or None)
-    weights = {"families": 0.4, "partial": 0.25 if partial_spec else 0.0, "knn": 0.05, "coarse": 0.15,
-               "difficulty": 0.02, "synthetic": 0.13 if opts.synthetic else 0.0}
-    scale = 1.0 / sum(weights.values())
-    start = [0.0]
+    stage = _Stages(progress, {"families": 0.4, "partial": 0.25 if partial_spec else 0.0, "knn": 0.05, "coarse": 0.15,
+                               "difficulty": 0.02, "synthetic": 0.13 if opts.synthetic else 0.0})
+    fits = dict(families=opts.families, bootstrap=opts.bootstrap, family_params=opts.family_params, random_state=seed,
+                n_jobs=n_jobs, device=device, cancel=cancel)
 
-    def stage(name):
-        lo = start[0]
-        hi = lo + weights[name] * scale
-        start[0] = hi
-        return span(progress, lo, hi)
-
+    # paper 000 Table 3: the families on the training sets, on the i.i.d. and filtered evaluation sets
     split = heldout_split(y, opts.eval_share, seed)
     notes.append(split.note)
     train_sets, set_notes = training_sets(X, y, retained, split, stratified=opts.stratified, random_state=seed)
     notes.extend(set_notes)
     eval_sets = evaluation_sets(retained, split)
-    tables["training_sets"] = pd.DataFrame(
-        [{"set": k, "role": "training", "size": int(m.sum()),
-          **{f"label {lab}": int((y[m] == lab).sum()) for lab in np.unique(y)}} for k, m in train_sets.items()]
-        + [{"set": k, "role": "evaluation", "size": int(m.sum()),
-            **{f"label {lab}": int((y[m] == lab).sum()) for lab in np.unique(y)}} for k, m in eval_sets.items()])
-    fam = family_table(X, y, train_sets, eval_sets, families=opts.families, bootstrap=opts.bootstrap,
-                       family_params=opts.family_params, random_state=seed, n_jobs=n_jobs, device=device,
-                       progress=stage("families"), cancel=cancel)
+    tables["training_sets"] = _set_sizes(y, train_sets, eval_sets)
+    fam = family_table(X, y, train_sets, eval_sets, progress=stage("families"), **fits)
     fam.insert(0, "representation", representation.spec)
     tables["families"] = fam
     notes.extend(notes_of(fam))
-    if partial_spec and _reads_the_same(dataset, partial_spec, representation.spec):
-        # the same kind over the same fields (another dim, say): training the families again would
-        # repeat the families table up to noise, at the cost of half the evaluation
-        tables["partial_input"] = fam.copy()
-        notes.append(f"partial-input table: Φ ({representation.spec}) already reads only what {partial_spec} reads, "
-                     "so the families table is the partial-input table (not trained twice); evaluate with a "
-                     "full-input representation to compare the two")
-    elif partial_spec:
-        prog = stage("partial")
-        try:
-            prep = represent(dataset, partial_spec, cancel=cancel)
-        except InputError as exc:
-            notes.append(f"partial-input table: the representation {partial_spec!r} cannot be built ({exc})")
-            prep = None
-        if prep is not None and prep.spec == representation.spec:
-            notes.append(f"partial-input table: {prep.spec} is Φ itself (the run is already partial-input), so it "
-                         "repeats the families table; evaluate with a full-input representation to compare the two")
-        if prep is not None:
-            pos = pd.Index(np.asarray(prep.ids).astype(str)).get_indexer(ids)
-            if (pos < 0).any():
-                notes.append(f"partial-input table: {int((pos < 0).sum())} examples of Φ are not in {prep.spec} "
-                             "(a warm-up representation?); they are left out of that table")
-            keep = pos >= 0
-            Xp = np.zeros((len(ids), prep.X.shape[1]), np.float32)
-            Xp[keep] = prep.X[pos[keep]]
-            part = family_table(Xp, y, {k: m & keep for k, m in train_sets.items()},
-                                {k: m & keep for k, m in eval_sets.items()}, families=opts.families,
-                                bootstrap=opts.bootstrap, family_params=opts.family_params, random_state=seed,
-                                n_jobs=n_jobs, device=device, progress=prog, cancel=cancel)
-            part.insert(0, "representation", prep.spec)
-            tables["partial_input"] = part
-            notes.extend(f"partial input: {n}" for n in notes_of(part))
-    elif opts.partial_spec is None:
-        notes.append("no partial-input table: the dataset has fewer than two text fields (set partial_spec to "
-                     "choose a representation, e.g. tfidf-svd:fields=hypothesis)")
+    part, part_notes = _partial_input_table(dataset, representation, partial_spec, opts, fam, ids, y, train_sets,
+                                            eval_sets, fits, stage)
+    if part is not None:
+        tables["partial_input"] = part
+    notes.extend(part_notes)
     check_cancel(cancel)
+
+    # paper 003 Table 3, the run's phases, paper 002's coarse action
     report(stage("knn"), 0.0, "KNN distances")
     knn = knn_distances(X, y, retained, ks=opts.knn_ks, random_state=seed)
     tables["knn"] = knn
@@ -275,24 +234,15 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
                            cancel=cancel)
     tables["coarse"] = coarse
     notes.extend(f"coarse action: {n}" for n in notes_of(coarse))
-    summary = {"coarse_fraction": coarse.attrs["fraction"], "coarse_n": coarse.attrs["size"],
-               "coarse_step": coarse.attrs["step"], "coarse_tolerance": coarse.attrs["tolerance"],
-               "coarse_family": coarse.attrs["family"],
-               # the majority class's share of the i.i.d. held-out split: what always guessing it scores
-               "majority": float(pd.Series(y[split.test]).value_counts(normalize=True).max()) if split.test.any()
-               else None}
+    summary = _coarse_summary(coarse, y, split)
+
+    # an external difficulty column, and the synthetic circles
     stage("difficulty")
     if opts.difficulty:
-        col = opts.difficulty
-        if col not in dataset.table.columns:
-            notes.append(f"difficulty check: there is no column {col!r}; the columns are: "
-                         + ", ".join(map(str, dataset.table.columns)))
-        else:
-            diff, hist = difficulty_check(dataset.table[col].reindex(ids), retained, name=col, random_state=seed)
-            tables["difficulty"], tables["difficulty_hist"] = diff, hist
-            notes.extend(f"difficulty check: {n}" for n in notes_of(diff))
-            summary.update(difficulty_column=col, difficulty_p_value=diff.attrs["p_value"],
-                           difficulty_difference=diff.attrs["difference"])
+        found, diff_notes, diff_summary = _difficulty(dataset, opts.difficulty, ids, retained, seed)
+        tables.update(found)
+        notes.extend(diff_notes)
+        summary.update(diff_summary)
     if opts.synthetic:
         syn, pts = synthetic_report(random_state=seed, progress=stage("synthetic"), cancel=cancel)
         tables["synthetic"], tables["synthetic_points"] = syn, pts
@@ -302,11 +252,87 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
            "partial_representation": partial_spec, "N": int(len(ids)), "retained": int(retained.sum()),
            "eval_filter": "the held-out examples the run retained at the chosen τ/n", "device": where(device),
            **(context or {})}
-    seen = []
-    for n in notes:
-        if n and n not in seen:
-            seen.append(n)
-    return Evaluation(options=opts.to_dict(), context=ctx, tables=tables, notes=seen, summary=summary)
+    return Evaluation(options=opts.to_dict(), context=ctx, tables=tables, notes=list(dict.fromkeys(n for n in notes if n)),
+                      summary=summary)
+
+
+class _Stages:
+    """The evaluation's progress in stages, each a share of the bar by its weight."""
+
+    def __init__(self, progress, weights: dict):
+        self.progress, self.weights, self.start = progress, weights, 0.0
+        self.scale = 1.0 / sum(weights.values())
+
+    def __call__(self, name: str):
+        lo = self.start
+        self.start = lo + self.weights[name] * self.scale
+        return span(self.progress, lo, self.start)
+
+
+def _set_sizes(y, train_sets: dict, eval_sets: dict) -> pd.DataFrame:
+    """Each training and evaluation set's size and examples per label."""
+    labels = np.unique(y)
+    return pd.DataFrame([{"set": k, "role": role, "size": int(m.sum()),
+                          **{f"label {lab}": int((y[m] == lab).sum()) for lab in labels}}
+                         for role, sets in (("training", train_sets), ("evaluation", eval_sets)) for k, m in sets.items()])
+
+
+def _partial_input_table(dataset, representation, partial_spec, opts, fam, ids, y, train_sets, eval_sets, fits: dict,
+                         stage) -> tuple:
+    """(the families table on the partial input, or None; notes): the same families and sets on a
+    representation of the partial input only (the hypothesis, say), where the gap to the full
+    input's table is the artifact's share."""
+    from core.representations import represent
+
+    if partial_spec and _reads_the_same(dataset, partial_spec, representation.spec):
+        # the same kind over the same fields (another dim, say): training the families again would
+        # repeat the families table up to noise, at the cost of half the evaluation
+        return fam.copy(), [f"partial-input table: Φ ({representation.spec}) already reads only what {partial_spec} "
+                            "reads, so the families table is the partial-input table (not trained twice); evaluate "
+                            "with a full-input representation to compare the two"]
+    if not partial_spec:
+        return None, ([] if opts.partial_spec is not None else [
+            "no partial-input table: the dataset has fewer than two text fields (set partial_spec to choose a "
+            "representation, e.g. tfidf-svd:fields=hypothesis)"])
+    prog, notes = stage("partial"), []
+    try:
+        prep = represent(dataset, partial_spec, cancel=fits["cancel"])
+    except InputError as exc:
+        return None, [f"partial-input table: the representation {partial_spec!r} cannot be built ({exc})"]
+    if prep.spec == representation.spec:
+        notes.append(f"partial-input table: {prep.spec} is Φ itself (the run is already partial-input), so it "
+                     "repeats the families table; evaluate with a full-input representation to compare the two")
+    pos = pd.Index(np.asarray(prep.ids).astype(str)).get_indexer(ids)
+    if (pos < 0).any():
+        notes.append(f"partial-input table: {int((pos < 0).sum())} examples of Φ are not in {prep.spec} "
+                     "(a warm-up representation?); they are left out of that table")
+    keep = pos >= 0
+    Xp = np.zeros((len(ids), prep.X.shape[1]), np.float32)
+    Xp[keep] = prep.X[pos[keep]]
+    part = family_table(Xp, y, {k: m & keep for k, m in train_sets.items()}, {k: m & keep for k, m in eval_sets.items()},
+                        progress=prog, **fits)
+    part.insert(0, "representation", prep.spec)
+    return part, notes + [f"partial input: {n}" for n in notes_of(part)]
+
+
+def _coarse_summary(coarse, y, split) -> dict:
+    return {"coarse_fraction": coarse.attrs["fraction"], "coarse_n": coarse.attrs["size"],
+            "coarse_step": coarse.attrs["step"], "coarse_tolerance": coarse.attrs["tolerance"],
+            "coarse_family": coarse.attrs["family"],
+            # the majority class's share of the i.i.d. held-out split: what always guessing it scores
+            "majority": float(pd.Series(y[split.test]).value_counts(normalize=True).max()) if split.test.any()
+            else None}
+
+
+def _difficulty(dataset, col: str, ids, retained, seed) -> tuple:
+    """(tables, notes, summary) of the external difficulty check on the column ``col``."""
+    if col not in dataset.table.columns:
+        return {}, [f"difficulty check: there is no column {col!r}; the columns are: "
+                    + ", ".join(map(str, dataset.table.columns))], {}
+    diff, hist = difficulty_check(dataset.table[col].reindex(ids), retained, name=col, random_state=seed)
+    return ({"difficulty": diff, "difficulty_hist": hist}, [f"difficulty check: {n}" for n in notes_of(diff)],
+            {"difficulty_column": col, "difficulty_p_value": diff.attrs["p_value"],
+             "difficulty_difference": diff.attrs["difference"]})
 
 
 class EvaluationStore:
