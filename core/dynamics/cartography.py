@@ -184,6 +184,27 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     lr = (0.05 if model == "linear" else 0.01) if lr is None else lr
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not 0 < lr <= 10:
         raise InputError(f"lr must be a number in (0, 10], not {lr!r}.")
+    X, codes, classes = _inputs(X, y, classes)
+    rng = np.random.default_rng(random_state)
+    fold_of = _folds(codes, len(classes), folds, rng)
+    gold, right, last = _train(X, codes, len(classes), fold_of, folds, rng, epochs=epochs, model=model, hidden=hidden,
+                               batch_size=batch_size, lr=lr, l2=l2, device=device, n_jobs=n_jobs, progress=progress,
+                               cancel=cancel)
+    table = _regions(gold, right, codes, classes, ids, ambiguous_share, confidence_threshold)
+    accuracy = float((last.argmax(axis=1) == codes).mean())
+    notes = _label_issues(table, codes, last, accuracy) if label_issues and folds > 1 else (
+        ["label issues need out-of-sample probabilities: give folds ≥ 2 (in-sample ones overfit)."] if label_issues
+        else [])
+    params = {"epochs": epochs, "model": model, "folds": folds, "hidden": hidden if model == "mlp" else None,
+              "batch_size": batch_size, "lr": lr, "l2": l2, "ambiguous_share": float(ambiguous_share),
+              "confidence_threshold": float(confidence_threshold), "random_state": random_state,
+              "variant": "cross-fitted" if folds > 1 else "in-sample", "accuracy": accuracy, "notes": notes,
+              "device": where(device), "seconds": round(time.perf_counter() - started, 3)}
+    return Cartography(table=table, gold_probs=gold, params=params)
+
+
+def _inputs(X, y, classes) -> tuple:
+    """(Φ as float32, label codes, classes), checked (InputError naming the fix)."""
     X = np.asarray(X, dtype=np.float32)
     if X.ndim != 2 or not len(X):
         raise InputError(f"Φ must be a non-empty N × d matrix, not of shape {X.shape}.")
@@ -192,25 +213,35 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
     codes, classes = encode_labels(np.asarray(y), classes, what="label")
     if len(codes) != len(X):
         raise InputError(f"{len(codes)} labels for {len(X)} rows of Φ; give one label per row.")
-    k = len(classes)
-    if k < 2:
+    if len(classes) < 2:
         raise InputError("cartography needs at least two labels; this dataset has one.")
+    return X, codes, classes
+
+
+def _folds(codes, k: int, folds: int, rng) -> np.ndarray:
+    """Each example's fold: stratified (each label's examples dealt round-robin over the folds), a
+    plain split when a label has fewer examples than folds; one fold for the in-sample variant."""
+    n = len(codes)
+    if folds <= 1:
+        return np.zeros(n, dtype=int)
+    if folds > n:
+        raise InputError(f"{folds} folds for {n} examples; give at most {n} folds.")
+    order = rng.permutation(n)
+    fold_of = np.empty(n, dtype=int)
+    for c in range(k):
+        rows = order[codes[order] == c]
+        fold_of[rows] = np.arange(len(rows)) % folds
+    if (np.bincount(codes, minlength=k) < folds).any():
+        fold_of = np.arange(n)[order.argsort()] % folds    # too few of a label to stratify: plain split
+    return fold_of
+
+
+def _train(X, codes, k: int, fold_of, folds: int, rng, *, epochs, model, hidden, batch_size, lr, l2, device, n_jobs,
+           progress, cancel) -> tuple:
+    """(gold, right, last): each example's probability of its gold label and whether the model was
+    right, per epoch, from the model of the fold it is held out of; and its last epoch's
+    probabilities."""
     n = len(X)
-    rng = np.random.default_rng(random_state)
-    if folds > 1:
-        counts = np.bincount(codes, minlength=k)
-        if folds > n:
-            raise InputError(f"{folds} folds for {n} examples; give at most {n} folds.")
-        order = rng.permutation(n)
-        fold_of = np.empty(n, dtype=int)
-        # stratified: each label's examples dealt round-robin over the folds
-        for c in range(k):
-            rows = order[codes[order] == c]
-            fold_of[rows] = np.arange(len(rows)) % folds
-        if (counts < folds).any():
-            fold_of = np.arange(n)[order.argsort()] % folds    # too few of a label to stratify: plain split
-    else:
-        fold_of = np.zeros(n, dtype=int)
     gold = np.zeros((n, epochs), np.float32)
     right = np.zeros((n, epochs), bool)
     last = np.zeros((n, k), np.float32)
@@ -285,43 +316,43 @@ def training_dynamics(X, y, *, ids=None, classes=None, epochs: int = 10, model: 
         for fut in running:
             if not fut.cancelled():
                 fut.result()                      # the first fold's error (a cancel too) is raised here
+    return gold, right, last
+
+
+def _regions(gold, right, codes, classes, ids, ambiguous_share, confidence_threshold) -> pd.DataFrame:
+    """Confidence, variability, correctness and region of every example (the data map)."""
     confidence = gold.mean(axis=1)
     variability = gold.std(axis=1)
-    correctness = right.mean(axis=1)
     ambiguous = variability >= np.quantile(variability, 1.0 - ambiguous_share)
     region = np.where(ambiguous, "ambiguous", np.where(confidence >= confidence_threshold, "easy-to-learn",
                                                           "hard-to-learn"))
-    table = pd.DataFrame({"id": np.arange(n).astype(str) if ids is None else np.asarray(ids).astype(str),
-                          "label": np.asarray(classes, dtype=object)[codes], "confidence": confidence,
-                          "variability": variability, "correctness": correctness, "region": region})
-    notes = []
-    accuracy = float((last.argmax(axis=1) == codes).mean())
-    if label_issues and folds > 1:
-        from cleanlab.filter import find_label_issues
-        from cleanlab.rank import get_label_quality_scores
+    return pd.DataFrame({"id": np.arange(len(codes)).astype(str) if ids is None else np.asarray(ids).astype(str),
+                         "label": np.asarray(classes, dtype=object)[codes], "confidence": confidence,
+                         "variability": variability, "correctness": right.mean(axis=1), "region": region})
 
-        probs = np.clip(last.astype(np.float64), 1e-12, None)
-        probs /= probs.sum(axis=1, keepdims=True)
-        table["label_quality"] = get_label_quality_scores(codes, probs)
-        with warnings.catch_warnings(record=True) as said:   # cleanlab's warnings become one note, not stderr noise
-            warnings.simplefilter("always")
-            table["label_issue"] = find_label_issues(codes, probs, n_jobs=1)
-        if said:
-            notes.append("cleanlab: some labels have too few examples to flag every possible label error among them.")
-        share = float(table["label_issue"].mean())
-        if share > 0.2:
-            notes.append(f"cleanlab flags {share:.0%} of the labels, more than label noise usually is: the model on this "
-                         f"Φ is right on {accuracy:.0%} of held-out examples, too weak to tell a wrong label from a hard "
-                         "example. Use a representation that sees the whole input (every text field, or sentence "
-                         "embeddings of the pair) before reading the flags as errors.")
-    elif label_issues:
-        notes.append("label issues need out-of-sample probabilities: give folds ≥ 2 (in-sample ones overfit).")
-    params = {"epochs": epochs, "model": model, "folds": folds, "hidden": hidden if model == "mlp" else None,
-              "batch_size": batch_size, "lr": lr, "l2": l2, "ambiguous_share": float(ambiguous_share),
-              "confidence_threshold": float(confidence_threshold), "random_state": random_state,
-              "variant": "cross-fitted" if folds > 1 else "in-sample", "accuracy": accuracy, "notes": notes,
-              "device": where(device), "seconds": round(time.perf_counter() - started, 3)}
-    return Cartography(table=table, gold_probs=gold, params=params)
+
+def _label_issues(table, codes, last, accuracy: float) -> list:
+    """cleanlab's label quality and issues from the out-of-sample probabilities, into ``table``;
+    the notes a reader needs to weigh them."""
+    from cleanlab.filter import find_label_issues
+    from cleanlab.rank import get_label_quality_scores
+
+    notes = []
+    probs = np.clip(last.astype(np.float64), 1e-12, None)
+    probs /= probs.sum(axis=1, keepdims=True)
+    table["label_quality"] = get_label_quality_scores(codes, probs)
+    with warnings.catch_warnings(record=True) as said:   # cleanlab's warnings become one note, not stderr noise
+        warnings.simplefilter("always")
+        table["label_issue"] = find_label_issues(codes, probs, n_jobs=1)
+    if said:
+        notes.append("cleanlab: some labels have too few examples to flag every possible label error among them.")
+    share = float(table["label_issue"].mean())
+    if share > 0.2:
+        notes.append(f"cleanlab flags {share:.0%} of the labels, more than label noise usually is: the model on this "
+                     f"Φ is right on {accuracy:.0%} of held-out examples, too weak to tell a wrong label from a hard "
+                     "example. Use a representation that sees the whole input (every text field, or sentence "
+                     "embeddings of the pair) before reading the flags as errors.")
+    return notes
 
 
 def scored_labels(dataset, representation):
