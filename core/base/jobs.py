@@ -31,7 +31,7 @@ from core.base.errors import Cancelled, InputError
 from core.base.job_backends import LocalBackend
 from core.base.progress import Remaining
 
-__all__ = ["Job", "JobKey", "JobContext", "JobRunner", "offload"]
+__all__ = ["Job", "JobKind", "JobKey", "JobContext", "JobRunner", "offload", "KEPT"]
 
 log = logging.getLogger("artifact_lens.jobs")
 
@@ -76,19 +76,53 @@ class JobContext:
         return backend.run(fn, args, kwargs, progress=progress or self.progress, cancel=self.cancel, relay=relay)
 
 
+#: where a kind of job keeps its result: "shared" (the server's bounded cache and the result store
+#: on disk: every member reads it, after a restart too), "memory" (the cache only: a result the
+#: store cannot hold, such as fitted models), "own" (a store of the service's own: runs,
+#: evaluations, maps, quality tables)
+KEPT = ("shared", "memory", "own")
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """A kind of background job, declared once (the dashboard's are in
+    `dashboard.services.cached_jobs`): its name in job keys and cache entries, what a person
+    reads while it runs, and where its result is kept (`KEPT`)."""
+
+    name: str
+    title: str
+    kept: str = "own"
+
+    def __post_init__(self):
+        if not self.name or ":" in self.name:
+            raise ValueError(f"a job kind's name is a word without ':', not {self.name!r}")
+        if self.kept not in KEPT:
+            raise ValueError(f"a job kind keeps its result {' or '.join(KEPT)}, not {self.kept!r}")
+
+
 @dataclass(frozen=True)
 class JobKey:
-    """What a background job computes, typed: its ``kind`` (``run``, ``eval``, ``quality``…), what
-    it is about (``about``: a run's key, or empty) and the ``digest`` of its inputs
-    (`core.base.keys`). ``str()`` is the runner's key, ``kind:about:digest`` with empty parts left
-    out, so a job is found by its parts (`JobRunner.running`), never by parsing a string back."""
+    """What a background job computes, typed: its `JobKind`, what it is about (``about``: a run's
+    key, or empty) and the ``digest`` of its inputs (`core.base.keys`). ``str()`` is the runner's
+    key, ``kind:about:digest`` with empty parts left out, so a job is found by its parts
+    (`JobRunner.running`), never by parsing a string back."""
 
-    kind: str
+    kind: JobKind
     digest: str
     about: str = ""
 
+    def __post_init__(self):
+        if not isinstance(self.kind, JobKind):
+            raise TypeError(f"a job key's kind is a JobKind declared once, not {type(self.kind).__name__}")
+
     def __str__(self) -> str:
-        return ":".join(p for p in (self.kind, self.about, self.digest) if p)
+        return ":".join(p for p in (self.kind.name, self.about, self.digest) if p)
+
+
+def _typed(key) -> "JobKey":
+    if not isinstance(key, JobKey):
+        raise TypeError(f"a job is named by a JobKey (kind, digest, about), not {type(key).__name__}")
+    return key
 
 
 class Job:
@@ -101,7 +135,7 @@ class Job:
 
     def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key=None,
                  slots: Optional[threading.Semaphore] = None, backend=None, runner: Optional["JobRunner"] = None):
-        self.spec = key if isinstance(key, JobKey) else None   # the typed key, when it was given one
+        self.spec = None if key is None else _typed(key)   # what it computes (a job run on its own has none)
         key = None if key is None else str(key)
         self.fn, self.name, self.key, self._slots, self.backend = fn, name, key, slots, backend
         self.runner = runner   # for `JobContext.cores`: how many jobs share the machine
@@ -217,15 +251,15 @@ class JobRunner:
         self._stop = threading.Event()   # set by `shutdown`: the services stop
         self._services: list = []
 
-    def submit(self, key, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
-        """Start ``fn`` as the job of ``key`` (a `JobKey`, or its string), or return that key's job
-        while it still runs."""
-        spec, key = key, str(key)
+    def submit(self, key: JobKey, fn: Callable[[JobContext], Any], *, name: str = "") -> Job:
+        """Start ``fn`` as the job of ``key``, or return that key's job while it still runs (a key
+        that is not a `JobKey` is a TypeError: no job is named by a bare string)."""
+        spec, key = _typed(key), str(key)
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and not job.done:
                 return job
-            job = Job(fn, name=name or key, key=spec, slots=self._slots, backend=self.backend, runner=self)
+            job = Job(fn, name=name or spec.kind.title, key=spec, slots=self._slots, backend=self.backend, runner=self)
             self._jobs.pop(key, None)
             self._jobs[key] = job
             finished = [k for k, j in self._jobs.items() if j.done]   # oldest first
@@ -233,25 +267,24 @@ class JobRunner:
                 del self._jobs[k]
         return job.start()
 
-    def get(self, key: Optional[str]) -> Optional[Job]:
+    def get(self, key: Optional[JobKey]) -> Optional[Job]:
         """The job of ``key``; None for an unknown key or none (a session watching nothing)."""
-        if not key:
+        if key is None:
             return None
         with self._lock:
-            return self._jobs.get(key)
+            return self._jobs.get(str(_typed(key)))
 
-    def running(self, kind: Optional[str] = None, about: Optional[str] = None) -> list:
+    def running(self, kind: Optional[JobKind] = None, about: Optional[str] = None) -> list:
         """The jobs not done yet; with ``kind`` / ``about``, only those whose `JobKey` has them."""
         with self._lock:
             jobs = [j for j in self._jobs.values() if not j.done]
         if kind is None and about is None:
             return jobs
-        return [j for j in jobs if j.spec is not None and kind in (None, j.spec.kind)
-                and about in (None, j.spec.about)]
+        return [j for j in jobs if kind in (None, j.spec.kind) and about in (None, j.spec.about)]
 
-    def forget(self, key: str) -> None:
+    def forget(self, key: JobKey) -> None:
         with self._lock:
-            self._jobs.pop(key, None)
+            self._jobs.pop(str(_typed(key)), None)
 
     def cancel_all(self) -> list:
         """Ask every running job to stop (it raises `Cancelled` at its next progress or cancel

@@ -1,7 +1,9 @@
 """Background jobs of the dashboard's services, typed by what they compute.
 
-`submit` is the one way a service starts background work: a `core.base.jobs.JobKey` names the
-job, and asking again while it runs joins it. On top of it, work whose result every member
+Every kind of job the dashboard runs is declared once below (`KINDS`: a `core.base.jobs.JobKind`
+with its name, what a person reads while it runs and where its result is kept). `submit` is the
+one way a service starts background work: a `core.base.jobs.JobKey` of one of these kinds names
+the job, and asking again while it runs joins it. On top of it, work whose result every member
 shares (`start`, `result`, `job`): its result is kept in the server's bounded cache under the
 same key and in the result store on disk (`core.results.stores.Results.shared`), so asking again
 joins the job or reads the result, after a restart too (z-filtering, consistency filtering,
@@ -11,28 +13,54 @@ from __future__ import annotations
 
 import logging
 
-from core.base.jobs import Job, JobKey
+from core.base.jobs import Job, JobKey, JobKind
 from core.base.keys import digest
 from dashboard.process.server import server
 
-__all__ = ["submit", "start", "result", "job", "ended", "keep", "kept"]
+__all__ = ["submit", "start", "result", "job", "ended", "keep", "kept", "KINDS", "RUN", "EVALUATION", "MAP",
+           "MAP_PARALLEL", "QUALITY", "QUALITY_COMPARE", "FEEDBACK_MODELS", "ZFILTER", "CONSISTENCY", "DYNAMICS",
+           "PVI", "TRANSFER", "CERTIFICATES", "DYNAMICS_LAST", "TRANSFER_LAST"]
+
+# ------------------------------------------------------------------ every kind of job, declared once
+RUN = JobKind("run", "AFLite run")                                  # kept in the run store
+EVALUATION = JobKind("eval", "Evaluation")                           # kept in the evaluation store
+MAP = JobKind("proj", "UMAP")                                        # kept in the projection cache
+MAP_PARALLEL = JobKind("proj-parallel", "UMAP on every core")
+QUALITY = JobKind("quality", "Quality components")                  # kept in the quality tables' store
+QUALITY_COMPARE = JobKind("qcompare", "Plain vs quality-ordered AFLite")
+FEEDBACK_MODELS = JobKind("quality-context", "Feedback models", kept="memory")   # fitted models: no pickles
+ZFILTER = JobKind("zfilter", "z-filtering", kept="shared")
+CONSISTENCY = JobKind("consistency", "consistency filtering", kept="shared")
+DYNAMICS = JobKind("dynamics", "Training dynamics", kept="shared")
+PVI = JobKind("pvi", "V-usable information", kept="shared")
+TRANSFER = JobKind("transfer", "Cues across splits", kept="shared")
+CERTIFICATES = JobKind("certificates", "Artifact certificates", kept="shared")
+# small values every member and a restart see, with no job of their own
+DYNAMICS_LAST = JobKind("dynamics_last", "the last training dynamics' options", kept="shared")
+TRANSFER_LAST = JobKind("transfer-last", "the last cues across splits' second split", kept="shared")
+
+KINDS = (RUN, EVALUATION, MAP, MAP_PARALLEL, QUALITY, QUALITY_COMPARE, FEEDBACK_MODELS, ZFILTER, CONSISTENCY,
+         DYNAMICS, PVI, TRANSFER, CERTIFICATES, DYNAMICS_LAST, TRANSFER_LAST)
 
 log = logging.getLogger(__name__)
 
 
-def submit(spec: JobKey, work, *, name: str) -> Job:
-    """Start ``work(ctx)`` as the job ``spec``, or join that job while it runs."""
+def submit(spec: JobKey, work, *, name: str = "") -> Job:
+    """Start ``work(ctx)`` as the job ``spec``, or join that job while it runs (``name``: what the
+    job panel says; its kind's title by default)."""
     if not isinstance(spec, JobKey):
         raise TypeError(f"a job is named by a JobKey (kind, digest, about), not {type(spec).__name__}")
-    return server().jobs.submit(spec, work, name=name)
+    if spec.kind not in KINDS:
+        raise ValueError(f"the job kind {spec.kind.name!r} is not declared in dashboard.services.cached_jobs.KINDS")
+    return server().jobs.submit(spec, work, name=name or spec.kind.title)
 
 
-def _job_key(kind: str, key) -> JobKey:
+def _job_key(kind: JobKind, key) -> JobKey:
     return JobKey(kind, digest(repr(key)))
 
 
-def _file_key(kind: str, key) -> str:
-    return f"{kind}-" + digest(repr(key), 24)
+def _file_key(kind: JobKind, key) -> str:
+    return f"{kind.name}-" + digest(repr(key), 24)
 
 
 def _stored(kind: str, key):
@@ -44,16 +72,17 @@ def _stored(kind: str, key):
         return None
     found = shared.load_or_none(name, read_result)
     if found is not None:
-        server().cache.put(kind, key, found)
+        server().cache.put(kind.name, key, found)
     return found
 
 
-def _store(kind: str, key, value, on_disk: bool = True):
-    """Keep ``value`` in memory and (``on_disk``) on disk; a result the file format cannot hold stays in memory."""
+def _store(kind: JobKind, key, value):
+    """Keep ``value`` in memory and, for a kind kept "shared", on disk; a result the file format
+    cannot hold stays in memory."""
     from core.results.files import write_result
 
-    server().cache.put(kind, key, value)
-    if not on_disk:
+    server().cache.put(kind.name, key, value)
+    if kind.kept != "shared":
         return value
     try:
         server().results.shared.save(_file_key(kind, key), lambda fh: write_result(fh, value))
@@ -62,23 +91,23 @@ def _store(kind: str, key, value, on_disk: bool = True):
     return value
 
 
-def start(kind: str, name: str, key, compute, *, on_disk: bool = True) -> None:
-    """Submit ``compute(ctx)`` as job ``name`` unless its result is kept (or it is running).
-    ``on_disk=False``: a result the result store cannot hold (fitted models), kept in memory only."""
+def start(kind: JobKind, key, compute) -> None:
+    """Submit ``compute(ctx)`` as the job of ``kind`` and ``key`` unless its result is kept (or it
+    is running); its result is kept as its kind says (`JobKind.kept`)."""
     if result(kind, key) is not None:
         return
-    submit(_job_key(kind, key), lambda ctx: _store(kind, key, compute(ctx), on_disk), name=name)
+    submit(_job_key(kind, key), lambda ctx: _store(kind, key, compute(ctx)))
 
 
-def result(kind: str, key):
+def result(kind: JobKind, key):
     """The kept result, or None (``key`` None: nothing asked yet)."""
     if key is None:
         return None
-    found = server().cache.peek(kind, key)
+    found = server().cache.peek(kind.name, key)
     return found if found is not None else _stored(kind, key)
 
 
-def keep(kind: str, key, value) -> None:
+def keep(kind: JobKind, key, value) -> None:
     """A small value every member and a restart see (e.g. the options of the last map computed)."""
     _store(kind, key, value)
 
@@ -86,11 +115,11 @@ def keep(kind: str, key, value) -> None:
 kept = result
 
 
-def job(kind: str, key):
-    return None if key is None else server().jobs.get(str(_job_key(kind, key)))
+def job(kind: JobKind, key):
+    return None if key is None else server().jobs.get(_job_key(kind, key))
 
 
 def ended(found) -> None:
     """A finished job is forgotten (its result is kept; an error was shown once), so the page
     stops watching it."""
-    server().jobs.forget(found.key)
+    server().jobs.forget(found.spec)

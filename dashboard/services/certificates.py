@@ -29,7 +29,7 @@ def start(run) -> None:
     team.require("run filters")
     ds, live = current.dataset(), current.live_result(run)
     kept = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str)
-    cached_jobs.start("certificates", "Artifact certificates", _key(run), lambda ctx: {
+    cached_jobs.start(cached_jobs.CERTIFICATES, _key(run), lambda ctx: {
         "dataset": ctx.offload(certify_dataset, ds, run=run),
         "split": ctx.offload(_split, ds, kept, run)})
 
@@ -44,7 +44,7 @@ def _split(ds, kept, run, progress=None, cancel=None) -> dict:
 def result(run, at: Optional[tuple] = None) -> Optional[dict]:
     """``{"dataset": certificate, "split": certificate}`` at the live τ/n (or ``at``: (τ, n)), or None
     before it is computed."""
-    return cached_jobs.result("certificates", _key(run, at))
+    return cached_jobs.result(cached_jobs.CERTIFICATES, _key(run, at))
 
 
 def report_table(run, ev) -> Optional[pd.DataFrame]:
@@ -57,7 +57,7 @@ def report_table(run, ev) -> Optional[pd.DataFrame]:
 
 
 def job(run):
-    return cached_jobs.job("certificates", _key(run))
+    return cached_jobs.job(cached_jobs.CERTIFICATES, _key(run))
 
 
 ended = cached_jobs.ended

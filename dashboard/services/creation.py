@@ -27,17 +27,17 @@ def quality_context() -> Optional[QualityContext]:
     joins: the page never waits on it, and a writer writes meanwhile (`context_job` is watched).
     Fitted models are kept in memory only: the result store holds no pickles."""
     key = _context_key()
-    found = cached_jobs.result("quality-context", key)
+    found = cached_jobs.result(cached_jobs.FEEDBACK_MODELS, key)
     if found is None:
         ds, rep = current.dataset(), current.representation()
-        cached_jobs.start("quality-context", "Feedback models", key, lambda ctx: ctx.offload(
-            QualityContext.fit, ds, key[1], representation=rep), on_disk=False)
+        cached_jobs.start(cached_jobs.FEEDBACK_MODELS, key, lambda ctx: ctx.offload(
+            QualityContext.fit, ds, key[1], representation=rep))
     return found
 
 
 def context_job():
     """The job fitting the current feedback context (None once it ended and was seen)."""
-    return cached_jobs.job("quality-context", _context_key())
+    return cached_jobs.job(cached_jobs.FEEDBACK_MODELS, _context_key())
 
 
 context_ended = cached_jobs.ended

@@ -21,7 +21,7 @@ def _key() -> Optional[tuple]:
     """The session's last submitted options, else the last ones anyone submitted for this dataset and
     Φ (so a teammate, an annotator too, sees the map a curator computed)."""
     sess = session()
-    params = sess.dynamics_params or cached_jobs.kept("dynamics_last", (sess.ds_key, sess.spec))
+    params = sess.dynamics_params or cached_jobs.kept(cached_jobs.DYNAMICS_LAST, (sess.ds_key, sess.spec))
     return (sess.ds_key, sess.spec, params) if params else None
 
 
@@ -35,20 +35,20 @@ def start(epochs: int, model: str, folds: int) -> None:
     # a map on the CPU keeps the key it always had (maps computed before stay found)
     ran = where(device)
     sess.dynamics_params = (int(epochs), str(model), int(folds)) + ((ran,) if ran != "cpu" else ())
-    cached_jobs.keep("dynamics_last", (sess.ds_key, sess.spec), sess.dynamics_params)
+    cached_jobs.keep(cached_jobs.DYNAMICS_LAST, (sess.ds_key, sess.spec), sess.dynamics_params)
     ds, rep = current.dataset(), current.representation()
-    cached_jobs.start("dynamics", "Training dynamics", _key(), lambda ctx: ctx.offload(
+    cached_jobs.start(cached_jobs.DYNAMICS, _key(), lambda ctx: ctx.offload(
         dataset_dynamics, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds), device=device,
         n_jobs=ctx.cores))
 
 
 def result():
     """The `core.dynamics.cartography.Cartography` of the session's last submitted form, or None."""
-    return cached_jobs.result("dynamics", _key())
+    return cached_jobs.result(cached_jobs.DYNAMICS, _key())
 
 
 def job():
-    return cached_jobs.job("dynamics", _key())
+    return cached_jobs.job(cached_jobs.DYNAMICS, _key())
 
 
 ended = cached_jobs.ended

@@ -69,8 +69,8 @@ def start(run, **knobs):
         return target.put(ev)
 
     target.started(key, run_key=run.key, tau=float(tau), n=int(n), options=options.to_dict())
-    job = cached_jobs.submit(JobKey("eval", key, about=run.key), work, name="Evaluation")
-    sess.eval_job = job.key
+    job = cached_jobs.submit(JobKey(cached_jobs.EVALUATION, key, about=run.key), work)
+    sess.eval_job = job.spec
     return job
 
 
@@ -80,7 +80,7 @@ def job():
 
 def interrupted(run) -> list:
     """Evaluations of ``run`` a stop or crash cut short (`core.evaluation.EvaluationStore.interrupted`)."""
-    here = {j.spec.digest for j in server().jobs.running(kind="eval")}
+    here = {j.spec.digest for j in server().jobs.running(kind=cached_jobs.EVALUATION)}
     return store().interrupted(run.key, running=here)
 
 
@@ -96,7 +96,7 @@ def run_again(run, record: dict):
 def running(run):
     """The evaluation of ``run`` running or waiting on this server (started by anyone), or None:
     the page shows it as running and offers no second start."""
-    return next(iter(server().jobs.running(kind="eval", about=run.key)), None)
+    return next(iter(server().jobs.running(kind=cached_jobs.EVALUATION, about=run.key)), None)
 
 
 def shown(run) -> Optional[Evaluation]:

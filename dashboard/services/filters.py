@@ -8,7 +8,7 @@ from typing import Optional
 
 from core.zstats import compute_z, consistency_filter, z_filter
 from dashboard.services import current, team
-from dashboard.services.cached_jobs import ended, job, result, start
+from dashboard.services.cached_jobs import CONSISTENCY, ZFILTER, ended, job, result, start
 from dashboard.state.session import session
 
 __all__ = ["zfilter_start", "zfilter_result", "zfilter_job", "consistency_start", "consistency_result",
@@ -26,17 +26,17 @@ def zfilter_start(params: tuple) -> None:
     team.require("run filters")
     session().zfilter_params = tuple(params)
     ds, (batch, k, min_count, seed) = current.dataset(), params
-    start("zfilter", "z-filtering", _zfilter_key(), lambda ctx: ctx.offload(
+    start(ZFILTER, _zfilter_key(), lambda ctx: ctx.offload(
         z_filter, ds, batch_size=batch, k=k, min_count=min_count, random_state=seed))
 
 
 def zfilter_result():
     """The `core.zstats.ZFilterResult` of the session's last submitted form, or None while it runs."""
-    return result("zfilter", _zfilter_key())
+    return result(ZFILTER, _zfilter_key())
 
 
 def zfilter_job():
-    return job("zfilter", _zfilter_key())
+    return job(ZFILTER, _zfilter_key())
 
 
 # ---------------------------------------------------------------------- consistency filtering
@@ -51,18 +51,18 @@ def consistency_start(threshold: float, folds: int) -> None:
     team.require("run filters")
     session().consistency_params = (float(threshold), int(folds))
     ds = current.dataset()
-    start("consistency", "consistency filtering", _consistency_key(), lambda ctx: ctx.offload(
+    start(CONSISTENCY, _consistency_key(), lambda ctx: ctx.offload(
         consistency_filter, ds, folds=int(folds)))
 
 
 def consistency_result():
     """The `core.zstats.ConsistencyResult` at the session's threshold, or None while it runs."""
-    base = result("consistency", _consistency_key())
+    base = result(CONSISTENCY, _consistency_key())
     return None if base is None else base.with_threshold(session().consistency_params[0])
 
 
 def consistency_job():
-    return job("consistency", _consistency_key())
+    return job(CONSISTENCY, _consistency_key())
 
 
 def after_consistency(result, min_count: int, alpha: float):

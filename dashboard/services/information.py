@@ -34,7 +34,7 @@ def start() -> None:
         return {"full": full, "partial": ctx.offload(dataset_pvi, ds, partial, progress=_stage(
             ctx.progress, cut, 1.0, "of the partial input")) if partial else None}
 
-    cached_jobs.start("pvi", "V-usable information", _key(), compute)
+    cached_jobs.start(cached_jobs.PVI, _key(), compute)
 
 
 def _stage(progress, lo: float, hi: float, what: str):
@@ -44,11 +44,11 @@ def _stage(progress, lo: float, hi: float, what: str):
 
 def result() -> Optional[dict]:
     """``{"full": UsableInformation, "partial": UsableInformation or None}``, or None before it is computed."""
-    return cached_jobs.result("pvi", _key())
+    return cached_jobs.result(cached_jobs.PVI, _key())
 
 
 def job():
-    return cached_jobs.job("pvi", _key())
+    return cached_jobs.job(cached_jobs.PVI, _key())
 
 
 ended = cached_jobs.ended

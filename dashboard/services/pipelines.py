@@ -119,8 +119,8 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
         return score(ctx, ds_key, ds, spec, params, life=life, quality=quality, joint=joint)
 
     asked = [ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else [])
-    job = cached_jobs.submit(JobKey("run", key_of(asked)), work, name=label or "AFLite run")
-    sess.job_key, sess.job_params, sess.job_source, sess.job_page = job.key, dict(params), source, page
+    job = cached_jobs.submit(JobKey(cached_jobs.RUN, key_of(asked)), work, name=label)
+    sess.job_key, sess.job_params, sess.job_source, sess.job_page = job.spec, dict(params), source, page
     sess.last_error = None
 
 
@@ -215,8 +215,7 @@ def start_umap(ds, rep):
         finally:
             slots.release()
 
-    return cached_jobs.submit(JobKey("proj-parallel" if parallel else "proj", key), work,
-                              name="UMAP on every core" if parallel else "UMAP")
+    return cached_jobs.submit(JobKey(cached_jobs.MAP_PARALLEL if parallel else cached_jobs.MAP, key), work)
 
 
 def projection(method: str, *, start: bool = True):
@@ -238,7 +237,7 @@ def projection(method: str, *, start: bool = True):
         "projection", (key, method, parallel),
         lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True, parallel=parallel))
     if proj is None and start:
-        sess.proj_job = start_umap(ds, rep).key
+        sess.proj_job = start_umap(ds, rep).spec
     return proj
 
 

@@ -48,8 +48,8 @@ class QualityState:
     thresholds: dict = field(default_factory=lambda: {k: tuple(v) for k, v in DEFAULT_THRESHOLDS.items()})
     min_count: int = pruning.QUALITY_MIN_COUNT
     nn_dim: Optional[int] = pruning.QUALITY_NN_DIM
-    job: Optional[str] = None            # the components' background job
-    compare_job: Optional[str] = None    # the comparison's background job
+    job: Optional[JobKey] = None            # the components' background job
+    compare_job: Optional[JobKey] = None    # the comparison's background job
     compare_key: Optional[str] = None    # ... and the comparison it shows
 
 
@@ -147,8 +147,8 @@ def start():
         _ensure(key, ds, rep, min_count, nn_dim, ctx)
         return key
 
-    found = cached_jobs.submit(JobKey("quality", key), work, name="Quality components")
-    qs.job = found.key
+    found = cached_jobs.submit(JobKey(cached_jobs.QUALITY, key), work)
+    qs.job = found.spec
     return found
 
 
@@ -223,8 +223,8 @@ def compare_start(params: dict, name: str):
         server().comparisons.save(key, lambda fh: fh.write(json.dumps({"rows": rows, "attrs": attrs}).encode()))
         return key
 
-    found = cached_jobs.submit(JobKey("qcompare", key), work, name="Plain vs quality-ordered AFLite")
-    qs.compare_job = found.key
+    found = cached_jobs.submit(JobKey(cached_jobs.QUALITY_COMPARE, key), work)
+    qs.compare_job = found.spec
     return found
 
 

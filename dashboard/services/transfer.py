@@ -20,7 +20,7 @@ CUES, MODELS = 10, 8
 def _key() -> Optional[tuple]:
     sess = session()
     if not sess.transfer_source and sess.ds_key:   # a new tab, a restart: the split last measured for this dataset
-        last = cached_jobs.kept("transfer-last", sess.ds_key)
+        last = cached_jobs.kept(cached_jobs.TRANSFER_LAST, sess.ds_key)
         if last is not None:
             sess.transfer_source = tuple(last)
     return (sess.ds_key, sess.transfer_source) if sess.transfer_source else None
@@ -39,23 +39,23 @@ def start(path: str) -> None:
     team.require("run filters")
     checked = data_inputs.check_local_path(path.strip())
     session().transfer_source = (checked, os.path.getmtime(checked))
-    if cached_jobs.result("transfer", _key()) is not None:
-        cached_jobs.keep("transfer-last", session().ds_key, session().transfer_source)
+    if cached_jobs.result(cached_jobs.TRANSFER, _key()) is not None:
+        cached_jobs.keep(cached_jobs.TRANSFER_LAST, session().ds_key, session().transfer_source)
         return   # measured already: no need to read the other split again
     train = current.dataset()
     evaluation = load_dataset(checked, text=list(train.text), label=train.label)   # refused here, not in the job
-    cached_jobs.start("transfer", "Cues across splits", _key(), lambda ctx: ctx.offload(
+    cached_jobs.start(cached_jobs.TRANSFER, _key(), lambda ctx: ctx.offload(
         cue_transfer, train, evaluation, k=CUES, m=MODELS))
-    cached_jobs.keep("transfer-last", session().ds_key, session().transfer_source)   # every tab and a restart show it
+    cached_jobs.keep(cached_jobs.TRANSFER_LAST, session().ds_key, session().transfer_source)   # every tab and a restart show it
 
 
 def result():
     """The `core.dynamics.transfer.Transfer` of the session's last split, or None."""
-    return cached_jobs.result("transfer", _key())
+    return cached_jobs.result(cached_jobs.TRANSFER, _key())
 
 
 def job():
-    return cached_jobs.job("transfer", _key())
+    return cached_jobs.job(cached_jobs.TRANSFER, _key())
 
 
 ended = cached_jobs.ended

@@ -11,6 +11,8 @@ from typing import Any, Optional, Union
 
 import streamlit as st
 
+from core.base.jobs import JobKey
+
 __all__ = ["Session", "session", "DEFAULT_SOURCE", "DEFAULT_SPEC", "DEFAULT_PARAMS", "DEFAULT_TAU",
            "DEFAULT_TARGET"]
 
@@ -50,11 +52,11 @@ class Session:
     pending_key: Optional[str] = None                  # a loaded dataset not scored yet (Data page)
     pending_source: Optional[Source] = None
     mapping: Optional[dict] = None                     # a load waiting for its columns' roles (Data page)
-    job_key: Optional[str] = None                      # the background job this tab watches
+    job_key: Optional[JobKey] = None                   # the background job this tab watches
     job_params: Optional[dict] = None
     job_source: Optional[Source] = None                # becomes `source` when the job's dataset is new
     job_page: str = ""                                 # the page that started it (shows its traceback)
-    proj_job: Optional[str] = None
+    proj_job: Optional[JobKey] = None
     zfilter_params: Optional[tuple] = None             # the Features page's last submitted forms
     consistency_params: Optional[tuple] = None
     dynamics_params: Optional[tuple] = None            # the Dynamics page's last submitted form
@@ -67,7 +69,7 @@ class Session:
     revising: Optional[int] = None                     # Create: the rejected submission being revised
     create_message: Optional[tuple] = None             # Create: (kind, text) said once after a submission
     create_cleared: Optional[dict] = None              # Create: field -> the text a submission cleared from it
-    eval_job: Optional[str] = None                     # the Evaluate page's background job
+    eval_job: Optional[JobKey] = None                  # the Evaluate page's background job
     eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
     export_file: Any = None                            # the Export page's prepared file (dashboard.services.exports)
     map_selection: tuple = ()                          # the Map's selected example ids (kept across τ/n) ...

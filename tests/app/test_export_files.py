@@ -13,6 +13,7 @@ from core.base.jobs import JobRunner
 from dashboard.services import exports
 from dashboard.process.server import Server
 from dashboard.state.session import Session
+from jobkeys import job_key
 
 
 @pytest.fixture
@@ -61,7 +62,7 @@ def test_stop_cancels_and_waits_for_jobs_and_removes_prepared_files(srv):
         finally:
             ended.append(threading.current_thread().name)
 
-    job = srv.jobs.submit("k", work, name="slow")
+    job = srv.jobs.submit(job_key("k"), work, name="slow")
     exports.prepare(Session(), FRAME, "csv", {}, "c.csv", "sig")   # a tab's file (its session still alive here)
     time.sleep(0.05)
     assert srv.finish_stop(timeout=5) == []
@@ -72,7 +73,7 @@ def test_stop_cancels_and_waits_for_jobs_and_removes_prepared_files(srv):
 def test_shutdown_reports_a_job_that_does_not_stop():
     runner = JobRunner()
     release = threading.Event()
-    job = runner.submit("stuck", lambda ctx: release.wait(5), name="stuck")   # never checks its token
+    job = runner.submit(job_key("stuck"), lambda ctx: release.wait(5), name="stuck")   # never checks its token
     try:
         assert runner.shutdown(timeout=0.2) == [job] and job.cancelled
     finally:

@@ -12,6 +12,7 @@ from core.evaluation import EvaluationOptions, evaluate
 from core.evaluation.models import Fit, FitMemo, fit_many
 from core.base.cores import usable_cores
 from core.base.jobs import JobRunner
+from jobkeys import job_key
 
 
 def _data(seed, n=120, d=5, classes=3):
@@ -116,11 +117,11 @@ def test_a_job_alone_gets_every_core_and_jobs_at_once_share_them():
             return ctx.cores
         return fn
 
-    alone = runner.submit("alone", lambda ctx: ctx.cores).wait().result
+    alone = runner.submit(job_key("alone"), lambda ctx: ctx.cores).wait().result
     assert alone == usable_cores()
-    first = runner.submit("a", work(0))
+    first = runner.submit(job_key("a"), work(0))
     assert started[0].wait(60)
-    second = runner.submit("b", work(1))
+    second = runner.submit(job_key("b"), work(1))
     assert started[1].wait(60)
     release.set()
     first.wait(), second.wait()

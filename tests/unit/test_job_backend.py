@@ -16,6 +16,7 @@ from core.base.errors import Cancelled, InputError  # noqa: E402
 from core.base.job_backends import DaskBackend, LocalBackend, backend_for  # noqa: E402
 from core.base.jobs import JobRunner  # noqa: E402
 from core.zstats import z_filter  # noqa: E402
+from jobkeys import job_key
 
 pytestmark = pytest.mark.dask
 
@@ -65,7 +66,7 @@ def runner(cluster):
 
 def test_a_step_runs_on_a_worker_with_progress_and_relayed_callbacks(runner):
     seen = []
-    job = runner.submit("a", lambda ctx: ctx.offload(where_am_i, 5, on_step=seen.append, relay=("on_step",)))
+    job = runner.submit(job_key("a"), lambda ctx: ctx.offload(where_am_i, 5, on_step=seen.append, relay=("on_step",)))
     job.wait(60)
     assert job.status == "done", job.traceback
     assert job.result != os.getpid()               # computed in a worker process
@@ -79,9 +80,9 @@ def test_the_same_result_as_in_this_process(runner):
     words = np.where(labels == "contradiction", "nobody", rng.choice(["a", "the", "some"], 400))
     frame = pd.DataFrame({"premise": [f"a person sits {i % 7}" for i in range(400)],
                           "hypothesis": [f"{w} person is {i % 5}" for i, w in enumerate(words)], "label": labels})
-    here = JobRunner(backend=LocalBackend()).submit("z", lambda ctx: ctx.offload(
+    here = JobRunner(backend=LocalBackend()).submit(job_key("z"), lambda ctx: ctx.offload(
         z_filter, frame, batch_size=50, k=5, min_count=5, random_state=0)).wait(60)
-    there = runner.submit("z", lambda ctx: ctx.offload(
+    there = runner.submit(job_key("z"), lambda ctx: ctx.offload(
         z_filter, frame, batch_size=50, k=5, min_count=5, random_state=0)).wait(60)
     assert here.status == there.status == "done", (here.traceback, there.traceback)
     assert len(here.result.rejected) > 0
@@ -90,7 +91,7 @@ def test_the_same_result_as_in_this_process(runner):
 
 
 def test_cancel_stops_the_task_on_its_worker(runner, cluster):
-    job = runner.submit("c", lambda ctx: ctx.offload(until_cancelled))
+    job = runner.submit(job_key("c"), lambda ctx: ctx.offload(until_cancelled))
     wait_for(lambda: job.message == "spinning", what="the task to report progress")
     job.cancel()
     job.wait(60)
@@ -101,7 +102,7 @@ def test_cancel_stops_the_task_on_its_worker(runner, cluster):
 
 
 def test_a_workers_error_reaches_the_job_with_its_message(runner):
-    job = runner.submit("e", lambda ctx: ctx.offload(refuses)).wait(60)
+    job = runner.submit(job_key("e"), lambda ctx: ctx.offload(refuses)).wait(60)
     assert job.status == "error" and isinstance(job.error, InputError)
     assert "choose it on the Data page" in str(job.error)
 
@@ -112,7 +113,7 @@ def test_an_unreachable_scheduler_is_a_clear_error_on_the_job():
         port = s.getsockname()[1]
     assert isinstance(backend_for(f"tcp://127.0.0.1:{port}"), DaskBackend)
     backend = DaskBackend(f"tcp://127.0.0.1:{port}", timeout=2)
-    job = JobRunner(backend=backend).submit("u", lambda ctx: ctx.offload(where_am_i, 1)).wait(60)
+    job = JobRunner(backend=backend).submit(job_key("u"), lambda ctx: ctx.offload(where_am_i, 1)).wait(60)
     assert job.status == "error" and isinstance(job.error, InputError)
     assert f"127.0.0.1:{port}" in str(job.error) and "dask scheduler" in str(job.error)
 
@@ -121,6 +122,6 @@ def test_no_scheduler_computes_in_this_process():
     backend = backend_for(None)
     assert isinstance(backend, LocalBackend)
     seen = []
-    job = JobRunner(backend=backend).submit("l", lambda ctx: ctx.offload(where_am_i, 2, on_step=seen.append,
+    job = JobRunner(backend=backend).submit(job_key("l"), lambda ctx: ctx.offload(where_am_i, 2, on_step=seen.append,
                                                                           relay=("on_step",))).wait(10)
     assert job.result == os.getpid() and seen == [0, 1]

@@ -24,21 +24,64 @@ def test_services_are_owned_by_the_runner_and_stop_with_it():
 def test_jobs_are_found_by_their_typed_key_never_by_parsing_it():
     """A `JobKey` names what a job computes (kind, what it is about, the digest of its inputs): its
     string is the runner's key as it always was, and the runner finds jobs by its parts."""
-    from core.base.jobs import JobKey
+    from core.base.jobs import JobKey, JobKind
 
     runner = JobRunner(workers=2)
     release = threading.Event()
-    key = JobKey("eval", "d1g3st", about="run:with:colons")
-    assert str(key) == "eval:run:with:colons:d1g3st" and str(JobKey("map", "x")) == "map:x"
+    EVAL, QUALITY = JobKind("eval", "Evaluation"), JobKind("quality", "Quality components")
+    key = JobKey(EVAL, "d1g3st", about="run:with:colons")
+    assert str(key) == "eval:run:with:colons:d1g3st" and str(JobKey(JobKind("map", "Map"), "x")) == "map:x"
     first = runner.submit(key, lambda ctx: release.wait(30))
-    again = runner.submit(JobKey("eval", "d1g3st", about="run:with:colons"), lambda ctx: None)
-    other = runner.submit(JobKey("eval", "other", about="run2"), lambda ctx: release.wait(30))
-    plain = runner.submit("quality:abc", lambda ctx: release.wait(30))
+    again = runner.submit(JobKey(EVAL, "d1g3st", about="run:with:colons"), lambda ctx: None)
+    other = runner.submit(JobKey(EVAL, "other", about="run2"), lambda ctx: release.wait(30))
+    plain = runner.submit(JobKey(QUALITY, "abc"), lambda ctx: release.wait(30))
     try:
-        assert again is first and first.key == str(key) and first.spec == key and plain.spec is None
-        assert runner.running(kind="eval", about="run:with:colons") == [first]
-        assert {j.spec.digest for j in runner.running(kind="eval")} == {"d1g3st", "other"}
+        assert again is first and first.key == str(key) and first.spec == key and plain.name == "Quality components"
+        assert runner.running(kind=EVAL, about="run:with:colons") == [first]
+        assert {j.spec.digest for j in runner.running(kind=EVAL)} == {"d1g3st", "other"}
         assert set(runner.running()) == {first, other, plain}
     finally:
         release.set()
         runner.shutdown(timeout=30)
+
+
+def test_the_runner_takes_typed_keys_only_and_the_dashboards_kinds_are_declared_once():
+    """Issue 43, one job API: no job is named by a bare string (the runner, its lookups and a key's
+    kind refuse one); every kind the dashboard runs is declared once in `cached_jobs.KINDS`, and
+    every job key the dashboard's code makes names one of them, read from the source."""
+    import ast
+    from pathlib import Path
+
+    import pytest
+
+    from core.base.jobs import JobKey, JobKind
+    from dashboard.services import cached_jobs
+
+    runner = JobRunner(workers=1)
+    for call in (lambda: runner.submit("run:abc", lambda ctx: None), lambda: runner.get("run:abc"),
+                 lambda: runner.forget("run:abc"), lambda: JobKey("eval", "x")):
+        with pytest.raises(TypeError, match="Job"):
+            call()
+    with pytest.raises(ValueError):
+        JobKind("a:b", "colon in a name")
+    with pytest.raises(ValueError, match="not declared"):
+        cached_jobs.submit(JobKey(JobKind("stray", "a kind nobody declared"), "x"), lambda ctx: None)
+    names = [k.name for k in cached_jobs.KINDS]
+    assert len(names) == len(set(names))
+    declared = {n for n in cached_jobs.__all__ if isinstance(getattr(cached_jobs, n), JobKind)}
+    assert {getattr(cached_jobs, n) for n in declared} == set(cached_jobs.KINDS)
+    root = Path(__file__).resolve().parents[2]
+    for path in [*root.glob("dashboard/**/*.py"), *root.glob("pages/*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        # the functions of cached_jobs this module calls by name, and JobKey
+        named = {"JobKey"} | {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                              and node.module == "dashboard.services.cached_jobs" for a in node.names}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            func = node.func
+            ours = (isinstance(func, ast.Name) and func.id in named) or (
+                isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "cached_jobs")
+            first = node.args[0]
+            assert not (ours and isinstance(first, ast.Constant) and isinstance(first.value, str)), \
+                f"{path.name} line {node.lineno}: a job kind named by a string; declare it in cached_jobs.KINDS"

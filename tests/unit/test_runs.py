@@ -13,6 +13,7 @@ from core.base.errors import Cancelled, InputError
 from core.base.jobs import Job, JobRunner
 from core.base.result_store import MARK
 from core.results.runs import STORE_FORMAT, CorruptRun, Run, RunStore, fit_run, package_versions, run_key
+from jobkeys import job_key
 
 PARAMS = dict(n_partitions=8, train_size=0.2, slice_size=0.05, tau=0.0, target_size=0.4, random_state=1)
 
@@ -221,22 +222,22 @@ def test_job_traceback_is_logged(caplog):
 def test_job_runner_forgets_old_finished_jobs():
     runner = JobRunner(keep_finished=3)
     for i in range(8):
-        runner.submit(f"k{i}", lambda ctx: "done").wait(5)
-    runner.submit("last", lambda ctx: "done").wait(5)
-    kept = [k for k in [f"k{i}" for i in range(8)] + ["last"] if runner.get(k) is not None]
-    assert len(kept) <= 4 and "last" in kept and runner.get("k0") is None
+        runner.submit(job_key(f"k{i}"), lambda ctx: "done").wait(5)
+    runner.submit(job_key("last"), lambda ctx: "done").wait(5)
+    kept = [k for k in [f"k{i}" for i in range(8)] + ["last"] if runner.get(job_key(k)) is not None]
+    assert len(kept) <= 4 and "last" in kept and runner.get(job_key("k0")) is None
 
 
 def test_job_runner_dedupes_running_keys():
     gate = threading.Event()
     runner = JobRunner()
-    a = runner.submit("k", lambda ctx: gate.wait(5) and "x")
-    b = runner.submit("k", lambda ctx: "other")
+    a = runner.submit(job_key("k"), lambda ctx: gate.wait(5) and "x")
+    b = runner.submit(job_key("k"), lambda ctx: "other")
     assert a is b and runner.running() == [a]
     gate.set()
     a.wait(5)
-    c = runner.submit("k", lambda ctx: "again").wait(5)
-    assert c is not a and c.result == "again" and runner.get("k") is c
+    c = runner.submit(job_key("k"), lambda ctx: "again").wait(5)
+    assert c is not a and c.result == "again" and runner.get(job_key("k")) is c
 
 
 def test_cancel_reaches_aflite(problem):
@@ -357,7 +358,7 @@ def test_a_bounded_runner_computes_at_most_its_workers_at_once_and_cancels_a_wai
             running[0] -= 1
         return "ok"
 
-    jobs = [runner.submit(f"j{i}", work) for i in range(4)]
+    jobs = [runner.submit(job_key(f"j{i}"), work) for i in range(4)]
     deadline = time.time() + 30
     while sum(j.status == "running" for j in jobs) < 2 and time.time() < deadline:
         time.sleep(0.01)

@@ -1,0 +1,9 @@
+"""Keys for the jobs tests start on a `core.base.jobs.JobRunner` of their own: the runner takes a
+typed `JobKey` only, of a declared `JobKind`."""
+from core.base.jobs import JobKey, JobKind
+
+TEST_JOBS = JobKind("test", "a test's job")
+
+
+def job_key(name: str) -> JobKey:
+    return JobKey(TEST_JOBS, name)
