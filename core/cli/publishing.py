@@ -46,16 +46,16 @@ def cmd_export(args) -> int:
     if pairs is not None and not args.quiet:
         print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
               "each group kept).", file=sys.stderr)
-    card, certificate = None, None
+    card, certificate, files = None, None, None
     if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its card and certificate
         carried = folder_files(ds, out, certificate=not args.no_certificate, cache_dir=args.cache_dir)
-        card, certificate = carried.card, carried.certificate
+        card, certificate, files = carried.card, carried.certificate, carried.files()
         if carried.note and not args.quiet:
             print(f"note: {carried.note}", file=sys.stderr)
     bar = progress_bar("export", args.quiet)
     try:
         export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar,
-                          card=card, files={"certificate.json": certificate_bytes(certificate)} if certificate else None)
+                          card=card, files=files)
     finally:
         if bar:
             bar.close()

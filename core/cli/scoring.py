@@ -203,9 +203,11 @@ def cmd_aflite(args) -> int:
 
         out = export_split(ds, run, which=args.which, fmt=fmt, include_arrays=True)
         frame, manifest_out = out.frame, out.manifest
-        # a datasets folder carries its card (its certificate is `certify`'s or `export`'s: a pass of its own)
-        card = folder_files(ds, out, certificate=False).card if fmt == "datasets" else None
-        export.write_new(frame, outs.path_for("--export"), fmt, manifest=manifest_out, card=card)
+        # a datasets folder carries its card and croissant.json (its certificate is `certify`'s or
+        # `export`'s: a pass of its own)
+        carried = folder_files(ds, out, certificate=False) if fmt == "datasets" else None
+        export.write_new(frame, outs.path_for("--export"), fmt, manifest=manifest_out,
+                         card=carried and carried.card, files=carried and carried.files())
         Path(outs.path_for("the export's manifest")).write_text(json.dumps(manifest_out, indent=1, default=str))
     outs.commit()
     if not args.quiet:

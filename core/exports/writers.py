@@ -269,8 +269,8 @@ def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] =
     ``out`` is a binary file object or a path (not made atomic here: `write` and the
     callers write to a temporary and rename). ``fmt="datasets"`` writes a zip of the
     ``save_to_disk`` folder with ``manifest.json`` inside, and ``README.md`` when a dataset
-    ``card`` is given (`core.exports.card.dataset_card`), and ``files`` (name → bytes: the split's
-    ``certificate.json``) beside them (``zipped=False`` and a path: the folder itself). ``progress(fraction, message)`` and ``cancel`` (an object with
+    ``card`` is given (`core.exports.card.dataset_card`), and ``files`` (name → bytes, or a function
+    of the written folder giving them: the split's ``certificate.json`` and ``croissant.json``) beside them (``zipped=False`` and a path: the folder itself). ``progress(fraction, message)`` and ``cancel`` (an object with
     ``is_set()``) are checked between chunks; a cancel raises `core.base.errors.Cancelled`.
     """
     _check_choice("fmt", fmt, FORMATS)
@@ -286,7 +286,8 @@ def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] =
             for name, blob in (files or {}).items():
                 if Path(name).name != name or name in ("README.md", "manifest.json") or name.startswith("."):
                     raise ValueError(f"{name!r} is not a file name the datasets folder can hold beside its data")
-                (folder / name).write_bytes(blob)
+                # bytes, or made from the written folder (croissant.json hashes the data's shards)
+                (folder / name).write_bytes(blob(folder) if callable(blob) else blob)
             check_cancel(cancel)
             report(progress, 0.95, "zipping the datasets folder" if zipped else "moving the datasets folder")
             if not zipped:
@@ -363,14 +364,14 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
 
 
 def write_new(frame: pd.DataFrame, path, fmt: str, *, manifest: Optional[dict] = None, card=None, progress=None,
-              cancel=None, chunk_rows: int = CHUNK_ROWS) -> None:
+              cancel=None, chunk_rows: int = CHUNK_ROWS, files: Optional[dict] = None) -> None:
     """Write the export to ``path``, which must not exist yet: a temporary the output policy
     (`core.exports.outputs.Outputs.path_for`) handed out and will move into place. A datasets folder
-    holds ``manifest`` and ``card`` (see `write_file`)."""
+    holds ``manifest``, ``card`` and ``files`` (see `write_file`)."""
     _check_choice("fmt", fmt, FORMATS)
     if FORMATS[fmt].folder:
         write_file(frame, path, fmt, zipped=False, chunk_rows=chunk_rows, progress=progress, cancel=cancel,
-                   manifest=manifest, card=card)
+                   manifest=manifest, card=card, files=files)
     else:
         with open(path, "wb") as fh:
             write_file(frame, fh, fmt, progress=progress, cancel=cancel, chunk_rows=chunk_rows)

@@ -38,6 +38,19 @@ class FolderFiles:
     card: object                      # the dataset card (`core.exports.card.card_of`: str() is its README.md)
     certificate: Optional[dict]       # the split's certificate; None when it cannot be measured (``note`` says why)
     note: Optional[str] = None
+    croissant: Optional[dict] = None  # its Croissant metadata but the files (`core.exports.croissant`)
+
+    def files(self) -> dict:
+        """The files beside the rows and the card (`core.exports.writers.write_file`'s ``files``):
+        ``certificate.json`` when there is one, and ``croissant.json``, made from the written folder."""
+        from core.certificate.schema import certificate_bytes
+        from core.exports.croissant import FILE_NAME, croissant_bytes
+
+        out = {"certificate.json": certificate_bytes(self.certificate)} if self.certificate else {}
+        if self.croissant is not None:
+            meta = self.croissant
+            out[FILE_NAME] = lambda folder: croissant_bytes(meta, folder)
+        return out
 
 
 def export_split(dataset, run, *, which: str, fmt: str, include_arrays: bool, tau=None, target_size=None, live=None,
@@ -103,9 +116,12 @@ def folder_files(dataset, split: SplitExport, *, certificate: bool = True, verdi
     """The card and the certificate of the exported rows (`core.usecases.certificates.certify_split`:
     the Φ of the run that selected them), as a datasets folder and a Hub push carry them."""
     from core.exports.card import card_of
+    from core.exports.croissant import croissant_metadata
 
     found, why = certify_split(dataset, split.frame["id"].astype(str), manifest=split.manifest,
                                cache_dir=cache_dir) if certificate \
         else (None, None)
+    name = str(split.manifest.get("dataset", {}).get("name") or dataset.name or "dataset")
     return FolderFiles(card=card_of(dataset, split.manifest, verdict=verdict, certificate=found), certificate=found,
-                       note=why and f"no certificate.json: {why}")
+                       note=why and f"no certificate.json: {why}",
+                       croissant=croissant_metadata(split.frame, split.manifest, name=name, certificate=found))

@@ -162,13 +162,12 @@ def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]
 
 
 def folder_files(dataset, split: Split) -> tuple:
-    """(the card's text, ``{"certificate.json": bytes}`` or None) a datasets folder carries
-    (`core.usecases.exports.folder_files`, as the CLI's): built when asked (the certificate measures
-    the split; the card's cue tables take a z-statistics pass), kept for the same options."""
-    from core.certificate.schema import certificate_bytes
-
+    """(the card's text, the files beside the rows: ``certificate.json``, ``croissant.json``) a
+    datasets folder carries (`core.usecases.exports.folder_files`, as the CLI's): built when asked
+    (the certificate measures the split; the card's cue tables take a z-statistics pass), kept for
+    the same options."""
     found: FolderFiles = current.cached("folder_files", split.signature, lambda: folder_files_of(dataset, split.export))
-    return str(found.card), ({"certificate.json": certificate_bytes(found.certificate)} if found.certificate else None)
+    return str(found.card), found.files()
 
 
 def card_only(dataset, split: Split) -> str:
