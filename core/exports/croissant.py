@@ -6,9 +6,8 @@ with its Responsible-AI vocabulary, filled from measurements rather than left to
   often than the data does, with its support);
 - ``rai:dataLimitations``: what the certificate could not measure or cannot vouch for (measures
   left out, measures that only warn), and what the filter removed;
-- ``rai:dataAnnotationAnalysis`` and ``rai:annotationsPerItem``: the team's review of the split
-  (reviewers' Krippendorff's α, reviews per reviewed example) when it was reviewed, else that
-  each example carries the dataset's own single label;
+- ``rai:dataAnnotationAnalysis`` and ``rai:annotationsPerItem``: the reviewers' Krippendorff's α
+  when the certificate holds it, else that each example carries the dataset's own single label;
 - ``rai:dataPreprocessingProtocol``: how the split was made (AFLite's m, t, k, τ, n; the rows kept).
 
 `croissant_metadata` builds everything but the files; `croissant_bytes` completes it with the
@@ -111,10 +110,7 @@ def _biases(certificate: Optional[dict]) -> list:
 
 def _limitations(certificate: Optional[dict], manifest: dict) -> list:
     out = []
-    export = manifest.get("export", {})
-    kept, removed = export.get("rows"), None
-    aflite = manifest.get("aflite") or {}
-    if aflite:
+    if manifest.get("aflite"):
         out.append("The split was filtered by AFLite: the examples a linear model on the representation predicts "
                    "most easily were removed, so the split is harder for such models than the data it came from; "
                    "measures of the filtered split are not measures of the original data.")
@@ -127,19 +123,16 @@ def _limitations(certificate: Optional[dict], manifest: dict) -> list:
             out.append("The certificate's gate fails only on new or stronger label cues; its other artifact measures "
                        f"({', '.join(warns)}) vary between samples of the same data by more than their stated error, "
                        "so they warn (docs/certificate.md).")
-    if kept is not None and removed is None:
-        out.append(f"{int(kept):,} rows in this split.")
+    rows = manifest.get("export", {}).get("rows")
+    if rows is not None:
+        out.append(f"{int(rows):,} rows in this split.")
     return out
 
 
-def _annotation(agreement: Optional[dict], certificate: Optional[dict]) -> tuple:
-    """(``rai:dataAnnotationAnalysis``, ``rai:annotationsPerItem``): the team's review when there is
-    one (``agreement``: `core.team.agreement` summary, or the certificate's reviewers' α)."""
+def _annotation(certificate: Optional[dict]) -> tuple:
+    """(``rai:dataAnnotationAnalysis``, ``rai:annotationsPerItem``): the team's review when the
+    certificate holds the reviewers' α, else the dataset's own single label."""
     alpha = (certificate or {}).get("measures", {}).get("reviewers.alpha", {}).get("value")
-    if agreement and agreement.get("examples"):
-        return (f"Team review: {int(agreement['examples']):,} examples reviewed by "
-                f"{int(agreement.get('reviewers', 0))} reviewers; Krippendorff's α (nominal) = "
-                f"{_number(agreement.get('alpha'))}.", _number(agreement.get("reviews_per_example", 1)))
     if alpha is not None:
         return (f"Team review in Artifact Lens: Krippendorff's α (nominal) of the reviewers = {_number(alpha)}.",
                 "1 label from the dataset, plus the team's reviews")
@@ -148,7 +141,7 @@ def _annotation(agreement: Optional[dict], certificate: Optional[dict]) -> tuple
 
 
 def croissant_metadata(frame: pd.DataFrame, manifest: dict, *, name: str, certificate: Optional[dict] = None,
-                       agreement: Optional[dict] = None, description: str = "") -> dict:
+                       description: str = "") -> dict:
     """Croissant metadata of an exported split without its files (`write_croissant` adds them):
     one record set, ``split``, with a field per column the rows have."""
     aflite = manifest.get("aflite") or {}
@@ -158,7 +151,7 @@ def croissant_metadata(frame: pd.DataFrame, manifest: dict, *, name: str, certif
                 + f"; exported at τ = {export.get('tau')}, n = {export.get('target_size')}, "
                 f"{export.get('selection', 'the retained rows')} ({export.get('rows', len(frame)):,} rows)."
                 if aflite else f"Exported by Artifact Lens ({len(frame):,} rows).")
-    analysis, per_item = _annotation(agreement, certificate)
+    analysis, per_item = _annotation(certificate)
     fields = []
     for col in frame.columns:
         kind = _data_type(frame[col])
