@@ -20,14 +20,16 @@ RUN groupadd --gid "${APP_UID}" lens \
 
 WORKDIR /app
 
-# The package first (extra "postgres": the psycopg driver), so code-only changes to the
-# pages reuse this layer. README.md is the package's long description.
+# The library first (installed as artifact_lens, with the `artifact-lens` command; extra
+# "postgres": the psycopg driver), so code-only changes to the pages reuse this layer. README.md
+# is the package's long description.
 COPY pyproject.toml README.md ./
 COPY core/ core/
-COPY dashboard/ dashboard/
 RUN pip install ".[postgres]" && rm -rf build ./*.egg-info
 
-# The Streamlit app itself, the hosting config and the entrypoint check.
+# The Streamlit app itself (it imports core/ and dashboard/ from /app), the hosting config and the
+# entrypoint check.
+COPY dashboard/ dashboard/
 COPY app.py ./
 COPY pages/ pages/
 COPY assets/ assets/

@@ -1,6 +1,6 @@
 """Team agreement (`core.team.agreement`, issue 22) on SNLI dev: three simulated reviewers with known
 noise review the same examples of a saved run in a real team store; prints one JSON object with
-what ``python -m core agreement`` (and the Review page's Agreement tab) says, side by side with
+what ``artifact-lens agreement`` (and the Review page's Agreement tab) says, side by side with
 the reference implementations (the `krippendorff` package's α, scikit-learn's κ), the
 filter-as-rater tables, the τ/n the team supports, the settings as the owner sees them, and the
 seconds each step took.

@@ -5,7 +5,7 @@ normal vectors and a Parquet dataset (id, label: 3 classes) in which 30 % of the
 learnable artifact (their vector is shifted along a direction of their label), then runs, in a
 fresh process, the whole CLI command a curator would type:
 
-    python -m core aflite labels.parquet --label label --id id --text text -r file:path=emb.npy \\
+    artifact-lens aflite labels.parquet --label label --id id --text text -r file:path=emb.npy \\
         --m 64 --k 0.01 --tau 0 --target-size 0.5 --out scores.csv --manifest run.json
 
 (full dimension: the engine's default ``max_dim`` keeps all 768 columns). A thread in that

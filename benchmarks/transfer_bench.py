@@ -1,7 +1,7 @@
 """Cues across splits (issue 35, item 2): SNLI dev as the training split measured on MNLI dev matched,
 the way each front end runs it, side by side in one run. Prints one JSON line:
 
-- ``cli_s``: ``python -m core transfer TRAIN EVAL --out DIR`` as a user types it (a fresh process:
+- ``cli_s``: ``artifact-lens transfer TRAIN EVAL --out DIR`` as a user types it (a fresh process:
   imports, both loads, the measure, the files), with its defaults (k = 20 cues, m = 16 models).
 - ``dashboard_job_s``: what the Features page's job runs (`dashboard.services.transfer`: both splits loaded,
   `core.dynamics.transfer.cue_transfer` with k = 10, m = 8), in this process.

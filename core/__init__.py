@@ -13,5 +13,5 @@ bottom up::
     quality                   DQI components, feedback, DQI-guided pruning
     exports  team             files for curators (split, card, report) │ store, review, agreement
     certificate               the artifact certificate and its gate
-    cli                       python -m core
+    cli                       artifact-lens
 """

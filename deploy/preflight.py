@@ -7,7 +7,7 @@ missing, unreadable or unparsable looks exactly like that to Streamlit. So befor
 folder or the home folder, where Streamlit looks) has an ``[auth]`` section with every key
 the app needs and no placeholder left from ``deploy/secrets.example.toml``.
 ``ARTIFACT_LENS_ALLOW_SINGLE_USER=1`` skips the check (a trusted, single-person machine).
-Any other command (``docker run IMAGE python -m core info ...``) runs unchecked.
+Any other command (``docker run IMAGE artifact-lens info ...``) runs unchecked.
 
 On success the command replaces this process (``exec``), so it receives the stop signal
 itself.
@@ -19,8 +19,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from core.base.errors import InputError
-from core.base.settings import AUTH_KEYS, settings
+from artifact_lens.base.errors import InputError
+from artifact_lens.base.settings import AUTH_KEYS, settings
 
 PLACEHOLDER = "REPLACE"
 MIN_COOKIE_SECRET = 32

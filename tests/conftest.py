@@ -14,6 +14,10 @@ _MADE_CACHE = None
 if not os.environ.get("ARTIFACT_LENS_CACHE"):
     _MADE_CACHE = os.environ["ARTIFACT_LENS_CACHE"] = tempfile.mkdtemp(prefix="artifact-lens-test-cache-")
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "artifact-lens" / "numba"))
+# The checkout's core/ and dashboard/ for the Python processes the tests start (a worker script, a
+# killed writer): installed, the library is artifact_lens, and only a checkout has `core`.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(Path(__file__).resolve().parents[1])] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 
 import pytest  # noqa: E402
 

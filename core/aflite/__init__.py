@@ -27,11 +27,11 @@ score (eq. 4), R = Σ p̃ the representation bias (eq. 5).
 
 May import: core.base, core.models, core.data.
 """
-from core.aflite.baselines import random_subset, single_model_filter
-from core.aflite.estimator import FAMILIES, STRATEGIES, AFLite, NotFitted, ParameterError
-from core.aflite.inputs import encode_labels
-from core.aflite.selection import resolve_size
-from core.aflite.trajectory import RefitNeeded, Trajectory
+from .baselines import random_subset, single_model_filter
+from .estimator import FAMILIES, STRATEGIES, AFLite, NotFitted, ParameterError
+from .inputs import encode_labels
+from .selection import resolve_size
+from .trajectory import RefitNeeded, Trajectory
 
 __all__ = ["AFLite", "Trajectory", "RefitNeeded", "ParameterError", "NotFitted", "FAMILIES", "STRATEGIES",
            "random_subset", "single_model_filter", "resolve_size", "encode_labels"]

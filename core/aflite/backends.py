@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.base.devices import to_host
-from core.base.progress import check_cancel
+from ..base.devices import to_host
+from ..base.progress import check_cancel
 
 __all__ = ["ArrayRidgeScorer"]
 
@@ -115,7 +115,7 @@ class ArrayRidgeScorer:
             self.H[int(b), ...] = self.H[int(b), ...] - h
 
     def score(self, S, plan, sub, cancel, phase):
-        from core.aflite.scorers import extra_rows
+        from .scorers import extra_rows
 
         xp = self.xp
         m, (B, d1, _) = plan.full.shape[1], self.G.shape

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.aflite.inputs import check_X, encode_labels
-from core.aflite.selection import is_int, resolve_size
-from core.base.errors import InputError
+from .inputs import check_X, encode_labels
+from .selection import is_int, resolve_size
+from ..base.errors import InputError
 
 __all__ = ["random_subset", "single_model_filter"]
 

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from core.aflite.inputs import check_values, scan_rows
-from core.aflite.storage import RANGE_ROWS, range_of, resolve_jobs, row_ranges, run_tasks
-from core.base.cluster import ClusterError, connect  # noqa: F401  (re-exported: AFLite's cluster entry point)
-from core.base.errors import Cancelled, InputError
-from core.base.progress import check_cancel
+from .inputs import check_values, scan_rows
+from .storage import RANGE_ROWS, range_of, resolve_jobs, row_ranges, run_tasks
+from ..base.cluster import ClusterError, connect  # noqa: F401  (re-exported: AFLite's cluster entry point)
+from ..base.errors import Cancelled, InputError
+from ..base.progress import check_cancel
 
 __all__ = ["DaskRows", "ClusterError", "connect", "load_array"]   # the connection lives in core.base.cluster
 

@@ -13,17 +13,17 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval, InvalidParameterError, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from core.aflite.inputs import check_protected, check_removal_order, check_X, encode_labels
-from core.aflite.partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
-from core.aflite.backends import ArrayRidgeScorer
-from core.base.devices import namespace
-from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
-from core.aflite.storage import LocalRows, trim_heap
-from core.aflite.selection import check_tau, resolve_size, select
-from core.aflite.trajectory import Trajectory
-from core.base.cores import one_blas_thread
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
+from .inputs import check_protected, check_removal_order, check_X, encode_labels
+from .partitions import Blocks, block_size, partition_plan, phase_rng, tiebreak
+from .backends import ArrayRidgeScorer
+from ..base.devices import namespace
+from .scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
+from .storage import LocalRows, trim_heap
+from .selection import check_tau, resolve_size, select
+from .trajectory import Trajectory
+from ..base.cores import one_blas_thread
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
 
 __all__ = ["AFLite", "ParameterError", "NotFitted", "FAMILIES", "STRATEGIES"]
 
@@ -306,7 +306,7 @@ class AFLite(BaseEstimator):
             raise ParameterError(f"n_jobs=0 runs nothing: give {_HINTS['n_jobs']}.")
         codes, classes = encode_labels(y)
         if _is_dask_array(X):
-            from core.aflite.distributed import DaskRows
+            from .distributed import DaskRows
 
             rows = DaskRows(X)             # checks shape, dtype and values on the cluster
         else:
@@ -576,7 +576,7 @@ class AFLite(BaseEstimator):
 def _check_ridge_memory(N: int, d: int, n_classes: int, m: int, n_blocks: int) -> None:
     """Refuse a ridge run that would outgrow the memory (it grows with classes × d × m) with
     the flags that shrink it, before any work."""
-    from core.base.memory import available_memory, size_text
+    from ..base.memory import available_memory, size_text
 
     need, avail = ridge_bytes(N, d, n_classes, m, n_blocks), available_memory()
     if avail is not None and need > avail:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.base.errors import InputError
-from core.data.labels import encode_labels as _encode
+from ..base.errors import InputError
+from ..data.labels import encode_labels as _encode
 
 __all__ = ["check_X", "check_values", "scan_rows", "encode_labels", "check_removal_order", "check_protected"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.aflite.distributed import connect, load_array
-from core.aflite.estimator import AFLite
-from core.aflite.storage import RANGE_ROWS
+from .distributed import connect, load_array
+from .estimator import AFLite
+from .storage import RANGE_ROWS
 
 __all__ = ["fit_on_cluster"]
 

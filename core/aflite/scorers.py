@@ -30,9 +30,9 @@ import warnings
 
 import numpy as np
 
-import core.aflite.lapack as lapack
-from core.base.progress import check_cancel
-from core.models import make_model
+from . import lapack as lapack
+from ..base.progress import check_cancel
+from ..models import make_model
 
 __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
 

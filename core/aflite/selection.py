@@ -26,7 +26,7 @@ from typing import Optional
 
 import numpy as np
 
-from core.base.errors import InputError
+from ..base.errors import InputError
 
 __all__ = ["resolve_size", "check_tau", "passing", "phase_step", "select", "top"]
 

@@ -18,7 +18,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from core.base.progress import check_cancel
+from ..base.progress import check_cancel
 
 __all__ = ["RANGE_ROWS", "LocalRows", "row_ranges", "range_of", "resolve_jobs", "run_tasks", "trim_heap"]
 
@@ -63,7 +63,7 @@ _libc = None
 
 def resolve_jobs(n_jobs) -> int:
     """scikit-learn's convention: None → 1, -1 → every core, -2 → all but one."""
-    from core.base.cores import usable_cores
+    from ..base.cores import usable_cores
 
     cores = usable_cores()
     if n_jobs is None:

@@ -24,9 +24,9 @@ import numpy as np
 if TYPE_CHECKING:   # only for an annotation: pandas is imported where a history is built
     import pandas as pd
 
-from core.aflite.partitions import Blocks, partition_plan, phase_rng, tiebreak
-from core.aflite.selection import check_tau, is_int, passing, phase_step, resolve_size, select
-from core.base.errors import InputError
+from .partitions import Blocks, partition_plan, phase_rng, tiebreak
+from .selection import check_tau, is_int, passing, phase_step, resolve_size, select
+from ..base.errors import InputError
 
 __all__ = ["Trajectory", "RefitNeeded"]
 

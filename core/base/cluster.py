@@ -11,8 +11,8 @@ from __future__ import annotations
 import socket
 from urllib.parse import urlsplit
 
-from core.base.errors import InputError
-from core.base.settings import printable
+from .errors import InputError
+from .settings import printable
 
 __all__ = ["ClusterError", "connect"]
 

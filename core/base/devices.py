@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from core.base.errors import InputError
+from .errors import InputError
 
 __all__ = ["DEVICES", "known", "namespace", "arrays_on", "to_host", "where"]
 

@@ -8,7 +8,7 @@ import time
 import uuid
 from typing import Optional
 
-from core.base.errors import Cancelled
+from .errors import Cancelled
 
 __all__ = ["LocalBackend", "DaskBackend", "backend_for"]
 
@@ -84,7 +84,7 @@ class DaskBackend:
     def client(self):
         with self._lock:
             if self._client is None or self._client.status in ("closed", "closing"):
-                from core.base.cluster import connect
+                from .cluster import connect
 
                 self._client = connect(self.address, timeout=self.timeout)
             return self._client

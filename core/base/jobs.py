@@ -26,10 +26,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from core.base.cores import usable_cores
-from core.base.errors import Cancelled, InputError
-from core.base.job_backends import LocalBackend
-from core.base.progress import Remaining
+from .cores import usable_cores
+from .errors import Cancelled, InputError
+from .job_backends import LocalBackend
+from .progress import Remaining
 
 __all__ = ["Job", "JobKind", "JobKey", "JobContext", "JobRunner", "offload", "KEPT"]
 

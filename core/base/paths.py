@@ -19,7 +19,7 @@ __all__ = ["cache_dir", "atomic_write", "fsync_folder", "umask", "rename_norepla
 def cache_dir() -> Path:
     """``$ARTIFACT_LENS_CACHE`` if set, else ``~/.cache/artifact-lens`` (`core.base.settings`: read
     again when the environment changes, so tests and servers can point it elsewhere)."""
-    from core.base.settings import settings
+    from .settings import settings
 
     return settings().cache
 

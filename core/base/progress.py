@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Protocol
 
-from core.base.errors import Cancelled
+from .errors import Cancelled
 
 ProgressFn = Callable[[float, str], None]
 

@@ -24,8 +24,8 @@ import stat
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from core.base import paths
-from core.base.errors import InputError
+from . import paths
+from .errors import InputError
 
 __all__ = ["ResultStore", "CorruptResult", "KEY", "prune"]
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Optional
 
-from core.base.errors import InputError
-from core.base.escaping import cut_middle
-from core.base.devices import known
+from .errors import InputError
+from .escaping import cut_middle
+from .devices import known
 
 __all__ = ["Settings", "SettingsError", "settings", "using_cache", "VARIABLES", "printable", "printable_message",
            "expand_path"]
@@ -228,7 +228,7 @@ def _cached(env: tuple, cwd: str) -> Settings:
     return _parse(env)
 
 
-#: a command's own cache folder (``python -m core --cache-dir``), set by `using_cache` for the
+#: a command's own cache folder (``artifact-lens --cache-dir``), set by `using_cache` for the
 #: command's length in its context: passed down explicitly, never written into the environment
 _CACHE_FOLDER: ContextVar[Optional[str]] = ContextVar("artifact_lens_cache_folder", default=None)
 

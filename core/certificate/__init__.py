@@ -9,10 +9,10 @@ uncertainty, that a dataset's own CI can gate on (issue 34).
   against when it is written and when it is read, and the format version.
 - `gate`: `compare` two certificates under rules (defaults: no measure of artifact strength rises
   beyond its uncertainty; a TOML or YAML file may set thresholds per measure): the table
-  ``python -m core check`` prints, and whether a rule is broken.
+  ``artifact-lens check`` prints, and whether a rule is broken.
 
 May import: core.base, core.data, core.text, core.representations, core.zstats, core.aflite,
 core.dynamics, core.evaluation, core.results, core.team.
 """
 # the built-in steps and their measures register here, so the registry is full wherever one is read
-from core.certificate import measures as _measures  # noqa: E402,F401
+from . import measures as _measures  # noqa: E402,F401

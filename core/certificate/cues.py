@@ -22,7 +22,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from core.zstats.statistics import bonferroni_threshold
+from ..zstats.statistics import bonferroni_threshold
 
 __all__ = ["cue_table", "cue_changes", "SKIPPED_KINDS", "CUE_SUPPORT"]
 

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.base.errors import InputError
-from core.base.settings import printable
-from core.certificate.cues import cue_changes
-from core.zstats.statistics import bonferroni_threshold
+from ..base.errors import InputError
+from ..base.settings import printable
+from .cues import cue_changes
+from ..zstats.statistics import bonferroni_threshold
 
 __all__ = ["read_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
 
@@ -91,7 +91,7 @@ def read_rules(path) -> dict:
     if not rules:
         raise InputError(f"--rules {path.name} names no measure: an empty file or table gates nothing by "
                          "itself; delete it to use the default rules, or name the measures.")
-    from core.certificate.registry import spec_of
+    from .registry import spec_of
 
     unknown = [str(n) for n in rules if n != "*" and n != CUES and spec_of(str(n)) is None
                and spec_of(f"{n}[x]") is None]
@@ -154,7 +154,7 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     fail, warn, not gated) and ``why``; the last row is the cue-by-cue comparison (`CUES`), whose
     cues are in ``attrs["cues"]``, and ``attrs["z"]`` is the family's line.
     InputError when the two were made with different settings or labels (`mismatches`)."""
-    from core.certificate.registry import spec_of
+    from .registry import spec_of
 
     differ = mismatches(baseline, candidate)
     if differ:

@@ -25,10 +25,10 @@ from typing import Optional
 
 import numpy as np
 
-from core.base.progress import check_cancel, report, span
-from core.certificate.cues import CUE_SUPPORT, cue_table
-from core.certificate.registry import STEPS, Measure, record, step
-from core.certificate.schema import FORMAT, validate
+from ..base.progress import check_cancel, report, span
+from .cues import CUE_SUPPORT, cue_table
+from .registry import STEPS, Measure, record, step
+from .schema import FORMAT, validate
 
 __all__ = ["certify", "DEFAULTS", "per_label", "LABEL_IN_NAME_MAX", "Inputs", "MISLABEL_MIN_ACCURACY"]
 
@@ -130,7 +130,7 @@ class Inputs:
     def represented(self):
         """(X, y): Φ (the settings' representation, as the full input's V-information resolved it)
         and the labels in Φ's order."""
-        from core.representations import represent
+        from ..representations import represent
 
         rep = represent(self.dataset, self.settings["representation"], cache_dir=self.cache_dir, cancel=self.cancel)
         y = self.dataset.table[self.dataset.label].reindex(np.asarray(rep.ids).astype(str)).to_numpy()
@@ -139,7 +139,7 @@ class Inputs:
     def pvi(self, spec: str):
         """Cross-fitted PVI on ``spec``, each fold's model trained on at most ``model_train`` examples
         (as strong on more data of the same kind)."""
-        from core.evaluation.information import dataset_pvi
+        from ..evaluation.information import dataset_pvi
 
         s = self.settings
         return dataset_pvi(self.dataset, spec, family=s["family"], folds=int(s["folds"]), max_train=int(s["model_train"]),
@@ -150,7 +150,7 @@ def per_label(measure: str, label) -> str:
     """The name of ``measure`` for one label, ``measure[label]``, for any label the tool accepts: ``%``
     and ``]`` are percent-encoded (``%25``, ``%5D``), and a label longer than the schema allows keeps
     its start and a hash of the whole, so two labels never share a name."""
-    from core.base.keys import digest
+    from ..base.keys import digest
 
     label = str(label)
     text = label.replace("%", "%25").replace("]", "%5D") or "%00"
@@ -177,8 +177,8 @@ def _version() -> str:
             per_label="features over the Bonferroni line for {label} (grows with n: the cue table is gated instead)"),
 ], applies=lambda i: bool(i.dataset.text or i.dataset.features))   # they read text fields and the columns a user names
 def _z_statistics(i: Inputs) -> dict:
-    from core.zstats import compute_z
-    from core.zstats.statistics import bonferroni_threshold
+    from ..zstats import compute_z
+    from ..zstats.statistics import bonferroni_threshold
 
     s, out = i.settings, {}
     # one pass down to the cue table's support (features seen twice or more, so that `check` knows a
@@ -245,8 +245,8 @@ def _partial_input(i: Inputs) -> dict:
     Measure("aflite.predictable_share", "share", "higher", True, "share of examples with AFLite's p̃ ≥ τ", warns=True),
 ])
 def _aflite_share(i: Inputs) -> dict:
-    from core.aflite import AFLite
-    from core.aflite.selection import passing
+    from ..aflite import AFLite
+    from ..aflite.selection import passing
 
     s = i.settings
     X, y = i.represented
@@ -269,7 +269,7 @@ def _aflite_share(i: Inputs) -> dict:
             warns=True),
 ], applies=lambda i: bool(i.dataset.text))
 def _near_duplicates(i: Inputs) -> dict:
-    from core.text.duplicates import near_duplicate_pairs
+    from ..text.duplicates import near_duplicate_pairs
 
     pairs = near_duplicate_pairs(i.dataset, cancel=i.cancel)
     return {"near_duplicates.within": _clustered_share("near_duplicates.within", pairs, i.n)}
@@ -281,7 +281,7 @@ def _near_duplicates(i: Inputs) -> dict:
             "than 80 % of examples)"),
 ])
 def _mislabelled_share(i: Inputs) -> dict:
-    from core.dynamics.cartography import training_dynamics
+    from ..dynamics.cartography import training_dynamics
 
     s = i.settings
     X, y = i.represented
@@ -301,7 +301,7 @@ def _mislabelled_share(i: Inputs) -> dict:
             "the calibration, so it warns)", warns=True),
 ], applies=lambda i: i.eval_dataset is not None)
 def _transfer(i: Inputs) -> dict:
-    from core.dynamics.transfer import cue_transfer
+    from ..dynamics.transfer import cue_transfer
 
     s, out = i.settings, {}
     t = cue_transfer(i.dataset, i.eval_dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"]),
@@ -347,7 +347,7 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     (PVI's logistic models train on the CPU); the measures are the same up to float32 rounding, so
     it is not a setting the gate compares. ``name`` is the dataset's name in the certificate (default
     none: the same data gives the same bytes whatever its file is called)."""
-    from core.evaluation import default_partial_spec
+    from ..evaluation import default_partial_spec
 
     given = {"representation": representation, "family": family, "folds": folds, "seed": seed,
              "min_count": min_count, "alpha": alpha, "tau": tau, "m": m, "epochs": epochs}

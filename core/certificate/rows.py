@@ -14,7 +14,7 @@ ROW_COLUMNS = ["id", "label", "feature", "cue_label", "share_after", "z"]
 def cue_rows(dataset, cues: pd.DataFrame) -> pd.DataFrame:
     """One row per (example of ``dataset``, cue of ``cues``) the example carries: ``cues`` as
     `core.certificate.cues.cue_changes` lists them, ``dataset`` the candidate's data."""
-    from core.text.features import feature_matrix, ids_with_feature
+    from ..text.features import feature_matrix, ids_with_feature
 
     if cues is None or not len(cues):
         return pd.DataFrame(columns=ROW_COLUMNS)

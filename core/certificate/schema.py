@@ -8,8 +8,8 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
-from core.base import paths
-from core.base.errors import InputError
+from ..base import paths
+from ..base.errors import InputError
 
 __all__ = ["FORMAT", "SCHEMA_FILE", "validate", "certificate_bytes", "write_certificate", "read_certificate"]
 
@@ -29,7 +29,7 @@ def _validator():
 def _finite(value, name: str, where: str = "") -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"{name}: {where or 'a value'} is {value}; a measure that cannot be computed is null, so "
-                         "write the certificate again with 'python -m core certify'.")
+                         "write the certificate again with 'artifact-lens certify'.")
     if isinstance(value, dict):
         for k, v in value.items():
             _finite(v, name, f"{where}.{k}" if where else str(k))
@@ -41,7 +41,7 @@ def _finite(value, name: str, where: str = "") -> None:
 def validate(certificate, name: str = "the certificate") -> dict:
     """``certificate`` when it follows the schema; InputError naming the first field that does not."""
     if not isinstance(certificate, dict):
-        raise InputError(f"{name} is not a JSON object; give a file written by 'python -m core certify'.")
+        raise InputError(f"{name} is not a JSON object; give a file written by 'artifact-lens certify'.")
     version = certificate.get("certificate_format")
     if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT:
         raise InputError(f"{name} was made by a newer Artifact Lens (certificate format {version}; this one reads up "
@@ -51,7 +51,7 @@ def validate(certificate, name: str = "the certificate") -> dict:
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path) or "the top level"
         raise InputError(f"{name} does not follow the certificate schema at {where}: {error.message[:300]}; "
-                         "write it again with 'python -m core certify'.")
+                         "write it again with 'artifact-lens certify'.")
     return certificate
 
 
@@ -74,16 +74,16 @@ CERTIFICATE_MAX = 64 << 20
 def read_certificate(path) -> dict:
     """The certificate in ``path``, read strictly (`core.base.strict_json`: bounded size and nesting,
     no repeated keys, no NaN or Infinity) and validated; InputError naming the file and what is wrong."""
-    from core.base.strict_json import loads
+    from ..base.strict_json import loads
 
     path = Path(path)
     try:
         if path.stat().st_size > CERTIFICATE_MAX:
             raise InputError(f"{path.name} takes {path.stat().st_size:,} bytes, more than a certificate can "
-                             f"({CERTIFICATE_MAX:,}); give a file written by 'python -m core certify'.")
+                             f"({CERTIFICATE_MAX:,}); give a file written by 'artifact-lens certify'.")
         found = loads(path.read_bytes(), max_bytes=CERTIFICATE_MAX)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file; give a certificate written by 'python -m core certify'.") from None
+        raise InputError(f"{path}: no such file; give a certificate written by 'artifact-lens certify'.") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"{path.name} is not a readable JSON certificate: {str(exc)[:200]}.") from None
     return validate(found, path.name)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m core COMMAND ...`` (also installed as ``artifact-lens``).
+"""Command line: ``artifact-lens COMMAND ...`` (also installed as ``artifact-lens``).
 
 Every command takes the same column options as `core.data.sources.load_dataset`. Bad
 input prints one ``error: ...`` line naming the problem and the fix, exits with 2,
@@ -16,11 +16,11 @@ import sys
 import threading
 from contextlib import nullcontext
 
-from core.cli.parser import build_parser
-from core.cli.scoring import PhaseLog
-from core.base.errors import Cancelled, InputError
-from core.exports.outputs import Outputs
-from core.base.settings import expand_path, printable_message, settings, using_cache
+from .parser import build_parser
+from .scoring import PhaseLog
+from ..base.errors import Cancelled, InputError
+from ..exports.outputs import Outputs
+from ..base.settings import expand_path, printable_message, settings, using_cache
 
 __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
@@ -39,8 +39,8 @@ _SPEC_FLAGS = {"representation": "--representation", "quality": "--quality", "pa
 
 def _inputs(args) -> list:
     """(flag, path) of every file or folder the command reads: no output may touch one."""
-    from core.representations import spec_paths
-    from core.data.source_files import files_read
+    from ..representations import spec_paths
+    from ..data.source_files import files_read
 
     found = [(flag, getattr(args, name)) for name, flag in _INPUT_FLAGS.items() if getattr(args, name, None)]
     for flag, path in list(found):   # what a folder points at (symlinks, README data_files) is read too
@@ -113,7 +113,7 @@ def _main(argv=None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "command", None):
         parser.print_usage(sys.stderr)
-        print("error: no command given; choose one of " + ", ".join(COMMANDS) + " (see python -m core --help).",
+        print("error: no command given; choose one of " + ", ".join(COMMANDS) + " (see artifact-lens --help).",
               file=sys.stderr)
         return 2
     try:   # configuration first: a bad setting or --cache-dir is one clear line before anything is done
@@ -145,7 +145,7 @@ def as_typed(message: str, args) -> str:
 
 def _run(args, argv) -> int:
     # what manifests record as the command: the arguments given (a caller's list, or the shell's)
-    args.command_line = "python -m core " + shlex.join(sys.argv[1:] if argv is None else [str(a) for a in argv])
+    args.command_line = "artifact-lens " + shlex.join(sys.argv[1:] if argv is None else [str(a) for a in argv])
     stop = threading.Event()
 
     def interrupt(signum, frame):   # SIGTERM (a kill, a scheduler) ends a command like Ctrl-C

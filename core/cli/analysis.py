@@ -6,12 +6,12 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli.common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
+from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
                              quality_knobs, representation_for, with_ids, write_table)
 
 
 def cmd_zstats(args) -> int:
-    from core.zstats import compute_z
+    from ..zstats import compute_z
 
     declare_csv(args, out=args.out)
     ds = load_from_args(args)
@@ -38,8 +38,8 @@ def cmd_zstats(args) -> int:
 
 
 def cmd_zfilter(args) -> int:
-    from core.data.sources import load_dataset
-    from core.zstats import z_filter
+    from ..data.sources import load_dataset
+    from ..zstats import z_filter
 
     declare_csv(args, out=args.out, rejected=args.rejected)
     ds = load_from_args(args)
@@ -68,7 +68,7 @@ def cmd_zfilter(args) -> int:
 
 
 def cmd_consistency(args) -> int:
-    from core.zstats import consistency_filter
+    from ..zstats import consistency_filter
 
     declare_csv(args, out=args.out, dropped=args.dropped)
     ds = load_from_args(args)
@@ -89,8 +89,8 @@ def cmd_consistency(args) -> int:
 
 def cmd_quality(args) -> int:
     """Issue 11: per-example DQI components, the combined score and traffic lights, as CSV."""
-    from core.quality import COMPONENTS, quality_scores
-    from core.data.sources import load_dataset
+    from ..quality import COMPONENTS, quality_scores
+    from ..data.sources import load_dataset
 
     declare_csv(args, out=args.out)
     knobs = quality_knobs(args)
@@ -122,7 +122,7 @@ def cmd_quality(args) -> int:
 
 def cmd_feedback(args) -> int:
     """Issue 11: the lights and suggestions for one new example against a dataset."""
-    from core.quality import QualityContext, check_example
+    from ..quality import QualityContext, check_example
 
     args.outputs.declare("--out", args.out, (".json",))
     knobs = quality_knobs(args)
@@ -163,7 +163,7 @@ def cmd_feedback(args) -> int:
 
 def cmd_cartography(args) -> int:
     """Issue 23: training dynamics on Φ (confidence, variability, correctness, region) and label issues."""
-    from core.dynamics.cartography import dataset_dynamics
+    from ..dynamics.cartography import dataset_dynamics
 
     declare_csv(args, out=args.out)
     device = device_from(args)
@@ -195,8 +195,8 @@ def cmd_cartography(args) -> int:
 def cmd_pvi(args) -> int:
     """Issue 34: pointwise V-usable information (Ethayarajh et al. 2022) of every example on Φ, and
     on a partial input with --partial: how many bits about the label the artifact alone carries."""
-    from core.evaluation.information import dataset_pvi
-    from core.exports.card import NO_INFORMATION
+    from ..evaluation.information import dataset_pvi
+    from ..exports.card import NO_INFORMATION
 
     declare_csv(args, out=args.out)
     ds = load_from_args(args)
@@ -234,9 +234,9 @@ def cmd_pvi(args) -> int:
 def cmd_transfer(args) -> int:
     """Issue 23: the training split's artifacts on an evaluation split (cues.csv, duplicates.csv,
     summary.json, report.html in --out)."""
-    from core.data.sources import load_dataset
-    from core.dynamics.transfer import cue_transfer
-    from core.exports.transfer_report import report_html
+    from ..data.sources import load_dataset
+    from ..dynamics.transfer import cue_transfer
+    from ..exports.transfer_report import report_html
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     train = load_from_args(args)

@@ -128,7 +128,7 @@ class Address:
     def __call__(self, text: str) -> str:
         import re
 
-        from core.base.settings import printable
+        from ..base.settings import printable
 
         text = str(text).strip()
         shown = printable(text)   # an address may carry a password: never echoed
@@ -152,7 +152,7 @@ class Device:
     __name__ = "device"
 
     def __call__(self, text: str) -> str:
-        from core.base.devices import known
+        from ..base.devices import known
 
         name = str(text).strip().lower()
         if not known(name):

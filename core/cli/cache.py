@@ -4,17 +4,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.base.errors import InputError
-from core.base.settings import settings
+from ..base.errors import InputError
+from ..base.settings import settings
 
 __all__ = ["cmd_prune"]
 
 
 def cmd_prune(args) -> int:
     """Keep the computed results in the cache within a disk budget (`core.results.stores.Results.prune`)."""
-    from core.base import paths
-    from core.base.memory import size_text
-    from core.results.stores import Results
+    from ..base import paths
+    from ..base.memory import size_text
+    from ..results.stores import Results
 
     root = Path(args.cache_dir) if args.cache_dir else paths.cache_dir()
     budget = settings().results_mb if args.max_mb is None else args.max_mb

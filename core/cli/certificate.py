@@ -6,11 +6,11 @@ import json
 import sys
 from pathlib import Path
 
-from core.base.errors import InputError
-from core.base.escaping import md_code, md_text, terminal_text
-from core.base.settings import settings
-from core.certificate.gate import FAMILY_ALPHA
-from core.cli.common import device_from, id_arg, load_from_args, print_messages, progress_bar, write_table
+from ..base.errors import InputError
+from ..base.escaping import md_code, md_text, terminal_text
+from ..base.settings import settings
+from ..certificate.gate import FAMILY_ALPHA
+from .common import device_from, id_arg, load_from_args, print_messages, progress_bar, write_table
 
 __all__ = ["cmd_certify", "cmd_check", "comparison_text", "check_result", "check_markdown"]
 
@@ -23,7 +23,7 @@ def _agreement(args):
     if len(given) < 3 and not (set(given) == {"workspace", "run"} and settings().db_url):
         raise InputError("reviewers' α needs the team store: give --workspace and --run (and --db unless "
                          "ARTIFACT_LENS_DB_URL is set), or none of them.")
-    from core.cli.team import _store, _workspace, agreement_report
+    from .team import _store, _workspace, agreement_report
 
     email = (args.as_ or settings().owner or "").strip().lower()
     if not email:
@@ -38,8 +38,8 @@ def _agreement(args):
 
 
 def cmd_certify(args) -> int:
-    from core.certificate.schema import write_certificate
-    from core.usecases.certificates import certify_dataset
+    from ..certificate.schema import write_certificate
+    from ..usecases.certificates import certify_dataset
 
     args.outputs.declare("--out", args.out, (".json",))
     device = device_from(args)   # asked for and absent: said here, before any work
@@ -47,7 +47,7 @@ def cmd_certify(args) -> int:
     print_messages(ds, args.quiet)
     other = None
     if args.eval:
-        from core.data.sources import load_dataset
+        from ..data.sources import load_dataset
 
         other = load_dataset(args.eval, text=args.text, label=args.label, id=id_arg(args), features=args.feature,
                              config=args.config, split=args.eval_split)
@@ -140,8 +140,8 @@ def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> s
 
 
 def cmd_check(args) -> int:
-    from core.certificate.gate import compare, read_rules
-    from core.certificate.schema import read_certificate
+    from ..certificate.gate import compare, read_rules
+    from ..certificate.schema import read_certificate
 
     for flag, ending in (("--json", ".json"), ("--markdown", ".md"), ("--rows", ".csv")):
         args.outputs.declare(flag, getattr(args, flag.lstrip("-")), (ending,))
@@ -183,8 +183,8 @@ def cmd_check(args) -> int:
 def _write_rows(args, cues, candidate: dict) -> None:
     """The candidate's examples that carry each new or stronger cue, to ``--rows`` (the data must be
     the candidate's: same fingerprint)."""
-    from core.certificate.rows import cue_rows
-    from core.data.sources import load_dataset
+    from ..certificate.rows import cue_rows
+    from ..data.sources import load_dataset
 
     data = load_dataset(args.data)
     if data.fingerprint != candidate["dataset"]["fingerprint"]:

@@ -6,8 +6,8 @@ import argparse
 import math
 import sys
 
-from core.base.errors import InputError
-from core.exports.safe_csv import write_csv
+from ..base.errors import InputError
+from ..exports.safe_csv import write_csv
 
 
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def id_arg(args):
 
 
 def load_from_args(args):
-    from core.data.sources import load_dataset
+    from ..data.sources import load_dataset
 
     return load_dataset(
         args.dataset, text=args.text, label=args.label, id=id_arg(args),
@@ -43,7 +43,7 @@ def load_from_args(args):
 
 
 def progress_bar(desc: str, quiet: bool):
-    from core.base.progress import TqdmProgress
+    from ..base.progress import TqdmProgress
 
     if quiet:
         return None
@@ -57,7 +57,7 @@ def print_messages(ds, quiet=False):
 
 
 def representation_for(ds, spec, args):
-    from core.representations import represent
+    from ..representations import represent
 
     bar = progress_bar("represent", args.quiet)
     try:
@@ -86,7 +86,7 @@ def describe_representation(rep, quiet: bool) -> None:
         return
     import numpy as np
 
-    from core.base.memory import size_text
+    from ..base.memory import size_text
 
     info = rep.info or {}
     mapped = info.get("memory_mapped") or (rep.X.filename if isinstance(rep.X, np.memmap) else None)
@@ -145,8 +145,8 @@ def finite(value):
 def device_from(args):
     """``--device``, else ``$ARTIFACT_LENS_DEVICE``, else None (the CPU); a library that is not
     installed, or no GPU, is said here, before any data is read."""
-    from core.base.devices import namespace
-    from core.base.settings import settings
+    from ..base.devices import namespace
+    from ..base.settings import settings
 
     device = args.device or settings().device
     if device:

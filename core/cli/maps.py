@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import sys
 
-from core.base.errors import InputError
-from core.cli.common import load_from_args, print_messages, representation_for
+from ..base.errors import InputError
+from .common import load_from_args, print_messages, representation_for
 
 __all__ = ["cmd_project"]
 
@@ -33,7 +33,7 @@ class _StagePrinter:
 
 def cmd_project(args) -> int:
     """Issue 13: precompute the 2-D map of a representation into the cache the dashboard's Map page reads."""
-    from core.representations import projection as proj
+    from ..representations import projection as proj
 
     params = dict(n_neighbors=args.n_neighbors, min_dist=args.min_dist, spread=args.spread, metric=args.metric,
                   random_state=args.seed, fit_size=args.fit_size or None, pca_dims=args.pca_dims or None)

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.arguments import SEED_MAX, Address, Device, Real, Size, Whole, WholeList
-from core.cli.certificate import cmd_certify, cmd_check
-from core.cli.analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_pvi, cmd_quality, cmd_transfer,
+from .arguments import SEED_MAX, Address, Device, Real, Size, Whole, WholeList
+from .certificate import cmd_certify, cmd_check
+from .analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_pvi, cmd_quality, cmd_transfer,
                                cmd_zfilter, cmd_zstats)
-from core.cli.common import add_dataset_args
-from core.cli.cache import cmd_prune
-from core.cli.maps import cmd_project
-from core.cli.publishing import cmd_export
-from core.cli.scoring import cmd_aflite, cmd_evaluate, cmd_info, cmd_represent
-from core.cli.team import cmd_agreement
-from core.exports.formats import described
-from core.exports.outputs import POLICY
-from core.exports.writers import FORMATS   # (registers the built-in formats)
-from core import models
+from .common import add_dataset_args
+from .cache import cmd_prune
+from .maps import cmd_project
+from .publishing import cmd_export
+from .scoring import cmd_aflite, cmd_evaluate, cmd_info, cmd_represent
+from .team import cmd_agreement
+from ..exports.formats import described
+from ..exports.outputs import POLICY
+from ..exports.writers import FORMATS   # (registers the built-in formats)
+from .. import models
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,7 +30,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m core",
+        prog="artifact-lens",
         description="Artifact Lens: find and filter dataset artifacts (AFLite, z-statistics).",
     )
     parser.add_argument("--cache-dir", help="cache folder for representations (default: $ARTIFACT_LENS_CACHE or ~/.cache/artifact-lens)")

@@ -6,18 +6,18 @@ import json
 import sys
 from pathlib import Path
 
-from core.base.errors import InputError
-from core.base.settings import printable
-from core.certificate.schema import certificate_bytes
-from core.cli.common import load_from_args, print_messages, progress_bar
+from ..base.errors import InputError
+from ..base.settings import printable
+from ..certificate.schema import certificate_bytes
+from .common import load_from_args, print_messages, progress_bar
 
 __all__ = ["cmd_export", "hub_token", "push_to_hub"]
 
 
 def cmd_export(args) -> int:
     """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
-    from core.exports import writers as export
-    from core.usecases.exports import export_saved_run, folder_files
+    from ..exports import writers as export
+    from ..usecases.exports import export_saved_run, folder_files
 
     fmt = args.format or export.format_of(args.out)
     if fmt is None:
@@ -31,12 +31,12 @@ def cmd_export(args) -> int:
     print_messages(ds, args.quiet)
     quality = note = pairs = None
     if args.quality:
-        from core.quality import quality_scores
-        from core.quality.pruning import quality_columns_note
+        from ..quality import quality_scores
+        from ..quality.pruning import quality_columns_note
 
         quality, note = quality_scores(ds, args.quality, cache_dir=args.cache_dir), quality_columns_note(args.quality)
     if args.drop_near_duplicates:
-        from core.text.duplicates import near_duplicate_pairs
+        from ..text.duplicates import near_duplicate_pairs
 
         pairs = near_duplicate_pairs(ds)
     out = export_saved_run(ds, args.run, which=args.which, fmt=fmt, tau=args.tau, target_size=args.target_size,
@@ -83,7 +83,7 @@ def hub_token(repo_id: str) -> str:
     except HFValidationError as exc:
         raise InputError(f"--push-to-hub {repo_id!r} is not a Hub repository id ({str(exc).splitlines()[0][:120]}); "
                          "give OWNER/NAME, e.g. my-team/snli-filtered.") from None
-    from core.data.sources import hub_offline
+    from ..data.sources import hub_offline
 
     if hub_offline():
         raise InputError("cannot push to the Hub: offline mode is on (HF_HUB_OFFLINE or HF_DATASETS_OFFLINE); unset it on a machine "

@@ -6,13 +6,13 @@ import sys
 import time
 from pathlib import Path
 
-from core.cli.common import (device_from, describe_representation, duration_text, load_from_args, print_messages,
+from .common import (device_from, describe_representation, duration_text, load_from_args, print_messages,
                              progress_bar, representation_for, seconds_text, write_table)
-from core.base.errors import InputError
+from ..base.errors import InputError
 
 
 def cmd_info(args) -> int:
-    from core.data.sources import detect_roles
+    from ..data.sources import detect_roles
 
     ds = load_from_args(args)
     roles = {c: ds.role_of(c) for c in ds.table.columns}
@@ -81,8 +81,8 @@ def _evaluate(ds, rep, run, args) -> dict:
     """Accuracy on full / filtered / random subsets and KNN distances (printed and returned)."""
     import numpy as np
 
-    from core.aflite import random_subset
-    from core.evaluation import knn_distances, subset_accuracy
+    from ..aflite import random_subset
+    from ..evaluation import knn_distances, subset_accuracy
 
     y = ds.table[ds.label].reindex(np.asarray(rep.ids)).to_numpy()
     kept = run.retained
@@ -135,7 +135,7 @@ def _phase_log(args, N: int, bar):
     """The per-phase progress lines of `cmd_aflite` (None with --quiet)."""
     if args.quiet:
         return None
-    from core.aflite.selection import resolve_size
+    from ..aflite.selection import resolve_size
 
     try:
         n = resolve_size("target_size", "n", args.target_size, N)
@@ -154,8 +154,8 @@ def _phase_log(args, N: int, bar):
 def cmd_aflite(args) -> int:
     import numpy as np
 
-    from core.exports import writers as export
-    from core.usecases.scoring import score_dataset
+    from ..exports import writers as export
+    from ..usecases.scoring import score_dataset
 
     outs = args.outputs
     outs.declare("--out", args.out, (".csv",))
@@ -164,7 +164,7 @@ def cmd_aflite(args) -> int:
     if args.export:
         outs.declare("the export's manifest", export.manifest_path(args.export), (".json",))
     if args.scheduler:   # an unreachable cluster is refused before the data is read
-        from core.aflite.distributed import connect
+        from ..aflite.distributed import connect
 
         connect(args.scheduler).close()
     device = device_from(args)
@@ -199,7 +199,7 @@ def cmd_aflite(args) -> int:
         Path(outs.path_for("--manifest")).write_text(json.dumps(manifest, indent=1, default=str))
     if args.export:
         fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
-        from core.usecases.exports import export_split, folder_files
+        from ..usecases.exports import export_split, folder_files
 
         out = export_split(ds, run, which=args.which, fmt=fmt, include_arrays=True)
         frame, manifest_out = out.frame, out.manifest
@@ -230,8 +230,8 @@ def _aflite_joint(args, ds, rep):
             raise InputError("--joint-model and --joint-epochs set the joint filter's cartography; add --joint to use "
                              "it, or drop them.")
         return None
-    from core.dynamics.joint import EPOCHS, descriptor
-    from core.dynamics.joint import joint_for
+    from ..dynamics.joint import EPOCHS, descriptor
+    from ..dynamics.joint import joint_for
 
     info = descriptor(model=args.joint_model or "linear", epochs=args.joint_epochs or EPOCHS, random_state=args.seed)
     bar = progress_bar("cartography", args.quiet)
@@ -249,9 +249,9 @@ def cmd_evaluate(args) -> int:
     """Issue 12: the evaluation of a run, written as JSON/CSV tables, figures and report.html."""
     import numpy as np
 
-    from core.evaluation import EvaluationOptions, evaluate
-    from core.exports.report import write_files
-    from core.results.run_arguments import run_input
+    from ..evaluation import EvaluationOptions, evaluate
+    from ..exports.report import write_files
+    from ..results.run_arguments import run_input
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     device = device_from(args)
@@ -278,8 +278,8 @@ def cmd_evaluate(args) -> int:
     notes = write_files(ev, args.outputs.path_for("--out"), figure_format=args.figures)
     args.outputs.commit()
     if not args.quiet:
-        from core.exports.report import family_wide
-        from core.evaluation.verdict import tolerance_text, verdict
+        from ..exports.report import family_wide
+        from ..evaluation.verdict import tolerance_text, verdict
 
         said = verdict(ev)
         if said:
@@ -309,12 +309,12 @@ def _aflite_quality(args, ds, rep):
     import numpy as np
     import pandas as pd
 
-    from core import quality as q
+    from .. import quality as q
 
     if not args.quality:
         return None, None
     if args.quality in ("dqi", *q.COMPONENTS):   # the dashboard's descriptor and values (core.quality.pruning)
-        from core.quality.pruning import quality_column, quality_components, quality_descriptor
+        from ..quality.pruning import quality_column, quality_components, quality_descriptor
 
         info = quality_descriptor(args.quality)
         table = quality_components(ds, rep, min_count=info["min_count"], nn_dim=info["nn_dim"], cache_dir=args.cache_dir)

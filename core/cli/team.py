@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.cli.common import finite
-from core.base.errors import InputError
-from core.base.settings import settings
+from .common import finite
+from ..base.errors import InputError
+from ..base.settings import settings
 
 __all__ = ["cmd_agreement", "agreement_report"]
 
 
 def _store(url: str):
-    from core.team.store import TeamStore
+    from ..team.store import TeamStore
 
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).expanduser().is_file():
         raise InputError(f"there is no team database at {url[len('sqlite:///'):]}; give the URL the dashboard uses "
@@ -35,7 +35,7 @@ def agreement_report(store, workspace_id: int, run_key: str, *, by: str, tau=Non
                      bootstrap: int = 1000, seed: int = 0) -> dict:
     """`core.usecases.agreement.run_agreement` of a workspace's run, read from the store as ``by``
     (the run's dataset reloaded from its record for the per-label and per-feature tables)."""
-    from core.usecases.agreement import find_run, run_agreement
+    from ..usecases.agreement import find_run, run_agreement
 
     ws = store.scoped(workspace_id, by)
     rec, run = find_run(ws, run_key)

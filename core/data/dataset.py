@@ -6,7 +6,7 @@ z-statistics, exports) reads it and never the raw source.
 """
 from __future__ import annotations
 
-from core.base.keys import digest
+from ..base.keys import digest
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Optional, Sequence

@@ -19,8 +19,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from core.data.dataset import Dataset
-from core.base.errors import InputError
+from .dataset import Dataset
+from ..base.errors import InputError
 
 __all__ = ["make_circles", "make_nli", "make_digits", "DEMOS"]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.base import memory
-from core.base.errors import InputError
-from core.base.memory import size_text
+from ..base import memory
+from ..base.errors import InputError
+from ..base.memory import size_text
 
 FILE_TYPES = {
     ".csv": "CSV",

@@ -6,7 +6,7 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
+from ..base.errors import InputError
 
 __all__ = ["encode_labels"]
 

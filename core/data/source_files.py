@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from core.base.errors import InputError
+from ..base.errors import InputError
 
 #: a folder with more entries than this is refused rather than walked for minutes
 MAX_ENTRIES = 200_000

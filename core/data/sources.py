@@ -27,10 +27,10 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from core.data.dataset import Dataset
-from core.base.errors import InputError, RolesNeeded
-from core.data.file_tables import FILE_TYPES, read_file
-from core.data.source_files import local_path
+from .dataset import Dataset
+from ..base.errors import InputError, RolesNeeded
+from .file_tables import FILE_TYPES, read_file
+from .source_files import local_path
 
 
 # Layouts tried in order when the user names no text columns.
@@ -305,7 +305,7 @@ def _decode_image(value):
 
 
 def _load_demo(source: str) -> Dataset:
-    from core.data import demos
+    from . import demos
 
     _, _, rest = source.partition(":")
     which, _, opts = rest.partition(":")

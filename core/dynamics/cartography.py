@@ -39,12 +39,12 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.cores import one_blas_thread, usable_cores
-from core.base.devices import arrays_on, to_host, where
-from core.base import memory
-from core.base.errors import InputError
-from core.data.labels import encode_labels
-from core.base.progress import check_cancel, report
+from ..base.cores import one_blas_thread, usable_cores
+from ..base.devices import arrays_on, to_host, where
+from ..base import memory
+from ..base.errors import InputError
+from ..data.labels import encode_labels
+from ..base.progress import check_cancel, report
 
 __all__ = ["Cartography", "training_dynamics", "dataset_dynamics", "scored_labels", "REGIONS", "MODELS"]
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.dynamics.cartography import MODELS, scored_labels, training_dynamics
-from core.base.errors import InputError
+from .cartography import MODELS, scored_labels, training_dynamics
+from ..base.errors import InputError
 
 __all__ = ["JointInputs", "descriptor", "key_part", "joint_inputs", "joint_for", "RULE", "EPOCHS", "FOLDS"]
 

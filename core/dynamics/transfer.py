@@ -25,15 +25,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from core.aflite.inputs import encode_labels
-from core.aflite.partitions import Plan
-from core.aflite.scorers import SklearnScorer
-from core.aflite.selection import check_tau, passing
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report, span
-from core.zstats.statistics import z_from_share
-from core.models import make_model
+from ..aflite.inputs import encode_labels
+from ..aflite.partitions import Plan
+from ..aflite.scorers import SklearnScorer
+from ..aflite.selection import check_tau, passing
+from ..data.dataset import Dataset
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report, span
+from ..zstats.statistics import z_from_share
+from ..models import make_model
 
 __all__ = ["Transfer", "cue_transfer", "CUE_COLUMNS"]
 
@@ -53,7 +53,7 @@ def _z(share: float, n: int, p0: float) -> float:
 
 def _presence(dataset: Dataset, names) -> np.ndarray:
     """Example × cue presence (0/1) of the named features, in the dataset's row order."""
-    from core.text.features import feature_matrix
+    from ..text.features import feature_matrix
 
     fm = feature_matrix(dataset)
     at = {str(n): i for i, n in enumerate(fm.names)}
@@ -81,10 +81,10 @@ def cue_transfer(train: Dataset, eval_: Dataset, *, k: int = 20, min_count: int 
     """The report described in the module docstring (TRAIN's cues on EVAL, models, p̃, leaks)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from core.text.duplicates import DuplicateIndex
-    from core.representations import represent
-    from core.text.tokens import tokenize_many
-    from core.zstats import compute_z
+    from ..text.duplicates import DuplicateIndex
+    from ..representations import represent
+    from ..text.tokens import tokenize_many
+    from ..zstats import compute_z
 
     tau = check_tau(tau)
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:

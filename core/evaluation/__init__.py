@@ -54,11 +54,11 @@ May import: core.base, core.models, core.data, core.representations, core.aflite
 """
 from __future__ import annotations
 
-from core.evaluation.checks import coarse_action, coarse_stop, difficulty_check, phase_table, synthetic_report, SYNTHETIC_PARAMS
-from core.evaluation.measures import (Split, evaluation_sets, family_table, heldout_split, knn_distances, pivot_families,
+from .checks import coarse_action, coarse_stop, difficulty_check, phase_table, synthetic_report, SYNTHETIC_PARAMS
+from .measures import (Split, evaluation_sets, family_table, heldout_split, knn_distances, pivot_families,
                                       subset_accuracy, training_sets)
-from core.evaluation.models import EVAL_SETS, SEPARATIONS, TRAIN_SETS
-from core.evaluation.suite import TABLES, Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluate, evaluation_key
+from .models import EVAL_SETS, SEPARATIONS, TRAIN_SETS
+from .suite import TABLES, Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluate, evaluation_key
 
 __all__ = ["SEPARATIONS", "TRAIN_SETS", "EVAL_SETS",
            "subset_accuracy", "knn_distances", "Split", "heldout_split", "training_sets", "evaluation_sets",

@@ -7,12 +7,12 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
-from core.evaluation.measures import heldout_split
-from core.evaluation.models import SEPARATIONS, Fit, fit_many, with_notes
-from core.models import check_families
-from core.models import make_model
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
+from .measures import heldout_split
+from .models import SEPARATIONS, Fit, fit_many, with_notes
+from ..models import check_families
+from ..models import make_model
 
 
 # ---------------------------------------------------------------------- phases, coarse action
@@ -230,8 +230,8 @@ def synthetic_report(*, separations: Sequence[float] = SEPARATIONS, n: int = 200
     """
     from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-    from core.aflite import AFLite
-    from core.data.demos import make_circles
+    from ..aflite import AFLite
+    from ..data.demos import make_circles
 
     params = {**SYNTHETIC_PARAMS, **(params or {}), "random_state": random_state}
     rows, points = [], []

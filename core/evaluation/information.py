@@ -25,10 +25,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
-from core.data.labels import encode_labels
-from core.models import make_model, probabilistic
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
+from ..data.labels import encode_labels
+from ..models import make_model, probabilistic
 
 __all__ = ["UsableInformation", "pvi", "dataset_pvi", "FLOOR"]
 
@@ -128,7 +128,7 @@ def dataset_pvi(dataset, spec: str, *, family: str = "logistic", folds: int = 5,
     """`pvi` of a `core.data.dataset.Dataset` on the representation ``spec`` (a partial-input spec such
     as ``tfidf-svd:fields=hypothesis`` gives the artifact's bits), for the examples Φ represents
     (warm-up examples are not scored), with the dataset's ids and class order."""
-    from core.representations import represent
+    from ..representations import represent
 
     rep = represent(dataset, spec, cache_dir=cache_dir, progress=progress, cancel=cancel)
     ids = np.asarray(rep.ids).astype(str)

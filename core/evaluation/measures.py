@@ -9,11 +9,11 @@ from typing import Dict, Iterable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
-from core.base.progress import report
-from core.evaluation.models import Fit, fit_many, with_notes
-from core.models import KNN_K, check_families, make_model, table_names, title
-from core.representations.neighbours import cosine_neighbours, normalise_rows
+from ..base.errors import InputError
+from ..base.progress import report
+from .models import Fit, fit_many, with_notes
+from ..models import KNN_K, check_families, make_model, table_names, title
+from ..representations.neighbours import cosine_neighbours, normalise_rows
 
 
 # ---------------------------------------------------------------------- cross-validated subsets
@@ -234,7 +234,7 @@ def training_sets(X, y, retained, split: Split, *, stratified: bool = False, ran
     full training set's label shares) and ``single-model``
     (`core.aflite.single_model_filter` on the training examples, same size).
     """
-    from core.aflite import single_model_filter
+    from ..aflite import single_model_filter
 
     y = np.asarray(y)
     retained = np.asarray(retained, bool)

@@ -13,8 +13,8 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.base.keys import digest_of
-from core.models import KNN_K, family, make_model, title
+from ..base.keys import digest_of
+from ..models import KNN_K, family, make_model, title
 
 
 TRAIN_SETS = ("full", "aflite", "random", "single-model")
@@ -26,7 +26,7 @@ SEPARATIONS = (0.2, 0.4, 0.6, 0.8)
 def trains_on_device(fam: str, params: Optional[dict], device: Optional[str]) -> bool:
     """Whether this fit trains on ``device`` (`core.models.on_device`): a device is set, the family
     has a device version and its parameters are ones that version takes."""
-    from core.base.devices import where
+    from ..base.devices import where
 
     version = family(fam).device
     return where(device) != "cpu" and version is not None and set(params or {}) <= set(version.defaults)
@@ -156,8 +156,8 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
     (`trains_on_device`; one such fit at a time, beside the CPU's threads). ``on_done(i, fit)`` is
     called as each finishes; ``cancel`` is checked before each fit starts (a fit under way runs
     to its end). ``memo``: a `FitMemo`, None for none; by default the process's (`FITS`)."""
-    from core.base.cores import one_blas_thread
-    from core.base.progress import check_cancel
+    from ..base.cores import one_blas_thread
+    from ..base.progress import check_cancel
 
     memo = FITS if memo is _PROCESS else memo
     data = digest_of(X, y) if memo is not None else ""

@@ -20,8 +20,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.plots.palette import label_colours
-from core.plots.text import escape, escape_all
+from ..plots.palette import label_colours
+from ..plots.text import escape, escape_all
 
 __all__ = ["family_figure", "knn_figure", "phase_figure", "coarse_figure", "difficulty_figure",
            "synthetic_scatter", "synthetic_accuracy", "figures", "SET_COLOURS"]

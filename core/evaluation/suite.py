@@ -14,15 +14,15 @@ from typing import Dict, Optional
 import numpy as np
 import pandas as pd
 
-from core.base.result_store import KEY, ResultStore
-from core.base.devices import where
-from core.base.errors import InputError
-from core.base.keys import jsonable, key_of
-from core.base.progress import check_cancel, report, span
-from core.evaluation.checks import check_tolerance, coarse_action, difficulty_check, phase_table, synthetic_report
-from core.evaluation.measures import evaluation_sets, family_table, heldout_split, knn_distances, training_sets
-from core.evaluation.models import notes_of
-from core.models import check_families, table_names
+from ..base.result_store import KEY, ResultStore
+from ..base.devices import where
+from ..base.errors import InputError
+from ..base.keys import jsonable, key_of
+from ..base.progress import check_cancel, report, span
+from .checks import check_tolerance, coarse_action, difficulty_check, phase_table, synthetic_report
+from .measures import evaluation_sets, family_table, heldout_split, knn_distances, training_sets
+from .models import notes_of
+from ..models import check_families, table_names
 
 
 #: this process's token in "started" records: a restarted server can have its predecessor's pid
@@ -36,7 +36,7 @@ STORE_FORMAT = 1
 def _reads_the_same(dataset, spec: str, other: str) -> bool:
     """Whether two representation specs are the same kind over the same fields (options such as
     the dimension aside); False when either cannot be read."""
-    from core.representations.spec import parse_spec, resolve_spec
+    from ..representations.spec import parse_spec, resolve_spec
 
     try:
         (kind, a), (kind_b, b) = (parse_spec(resolve_spec(dataset, s)) for s in (spec, other))
@@ -185,7 +185,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     -------
     Evaluation
     """
-    from core.base.cores import usable_cores
+    from ..base.cores import usable_cores
 
     t0 = time.perf_counter()
     opts = (options or EvaluationOptions()).check()
@@ -282,7 +282,7 @@ def _partial_input_table(dataset, representation, partial_spec, opts, fam, ids, 
     """(the families table on the partial input, or None; notes): the same families and sets on a
     representation of the partial input only (the hypothesis, say), where the gap to the full
     input's table is the artifact's share."""
-    from core.representations import represent
+    from ..representations import represent
 
     if partial_spec and _reads_the_same(dataset, partial_spec, representation.spec):
         # the same kind over the same fields (another dim, say): training the families again would
@@ -369,7 +369,7 @@ class EvaluationStore:
     def started(self, key: str, *, run_key: str, tau: float, n: int, options: dict) -> None:
         """Record that this process began evaluation ``key`` (`put`, or `ended` on a cancel or an
         error, removes the record)."""
-        from core.base import paths
+        from ..base import paths
 
         record = {"key": key, "run_key": run_key, "tau": float(tau), "n": int(n), "options": options,
                   "pid": os.getpid(), "host": socket.gethostname(), "instance": _INSTANCE, "started": time.time()}

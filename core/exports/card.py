@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.escaping import md_code, md_text
+from ..base.escaping import md_code, md_text
 
 __all__ = ["card_inputs", "dataset_card", "card_of", "size_category", "TOP_CUES", "HEADLINE"]
 
@@ -34,8 +34,8 @@ def size_category(n: int) -> str:
 def card_inputs(dataset, retained_ids, *, min_count: int = 5, k: int = TOP_CUES) -> dict:
     """``labels`` (per label: examples, retained, removed) and ``cues`` (``before`` and ``after``:
     the ``k`` n-gram cues of highest z, as ``feature, label, n, z``) of a filtered split."""
-    from core.base.errors import InputError
-    from core.zstats import compute_z
+    from ..base.errors import InputError
+    from ..zstats import compute_z
 
     retained_ids = pd.Index(np.asarray(retained_ids).astype(str))
     table = dataset.table
@@ -199,8 +199,8 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
     if certificate:
         found = certificate.get("measures") or {}
         lines += ["", "## Artifact certificate", "",
-                  "The split's artifact measures (`certificate.json`, `python -m core certify`; a dataset's CI "
-                  "compares them with `python -m core check`).", "", "| measure | value | ± (standard error) |",
+                  "The split's artifact measures (`certificate.json`, `artifact-lens certify`; a dataset's CI "
+                  "compares them with `artifact-lens check`).", "", "| measure | value | ± (standard error) |",
                   "|---|---|---|"]
         lines += [f"| {_md(found[name]['description'])} | {_measure(found[name]['value'])} | "
                   f"{_measure(found[name]['stderr'])} |" for name in HEADLINE if name in found]

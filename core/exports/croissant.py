@@ -24,7 +24,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.keys import digest
+from ..base.keys import digest
 
 __all__ = ["croissant_metadata", "croissant_bytes", "CONTEXT", "FILE_NAME"]
 

@@ -12,9 +12,9 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
-from core.exports.safe_csv import NEUTRALISATION
-from core.exports.writers import _DATA_SUFFIXES, FORMATS, SELECTIONS, _check_choice
+from ..base.errors import InputError
+from .safe_csv import NEUTRALISATION
+from .writers import _DATA_SUFFIXES, FORMATS, SELECTIONS, _check_choice
 
 __all__ = ["manifest_for", "dataset_label", "summary_line", "file_name", "from_manifest"]
 
@@ -112,7 +112,7 @@ def file_name(dataset_name: str, which: str, fmt: str) -> str:
 
 def from_manifest(dataset, man: dict, *, which: str = "retained", fmt: str = "csv", tau=None, target_size=None,
                   include_arrays: bool = True, extra: Optional[dict] = None) -> tuple:
-    """The export of a run as fitted, from the JSON manifest ``python -m core aflite --manifest``
+    """The export of a run as fitted, from the JSON manifest ``artifact-lens aflite --manifest``
     wrote (it holds the retained ids, not the scores): ``(frame, manifest, summary)``. A saved
     run's export (any τ/n) is `core.usecases.exports.export_split`."""
     _check_choice("which", which, SELECTIONS)

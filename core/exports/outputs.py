@@ -38,9 +38,9 @@ import uuid
 from pathlib import Path
 from typing import Optional
 
-from core.base import paths
-from core.base.errors import InputError
-from core.data.source_files import local_path, resolved
+from ..base import paths
+from ..base.errors import InputError
+from ..data.source_files import local_path, resolved
 
 __all__ = ["Outputs", "OutputsKept", "Ledger", "check_input_file", "POLICY"]
 

@@ -1,4 +1,4 @@
-"""An export's options, applied in one order by the Export page and ``python -m core export``: the
+"""An export's options, applied in one order by the Export page and ``artifact-lens export``: the
 quality columns (paper 002's components, ``dqi`` and its light) and one example kept of each group
 of near-duplicates, with the manifest saying both and counting the rows that are left. The page
 and the command therefore write the same file and manifest for the same choices."""
@@ -8,8 +8,8 @@ from typing import Optional
 
 import pandas as pd
 
-from core.exports.writers import add_quality_columns
-from core.text.duplicates import drop_near_duplicates
+from .writers import add_quality_columns
+from ..text.duplicates import drop_near_duplicates
 
 __all__ = ["with_options"]
 

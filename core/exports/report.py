@@ -15,10 +15,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.escaping import html_text
-from core.evaluation.verdict import tolerance_text, verdict
-from core.exports.manifest import dataset_label, file_name
-from core.exports.safe_csv import write_csv
+from ..base.escaping import html_text
+from ..evaluation.verdict import tolerance_text, verdict
+from .manifest import dataset_label, file_name
+from .safe_csv import write_csv
 
 __all__ = ["render_png", "html_report", "report_name", "write_files", "family_wide", "TABLE_FILES"]
 
@@ -110,7 +110,7 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
     (``dashboard.services.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews.
     ``certificate``: the gate's comparison of the dataset's and the split's artifact certificates
     (`core.certificate.gate.compare`), when they were computed at the evaluation's τ/n."""
-    from core.evaluation.plots import figures
+    from ..evaluation.plots import figures
 
     e = html_text
     ctx, s, t = ev.context, ev.summary, ev.tables
@@ -163,7 +163,7 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
     if certificate is not None and len(certificate):
         broken = certificate.loc[certificate["ok"] == False, "measure"].tolist()   # noqa: E712  (None: not gated)
         parts.append("<h2>Artifact certificate</h2><p>The split's artifact measures against the whole dataset's, "
-                     "each with its uncertainty (python -m core certify and check): "
+                     "each with its uncertainty (artifact-lens certify and check): "
                      + (f"<b>worse beyond their uncertainty: {e(', '.join(broken))}</b>" if broken else
                         "none is worse beyond its uncertainty") + ".</p>" + _table_html(certificate, "{:.4g}"))
     if review and review.get("examples_reviewed"):
@@ -176,7 +176,7 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
              "img{max-width:100%}")
     return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>Artifact Lens evaluation</title>"
             f"<style>{style}</style></head><body>" + "\n".join(parts)
-            + "<p><small>Written by Artifact Lens (python -m core evaluate).</small></p></body></html>")
+            + "<p><small>Written by Artifact Lens (artifact-lens evaluate).</small></p></body></html>")
 
 
 def _review_html(review: dict) -> str:
@@ -205,7 +205,7 @@ def _review_html(review: dict) -> str:
 def write_files(ev, folder, *, figure_format: str = "png") -> list:
     """Write ``evaluation.json``, the CSV tables, the figures (``png``, ``html`` or ``none``) and
     ``report.html`` into ``folder`` (created); returns notes (e.g. PNG not available)."""
-    from core.evaluation.plots import figures
+    from ..evaluation.plots import figures
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,18 +1,18 @@
-"""The one-page HTML report of artifacts across splits (`core.dynamics.transfer`, ``python -m core
+"""The one-page HTML report of artifacts across splits (`core.dynamics.transfer`, ``artifact-lens
 transfer --out DIR``): the summary in words and numbers, the figure and the cues table, every value
 escaped."""
 from __future__ import annotations
 
 import math
 
-from core.plots.transfer import transfer_figure
+from ..plots.transfer import transfer_figure
 
 __all__ = ["report_html"]
 
 
 def report_html(t, train_name: str, eval_name: str) -> str:
     """A one-page report of a `core.dynamics.transfer.Transfer`: the summary in words and numbers, the figure, the cues table."""
-    from core.base.escaping import html_text as e
+    from ..base.escaping import html_text as e
 
     s = t.summary
 
@@ -42,5 +42,5 @@ def report_html(t, train_name: str, eval_name: str) -> str:
             "padding:3px 8px;text-align:left}</style></head><body>"
             f"<h1>Do the training split's artifacts carry over? {e(train_name)} → {e(eval_name)}</h1>"
             f"<table class='t'>{table}</table>" + transfer_figure(t).to_html(full_html=False, include_plotlyjs=True)
-            + f"<h2>Cues</h2>{cues}<p><small>Written by Artifact Lens (python -m core transfer).</small></p>"
+            + f"<h2>Cues</h2>{cues}<p><small>Written by Artifact Lens (artifact-lens transfer).</small></p>"
             "</body></html>")

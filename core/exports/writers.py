@@ -46,12 +46,12 @@ import pandas as pd
 if TYPE_CHECKING:   # only for annotations: pyarrow is imported where a writer needs it
     import pyarrow as pa
 
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
-from core.exports import formats
-from core.exports.formats import ExportFormat, register
-from core.exports.safe_csv import neutralise_formulas, write_csv_chunks
-from core.results.tables import SELECTIONS, ExampleTable
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
+from . import formats
+from .formats import ExportFormat, register
+from .safe_csv import neutralise_formulas, write_csv_chunks
+from ..results.tables import SELECTIONS, ExampleTable
 
 __all__ = ["FORMATS", "SELECTIONS", "export_frame", "neutralise_formulas", "to_bytes", "write",
            "write_file", "manifest_path", "format_of", "mime", "CHUNK_ROWS", "add_quality_columns"]
@@ -86,7 +86,7 @@ def add_quality_columns(frame: pd.DataFrame, quality: pd.DataFrame, columns=None
     id: by default the seven components, ``dqi`` and ``light`` of a `core.quality` table (indexed by
     id, e.g. ``QualityContext.components()``). Examples the table lacks get NaN and light ``n/a``.
     Raises InputError when the table lacks a column or the frame already has one of that name."""
-    from core.quality.scoring import quality_columns
+    from ..quality.scoring import quality_columns
 
     columns = list(columns or quality_columns())
     missing = [c for c in columns if c not in quality.columns]
@@ -337,7 +337,7 @@ def write(frame: pd.DataFrame, path, fmt: Optional[str] = None, manifest: Option
     path is replaced only when Artifact Lens wrote it and it is unchanged since
     (`core.exports.outputs`, the one output policy); anything else is refused, untouched.
     """
-    from core.exports.outputs import Outputs
+    from .outputs import Outputs
 
     path = Path(path)
     if fmt is None:

@@ -13,7 +13,7 @@ are read from the registry.
 
 May import: core.base.
 """
-from core.models.families import (FAMILIES, KNN_K, RBF_EXACT_MAX, ModelFamily, OnDevice, check_families, family, make_model,
+from .families import (FAMILIES, KNN_K, RBF_EXACT_MAX, ModelFamily, OnDevice, check_families, family, make_model,
                                   names, probabilistic, register, table_names, title)
 
 __all__ = ["ModelFamily", "OnDevice", "FAMILIES", "register", "family", "names", "table_names", "probabilistic", "title",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from core.base.errors import InputError
-import core.models.on_device as on_device
+from ..base.errors import InputError
+from . import on_device as on_device
 
 __all__ = ["ModelFamily", "OnDevice", "FAMILIES", "register", "family", "names", "table_names", "probabilistic", "title",
            "make_model", "check_families", "KNN_K", "RBF_EXACT_MAX"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.base.devices import arrays_on, to_host
+from ..base.devices import arrays_on, to_host
 
 __all__ = ["LINEAR_DEFAULTS", "logistic", "squared_hinge"]
 

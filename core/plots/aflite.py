@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.plots.palette import LABEL_PALETTE, label_colours, sorted_classes
-from core.plots.text import escape, escape_all, escape_texts, snippets
+from .palette import LABEL_PALETTE, label_colours, sorted_classes
+from .text import escape, escape_all, escape_texts, snippets
 
 __all__ = ["label_balance", "bias_per_phase", "score_histogram", "score_violins", "phase_boxes",
            "projection_map", "map_points", "selected_rows", "STATUS_COLOURS"]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.plots.text import escape
+from .text import escape
 
 
 def kappa_heatmap(pairs: pd.DataFrame, reviewers=None, *, height: int = 360) -> go.Figure:

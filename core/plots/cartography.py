@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.plots.aflite import STATUS_COLOURS
-from core.plots.text import escape, escape_all
+from .aflite import STATUS_COLOURS
+from .text import escape, escape_all
 
 __all__ = ["data_map", "region_counts"]
 

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.plots.palette import label_colours, sorted_classes
-from core.plots.text import escape
+from .palette import label_colours, sorted_classes
+from .text import escape
 
 __all__ = ["pvi_histogram", "pvi_vs_predictability", "PVI_POINTS"]
 

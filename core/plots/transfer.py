@@ -2,7 +2,7 @@
 give the labels away on the evaluation split too?"""
 from __future__ import annotations
 
-from core.plots.text import escape_all
+from .text import escape_all
 
 __all__ = ["transfer_figure"]
 

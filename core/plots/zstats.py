@@ -21,9 +21,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.base.errors import InputError
-from core.plots.palette import label_colours as _palette_colours
-from core.plots.text import escape, escape_all
+from ..base.errors import InputError
+from .palette import label_colours as _palette_colours
+from .text import escape, escape_all
 
 GREY = "rgba(150, 150, 150, 0.35)"
 WEBGL_ABOVE = 5000  # points; beyond this SVG scatter gets sluggish in browsers

@@ -102,11 +102,11 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.quality.context import QualityContext, check_example
-from core.quality.feedback import Feedback
-from core.quality.scoring import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, LIGHTS, 
+from ..data.dataset import Dataset
+from ..base.errors import InputError
+from .context import QualityContext, check_example
+from .feedback import Feedback
+from .scoring import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, LIGHTS, 
                                   check_quality, check_second_split, combine, lights)
 
 __all__ = ["COMPONENTS", "DQI_COMPONENTS", "DEFAULT_WEIGHTS", "DEFAULT_THRESHOLDS", "LIGHTS", "QualityContext",

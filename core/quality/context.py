@@ -10,21 +10,21 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from core.data.dataset import Dataset, text_values
-from core.base.errors import InputError
-from core.text.features import build_features, example_ngrams, overlap_share
-from core.text.tokens import binary_csr, tokenise_column, tokenize
-from core.data.labels import encode_labels
-from core.base.progress import check_cancel, report
-from core.zstats import tested_z, z_from_share
-from core.text.duplicates import DuplicateIndex
-from core.representations.neighbours import max_cosine, normalise_rows, top_k
-from core.quality.feedback import Feedback, overall_light
-from core.quality.kernels import (TfidfSvd, dissimilarity, label_tied_score, pca_basis,
+from ..data.dataset import Dataset, text_values
+from ..base.errors import InputError
+from ..text.features import build_features, example_ngrams, overlap_share
+from ..text.tokens import binary_csr, tokenise_column, tokenize
+from ..data.labels import encode_labels
+from ..base.progress import check_cancel, report
+from ..zstats import tested_z, z_from_share
+from ..text.duplicates import DuplicateIndex
+from ..representations.neighbours import max_cosine, normalise_rows, top_k
+from .feedback import Feedback, overall_light
+from .kernels import (TfidfSvd, dissimilarity, label_tied_score, pca_basis,
                                   rarity, spec_parts, vocabulary_score, with_fields, word_overlap_score)
-from core.quality.scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
+from .scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
                                   check_weights, combine, lights)
-from core.models import make_model
+from ..models import make_model
 
 
 class QualityContext:
@@ -89,7 +89,7 @@ class QualityContext:
         if representation is None:
             if not rep_spec:
                 raise InputError("give a representation spec, e.g. tfidf-svd:fields=hypothesis.")
-            from core.representations import represent
+            from ..representations import represent
 
             report(progress, 0.0, "representation")
             representation = represent(dataset, rep_spec, cache_dir=cache_dir, cancel=cancel)
@@ -171,7 +171,7 @@ class QualityContext:
         a, b = self.pair
         kind, opts = spec_parts(self.rep.spec)
         if kind in ("glove", "sbert"):
-            from core.representations import represent
+            from ..representations import represent
 
             self.sem_kind = ("represent", kind, opts)
             Pa = represent(self.ds, with_fields(kind, opts, a), cache_dir=self.cache_dir).X
@@ -203,7 +203,7 @@ class QualityContext:
         return float(np.sum(normalise_rows(Pa) * normalise_rows(Pb)))
 
     def _represent_new(self, example: dict, spec: str) -> np.ndarray:
-        from core.representations import represent
+        from ..representations import represent
 
         row = {f: [example[f]] for f in self.fields}
         row[self.ds.label] = [example[self.ds.label]]
@@ -275,7 +275,7 @@ class QualityContext:
     def _phi_of_split(self, other: Dataset) -> np.ndarray:
         kind, _ = spec_parts(self.rep.spec)
         if kind in ("embedding", "glove", "sbert", "pixels"):
-            from core.representations import represent
+            from ..representations import represent
 
             return np.asarray(represent(other, self.rep.spec, cache_dir=self.cache_dir).X, dtype=np.float32)
         self._ensure_projector()
@@ -298,7 +298,7 @@ class QualityContext:
             self.projector_kind = kind
             return
         else:
-            from core.representations import represent
+            from ..representations import represent
 
             spec = "tfidf-svd:fields=" + "+".join(self.fields)
             self.stand_in = represent(self.ds, spec, cache_dir=self.cache_dir)

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from core.data.dataset import text_values
+from ..data.dataset import text_values
 
 
 # ============================================================== the components' rules (arrays or scalars)
@@ -56,13 +56,13 @@ def pca_basis(X: np.ndarray, dim: int, seed: int = 0, rows: int = 20000):
 
 
 def spec_parts(spec: str):
-    from core.representations import parse_spec
+    from ..representations import parse_spec
 
     return parse_spec(spec)
 
 
 def with_fields(kind: str, opts: dict, fields: str) -> str:
-    from core.representations import canonical_spec, KINDS
+    from ..representations import canonical_spec, KINDS
 
     o = {k: v for k, v in opts.items() if k in KINDS[kind]}
     o["fields"] = fields
@@ -74,7 +74,7 @@ class TfidfSvd:
     into an SVD space: either fitted here, or recovered from a given Φ as V = Mᵀ Φ Σ⁻²."""
 
     def __init__(self, texts_by_field: dict, ngram="1-2", min_df=2):
-        from core.representations.text import fit_tfidf
+        from ..representations.text import fit_tfidf
 
         self.fields = list(texts_by_field)
         self.vecs = {f: fit_tfidf(texts, ngram, min_df, f)[0] for f, texts in texts_by_field.items()}

@@ -9,17 +9,17 @@ from typing import Mapping, Optional
 import numpy as np
 import pandas as pd
 
-from core.aflite import random_subset
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
-from core.data.dataset import Dataset
-from core.evaluation import default_partial_spec, subset_accuracy
-from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, check_quality, combine,
+from ..aflite import random_subset
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
+from ..data.dataset import Dataset
+from ..evaluation import default_partial_spec, subset_accuracy
+from . import (COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, check_quality, combine,
                           quality_for_aflite, quality_scores)
-from core.quality.scoring import quality_columns
-from core.representations import represent
-from core.results.runs import fit_run
-from core.zstats import compute_z
+from .scoring import quality_columns
+from ..representations import represent
+from ..results.runs import fit_run
+from ..zstats import compute_z
 
 __all__ = ["quality_descriptor", "quality_components", "quality_column", "compare_pruning", "quality_columns",
            "quality_columns_note", "QUALITY_MIN_COUNT", "QUALITY_NN_DIM"]

@@ -10,10 +10,10 @@ from typing import Mapping, Optional
 import numpy as np
 import pandas as pd
 
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.text.features import FeatureOptions
-from core.base import lights as lights_vocabulary
+from ..data.dataset import Dataset
+from ..base.errors import InputError
+from ..text.features import FeatureOptions
+from ..base import lights as lights_vocabulary
 
 
 @dataclass(frozen=True)

@@ -71,15 +71,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from core.data.dataset import Dataset
-from core.base import paths
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
-from core.representations.common import CACHE_VERSION, build_embedding, check_finite, json_default, stores
-from core.representations.spec import KINDS, canonical_spec, parse_spec, resolve_options, resolve_spec, spec_paths
-from core.representations.text import build_glove, build_pixels, build_sbert, build_tfidf_svd
-from core.representations.vectors import build_file, source_changed
-from core.base.keys import digest
+from ..data.dataset import Dataset
+from ..base import paths
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
+from .common import CACHE_VERSION, build_embedding, check_finite, json_default, stores
+from .spec import KINDS, canonical_spec, parse_spec, resolve_options, resolve_spec, spec_paths
+from .text import build_glove, build_pixels, build_sbert, build_tfidf_svd
+from .vectors import build_file, source_changed
+from ..base.keys import digest
 
 __all__ = ["Representation", "represent", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
 

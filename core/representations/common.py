@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.base.result_store import ResultStore
-from core.data.dataset import Dataset, text_values
-from core.base import memory
-from core.base.memory import size_text
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
+from ..base.result_store import ResultStore
+from ..data.dataset import Dataset, text_values
+from ..base import memory
+from ..base.memory import size_text
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
 
 
 # Bump when a representation's computation changes, so old cache entries are not reused.

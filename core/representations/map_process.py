@@ -15,12 +15,16 @@ from typing import Optional
 
 import numpy as np
 
-from core.base import paths
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
-from core.representations.projection import Projection, project
+from ..base import paths
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
+from .projection import Projection, project
 
 __all__ = ["project_in_subprocess"]
+
+#: the folder the package was imported from (a checkout, or site-packages under the installed name):
+#: the child imports this module by the same name from there
+_IMPORT_ROOT = Path(__file__).resolve().parents[len(__name__.split(".")) - 1]
 
 
 def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_dir=None, progress=None,
@@ -48,8 +52,8 @@ def project_in_subprocess(X, ids=None, *, key: str, method: str = "umap", cache_
         # lines, is read here between cancel checks: no reader thread outside the job backend
         with open(Path(tmp) / "stderr.txt", "wb") as err:
             proc = subprocess.Popen([sys.executable, "-c",
-                                     "from core.representations.map_process import _child_main; _child_main()", tmp],
-                                    stdout=subprocess.PIPE, stderr=err, cwd=str(Path(__file__).resolve().parents[2]))
+                                     f"from {__name__} import _child_main; _child_main()", tmp],
+                                    stdout=subprocess.PIPE, stderr=err, cwd=str(_IMPORT_ROOT))
         error = None
         try:
             for msg in _messages(proc, cancel):

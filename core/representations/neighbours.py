@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.base.errors import InputError
+from ..base.errors import InputError
 
 __all__ = ["nearest", "top_k", "normalise_rows", "cosine_neighbours", "max_cosine"]
 

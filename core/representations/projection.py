@@ -3,7 +3,7 @@
 A projection is computed once per representation and cached on disk, keyed by the
 representation's key (dataset fingerprint + spec), the method and its parameters,
 so the dashboard never recomputes it on a knob change or a page switch. The
-dashboard's Map page and ``python -m core project DATASET -r SPEC`` share that
+dashboard's Map page and ``artifact-lens project DATASET -r SPEC`` share that
 cache: a map precomputed from the command line opens at once in the app.
 
 UMAP runs in explicit, recorded stages (``info["stages"]`` holds each one's seconds):
@@ -45,11 +45,11 @@ from typing import Optional
 
 import numpy as np
 
-from core.base.result_store import ResultStore
-from core.base.errors import InputError
-from core.base import paths
-from core.base.progress import check_cancel, report
-from core.base.keys import digest, key_of
+from ..base.result_store import ResultStore
+from ..base.errors import InputError
+from ..base import paths
+from ..base.progress import check_cancel, report
+from ..base.keys import digest, key_of
 
 __all__ = ["Projection", "project", "representation_key", "ensure_numba_cache", "METHODS", "METRICS", "DEFAULTS"]
 
@@ -64,7 +64,7 @@ PCA_FIT_ROWS = 100_000   # the PCA step is fitted on at most this many (seeded) 
 
 def representation_key(ds, rep) -> str:
     """The key of Φ in the projection cache: the dataset's fingerprint and the representation's spec
-    (what the dashboard and ``python -m core project`` both pass to `project`)."""
+    (what the dashboard and ``artifact-lens project`` both pass to `project`)."""
     return f"{ds.fingerprint}:{rep.spec}"
 
 
@@ -252,7 +252,7 @@ def _pca_step(X: np.ndarray, dims: int, random_state: int, progress, cancel):
     dims = min(dims, X.shape[1], n)
     rows = np.arange(n) if n <= PCA_FIT_ROWS else np.sort(
         np.random.default_rng(random_state).choice(n, size=PCA_FIT_ROWS, replace=False))
-    from core.base.cores import one_blas_thread
+    from ..base.cores import one_blas_thread
 
     # one BLAS thread: on a shared 2-core machine two were 2–7× slower here (100k × 768: 1.3 s vs 4–9 s)
     with one_blas_thread():
@@ -355,7 +355,7 @@ def _import_umap():
 def _umap(X, key, params, info, chunk_size, cache_root, use_cache, progress, cancel):
     import warnings
 
-    from core.base.progress import span
+    from ..base.progress import span
 
     rng = np.random.default_rng(params["random_state"])
     n = X.shape[0]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.data.dataset import Dataset
-from core.base.errors import InputError
+from ..data.dataset import Dataset
+from ..base.errors import InputError
 
 
 # kind -> {option: default}; None means "no default" (required or dataset-derived).

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError, MissingExtraError
-from core.base.progress import check_cancel, report
-from core.representations.common import stack_vectors, field_texts
+from ..base.errors import InputError, MissingExtraError
+from ..base.progress import check_cancel, report
+from .common import stack_vectors, field_texts
 
 
 def fit_tfidf(texts, ngram: str, min_df: int, field: str):
@@ -129,7 +129,7 @@ def build_glove(dataset, opts, *, messages, info, progress, cancel, cache_dir):
 def _sbert_device() -> str:
     """Where sentence-transformers encodes: the GPU that ``ARTIFACT_LENS_DEVICE`` names (``cuda`` or
     ``cuda:N``) when PyTorch sees it, else the CPU (also for the CPU-only devices of AFLite)."""
-    from core.base.settings import settings
+    from ..base.settings import settings
 
     wanted = settings().device or ""
     if wanted.startswith("cuda"):

@@ -12,15 +12,15 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base import memory
-from core.base.memory import size_text
-from core.base import paths
-from core.base.errors import Cancelled, InputError
-from core.base.progress import check_cancel, report
-import core.representations.common as common   # FILE_CHUNK read at call time (tests shrink it)
-from core.representations.common import CACHE_VERSION, check_finite, json_default, read_progress, stores
-from core.representations.spec import canonical_spec
-from core.base.keys import digest
+from ..base import memory
+from ..base.memory import size_text
+from ..base import paths
+from ..base.errors import Cancelled, InputError
+from ..base.progress import check_cancel, report
+from . import common as common   # FILE_CHUNK read at call time (tests shrink it)
+from .common import CACHE_VERSION, check_finite, json_default, read_progress, stores
+from .spec import canonical_spec
+from ..base.keys import digest
 
 
 # ---------------------------------------------------------------- vector files (file:path=…)

@@ -27,7 +27,7 @@ import zipfile
 import numpy as np
 import pandas as pd
 
-from core.base.strict_json import unique_keys
+from ..base.strict_json import unique_keys
 
 __all__ = ["write_result", "read_result", "CLASSES", "PART_MAX", "METADATA_MAX"]
 
@@ -45,6 +45,14 @@ CLASSES = {"core.dynamics.transfer.Transfer", "core.dynamics.cartography.Cartogr
 #: the names files written before core had packages give the same classes (read as these)
 MOVED = {"core.transfer.Transfer": "core.dynamics.transfer.Transfer",
          "core.cartography.Cartography": "core.dynamics.cartography.Cartography"}
+#: the name this package was imported under: ``core`` in a checkout, the project's name when installed.
+#: A file names a class as ``core.…`` either way, so a file reads back under both.
+_PACKAGE = __name__.split(".")[0]
+
+
+def _file_name(cls: type) -> str:
+    head, _, rest = cls.__module__.partition(".")
+    return f"{'core' if head == _PACKAGE else head}.{rest}.{cls.__qualname__}"
 
 
 def write_result(fh, value) -> None:
@@ -147,7 +155,7 @@ def _encode(value, parts: list):
         parts.append(value)
         return {"$array": len(parts) - 1}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        name = f"{type(value).__module__}.{type(value).__qualname__}"
+        name = _file_name(type(value))
         if name not in CLASSES:
             raise ValueError(f"{name} is not a result class this store keeps")
         return {"$class": name, "fields": {f.name: _encode(getattr(value, f.name), parts)
@@ -192,7 +200,7 @@ def _decode(tree, part):
         if name not in CLASSES:
             raise ValueError(f"the result file names {str(name)[:80]!r}, which is not a result class")
         module, _, cls = name.rpartition(".")
-        cls = getattr(importlib.import_module(module), cls)
+        cls = getattr(importlib.import_module(_PACKAGE + module.removeprefix("core")), cls)
         if not isinstance(tree.get("fields"), dict):
             raise ValueError(f"the {cls.__name__} in the result file has no fields")
         return _built(cls, {k: _decode(v, part) for k, v in tree["fields"].items()})

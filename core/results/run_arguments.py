@@ -1,5 +1,5 @@
 """What a ``--run`` argument names: a run ``.npz`` of the run store or the manifest JSON of
-``python -m core aflite --manifest``, checked against the dataset it is used with (same
+``artifact-lens aflite --manifest``, checked against the dataset it is used with (same
 fingerprint, same ids), and the one schema for reading a manifest (`export` and `evaluate`)."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.base.errors import InputError
-from core.results.runs import MANIFEST_FORMAT, STORE_FORMAT, CorruptRun, Run
+from ..base.errors import InputError
+from .runs import MANIFEST_FORMAT, STORE_FORMAT, CorruptRun, Run
 
 __all__ = ["read_run_argument", "run_input", "check_manifest"]
 
@@ -19,11 +19,11 @@ def read_run_argument(path, dataset, *, manifest_keys=("dataset", "aflite", "ret
     """What a CLI ``--run`` names, checked to belong to ``dataset`` (same fingerprint):
     ``("run", Run)`` for a run ``.npz`` (the dashboard's run store; its trajectory answers
     any τ/n above the fitted ones) or ``("manifest", dict)`` for the JSON written by
-    ``python -m core aflite --manifest`` (the run as fitted). InputError names what is wrong."""
+    ``artifact-lens aflite --manifest`` (the run as fitted). InputError names what is wrong."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"--run {path}: no such file; give a run .npz (the dashboard's run store) or the manifest "
-                         "JSON written by 'python -m core aflite ... --manifest run.json'.")
+                         "JSON written by 'artifact-lens aflite ... --manifest run.json'.")
     if path.suffix.lower() == ".npz":
         try:
             version = _stored_format(path)
@@ -41,7 +41,7 @@ def read_run_argument(path, dataset, *, manifest_keys=("dataset", "aflite", "ret
                              "other data: give the dataset and --id column the run was made with.")
         return "run", run
     if path.suffix.lower() != ".json":
-        raise InputError(f"--run {path.name}: give a run .npz or the manifest .json of 'python -m core aflite --manifest'.")
+        raise InputError(f"--run {path.name}: give a run .npz or the manifest .json of 'artifact-lens aflite --manifest'.")
     try:
         man = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -49,7 +49,7 @@ def read_run_argument(path, dataset, *, manifest_keys=("dataset", "aflite", "ret
     missing = [k for k in manifest_keys if not isinstance(man, dict) or k not in man]
     if missing:
         raise InputError(f"--run {path.name} is not an AFLite run manifest (no {', '.join(missing)}); give the file "
-                         "written by 'python -m core aflite ... --manifest run.json', or a run .npz.")
+                         "written by 'artifact-lens aflite ... --manifest run.json', or a run .npz.")
     check_manifest(man, path.name)
     _check_same_data(man["dataset"]["fingerprint"], dataset, path)
     unknown = set(man["retained_ids"]) - set(dataset.table.index.astype(str))
@@ -87,7 +87,7 @@ def check_manifest(man: dict, name: str) -> None:
     version = man.get("manifest_format", 0)
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
         raise InputError(f"--run {name}: manifest_format {version!r} is not a format version; give a manifest "
-                         "written by 'python -m core aflite --manifest'.")
+                         "written by 'artifact-lens aflite --manifest'.")
     if version > MANIFEST_FORMAT:
         raise InputError(f"--run {name} was made by a newer Artifact Lens (manifest format {version}; this one reads "
                          f"up to {MANIFEST_FORMAT}); upgrade artifact-lens to read it.")
@@ -98,7 +98,7 @@ def check_manifest(man: dict, name: str) -> None:
         if not isinstance(value, kind):
             raise InputError(f"--run {name}: the field {'.'.join(keys)} should be {_KIND_WORDS[kind]}, not "
                              f"{str(value)[:40]!r}; the manifest was changed or damaged: write it again with "
-                             "'python -m core aflite --manifest'.")
+                             "'artifact-lens aflite --manifest'.")
     if not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in man["retained_ids"]):
         raise InputError(f"--run {name}: retained_ids should be a list of ids (text); write the manifest again.")
     man["retained_ids"] = [str(i) for i in man["retained_ids"]]
@@ -125,7 +125,7 @@ def run_input(path, dataset, *, tau=None, target_size=None) -> dict:
     """The run to evaluate: ``retained_ids``, ``history``, ``spec``, ``run_key``, ``tau``, ``n``,
     ``n_phases`` (phases that run at that τ/n).
 
-    ``path`` is the manifest JSON of ``python -m core aflite --manifest`` (the run as fitted;
+    ``path`` is the manifest JSON of ``artifact-lens aflite --manifest`` (the run as fitted;
     another τ/n needs the run file) or a run ``.npz`` (any τ' ≥ τ and n' ≥ n, from its
     trajectory). The run must have been made on ``dataset`` (same fingerprint)."""
     kind, found = read_run_argument(path, dataset,

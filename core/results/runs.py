@@ -31,12 +31,12 @@ from typing import Optional
 
 import numpy as np
 
-from core.base import paths
-from core.base.result_store import ResultStore, CorruptResult
-from core.aflite import AFLite, Trajectory
-from core.base.errors import InputError
-from core.base.keys import digest, jsonable, key_of
-from core.dynamics.joint import key_part
+from ..base import paths
+from ..base.result_store import ResultStore, CorruptResult
+from ..aflite import AFLite, Trajectory
+from ..base.errors import InputError
+from ..base.keys import digest, jsonable, key_of
+from ..dynamics.joint import key_part
 
 __all__ = ["Run", "RunStore", "CorruptRun", "MANIFEST_FORMAT", "run_key", "fit_run", "quality_digest", "package_versions", "STORE_FORMAT"]
 
@@ -379,7 +379,7 @@ def fit_run(dataset, representation, params: dict, *, progress=None, cancel=None
     protected = None if joint is None else joint.protected
     t0 = time.perf_counter()
     if scheduler:
-        from core.aflite.on_cluster import fit_on_cluster
+        from ..aflite.on_cluster import fit_on_cluster
 
         est = fit_on_cluster(scheduler, representation.X, y, params, quality=quality, protected=protected,
                              progress=progress, cancel=cancel, on_phase=on_phase)

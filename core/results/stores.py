@@ -1,16 +1,16 @@
 """The stores of computed results under one cache root (`core.base.result_store`), named once for the
-dashboard's server and the command line, and pruning them (a starting server; ``python -m core
+dashboard's server and the command line, and pruning them (a starting server; ``artifact-lens
 prune``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.base.result_store import ResultStore, prune
-from core.evaluation import EvaluationStore
-from core.representations.projection import maps
-from core.representations.common import stores as representation_stores
-from core.results.runs import RunStore
+from ..base.result_store import ResultStore, prune
+from ..evaluation import EvaluationStore
+from ..representations.projection import maps
+from ..representations.common import stores as representation_stores
+from .runs import RunStore
 
 __all__ = ["Results"]
 

@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
+from ..base.errors import InputError
 
 __all__ = ["ExampleTable", "SELECTIONS", "filter_examples", "mark_hits", "page"]
 

@@ -34,7 +34,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
+from ..base.errors import InputError
 
 __all__ = ["Agreement", "agreement", "alpha_nominal", "kappa", "supported_tau_n", "side", "sides_of", "team_sides"]
 

@@ -34,9 +34,9 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.team.agreement import Agreement, agreement, side, supported_tau_n
-from core.base.errors import InputError
-from core.base import lights as lights_vocabulary
+from .agreement import Agreement, agreement, side, supported_tau_n
+from ..base.errors import InputError
+from ..base import lights as lights_vocabulary
 
 __all__ = ["AWAITING", "LIGHTS", "LIGHT_COLOURS", "standing", "lights", "apply_overrides", "reviewed_result", "queue",
            "QUEUE_ORDERS", "DISPUTE_RULES", "side", "disagreements", "to_adjudicate", "agreement", "Agreement", "supported_tau_n"]

@@ -1,4 +1,4 @@
-"""The team's agreement on one run (issue 22), assembled once for the CLI (``python -m core
+"""The team's agreement on one run (issue 22), assembled once for the CLI (``artifact-lens
 agreement``) and the dashboard (the Review page, the manifest, the report): the reviews and their
 standing under the workspace's dispute rule, the filter's keep/remove at τ/n as a rater, the
 labels and the examples carrying the top artifact features."""
@@ -9,8 +9,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.team.agreement import agreement, side, supported_tau_n
-from core.text.features import ids_with_feature
+from .agreement import agreement, side, supported_tau_n
+from ..text.features import ids_with_feature
 
 __all__ = ["team_agreement", "artifact_carriers", "dispute_roles", "ARTIFACT_FEATURES"]
 
@@ -41,7 +41,7 @@ def team_agreement(run, reviews: pd.DataFrame, stand: pd.DataFrame, *, tau=None,
     word from ``stand``, `core.team.review.standing` under the workspace's dispute rule), ``grid`` and
     ``best`` (`core.team.agreement.supported_tau_n`), ``tau`` and ``n``. ``reviews`` are each
     reviewer's latest decisions (`TeamStore.reviews`). What the Review page, the manifest, the
-    report and ``python -m core agreement`` show."""
+    report and ``artifact-lens agreement`` show."""
     live = run.result_for(tau=tau, target_size=target_size)
     tau_, n_ = run.trajectory.clamp(run.trajectory.tau if tau is None else tau,
                                     run.trajectory.n if target_size is None else target_size)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from core.base.errors import InputError
+from ..base.errors import InputError
 
 __all__ = ["with_accepted"]
 

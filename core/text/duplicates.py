@@ -40,8 +40,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
 
 __all__ = ["THRESHOLD", "DuplicateIndex", "drop_one_of_each", "near_duplicate_pairs", "drop_near_duplicates"]
 
@@ -101,7 +101,7 @@ class DuplicateIndex:
     def _word_overlap(self, example: Mapping) -> np.ndarray:
         """Per indexed example: the smallest, over the fields, Jaccard index of its set of words and
         ``example``'s (the word rule's candidates: one word changed in n keeps (n-1)/(n+1) of them)."""
-        from core.text.tokens import tokenize, tokenize_many
+        from .tokens import tokenize, tokenize_many
 
         if self._words is None:
             hv = _word_hasher()
@@ -114,7 +114,7 @@ class DuplicateIndex:
     def _one_word_apart(self, example: Mapping, rows: np.ndarray) -> np.ndarray:
         """A mask over the index: the ``rows`` whose fields are ``example``'s but for one word dropped,
         inserted or replaced in one field, with the same label when both have one."""
-        from core.text.tokens import tokenize, tokenize_many
+        from .tokens import tokenize, tokenize_many
 
         out = np.zeros(len(self.ids), bool)
         if not len(rows):

@@ -37,9 +37,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
-from core.base.errors import InputError
-from core.base.progress import check_cancel, report
-from core.text.tokens import binary_csr, keep_columns, tokenise_column
+from ..base.errors import InputError
+from ..base.progress import check_cancel, report
+from .tokens import binary_csr, keep_columns, tokenise_column
 
 KINDS = ("null", "pred", "overlap", "ratio", "length", "column", "ngram")
 
@@ -579,7 +579,7 @@ def build_features(
 def feature_matrix(dataset) -> "FeatureMatrix":
     """The binary example × feature matrix of a `core.data.dataset.Dataset`'s simple features (its
     text fields, a pair's overlap features when it has two, and its feature columns)."""
-    from core.data.labels import encode_labels
+    from ..data.labels import encode_labels
 
     y, classes = encode_labels(dataset.y, dataset.classes, what=dataset.label)
     pair = tuple(dataset.text) if len(dataset.text) == 2 else None

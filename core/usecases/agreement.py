@@ -1,4 +1,4 @@
-"""The team's agreement on one run (issues 22 and 43): ``python -m core agreement``, ``certify
+"""The team's agreement on one run (issues 22 and 43): ``artifact-lens agreement``, ``certify
 --run`` (reviewers' α), the Review page's Agreement tab, an export's manifest and the evaluation
 report all call `run_agreement`, which holds the rules: under blind review only those who
 adjudicate read it (it shows how others decided) and every decision counts; disputes are settled
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from core.base.errors import InputError
-from core.team.run_agreement import artifact_carriers, dispute_roles, team_agreement
-from core.team.store import PERMISSIONS, NotAllowed
+from ..base.errors import InputError
+from ..team.run_agreement import artifact_carriers, dispute_roles, team_agreement
+from ..team.store import PERMISSIONS, NotAllowed
 
 __all__ = ["run_agreement", "may_read", "find_run"]
 
@@ -34,7 +34,7 @@ def find_run(ws, run_key: str) -> tuple:
 
 def _reloaded(rec: dict, run) -> tuple:
     """(the run's dataset as its record names it, None) or (None, why not)."""
-    from core.data.sources import load_dataset
+    from ..data.sources import load_dataset
 
     try:
         ds = load_dataset(rec["source"], **{k: v for k, v in (rec["roles"] or {}).items() if v not in (None, "", [])})
@@ -59,7 +59,7 @@ def run_agreement(ws, run_id: int, run, *, dataset=None, reload: Optional[dict] 
     if not may_read(ws):
         raise NotAllowed(f"review in workspace {ws.workspace_id} is blind and {ws.by} is {ws.role()} there: the "
                          "team's agreement shows how others decided, so only curators and owners read it.")
-    from core.team.review import standing
+    from ..team.review import standing
 
     notes = []
     if dataset is None and reload is not None:
@@ -77,7 +77,7 @@ def run_agreement(ws, run_id: int, run, *, dataset=None, reload: Optional[dict] 
 
 
 def _carriers(dataset) -> dict:
-    from core.text.features import feature_matrix
-    from core.zstats import compute_z
+    from ..text.features import feature_matrix
+    from ..zstats import compute_z
 
     return artifact_carriers(compute_z(dataset, min_count=5), feature_matrix(dataset))

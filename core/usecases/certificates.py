@@ -1,5 +1,5 @@
 """Certify a dataset, and certify the split a run selected (issue 34's certificate, issue 43's
-one rule): `python -m core certify`, `python -m core export` (a datasets folder's
+one rule): `artifact-lens certify`, `artifact-lens export` (a datasets folder's
 ``certificate.json``), the Certificate panel and the Export page all call these.
 
 The rule: a split's certificate is computed on the Φ of the run that selected it (as its manifest
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.base.errors import InputError
-from core.base.settings import printable
-from core.certificate.measures import DEFAULTS, certify
+from ..base.errors import InputError
+from ..base.settings import printable
+from ..certificate.measures import DEFAULTS, certify
 
 __all__ = ["certificate_representation", "certify_dataset", "certify_split"]
 

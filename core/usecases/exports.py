@@ -1,6 +1,6 @@
 """Export a run's split (issues 14 and 43): the rows at τ/n with the team's review overrides
 applied, their manifest and the export's options, and what a datasets folder (or a Hub push)
-carries beside them: the card and the split's certificate. ``python -m core export`` and the
+carries beside them: the card and the split's certificate. ``artifact-lens export`` and the
 Export page call these, so the same choices write the same file, manifest, card and
 ``certificate.json``."""
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.exports import manifest as manifests
-from core.exports.plan import with_options
-from core.exports.writers import export_frame
-from core.usecases.certificates import certify_split
+from ..exports import manifest as manifests
+from ..exports.plan import with_options
+from ..exports.writers import export_frame
+from .certificates import certify_split
 
 __all__ = ["SplitExport", "FolderFiles", "export_split", "export_saved_run", "folder_files"]
 
@@ -43,8 +43,8 @@ class FolderFiles:
     def files(self) -> dict:
         """The files beside the rows and the card (`core.exports.writers.write_file`'s ``files``):
         ``certificate.json`` when there is one, and ``croissant.json``, made from the written folder."""
-        from core.certificate.schema import certificate_bytes
-        from core.exports.croissant import FILE_NAME, croissant_bytes
+        from ..certificate.schema import certificate_bytes
+        from ..exports.croissant import FILE_NAME, croissant_bytes
 
         out = {"certificate.json": certificate_bytes(self.certificate)} if self.certificate else {}
         if self.croissant is not None:
@@ -61,7 +61,7 @@ def export_split(dataset, run, *, which: str, fmt: str, include_arrays: bool, ta
     the filter where a reviewer said "keep anyway" or "remove anyway", its manifest (``extra`` added
     to its export record) and the export's options (`core.exports.plan.with_options`). Without a
     run (None), the whole dataset."""
-    from core.team.review import reviewed_result
+    from ..team.review import reviewed_result
 
     if run is None:
         frame = export_frame(dataset, None, which=which, include_arrays=include_arrays)
@@ -91,10 +91,10 @@ def export_saved_run(dataset, run_path, *, which: str = "retained", fmt: str = "
                      include_arrays: bool = True, extra: Optional[dict] = None, quality=None, quality_note=None,
                      duplicate_pairs=None) -> SplitExport:
     """`export_split` of what a CLI ``--run`` names: a run ``.npz`` (any τ/n its trajectory answers)
-    or the JSON manifest of ``python -m core aflite --manifest`` (the run as fitted). The run must
+    or the JSON manifest of ``artifact-lens aflite --manifest`` (the run as fitted). The run must
     have been made on ``dataset`` (same fingerprint)."""
-    from core.exports.writers import FORMATS, SELECTIONS, _check_choice
-    from core.results.run_arguments import read_run_argument
+    from ..exports.writers import FORMATS, SELECTIONS, _check_choice
+    from ..results.run_arguments import read_run_argument
 
     _check_choice("which", which, SELECTIONS)
     _check_choice("format", fmt, FORMATS)
@@ -115,8 +115,8 @@ def folder_files(dataset, split: SplitExport, *, certificate: bool = True, verdi
                  cache_dir=None) -> FolderFiles:
     """The card and the certificate of the exported rows (`core.usecases.certificates.certify_split`:
     the Φ of the run that selected them), as a datasets folder and a Hub push carry them."""
-    from core.exports.card import card_of
-    from core.exports.croissant import croissant_metadata
+    from ..exports.card import card_of
+    from ..exports.croissant import croissant_metadata
 
     found, why = certify_split(dataset, split.frame["id"].astype(str), manifest=split.manifest,
                                cache_dir=cache_dir) if certificate \

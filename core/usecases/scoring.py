@@ -1,4 +1,4 @@
-"""Score a dataset into an AFLite run: the use case behind ``python -m core aflite`` and the
+"""Score a dataset into an AFLite run: the use case behind ``artifact-lens aflite`` and the
 dashboard's Run, Filter and resume (issue 43).
 
 Its rules, held here once:
@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from core.base.errors import Cancelled, InputError
-from core.base.progress import span
-from core.results.runs import Run, fit_run, package_versions, run_key
+from ..base.errors import Cancelled, InputError
+from ..base.progress import span
+from ..results.runs import Run, fit_run, package_versions, run_key
 
 __all__ = ["RunLife", "score_dataset", "stored_run", "keep", "refuse_if_file_changed"]
 
@@ -40,7 +40,7 @@ def refuse_if_file_changed(run: Run) -> None:
     """InputError when ``run`` was scored on a vector file (``file:`` Φ) that has been rewritten
     since: a run is stored under its data, spec and parameters, and the spec names the file by its
     path, so the stored run would silently stand for the old vectors."""
-    from core.representations import source_changed
+    from ..representations import source_changed
 
     changed = source_changed(run.representation_info)
     if changed:

@@ -24,9 +24,9 @@ Everything returns small dataclasses holding pandas tables, ready for the CLI
 
 May import: core.base, core.models, core.data, core.text.
 """
-from core.zstats.consistency import ConsistencyResult, consistency_filter
-from core.zstats.statistics import ZStats, bonferroni_threshold, compute_z, tested_z, z_from_share, z_scores, z_table
-from core.zstats.zfilter import ZFilterResult, z_filter
+from .consistency import ConsistencyResult, consistency_filter
+from .statistics import ZStats, bonferroni_threshold, compute_z, tested_z, z_from_share, z_scores, z_table
+from .zfilter import ZFilterResult, z_filter
 
 __all__ = ["ConsistencyResult", "ZFilterResult", "ZStats", "bonferroni_threshold", "compute_z", "consistency_filter", "tested_z",
            "z_filter", "z_from_share", "z_scores", "z_table"]

@@ -9,12 +9,12 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
-from core.text.features import FeatureOptions, build_features
-from core.data.labels import encode_labels
-from core.base.progress import check_cancel, report
-from core.zstats.inputs import ZInput, check_min_count, classes_of, resolve_input, resolve_seed
-from core.models import make_model
+from ..base.errors import InputError
+from ..text.features import FeatureOptions, build_features
+from ..data.labels import encode_labels
+from ..base.progress import check_cancel, report
+from .inputs import ZInput, check_min_count, classes_of, resolve_input, resolve_seed
+from ..models import make_model
 
 
 @dataclass

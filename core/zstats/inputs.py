@@ -8,9 +8,9 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.text.features import FeatureMatrix, build_features, check_text_columns
+from ..data.dataset import Dataset
+from ..base.errors import InputError
+from ..text.features import FeatureMatrix, build_features, check_text_columns
 
 
 @dataclass

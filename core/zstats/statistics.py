@@ -11,11 +11,11 @@ import pyarrow as pa
 import scipy.sparse as sp
 from scipy.stats import norm
 
-from core.base.errors import InputError
-from core.text.features import FeatureMatrix, FeatureOptions
-from core.data.labels import encode_labels
-from core.base.progress import check_cancel, report, span
-from core.zstats.inputs import check_min_count, classes_of, features_for, resolve_input
+from ..base.errors import InputError
+from ..text.features import FeatureMatrix, FeatureOptions
+from ..data.labels import encode_labels
+from ..base.progress import check_cancel, report, span
+from .inputs import check_min_count, classes_of, features_for, resolve_input
 
 
 def bonferroni_threshold(alpha: float, n_tests: int) -> float:

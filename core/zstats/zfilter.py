@@ -8,12 +8,12 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
-from core.text.features import FeatureOptions
-from core.data.labels import encode_labels
-from core.base.progress import check_cancel, report, span
-from core.zstats.inputs import check_min_count, classes_of, features_for, resolve_input, resolve_seed
-from core.zstats.statistics import ZStats, counts_per_label, tested_z, zstats_from_counts
+from ..base.errors import InputError
+from ..text.features import FeatureOptions
+from ..data.labels import encode_labels
+from ..base.progress import check_cancel, report, span
+from .inputs import check_min_count, classes_of, features_for, resolve_input, resolve_seed
+from .statistics import ZStats, counts_per_label, tested_z, zstats_from_counts
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The artifact certificates of the current run's split (issue 34): the whole dataset's and the
 split's at the live τ/n, computed together as a shared job (`dashboard.services.cached_jobs`), and the
-gate's comparison of the two (`core.certificate.gate`): what ``python -m core check`` says of them."""
+gate's comparison of the two (`core.certificate.gate`): what ``artifact-lens check`` says of them."""
 from __future__ import annotations
 
 from typing import Optional

@@ -254,7 +254,7 @@ def ids_with_feature(name: str) -> np.ndarray:
 
 # ---------------------------------------------------------------------- projections
 def projection_key(ds, rep) -> str:
-    """The projection cache's key of Φ, the one ``python -m core project`` writes under."""
+    """The projection cache's key of Φ, the one ``artifact-lens project`` writes under."""
     from core.representations.projection import representation_key
 
     return representation_key(ds, rep)

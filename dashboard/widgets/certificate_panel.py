@@ -1,6 +1,6 @@
 """The Evaluate page's artifact certificate section: the dataset's and the split's certificates at
 the live τ/n, the gate's verdict on each measure (before, after, change, the rise its rule
-allows) and both files to download, the same ``python -m core certify`` and ``check`` write."""
+allows) and both files to download, the same ``artifact-lens certify`` and ``check`` write."""
 from __future__ import annotations
 
 from functools import partial
@@ -32,7 +32,7 @@ def certificate_section(run) -> None:
                 except InputError as exc:
                     st.error(plain(exc))
         st.caption("Each artifact measure with its uncertainty (docs/certificate.md), for the whole dataset and the "
-                   "split at this τ and n, compared the way a dataset's CI would (python -m core check).")
+                   "split at this τ and n, compared the way a dataset's CI would (artifact-lens check).")
         return
     try:
         table = certificates.comparison(found)

@@ -127,4 +127,4 @@ def transfer_panel() -> None:
     st.dataframe(found.cues, hide_index=True, key="tr_cues")
     st.caption(f"Predictable (p̃ ≥ {s['tau']:.2f}) by an AFLite ensemble trained on this dataset: "
                f"{s['predictable_share_train']:.1%} of it, {s['predictable_share_eval']:.1%} of the other split. "
-               "The same report: python -m core transfer.")
+               "The same report: artifact-lens transfer.")

@@ -1,5 +1,5 @@
 """The Review page's Agreement tab (issue 22) through AppTest: three members review the demo run
-with known noise; the tab's α, its interval and the filter-as-rater κ are what `python -m core
+with known noise; the tab's α, its interval and the filter-as-rater κ are what `artifact-lens
 agreement` prints for the same workspace and run, and "Use τ, n" moves the live τ/n there."""
 import json
 

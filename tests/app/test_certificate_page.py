@@ -1,6 +1,6 @@
 """The Evaluate page's artifact certificate (issue 34): a curator certifies the dataset and the
 split at the live τ/n in a background job; the page shows the gate's table and verdict, and both
-certificates download as the files ``python -m core check`` reads (it agrees with the page)."""
+certificates download as the files ``artifact-lens check`` reads (it agrees with the page)."""
 import json
 
 from apptest_helpers import OWNER, app, no_exceptions, page, wait_for_jobs

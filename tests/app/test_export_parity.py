@@ -1,5 +1,5 @@
 """One workflow, two front ends: the filtered split exported from the Export page and by
-`python -m core export` from the same saved run, at the page's live τ/n, is the same file
+`artifact-lens export` from the same saved run, at the page's live τ/n, is the same file
 byte for byte, with the same manifest (CSV and JSONL; retained, removed and all)."""
 import json
 import shlex
@@ -35,7 +35,7 @@ def test_the_export_page_and_the_cli_write_the_same_bytes(fresh_server, download
     assert out.read_bytes() == page_file
     cli_manifest = json.loads((tmp_path / "split.manifest.json").read_text())
     # the one difference: the CLI records the command it was given (the page has none)
-    assert cli_manifest["export"].pop("command") == "python -m core " + shlex.join(argv)
+    assert cli_manifest["export"].pop("command") == "artifact-lens " + shlex.join(argv)
     assert json.dumps(cli_manifest, indent=1) == page_manifest.decode()
 
 

@@ -2,7 +2,7 @@
 (issue 22): the owner turns it on from the Team page; the owner and two annotators take turns
 from their queues; nobody sees another's decision, light or note on an example before deciding
 on it; every example ends with two reviews; the owner's Agreement tab shows the α that
-`python -m core agreement` prints for the same workspace, run and τ/n."""
+`artifact-lens agreement` prints for the same workspace, run and τ/n."""
 import json
 import re
 import urllib.parse

@@ -67,7 +67,7 @@ def test_represent_bad_out_suffix_leaves_nothing(nli_csv, tmp_path, capsys):
 def test_every_command_has_help():
     for cmd in ([], ["info"], ["represent"]):
         proc = subprocess.run([sys.executable, "-m", "core", *cmd, "--help"], cwd=ROOT, capture_output=True, text=True)
-        assert proc.returncode == 0 and "usage: python -m core" in proc.stdout
+        assert proc.returncode == 0 and "usage: artifact-lens" in proc.stdout
 
 
 def test_module_entry_point_reports_errors_without_traceback(tmp_path):

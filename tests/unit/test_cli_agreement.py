@@ -1,4 +1,4 @@
-"""`python -m core agreement` on a real team store: three simulated reviewers with known noise
+"""`artifact-lens agreement` on a real team store: three simulated reviewers with known noise
 review 240 SNLI examples of a saved run; the command's α and κ are the reference
 implementations' on the same decisions, its filter-as-rater numbers are counted here by hand,
 and a wrong database, workspace, member or run is one clear error."""

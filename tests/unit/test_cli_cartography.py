@@ -1,4 +1,4 @@
-"""`python -m core cartography`: the CSV the docs name, ids as the dataset has them, the
+"""`artifact-lens cartography`: the CSV the docs name, ids as the dataset has them, the
 in-sample variant without label issues (and a note saying why), and the workflow function the
 dashboard will call giving the same table."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""``python -m core evaluate``: reads what ``aflite --manifest`` writes, writes tables, figures and
+"""``artifact-lens evaluate``: reads what ``aflite --manifest`` writes, writes tables, figures and
 a self-contained report; bad input is one ``error:`` line, exit 2, no output folder."""
 import json
 import re

@@ -1,4 +1,4 @@
-"""`python -m core export`: a saved run's split streamed to a file with its manifest; bad input is
+"""`artifact-lens export`: a saved run's split streamed to a file with its manifest; bad input is
 one error line, exit 2 and no file."""
 import json
 

@@ -1,4 +1,4 @@
-"""`python -m core aflite` reports each phase on stderr: its seconds, |S| and an ETA."""
+"""`artifact-lens aflite` reports each phase on stderr: its seconds, |S| and an ETA."""
 import re
 
 import numpy as np

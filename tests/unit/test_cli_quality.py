@@ -1,4 +1,4 @@
-"""`python -m core quality` / `feedback` / `aflite --quality dqi|COMPONENT`: outputs through core.exports.outputs;
+"""`artifact-lens quality` / `feedback` / `aflite --quality dqi|COMPONENT`: outputs through core.exports.outputs;
 bad input is one error line, exit 2 and no file."""
 import json
 

@@ -1,6 +1,6 @@
 """Words a curator stumbles on (issue 45, the team's walk, item 7): the card's certificate table
 gives numbers a person reads (not 0.40674327566611945) and says what a negative V-information
-means; ``python -m core pvi DATA`` prints its summary without ``--out``."""
+means; ``artifact-lens pvi DATA`` prints its summary without ``--out``."""
 import re
 
 from hypothesis import given, settings

@@ -7,6 +7,8 @@ import ast
 import re
 from pathlib import Path
 
+from imports import imported_module
+
 ROOT = Path(__file__).resolve().parents[2]
 #: what widgets and pages may call in core: figures and what they show, errors, lights, escaping,
 #: and stable keys (a figure named by its inputs, so an unchanged one is not sent again)
@@ -41,8 +43,8 @@ def _imports(path: Path) -> list:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             out += [(a.name, ()) for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            out.append((node.module, tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            out.append((imported_module(node, path), tuple(a.name for a in node.names)))
     return out
 
 
@@ -50,9 +52,10 @@ def _edges() -> dict:
     edges = {name: set() for name in MODULES}
     for name, path in MODULES.items():
         for module, names in _imports(path):
-            for target in (module, *(f"{module}.{n}" for n in names)):
-                if target in MODULES and target != name:
-                    edges[name].add(target)
+            # ``from . import sibling`` imports the module sibling, not what its package defines
+            submodules = {f"{module}.{n}" for n in names} & MODULES.keys()
+            targets = submodules | ({module} if len(submodules) < len(names) or not names else set())
+            edges[name] |= {t for t in targets if t in MODULES and t != name}
     return edges
 
 
@@ -285,14 +288,29 @@ def test_the_check_sees_a_circle():
 
 
 def test_every_package_is_installed():
-    """A new package under core/ or dashboard/ is listed in pyproject.toml (a non-editable
-    install would leave it out otherwise)."""
+    """A new package under core/ is listed in pyproject.toml under the installed name (a non-editable
+    install would leave it out otherwise), and nothing installs as a generic top-level name."""
     import tomllib
 
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(p.parent.relative_to(ROOT).parts) for p in [*ROOT.glob("core/**/__init__.py"),
-                                                                   *ROOT.glob("dashboard/**/__init__.py")]}
-    assert found <= listed, found - listed
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setup["package-dir"] == {"artifact_lens": "core"}
+    listed = set(setup["packages"])
+    found = {".".join(("artifact_lens",) + p.parent.relative_to(ROOT / "core").parts)
+             for p in ROOT.glob("core/**/__init__.py")}
+    assert found == listed, (found - listed, listed - found)
+
+
+def test_core_imports_itself_relatively():
+    """No module under core/ names ``core`` in an import (installed, the package is artifact_lens, and
+    ``import core`` would fail there or find someone else's package)."""
+    found = []
+    for path in ROOT.glob("core/**/*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if any(n and n.split(".")[0] in ("core", "dashboard") for n in names):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, f"import relatively (from ..base import keys): {found}"
 
 
 def test_no_module_of_the_engine_outgrows_one_concern():

@@ -1,4 +1,4 @@
-"""`python -m core project`: precomputes the map into the cache the dashboard's Map page reads;
+"""`artifact-lens project`: precomputes the map into the cache the dashboard's Map page reads;
 the kNN graph is reused when only display parameters change; bad input is named."""
 import inspect
 import json

@@ -157,7 +157,7 @@ def test_stores_of_computed_results_are_result_stores():
 
 
 def test_the_prune_command_keeps_the_cache_within_the_budget(tmp_path, capsys):
-    """`python -m core prune`: the same pruning as a starting server, on the cache folder given."""
+    """`artifact-lens prune`: the same pruning as a starting server, on the cache folder given."""
     from core.cli import main
     from core.results.stores import Results
 

@@ -528,11 +528,14 @@ def _database_at(url, revision):
     from alembic import command
     from alembic.config import Config
 
+    from core.team.store.models import Base
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     engine = create_engine(url)
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
+        cfg.attributes["metadata"] = Base.metadata
         command.upgrade(cfg, revision)
     return engine
 

@@ -1,4 +1,4 @@
-"""Artifacts across splits (`core.dynamics.transfer`, `python -m core transfer`, issue 23): the demo NLI set's
+"""Artifacts across splits (`core.dynamics.transfer`, `artifact-lens transfer`, issue 23): the demo NLI set's
 planted cues carry over from one half to the other; with the second half's labels shuffled they
 do not; the command writes the files the docs name; mismatched splits are one clear error."""
 import json

@@ -11,6 +11,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from imports import imported_module
 
 from core.cli.parser import build_parser
 from core.usecases.registry import USE_CASES
@@ -64,15 +65,15 @@ class _Module:
     """A module's functions and what each name it uses stands for (dotted)."""
 
     def __init__(self, name: str, path: Path):
-        self.name, self.tree = name, ast.parse(path.read_text(encoding="utf-8"))
+        self.name, self.path, self.tree = name, path, ast.parse(path.read_text(encoding="utf-8"))
         self.aliases, self.functions = {}, {}
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif isinstance(node, ast.ImportFrom):
                 for a in node.names:
-                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+                    self.aliases[a.asname or a.name] = f"{imported_module(node, path)}.{a.name}"
         for node in self.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[node.name] = node
@@ -99,8 +100,8 @@ class _Module:
     def uses(self, node) -> set:
         """The dotted names ``node`` uses, its imports included."""
         found = {d for n in ast.walk(node) if (d := self.dotted(n))}
-        return found | {f"{n.module}.{a.name}" for n in ast.walk(node) if isinstance(n, ast.ImportFrom) and n.module
-                        for a in n.names}
+        return found | {f"{imported_module(n, self.path)}.{a.name}" for n in ast.walk(node)
+                        if isinstance(n, ast.ImportFrom) for a in n.names}
 
 
 MODULES = {name: _Module(name, path) for name, path in _front_ends().items()}

@@ -11,8 +11,8 @@ Roles, per workspace: **owner** (members and workspaces, and everything below),
 (reviews, reads). Every action checks the role itself (`TeamStore.require`): hiding a
 button is not enough.
 """
-from core.base.errors import Changed
-from core.team.store.team_store import (DECISIONS, DEFAULT_WORKSPACE, LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS, ROLES,
+from ...base.errors import Changed
+from .team_store import (DECISIONS, DEFAULT_WORKSPACE, LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS, ROLES,
                                    RUN_STATUSES, NotAllowed, TeamStore, default_url, file_sha256)
 
 __all__ = ["TeamStore", "NotAllowed", "Changed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.base.errors import Changed, InputError
+from ...base.errors import Changed, InputError
 
 __all__ = ["check_text", "check_strings", "NotAllowed", "Changed"]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from sqlalchemy import create_engine, event
 from sqlalchemy.pool import NullPool
 
-from core.base.errors import InputError
-from core.team.store.checks import check_text
-from core.base.settings import printable, settings
+from ...base.errors import InputError
+from .checks import check_text
+from ...base.settings import printable, settings
 
 __all__ = ["default_url", "engine_of", "CONNECT_TIMEOUT"]
 

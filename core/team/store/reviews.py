@@ -16,10 +16,10 @@ from typing import Optional
 import pandas as pd
 from sqlalchemy import func, select
 
-from core.base.errors import InputError
-from core.team.review import DISPUTE_RULES
-from core.team.store.checks import Changed, NotAllowed, check_text
-from core.team.store.models import DECISIONS, Guidelines, Review, Workspace
+from ...base.errors import InputError
+from ..review import DISPUTE_RULES
+from .checks import Changed, NotAllowed, check_text
+from .models import DECISIONS, Guidelines, Review, Workspace
 
 __all__ = ["ReviewsMixin", "EXAMPLE_ID_MAX", "MAX_REVIEWS_PER_EXAMPLE", "GUIDELINES_MAX", "NOTE_MAX"]
 

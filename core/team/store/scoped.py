@@ -66,7 +66,7 @@ class Scoped:
         def acting(*args, **kwargs):
             given = [k for k in IDENTITY if k in kwargs]
             if given:
-                from core.team.store.checks import NotAllowed
+                from .checks import NotAllowed
 
                 raise NotAllowed(f"this handle acts as {by} in workspace {workspace_id}; {name}() takes no "
                                  f"{', '.join(k + '=' for k in given)} here.")

@@ -13,13 +13,13 @@ import pandas as pd
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from core.base import paths
-from core.base.errors import InputError
-from core.base.keys import digest
-from core.base.lights import LIGHTS
-from core.team.store.checks import Changed, check_text
-from core.team.store.models import VALIDATIONS, DatasetRecord, Submission, Validation, now
-from core.team.store.reviews import NOTE_MAX
+from ...base import paths
+from ...base.errors import InputError
+from ...base.keys import digest
+from ...base.lights import LIGHTS
+from .checks import Changed, check_text
+from .models import VALIDATIONS, DatasetRecord, Submission, Validation, now
+from .reviews import NOTE_MAX
 
 __all__ = ["SubmissionsMixin", "near_copy_of"]
 
@@ -31,7 +31,7 @@ def near_copy_of(earlier, fields: dict, label: str) -> Optional[str]:
     """Why (fields, label) may not be submitted beside ``earlier`` (rows of id, fields, label), or
     None: the same text sent twice, or one word of it changed with the same label
     (`core.text.duplicates.DuplicateIndex`)."""
-    from core.text.duplicates import DuplicateIndex
+    from ...text.duplicates import DuplicateIndex
 
     if not earlier:
         return None

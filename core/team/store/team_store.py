@@ -17,18 +17,18 @@ from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
 from sqlalchemy.orm import sessionmaker
 
-from core.base import paths
-from core.base.errors import InputError
-from core.base.keys import digest
-from core.results.runs import CorruptRun, Run
-from core.team.store.models import (DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, RunRecord, SavedView,
-                               Workspace, now)
-from core.team.store.checks import NotAllowed, check_strings, check_text
-from core.team.store.database import default_url, engine_of
-from core.team.store.scoped import Scoped
-from core.team.store.reviews import ReviewsMixin
-from core.team.store.submissions import SubmissionsMixin
-from core.base.settings import printable, settings
+from ...base import paths
+from ...base.errors import InputError
+from ...base.keys import digest
+from ...results.runs import CorruptRun, Run
+from .models import (Base, DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member, RunRecord, SavedView,
+                     Workspace, now)
+from .checks import NotAllowed, check_strings, check_text
+from .database import default_url, engine_of
+from .scoped import Scoped
+from .reviews import ReviewsMixin
+from .submissions import SubmissionsMixin
+from ...base.settings import printable, settings
 
 __all__ = ["TeamStore", "NotAllowed", "ROLES", "DECISIONS", "RUN_STATUSES", "default_url", "PERMISSIONS",
            "DEFAULT_WORKSPACE", "LOCAL_USER", "LOCAL_WORKSPACE", "file_sha256"]
@@ -133,6 +133,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(74604311)"))
             cfg.attributes["connection"] = conn
+            cfg.attributes["metadata"] = Base.metadata
             try:
                 command.upgrade(cfg, "head")
             except CommandError as exc:
