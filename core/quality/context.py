@@ -20,10 +20,9 @@ from ..zstats import tested_z, z_from_share
 from ..text.duplicates import DuplicateIndex
 from ..representations.neighbours import max_cosine, normalise_rows, top_k
 from .feedback import Feedback, overall_light
-from .kernels import (TfidfSvd, dissimilarity, label_tied_score, pca_basis,
-                                  rarity, spec_parts, vocabulary_score, with_fields, word_overlap_score)
+from .kernels import TfidfSvd, pca_basis, rarity, spec_parts, with_fields
 from .scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
-                                  check_weights, combine, lights)
+                      check_weights, combine, component_scores, lights)
 from ..models import make_model
 
 
@@ -224,36 +223,9 @@ class QualityContext:
             nearly identical to one of its examples score low.
         """
         out = pd.DataFrame(index=pd.Index(self.ds.ids.astype(str), name="id"))
-        out["vocabulary"] = vocabulary_score(self._R, self.R_ref)
-        X = self.X_ngram
-        idf = rarity(self.df, self.N)
-        nnz = np.diff(X.indptr)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out["ngram_frequency"] = np.where(nnz > 0, np.asarray(X @ idf).ravel() / np.maximum(nnz, 1), 0.0)
-        report(progress, 0.1, "nearest neighbours in Φ")
-        nn = np.full(self.N, np.nan)
-        best, _ = max_cosine(self.phi_nn, self.phi_nn, exclude_self=True)
-        nn[self.phi_pos] = dissimilarity(best)
-        out["neighbour"] = nn
-        check_cancel(cancel)
-        if self.pair is not None:
-            a, b = self.pair
-            share = overlap_share(self.tokens[a], self.tokens[b], self.N)
-            out["word_overlap"] = word_overlap_score(share)
-            out["semantic_similarity"] = dissimilarity(self._sem_cos)
-        else:
-            out["word_overlap"] = np.nan
-            out["semantic_similarity"] = np.nan
-        out["label_tied"] = self._label_tied_scores()
-        report(progress, 0.7, "inter-split similarity")
-        out["inter_split"] = np.nan
-        if other is not None:
-            check_second_split(self.ds, other)
-            Q = self._phi_of_split(other)
-            best, _ = max_cosine(self.phi_nn, normalise_rows(self._reduce(Q)), exclude_self=False)
-            col = np.full(self.N, np.nan)
-            col[self.phi_pos] = dissimilarity(best)
-            out["inter_split"] = col
+        for name, score in component_scores(self.quantities(other, progress=progress, cancel=cancel), self,
+                                             self.N).items():
+            out[name] = score
         out["dqi"] = combine(out, self.weights)
         lit = lights(out[[*COMPONENTS, "dqi"]], self.thresholds)
         for c in COMPONENTS:
@@ -262,15 +234,39 @@ class QualityContext:
         report(progress, 1.0, "quality components done")
         return out
 
-    def _label_tied_scores(self) -> np.ndarray:
+    def quantities(self, other: Optional[Dataset] = None, *, progress=None, cancel=None) -> dict:
+        """What the components score (`core.quality.scoring.QUANTITIES`), one value per example of
+        the dataset; ``other_split_cosine`` only with a second split, the pair's two only with a pair."""
+        q = {"richness": self._R}
         X = self.X_ngram
-        rows = np.repeat(np.arange(self.N), np.diff(X.indptr))
+        nnz = np.diff(X.indptr)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            q["rarity"] = np.where(nnz > 0, np.asarray(X @ rarity(self.df, self.N)).ravel() / np.maximum(nnz, 1), 0.0)
+        report(progress, 0.1, "nearest neighbours in Φ")
+        q["nearest_cosine"] = self._in_phi(max_cosine(self.phi_nn, self.phi_nn, exclude_self=True)[0])
+        check_cancel(cancel)
+        if self.pair is not None:
+            a, b = self.pair
+            q["copied_share"] = overlap_share(self.tokens[a], self.tokens[b], self.N)
+            q["restated_cosine"] = self._sem_cos
+        rows = np.repeat(np.arange(self.N), nnz)
         zv = self.z[X.indices, self.y[rows]]
-        zv = np.where(np.isnan(zv), -np.inf, zv)
         zmax = np.full(self.N, -np.inf)
-        np.maximum.at(zmax, rows, zv)
-        self.z_own_max = zmax
-        return label_tied_score(zmax, self.z_star)
+        np.maximum.at(zmax, rows, np.where(np.isnan(zv), -np.inf, zv))
+        q["own_label_z"] = zmax
+        report(progress, 0.7, "inter-split similarity")
+        if other is not None:
+            check_second_split(self.ds, other)
+            Q = self._phi_of_split(other)
+            q["other_split_cosine"] = self._in_phi(max_cosine(self.phi_nn, normalise_rows(self._reduce(Q)),
+                                                              exclude_self=False)[0])
+        return q
+
+    def _in_phi(self, values: np.ndarray) -> np.ndarray:
+        """Values of the examples in Φ's neighbour space, NaN for the others."""
+        col = np.full(self.N, np.nan)
+        col[self.phi_pos] = values
+        return col
 
     def _phi_of_split(self, other: Dataset) -> np.ndarray:
         kind, _ = spec_parts(self.rep.spec)
@@ -384,13 +380,14 @@ class QualityContext:
         names = [n for f in self.fields for n in example_ngrams(toks[f], f, NGRAM_OPTIONS.ngram_range)]
         pos = self.name_index.get_indexer(names)
         known = pos[pos >= 0]
-        scores = {}
+        # what the components score (QUANTITIES), measured for this example as `quantities` does
+        # for the dataset's; the rules are applied once, by component_scores, below
+        measured = {}
         words = [w for f in self.fields for w in toks[f]]
-        R = len(set(words)) / math.sqrt(len(words)) if words else 0.0
-        scores["vocabulary"] = float(vocabulary_score(R, self.R_ref))
+        measured["richness"] = len(set(words)) / math.sqrt(len(words)) if words else 0.0
         df = np.zeros(len(names))
         df[pos >= 0] = self.df[known]
-        scores["ngram_frequency"] = float(np.mean(rarity(df + 1, self.N))) if names else 0.0   # + 1: the example
+        measured["rarity"] = float(np.mean(rarity(df + 1, self.N))) if names else 0.0   # + 1: the example
 
         phi = self._phi_new(ex)
         if self.projector_kind == "tfidf" and getattr(self, "stand_in", None) is not None:
@@ -402,8 +399,7 @@ class QualityContext:
         space, space_pos = self.nn_space
         sims = space @ q
         top = top_k(sims, k_neighbours)
-        best = float(sims[top[0]]) if len(top) else 0.0
-        scores["neighbour"] = float(dissimilarity(best))
+        measured["nearest_cosine"] = float(sims[top[0]]) if len(top) else 0.0
         neighbours = []
         table = self.ds.table
         for r in top:
@@ -414,12 +410,9 @@ class QualityContext:
         if self.pair is not None:
             a, b = self.pair
             ta, tb = set(toks[a]), toks[b]
-            overlap = sum(1 for w in tb if w in ta) / len(tb)
-            scores["word_overlap"] = float(word_overlap_score(overlap))
-            sem = self._semantic_new(ex)
-            scores["semantic_similarity"] = float(dissimilarity(sem))
+            measured["copied_share"] = overlap = sum(1 for w in tb if w in ta) / len(tb)
+            measured["restated_cosine"] = sem = self._semantic_new(ex)
         else:
-            scores["word_overlap"] = scores["semantic_similarity"] = float("nan")
             sem = None
 
         # label-tied features: z of the example's n-grams, counting the example itself
@@ -445,8 +438,8 @@ class QualityContext:
                          "significant": bool(z[lab] > self.z_star)})
         tied.sort(key=lambda d: -d["z"])
         tied = tied[:max_features]
-        scores["label_tied"] = float(label_tied_score(zmax_own, self.z_star))
-        scores["inter_split"] = float("nan")
+        measured["own_label_z"] = zmax_own
+        scores = {name: float(v[0]) for name, v in component_scores(measured, self, 1).items()}
         frame = pd.DataFrame([scores])[list(COMPONENTS)]
         dqi = float(combine(frame, self.weights).iloc[0])
         lit = lights({**{c: scores[c] for c in COMPONENTS}, "dqi": dqi}, self.thresholds)

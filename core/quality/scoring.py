@@ -1,11 +1,12 @@
 """The quality components, one entry each (`QualityComponent`: its name, the DQI component it
-follows, its weight in the combined ``dqi``, its light thresholds, its words), the tables read from
-them, their checks; `combine` and `lights` (see `core.quality`)."""
+follows, its weight in the combined ``dqi``, its light thresholds, its words, the quantity it scores
+and its rule), the tables read from them, their checks; `component_scores` (the one place the rules
+run, for a whole dataset and for one new example), `combine` and `lights` (see `core.quality`)."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from ..data.dataset import Dataset
 from ..base.errors import InputError
 from ..text.features import FeatureOptions
 from ..base import lights as lights_vocabulary
+from .kernels import dissimilarity, label_tied_score, vocabulary_score, word_overlap_score
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,24 @@ class QualityComponent:
     #: for someone who never read paper 002: (its name, what it checks, what to change when it is not
     #: green); the Create and Validate pages show these, with ``dqi`` in a tooltip
     words: tuple
+    measures: str             #: the quantity it scores, one of `QUANTITIES`
+    #: ``rule(quantity, context) -> score in [0, 1]`` over an array of quantities (a dataset's, or one
+    #: new example's); ``context`` gives the dataset's references (``R_ref``, ``z_star``)
+    rule: Callable
+
+
+#: what a `core.quality.QualityContext` measures of every example (``quantities``) and of one new
+#: example (``quantities_of``): each component scores one of these with its rule, so a new component
+#: on a quantity measured here is one `REGISTRY` entry; a new quantity is measured in both places.
+QUANTITIES = {
+    "richness": "Guiraud's root type-token ratio of the example's words",
+    "rarity": "the mean normalised IDF of the example's n-grams (the example counted)",
+    "nearest_cosine": "the cosine to the nearest other example in Φ",
+    "copied_share": "the share of the last field's tokens that occur in the first",
+    "restated_cosine": "the cosine between the first and the last field's semantic vectors",
+    "own_label_z": "the largest z, for its own label, of the example's n-grams",
+    "other_split_cosine": "the cosine to the nearest example of the other split in Φ",
+}
 
 
 #: the components, in DQI order; adding one is one entry here, its column in
@@ -42,28 +62,37 @@ class QualityComponent:
 REGISTRY = (
     QualityComponent("vocabulary", "C1 vocabulary", 0.5, (0.35, 0.6), (
         "Word variety", "how varied the words are, against the dataset's most varied examples",
-        "use more varied, more specific words")),
+        "use more varied, more specific words"),
+        "richness", lambda q, ctx: vocabulary_score(q, ctx.R_ref)),
     QualityComponent("ngram_frequency", "C2 inter-sample n-gram frequency and relation", 0.5, (0.2, 0.35), (
         "Stock phrasing", "whether the example is made of phrases most examples use",
-        "rephrase in your own words instead of the dataset's usual phrases")),
+        "rephrase in your own words instead of the dataset's usual phrases"),
+        "rarity", lambda q, ctx: q),
     QualityComponent("neighbour", "C3 inter-sample semantic similarity", 1.0, (0.02, 0.15), (
         "Like existing examples", "how close the example is to the nearest one already in the dataset",
-        "write about something the dataset does not cover yet")),
+        "write about something the dataset does not cover yet"),
+        "nearest_cosine", lambda q, ctx: dissimilarity(q)),
     QualityComponent("word_overlap", "C4 intra-sample word similarity", 1.5, (0.1, 0.4), (
         "Copied words", "how many words of the last field are copied from the first",
-        "use fewer words taken from the first field")),
+        "use fewer words taken from the first field"),
+        "copied_share", lambda q, ctx: word_overlap_score(q)),
     QualityComponent("semantic_similarity", "C5 intra-sample semantic similarity", 1.5, (0.1, 0.4), (
         "Restated meaning", "whether the last field only restates the first",
-        "say something the first field does not already say")),
+        "say something the first field does not already say"),
+        "restated_cosine", lambda q, ctx: dissimilarity(q)),
     QualityComponent("label_tied", "C6 n-gram frequency per label", 2.0, (0.5, 0.8), (
         "Giveaway words", "whether words that predict the label on their own are in the example",
-        "replace the marked words: a model learns the word, not the task")),
+        "replace the marked words: a model learns the word, not the task"),
+        "own_label_z", lambda q, ctx: label_tied_score(q, ctx.z_star)),
     QualityComponent("inter_split", "C7 inter-split similarity", 1.0, (0.02, 0.15), (
         "Leak between splits", "how close the example is to one in the other split",
-        "make it less like the other split's examples")),
+        "make it less like the other split's examples"),
+        "other_split_cosine", lambda q, ctx: dissimilarity(q)),
 )
 if len({c.name for c in REGISTRY}) != len(REGISTRY):
     raise ValueError("a quality component is registered twice")
+if {c.measures for c in REGISTRY} - QUANTITIES.keys():
+    raise ValueError(f"a quality component scores an unmeasured quantity: {({c.measures for c in REGISTRY} - QUANTITIES.keys())}")
 
 #: Component columns, in DQI order.
 COMPONENTS = tuple(c.name for c in REGISTRY)
@@ -75,6 +104,21 @@ def quality_columns() -> list:
     """The columns an export's quality table adds (`core.exports.writers.add_quality_columns`):
     the components, the combined ``dqi`` and its ``light``."""
     return [*COMPONENTS, "dqi", "light"]
+
+
+def component_scores(quantities: Mapping[str, object], context, n: int) -> dict:
+    """Each component's scores (``n`` of them) from the measured ``quantities`` (name -> ``n`` values,
+    or one for all; a quantity not measured, e.g. ``other_split_cosine`` without a second split, is
+    NaN): the one place the rules run, so a dataset's column and one new example's score agree."""
+    out = {}
+    for c in REGISTRY:
+        q = np.broadcast_to(np.asarray(quantities.get(c.measures, np.nan), dtype=np.float64), (n,))
+        score = np.full(n, np.nan)
+        known = ~np.isnan(q)
+        if known.any():
+            score[known] = c.rule(q[known], context)
+        out[c.name] = score
+    return out
 
 
 #: Weights of the combined ``dqi`` score (knobs).

@@ -121,3 +121,23 @@ def test_the_python_api_snippets_run_in_order(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     said = proc.stdout
     assert "The filtered split is" in said                      # the evaluation block's verdict
+
+
+def test_each_dask_path_is_reached_by_the_test_the_architecture_names():
+    """docs/architecture.md's "Two ways onto a Dask cluster": every test its table names exists,
+    runs on a real cluster (marked dask) and goes in through the entry point the table names."""
+    import ast
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text[text.index("## Two ways onto a Dask cluster"):]
+    section = section[:section.index("\n## ", 5)]
+    named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", section)
+    assert len(named) == 2
+    entry = {"tests/unit/test_aflite_distributed.py": "--scheduler", "tests/app/test_dask_jobs.py": "ARTIFACT_LENS_SCHEDULER"}
+    for path, name in named:
+        source = (ROOT / path).read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        (test,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+        body = ast.get_source_segment(source, test)
+        assert entry[path] in body, f"{path}::{name} does not go in through {entry[path]}"
+        assert "LocalCluster" in source and re.search(r"pytest\.mark\.dask", source), path

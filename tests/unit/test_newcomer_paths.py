@@ -42,19 +42,18 @@ def _run(dest: Path, code: str) -> str:
 def test_a_new_quality_component_added_by_the_recipe_reaches_every_use(tmp_path):
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     recipe = doc[doc.index("## How to add a quality component"):doc.index("## How to add a command")]
-    assert all(name in recipe for name in ("QualityComponent", "REGISTRY", "QualityContext.components",
-                                           "QualityContext.feedback"))
+    assert all(name in recipe for name in ("QualityComponent", "REGISTRY", "QUANTITIES", "component_scores",
+                                           "QualityContext.quantities", "QualityContext.feedback"))
     dest = _copy(tmp_path)
-    scoring, context = (dest / "core" / "quality" / f for f in ("scoring.py", "context.py"))
-    # 1: one entry: its name in DQI order, the DQI component it follows, weight, thresholds, words
-    _edit(scoring, '        "make it less like the other split\'s examples")),\n)',
-          '        "make it less like the other split\'s examples")),\n'
-          '    QualityComponent("probe", "C8 a probe", 1.0, (0.2, 0.5), ("Probe", "a probe of the recipe", "nothing")),\n)')
-    # 2: the column for every example; 3: the same rule for one new example
-    _edit(context, '        out["dqi"] = combine(out, self.weights)',
-          '        out["probe"] = 0.25\n        out["dqi"] = combine(out, self.weights)')
-    _edit(context, '        frame = pd.DataFrame([scores])[list(COMPONENTS)]',
-          '        scores["probe"] = 0.25\n        frame = pd.DataFrame([scores])[list(COMPONENTS)]')
+    scoring = dest / "core" / "quality" / "scoring.py"
+    before = {p: p.read_bytes() for p in dest.rglob("*.py")}
+    # one entry: its name in DQI order, the DQI component it follows, weight, thresholds, words, and a
+    # rule on a quantity the context already measures (here: half the copied-words score)
+    _edit(scoring, '        "other_split_cosine", lambda q, ctx: dissimilarity(q)),\n)',
+          '        "other_split_cosine", lambda q, ctx: dissimilarity(q)),\n'
+          '    QualityComponent("probe", "C8 a probe", 1.0, (0.2, 0.5), ("Probe", "a probe of the recipe", "nothing"),\n'
+          '        "copied_share", lambda q, ctx: word_overlap_score(q) / 2),\n)')
+    assert [p for p in dest.rglob("*.py") if p.read_bytes() != before.get(p)] == [scoring]   # no other file
     out = _run(dest, """
 from core.data.demos import make_nli
 from core.quality import QualityContext, quality_scores
@@ -63,12 +62,13 @@ from core.quality.scoring import IN_WORDS
 ds = make_nli(n=240, random_state=0)
 spec = "tfidf-svd:fields=hypothesis,dim=8"
 table = quality_scores(ds, spec)
-assert (table["probe"] == 0.25).all() and table["light_probe"].eq("yellow").all(), table.columns
+assert (table["probe"] == table["word_overlap"] / 2).all() and table["probe"].notna().all(), table.columns
+assert set(table["light_probe"]) <= {"red", "yellow", "green"}
 ctx = QualityContext.fit(ds, spec)
 example = {f: str(ds.table[f].iloc[0]) for f in ds.text}
 example[ds.label] = ds.table[ds.label].iloc[0]
 fb = ctx.feedback(example)
-assert fb.components["probe"]["score"] == 0.25 and fb.components["probe"]["light"] == "yellow"
+assert abs(fb.components["probe"]["score"] - fb.components["word_overlap"]["score"] / 2) <= 1e-4, fb.components
 assert quality_descriptor("probe")["name"] == "probe" and IN_WORDS["probe"][0] == "Probe"
 print("ok")
 """)

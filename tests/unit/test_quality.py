@@ -290,3 +290,29 @@ def test_every_check_is_explained_in_plain_words_without_the_papers_symbols():
     for name, words in IN_WORDS.items():
         assert len(words) == 3 and all(w.strip() for w in words), name
         assert not any(sym in " ".join(words) for sym in ("Φ", "DQI", "C1", "C6", " z ", "§")), name
+
+
+def test_one_rule_scores_a_dataset_and_one_example_alike():
+    """`component_scores` is the one place the components' rules run: a quantity scored in a column
+    of many gives, row by row, what it gives alone (the Create page's one example), an unmeasured
+    quantity is NaN, and every component scores a quantity the context measures."""
+    from types import SimpleNamespace
+
+    from core.quality.scoring import QUANTITIES, REGISTRY, component_scores
+
+    assert {c.measures for c in REGISTRY} <= QUANTITIES.keys()
+    rng = np.random.default_rng(0)
+    n = 50
+    measured = {"richness": rng.uniform(0, 12, n), "rarity": rng.uniform(0, 1, n),
+                "nearest_cosine": rng.uniform(-1, 1, n), "copied_share": rng.uniform(0, 1, n),
+                "restated_cosine": rng.uniform(-1, 1, n), "own_label_z": rng.normal(0, 6, n)}
+    measured["nearest_cosine"][3] = np.nan   # not in Φ's neighbour space
+    ctx = SimpleNamespace(R_ref=8.0, z_star=4.2)
+    column = component_scores(measured, ctx, n)
+    assert np.isnan(column["inter_split"]).all() and np.isnan(column["neighbour"][3])
+    for i in range(n):
+        alone = component_scores({k: v[i] for k, v in measured.items()}, ctx, 1)
+        for name, values in column.items():
+            np.testing.assert_equal(alone[name][0], values[i])
+    finite = {k: v[np.isfinite(v)] for k, v in column.items()}
+    assert all(((v >= 0) & (v <= 1)).all() for v in finite.values())
