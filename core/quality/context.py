@@ -275,47 +275,40 @@ class QualityContext:
 
             return np.asarray(represent(other, self.rep.spec, cache_dir=self.cache_dir).X, dtype=np.float32)
         self._ensure_projector()
-        return self.projector.transform(other.table)
+        return self.projector.transform({f: text_values(other.table[f]) for f in self.fields})
 
     # ------------------------------------------------------------------ feedback
     def _ensure_projector(self):
+        """The Φ new text is mapped into (`Representation.transform`, nothing fitted again): Φ itself
+        when it can embed new text, else a ``tfidf-svd`` stand-in over the fields; with an embedding
+        column, the example brings its vector."""
         if getattr(self, "projector", None) is not None:
             return
-        kind, opts = spec_parts(self.rep.spec)
-        self.stand_in = None
-        if kind == "tfidf-svd":
-            fields = opts["fields"].split("+")
-            proj = TfidfSvd({f: text_values(self.ds.table[f]) for f in fields}, opts.get("ngram", "1-2"),
-                             opts.get("min_df", 2))
-            M = proj.matrix(self.ds.table.loc[self.rep.ids] if len(self.rep.ids) != self.N else self.ds.table)
-            self.projector = proj.recover(M, self.rep.X)
-        elif kind in ("glove", "sbert", "embedding"):
-            self.projector = None
-            self.projector_kind = kind
-            return
-        else:
-            from ..representations import represent
+        from ..representations import represent
 
-            spec = "tfidf-svd:fields=" + "+".join(self.fields)
-            self.stand_in = represent(self.ds, spec, cache_dir=self.cache_dir)
-            _, opts = spec_parts(self.stand_in.spec)
-            proj = TfidfSvd({f: text_values(self.ds.table[f]) for f in self.fields}, opts.get("ngram", "1-2"),
-                             opts.get("min_df", 2))
-            self.projector = proj.recover(proj.matrix(self.ds.table), self.stand_in.X)
+        kind, _ = spec_parts(self.rep.spec)
+        self.stand_in = None
+        if kind == "embedding":
+            self.projector, self.projector_kind = None, "embedding"
+            return
+        rep = self.rep
+        if kind == "tfidf-svd" and rep.fitted is None:   # handed in without what it learned: the cache has it
+            rep = represent(self.ds, rep.spec, cache_dir=self.cache_dir)
+        if not rep.can_transform:
+            self.stand_in = rep = represent(self.ds, "tfidf-svd:fields=" + "+".join(self.fields),
+                                            cache_dir=self.cache_dir)
             self.notes.append(f"'{kind}' cannot embed new text, so neighbours and Φ-predictability of new examples use "
                               f"{self.stand_in.spec} instead.")
-        self.projector_kind = "tfidf"
+        self.projector, self.projector_kind = rep, "transform"
 
     def _phi_new(self, example: dict) -> np.ndarray:
-        if self.projector_kind == "tfidf":
-            return self.projector.transform({f: [example.get(f, "")] for f in self.projector.fields})
         if self.projector_kind == "embedding":
             col = self.ds.embedding
             if col not in example:
                 raise InputError(f"the representation is the embedding column '{col}': give the example's vector "
                                  f"as \"{col}\": [...].")
             return np.asarray(example[col], dtype=np.float32).reshape(1, -1)
-        return self._represent_new(example, self.rep.spec)
+        return self.projector.transform({f: [example.get(f, "")] for f in self.fields})
 
     def prepare_feedback(self, max_fit_rows: int = 50000) -> None:
         """Fit the map of new text into Φ, the Φ model and the partial-input model (once)."""
@@ -390,7 +383,7 @@ class QualityContext:
         measured["rarity"] = float(np.mean(rarity(df + 1, self.N))) if names else 0.0   # + 1: the example
 
         phi = self._phi_new(ex)
-        if self.projector_kind == "tfidf" and getattr(self, "stand_in", None) is not None:
+        if getattr(self, "stand_in", None) is not None:
             pca = self.pca_stand_in
         else:
             pca = self.pca

@@ -70,8 +70,9 @@ def with_fields(kind: str, opts: dict, fields: str) -> str:
 
 
 class TfidfSvd:
-    """TF-IDF per field (the options of `core.representations`' ``tfidf-svd``) and a linear map
-    into an SVD space: either fitted here, or recovered from a given Φ as V = Mᵀ Φ Σ⁻²."""
+    """TF-IDF per field (the options of `core.representations`' ``tfidf-svd``) and a linear map into
+    an SVD space fitted here: the space in which the two fields of a pair are compared when Φ has no
+    vectors per field (new text reaches Φ itself through `Representation.transform`)."""
 
     def __init__(self, texts_by_field: dict, ngram="1-2", min_df=2):
         from ..representations.text import fit_tfidf
@@ -83,14 +84,6 @@ class TfidfSvd:
     def matrix(self, table_or_dict) -> sp.csr_matrix:
         blocks = [self.vecs[f].transform(text_values(table_or_dict[f])) for f in self.fields]
         return sp.hstack(blocks, format="csr", dtype=np.float32)
-
-    def recover(self, M: sp.csr_matrix, phi: np.ndarray) -> "TfidfSvd":
-        phi = np.asarray(phi, dtype=np.float32)
-        energy = (phi.astype(np.float64) ** 2).sum(axis=0)
-        # Axes without energy (dim above the matrix's rank) would divide noise by ~0: leave them out.
-        usable = energy > 1e-6 * max(float(energy.max()), 1e-30)
-        self.V = (np.asarray(M.T @ phi, dtype=np.float64) / np.where(usable, energy, np.inf)).astype(np.float32)
-        return self
 
     def fit_svd(self, M: sp.csr_matrix, dim: int, seed: int = 0, rows: int = 20000) -> "TfidfSvd":
         from sklearn.decomposition import TruncatedSVD

@@ -67,6 +67,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -75,7 +76,8 @@ from ..data.dataset import Dataset
 from ..base import paths
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report
-from .common import CACHE_VERSION, build_embedding, check_finite, json_default, stores
+from .common import CACHE_VERSION, build_embedding, check_finite, fitted_store, json_default, stores
+from .fitted import FITTED, FittedTfidfSvd
 from .spec import KINDS, canonical_spec, parse_spec, resolve_options, resolve_spec, spec_paths
 from .text import build_glove, build_pixels, build_sbert, build_tfidf_svd
 from .vectors import build_file, source_changed
@@ -102,6 +104,8 @@ class Representation:
         ``kind``, ``options``, ``dim``, ``seconds`` (to build), ``cached`` (read
         from the cache), ``cache_path``, ``messages`` (notes for the user), and
         kind-specific figures.
+    fitted : FittedTfidfSvd or None
+        What a fitted kind (``tfidf-svd``) learned from the dataset, for `transform`.
     """
 
     X: np.ndarray
@@ -109,6 +113,7 @@ class Representation:
     excluded_ids: np.ndarray
     spec: str
     info: dict = field(default_factory=dict)
+    fitted: Optional[FittedTfidfSvd] = None
 
     def __len__(self) -> int:
         return int(self.X.shape[0])
@@ -116,6 +121,48 @@ class Representation:
     @property
     def dim(self) -> int:
         return int(self.X.shape[1])
+
+    @property
+    def can_transform(self) -> bool:
+        """Whether `transform` maps new text: a fitted ``tfidf-svd``, or a kind that fits nothing
+        on the dataset (``glove``, ``sbert``)."""
+        return self.fitted is not None or parse_spec(self.spec)[0] in _STATELESS
+
+    def transform(self, texts_by_field) -> np.ndarray:
+        """New examples in this Φ (``field -> list of texts``, the spec's fields): (rows, dim) float32,
+        as Φ's own rows were computed (a ``tfidf-svd`` with the vocabulary, IDF and SVD it learned,
+        nothing fitted again). InputError for a kind that cannot embed new text (vectors computed
+        elsewhere, the warm-up extractor, pixels)."""
+        kind, options = parse_spec(self.spec)
+        if self.fitted is not None:
+            missing = [f for f in self.fitted.fields if f not in texts_by_field]
+            if missing:
+                raise InputError(f"transform needs the field(s) {missing} of {self.spec}.")
+            return self.fitted.transform(texts_by_field)
+        if kind not in _STATELESS:
+            raise InputError(f"{self.spec} cannot map new text into its space ({_CANNOT.get(kind, 'it was not fitted here')}); "
+                             "use tfidf-svd, glove or sbert for that.")
+        fields = str(options["fields"]).split("+")
+        missing = [f for f in fields if f not in texts_by_field]
+        if missing:
+            raise InputError(f"transform needs the field(s) {missing} of {self.spec}.")
+        rows = {f: list(texts_by_field[f]) for f in fields}
+        n = len(rows[fields[0]])
+        rows["_label"] = [""] * n   # a Dataset has a label; the builders never read it
+        tiny = Dataset(table=pd.DataFrame(rows, index=pd.Index([f"new-{i}" for i in range(n)], name="id")),
+                       label="_label", text=fields)
+        X, _ = _BUILDERS[kind](tiny, resolve_options(tiny, kind, options), messages=[], info={}, progress=None,
+                               cancel=None, cache_dir=False)
+        return np.asarray(X, dtype=np.float32)
+
+
+#: kinds that fit nothing on the dataset: a new text is embedded as the dataset's were
+_STATELESS = ("glove", "sbert")
+#: kinds whose builder learns from the dataset what `Representation.transform` needs (kept in the cache)
+_FITTED = ("tfidf-svd",)
+#: why the other kinds cannot embed new text
+_CANNOT = {"embedding": "its vectors are a column of the data", "file": "its vectors were computed elsewhere",
+           "warmup": "its extractor's training examples are part of it", "pixels": "it embeds images, not text"}
 
 
 # ============================================================== spec grammar
@@ -142,15 +189,23 @@ def _load_cached(cache, dataset: Dataset, spec: str):
     if (meta.get("spec") != spec or meta.get("fingerprint") != dataset.fingerprint or X.dtype != np.float32
             or list(X.shape) != list(meta.get("shape", [])) or X.shape[0] != len(ids)):
         return None
+    fitted = None
+    if parse_spec(spec)[0] in _FITTED:   # its learned parts: without them (an entry from before they were
+        fitted = fitted_store(cache[0][0].root).load_or_none(key, FittedTfidfSvd.read)   # kept, unreadable)
+        if fitted is None:                                                                 # it is built again
+            return None
     info = dict(meta.get("info", {}))
     info.update(cached=True, cache_path=str(cache[0][0].path(cache[1])))
-    return Representation(X=X, ids=ids, excluded_ids=excluded, spec=spec, info=info)
+    return Representation(X=X, ids=ids, excluded_ids=excluded, spec=spec, info=info, fitted=fitted)
 
 
 def _store(cache, rep: Representation, dataset: Dataset) -> None:
     (vectors, sidecars), key = cache
     vectors.save(key, lambda f: np.save(f, np.ascontiguousarray(rep.X, dtype=np.float32)))
+    if rep.fitted is not None:
+        fitted_store(vectors.root).save(key, rep.fitted.write)
     meta = {
+        "fitted": rep.fitted is not None,
         "spec": rep.spec,
         "fingerprint": dataset.fingerprint,
         "dataset": dataset.name,
@@ -230,13 +285,15 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
                           cache_dir=cache_dir)
     if not (isinstance(X, np.memmap) and X.dtype == np.float32 and X.flags.c_contiguous):
         X = np.ascontiguousarray(X, dtype=np.float32)   # a float32 memory map stays one (no copy)
+    fitted = info.pop(FITTED, None)
     ids = _remaining_ids(dataset, excluded)
     check_finite(X, ids, f"the {kind} vectors")
     assert X.shape[0] == len(ids), (X.shape, len(ids))
     X.setflags(write=False)  # shared by reference downstream; a cached copy is a read-only memmap anyway
     info.update(kind=kind, options={k: v for k, v in opts.items() if v is not None}, dim=int(X.shape[1]),
                 n=int(X.shape[0]), seconds=round(time.perf_counter() - start, 4), messages=messages, cached=False)
-    rep = Representation(X=X, ids=ids, excluded_ids=np.asarray(list(excluded), dtype=object), spec=canon, info=info)
+    rep = Representation(X=X, ids=ids, excluded_ids=np.asarray(list(excluded), dtype=object), spec=canon, info=info,
+                         fitted=fitted)
     if use_cache:
         check_cancel(cancel)
         try:

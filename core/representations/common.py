@@ -23,6 +23,12 @@ def stores(folder) -> tuple:
     return (ResultStore(folder, suffix=".npy", format=CACHE_VERSION, what="representation"),
             ResultStore(folder, suffix=".json", format=CACHE_VERSION, what="representation's description"))
 
+
+def fitted_store(folder) -> ResultStore:
+    """The store of what fitted representations learned (``.npz``, `core.representations.fitted`),
+    one key each, beside `stores`' vectors of the same key."""
+    return ResultStore(folder, suffix=".npz", format=CACHE_VERSION, what="representation's fitted parts")
+
 FILE_CHUNK = 16384   # rows read, converted and checked at a time (16384 × 768 float32 = 50 MB)
 
 

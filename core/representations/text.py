@@ -12,6 +12,7 @@ import pandas as pd
 from ..base.errors import InputError, MissingExtraError
 from ..base.progress import check_cancel, report
 from .common import stack_vectors, field_texts
+from .fitted import FITTED, FittedTfidfSvd
 
 
 def fit_tfidf(texts, ngram: str, min_df: int, field: str):
@@ -35,13 +36,13 @@ def _tfidf_blocks(dataset, fields, ngram, min_df, messages):
     """Sparse TF-IDF per field, stacked side by side (fields never share a vocabulary)."""
     from scipy import sparse
 
-    blocks, sizes = [], {}
+    blocks, vectorizers = [], []
     for fld in fields:
         texts = field_texts(dataset, fld, messages, allow_empty=True, kind="TF-IDF")
         vec, M = fit_tfidf(texts, ngram, min_df, fld)
         blocks.append(M)
-        sizes[fld] = len(vec.vocabulary_)
-    return sparse.hstack(blocks, format="csr"), sizes
+        vectorizers.append(vec)
+    return sparse.hstack(blocks, format="csr"), vectorizers
 
 
 def _svd(M, dim, seed, messages, info, what="TF-IDF"):
@@ -56,17 +57,19 @@ def _svd(M, dim, seed, messages, info, what="TF-IDF"):
     svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=5, random_state=seed)
     Z = svd.fit_transform(M).astype(np.float32)
     info["explained_variance"] = round(float(svd.explained_variance_ratio_.sum()), 4)
-    return Z
+    return Z, svd
 
 
 def build_tfidf_svd(dataset, opts, *, messages, info, progress, cancel, cache_dir):
     fields = opts["fields"].split("+")
     report(progress, 0.05, "TF-IDF")
-    M, sizes = _tfidf_blocks(dataset, fields, opts["ngram"], opts["min_df"], messages)
-    info["vocabulary"] = sizes
+    M, vectorizers = _tfidf_blocks(dataset, fields, opts["ngram"], opts["min_df"], messages)
+    info["vocabulary"] = {fld: len(vec.vocabulary_) for fld, vec in zip(fields, vectorizers)}
     check_cancel(cancel)
     report(progress, 0.4, "truncated SVD")
-    return _svd(M, opts["dim"], opts["seed"], messages, info), []
+    Z, svd = _svd(M, opts["dim"], opts["seed"], messages, info)
+    info[FITTED] = FittedTfidfSvd.of(fields, opts["ngram"], vectorizers, svd)   # kept beside Φ, not in its info
+    return Z, []
 
 
 _GLOVE = None

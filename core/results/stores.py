@@ -9,7 +9,7 @@ from pathlib import Path
 from ..base.result_store import ResultStore, prune
 from ..evaluation import EvaluationStore
 from ..representations.projection import maps
-from ..representations.common import stores as representation_stores
+from ..representations.common import fitted_store, stores as representation_stores
 from .runs import RunStore
 
 __all__ = ["Results"]
@@ -45,7 +45,7 @@ class Results:
         reps = self.root / "representations"   # one folder per dataset
         folders = sorted(d for d in reps.iterdir() if d.is_dir()) if reps.is_dir() else []
         return [self.runs.files, self.evaluations.files, self.quality_tables, self.comparisons, self.maps, self.shared,
-                *(s for d in folders for s in representation_stores(d))]
+                *(s for d in folders for s in (*representation_stores(d), fitted_store(d)))]
 
     def prune(self, max_bytes) -> dict:
         """`core.base.result_store.prune` of every store: older formats, then the least recently used until

@@ -253,7 +253,8 @@ def test_cache_hit_loads_the_same_array_from_disk(nli, cache):
     first = represent(nli, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=cache)
     assert first.info["cached"] is False
     files = sorted(p.name for p in (cache / "representations").rglob("*") if p.is_file() and p.name != MARK)
-    assert len(files) == 2 and files[0].endswith(".json") and files[1].endswith(".npy")
+    # Φ, its description and what the fit learned (for transform), under one key
+    assert [f.rsplit(".", 1)[1] for f in files] == ["json", "npy", "npz"] and len({f.split(".")[0] for f in files}) == 1
     second = represent(nli, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=cache)
     assert second.info["cached"] is True
     assert isinstance(second.X, np.memmap) and second.X.dtype == np.float32
@@ -452,3 +453,51 @@ def test_source_changed_names_a_rewritten_or_missing_vector_file(tmp_path):
     assert "emb.npy' changed" in source_changed(info)
     path.unlink()
     assert "emb.npy' is gone" in source_changed(info)
+
+
+# ---------------------------------------------------------------------------- transform (issue 43, item 5)
+def test_a_fitted_representation_maps_new_text_as_its_own_rows(nli, cache):
+    """`Representation.transform` gives a text the row Φ gave it (what the fit learned, kept beside Φ
+    in the cache, not fitted again), before and after a cache hit; a Φ that cannot embed new text says
+    why."""
+    spec = "tfidf-svd:fields=premise+hypothesis,dim=16"
+    rep = represent(nli, spec, cache_dir=cache)
+    rows = nli.table.loc[rep.ids[:40]]
+    texts = {f: rows[f].tolist() for f in ("premise", "hypothesis")}
+    np.testing.assert_allclose(rep.transform(texts), rep.X[:40], atol=1e-5)
+    again = represent(nli, spec, cache_dir=cache)
+    assert again.info["cached"] and again.can_transform
+    np.testing.assert_array_equal(again.transform(texts), rep.transform(texts))
+    new = again.transform({"premise": ["A dog runs on the beach."], "hypothesis": ["An animal is outside."]})
+    assert new.shape == (1, 16) and np.isfinite(new).all()
+    with pytest.raises(InputError, match="premise"):
+        again.transform({"hypothesis": ["An animal is outside."]})
+    from core.representations import Representation
+
+    stored = Representation(X=rep.X, ids=rep.ids, excluded_ids=rep.excluded_ids, spec="file:path=x.npy")
+    assert not stored.can_transform
+    with pytest.raises(InputError, match="computed elsewhere"):
+        stored.transform(texts)
+
+
+def test_a_cache_entry_without_the_fitted_parts_is_built_again(nli, cache):
+    """An entry written before the fitted parts were kept (or whose parts are damaged) is a miss,
+    rebuilt to the same Φ, so transform always works on what represent returns."""
+    spec = "tfidf-svd:fields=hypothesis,dim=8"
+    first = represent(nli, spec, cache_dir=cache)
+    (part,) = (cache / "representations").rglob("*.npz")
+    part.write_bytes(b"not a zip")
+    second = represent(nli, spec, cache_dir=cache)
+    assert second.info["cached"] is False and second.fitted is not None
+    np.testing.assert_array_equal(second.X, first.X)
+    part.unlink()
+    third = represent(nli, spec, cache_dir=cache)
+    assert third.info["cached"] is False and third.can_transform
+
+
+def test_a_kind_that_fits_nothing_embeds_new_text_as_it_embedded_the_data(nli):
+    """GloVe learns nothing from the dataset: a new text is averaged as the dataset's were."""
+    rep = represent(nli, "glove:fields=hypothesis", cache_dir=False)
+    rows = nli.table.loc[rep.ids[:10]]
+    assert rep.fitted is None and rep.can_transform
+    np.testing.assert_array_equal(rep.transform({"hypothesis": rows["hypothesis"].tolist()}), rep.X[:10])
