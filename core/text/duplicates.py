@@ -72,8 +72,13 @@ class DuplicateIndex:
         self.fields, self.ids = list(fields), np.asarray(table.index.astype(str))
         self._hv = _vectoriser()
         self._text = {f: table[f].fillna("").astype(str) for f in self.fields}
-        self._X = {f: self._hv.transform(self._text[f]).tocsr() for f in self.fields}
-        self._size = {f: np.asarray(self._X[f].sum(axis=1)).ravel() for f in self.fields}
+        # each distinct text of a field is hashed once (SNLI writes three hypotheses per premise);
+        # a row's wording is its text's: `_distinct` maps rows to texts
+        self._distinct = {f: pd.factorize(self._text[f]) for f in self.fields}
+        self._unique_X = {f: self._hv.transform(list(texts)).tocsr() for f, (_, texts) in self._distinct.items()}
+        self._X = {f: self._unique_X[f][codes] for f, (codes, _) in self._distinct.items()}
+        self._unique_size = {f: np.asarray(self._unique_X[f].sum(axis=1)).ravel() for f in self.fields}
+        self._size = {f: self._unique_size[f][codes] for f, (codes, _) in self._distinct.items()}
         self._words = None   # the word sets, made on the first `near` (the word rule's candidates)
         self.label = label
         self._labels = table[label].astype(str).to_numpy() if label is not None and label in table else None
@@ -134,6 +139,10 @@ class DuplicateIndex:
             out[row] = edits == 1 and all(len(mine[f]) >= 3 for f in self.fields)
         return out
 
+    def _jaccard(self, f: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Field ``f``'s Jaccard index for pairs of its distinct texts (codes ``a``, ``b``)."""
+        return _pair_jaccard(self._unique_X[f], self._unique_size[f], a, b)
+
     def pairs(self, threshold: float = THRESHOLD, *, seed: int = 0, progress=None, cancel=None) -> pd.DataFrame:
         """Every pair of indexed examples whose overlap (`overlap`'s measure) is at least
         ``threshold``: columns ``a``, ``b`` (ids, ``a`` first in table order) and ``overlap``,
@@ -143,10 +152,16 @@ class DuplicateIndex:
         empty = pd.DataFrame({"a": pd.Series(dtype=str), "b": pd.Series(dtype=str), "overlap": pd.Series(dtype=float)})
         if n < 2:
             return empty
-        X = sp.hstack([self._X[f] for f in self.fields], format="csr")   # field f's shingles in its own columns
         report(progress, 0.0, "near-duplicates: signatures")
-        sig = _minhash(X, BANDS * ROWS, seed, cancel)
-        has = np.diff(X.indptr) > 0
+        # the signature of a row's wording over all fields (field f's shingles in its own columns,
+        # f·2²⁰ on): the minimum over a union is the minimum of the parts' minima, so each field's
+        # distinct texts are signed once and a row takes the smaller of its texts' values
+        sig, has = None, np.zeros(n, dtype=bool)
+        for k, f in enumerate(self.fields):
+            codes, _ = self._distinct[f]
+            part = _minhash(self._unique_X[f], BANDS * ROWS, seed, cancel, offset=k * _BUCKETS)[codes]
+            sig = part if sig is None else np.minimum(sig, part)
+            has |= np.diff(self._X[f].indptr) > 0
         left, right = [], []
         for band in range(BANDS):
             check_cancel(cancel)
@@ -157,21 +172,42 @@ class DuplicateIndex:
         i, j = np.concatenate(left), np.concatenate(right)
         if not len(i):
             return empty
-        key = np.unique(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
+        key = np.sort(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
+        key = key[np.r_[True, key[1:] != key[:-1]]]   # each pair once (a sort: np.unique hashed for 3.6 s)
         i, j = key // n, key % n
         report(progress, 0.6, f"near-duplicates: checking {len(i):,} candidate pairs")
+        # field by field, each on the pairs still at the threshold: a pair with one text in common
+        # (the same premise) needs no sparse product for it, only for the fields where its texts differ
         score = np.ones(len(i))
+        alive = np.arange(len(i))
         for f in self.fields:
             check_cancel(cancel)
-            A = self._X[f]
-            inter = np.asarray(A[i].multiply(A[j]).sum(axis=1)).ravel()
-            union = self._size[f][i] + self._size[f][j] - inter
-            score = np.minimum(score, np.divide(inter, union, out=np.zeros_like(inter, dtype=float), where=union > 0))
+            codes, _ = self._distinct[f]
+            score[alive] = np.minimum(score[alive], self._jaccard(f, codes[i[alive]], codes[j[alive]]))
+            alive = alive[score[alive] >= threshold]
         keep = score >= threshold
         order = np.argsort(-score[keep], kind="stable")
         report(progress, 1.0, f"near-duplicates: {int(keep.sum()):,} pairs")
         return pd.DataFrame({"a": self.ids[i[keep]][order], "b": self.ids[j[keep]][order],
                              "overlap": np.round(score[keep][order], 4)})
+
+
+def _pair_jaccard(U: sp.csr_matrix, size: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The Jaccard index of the binary rows ``U[a]`` and ``U[b]``, pair by pair (0 when both are empty):
+    the same text twice is 1 without a product, and each distinct pair of texts is compared once."""
+    out = np.where(size[a] > 0, 1.0, 0.0)
+    differ = np.flatnonzero(a != b)
+    if len(differ):
+        key = a[differ].astype(np.int64) * U.shape[0] + b[differ]
+        order = np.argsort(key, kind="stable")
+        new = np.r_[True, key[order][1:] != key[order][:-1]]
+        back = np.empty(len(key), dtype=np.int64)
+        back[order] = np.cumsum(new) - 1                 # each pair's place among the distinct pairs
+        first, second = np.divmod(key[order][new], U.shape[0])
+        inter = np.asarray(U[first].multiply(U[second]).sum(axis=1)).ravel()
+        union = size[first] + size[second] - inter
+        out[differ] = np.divide(inter, union, out=np.zeros_like(inter, dtype=float), where=union > 0)[back]
+    return out
 
 
 def _smallest_jaccard(fields) -> np.ndarray:
@@ -215,10 +251,11 @@ def _word_edits(a: list, b: list) -> int:
     return 1 if short[i:] == long_[i + 1:] else 2
 
 
-def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None) -> np.ndarray:
-    """(N, k) MinHash signature of each row's set of columns: the min over its columns of k
-    multiply-shift hashes (the top 32 bits of a·x + b mod 2⁶⁴, a odd); rows without columns get
-    2³² (matched by none). Chunked so the hashed block stays near 32 MB."""
+def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None, offset: int = 0) -> np.ndarray:
+    """(N, k) MinHash signature of each row's set of columns (each column read as ``offset`` + its
+    index): the min over its columns of k multiply-shift hashes (the top 32 bits of a·x + b mod 2⁶⁴,
+    a odd); rows without columns get 2³² (matched by none). Chunked so the hashed block stays near
+    32 MB."""
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 1 << 63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
     b = rng.integers(0, 1 << 63, size=k, dtype=np.uint64)
@@ -230,7 +267,7 @@ def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None) -> np.ndarray:
         check_cancel(cancel)
         hi = int(np.searchsorted(X.indptr, X.indptr[lo] + budget, side="right")) - 1
         hi = min(max(hi, lo + 1), X.shape[0])
-        cols = X.indices[X.indptr[lo]:X.indptr[hi]].astype(np.uint64)
+        cols = X.indices[X.indptr[lo]:X.indptr[hi]].astype(np.uint64) + np.uint64(offset)
         if len(cols):
             hashed = (cols[:, None] * a[None, :] + b[None, :]) >> np.uint64(32)   # wraps mod 2⁶⁴ by design
             rows = np.flatnonzero(lengths[lo:hi])
@@ -241,7 +278,8 @@ def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None) -> np.ndarray:
 
 def _bucket_pairs(band: np.ndarray, has: np.ndarray):
     """Pairs of rows whose band of the signature is identical (rows in a bucket larger than
-    `_STAR_ABOVE` are paired with its first row only)."""
+    `_STAR_ABOVE` are paired with its first row only). Every bucket's pairs are made at once, in
+    arrays (a Python loop over buckets took 14 s of 100k rows' 32 bands)."""
     rows = np.flatnonzero(has)
     if len(rows) < 2:
         return np.empty(0, np.int64), np.empty(0, np.int64)
@@ -250,19 +288,19 @@ def _bucket_pairs(band: np.ndarray, has: np.ndarray):
     sorted_view = view[order]
     starts = np.flatnonzero(np.r_[True, sorted_view[1:] != sorted_view[:-1]])
     sizes = np.diff(np.r_[starts, len(order)])
-    left, right = [], []
-    for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
-        members = rows[order[start:start + size]]
-        if size > _STAR_ABOVE:
-            left.append(np.full(size - 1, members[0]))
-            right.append(members[1:])
-        else:
-            a, b = np.triu_indices(size, 1)
-            left.append(members[a])
-            right.append(members[b])
-    if not left:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(left), np.concatenate(right)
+    members = rows[order]                           # rows in bucket order
+    end = np.repeat(starts + sizes, sizes)          # each position's bucket end
+    star = np.repeat(sizes > _STAR_ABOVE, sizes)
+    first = np.repeat(starts, sizes)
+    pos = np.arange(len(order))
+    # a small bucket: each position pairs with every later one; a large one: its first with the rest
+    later = np.where(star, 0, end - pos - 1)
+    left = np.repeat(pos, later)
+    offset = np.arange(len(left)) - np.repeat(np.cumsum(later) - later, later)
+    right = left + 1 + offset
+    starred = star & (pos != first)
+    return (np.concatenate([members[left], members[first[starred]]]),
+            np.concatenate([members[right], members[starred]]))
 
 
 def drop_one_of_each(ids, pairs: pd.DataFrame) -> dict:

@@ -151,3 +151,62 @@ def test_word_edits_is_levenshtein_over_words_capped_at_two(a, b):
             d[i][j] = i + j if not (i and j) else min(d[i - 1][j] + 1, d[i][j - 1] + 1,
                                                       d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
     assert _word_edits(a, b) == min(d[len(a)][len(b)], 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_the_lsh_buckets_pair_exactly_the_rows_that_share_a_band(data):
+    """`_bucket_pairs` (made in arrays) gives each pair of rows with an identical band once, and in a
+    bucket above `_STAR_ABOVE` rows links each row to the bucket's first only; rows without wording
+    pair with nothing."""
+    import numpy as np
+
+    from core.text import duplicates
+
+    n = data.draw(st.integers(0, 260))
+    width = data.draw(st.integers(1, 3))
+    values = data.draw(st.integers(1, 6))
+    band = np.array(data.draw(st.lists(st.lists(st.integers(0, values), min_size=width, max_size=width),
+                                       min_size=n, max_size=n)), dtype=np.uint64).reshape(n, width)
+    has = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    left, right = duplicates._bucket_pairs(band, has)
+    found = sorted(zip(left.tolist(), right.tolist()))
+    buckets = {}
+    for r in np.flatnonzero(has):
+        buckets.setdefault(band[r].tobytes(), []).append(int(r))
+    expected = []
+    for rows in buckets.values():
+        if len(rows) > duplicates._STAR_ABOVE:
+            expected += [(rows[0], r) for r in rows[1:]]
+        else:
+            expected += [(a, b) for k, a in enumerate(rows) for b in rows[k + 1:]]
+    assert found == sorted(expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_pairs_are_exact_and_identical_wording_is_always_found(data):
+    """`DuplicateIndex.pairs` signs and compares each distinct text once: whatever repeats, every
+    pair it reports has the overlap the index measures for those two rows, every two rows with the
+    same non-empty texts in every field are reported (overlap 1), and an empty field never makes a
+    pair."""
+    import itertools
+
+    import numpy as np
+
+    pool = ["", "a dog runs in the park", "a dog runs in a park", "two women sit on a bench",
+            "the man is sleeping", "a child plays with a red ball", "nobody is outside today"]
+    n = data.draw(st.integers(2, 30))
+    rows = data.draw(st.lists(st.tuples(st.sampled_from(pool), st.sampled_from(pool)), min_size=n, max_size=n))
+    table = pd.DataFrame(rows, columns=["premise", "hypothesis"], index=pd.Index([f"e{k}" for k in range(n)], name="id"))
+    index = DuplicateIndex(table, ["premise", "hypothesis"])
+    found = index.pairs()
+    pos = {e: k for k, e in enumerate(table.index)}
+    for a, b, overlap in found.itertuples(index=False):
+        exact = min(index.overlap(dict(zip(table.columns, rows[pos[a]])))[pos[b]], 1.0)
+        assert abs(exact - overlap) < 1e-3 and overlap >= THRESHOLD
+        assert "" not in rows[pos[a]] and "" not in rows[pos[b]]
+    reported = {tuple(sorted((a, b))) for a, b in zip(found["a"], found["b"])}
+    for i, j in itertools.combinations(range(n), 2):
+        if rows[i] == rows[j] and "" not in rows[i]:
+            assert tuple(sorted((f"e{i}", f"e{j}"))) in reported
