@@ -67,7 +67,8 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from functools import partial
+from typing import Callable, Union
 
 import numpy as np
 import pandas as pd
@@ -104,8 +105,10 @@ class Representation:
         ``kind``, ``options``, ``dim``, ``seconds`` (to build), ``cached`` (read
         from the cache), ``cache_path``, ``messages`` (notes for the user), and
         kind-specific figures.
-    fitted : FittedTfidfSvd or None
-        What a fitted kind (``tfidf-svd``) learned from the dataset, for `transform`.
+    fitted : FittedTfidfSvd, callable or None
+        What a fitted kind (``tfidf-svd``) learned from the dataset, for `transform`; from the cache,
+        a function that reads it on first use (its SVD components can outweigh Φ itself, and most
+        readers of Φ never map new text).
     """
 
     X: np.ndarray
@@ -113,7 +116,7 @@ class Representation:
     excluded_ids: np.ndarray
     spec: str
     info: dict = field(default_factory=dict)
-    fitted: Optional[FittedTfidfSvd] = None
+    fitted: Union[FittedTfidfSvd, Callable, None] = None
 
     def __len__(self) -> int:
         return int(self.X.shape[0])
@@ -134,6 +137,8 @@ class Representation:
         nothing fitted again). InputError for a kind that cannot embed new text (vectors computed
         elsewhere, the warm-up extractor, pixels)."""
         kind, options = parse_spec(self.spec)
+        if callable(self.fitted):
+            self.fitted = self.fitted()
         if self.fitted is not None:
             missing = [f for f in self.fitted.fields if f not in texts_by_field]
             if missing:
@@ -191,21 +196,29 @@ def _load_cached(cache, dataset: Dataset, spec: str):
         return None
     fitted = None
     if parse_spec(spec)[0] in _FITTED:   # its learned parts: without them (an entry from before they were
-        fitted = fitted_store(cache[0][0].root).load_or_none(key, FittedTfidfSvd.read)   # kept, unreadable)
-        if fitted is None:                                                                 # it is built again
+        parts = fitted_store(cache[0][0].root)                          # kept, or unreadable) it is built again
+        if parts.load_or_none(key, FittedTfidfSvd.check) is None:       # (the file's index only: cheap)
             return None
+        fitted = partial(_read_fitted, parts, key)
     info = dict(meta.get("info", {}))
     info.update(cached=True, cache_path=str(cache[0][0].path(cache[1])))
     return Representation(X=X, ids=ids, excluded_ids=excluded, spec=spec, info=info, fitted=fitted)
 
 
+def _read_fitted(parts, key: str) -> FittedTfidfSvd:
+    fitted = parts.load_or_none(key, FittedTfidfSvd.read)
+    if fitted is None:
+        raise InputError(f"the fitted parts of this representation in the cache ({parts.path(key)}) cannot be read; "
+                         "delete that file and build the representation again.")
+    return fitted
+
+
 def _store(cache, rep: Representation, dataset: Dataset) -> None:
     (vectors, sidecars), key = cache
     vectors.save(key, lambda f: np.save(f, np.ascontiguousarray(rep.X, dtype=np.float32)))
-    if rep.fitted is not None:
+    if isinstance(rep.fitted, FittedTfidfSvd):
         fitted_store(vectors.root).save(key, rep.fitted.write)
     meta = {
-        "fitted": rep.fitted is not None,
         "spec": rep.spec,
         "fingerprint": dataset.fingerprint,
         "dataset": dataset.name,

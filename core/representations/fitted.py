@@ -70,6 +70,16 @@ class FittedTfidfSvd:
         np.savez(buf, **arrays)
         fh.write(buf.getvalue())
 
+    @staticmethod
+    def check(path) -> bool:
+        """Whether ``path`` holds every part (its zip index only, no array read); ValueError if not."""
+        with np.load(path, allow_pickle=False) as z:
+            fields = [str(f) for f in z["fields"]]
+            names = {"components", "ngram", "fields"} | {f"{p}_{i}" for p in ("terms", "idf") for i in range(len(fields))}
+            if not names <= set(z.files):
+                raise ValueError(f"the fitted parts lack {sorted(names - set(z.files))}")
+        return True
+
     @classmethod
     def read(cls, path) -> "FittedTfidfSvd":
         with np.load(path, allow_pickle=False) as z:

@@ -467,6 +467,7 @@ def test_a_fitted_representation_maps_new_text_as_its_own_rows(nli, cache):
     np.testing.assert_allclose(rep.transform(texts), rep.X[:40], atol=1e-5)
     again = represent(nli, spec, cache_dir=cache)
     assert again.info["cached"] and again.can_transform
+    assert callable(again.fitted)   # read on first use: most readers of Φ never map new text
     np.testing.assert_array_equal(again.transform(texts), rep.transform(texts))
     new = again.transform({"premise": ["A dog runs on the beach."], "hypothesis": ["An animal is outside."]})
     assert new.shape == (1, 16) and np.isfinite(new).all()
