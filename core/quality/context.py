@@ -194,23 +194,14 @@ class QualityContext:
         a, b = self.pair
         if self.sem_kind[0] == "represent":
             _, kind, opts = self.sem_kind
-            Pa = self._represent_new(example, with_fields(kind, opts, a))
-            Pb = self._represent_new(example, with_fields(kind, opts, b))
+            from ..representations import embed_new
+
+            Pa = embed_new(with_fields(kind, opts, a), {a: [example[a]]})
+            Pb = embed_new(with_fields(kind, opts, b), {b: [example[b]]})
         else:
             Pa = self.sem.transform({"text": [example[a]]})
             Pb = self.sem.transform({"text": [example[b]]})
         return float(np.sum(normalise_rows(Pa) * normalise_rows(Pb)))
-
-    def _represent_new(self, example: dict, spec: str) -> np.ndarray:
-        from ..representations import represent
-
-        row = {f: [example[f]] for f in self.fields}
-        row[self.ds.label] = [example[self.ds.label]]
-        if self.ds.embedding and self.ds.embedding in example:
-            row[self.ds.embedding] = [example[self.ds.embedding]]
-        tiny = Dataset(table=pd.DataFrame(row, index=pd.Index(["new"], name="id")), label=self.ds.label,
-                       text=self.fields, embedding=self.ds.embedding if self.ds.embedding in row else None)
-        return np.asarray(represent(tiny, spec, cache_dir=False).X, dtype=np.float32)
 
     # ------------------------------------------------------------------ dataset components
     def components(self, other: Optional[Dataset] = None, *, progress=None, cancel=None) -> pd.DataFrame:

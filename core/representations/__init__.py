@@ -84,7 +84,7 @@ from .text import build_glove, build_pixels, build_sbert, build_tfidf_svd
 from .vectors import build_file, source_changed
 from ..base.keys import digest
 
-__all__ = ["Representation", "represent", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
+__all__ = ["Representation", "represent", "embed_new", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
 
 @dataclass
 class Representation:
@@ -136,7 +136,7 @@ class Representation:
         as Φ's own rows were computed (a ``tfidf-svd`` with the vocabulary, IDF and SVD it learned,
         nothing fitted again). InputError for a kind that cannot embed new text (vectors computed
         elsewhere, the warm-up extractor, pixels)."""
-        kind, options = parse_spec(self.spec)
+        kind, _ = parse_spec(self.spec)
         if callable(self.fitted):
             self.fitted = self.fitted()
         if self.fitted is not None:
@@ -147,18 +147,27 @@ class Representation:
         if kind not in _STATELESS:
             raise InputError(f"{self.spec} cannot map new text into its space ({_CANNOT.get(kind, 'it was not fitted here')}); "
                              "use tfidf-svd, glove or sbert for that.")
-        fields = str(options["fields"]).split("+")
-        missing = [f for f in fields if f not in texts_by_field]
-        if missing:
-            raise InputError(f"transform needs the field(s) {missing} of {self.spec}.")
-        rows = {f: list(texts_by_field[f]) for f in fields}
-        n = len(rows[fields[0]])
-        rows["_label"] = [""] * n   # a Dataset has a label; the builders never read it
-        tiny = Dataset(table=pd.DataFrame(rows, index=pd.Index([f"new-{i}" for i in range(n)], name="id")),
-                       label="_label", text=fields)
-        X, _ = _BUILDERS[kind](tiny, resolve_options(tiny, kind, options), messages=[], info={}, progress=None,
-                               cancel=None, cache_dir=False)
-        return np.asarray(X, dtype=np.float32)
+        return embed_new(self.spec, texts_by_field)
+
+
+def embed_new(spec: str, texts_by_field) -> np.ndarray:
+    """New texts (``field -> list of texts``, the spec's fields) in a kind that fits nothing on the
+    dataset (``glove``, ``sbert``): (rows, dim) float32, embedded as a dataset's rows are, uncached."""
+    kind, options = parse_spec(spec)
+    if kind not in _STATELESS:
+        raise InputError(f"{spec} learns from its dataset: map new text with its Representation's transform.")
+    fields = str(options["fields"]).split("+")
+    missing = [f for f in fields if f not in texts_by_field]
+    if missing:
+        raise InputError(f"transform needs the field(s) {missing} of {spec}.")
+    rows = {f: list(texts_by_field[f]) for f in fields}
+    n = len(rows[fields[0]])
+    rows["_label"] = [""] * n   # a Dataset has a label; the builders never read it
+    tiny = Dataset(table=pd.DataFrame(rows, index=pd.Index([f"new-{i}" for i in range(n)], name="id")),
+                   label="_label", text=fields)
+    X, _ = _BUILDERS[kind](tiny, resolve_options(tiny, kind, options), messages=[], info={}, progress=None,
+                           cancel=None, cache_dir=False)
+    return np.asarray(X, dtype=np.float32)
 
 
 #: kinds that fit nothing on the dataset: a new text is embedded as the dataset's were

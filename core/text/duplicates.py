@@ -161,7 +161,7 @@ class DuplicateIndex:
             codes, _ = self._distinct[f]
             part = _minhash(self._unique_X[f], BANDS * ROWS, seed, cancel, offset=k * _BUCKETS)[codes]
             sig = part if sig is None else np.minimum(sig, part)
-            has |= np.diff(self._X[f].indptr) > 0
+            has |= self._size[f] > 0
         left, right = [], []
         for band in range(BANDS):
             check_cancel(cancel)
