@@ -265,8 +265,8 @@ class Outputs:
         seen = self._check_existing(flag, target, folder_ok, suffixes)
         self._remove_dead_temporaries(target)
         temporary = _hidden(target, "tmp")
-        try:   # a read-only or special file system says no here, before any work
-            temporary.touch()
+        try:   # a read-only or special file system says no here, before any work; the probe is made
+            temporary.touch(exist_ok=False)   # new, so the unlink below can only remove the tool's own file
             temporary.unlink()
         except OSError as exc:
             raise InputError(f"cannot write {flag} in {parent} ({exc.strerror or exc}); choose another folder.") from None

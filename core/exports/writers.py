@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import tempfile
 import zipfile
@@ -46,6 +45,7 @@ import pandas as pd
 if TYPE_CHECKING:   # only for annotations: pyarrow is imported where a writer needs it
     import pyarrow as pa
 
+from ..base import paths
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report
 from . import formats
@@ -291,7 +291,7 @@ def write_file(frame: pd.DataFrame, out, fmt: str, *, manifest: Optional[dict] =
             check_cancel(cancel)
             report(progress, 0.95, "zipping the datasets folder" if zipped else "moving the datasets folder")
             if not zipped:
-                os.replace(folder, out)
+                paths.rename_noreplace(folder, out)   # a fresh temporary of the output policy: never replaced
             elif hasattr(out, "write"):
                 _zip_folder(folder, out)
             else:
