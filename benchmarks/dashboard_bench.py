@@ -37,7 +37,7 @@ def switches(count: int) -> dict:
         import streamlit as st
 
         from dashboard.services import current, pipelines
-        from dashboard.process.server import server
+        from dashboard.state.browser import tab as this_tab
         from dashboard.state.session import Source
 
         def rss_mb():
@@ -45,16 +45,17 @@ def switches(count: int) -> dict:
                 return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024
 
         params = dict(n_partitions=16, train_size=0.1, slice_size=0.02, tau=0.0, target_size=0.3, random_state=0)
+        tab = this_tab()
         before = rss_mb()
         specs = ["tfidf-svd:fields=hypothesis,dim=64", "tfidf-svd:fields=premise+hypothesis,dim=32"]
         for i in range(int(os.environ["BENCH_SWITCHES"])):
             source = Source(f"demo:nli:n={5000 + 500 * (i % 25)}", {}, "")
-            key, ds = current.load(source)
+            key, ds = current.load(tab, source)
             spec = current.check_spec(specs[i // 25 % 2], ds)
-            pipelines.apply_result(pipelines.score(None, key, ds, spec, params), params, source)
-            run = current.run()
-            current.table(run).browse(current.live_result(run))
-        stats = server().cache.stats()
+            pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
+            run = current.run(tab)
+            current.table(tab, run).browse(current.live_result(tab, run))
+        stats = tab.server.cache.stats()
         st.text(json.dumps({"rss_before_mb": round(before), "rss_after_mb": round(rss_mb()),
                             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                             "cache_mb": round(stats["bytes"] / 2**20, 1), "cache_budget_mb": stats["budget"] >> 20,

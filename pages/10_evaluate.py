@@ -12,48 +12,48 @@ from dashboard.services import certificates, current
 from dashboard.services import evaluation as evaluation_jobs
 from dashboard.widgets.formatting import metric_row, plain
 from dashboard.widgets.job_panel import watch
-from dashboard.state.session import set_live
 from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.evaluation_panels import interrupted_panel, options_form
 from dashboard.widgets.certificate_panel import certificate_section
 from dashboard.services.team import member
 
-sess = start_page("Evaluate", caption=(
+tab = start_page("Evaluate", caption=(
     "Model families trained on the full, AFLite-filtered, random and single-model-filtered training sets, evaluated "
     "on an i.i.d. held-out split and on that split filtered by AFLite; KNN distances; the coarse action; an "
     "external difficulty check; the synthetic circles. At the live τ and n; stored with the run."))
-run, ds = require_run()
-tau, n = current.live_values(run)
-live = current.live_result(run)
+sess = tab.session
+run, ds = require_run(tab)
+tau, n = current.live_values(tab, run)
+live = current.live_result(tab, run)
 st.caption(f"The split at {live_view(tau, n, len(run.ids))}: {int(live['retained'].sum()):,} of {len(run.ids):,} "
            "retained.")
 
 # ---------------------------------------------------------------- options (curators and owners)
-running = evaluation_jobs.running(run)
-options_form(run, ds, running)
+running = evaluation_jobs.running(tab, run)
+options_form(tab, run, ds, running)
 
 
 # ---------------------------------------------------------------- the background job
-def ended(job) -> None:
+def ended(tab, job) -> None:
     sess.eval_job = None
     if job.status == "done":
         sess.eval_key = job.result
 
 
-watch(evaluation_jobs.job, "Evaluation", "eval", ended)
-interrupted_panel(run, running)
-certificate_section(run)
+watch(tab, evaluation_jobs.job, "Evaluation", "eval", ended)
+interrupted_panel(tab, run, running)
+certificate_section(tab, run)
 
 # ---------------------------------------------------------------- results
-found = evaluation_jobs.stored(run)
+found = evaluation_jobs.stored(tab, run)
 if not found:
     if running is not None:
         st.info("The first evaluation of this run is running; its results appear here when it ends.")
     else:
         st.info("No evaluation of this run yet." + (" Choose the options above and press Evaluate."
-                                                    if member().can("run filters") else ""))
+                                                    if member(tab).can("run filters") else ""))
     st.stop()
-ev = evaluation_jobs.shown(run)
+ev = evaluation_jobs.shown(tab, run)
 if len(found) > 1:
     labels = {e.key: (f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(e.created))}: τ = {e.context.get('tau'):.2f}, "
                       f"n = {e.context.get('n'):,}, {', '.join(e.options['families'])}") for e in found}
@@ -76,7 +76,7 @@ if said_where := evaluation_jobs.where_trained(ev):
 
 
 # the Filter page's n slider starts from it
-st.button(f"Use n = {usable:,} on the Filter page", key="eval_use_n", on_click=set_live, kwargs={"n": usable})
+st.button(f"Use n = {usable:,} on the Filter page", key="eval_use_n", on_click=tab.session.set_live, kwargs={"n": usable})
 if s["coarse_n"] < lowest:
     st.caption(f"The coarse action stops at n = {int(s['coarse_n']):,}, but this run answers n ≥ {lowest:,} without a "
                f"refit, so the suggestion is n = {lowest:,}. Run AFLite with a smaller deepest n (Filter page) to go "
@@ -113,6 +113,6 @@ if "synthetic" in t:
     st.dataframe(t["synthetic"], hide_index=True, key="eval_synthetic_table")
     st.plotly_chart(figs["synthetic_accuracy"], key="eval_synthetic_acc")
     st.plotly_chart(figs["synthetic_scatter"], key="eval_synthetic_scatter")
-st.download_button("Download the HTML report", html_report(ev, review=evaluation_jobs.review_summary(run, ev),
-                                                            certificate=certificates.report_table(run, ev)),
+st.download_button("Download the HTML report", html_report(ev, review=evaluation_jobs.review_summary(tab, run, ev),
+                                                            certificate=certificates.report_table(tab, run, ev)),
                    file_name=report_name(ev), mime="text/html", key="eval_report")

@@ -10,19 +10,20 @@ from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.review_panel import save_run_offer, show_guidelines
 from dashboard.services.team import member, scope
 
-sess = start_page("Create", caption=(
+tab = start_page("Create", caption=(
     "Paper 002 §3.2: write or revise an example and get feedback on its potential artifacts as you go — "
     "each quality component's light, the words that give the label away, what a model reading part of it "
     "predicts, near-duplicates — then submit it for validation."))
-run, ds = require_run()
+sess = tab.session
+run, ds = require_run(tab)
 if not ds.text:
     st.info("Creation needs a text dataset: load one on the Data page.")
     st.stop()
-if save_run_offer(run, "cr") is None:
+if save_run_offer(tab, run, "cr") is None:
     st.stop()
-m = member()
-ws = scope()   # this member's handle on their workspace
-show_guidelines()
+m = member(tab)
+ws = scope(tab)   # this member's handle on their workspace
+show_guidelines(tab)
 
 revising = sess.revising
 said = sess.create_message
@@ -46,18 +47,18 @@ with st.container(border=True):
     label = st.selectbox("Label", ds.classes, key="cr_label")
 example = {field: st.session_state.get(f"cr_{field}", "") for field in ds.text}
 example[ds.label] = label
-dataset_id = creation.workspace_dataset(run)
-ctx = creation.quality_context()   # None while its fit runs in the background: the fields stay usable
+dataset_id = creation.workspace_dataset(tab, run)
+ctx = creation.quality_context(tab)   # None while its fit runs in the background: the fields stay usable
 if ctx is None:
     st.caption("The feedback models of this dataset and Φ are being fitted (once per server). Keep writing: "
                "the feedback and the Submit button appear here when they are ready.")
-    watch(creation.context_job, "Fitting the feedback models", "cr_context", creation.context_ended)
+    watch(tab, creation.context_job, "Fitting the feedback models", "cr_context", creation.context_ended)
 
 
 def send(example: dict, label, fb: dict) -> None:
     # a callback: it runs before the page is drawn again, so the text areas can be cleared
     try:
-        new = creation.submit(dataset_id, {f: example[f] for f in ds.text}, label, fb, revising)
+        new = creation.submit(tab, dataset_id, {f: example[f] for f in ds.text}, label, fb, revising)
     except InputError as exc:
         sess.create_message = ("error", plain(exc))
         return
@@ -76,7 +77,7 @@ if ctx is not None and all(v.strip() for v in example.values()):
         st.warning(plain(exc))
     else:
         st.caption(f"Feedback in {fb['seconds'] * 1000:.0f} ms.")
-        feedback_panel.show_feedback(fb, key="cr_feedback")
+        feedback_panel.show_feedback(tab, fb, key="cr_feedback")
         st.button("Submit for validation", type="primary", key="cr_submit", on_click=send, args=(example, label, fb))
 elif ctx is not None:
     st.caption("Write every field to see the feedback (it updates when a field loses focus, or with Ctrl+Enter).")

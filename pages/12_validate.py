@@ -11,15 +11,15 @@ from dashboard.widgets.decision_form import save_button, show_outcome
 from dashboard.widgets.review_panel import save_run_offer
 from dashboard.services.team import member, scope
 
-sess = start_page("Validate", caption=(
+tab = start_page("Validate", caption=(
     "Paper 002 §3.2: validators accept or reject what creators wrote, seeing the same feedback; a rejection "
     "needs a note, which the creator sees on the Create page and can answer by revising."))
-run, ds = require_run()
-if save_run_offer(run, "va") is None:
+run, ds = require_run(tab)
+if save_run_offer(tab, run, "va") is None:
     st.stop()
-m = member()
-ws = scope()   # this member's handle on their workspace
-dataset_id = creation.workspace_dataset(run)
+m = member(tab)
+ws = scope(tab)   # this member's handle on their workspace
+dataset_id = creation.workspace_dataset(tab, run)
 everything = ws.submissions(dataset_id=dataset_id)
 waiting = everything[(everything["status"] == "submitted") & (everything["creator"] != m.email)]
 metric_row({
@@ -41,7 +41,7 @@ else:
                                                                       if sub["revises"] == sub["revises"] and sub["revises"] else ""),
                        *[f"{f}: {sub['fields'].get(f, '')}" for f in ds.text], f"label: {sub['label']}"]))
     with st.expander("The feedback the creator saw", expanded=True):
-        feedback_panel.show_feedback(sub["feedback"], key="va_feedback")
+        feedback_panel.show_feedback(tab, sub["feedback"], key="va_feedback")
     show_outcome("va_submit", about=str(sub["id"]))
     with st.form("va_form"):
         st.radio("Decision", ["accept", "reject"], horizontal=True, key="va_decision",
@@ -49,7 +49,7 @@ else:
         st.text_input("Note to the creator (required to reject)", key="va_note")
         st.multiselect("Components you judge wrong (optional)", list(COMPONENTS), key="va_components")
         # bound now: the decision lands on the submission shown, or is refused if it was decided meanwhile
-        save_button("Save decision", key="va_submit", save=creation.validate, args=(int(sub["id"]),),
+        save_button("Save decision", key="va_submit", save=creation.validate, args=(tab, int(sub["id"])),
                     fields={"decision": ("va_decision", "accept"), "note": ("va_note", ""),
                             "flagged": ("va_components", [])}, about=str(sub["id"]))
 
@@ -58,7 +58,7 @@ accepted = int((everything["status"] == "accepted").sum())
 if accepted and m.can("load data") and st.button(f"Add the {accepted} accepted examples to this dataset as a new "
                                                   "version", key="va_version"):
     try:
-        source = creation.accepted_version(dataset_id)
+        source = creation.accepted_version(tab, dataset_id)
         st.success(plain(f"Loaded {source.label}: score, filter and export it from the Data page."))
     except InputError as exc:
         st.error(plain(exc))

@@ -12,13 +12,13 @@ from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.review_panel import review_panel
 from dashboard.services.team import member
 
-sess = start_page("Dynamics", caption=(
+tab = start_page("Dynamics", caption=(
     "Swayamdipta et al. 2020: a model on Φ is trained for a few epochs and each example's probability of its label "
     "is recorded after every epoch. Confidence is its mean, variability its spread: easy-to-learn examples are "
     "learned at once, ambiguous ones keep moving, hard-to-learn ones (often mislabelled) are never learned."))
-run, ds = require_run()
+run, ds = require_run(tab)
 
-if member().can("run filters"):
+if member(tab).can("run filters"):
     with st.form("dyn_form"):
         c1, c2, c3 = st.columns(3)
         epochs = c1.number_input("Epochs", 2, 100, 10, key="dyn_epochs")
@@ -27,14 +27,14 @@ if member().can("run filters"):
         folds = c3.number_input("Cross-fitting folds (1: in-sample, as the paper)", 1, 20, 5, key="dyn_folds")
         if st.form_submit_button("Map the training dynamics", type="primary", key="dyn_run"):
             try:
-                dynamics.start(int(epochs), model, int(folds))
+                dynamics.start(tab, int(epochs), model, int(folds))
             except InputError as exc:
                 st.error(plain(exc))
-watch(dynamics.job, "Training dynamics", "dyn_job", dynamics.ended)
-found = dynamics.result()
+watch(tab, dynamics.job, "Training dynamics", "dyn_job", dynamics.ended)
+found = dynamics.result(tab)
 if found is None:
     st.info("No map of this dataset's training dynamics yet." + (" Choose the options above and press Map."
-                                                                 if member().can("run filters") else
+                                                                 if member(tab).can("run filters") else
                                                                  " A curator or owner can compute one."))
     st.stop()
 st.caption(f"This map was {dynamics.where_it_ran(found)}.")
@@ -44,14 +44,14 @@ for note in found.params["notes"]:
 
 @st.fragment
 def joint_view() -> None:
-    live = live_knobs(run)
-    frame = current.table(run).browse(live)[["id", ds.label, *ds.text, "predictability", "retained"]]
+    live = live_knobs(tab, run)
+    frame = current.table(tab, run).browse(live)[["id", ds.label, *ds.text, "predictability", "retained"]]
     frame = frame.merge(found.table.drop(columns="label"), on="id", how="inner")
     summary = found.summary()
     metric_row({**{r: f"{n:,}" for r, n in summary["regions"].items()},
                 "Possibly mislabelled": f"{summary.get('label_issues', 0):,}",
                 "Model's held-out accuracy": f"{summary['accuracy']:.0%}"})
-    bits = information.columns()   # PVI (Predictability page), when computed
+    bits = information.columns(tab)   # PVI (Predictability page), when computed
     frame = frame if bits is None else frame.join(bits[["pvi"]], on="id")
     colour = st.radio("Colour by", ["predictability", "status", *(["pvi"] if bits is not None else [])],
                       horizontal=True, key="dyn_colour", format_func={"predictability": "AFLite's p̃", "pvi": "PVI (bits)",
@@ -72,13 +72,13 @@ def joint_view() -> None:
     chosen = bool(rows)
     st.subheader(f"Selected on the map: {len(shown):,}" if chosen else f"Possibly mislabelled: {len(shown):,}")
     if len(shown) and st.button("Show these on the Map page", key="dyn_to_map"):
-        dynamics.select_on_map(shown["id"])
+        dynamics.select_on_map(tab, shown["id"])
         st.switch_page("pages/4_map.py")
     pick = st.dataframe(shown.head(500), hide_index=True, key="dyn_table", on_select="rerun",
                         selection_mode="single-row")
     if pick.selection.rows:
         with st.container(border=True):
-            review_panel(run, str(shown["id"].iloc[pick.selection.rows[0]]), key="dyn_review")
+            review_panel(tab, run, str(shown["id"].iloc[pick.selection.rows[0]]), key="dyn_review")
 
 
 joint_view()

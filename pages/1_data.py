@@ -8,25 +8,26 @@ from dashboard.widgets.formatting import metric_row, plain
 from dashboard.widgets.page import start_page
 from dashboard.services.team import member
 
-sess = start_page("Data", caption=(
+tab = start_page("Data", caption=(
     "Load a labelled dataset, check its columns and labels, then build a representation Φ and score it "
     "with AFLite."))
-can_load = member().can("load data")   # the actions check the role again themselves
+sess = tab.session
+can_load = member(tab).can("load data")   # the actions check the role again themselves
 if not can_load:
-    st.info(f"Your role here is {member().role}: you read and review the workspace's runs (open them on the "
+    st.info(f"Your role here is {member(tab).role}: you read and review the workspace's runs (open them on the "
             "Team page). Loading data and running filters need a curator or owner.")
 
 # ---------------------------------------------------------------- source
 if can_load:
-    source_panel(sess)
+    source_panel(tab, sess)
 if sess.mapping is not None:
-    column_mapping.form()
+    column_mapping.form(tab)
 
 # ---------------------------------------------------------------- the dataset on view
 is_current = sess.pending_key in (None, sess.ds_key)
 on_view = sess.source if is_current else sess.pending_source
 view_key = sess.ds_key if is_current else sess.pending_key
-ds = current.dataset_by_key(view_key, on_view)
+ds = current.dataset_by_key(tab, view_key, on_view)
 st.subheader("Current dataset" if is_current else "Loaded dataset (not scored yet)")
 st.text(on_view.label if on_view and on_view.label else ds.name)  # a user-given name: shown as text
 for message in ds.messages:
@@ -37,7 +38,7 @@ metric_row({
     "Dropped rows": sum(ds.dropped.values()) if ds.dropped else 0,
 })
 
-roles_panel(ds, on_view, can_load)
+roles_panel(tab, ds, on_view, can_load)
 
 left, right = st.columns([3, 1])
 with left:
@@ -52,10 +53,10 @@ with right:
 # ---------------------------------------------------------------- representation
 st.subheader("Representation Φ")
 if can_load:
-    representation_panel(sess, ds, view_key, on_view)
+    representation_panel(tab, sess, ds, view_key, on_view)
 else:   # what a reader needs to know: the Φ the open run was scored on (choosing one needs a curator)
     st.text(f"The open run reads {sess.spec}." if sess.spec else "No run is open.")
-job = pipelines.current_job()
+job = pipelines.current_job(tab)
 if job is not None and not job.done:
     st.info("Scoring in the background (progress and Cancel in the sidebar). "
             "The previous dataset and run stay in use until it finishes.")

@@ -11,11 +11,12 @@ from dashboard.widgets.knobs import live_knobs
 from dashboard.widgets.page import require_run, start_page
 from dashboard.services.team import member
 
-sess = start_page("Filter", caption=(
+tab = start_page("Filter", caption=(
     "AFLite (paper 000, Algorithm 1): m models per phase, each trained on t examples, score every "
     "held-out example; each phase removes the k most predictable examples with p̃ ≥ τ until fewer than k "
     "pass τ or |S| ≤ n."))
-run, ds = require_run()
+sess = tab.session
+run, ds = require_run(tab)
 st.caption(f"This run was {where_it_ran(run)}.")
 joint_note(run)
 
@@ -23,14 +24,14 @@ joint_note(run)
 # ---------------------------------------------------------------- live knobs (fragment: redraws only this part)
 @st.fragment
 def live():
-    result = live_knobs(run)
+    result = live_knobs(tab, run)
     mask = result["retained"]
     past = below_chance(run, result)
     if past:
         st.info(f"At this τ and n the last phase (phase {past['phase']}) predicts held-out labels with accuracy "
                 f"{past['accuracy']:.2f}, below chance ({past['chance']:.2f}): the remaining examples are adversarial "
                 "to Φ, not just free of its shortcuts. A larger n or τ keeps more of the data.")
-    summary = label_summary(current.run_labels(run), mask)
+    summary = label_summary(current.run_labels(tab, run), mask)
     phases = phase_frame(run, mask)
     n_run = phases_run(phases)
     metric_row({
@@ -39,7 +40,7 @@ def live():
         "Warm-up (excluded)": f"{len(run.excluded_ids):,}",
         "Phases at this τ, n": f"{n_run} of {run.n_phases}",
     })
-    changed = reviews.overridden(run, result)
+    changed = reviews.overridden(tab, run, result)
     if changed:
         st.caption(changed)
     left, right = st.columns([3, 2])   # the table's seven columns fit without a scroll bar
@@ -62,11 +63,11 @@ def live():
 live()
 
 # ---------------------------------------------------------------- below: saved views, comparison, new runs
-team_supported(run)
-saved_views(run)
-quality_panel.panel()      # quality (DQI): components, weights, thresholds
-comparison(run, ds, sess)
-if not member().can("run filters"):
-    st.caption(f"Your role here is {member().role}: τ and n are yours to move; new runs need a curator or owner.")
+team_supported(tab, run)
+saved_views(tab, run)
+quality_panel.panel(tab)      # quality (DQI): components, weights, thresholds
+comparison(tab, run, ds, sess)
+if not member(tab).can("run filters"):
+    st.caption(f"Your role here is {member(tab).role}: τ and n are yours to move; new runs need a curator or owner.")
     st.stop()
-run_form(run, sess)
+run_form(tab, run, sess)

@@ -8,17 +8,17 @@ from dashboard.widgets.information_panel import information_section
 from dashboard.widgets.knobs import live_knobs
 from dashboard.widgets.page import require_run, start_page
 
-sess = start_page("Predictability", caption=(
+tab = start_page("Predictability", caption=(
     "p̃(i): the share of the models that held example i out and predicted its label correctly (paper 000, "
     "eq. 4), from the last phase that scored it. The dashed line is τ."))
-run, ds = require_run()
+run, ds = require_run(tab)
 
 
 @st.fragment
 def charts():
-    live = live_knobs(run)
-    tau = current.live_values(run)[0]
-    frame = current.table(run).browse(live)
+    live = live_knobs(tab, run)
+    tau = current.live_values(tab, run)[0]
+    frame = current.table(tab, run).browse(live)
     frame = frame[~frame["warmup"]]
     frame = frame.assign(status=frame["retained"].map({True: "retained", False: "removed"}))
     c1, c2 = st.columns(2)
@@ -36,8 +36,8 @@ charts()
 
 st.subheader("Scores phase by phase")
 long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), max_phases=12)
-st.plotly_chart(phase_boxes(long, current.live_values(run)[0], classes=ds.classes), key="phases")
+st.plotly_chart(phase_boxes(long, current.live_values(tab, run)[0], classes=ds.classes), key="phases")
 
 st.subheader("V-usable information")
-scored = current.table(run).browse(current.live_result(run))
-information_section(scored[~scored["warmup"]], ds.classes)
+scored = current.table(tab, run).browse(current.live_result(tab, run))
+information_section(tab, scored[~scored["warmup"]], ds.classes)

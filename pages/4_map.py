@@ -12,22 +12,23 @@ from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.reruns import redraw
 from dashboard.widgets.review_panel import review_panel
 
-sess = start_page("Map")
-run, ds = require_run()
+tab = start_page("Map")
+sess = tab.session
+run, ds = require_run(tab)
 
 methods = ["umap", "pca"]
 c1, c2, c3 = st.columns([1, 2, 1])
 method = c1.radio("Projection", methods,
                   index=methods.index(current.map_method() if current.map_method() in methods else "umap"),
                   format_func={"umap": "UMAP", "pca": "PCA (instant)"}.get, horizontal=True, key="map_method")
-proj = pipelines.projection(method)
+proj = pipelines.projection(tab, method)
 if method == "umap" and current.map_parallel():
     st.caption("UMAP on every core (this server's choice): faster, but not reproducible. umap-learn runs one thread "
                "whenever it is seeded, and its threads race, so a map computed again differs a little.")
 if proj is None:
     @st.fragment(run_every=1.0)
     def wait_for_umap():
-        job = pipelines.projection_job()
+        job = pipelines.projection_job(tab)
         if job is None or job.done:
             if job is not None and job.status == "error":
                 st.error(plain(job.error))
@@ -39,16 +40,16 @@ if proj is None:
         st.caption("Showing the PCA projection until UMAP is ready.")
 
     wait_for_umap()
-    proj = pipelines.projection("pca")
+    proj = pipelines.projection(tab, "pca")
 
 colourings = ["label", "predictability", "retained", "removal phase", "review", "quality", "quality light",
-              *[c for c in current.table(run).other_columns if c not in ("quality", "quality light")]]
+              *[c for c in current.table(tab, run).other_columns if c not in ("quality", "quality light")]]
 url.restore("map_colour", colourings)   # a reload keeps the colouring
 colour = c2.selectbox("Colour by", colourings, key="map_colour", help=COLOURINGS_HELP)
 size = c3.slider("Point size", 2, 10, 4, key="map_size")
 url.keep("map_colour", colour)
-quality = quality_panel.offer("map_quality", "Colouring by quality") if colour in ("quality", "quality light") else None
-view = MapView(sess, run, ds, proj, current.table(run), colour, size, quality)
+quality = quality_panel.offer(tab, "map_quality", "Colouring by quality") if colour in ("quality", "quality light") else None
+view = MapView(tab, run, ds, proj, current.table(tab, run), colour, size, quality)
 
 
 @st.fragment
@@ -59,9 +60,9 @@ def live_selection() -> None:
     selected points at 100k). In a run of the whole page it takes the chart's parts, computed for
     the same τ and n a moment before (handed over in the session and dropped at once, so no copy
     of the 100k rows stays there); a rerun of this part alone computes its own."""
-    live = live_knobs(run)
+    live = live_knobs(tab, run)
     values, drawn_parts = st.session_state.pop("map_parts_fresh", (None, None))
-    parts = drawn_parts if values == current.live_values(run) else view.parts(live)
+    parts = drawn_parts if values == current.live_values(tab, run) else view.parts(live)
     if view.on_screen_is_stale(parts):
         redraw()
     rows, points = parts["rows"], parts["points"]
@@ -89,14 +90,14 @@ def live_selection() -> None:
         f"{k}: {v}" for k, v in chosen[ds.label].value_counts().items()))
     if pick.selection.rows:
         with st.container(border=True):
-            review_panel(run, str(listed["id"].iloc[pick.selection.rows[0]]), key="map_review")
+            review_panel(tab, run, str(listed["id"].iloc[pick.selection.rows[0]]), key="map_review")
     else:
         st.caption("Select a row of the list to read that example and review it.")
 
 
-parts = view.parts(current.live_result(run))
+parts = view.parts(current.live_result(tab, run))
 view.draw(parts)
-st.session_state["map_parts_fresh"] = (current.live_values(run), parts)
+st.session_state["map_parts_fresh"] = (current.live_values(tab, run), parts)
 del parts
 live_selection()
 info = proj.info

@@ -11,11 +11,11 @@ from dashboard.widgets.formatting import metric_row, plain
 from dashboard.services.team import member
 from dashboard.widgets.page import start_page
 
-sess = start_page("Features", caption=(
+tab = start_page("Features", caption=(
     "z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − "
     "p0)/n). Points above the dashed curve exceed the Bonferroni threshold z* and give their label away."))
-ds = current.dataset()
-run = current.run()
+ds = current.dataset(tab)
+run = current.run(tab)
 if not ds.text and not ds.features:
     st.info("This dataset has no text or feature columns, so there are no simple features to test. "
             "Mark boolean or categorical columns as features on the Data page.")
@@ -31,7 +31,7 @@ with st.form("z_form"):
     st.form_submit_button("Update", key="z_update")
 try:
     with st.spinner("Computing z-statistics (once per dataset and settings)…"):
-        zs = current.zstats(int(min_count), float(alpha))
+        zs = current.zstats(tab, int(min_count), float(alpha))
 except InputError as exc:
     st.error(plain(exc))
     st.stop()
@@ -104,10 +104,10 @@ else:
                                          title="Top 5 of these features per label"), key="topbar_other")
 
 # ---------------------------------------------------------------- one feature, then the filters
-feature_examples(zs, ds, run, clicked, kind, field)
-if not member().can("run filters"):   # filters cost the shared server minutes of CPU
-    st.caption(f"Your role here is {member().role}: z-filtering and consistency filtering need a curator or owner.")
+feature_examples(tab, zs, ds, run, clicked, kind, field)
+if not member(tab).can("run filters"):   # filters cost the shared server minutes of CPU
+    st.caption(f"Your role here is {member(tab).role}: z-filtering and consistency filtering need a curator or owner.")
     st.stop()
-zfilter_panel(ds)
-consistency_panel(zs, int(min_count), float(alpha))
-transfer_panel()
+zfilter_panel(tab, ds)
+consistency_panel(tab, zs, int(min_count), float(alpha))
+transfer_panel(tab)

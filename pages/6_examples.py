@@ -14,22 +14,23 @@ from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.example_detail import example_detail
 from dashboard.widgets.review_panel import review_panel, with_lights
 
-sess = start_page("Examples", caption=(
+tab = start_page("Examples", caption=(
     "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered. Search hits are "
     f"marked {HIT[0]}like this{HIT[1]} in the match column."))
-run, ds = require_run()
-quality = quality_panel.offer("ex_quality", "A quality light per example (DQI)")
+sess = tab.session
+run, ds = require_run(tab)
+quality = quality_panel.offer(tab, "ex_quality", "A quality light per example (DQI)")
 
 
 @st.fragment
 def browsers():
-    result = live_knobs(run)
-    frame = current.table(run).browse(result)
+    result = live_knobs(tab, run)
+    frame = current.table(tab, run).browse(result)
     frame = frame[~frame["warmup"]]
-    changed = reviews.overridden(run, result)
+    changed = reviews.overridden(tab, run, result)
     if changed:
         st.caption(changed)
-    bits = information.columns()   # PVI (Predictability page), when computed
+    bits = information.columns(tab)   # PVI (Predictability page), when computed
     frame = frame if bits is None else frame.join(bits, on="id")
     with st.container(border=True):
         c1, c2, c3 = st.columns([2, 2, 2])
@@ -48,11 +49,11 @@ def browsers():
         size = c7.selectbox("Per page", [10, 25, 50, 100], index=1, key="ex_size")
         stacked = st.toggle("Stacked (full width: the text fields are readable)", value=True, key="ex_stacked",
                             help="Off: retained and removed side by side.")
-    ids = current.ids_with_feature(feature.strip()) if feature.strip() else None
+    ids = current.ids_with_feature(tab, feature.strip()) if feature.strip() else None
     if ids is not None and not len(ids):
         st.warning(plain(f"No example carries the feature {feature.strip()!r}; check its name on the Features page."))
     if sess.ex_like:
-        like = current.neighbour_ids(sess.ex_like)
+        like = current.neighbour_ids(tab, sess.ex_like)
         ids = like if ids is None else np.intersect1d(ids, like)
         c1, c2 = st.columns([4, 1])
         c1.info(plain(f"Listing the {len(like) - 1} examples nearest to {sess.ex_like} in Φ, and it."))
@@ -82,7 +83,7 @@ def browsers():
             st.markdown(f"**{side.capitalize()}**: {len(part):,} matching")
             number = st.number_input("Page", 1, 10**9, 1, key=f"ex_page_{side}")
             rows, pages = page(part, number, size, sort_by=sort_by, ascending=ascending)
-            rows = dq.with_quality(with_lights(rows, run), quality)
+            rows = dq.with_quality(with_lights(tab, rows, run), quality)
             on_pages.extend(rows["id"])
             if ds.image:
                 images = ds.table[ds.image].reindex(rows["id"])
@@ -101,14 +102,14 @@ def browsers():
     if chosen is None:
         return
     with st.container(border=True):
-        example_detail(run, chosen, key="ex_detail")
+        example_detail(tab, run, chosen, key="ex_detail")
         comps = dq.example_components(quality, chosen) if quality is not None else None
         if comps is not None:
             st.markdown("**Quality components** (higher = better)")
             st.dataframe(comps, hide_index=True, key="ex_quality_components",
                          column_config={"score": st.column_config.ProgressColumn("score", min_value=0.0, max_value=1.0,
                                                                                  format="%.2f")})
-        review_panel(run, chosen, key="ex_review", show_example=False)
+        review_panel(tab, run, chosen, key="ex_review", show_example=False)
 
 
 browsers()

@@ -11,24 +11,24 @@ from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
 from dashboard.services.team import member, scope
 
-sess = start_page("Review", caption=(
+tab = start_page("Review", caption=(
     "Agree with the filter, keep anyway or remove anyway (a note says why). Every decision is kept with "
     "who and when; a change of mind is a new decision. Lights: " + ", ".join(BADGES[k] for k in ("green", "yellow", "red"))
     + "."))
-run, ds = require_run()
-run_id = save_run_offer(run, "rv")
+run, ds = require_run(tab)
+run_id = save_run_offer(tab, run, "rv")
 if run_id is None:
     st.stop()
-m = member()
-ws = scope()   # this member's handle on their workspace
-frame = current.table(run).browse(current.live_result(run))
+m = member(tab)
+ws = scope(tab)   # this member's handle on their workspace
+frame = current.table(tab, run).browse(current.live_result(tab, run))
 frame = frame[~frame["warmup"]]
 # one view for the whole page: an adjudicator (curator, owner) counts every decision, blind or not, as the
 # Agreement and Adjudication tabs do; a blind reviewer sees their own and those on examples they decided
 everything = m.can("adjudicate")
 latest = ws.reviews(run_id, unblinded=everything)
-stand = current.review_standing(run_id, unblinded=everything)
-light = reviews.lights(run_id, frame["id"], frame["retained"], unblinded=everything)
+stand = current.review_standing(tab, run_id, unblinded=everything)
+light = reviews.lights(tab, run_id, frame["id"], frame["retained"], unblinded=everything)
 metric_row({
     "Reviewed": f"{stand.shape[0]:,} of {len(frame):,}",
     BADGES["green"]: f"{(light == 'green').sum():,}",
@@ -36,7 +36,7 @@ metric_row({
     BADGES["red"]: f"{(light == 'red').sum():,}",
 })
 
-show_guidelines()
+show_guidelines(tab)
 settings = ws.review_settings()
 # only the open tab runs (a saved review reruns the queue, not the agreement statistics: 1.6 of the 2 s a
 # save took at 3,000 examples, benchmarks/review_save_bench.py); another tab computes when it is opened
@@ -46,7 +46,7 @@ with tabs[0]:
     if tabs[0].open:
         order = st.radio("Serve", QUEUE_ORDERS, horizontal=True, key="rv_order",
                          format_func={"predictability": "highest p̃ first", "random": "random order"}.get)
-        served = reviews.queue(run, run_id, frame, order, latest)
+        served = reviews.queue(tab, run, run_id, frame, order, latest)
         todo, mine, counts, n_per = served["todo"], served["mine"], served["counts"], served["per_example"]
         complete = sum(c >= n_per for c in counts.values())
         st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}. Each example is served until "
@@ -58,7 +58,7 @@ with tabs[0]:
                       "flagged by cleanlab): they are served first." if run.joint else ""))
         if len(todo):
             with st.container(border=True):
-                review_panel(run, str(todo[0]), key="rv_queue")
+                review_panel(tab, run, str(todo[0]), key="rv_queue")
         else:
             st.success("You have reviewed every example of this run.")
 
@@ -67,7 +67,7 @@ with tabs[1]:
         st.caption(f"When reviewers differ, {DISPUTE_RULES[settings['dispute_rule']]} (owners choose the rule on the "
                    "Team page). A decision on the filter's side (agree, or remove anyway on an example the filter removed) "
                    "is agreement, not an override.")
-        dis = reviews.disagreements(run_id, frame["id"], frame["retained"], unblinded=everything)
+        dis = reviews.disagreements(tab, run_id, frame["id"], frame["retained"], unblinded=everything)
         if not len(dis):
             st.caption("No example has reviewers on different sides.")
         else:
@@ -76,11 +76,11 @@ with tabs[1]:
             chosen = picked(shown, key="rv_disputes", id_column="example_id")
             if chosen is not None:
                 with st.container(border=True):
-                    review_panel(run, chosen, key="rv_dispute")
+                    review_panel(tab, run, chosen, key="rv_dispute")
 
 with tabs[2]:
     if tabs[2].open:
-        done = reviews.progress(run_id, latest, everything=everything, blind=settings["blind"])
+        done = reviews.progress(tab, run_id, latest, everything=everything, blind=settings["blind"])
         if not len(done):
             st.caption("Nobody has reviewed this run yet." if everything or not settings["blind"] else
                        "You have not reviewed this run yet.")
@@ -92,8 +92,8 @@ with tabs[2]:
 
 with tabs[3]:
     if tabs[3].open:
-        agreement_tab(run, run_id)
+        agreement_tab(tab, run, run_id)
 if m.can("adjudicate"):
     with tabs[4]:
         if tabs[4].open:
-            adjudication_tab(run, run_id, frame, ds)
+            adjudication_tab(tab, run, run_id, frame, ds)

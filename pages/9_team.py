@@ -7,19 +7,19 @@ from dashboard.state.session import DEFAULT_PARAMS, Source
 from dashboard.services.team import member, scope
 from dashboard.widgets.team_panels import act, owner_forms, reviewers_of_open_run
 
-sess = start_page("Team", caption=(
+tab = start_page("Team", caption=(
     "Runs saved here open for every member without recomputing. Owners manage members and workspaces; "
     "curators load data, run filters, save views and export; annotators review."))
-m = member()
-ws = scope()   # this member's handle on their workspace
+m = member(tab)
+ws = scope(tab)   # this member's handle on their workspace
 
 
-def resume(rec: dict) -> None:
+def resume(tab, rec: dict) -> None:
     """Start an interrupted or failed run again with its recorded dataset and parameters."""
     source = Source(rec["source"], dict(rec["roles"] or {}), rec["dataset"])
-    ds_key, _ = current.load(source)
+    ds_key, _ = current.load(tab, source)
     params = {k: v for k, v in rec["params"].items() if k in DEFAULT_PARAMS}
-    pipelines.start(ds_key, rec["representation"], {**DEFAULT_PARAMS, **params}, label="AFLite run (resumed)",
+    pipelines.start(tab, ds_key, rec["representation"], {**DEFAULT_PARAMS, **params}, label="AFLite run (resumed)",
                     source=source, page="Team", quality=rec["params"].get("quality") or None,
                     joint=rec["params"].get("joint") or None)
 
@@ -40,12 +40,12 @@ else:
         c1, c2, c3 = st.columns(3)
         if rec["status"] == "done":
             if c1.button("Open this run", type="primary", key="team_open"):
-                act(pipelines.open_team_run, key)
+                act(tab, pipelines.open_team_run, key)
         elif rec["status"] in ("interrupted", "failed") and m.can("run filters"):
             if c2.button("Resume (run it again)", key="team_resume"):
-                act(resume, rec)
+                act(tab, resume, rec)
             if c3.button("Discard", key="team_discard"):
-                act(team.discard_run, key)
+                act(tab, team.discard_run, key)
         else:
             st.caption(f"This run is {rec['status']}.")
 
@@ -62,11 +62,11 @@ if len(datasets) and m.can("delete data"):
             if not sure:
                 st.warning("Tick \"Yes, remove it\" first.")
             else:
-                act(team.delete_dataset, int(gone))
+                act(tab, team.delete_dataset, int(gone))
 
 st.subheader("Members")
 members = ws.members()
 st.dataframe(members, hide_index=True, key="team_members")
-reviewers_of_open_run()
+reviewers_of_open_run(tab)
 if m.can("manage members"):
-    owner_forms(ws, members)
+    owner_forms(tab, ws, members)

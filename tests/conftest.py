@@ -73,6 +73,20 @@ def toy_run():
     return ds, fit_run(ds, rep, dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3))
 
 
+# ---------------------------------------------------------------- the dashboard's services, without Streamlit
+@pytest.fixture
+def service_tab(tmp_path, monkeypatch):
+    """`service_tabs.new_tab` on this test's own cache folder and team database (the Map by PCA: no child process)."""
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    monkeypatch.setenv("ARTIFACT_LENS_MAP", "pca")
+    from service_tabs import new_tab
+
+    tab = new_tab()
+    yield tab
+    tab.server.finish_stop()
+
+
 # ---------------------------------------------------------------- a real PostgreSQL server
 @pytest.fixture(scope="session")
 def postgres_url():

@@ -1,5 +1,7 @@
 """The process-wide part of the dashboard, shared by every session: cache, run store, team
 store, jobs. Nothing here belongs to one user: per-user state lives in `dashboard.state.session`.
+Plain Python (no streamlit): services get the `Server` in their `dashboard.state.tab.Tab`, and
+`dashboard.process.shared.server` is where Streamlit keeps the process's one instance.
 
 Stopping (SIGTERM from ``docker compose stop``, systemd or a test): the first `Server` of a
 ``streamlit run`` process chains a handler onto Streamlit's own. On SIGTERM it sets
@@ -21,8 +23,6 @@ import signal
 import threading
 import weakref
 
-import streamlit as st
-
 from core.base import paths
 from core.base.job_backends import backend_for
 from core.base.jobs import JobRunner
@@ -31,7 +31,7 @@ from core.team.store import TeamStore
 from core.base.settings import settings
 from dashboard.process.cache import BoundedCache
 
-__all__ = ["Server", "server", "exports_folder", "JOBS_GRACE"]
+__all__ = ["Server", "exports_folder", "JOBS_GRACE"]
 
 
 def _plotly_json_without_object_arrays() -> None:
@@ -227,8 +227,3 @@ def _install_signal_handler(previous) -> None:
         signal.signal(signal.SIGTERM, on_sigterm)
     except ValueError:   # not the main thread after all
         log.warning("SIGTERM handler not installed (not on the main thread)")
-
-
-@st.cache_resource(show_spinner=False, on_release=lambda srv: srv.jobs.backend.close())
-def server() -> Server:
-    return Server()

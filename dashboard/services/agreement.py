@@ -8,7 +8,6 @@ import math
 from core.team.run_agreement import artifact_carriers, dispute_roles
 from core.usecases.agreement import may_read, run_agreement
 from dashboard.services import current
-from dashboard.process.server import server
 from dashboard.services.team import scope
 
 __all__ = ["of_run", "summary", "hidden", "manifest_record", "few_reviews", "chance_agreement", "FEW_REVIEWS"]
@@ -17,27 +16,27 @@ __all__ = ["of_run", "summary", "hidden", "manifest_record", "few_reviews", "cha
 FEW_REVIEWS = 30
 
 
-def hidden() -> bool:
+def hidden(tab) -> bool:
     """Whether the team's agreement is withheld from this member: review is blind and they do
     not adjudicate (the statistics would show others' decisions)."""
-    return not may_read(scope())
+    return not may_read(scope(tab))
 
 
-def of_run(run, run_id: int, *, tau=None, n=None) -> dict:
+def of_run(tab, run, run_id: int, *, tau=None, n=None) -> dict:
     """``agreement``, ``grid``, ``best``, ``tau``, ``n`` (`core.team.run_agreement.team_agreement`) of the
     run's reviews at τ/n (default the live τ/n). Every review counts: in a blind workspace only
     adjudicators may ask (`hidden`)."""
-    ws = scope()
+    ws = scope(tab)
     stamp, rule = ws.review_stamp(run_id), ws.review_settings()["dispute_rule"]
     roles = dispute_roles(ws, rule)
     if tau is None or n is None:
-        tau, n = current.live_values(run)
+        tau, n = current.live_values(tab, run)
 
     def compute():   # the per-feature table reads the session's cached z-statistics
-        return run_agreement(ws, run_id, run, dataset=current.dataset(), tau=tau, target_size=n,
-                             carriers=lambda: artifact_carriers(current.zstats(), current.feature_matrix()))
+        return run_agreement(ws, run_id, run, dataset=current.dataset(tab), tau=tau, target_size=n,
+                             carriers=lambda: artifact_carriers(current.zstats(tab), current.feature_matrix(tab)))
 
-    return server().cache.get_or_compute(
+    return tab.server.cache.get_or_compute(
         "agreement", (run_id, stamp, rule, tuple(sorted(roles.items())), float(tau), int(n)), compute)
 
 
@@ -54,15 +53,15 @@ def summary(found: dict) -> dict:
             "supported": best}
 
 
-def manifest_record(run, run_id: int) -> dict:
+def manifest_record(tab, run, run_id: int) -> dict:
     """What an export's manifest says of the team's review: ``review_agreement`` (`summary`),
     ``review_settings`` (reviews per example, blind, dispute rule) and ``review_guidelines``
     (which guidelines versions the decisions were made under). Empty for a member from whom a
     blind review withholds it (annotators cannot export anyway)."""
-    if hidden():
+    if hidden(tab):
         return {}
-    ws = scope()
-    return {"review_agreement": summary(of_run(run, run_id)), "review_settings": ws.review_settings(),
+    ws = scope(tab)
+    return {"review_agreement": summary(of_run(tab, run, run_id)), "review_settings": ws.review_settings(),
             "review_guidelines": ws.guidelines_of_reviews(run_id)}
 
 

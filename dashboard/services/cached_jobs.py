@@ -15,7 +15,6 @@ import logging
 
 from core.base.jobs import Job, JobKey, JobKind
 from core.base.keys import digest
-from dashboard.process.server import server
 
 __all__ = ["submit", "start", "result", "job", "ended", "keep", "kept", "KINDS", "RUN", "EVALUATION", "MAP",
            "MAP_PARALLEL", "QUALITY", "QUALITY_COMPARE", "FEEDBACK_MODELS", "ZFILTER", "CONSISTENCY", "DYNAMICS",
@@ -45,14 +44,14 @@ KINDS = (RUN, EVALUATION, MAP, MAP_PARALLEL, QUALITY, QUALITY_COMPARE, FEEDBACK_
 log = logging.getLogger(__name__)
 
 
-def submit(spec: JobKey, work, *, name: str = "") -> Job:
+def submit(tab, spec: JobKey, work, *, name: str = "") -> Job:
     """Start ``work(ctx)`` as the job ``spec``, or join that job while it runs (``name``: what the
     job panel says; its kind's title by default)."""
     if not isinstance(spec, JobKey):
         raise TypeError(f"a job is named by a JobKey (kind, digest, about), not {type(spec).__name__}")
     if spec.kind not in KINDS:
         raise ValueError(f"the job kind {spec.kind.name!r} is not declared in dashboard.services.cached_jobs.KINDS")
-    return server().jobs.submit(spec, work, name=name or spec.kind.title)
+    return tab.server.jobs.submit(spec, work, name=name or spec.kind.title)
 
 
 def _job_key(kind: JobKind, key) -> JobKey:
@@ -63,63 +62,63 @@ def _file_key(kind: JobKind, key) -> str:
     return f"{kind.name}-" + digest(repr(key), 24)
 
 
-def _stored(kind: str, key):
+def _stored(tab, kind: str, key):
     """The result on disk (None when absent or damaged: a damaged file is logged and recomputed)."""
     from core.results.files import read_result
 
-    shared, name = server().results.shared, _file_key(kind, key)
+    shared, name = tab.server.results.shared, _file_key(kind, key)
     if not shared.path(name).exists():   # a page rerun asks each time: nothing stored is one stat, no listing
         return None
     found = shared.load_or_none(name, read_result)
     if found is not None:
-        server().cache.put(kind.name, key, found)
+        tab.server.cache.put(kind.name, key, found)
     return found
 
 
-def _store(kind: JobKind, key, value):
+def _store(tab, kind: JobKind, key, value):
     """Keep ``value`` in memory and, for a kind kept "shared", on disk; a result the file format
     cannot hold stays in memory."""
     from core.results.files import write_result
 
-    server().cache.put(kind.name, key, value)
+    tab.server.cache.put(kind.name, key, value)
     if kind.kept != "shared":
         return value
     try:
-        server().results.shared.save(_file_key(kind, key), lambda fh: write_result(fh, value))
+        tab.server.results.shared.save(_file_key(kind, key), lambda fh: write_result(fh, value))
     except (ValueError, TypeError, OSError) as exc:   # e.g. a table Parquet cannot hold; a full disk
         log.warning("the %s result is kept in memory only (%s)", kind, exc)
     return value
 
 
-def start(kind: JobKind, key, compute) -> None:
+def start(tab, kind: JobKind, key, compute) -> None:
     """Submit ``compute(ctx)`` as the job of ``kind`` and ``key`` unless its result is kept (or it
     is running); its result is kept as its kind says (`JobKind.kept`)."""
-    if result(kind, key) is not None:
+    if result(tab, kind, key) is not None:
         return
-    submit(_job_key(kind, key), lambda ctx: _store(kind, key, compute(ctx)))
+    submit(tab, _job_key(kind, key), lambda ctx: _store(tab, kind, key, compute(ctx)))
 
 
-def result(kind: JobKind, key):
+def result(tab, kind: JobKind, key):
     """The kept result, or None (``key`` None: nothing asked yet)."""
     if key is None:
         return None
-    found = server().cache.peek(kind.name, key)
-    return found if found is not None else _stored(kind, key)
+    found = tab.server.cache.peek(kind.name, key)
+    return found if found is not None else _stored(tab, kind, key)
 
 
-def keep(kind: JobKind, key, value) -> None:
+def keep(tab, kind: JobKind, key, value) -> None:
     """A small value every member and a restart see (e.g. the options of the last map computed)."""
-    _store(kind, key, value)
+    _store(tab, kind, key, value)
 
 
 kept = result
 
 
-def job(kind: JobKind, key):
-    return None if key is None else server().jobs.get(_job_key(kind, key))
+def job(tab, kind: JobKind, key):
+    return None if key is None else tab.server.jobs.get(_job_key(kind, key))
 
 
-def ended(found) -> None:
+def ended(tab, found) -> None:
     """A finished job is forgotten (its result is kept; an error was shown once), so the page
     stops watching it."""
-    server().jobs.forget(found.spec)
+    tab.server.jobs.forget(found.spec)

@@ -13,23 +13,22 @@ from core.base.errors import InputError
 from core.usecases.certificates import certify_dataset, certify_split
 from core.certificate.schema import certificate_bytes
 from dashboard.services import cached_jobs, current, team
-from dashboard.state.session import session
 
 __all__ = ["start", "result", "job", "ended", "comparison", "files", "report_table"]
 
 
-def _key(run, at: Optional[tuple] = None) -> tuple:
-    tau, n = at or current.live_values(run)
-    return session().ds_key, run.key, float(tau), int(n)
+def _key(tab, run, at: Optional[tuple] = None) -> tuple:
+    tau, n = at or current.live_values(tab, run)
+    return tab.session.ds_key, run.key, float(tau), int(n)
 
 
-def start(run) -> None:
+def start(tab, run) -> None:
     """Certify the dataset and the run's split at the live τ/n (`core.usecases.certificates`: on the
     run's Φ, as the export's certificate); curators and owners."""
-    team.require("run filters")
-    ds, live = current.dataset(), current.live_result(run)
+    team.require(tab, "run filters")
+    ds, live = current.dataset(tab), current.live_result(tab, run)
     kept = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str)
-    cached_jobs.start(cached_jobs.CERTIFICATES, _key(run), lambda ctx: {
+    cached_jobs.start(tab, cached_jobs.CERTIFICATES, _key(tab, run), lambda ctx: {
         "dataset": ctx.offload(certify_dataset, ds, run=run),
         "split": ctx.offload(_split, ds, kept, run)})
 
@@ -41,23 +40,23 @@ def _split(ds, kept, run, progress=None, cancel=None) -> dict:
     return found
 
 
-def result(run, at: Optional[tuple] = None) -> Optional[dict]:
+def result(tab, run, at: Optional[tuple] = None) -> Optional[dict]:
     """``{"dataset": certificate, "split": certificate}`` at the live τ/n (or ``at``: (τ, n)), or None
     before it is computed."""
-    return cached_jobs.result(cached_jobs.CERTIFICATES, _key(run, at))
+    return cached_jobs.result(tab, cached_jobs.CERTIFICATES, _key(tab, run, at))
 
 
-def report_table(run, ev) -> Optional[pd.DataFrame]:
+def report_table(tab, run, ev) -> Optional[pd.DataFrame]:
     """The comparison for an evaluation's report, when the certificates were made at its τ/n (and
     can be compared: a split that lost a label cannot)."""
-    found = result(run, (ev.context.get("tau"), ev.context.get("n")))
+    found = result(tab, run, (ev.context.get("tau"), ev.context.get("n")))
     if found is None or mismatches(found["dataset"], found["split"]):
         return None
     return comparison(found)
 
 
-def job(run):
-    return cached_jobs.job(cached_jobs.CERTIFICATES, _key(run))
+def job(tab, run):
+    return cached_jobs.job(tab, cached_jobs.CERTIFICATES, _key(tab, run))
 
 
 ended = cached_jobs.ended

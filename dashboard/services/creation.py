@@ -12,40 +12,40 @@ from typing import Optional
 
 from core.quality import QualityContext
 from dashboard.services import cached_jobs, current
-from dashboard.state.session import Source, session
+from dashboard.state.session import Source
 from dashboard.services.team import scope
 
-def _context_key() -> tuple:
-    sess = session()
+def _context_key(tab) -> tuple:
+    sess = tab.session
     return sess.ds_key, sess.spec
 
 
-def quality_context() -> Optional[QualityContext]:
+def quality_context(tab) -> Optional[QualityContext]:
     """The feedback context of the current dataset and Φ once it is fitted, else None. It is
     fitted once per server and shared by every creator (5 s for SNLI dev on a quiet machine, 20–30 s
     on a loaded one, about 10 s for 100k examples), in a background job that this call starts or
     joins: the page never waits on it, and a writer writes meanwhile (`context_job` is watched).
     Fitted models are kept in memory only: the result store holds no pickles."""
-    key = _context_key()
-    found = cached_jobs.result(cached_jobs.FEEDBACK_MODELS, key)
+    key = _context_key(tab)
+    found = cached_jobs.result(tab, cached_jobs.FEEDBACK_MODELS, key)
     if found is None:
-        ds, rep = current.dataset(), current.representation()
-        cached_jobs.start(cached_jobs.FEEDBACK_MODELS, key, lambda ctx: ctx.offload(
+        ds, rep = current.dataset(tab), current.representation(tab)
+        cached_jobs.start(tab, cached_jobs.FEEDBACK_MODELS, key, lambda ctx: ctx.offload(
             QualityContext.fit, ds, key[1], representation=rep))
     return found
 
 
-def context_job():
+def context_job(tab):
     """The job fitting the current feedback context (None once it ended and was seen)."""
-    return cached_jobs.job(cached_jobs.FEEDBACK_MODELS, _context_key())
+    return cached_jobs.job(tab, cached_jobs.FEEDBACK_MODELS, _context_key(tab))
 
 
 context_ended = cached_jobs.ended
 
 
-def workspace_dataset(run) -> Optional[int]:
+def workspace_dataset(tab, run) -> Optional[int]:
     """The workspace's id of the current run's dataset (None when the run is not saved there)."""
-    rec = scope().run_record(run.key)
+    rec = scope(tab).run_record(run.key)
     return rec["dataset_id"] if rec is not None else None
 
 
@@ -76,16 +76,16 @@ def marked(text: str, marks) -> str:
     return "".join(out) + text[at:]
 
 
-def submit(dataset_id: int, fields: dict, label, feedback: dict, revises: Optional[int] = None) -> int:
+def submit(tab, dataset_id: int, fields: dict, label, feedback: dict, revises: Optional[int] = None) -> int:
     """Submit an example for validation: the store refuses a near-duplicate of a submission of this
     dataset (`core.team.store.submissions.near_copy_of`), naming the earlier one."""
-    return scope().submit(dataset_id, fields, label, feedback, revises=revises)
+    return scope(tab).submit(dataset_id, fields, label, feedback, revises=revises)
 
 
-def validate(submission_id: int, *, decision: str, note: str, flagged: list) -> str:
+def validate(tab, submission_id: int, *, decision: str, note: str, flagged: list) -> str:
     """A validator's decision on the submission they were shown (the store refuses one decided
     meanwhile, and checks the role and the note); what to tell them."""
-    scope().validate(int(submission_id), decision, note, components={c: "flagged" for c in flagged})
+    scope(tab).validate(int(submission_id), decision, note, components={c: "flagged" for c in flagged})
     return f"Submission {int(submission_id)}: {decision}ed"
 
 
@@ -98,7 +98,7 @@ def without_cleared(value: str, cleared: str) -> str:
     return value
 
 
-def accepted_version(dataset_id: int) -> Source:
+def accepted_version(tab, dataset_id: int) -> Source:
     """The dataset the examples were written for plus its accepted examples, as a new version:
     a Parquet file beside the team database, made the Data page's loaded dataset (score, filter
     and export it like any other). Ids stay stable (the original's, and ``sub-<n>`` for an
@@ -106,12 +106,12 @@ def accepted_version(dataset_id: int) -> Source:
     wrote an accepted one."""
     from core.team.versions import with_accepted
 
-    ds = current.dataset()
-    ws = scope()
+    ds = current.dataset(tab)
+    ws = scope(tab)
     table = with_accepted(ds, ws.accepted_examples(dataset_id))
     path = ws.save_version(dataset_id, table)   # the store checks the role and keeps the file
     added = table[table["origin"] == "accepted"]
-    base = session().source.label if session().source else ds.name
+    base = tab.session.source.label if tab.session.source else ds.name
     name = f"{base} + {len(added)} accepted ({len(table):,} examples)"
     roles = {"text": list(ds.text), "label": ds.label, "id": "id"}
     if ds.features:
@@ -119,5 +119,5 @@ def accepted_version(dataset_id: int) -> Source:
     source = Source(str(path), roles, name)
     from dashboard.services import data_inputs
 
-    data_inputs.load_pending(source)
+    data_inputs.load_pending(tab, source)
     return source

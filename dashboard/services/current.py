@@ -16,8 +16,7 @@ from core.base.errors import InputError
 from core.base.settings import settings
 from core.base.keys import key_of
 from dashboard.services.team import scope
-from dashboard.process.server import server
-from dashboard.state.session import Source, session
+from dashboard.state.session import Source
 
 def map_point_limit() -> int:
     """The most points the Map draws (``$ARTIFACT_LENS_MAP_POINTS``, `core.base.settings`)."""
@@ -61,19 +60,19 @@ def dataset_key(source: Source) -> str:
     return key_of([str(source.source), source.roles])
 
 
-def load(source: Source):
+def load(tab, source: Source):
     """(key, Dataset) for a source: loaded once, then from the cache. Raises InputError."""
     key = dataset_key(source)
-    server().cache.put("source", key, source)   # tiny; lets a shared link reload an evicted dataset
-    return key, dataset_by_key(key, source)
+    tab.server.cache.put("source", key, source)   # tiny; lets a shared link reload an evicted dataset
+    return key, dataset_by_key(tab, key, source)
 
 
-def dataset_by_key(key: str, source: Optional[Source] = None):
+def dataset_by_key(tab, key: str, source: Optional[Source] = None):
     """The dataset with this key, reloaded from ``source`` (or the remembered one) on a miss;
     None when the server does not know how to load it."""
     from core.data.sources import load_dataset
 
-    cache = server().cache
+    cache = tab.server.cache
 
     def reload():
         src = source or cache.peek("source", key)
@@ -85,33 +84,33 @@ def dataset_by_key(key: str, source: Optional[Source] = None):
     return cache.get_or_compute("dataset", key, reload)
 
 
-def dataset():
-    sess = session()
-    return dataset_by_key(sess.ds_key, sess.source)
+def dataset(tab):
+    sess = tab.session
+    return dataset_by_key(tab, sess.ds_key, sess.source)
 
 
-def representation():
+def representation(tab):
     """Φ of the current dataset (the disk cache makes a reload after eviction cheap)."""
     from core.representations import represent
 
-    sess = session()
-    ds = dataset()
-    return server().cache.get_or_compute("representation", (sess.ds_key, sess.spec),
+    sess = tab.session
+    ds = dataset(tab)
+    return tab.server.cache.get_or_compute("representation", (sess.ds_key, sess.spec),
                                          lambda: represent(ds, sess.spec))
 
 
 # ---------------------------------------------------------------------- runs
-def run_by_key(key: Optional[str]):
+def run_by_key(tab, key: Optional[str]):
     """A finished run from the cache, the run store, or the workspace's saved runs (checksum
     verified); None when there is none. Raises `core.results.runs.CorruptRun` for a damaged run."""
     if not key:
         return None
-    srv = server()
+    srv = tab.server
 
     def load():
         found = srv.store.get(key)
         if found is None:
-            ws = scope()
+            ws = scope(tab)
             rec = ws.run_record(key)
             if rec is not None and rec["status"] == "done":
                 found = ws.open_run(key)
@@ -120,28 +119,28 @@ def run_by_key(key: Optional[str]):
     return srv.cache.get_or_compute("run", key, load)
 
 
-def stored_run_count() -> int:
+def stored_run_count(tab) -> int:
     """How many finished runs the server's run store holds (every dataset)."""
-    return len(server().store.keys())
+    return len(tab.server.store.keys())
 
 
-def workspace_runs():
+def workspace_runs(tab):
     """The runs the member's workspace holds (who made them, when, status), newest first."""
-    return scope().runs()
+    return scope(tab).runs()
 
 
-def team_run_id(run_) -> Optional[int]:
+def team_run_id(tab, run_) -> Optional[int]:
     """The id of this run in the member's workspace, or None when it is not saved there."""
-    return workspace_run_id(run_.key)
+    return workspace_run_id(tab, run_.key)
 
 
-def workspace_run_id(key: str) -> Optional[int]:
+def workspace_run_id(tab, key: str) -> Optional[int]:
     """The id of the finished run ``key`` in the member's workspace, or None."""
-    rec = scope().run_record(key)
+    rec = scope(tab).run_record(key)
     return rec["id"] if rec is not None and rec["status"] == "done" else None
 
 
-def review_standing(run_id: int, *, unblinded: bool = False):
+def review_standing(tab, run_id: int, *, unblinded: bool = False):
     """`core.team.review.standing` of the run's reviews under the workspace's dispute rule: current
     (teammates review meanwhile), yet read from the database only when a review, the rule or (for
     the ``senior`` rule) a role changed since. In a blind workspace it is the member's own view
@@ -150,106 +149,106 @@ def review_standing(run_id: int, *, unblinded: bool = False):
     from core.team.review import standing
     from core.team.run_agreement import dispute_roles
 
-    ws = scope()
+    ws = scope(tab)
     settings_ = ws.review_settings()
     stamp, rule = ws.review_stamp(run_id), settings_["dispute_rule"]
     roles = dispute_roles(ws, rule)
     view = "all" if unblinded or not settings_["blind"] else ws.by   # a blind view is its member's own
-    return server().cache.get_or_compute(
+    return tab.server.cache.get_or_compute(
         "reviews", (run_id, stamp, rule, tuple(sorted(roles.items())), view),
         lambda: standing(ws.reviews(run_id, unblinded=unblinded), rule=rule, roles=roles))
 
 
-def run():
+def run(tab):
     """The current dataset's run, or None (no run yet, a run of other data, or a damaged
     stored run, which every page names (`damaged_run`) and which is left on disk for the user
     to inspect)."""
     from core.results.runs import CorruptRun
 
     try:
-        found = run_by_key(session().run_key)
+        found = run_by_key(tab, tab.session.run_key)
     except CorruptRun:
         return None
-    if found is None or found.dataset_fingerprint != dataset().fingerprint:
+    if found is None or found.dataset_fingerprint != dataset(tab).fingerprint:
         return None
     return found
 
 
-def damaged_run() -> Optional[str]:
+def damaged_run(tab) -> Optional[str]:
     """What is wrong with the current run's stored file, when it cannot be read (None otherwise)."""
     from core.results.runs import CorruptRun
 
     try:
-        run_by_key(session().run_key)
+        run_by_key(tab, tab.session.run_key)
     except CorruptRun as exc:
         return str(exc)
     return None
 
 
-def table(run_):
+def table(tab, run_):
     """The `core.results.tables.ExampleTable` of the current dataset and this run (shared, read-only)."""
     from core.results.tables import ExampleTable
 
-    sess = session()
-    return server().cache.get_or_compute("table", (sess.ds_key, run_.key),
-                                         lambda: ExampleTable(dataset(), run_).prepare_browsing())
+    sess = tab.session
+    return tab.server.cache.get_or_compute("table", (sess.ds_key, run_.key),
+                                         lambda: ExampleTable(dataset(tab), run_).prepare_browsing())
 
 
-def run_labels(run_):
+def run_labels(tab, run_):
     """The labels of the run's scored examples (aligned with ``run.ids``) as a `pandas.Categorical`,
     once per run: every τ/n redraw counts them (a reindex by 100k string ids costs ~30 ms)."""
     import pandas as pd
 
-    ds = dataset()
-    return server().cache.get_or_compute("labels", (session().ds_key, run_.key), lambda: pd.Categorical(
+    ds = dataset(tab)
+    return tab.server.cache.get_or_compute("labels", (tab.session.ds_key, run_.key), lambda: pd.Categorical(
         ds.table[ds.label].reindex(np.asarray(run_.ids)).to_numpy()))
 
 
-def live_values(run_) -> tuple:
+def live_values(tab, run_) -> tuple:
     """The session's τ and n (a count), clamped to what the run answers without a refit. A
     quality-ordered run answers only its fitted τ (the quality order among p̃ ≥ τ changes with
     τ), so τ is that run's; its n stays live."""
-    sess = session()
+    sess = tab.session
     tau, n = run_.trajectory.clamp(sess.tau, sess.target)
     if run_.trajectory.quality is not None:
         tau = float(run_.trajectory.tau)
     return tau, n
 
 
-def live_result(run_) -> dict:
+def live_result(tab, run_) -> dict:
     """What a fresh fit at the session's τ and n gives (``retained``, ``removed_at``,
     ``predictability``, ``n_phases``), from the trajectory."""
-    tau, n = live_values(run_)
-    return server().cache.get_or_compute("live", (run_.key, tau, n), lambda: run_.result_for(tau, n))
+    tau, n = live_values(tab, run_)
+    return tab.server.cache.get_or_compute("live", (run_.key, tau, n), lambda: run_.result_for(tau, n))
 
 
 # ---------------------------------------------------------------------- z-statistics
-def cached(kind: str, key, compute):
+def cached(tab, kind: str, key, compute):
     """A result about the current dataset (z-statistics, z-filtering, ...), cached by ``key``."""
-    return server().cache.get_or_compute(kind, (session().ds_key, key), compute)
+    return tab.server.cache.get_or_compute(kind, (tab.session.ds_key, key), compute)
 
 
-def zstats(min_count: int = 5, alpha: float = 0.01):
+def zstats(tab, min_count: int = 5, alpha: float = 0.01):
     from core.zstats import compute_z
 
-    ds = dataset()
-    return cached("zstats", (int(min_count), float(alpha)),
+    ds = dataset(tab)
+    return cached(tab, "zstats", (int(min_count), float(alpha)),
                   lambda: compute_z(ds, min_count=int(min_count), alpha=float(alpha)))
 
 
-def feature_matrix():
+def feature_matrix(tab):
     """The binary example × feature matrix (`core.text.features.feature_matrix`) of the current dataset."""
     from core.text.features import feature_matrix as of_dataset
 
-    ds = dataset()
-    return cached("features", None, lambda: of_dataset(ds))
+    ds = dataset(tab)
+    return cached(tab, "features", None, lambda: of_dataset(ds))
 
 
-def ids_with_feature(name: str) -> np.ndarray:
+def ids_with_feature(tab, name: str) -> np.ndarray:
     """Ids of the examples that carry feature ``name``."""
     from core.text.features import ids_with_feature as carriers
 
-    return carriers(feature_matrix(), name)
+    return carriers(feature_matrix(tab), name)
 
 
 # ---------------------------------------------------------------------- projections
@@ -275,23 +274,23 @@ def check_spec(spec: str, ds) -> str:
 LIKE_THIS = 50
 
 
-def feature_z(example_id: str, label: str) -> pd.DataFrame:
+def feature_z(tab, example_id: str, label: str) -> pd.DataFrame:
     """The example's features with their z for ``label`` (highest first)."""
-    fm = feature_matrix()
+    fm = feature_matrix(tab)
     at = pd.Index(np.asarray(fm.ids).astype(str)).get_indexer([example_id])[0]
     if at < 0:
         return pd.DataFrame(columns=["feature", "z", "significant"])
     names = fm.features_of(int(at))
-    z = zstats().table
+    z = zstats(tab).table
     mine = z[(z["feature"].isin(names)) & (z["label"].astype(str) == label)]
     return mine[["feature", "z", "significant"]].sort_values("z", ascending=False).reset_index(drop=True)
 
 
-def neighbours(example_id: str, k: int) -> pd.DataFrame:
+def neighbours(tab, example_id: str, k: int) -> pd.DataFrame:
     """The example's ``k`` nearest neighbours in Φ (cosine), with their label, text and similarity."""
     from core.representations.neighbours import nearest
 
-    ds, rep = dataset(), representation()
+    ds, rep = dataset(tab), representation(tab)
     at = pd.Index(np.asarray(rep.ids).astype(str)).get_indexer([example_id])[0]
     if at < 0:
         return pd.DataFrame()
@@ -302,7 +301,7 @@ def neighbours(example_id: str, k: int) -> pd.DataFrame:
     return out
 
 
-def neighbour_ids(example_id: str) -> np.ndarray:
+def neighbour_ids(tab, example_id: str) -> np.ndarray:
     """Ids of the example's `LIKE_THIS` nearest neighbours in Φ, and its own."""
-    found = neighbours(example_id, LIKE_THIS)
+    found = neighbours(tab, example_id, LIKE_THIS)
     return np.append(found[found.columns[0]].astype(str).to_numpy(), example_id) if len(found) else np.array([example_id])

@@ -9,7 +9,7 @@ from core.base.errors import InputError
 from core.base.settings import settings
 from core.base.keys import digest
 from dashboard.services import current
-from dashboard.state.session import Source, session
+from dashboard.state.session import Source
 
 REP_KINDS = {
     "tfidf-svd": "TF-IDF n-grams + SVD (text)",
@@ -86,10 +86,10 @@ def check_spec_paths(spec: str) -> str:
     return spec
 
 
-def save_upload(name: str, data: bytes) -> Path:
+def save_upload(tab, name: str, data: bytes) -> Path:
     from dashboard.services.team import require
 
-    require("load data")   # before a byte reaches the server's disk
+    require(tab, "load data")   # before a byte reaches the server's disk
     return _save_upload(name, data)
 
 
@@ -126,13 +126,13 @@ def _evict_uploads(folder: Path, keep: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-def load_pending(source: Source):
+def load_pending(tab, source: Source):
     """Load a dataset (raises InputError, or `core.team.store.NotAllowed` for a role that does not
     load data) and make it the Data page's pending choice."""
     from dashboard.services.team import require
 
-    require("load data")
-    key, ds = current.load(source)
-    sess = session()
+    require(tab, "load data")
+    key, ds = current.load(tab, source)
+    sess = tab.session
     sess.pending_key, sess.pending_source = key, source
     return ds

@@ -6,15 +6,13 @@ from __future__ import annotations
 import pandas as pd
 
 from core.text.duplicates import near_duplicate_pairs
-from dashboard.process.server import server
-from dashboard.state.session import session
 
 __all__ = ["pairs", "dropped_rows"]
 
 
-def pairs(ds) -> pd.DataFrame:
+def pairs(tab, ds) -> pd.DataFrame:
     """The current dataset's near-duplicate pairs (``a, b, overlap``)."""
-    return server().cache.get_or_compute("near_duplicates", session().ds_key, lambda: near_duplicate_pairs(ds))
+    return tab.server.cache.get_or_compute("near_duplicates", tab.session.ds_key, lambda: near_duplicate_pairs(ds))
 
 
 def dropped_rows(record: dict, ds) -> pd.DataFrame:

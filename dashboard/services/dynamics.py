@@ -12,43 +12,42 @@ from core.base.devices import where
 from core.base.settings import settings
 from core.dynamics.cartography import dataset_dynamics
 from dashboard.services import cached_jobs, current, team
-from dashboard.state.session import session
 
 __all__ = ["start", "result", "job", "ended", "where_it_ran", "borders", "select_on_map", "joint_choice"]
 
 
-def _key() -> Optional[tuple]:
+def _key(tab) -> Optional[tuple]:
     """The session's last submitted options, else the last ones anyone submitted for this dataset and
     Φ (so a teammate, an annotator too, sees the map a curator computed)."""
-    sess = session()
-    params = sess.dynamics_params or cached_jobs.kept(cached_jobs.DYNAMICS_LAST, (sess.ds_key, sess.spec))
+    sess = tab.session
+    params = sess.dynamics_params or cached_jobs.kept(tab, cached_jobs.DYNAMICS_LAST, (sess.ds_key, sess.spec))
     return (sess.ds_key, sess.spec, params) if params else None
 
 
-def start(epochs: int, model: str, folds: int) -> None:
+def start(tab, epochs: int, model: str, folds: int) -> None:
     """Start (or join) the cartography with these options; curators and owners. It trains on the
     server's device (``ARTIFACT_LENS_DEVICE``; a GPU's map differs from the CPU's by float32
     rounding, so the device is part of the map's key)."""
-    team.require("run filters")
-    sess = session()
+    team.require(tab, "run filters")
+    sess = tab.session
     device = settings().device
     # a map on the CPU keeps the key it always had (maps computed before stay found)
     ran = where(device)
     sess.dynamics_params = (int(epochs), str(model), int(folds)) + ((ran,) if ran != "cpu" else ())
-    cached_jobs.keep(cached_jobs.DYNAMICS_LAST, (sess.ds_key, sess.spec), sess.dynamics_params)
-    ds, rep = current.dataset(), current.representation()
-    cached_jobs.start(cached_jobs.DYNAMICS, _key(), lambda ctx: ctx.offload(
+    cached_jobs.keep(tab, cached_jobs.DYNAMICS_LAST, (sess.ds_key, sess.spec), sess.dynamics_params)
+    ds, rep = current.dataset(tab), current.representation(tab)
+    cached_jobs.start(tab, cached_jobs.DYNAMICS, _key(tab), lambda ctx: ctx.offload(
         dataset_dynamics, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds), device=device,
         n_jobs=ctx.cores))
 
 
-def result():
+def result(tab):
     """The `core.dynamics.cartography.Cartography` of the session's last submitted form, or None."""
-    return cached_jobs.result(cached_jobs.DYNAMICS, _key())
+    return cached_jobs.result(tab, cached_jobs.DYNAMICS, _key(tab))
 
 
-def job():
-    return cached_jobs.job(cached_jobs.DYNAMICS, _key())
+def job(tab):
+    return cached_jobs.job(tab, cached_jobs.DYNAMICS, _key(tab))
 
 
 ended = cached_jobs.ended
@@ -68,9 +67,9 @@ def borders(found) -> tuple:
     return float(np.quantile(t["variability"], 1.0 - p["ambiguous_share"])), float(p["confidence_threshold"])
 
 
-def select_on_map(ids) -> None:
+def select_on_map(tab, ids) -> None:
     """Make ``ids`` the Map page's selection (its list, counts and review panel)."""
-    sess = session()
+    sess = tab.session
     sess.map_selection, sess.map_selection_of = tuple(str(i) for i in ids), sess.ds_key
 
 

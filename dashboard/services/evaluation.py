@@ -10,18 +10,15 @@ from core.base.jobs import JobKey
 from core.base.settings import settings
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
 from dashboard.services import agreement, cached_jobs, current, team
-from dashboard.state.session import set_live
-from dashboard.process.server import server
-from dashboard.state.session import session
 
 
-def store() -> EvaluationStore:
-    return server().evaluations
+def store(tab) -> EvaluationStore:
+    return tab.server.evaluations
 
 
-def stored(run) -> list:
+def stored(tab, run) -> list:
     """The stored evaluations of this run, newest first."""
-    return store().for_run(run.key)
+    return store(tab).for_run(run.key)
 
 
 def families() -> tuple:
@@ -35,26 +32,26 @@ def default_partial(ds) -> str:
     return default_partial_spec(ds) or ""
 
 
-def start(run, **knobs):
+def start(tab, run, **knobs):
     """Start (or join) the evaluation of the current run at the live τ/n with the options
     ``knobs`` (`core.evaluation.EvaluationOptions`); one already stored becomes the shown one at
     once. Raises `core.team.store.NotAllowed` unless the member runs filters, InputError for bad options."""
-    team.require("run filters")
+    team.require(tab, "run filters")
     options = EvaluationOptions(**knobs)
     options.check()
-    sess = session()
-    tau, n = current.live_values(run)
+    sess = tab.session
+    tau, n = current.live_values(tab, run)
     key = evaluation_key(run.key, float(tau), int(n), options.to_dict())
-    if store().get(key) is not None:
+    if store(tab).get(key) is not None:
         sess.eval_key, sess.eval_job = key, None
         return None
-    ds, rep = current.dataset(), current.representation()
-    live = current.live_result(run)
+    ds, rep = current.dataset(tab), current.representation(tab)
+    live = current.live_result(tab, run)
     retained, n_phases, history = live["retained"], int(live["n_phases"]), run.history
     context = {"run_key": run.key, "tau": float(tau), "n": int(n)}
-    target = store()
+    target = store(tab)
     device = settings().device   # ARTIFACT_LENS_DEVICE: the linear families train there (the key does not change)
-    srv = server()
+    srv = tab.server
 
     def work(ctx):
         from core.evaluation import evaluate
@@ -69,53 +66,53 @@ def start(run, **knobs):
         return target.put(ev)
 
     target.started(key, run_key=run.key, tau=float(tau), n=int(n), options=options.to_dict())
-    job = cached_jobs.submit(JobKey(cached_jobs.EVALUATION, key, about=run.key), work)
+    job = cached_jobs.submit(tab, JobKey(cached_jobs.EVALUATION, key, about=run.key), work)
     sess.eval_job = job.spec
     return job
 
 
-def job():
-    return server().jobs.get(session().eval_job)
+def job(tab):
+    return tab.server.jobs.get(tab.session.eval_job)
 
 
-def interrupted(run) -> list:
+def interrupted(tab, run) -> list:
     """Evaluations of ``run`` a stop or crash cut short (`core.evaluation.EvaluationStore.interrupted`)."""
-    here = {j.spec.digest for j in server().jobs.running(kind=cached_jobs.EVALUATION)}
-    return store().interrupted(run.key, running=here)
+    here = {j.spec.digest for j in tab.server.jobs.running(kind=cached_jobs.EVALUATION)}
+    return store(tab).interrupted(run.key, running=here)
 
 
-def run_again(run, record: dict):
+def run_again(tab, run, record: dict):
     """Start an interrupted evaluation again at its τ/n (the tab's live τ/n move there) with its options."""
-    set_live(record["tau"], record["n"])
-    job = start(run, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in record["options"].items()})
+    tab.session.set_live(record["tau"], record["n"])
+    job = start(tab, run, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in record["options"].items()})
     if job is None or job.spec is None or job.spec.digest != record["key"]:
-        store().ended(record["key"])   # superseded by the new start (under another key, or already stored)
+        store(tab).ended(record["key"])   # superseded by the new start (under another key, or already stored)
     return job
 
 
-def running(run):
+def running(tab, run):
     """The evaluation of ``run`` running or waiting on this server (started by anyone), or None:
     the page shows it as running and offers no second start."""
-    return next(iter(server().jobs.running(kind=cached_jobs.EVALUATION, about=run.key)), None)
+    return next(iter(tab.server.jobs.running(kind=cached_jobs.EVALUATION, about=run.key)), None)
 
 
-def shown(run) -> Optional[Evaluation]:
+def shown(tab, run) -> Optional[Evaluation]:
     """The evaluation to show: the one this tab asked for, else the newest stored one of the run."""
-    found = stored(run)
-    key = session().eval_key
+    found = stored(tab, run)
+    key = tab.session.eval_key
     for ev in found:
         if ev.key == key:
             return ev
     return found[0] if found else None
 
 
-def review_summary(run, ev) -> Optional[dict]:
+def review_summary(tab, run, ev) -> Optional[dict]:
     """The team's agreement on the run at the evaluation's τ/n (`dashboard.services.agreement.summary`)
     for the report, when the run is saved in the workspace and reviewed."""
-    run_id = current.team_run_id(run)
-    if run_id is None or agreement.hidden():
+    run_id = current.team_run_id(tab, run)
+    if run_id is None or agreement.hidden(tab):
         return None
-    found = agreement.summary(agreement.of_run(run, run_id, tau=ev.context.get("tau"), n=ev.context.get("n")))
+    found = agreement.summary(agreement.of_run(tab, run, run_id, tau=ev.context.get("tau"), n=ev.context.get("n")))
     return found if found["examples_reviewed"] else None
 
 

@@ -22,7 +22,6 @@ from core.base.keys import key_of
 from core.exports import manifest as manifests, writers as export
 from core.usecases.exports import FolderFiles, SplitExport, export_split, folder_files as folder_files_of
 from dashboard.services import agreement, current, team
-from dashboard.process.server import server
 
 __all__ = ["Split", "split", "Prepared", "prepared", "prepare", "discard", "reader", "folder_files", "card_only",
            "FORMATS"]
@@ -49,7 +48,7 @@ class Split:
     overrides = property(lambda self: self.export.overrides)   # the review's overrides (None: not a workspace run)
 
 
-def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=None, quality_note=None,
+def split(tab, sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=None, quality_note=None,
           duplicate_pairs=None) -> Split:
     """The split at the live τ/n with the team's review overrides applied (blind review: every
     decision counts; curators and owners export), its manifest (the run's record, the team's
@@ -60,12 +59,12 @@ def split(sess, run, ds, *, which: str, fmt: str, include_arrays: bool, quality=
                    quality_note=quality_note, duplicate_pairs=duplicate_pairs)
     standing = extra = live = tau = n = None
     if run is not None:
-        tau, n = current.live_values(run)
-        live = current.live_result(run)
-        run_id = current.team_run_id(run)
+        tau, n = current.live_values(tab, run)
+        live = current.live_result(tab, run)
+        run_id = current.team_run_id(tab, run)
         if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
-            standing = current.review_standing(run_id, unblinded=team.member().can("adjudicate"))
-            extra = agreement.manifest_record(run, run_id)
+            standing = current.review_standing(tab, run_id, unblinded=team.member(tab).can("adjudicate"))
+            extra = agreement.manifest_record(tab, run, run_id)
     out = export_split(ds, run, tau=tau, target_size=n, live=live, standing=standing, extra=extra, **options)
     signature = key_of([sess.ds_key, run.key if run else None, which, fmt, include_arrays, out.tau, out.n,
                         out.overrides or [], quality_note, out.manifest["export"].get("near_duplicates")])
@@ -94,8 +93,9 @@ def _unlink(path: str) -> None:
         pass
 
 
-def discard(sess) -> None:
+def discard(tab) -> None:
     """Delete the tab's prepared file, if any."""
+    sess = tab.session
     old: Optional[Prepared] = sess.export_file
     sess.export_file = None
     if old is not None:
@@ -106,25 +106,25 @@ def discard(sess) -> None:
 
 
 
-def prepared(sess, signature: str) -> Optional[Prepared]:
+def prepared(tab, signature: str) -> Optional[Prepared]:
     """The tab's prepared file when it was made from ``signature`` and still exists; a stale one is deleted."""
-    have: Optional[Prepared] = sess.export_file
+    have: Optional[Prepared] = tab.session.export_file
     if have is None:
         return None
     if have.signature != signature or not Path(have.path).exists():
-        discard(sess)
+        discard(tab)
         return None
     return have
 
 
-def prepare(sess, frame, fmt: str, manifest: dict, file_name: str, signature: str,
+def prepare(tab, frame, fmt: str, manifest: dict, file_name: str, signature: str,
             progress: Optional[Callable[[float, str], None]] = None, card: Optional[str] = None,
             files: Optional[dict] = None) -> Prepared:
     """Stream the export to a new temporary file (the tab's previous one is deleted first); a
     datasets folder carries ``card`` as its README.md. Raises `core.base.errors.Cancelled` when the
     server starts stopping meanwhile (nothing is left)."""
-    discard(sess)
-    srv = server()
+    discard(tab)
+    srv, sess = tab.server, tab.session
     srv.exports.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     # ".<name>.<pid>.<random>.tmp": paths.remove_stale_temporaries knows a dead writer's file
@@ -161,18 +161,18 @@ def reader(item: Prepared, allowed: Callable[[], object]) -> Callable[[], bytes]
     return read
 
 
-def folder_files(dataset, split: Split) -> tuple:
+def folder_files(tab, dataset, split: Split) -> tuple:
     """(the card's text, the files beside the rows: ``certificate.json``, ``croissant.json``) a
     datasets folder carries (`core.usecases.exports.folder_files`, as the CLI's): built when asked
     (the certificate measures the split; the card's cue tables take a z-statistics pass), kept for
     the same options."""
-    found: FolderFiles = current.cached("folder_files", split.signature, lambda: folder_files_of(dataset, split.export))
+    found: FolderFiles = current.cached(tab, "folder_files", split.signature, lambda: folder_files_of(dataset, split.export))
     return str(found.card), found.files()
 
 
-def card_only(dataset, split: Split) -> str:
+def card_only(tab, dataset, split: Split) -> str:
     """The card alone (the page's card download), without the certificate's measures."""
-    return current.cached("dataset_card", split.signature,
+    return current.cached(tab, "dataset_card", split.signature,
                           lambda: str(folder_files_of(dataset, split.export, certificate=False).card))
 
 

@@ -11,20 +11,19 @@ import pandas as pd
 from core.evaluation import default_partial_spec
 from core.evaluation.information import dataset_pvi
 from dashboard.services import cached_jobs, current, team
-from dashboard.state.session import session
 
 __all__ = ["start", "result", "job", "ended", "columns"]
 
 
-def _key() -> tuple:
-    sess = session()
+def _key(tab) -> tuple:
+    sess = tab.session
     return sess.ds_key, sess.spec
 
 
-def start() -> None:
+def start(tab) -> None:
     """Start (or join) the PVI of the current dataset and Φ; curators and owners."""
-    team.require("run filters")
-    ds, spec = current.dataset(), session().spec
+    team.require(tab, "run filters")
+    ds, spec = current.dataset(tab), tab.session.spec
     partial = default_partial_spec(ds)
 
     def compute(ctx):
@@ -34,7 +33,7 @@ def start() -> None:
         return {"full": full, "partial": ctx.offload(dataset_pvi, ds, partial, progress=_stage(
             ctx.progress, cut, 1.0, "of the partial input")) if partial else None}
 
-    cached_jobs.start(cached_jobs.PVI, _key(), compute)
+    cached_jobs.start(tab, cached_jobs.PVI, _key(tab), compute)
 
 
 def _stage(progress, lo: float, hi: float, what: str):
@@ -42,21 +41,21 @@ def _stage(progress, lo: float, hi: float, what: str):
     return lambda f, m="": progress(lo + (hi - lo) * f, m.replace("PVI", f"PVI {what}", 1))
 
 
-def result() -> Optional[dict]:
+def result(tab) -> Optional[dict]:
     """``{"full": UsableInformation, "partial": UsableInformation or None}``, or None before it is computed."""
-    return cached_jobs.result(cached_jobs.PVI, _key())
+    return cached_jobs.result(tab, cached_jobs.PVI, _key(tab))
 
 
-def job():
-    return cached_jobs.job(cached_jobs.PVI, _key())
+def job(tab):
+    return cached_jobs.job(tab, cached_jobs.PVI, _key(tab))
 
 
 ended = cached_jobs.ended
 
 
-def columns() -> Optional[pd.DataFrame]:
+def columns(tab) -> Optional[pd.DataFrame]:
     """``pvi`` (and ``pvi_partial``) by example id, when computed: the Examples page's columns."""
-    found = result()
+    found = result(tab)
     if found is None:
         return None
 
@@ -67,4 +66,4 @@ def columns() -> Optional[pd.DataFrame]:
         return out
 
     # read on every slider move of the Examples and Dynamics pages: joined once per dataset and Φ
-    return current.cached("pvi_columns", session().spec, build)
+    return current.cached(tab, "pvi_columns", tab.session.spec, build)

@@ -26,11 +26,11 @@ def configuration_error(app_arguments=()):
     flag and the fix, any password hidden; None when nothing is. The app checks it before any page runs."""
     from core.base.errors import InputError
     from core.base.settings import printable, settings
-    from dashboard.state import identity
+    from dashboard.process import arguments
 
     try:
         settings()
-        identity.set_app_arguments(list(app_arguments))
+        arguments.set_app_arguments(list(app_arguments))
     except InputError as exc:
         return f"The server's configuration cannot be used: {printable(exc)} Fix the setting and restart the server."
     return None

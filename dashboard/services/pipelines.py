@@ -24,13 +24,11 @@ from core.base.keys import key_of
 from core.usecases import scoring
 from core.usecases.scoring import RunLife
 from dashboard.services import cached_jobs, current, team
-from dashboard.state import url
 from dashboard.services.quality import quality_column
-from dashboard.process.server import server
-from dashboard.state.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source, session
+from dashboard.state.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source
 
 
-def score(ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[RunLife] = None,
+def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[RunLife] = None,
           quality: Optional[dict] = None, joint: Optional[dict] = None) -> dict:
     """Φ (cached) then the AFLite run (`core.usecases.scoring.score_dataset`: stored by its
     parameters, recorded in ``life``'s workspace when given); ``ctx`` may be None. ``quality`` (a
@@ -41,7 +39,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[RunLife]
     from core.representations import represent, source_changed
     from core.results.runs import run_key
 
-    srv = server()
+    srv = tab.server
     progress = ctx.progress if ctx is not None else None
     cancel = ctx.cancel if ctx is not None else None
 
@@ -55,7 +53,7 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[RunLife]
     key = run_key(ds.fingerprint, rep.spec, params, quality, joint)
 
     def inputs(sub):
-        q = quality_column(ds, rep, quality, ctx, progress=span(sub, 0.0, 0.5 if joint else 1.0)) if quality else None
+        q = quality_column(tab, ds, rep, quality, ctx, progress=span(sub, 0.0, 0.5 if joint else 1.0)) if quality else None
         ji = offload(ctx, joint_for, ds, rep, joint, n_jobs=ctx.cores if ctx is not None else None,
                      progress=span(sub, 0.5 if quality else 0.0, 1.0), cancel=cancel) if joint else None
         return q, ji
@@ -88,12 +86,12 @@ def score(ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[RunLife]
 
         pkey = current.projection_key(ds, rep)
         if project(rep.X, rep.ids, key=pkey, method="umap", only_cached=True, parallel=current.map_parallel()) is None:
-            start_umap(ds, rep)
+            start_umap(tab, ds, rep)
     report(progress, 1.0, f"run ready: {found.n_phases} phases")
     return {"ds_key": ds_key, "spec": rep.spec, "run_key": key}
 
 
-def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Optional[Source] = None,
+def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source: Optional[Source] = None,
           page: str = "", quality: Optional[dict] = None, joint: Optional[dict] = None) -> None:
     """Start (or join) the background job for this dataset, Φ and parameters (and quality
     order or joint filter, see `score`); a run that is already stored becomes current at once. Raises
@@ -101,59 +99,58 @@ def start(ds_key: str, spec: str, params: dict, *, label: str = "", source: Opti
     run filters."""
     from core.results.runs import run_key
 
-    m = team.require("run filters")
-    srv, sess = server(), session()
-    ds = current.dataset_by_key(ds_key, source)
+    m = team.require(tab, "run filters")
+    srv, sess = tab.server, tab.session
+    ds = current.dataset_by_key(tab, ds_key, source)
     spec = current.check_spec(spec, ds)
     key = run_key(ds.fingerprint, spec, params, quality, joint)
     # the job's thread has no session: bind the member now
     life = RunLife(srv.team.scoped(m.workspace_id, m.email),
-                   _save_dataset(ds, source or sess.source or srv.cache.peek("source", ds_key)))
-    stored = current.run_by_key(key) if key in srv.store else None
+                   _save_dataset(tab, ds, source or sess.source or srv.cache.peek("source", ds_key)))
+    stored = current.run_by_key(tab, key) if key in srv.store else None
     if stored is not None:
         scoring.keep(stored, life)   # returning to earlier settings is instant; the workspace gets the run too
-        apply_result({"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
+        apply_result(tab, {"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
         return
 
     def work(ctx):
-        return score(ctx, ds_key, ds, spec, params, life=life, quality=quality, joint=joint)
+        return score(tab, ctx, ds_key, ds, spec, params, life=life, quality=quality, joint=joint)
 
     asked = [ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else [])
-    job = cached_jobs.submit(JobKey(cached_jobs.RUN, key_of(asked)), work, name=label)
+    job = cached_jobs.submit(tab, JobKey(cached_jobs.RUN, key_of(asked)), work, name=label)
     sess.job_key, sess.job_params, sess.job_source, sess.job_page = job.spec, dict(params), source, page
     sess.last_error = None
 
 
-def apply_result(result: dict, params: dict, source: Optional[Source] = None) -> None:
+def apply_result(tab, result: dict, params: dict, source: Optional[Source] = None) -> None:
     """Make a finished job's dataset, Φ and run the session's current ones."""
-    sess = session()
+    sess = tab.session
     if source is not None and result["ds_key"] != sess.ds_key:
         sess.source = source
     if result["ds_key"] == sess.pending_key:
         sess.pending_key = sess.pending_source = None
     sess.ds_key, sess.spec, sess.run_key = result["ds_key"], result["spec"], result["run_key"]
     sess.params = dict(params)
-    url.remember()
 
 
-def keep_in_workspace() -> None:
+def keep_in_workspace(tab) -> None:
     """Save the session's current run in its member's workspace if it is not there yet. A job
     is shared by everyone who asks for the same data and parameters, and it saves its run only
     in the workspace of whoever started it; the others' tabs save it here."""
-    found = current.run()
-    if found is not None and team.member().can("run filters") and current.team_run_id(found) is None:
-        save_to_workspace(found)
+    found = current.run(tab)
+    if found is not None and team.member(tab).can("run filters") and current.team_run_id(tab, found) is None:
+        save_to_workspace(tab, found)
 
 
-def save_to_workspace(run) -> int:
+def save_to_workspace(tab, run) -> int:
     """Save the session's current run (and its dataset) in the member's workspace, so
     teammates can open and review it; returns its id there."""
-    team.require("run filters")
-    dataset_id = _save_dataset(current.dataset(), session().source)
-    return team.scope().save_run(dataset_id, run)
+    team.require(tab, "run filters")
+    dataset_id = _save_dataset(tab, current.dataset(tab), tab.session.source)
+    return team.scope(tab).save_run(dataset_id, run)
 
 
-def _save_dataset(ds, src: Optional[Source]) -> int:
+def _save_dataset(tab, ds, src: Optional[Source]) -> int:
     """Record the dataset in the member's workspace with how to reload it; an upload is
     copied beside the team database first (the uploads folder is a bounded cache)."""
     from core.base import paths
@@ -161,37 +158,37 @@ def _save_dataset(ds, src: Optional[Source]) -> int:
     where = str(src.source) if src else ds.name
     uploads = paths.cache_dir() / "uploads"
     if src is not None and Path(where).parent == uploads and Path(where).is_file():
-        where = team.scope().keep_file(where)
-    return team.scope().save_dataset(ds, source=where, roles=src.roles if src else {},
+        where = team.scope(tab).keep_file(where)
+    return team.scope(tab).save_dataset(ds, source=where, roles=src.roles if src else {},
                                 name=src.label if src and src.label else ds.name)
 
 
-def open_team_run(key: str) -> None:
+def open_team_run(tab, key: str) -> None:
     """Make a run saved in the member's workspace current: its dataset is reloaded from the
     recorded source and column mapping, its run read from the file (checksum verified)."""
     from core.base.errors import InputError
 
-    team.require("read")
-    rec = team.scope().run_record(key)
+    team.require(tab, "read")
+    rec = team.scope(tab).run_record(key)
     if rec is None or rec["status"] != "done":
         raise InputError(f"run {key} is not a finished run of this workspace; choose one from the list.")
     source = Source(rec["source"], dict(rec["roles"] or {}), rec["dataset"])
-    ds_key, ds = current.load(source)
-    run = current.run_by_key(key)
+    ds_key, ds = current.load(tab, source)
+    run = current.run_by_key(tab, key)
     if run is None or run.dataset_fingerprint != ds.fingerprint:
         raise InputError(f"the dataset of run {key} ({rec['dataset']}) has changed since the run was made; "
                          "load it again and run the filter anew.")
 
-    apply_result({"ds_key": ds_key, "spec": run.representation, "run_key": key},
+    apply_result(tab, {"ds_key": ds_key, "spec": run.representation, "run_key": key},
                  {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}, source)
-    session().source = source
+    tab.session.source = source
 
 
-def current_job():
-    return server().jobs.get(session().job_key)
+def current_job(tab):
+    return tab.server.jobs.get(tab.session.job_key)
 
 
-def start_umap(ds, rep):
+def start_umap(tab, ds, rep):
     """Start (or join) the background UMAP of this Φ; it is cached on disk.
 
     Started as soon as a representation is scored, so the map is usually ready when
@@ -202,7 +199,7 @@ def start_umap(ds, rep):
 
     key = current.projection_key(ds, rep)
     X, ids = rep.X, rep.ids
-    slots = server().map_slots
+    slots = tab.server.map_slots
     parallel = current.map_parallel()
 
     def work(ctx):
@@ -215,10 +212,10 @@ def start_umap(ds, rep):
         finally:
             slots.release()
 
-    return cached_jobs.submit(JobKey(cached_jobs.MAP_PARALLEL if parallel else cached_jobs.MAP, key), work)
+    return cached_jobs.submit(tab, JobKey(cached_jobs.MAP_PARALLEL if parallel else cached_jobs.MAP, key), work)
 
 
-def projection(method: str, *, start: bool = True):
+def projection(tab, method: str, *, start: bool = True):
     """The 2-D projection of the current Φ, or None while UMAP is computed.
 
     PCA is instant and computed inline; UMAP runs once per representation in a
@@ -226,82 +223,81 @@ def projection(method: str, *, start: bool = True):
     """
     from core.representations.projection import project
 
-    sess = session()
-    ds, rep = current.dataset(), current.representation()
+    sess = tab.session
+    ds, rep = current.dataset(tab), current.representation(tab)
     key = current.projection_key(ds, rep)
     if method == "pca":
-        return server().cache.get_or_compute("projection", (key, method),
+        return tab.server.cache.get_or_compute("projection", (key, method),
                                              lambda: project(rep.X, rep.ids, key=key, method="pca"))
     parallel = current.map_parallel()
-    proj = server().cache.get_or_compute(
+    proj = tab.server.cache.get_or_compute(
         "projection", (key, method, parallel),
         lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True, parallel=parallel))
     if proj is None and start:
-        sess.proj_job = start_umap(ds, rep).spec
+        sess.proj_job = start_umap(tab, ds, rep).spec
     return proj
 
 
-def projection_job():
-    return server().jobs.get(session().proj_job)
+def projection_job(tab):
+    return tab.server.jobs.get(tab.session.proj_job)
 
 
-def restore_link() -> bool:
-    """Reopen what the URL names; False (start on the demo) when the server cannot."""
-    qp = url.named()
+def restore_link(tab, qp: Optional[dict]) -> bool:
+    """Reopen what a link names (``qp``: the URL's query, `dashboard.state.url.named`); False (start
+    on the demo) when it names nothing or the server cannot."""
     if qp is None:
         return False
     ds_key, spec, run_key = qp["ds"], qp["spec"], qp["run"]
-    if not _into_linked_workspace(qp.get("ws")):
+    if not _into_linked_workspace(tab, qp.get("ws")):
         return False
-    if current.workspace_run_id(run_key) is not None:   # a teammate's link: the workspace knows how to reopen it
+    if current.workspace_run_id(tab, run_key) is not None:   # a teammate's link: the workspace knows how to reopen it
         try:
-            open_team_run(run_key)
+            open_team_run(tab, run_key)
         except InputError:
             return False
-        _restore_live(qp)
+        _restore_live(tab, qp)
         return True
-    if team.member().signed_in:   # beyond the workspace's runs a link opens nothing on a shared instance
-        session().fail(f"The run this link names is not in workspace {team.member().workspace!r} (it may have been "
+    if team.member(tab).signed_in:   # beyond the workspace's runs a link opens nothing on a shared instance
+        tab.session.fail(f"The run this link names is not in workspace {team.member(tab).workspace!r} (it may have been "
                        "discarded, or its dataset removed); the workspace's newest run is open instead.")
         return False
     # a link to a run the server has cached opens single-user only: on a shared instance it could be
     # another workspace's data
-    source = server().cache.peek("source", ds_key)
+    source = tab.server.cache.peek("source", ds_key)
     if source is None:
         return False
     try:
-        ds = current.dataset_by_key(ds_key, source)
-        run = current.run_by_key(run_key)
+        ds = current.dataset_by_key(tab, ds_key, source)
+        run = current.run_by_key(tab, run_key)
     except Exception:  # noqa: BLE001  (a link to something that no longer loads: open the demo)
         return False
     if ds is None or run is None or run.dataset_fingerprint != ds.fingerprint or run.representation != spec:
         return False
-    sess = session()
+    sess = tab.session
     sess.ds_key, sess.source, sess.spec, sess.run_key = ds_key, source, spec, run_key
     sess.params = {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}
-    _restore_live(qp)
+    _restore_live(tab, qp)
     return True
 
 
-def _into_linked_workspace(linked) -> bool:
+def _into_linked_workspace(tab, linked) -> bool:
     """Make the workspace a link names this tab's, when the member belongs to it (True); else say
     so plainly and stay in their own (False: the link's run is not opened in another workspace)."""
-    me = team.member()
+    me = team.member(tab)
     if not linked or linked == str(me.workspace_id) or not me.signed_in:
         return True
-    spaces = server().team.workspaces_of(me.email)
+    spaces = tab.server.team.workspaces_of(me.email)
     found = next((w for w in spaces if str(w[0]) == str(linked)), None)
     if found is None:
-        session().fail("This link opens a run in a workspace you are not a member of (or one that no longer "
+        tab.session.fail("This link opens a run in a workspace you are not a member of (or one that no longer "
                        f"exists); you are in {me.workspace!r}. Ask an owner of the link's workspace to add you.")
         return False
-    session().workspace_id = found[0]
-    team.resolve()   # the member's standing in the linked workspace (role, name)
+    team.enter_workspace(tab, found[0])
     return True
 
 
-def _restore_live(qp) -> None:
-    sess = session()
+def _restore_live(tab, qp) -> None:
+    sess = tab.session
     try:
         sess.tau = float(qp.get("tau", DEFAULT_TAU))
         target = float(qp.get("n", DEFAULT_TARGET))

@@ -25,8 +25,6 @@ from core.quality.pruning import quality_descriptor
 from core.base.lights import COLOURS, EMOJI, LIGHTS, NA
 from core.base.keys import key_of
 from dashboard.services import cached_jobs, current, team
-from dashboard.process.server import server
-from dashboard.state.session import session
 
 __all__ = ["QualityState", "state", "context_key", "table", "scored", "start", "job", "descriptor",
            "quality_column", "badge", "BADGES", "LIGHT_PALETTE", "ORDERS", "compare_start",
@@ -53,16 +51,16 @@ class QualityState:
     compare_key: Optional[str] = None    # ... and the comparison it shows
 
 
-def export_note(spec: str) -> dict:
+def export_note(tab, spec: str) -> dict:
     """The export manifest's record of the quality columns at this tab's knobs (the CLI writes the
     same keys with the defaults: `core.quality.pruning.quality_columns_note`)."""
-    qs = state()
+    qs = state(tab)
     return pruning.quality_columns_note(spec, weights=qs.weights, thresholds=qs.thresholds, min_count=qs.min_count,
                                          nn_dim=qs.nn_dim)
 
 
-def state() -> QualityState:
-    sess = session()
+def state(tab) -> QualityState:
+    sess = tab.session
     if not isinstance(sess.quality, QualityState):
         sess.quality = QualityState()
     return sess.quality
@@ -72,45 +70,45 @@ def _hash(parts) -> str:
     return key_of(parts, 20)
 
 
-def context_key(ds, rep, qs: Optional[QualityState] = None) -> str:
+def context_key(tab, ds, rep, qs: Optional[QualityState] = None) -> str:
     """The key of the components of ``ds`` on Φ ``rep`` with the context knobs of ``qs``."""
-    qs = qs or state()
+    qs = qs or state(tab)
     return _hash(["quality", ds.fingerprint, rep.spec, int(qs.min_count), qs.nn_dim])
 
 
-def _read(key: str) -> Optional[pd.DataFrame]:
+def _read(tab, key: str) -> Optional[pd.DataFrame]:
     # a damaged file is a logged miss: recomputed on request
-    return server().quality_tables.load_or_none(key, pd.read_parquet)
+    return tab.server.quality_tables.load_or_none(key, pd.read_parquet)
 
 
-def _ensure(key: str, ds, rep, min_count: int, nn_dim, ctx=None, progress=None) -> pd.DataFrame:
+def _ensure(tab, key: str, ds, rep, min_count: int, nn_dim, ctx=None, progress=None) -> pd.DataFrame:
     """The components (cache, disk, or computed on the jobs' backend, ``ctx`` the job's context,
     and written to disk atomically)."""
     def load_or_compute():
-        found = _read(key)
+        found = _read(tab, key)
         if found is not None:
             return found
         out = offload(ctx, pruning.quality_components, ds, rep, min_count=min_count, nn_dim=nn_dim,
                       progress=progress or (ctx.progress if ctx else None))
-        server().quality_tables.save(key, out.to_parquet)
+        tab.server.quality_tables.save(key, out.to_parquet)
         return out
 
-    return server().cache.get_or_compute("quality", key, load_or_compute)
+    return tab.server.cache.get_or_compute("quality", key, load_or_compute)
 
 
-def table(ds=None, rep=None) -> Optional[pd.DataFrame]:
+def table(tab, ds=None, rep=None) -> Optional[pd.DataFrame]:
     """The components of the current dataset and Φ (by id, the 7 component columns) when they
     have been computed (memory or disk), else None. Never computes."""
-    ds = ds if ds is not None else current.dataset()
-    rep = rep if rep is not None else current.representation()
-    key = context_key(ds, rep)
-    return server().cache.get_or_compute("quality", key, lambda: _read(key))
+    ds = ds if ds is not None else current.dataset(tab)
+    rep = rep if rep is not None else current.representation(tab)
+    key = context_key(tab, ds, rep)
+    return tab.server.cache.get_or_compute("quality", key, lambda: _read(tab, key))
 
 
-def scored(components: pd.DataFrame, qs: Optional[QualityState] = None, key: Optional[str] = None) -> pd.DataFrame:
+def scored(tab, components: pd.DataFrame, qs: Optional[QualityState] = None, key: Optional[str] = None) -> pd.DataFrame:
     """Components + ``dqi`` (the session's weights) + ``light_<component>`` and ``light`` (its
     thresholds); cached when ``key`` (the components' `context_key`) is given."""
-    qs = qs or state()
+    qs = qs or state(tab)
     weights, thresholds = dict(qs.weights), {k: tuple(v) for k, v in qs.thresholds.items()}
 
     def build():
@@ -124,36 +122,36 @@ def scored(components: pd.DataFrame, qs: Optional[QualityState] = None, key: Opt
 
     if key is None:
         return build()
-    return server().cache.get_or_compute("quality_scored", (key, _hash([weights, thresholds])), build)
+    return tab.server.cache.get_or_compute("quality_scored", (key, _hash([weights, thresholds])), build)
 
 
-def current_scored() -> Optional[pd.DataFrame]:
+def current_scored(tab) -> Optional[pd.DataFrame]:
     """The current dataset's components with ``dqi`` and lights, or None when not computed."""
-    ds, rep = current.dataset(), current.representation()
-    found = table(ds, rep)
-    return None if found is None else scored(found, key=context_key(ds, rep))
+    ds, rep = current.dataset(tab), current.representation(tab)
+    found = table(tab, ds, rep)
+    return None if found is None else scored(tab, found, key=context_key(tab, ds, rep))
 
 
-def start():
+def start(tab):
     """Start (or join) the components' job for the current dataset and Φ. Raises `NotAllowed`
     unless the member runs filters."""
-    team.require("run filters")
-    qs = state()
-    ds, rep = current.dataset(), current.representation()
-    key = context_key(ds, rep, qs)
+    team.require(tab, "run filters")
+    qs = state(tab)
+    ds, rep = current.dataset(tab), current.representation(tab)
+    key = context_key(tab, ds, rep, qs)
     min_count, nn_dim = int(qs.min_count), qs.nn_dim
 
     def work(ctx):
-        _ensure(key, ds, rep, min_count, nn_dim, ctx)
+        _ensure(tab, key, ds, rep, min_count, nn_dim, ctx)
         return key
 
-    found = cached_jobs.submit(JobKey(cached_jobs.QUALITY, key), work)
+    found = cached_jobs.submit(tab, JobKey(cached_jobs.QUALITY, key), work)
     qs.job = found.spec
     return found
 
 
-def job():
-    return server().jobs.get(state().job)
+def job(tab):
+    return tab.server.jobs.get(state(tab).job)
 
 
 def badge(light: str, value: float) -> str:
@@ -161,18 +159,18 @@ def badge(light: str, value: float) -> str:
 
 
 # ---------------------------------------------------------------------- quality-ordered runs
-def descriptor(name: str, qs: Optional[QualityState] = None) -> dict:
+def descriptor(tab, name: str, qs: Optional[QualityState] = None) -> dict:
     """What a quality-ordered run records (`core.quality.pruning.quality_descriptor`, part of its key:
     the CLI's ``aflite --quality`` records the same)."""
-    qs = qs or state()
+    qs = qs or state(tab)
     return quality_descriptor(name, min_count=qs.min_count, nn_dim=qs.nn_dim, weights=qs.weights)
 
 
-def quality_column(ds, rep, info: dict, ctx=None, progress=None) -> np.ndarray:
+def quality_column(tab, ds, rep, info: dict, ctx=None, progress=None) -> np.ndarray:
     """The quality column ``info`` describes, aligned with ``rep.ids`` (components computed if
     needed: called inside background jobs, ``ctx`` the job's context)."""
     qs = QualityState(min_count=int(info["min_count"]), nn_dim=info["nn_dim"])
-    comps = _ensure(context_key(ds, rep, qs), ds, rep, qs.min_count, qs.nn_dim, ctx, progress=progress)
+    comps = _ensure(tab, context_key(tab, ds, rep, qs), ds, rep, qs.min_count, qs.nn_dim, ctx, progress=progress)
     return pruning.quality_column(comps, info, rep.ids)
 
 
@@ -183,7 +181,7 @@ def compare_key(ds, rep, params: dict, info: dict) -> str:
     return _hash(["compare", ds.fingerprint, rep.spec, full_params(params), info])
 
 
-def compare_result(key: Optional[str]) -> Optional[pd.DataFrame]:
+def compare_result(tab, key: Optional[str]) -> Optional[pd.DataFrame]:
     """A stored comparison (its ``attrs`` hold the parameters and the stop reasons), or None."""
     if not key:
         return None
@@ -195,41 +193,41 @@ def compare_result(key: Optional[str]) -> Optional[pd.DataFrame]:
         return frame
 
     def load():
-        return server().comparisons.load_or_none(key, read)
+        return tab.server.comparisons.load_or_none(key, read)
 
-    return server().cache.get_or_compute("quality_compare", key, load)
+    return tab.server.cache.get_or_compute("quality_compare", key, load)
 
 
-def compare_start(params: dict, name: str):
+def compare_start(tab, params: dict, name: str):
     """Start (or join) plain vs quality-ordered AFLite at ``params`` (the same n) for the current
     dataset and Φ, quality ``name``; a stored one is shown at once."""
 
-    team.require("run filters")
-    qs = state()
-    ds, rep = current.dataset(), current.representation()
-    info = descriptor(name, qs)
+    team.require(tab, "run filters")
+    qs = state(tab)
+    ds, rep = current.dataset(tab), current.representation(tab)
+    info = descriptor(tab, name, qs)
     key = compare_key(ds, rep, params, info)
     qs.compare_key = key
-    if compare_result(key) is not None:
+    if compare_result(tab, key) is not None:
         qs.compare_job = None
         return None
 
     def work(ctx):
-        q = quality_column(ds, rep, info, ctx, progress=span(ctx.progress, 0.0, 0.4))
+        q = quality_column(tab, ds, rep, info, ctx, progress=span(ctx.progress, 0.0, 0.4))
         out = ctx.offload(pruning.compare_pruning, ds, rep, q, dict(params), quality_name=name,
                           progress=span(ctx.progress, 0.4, 1.0))
         rows = json.loads(out.to_json(orient="records"))
         attrs = json.loads(json.dumps(out.attrs, default=str))
-        server().comparisons.save(key, lambda fh: fh.write(json.dumps({"rows": rows, "attrs": attrs}).encode()))
+        tab.server.comparisons.save(key, lambda fh: fh.write(json.dumps({"rows": rows, "attrs": attrs}).encode()))
         return key
 
-    found = cached_jobs.submit(JobKey(cached_jobs.QUALITY_COMPARE, key), work)
+    found = cached_jobs.submit(tab, JobKey(cached_jobs.QUALITY_COMPARE, key), work)
     qs.compare_job = found.spec
     return found
 
 
-def compare_job():
-    return server().jobs.get(state().compare_job)
+def compare_job(tab):
+    return tab.server.jobs.get(state(tab).compare_job)
 
 
 STOP_WORDS = {"tau": "fewer than k examples passed τ", "target_size": "reached n", None: "did not stop"}

@@ -17,27 +17,27 @@ __all__ = ["lights", "disagreements", "to_adjudicate", "queue", "progress", "ove
            "adjudicate"]
 
 
-def lights(run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
+def lights(tab, run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
     """The review light of each example (`core.team.review.lights`)."""
-    return rules.lights(ids, retained, current.review_standing(run_id, unblinded=unblinded))
+    return rules.lights(ids, retained, current.review_standing(tab, run_id, unblinded=unblinded))
 
 
-def disagreements(run_id: int, ids, retained, *, unblinded: bool = False) -> pd.DataFrame:
+def disagreements(tab, run_id: int, ids, retained, *, unblinded: bool = False) -> pd.DataFrame:
     """The examples whose reviewers are on different sides (`core.team.review.disagreements`)."""
-    return rules.disagreements(ids, retained, current.review_standing(run_id, unblinded=unblinded))
+    return rules.disagreements(ids, retained, current.review_standing(tab, run_id, unblinded=unblinded))
 
 
-def to_adjudicate(run_id: int, ids, retained, *, with_filter: bool = False) -> pd.DataFrame:
+def to_adjudicate(tab, run_id: int, ids, retained, *, with_filter: bool = False) -> pd.DataFrame:
     """What is left to adjudicate (every decision counts: adjudicators see them all)."""
-    return rules.to_adjudicate(ids, retained, current.review_standing(run_id, unblinded=True), with_filter=with_filter)
+    return rules.to_adjudicate(ids, retained, current.review_standing(tab, run_id, unblinded=True), with_filter=with_filter)
 
 
-def queue(run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.DataFrame) -> dict:
+def queue(tab, run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.DataFrame) -> dict:
     """The member's queue on ``frame`` (the run's scored rows): ``todo`` (ids in the order they are
     served: a joint run's possibly mislabelled first, then by ``order``, each example until it has
     the workspace's reviews per example), ``mine`` (ids the member reviewed), ``counts`` (reviewers
     per example) and ``per_example``."""
-    m, ws = member(), scope()
+    m, ws = member(tab), scope(tab)
     mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
     counts, per_example = ws.review_counts(run_id), ws.review_settings()["reviews_per_example"]
     todo = rules.queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email),
@@ -45,28 +45,28 @@ def queue(run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.DataFram
     return {"todo": todo, "mine": mine, "counts": counts, "per_example": per_example}
 
 
-def progress(run_id: int, latest: pd.DataFrame, *, everything: bool, blind: bool) -> pd.DataFrame:
+def progress(tab, run_id: int, latest: pd.DataFrame, *, everything: bool, blind: bool) -> pd.DataFrame:
     """Examples reviewed per reviewer with their latest decisions counted (``reviewer, reviewed,
     agree, keep, remove``), from ``latest`` (the reviews this member may read, `TeamStore.reviews`).
     A blind reviewer reads their own row only: a teammate's count would tell which examples of a
     shared queue order they decided, and their decisions on the rest are not this member's to count."""
     mine = latest[latest["kind"] == "review"]
     if blind and not everything:
-        mine = mine[mine["reviewer"] == member().email]
+        mine = mine[mine["reviewer"] == member(tab).email]
     counts = mine.pivot_table(index="reviewer", columns="decision", values="example_id", aggfunc="count",
                               fill_value=0).reindex(columns=list(DECISIONS), fill_value=0)
     counts.insert(0, "reviewed", counts.sum(axis=1))
     return counts.reset_index()[["reviewer", "reviewed", *DECISIONS]].astype({"reviewed": int})
 
 
-def overridden(run, live: dict) -> Optional[str]:
+def overridden(tab, run, live: dict) -> Optional[str]:
     """What the team's "keep anyway" and "remove anyway" change in the split at the live τ/n, in
     words, for the pages that count retained examples (the Export page applies them); None when the
     run is not in the workspace or no decision changes the split."""
-    run_id = current.team_run_id(run)
+    run_id = current.team_run_id(tab, run)
     if run_id is None:
         return None
-    stand = current.review_standing(run_id, unblinded=member().can("adjudicate"))
+    stand = current.review_standing(tab, run_id, unblinded=member(tab).can("adjudicate"))
     reviewed, records = rules.reviewed_result(run, live, stand)
     changed = [r for r in records if r["changed"]]
     if not changed:
@@ -77,19 +77,19 @@ def overridden(run, live: dict) -> Optional[str]:
             "examples (the Export page lists them).")
 
 
-def stamp(run_id: int, example_id: str, *, unblinded: bool = False) -> int:
+def stamp(tab, run_id: int, example_id: str, *, unblinded: bool = False) -> int:
     """The newest decision on one example this member sees (`TeamStore.example_stamp`): drawn with its
     form, given back with the decision, so the store refuses a decision made on a state that has
     changed since (``unblinded``: an adjudicator's, who sees every decision)."""
-    return scope().example_stamp(run_id, str(example_id), unblinded=unblinded)
+    return scope(tab).example_stamp(run_id, str(example_id), unblinded=unblinded)
 
 
-def review(run_id: int, example_id: str, seen: int, decision: str, note: str) -> None:
+def review(tab, run_id: int, example_id: str, seen: int, decision: str, note: str) -> None:
     """The member's decision on the example they were shown (the store checks the role, the note
     and that nothing was decided on it since ``seen``)."""
-    scope().review(run_id, str(example_id), decision, note, seen=seen)
+    scope(tab).review(run_id, str(example_id), decision, note, seen=seen)
 
 
-def adjudicate(run_id: int, example_id: str, seen: int, decision: str, note: str) -> None:
+def adjudicate(tab, run_id: int, example_id: str, seen: int, decision: str, note: str) -> None:
     """An adjudicator's decision on the example they picked, under the same check as `review`."""
-    scope().adjudicate(run_id, str(example_id), decision, note, seen=seen)
+    scope(tab).adjudicate(run_id, str(example_id), decision, note, seen=seen)

@@ -13,11 +13,10 @@ from typing import Optional
 from core.base.keys import digest
 from core.base.settings import settings
 from core.team.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS, NotAllowed
-from dashboard.state import identity
-from dashboard.process.server import server
-from dashboard.state.session import session
+from dashboard.process import arguments
+from dashboard.state.tab import Identity
 
-__all__ = ["Member", "SignInNeeded", "owner_setting", "resolve", "member", "require", "scope", "workspaces",
+__all__ = ["Member", "SignInNeeded", "owner_setting", "resolve", "member", "enter_workspace", "require", "scope", "workspaces",
            "create_workspace", "seed_of"]
 
 
@@ -47,21 +46,21 @@ class SignInNeeded(NotAllowed):
 def owner_setting() -> Optional[str]:
     """``--owner EMAIL`` after ``streamlit run app.py --`` (handed in by app.py), else
     ``$ARTIFACT_LENS_OWNER``."""
-    return identity.app_owner() or settings().owner
+    return arguments.app_owner() or settings().owner
 
 
-def resolve() -> Member:
-    """The member of this tab from its sign-in: the local user in single-user mode, else the
+def resolve(tab, who: Identity) -> Member:
+    """The member of this tab from its sign-in ``who``: the local user in single-user mode, else the
     signed-in person in their chosen workspace; `SignInNeeded` saying why not."""
-    team = server().team
-    if not identity.auth_configured():
+    team = tab.server.team
+    if not who.auth:
         team.workspace(LOCAL_WORKSPACE, owner=LOCAL_USER)
-        return _in_workspace(LOCAL_USER, signed_in=False)
-    missing = identity.auth_missing()
+        return _in_workspace(tab, LOCAL_USER, signed_in=False)
+    missing = who.missing
     if missing:
         raise SignInNeeded(f"Sign-in is configured but .streamlit/secrets.toml [auth] lacks {', '.join(missing)}; an "
                            "administrator adds them (see docs/hosting.md) and restarts the server.")
-    email = identity.signed_in_email()
+    email = who.email
     if email is None:
         raise SignInNeeded("This is a shared Artifact Lens instance. Sign in to see your team's datasets and runs.",
                            level="info", button="sign in")
@@ -69,12 +68,12 @@ def resolve() -> Member:
         raise SignInNeeded("Your identity provider did not send an e-mail address, which this instance uses to find "
                            "your role; ask an administrator to enable the 'email' scope.", button="sign out")
     team.bootstrap(email, owner=owner_setting())
-    return _in_workspace(email, signed_in=True)
+    return _in_workspace(tab, email, signed_in=True)
 
 
-def _in_workspace(email: str, *, signed_in: bool) -> Member:
-    sess = session()
-    spaces = server().team.workspaces_of(email)
+def _in_workspace(tab, email: str, *, signed_in: bool) -> Member:
+    sess = tab.session
+    spaces = tab.server.team.workspaces_of(email)
     if not spaces:
         raise SignInNeeded(f"You are signed in as {email} but have no role in any workspace yet; ask an owner "
                            "of this instance to add you on the Team page.", level="warning", button="sign out")
@@ -85,36 +84,43 @@ def _in_workspace(email: str, *, signed_in: bool) -> Member:
     return sess.member
 
 
-def member() -> Member:
-    """This tab's member (every page resolved it first, `dashboard.widgets.sign_in`)."""
-    found = session().member
+def member(tab) -> Member:
+    """This tab's member (every page resolves it first, `dashboard.widgets.sign_in`)."""
+    found = tab.session.member
     if found is None:
-        return resolve()
+        raise SignInNeeded("This tab has not signed in yet; reload the page.", level="info")
     return found
 
 
-def scope():
+def enter_workspace(tab, workspace_id: int) -> Member:
+    """Make ``workspace_id`` this tab's workspace: the member's standing there (role, name) comes from the store."""
+    me = member(tab)
+    tab.session.workspace_id = workspace_id
+    return _in_workspace(tab, me.email, signed_in=me.signed_in)
+
+
+def scope(tab):
     """This tab's member's handle on their workspace (`core.team.store.scoped.Scoped`): what pages and
     services call the team store through, with the workspace and the member bound."""
-    m = member()
-    return server().team.scoped(m.workspace_id, m.email)
+    m = member(tab)
+    return tab.server.team.scoped(m.workspace_id, m.email)
 
 
-def workspaces() -> list:
+def workspaces(tab) -> list:
     """(id, name, role) of every workspace this tab's member belongs to."""
-    return server().team.workspaces_of(member().email)
+    return tab.server.team.workspaces_of(member(tab).email)
 
 
-def create_workspace(name: str) -> int:
+def create_workspace(tab, name: str) -> int:
     """A new workspace owned by this tab's member (the store checks they may create one)."""
-    return server().team.create_workspace(name, by=member().email)
+    return tab.server.team.create_workspace(name, by=member(tab).email)
 
 
-def require(action: str) -> Member:
+def require(tab, action: str) -> Member:
     """The member, if their role allows ``action`` (asked of the store, not of the page);
     else `core.team.store.NotAllowed` naming the role needed."""
-    m = member()
-    m_role = server().team.require(m.workspace_id, m.email, action)
+    m = member(tab)
+    m_role = tab.server.team.require(m.workspace_id, m.email, action)
     return Member(m.email, m.workspace_id, m.workspace, m_role, m.signed_in)
 
 
@@ -126,33 +132,33 @@ def seed_of(email: str) -> int:
 # What an owner or a curator changes in the workspace: one store call each, made here so that no
 # widget or page writes to the store (the store checks the role inside each write).
 
-def set_role(email: str, role: str) -> None:
-    scope().set_role(email, role)
+def set_role(tab, email: str, role: str) -> None:
+    scope(tab).set_role(email, role)
 
 
-def remove_member(email: str) -> None:
-    scope().remove_member(email)
+def remove_member(tab, email: str) -> None:
+    scope(tab).remove_member(email)
 
 
-def set_dispute_rule(rule: str) -> None:
-    scope().set_dispute_rule(rule)
+def set_dispute_rule(tab, rule: str) -> None:
+    scope(tab).set_dispute_rule(rule)
 
 
-def set_review_settings(*, reviews_per_example: int, blind: bool) -> None:
-    scope().set_review_settings(reviews_per_example=reviews_per_example, blind=blind)
+def set_review_settings(tab, *, reviews_per_example: int, blind: bool) -> None:
+    scope(tab).set_review_settings(reviews_per_example=reviews_per_example, blind=blind)
 
 
-def set_guidelines(text: str) -> None:
-    scope().set_guidelines(text)
+def set_guidelines(tab, text: str) -> None:
+    scope(tab).set_guidelines(text)
 
 
-def save_view(run_id: int, name: str, tau: float, n: int) -> None:
-    scope().save_view(run_id, name, tau, n)
+def save_view(tab, run_id: int, name: str, tau: float, n: int) -> None:
+    scope(tab).save_view(run_id, name, tau, n)
 
 
-def discard_run(key: str) -> None:
-    scope().discard_run(key)
+def discard_run(tab, key: str) -> None:
+    scope(tab).discard_run(key)
 
 
-def delete_dataset(dataset_id: int) -> None:
-    scope().delete_dataset(dataset_id)
+def delete_dataset(tab, dataset_id: int) -> None:
+    scope(tab).delete_dataset(dataset_id)

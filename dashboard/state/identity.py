@@ -1,7 +1,6 @@
 """Who a request comes from, as Streamlit knows it: whether sign-in is configured (an ``[auth]``
 section in ``.streamlit/secrets.toml``), what it lacks, whether the person is signed in and with
-which e-mail, and the app's own command line (``streamlit run app.py -- --owner EMAIL``), handed
-in by ``app.py``. State only: what the member may do is `dashboard.services.team`'s question."""
+which e-mail. State only: what the member may do is `dashboard.services.team`'s question. `current` hands it over as a plain `Identity`."""
 from __future__ import annotations
 
 import logging
@@ -11,15 +10,12 @@ from typing import Optional
 import streamlit as st
 
 from core.base.errors import InputError
-from core.base.settings import AUTH_KEYS, owner_address
+from core.base.settings import AUTH_KEYS
+from dashboard.state.tab import Identity
 
 log = logging.getLogger("artifact_lens.auth")
 
-__all__ = ["auth_configured", "auth_missing", "signed_in_email", "log_in", "log_out", "set_app_arguments", "app_owner"]
-
-#: the ``--owner`` of this process's ``streamlit run app.py -- --owner EMAIL``, set by app.py
-_APP_OWNER: dict = {}
-
+__all__ = ["auth_configured", "auth_missing", "signed_in_email", "log_in", "log_out", "current"]
 
 def auth_configured() -> bool:
     """Whether ``.streamlit/secrets.toml`` has an ``[auth]`` section. A secrets file that
@@ -58,18 +54,9 @@ def log_out() -> None:
     st.logout()
 
 
-def set_app_arguments(argv: list) -> None:
-    """Take the app's own arguments (after ``--``), handed in by ``app.py`` on each of its runs:
-    ``--owner EMAIL``. SettingsError when the address is not one."""
-    owner = None
-    for i, arg in enumerate(argv):
-        if arg == "--owner" and i + 1 < len(argv):
-            owner = argv[i + 1]
-        elif arg.startswith("--owner="):
-            owner = arg.split("=", 1)[1]
-    _APP_OWNER["owner"] = owner_address(owner, "--owner")
-
-
-def app_owner() -> Optional[str]:
-    """The ``--owner`` the app was started with (None without one, or when app.py did not run)."""
-    return _APP_OWNER.get("owner")
+def current() -> Identity:
+    """What Streamlit knows of the person at this tab, as `dashboard.services.team.resolve` takes it."""
+    if not auth_configured():
+        return Identity()
+    missing = tuple(auth_missing())
+    return Identity(auth=True, missing=missing, email=None if missing else signed_in_email())

@@ -1,4 +1,5 @@
-"""The per-tab state of the dashboard: one typed `Session` under one key of ``st.session_state``.
+"""The per-tab state of the dashboard: one typed `Session` (Streamlit keeps it under one key of
+``st.session_state``, `dashboard.state.browser`; this module is plain Python).
 
 Only small values live here (keys, parameters, the live τ and n, the job being
 watched); the objects they name are in the server's bounded cache
@@ -9,11 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-import streamlit as st
-
 from core.base.jobs import JobKey
 
-__all__ = ["Session", "session", "DEFAULT_SOURCE", "DEFAULT_SPEC", "DEFAULT_PARAMS", "DEFAULT_TAU",
+__all__ = ["Session", "Source", "DEFAULT_SOURCE", "DEFAULT_SPEC", "DEFAULT_PARAMS", "DEFAULT_TAU",
            "DEFAULT_TARGET"]
 
 DEFAULT_SOURCE = "demo:nli"
@@ -25,9 +24,6 @@ DEFAULT_PARAMS = dict(n_partitions=16, train_size=0.1, slice_size=0.02, tau=FIT_
                       model="ridge", strategy="greedy-slice", random_state=0)
 DEFAULT_TAU = 0.75
 DEFAULT_TARGET = 0.5
-
-_KEY = "artifact_lens"
-
 
 @dataclass
 class Source:
@@ -84,31 +80,18 @@ class Session:
     def fail(self, message: str, traceback: str = "", page: str = "") -> None:
         self.last_error = {"message": str(message), "traceback": traceback, "page": page}
 
+    def set_live(self, tau=None, n=None) -> None:
+        """Move the live τ and/or n (a saved view, "use this n", an evaluation run again): the
+        session takes them, and the sliders get new keys (`knob_key`), so the browser draws them
+        afresh at the new values (a slider keeps its own value in the browser while its key stays:
+        a reset on the server alone left it showing the old τ, and the next nudge went on from it).
+        Streamlit forgets the old keys' values itself: their sliders are not drawn again."""
+        if tau is not None:
+            self.tau = float(tau)
+        if n is not None:
+            self.target = int(n)
+        self.knob_generation += 1
 
-def session() -> Session:
-    """This tab's `Session` (created empty on first use)."""
-    state = st.session_state
-    if _KEY not in state:
-        state[_KEY] = Session()
-    return state[_KEY]
-
-
-def set_live(tau=None, n=None) -> None:
-    """Move the live τ and/or n (a saved view, "use this n", an evaluation run again): the
-    session takes them, and the sliders get new keys (`knob_key`), so the browser draws them
-    afresh at the new values (a slider keeps its own value in the browser while its key stays:
-    a reset on the server alone left it showing the old τ, and the next nudge went on from it)."""
-    sess = session()
-    for name in ("w_tau", "w_target"):
-        st.session_state.pop(knob_key(name), None)
-    if tau is not None:
-        sess.tau = float(tau)
-    if n is not None:
-        sess.target = int(n)
-    sess.knob_generation += 1
-
-
-def knob_key(name: str) -> str:
-    """The widget key of the τ (``w_tau``) or n (``w_target``) slider in this tab now."""
-    generation = session().knob_generation
-    return f"{name}_{generation}" if generation else name
+    def knob_key(self, name: str) -> str:
+        """The widget key of the τ (``w_tau``) or n (``w_target``) slider in this tab now."""
+        return f"{name}_{self.knob_generation}" if self.knob_generation else name

@@ -13,9 +13,9 @@ from dashboard.services.team import scope
 __all__ = ["adjudication_tab"]
 
 
-def adjudication_tab(run, run_id: int, frame, ds) -> None:
+def adjudication_tab(tab, run, run_id: int, frame, ds) -> None:
     with_filter = st.checkbox("Also examples where the team overrules the filter", key="adj_with_filter")
-    todo = reviews.to_adjudicate(run_id, frame["id"], frame["retained"], with_filter=with_filter)
+    todo = reviews.to_adjudicate(tab, run_id, frame["id"], frame["retained"], with_filter=with_filter)
     st.caption(f"{len(todo):,} examples to adjudicate. An adjudication is recorded as such, with its note, and is "
                "the team's word on the example under every dispute rule; it does not count as a review in the "
                "reviewers' agreement.")
@@ -28,8 +28,8 @@ def adjudication_tab(run, run_id: int, frame, ds) -> None:
         show_outcome("adj_submit", about="")
         st.caption("Select an example to read every decision on it and settle it.")
         return
-    seen = reviews.stamp(run_id, example_id, unblinded=True)   # read before the history: a decision landing meanwhile refuses the save
-    history = scope().example_reviews(run_id, example_id, unblinded=True)
+    seen = reviews.stamp(tab, run_id, example_id, unblinded=True)   # read before the history: a decision landing meanwhile refuses the save
+    history = scope(tab).example_reviews(run_id, example_id, unblinded=True)
     st.caption(f"Example {example_id}: every decision on it.")
     st.dataframe(history[["created_at", "reviewer", "kind", "decision", "note"]], hide_index=True, key="adj_history")
     show_outcome("adj_submit", about=example_id)
@@ -37,10 +37,10 @@ def adjudication_tab(run, run_id: int, frame, ds) -> None:
         st.radio("Adjudicated decision", list(DECISION_LABELS), format_func=DECISION_LABELS.get, horizontal=True,
                  key="adj_decision")
         st.text_input("Why this settles it (required)", key="adj_note")
-        save_button("Record the adjudication", key="adj_submit", save=_save, args=(run_id, example_id, seen),
+        save_button("Record the adjudication", key="adj_submit", save=_save, args=(tab, run_id, example_id, seen),
                     fields={"decision": ("adj_decision", "agree"), "note": ("adj_note", "")}, about=example_id)
 
 
-def _save(run_id: int, example_id: str, seen: int, *, decision: str, note: str) -> str:
-    reviews.adjudicate(run_id, example_id, seen, decision, note)
+def _save(tab, run_id: int, example_id: str, seen: int, *, decision: str, note: str) -> str:
+    reviews.adjudicate(tab, run_id, example_id, seen, decision, note)
     return f"Adjudicated {example_id}: {DECISION_LABELS[decision].lower()}"

@@ -10,7 +10,6 @@ import streamlit as st
 from core.plots.agreement import kappa_heatmap, support_curve
 from dashboard.services import agreement as team_agreement
 from dashboard.widgets.formatting import metric_row, plain
-from dashboard.state.session import set_live
 
 __all__ = ["agreement_tab"]
 
@@ -22,13 +21,13 @@ def _number(value, fmt="{:.2f}") -> str:
     return "–" if value is None or (isinstance(value, float) and not math.isfinite(value)) else fmt.format(value)
 
 
-def agreement_tab(run, run_id: int) -> None:
-    if team_agreement.hidden():
+def agreement_tab(tab, run, run_id: int) -> None:
+    if team_agreement.hidden(tab):
         st.info("Review is blind in this workspace, so the team's agreement (which shows how others decided) is "
                 "for curators and owners; your own progress is on the Progress tab.")
         return
     with st.spinner("Measuring the team's agreement…"):
-        found = team_agreement.of_run(run, run_id)
+        found = team_agreement.of_run(tab, run, run_id)
     a, best = found["agreement"], found["best"]
     low, high = a.alpha_interval
     # α's interval in a metric of its own, three to a row: beside α in one value, or five to a row, the
@@ -73,5 +72,5 @@ def agreement_tab(run, run_id: int) -> None:
                f"{_number(best['kappa'])}); the same best in {best['stability']:.0%} of bootstrap resamples of the "
                f"reviewed examples, whose best n lies between {best['n_range'][0]:,} and {best['n_range'][1]:,}. "
                "Answered from the run's trajectory: no refit. " + team_agreement.few_reviews(best))
-    st.button(f"Use τ = {best['tau']:.2f}, n = {best['n']:,}", key="ag_use", on_click=set_live,
+    st.button(f"Use τ = {best['tau']:.2f}, n = {best['n']:,}", key="ag_use", on_click=tab.session.set_live,
               args=(best["tau"], best["n"]))

@@ -16,18 +16,18 @@ from dashboard.widgets.reruns import redraw
 __all__ = ["certificate_section"]
 
 
-def certificate_section(run) -> None:
+def certificate_section(tab, run) -> None:
     st.subheader("Artifact certificate (the split against the whole dataset)")
-    watch(partial(certificates.job, run), "Artifact certificates", "cert_job", certificates.ended)
-    found = certificates.result(run)
+    watch(tab, partial(certificates.job, run=run), "Artifact certificates", "cert_job", certificates.ended)
+    found = certificates.result(tab, run)
     if found is None:
-        job = certificates.job(run)
+        job = certificates.job(tab, run)
         if job is not None and not job.done:
             return
-        if team.member().can("run filters"):
+        if team.member(tab).can("run filters"):
             if st.button("Certify the dataset and this split", key="cert_start"):
                 try:
-                    certificates.start(run)
+                    certificates.start(tab, run)
                     redraw()
                 except InputError as exc:
                     st.error(plain(exc))

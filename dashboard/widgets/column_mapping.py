@@ -12,7 +12,7 @@ from core.base.errors import InputError, RolesNeeded
 from dashboard.services import data_inputs
 from dashboard.widgets.formatting import plain
 from dashboard.widgets.reruns import redraw
-from dashboard.state.session import Source, session
+from dashboard.state.session import Source
 
 NONE = "(none)"
 _ASK = {"label": "This file has no column the dashboard recognises as the label: choose the label column below.",
@@ -22,18 +22,18 @@ _ASK = {"label": "This file has no column the dashboard recognises as the label:
               "the rows."}
 
 
-def load_or_ask(source: Source) -> None:
+def load_or_ask(tab, source: Source) -> None:
     """Load ``source`` as the Data page's pending dataset, or keep what is needed to ask for
     its columns' roles (shown by `form`). Other InputErrors propagate."""
     try:
-        data_inputs.load_pending(source)
+        data_inputs.load_pending(tab, source)
     except RolesNeeded as exc:
-        session().mapping = {"source": source, "role": exc.role, "columns": exc.columns, "detected": exc.detected,
+        tab.session.mapping = {"source": source, "role": exc.role, "columns": exc.columns, "detected": exc.detected,
                              "preview": exc.preview, "why": str(exc)}
 
 
-def form() -> None:
-    sess = session()
+def form(tab) -> None:
+    sess = tab.session
     ask = sess.mapping
     source, cols, found = ask["source"], ask["columns"], ask["detected"]
     st.warning(_ASK[ask["role"]])
@@ -70,7 +70,7 @@ def form() -> None:
                  embedding=None if embedding == NONE else embedding, image=None if image == NONE else image)
     try:
         sess.mapping = None
-        load_or_ask(Source(source.source, roles, source.label))
+        load_or_ask(tab, Source(source.source, roles, source.label))
         redraw()
     except InputError as exc:
         st.error(plain(exc))

@@ -14,7 +14,7 @@ from dashboard.state.session import Source
 __all__ = ["source_panel", "roles_panel", "representation_panel"]
 
 
-def source_panel(sess) -> None:
+def source_panel(tab, sess) -> None:
     """Choose a source and load it (its columns are then mapped, `dashboard.widgets.column_mapping`)."""
     kind = st.radio("Source", ["Demo", "Local path", "Upload", "Hugging Face Hub"], horizontal=True, key="src_kind")
     with st.form("source_form"):
@@ -52,7 +52,7 @@ def source_panel(sess) -> None:
                 elif kind == "Upload":
                     if upload is None:
                         raise InputError("no file chosen; pick a CSV, TSV, JSONL or Parquet file to upload")
-                    source = Source(str(data_inputs.save_upload(upload.name, upload.getvalue())), {}, upload.name)
+                    source = Source(str(data_inputs.save_upload(tab, upload.name, upload.getvalue())), {}, upload.name)
                 else:
                     if not hub.strip():
                         raise InputError("no Hub name given; type a dataset name such as 'snli'")
@@ -61,14 +61,14 @@ def source_panel(sess) -> None:
                     source = Source(hub.strip(), {"config": config.strip() or None, "split": split.strip() or None},
                                     hub.strip())
                 sess.mapping = None
-                column_mapping.load_or_ask(source)
+                column_mapping.load_or_ask(tab, source)
         except InputError as exc:
             st.error(plain(exc))
     except InputError as exc:
         st.error(plain(exc))
 
 
-def roles_panel(ds, on_view, can_load: bool) -> None:
+def roles_panel(tab, ds, on_view, can_load: bool) -> None:
     """The columns' roles, auto-detected, and (curators, owners) a form to override them."""
     roles = {c: ds.role_of(c) for c in ds.table.columns}
     title = "Column roles (auto-detected; override here)" if can_load else "Column roles (auto-detected)"
@@ -94,7 +94,7 @@ def roles_panel(ds, on_view, can_load: bool) -> None:
                                  embedding=None if emb_col == none else emb_col,
                                  image=None if img_col == none else img_col, features=feat_cols or None)
                 try:
-                    data_inputs.load_pending(Source(base.source, new_roles, base.label))
+                    data_inputs.load_pending(tab, Source(base.source, new_roles, base.label))
                     redraw()
                 except InputError as exc:
                     st.error(plain(exc))
@@ -106,7 +106,7 @@ def roles_panel(ds, on_view, can_load: bool) -> None:
                                                       for c, r in roles.items()]}, hide_index=True, key="roles_table")
 
 
-def representation_panel(sess, ds, view_key, on_view) -> None:
+def representation_panel(tab, sess, ds, view_key, on_view) -> None:
     """Φ: its kind and inputs, the spec they make, and "Build Φ and score with AFLite"."""
     kinds = list(data_inputs.REP_KINDS)
     default_kind = "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd")
@@ -142,7 +142,7 @@ def representation_panel(sess, ds, view_key, on_view) -> None:
         go = st.button("Build Φ and score with AFLite", type="primary", key="build")
     if go:
         try:
-            pipelines.start(view_key, data_inputs.check_spec_paths(spec), dict(sess.params), label="Φ + AFLite",
+            pipelines.start(tab, view_key, data_inputs.check_spec_paths(spec), dict(sess.params), label="Φ + AFLite",
                             source=on_view, page="Data")
             redraw()
         except InputError as exc:

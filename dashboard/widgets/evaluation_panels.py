@@ -14,9 +14,9 @@ from dashboard.services.team import member
 __all__ = ["options_form", "interrupted_panel"]
 
 
-def options_form(run, ds, running) -> None:
+def options_form(tab, run, ds, running) -> None:
     """The evaluation's options and "Evaluate" (disabled while one of this run is ``running``)."""
-    if member().can("run filters"):
+    if member(tab).can("run filters"):
         numeric = [c for c in ds.table.columns if ds.table[c].dtype.kind in "biuf"]   # yes/no columns count as 1/0
         with st.form("eval_form"):
             c1, c2, c3 = st.columns(3)
@@ -47,7 +47,7 @@ def options_form(run, ds, running) -> None:
         if submitted:
             try:
                 k_values = tuple(int(v) for v in ks.split(",") if v.strip())
-                evaluation_jobs.start(run, families=tuple(families), eval_share=float(share), stratified=bool(stratified),
+                evaluation_jobs.start(tab, run, families=tuple(families), eval_share=float(share), stratified=bool(stratified),
                                       partial_spec=partial.strip(), knn_ks=k_values, coarse_step=float(step),
                                       coarse_tolerance=None if tolerance is None else float(tolerance),
                                       difficulty=None if difficulty == "(none)" else difficulty,
@@ -57,19 +57,19 @@ def options_form(run, ds, running) -> None:
             else:
                 redraw()   # drawn again with the job running: the form's button disabled
     else:
-        st.caption(f"Your role here is {member().role}: you see the stored evaluations; new ones need a curator or owner.")
+        st.caption(f"Your role here is {member(tab).role}: you see the stored evaluations; new ones need a curator or owner.")
 
 
-def interrupted_panel(run, running) -> None:
+def interrupted_panel(tab, run, running) -> None:
     """Each evaluation a stop or crash cut short: said, with "Run it again" at its τ/n."""
-    for i, rec in enumerate(evaluation_jobs.interrupted(run)):   # cut short by a stop: said, and offered again
+    for i, rec in enumerate(evaluation_jobs.interrupted(tab, run)):   # cut short by a stop: said, and offered again
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(rec["started"]))
         st.warning(f"An evaluation started {when} at τ = {rec['tau']:.2f}, n = {rec['n']:,} was interrupted (the "
                    "server stopped before it ended); nothing of it was stored.")
-        if member().can("run filters") and st.button(f"Run it again at τ = {rec['tau']:.2f}, n = {rec['n']:,}",
+        if member(tab).can("run filters") and st.button(f"Run it again at τ = {rec['tau']:.2f}, n = {rec['n']:,}",
                                                      key=f"eval_again_{i}", disabled=running is not None):
             try:
-                evaluation_jobs.run_again(run, rec)
+                evaluation_jobs.run_again(tab, run, rec)
             except InputError as exc:
                 st.error(plain(exc))
             else:

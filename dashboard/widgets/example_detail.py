@@ -8,17 +8,16 @@ import streamlit as st
 
 from core.base.escaping import md_text
 from dashboard.services import current
-from dashboard.state.session import session
 
 
 
-def example_detail(run, example_id: str, key: str) -> None:
-    ds = current.dataset()
-    table = current.table(run)
+def example_detail(tab, run, example_id: str, key: str) -> None:
+    ds = current.dataset(tab)
+    table = current.table(tab, run)
     row = table.rows_of([example_id])[0]
     if row < 0:
         return
-    rec = table.browse(current.live_result(run)).iloc[row]
+    rec = table.browse(current.live_result(tab, run)).iloc[row]
     arrays = {ds.embedding, ds.image}
     values = ds.table.iloc[row]
     st.text("\n".join([f"id: {example_id}"] + [f"{c}: {values[c]}" for c in ds.table.columns if c not in arrays]))
@@ -39,13 +38,13 @@ def example_detail(run, example_id: str, key: str) -> None:
                        else f"Kept through all {run.n_phases} phases of the fitted run.")
     with right:
         st.markdown(f"**Its features, z for its label ({md_text(rec[ds.label])})**")
-        st.dataframe(current.feature_z(example_id, str(rec[ds.label])), hide_index=True, key=f"{key}_features", height=200)
+        st.dataframe(current.feature_z(tab, example_id, str(rec[ds.label])), hide_index=True, key=f"{key}_features", height=200)
     st.markdown("**Nearest neighbours in Φ** (cosine similarity; near 1 = possible duplicates)")
-    like = current.neighbours(example_id, 10)
+    like = current.neighbours(tab, example_id, 10)
     st.dataframe(like, hide_index=True, key=f"{key}_neighbours")
     st.button("More like this: list its 50 nearest neighbours above", key=f"{key}_more",
-              on_click=_more_like, args=(example_id,))
+              on_click=_more_like, args=(tab, example_id))
 
 
-def _more_like(example_id: str) -> None:
-    session().ex_like = example_id
+def _more_like(tab, example_id: str) -> None:
+    tab.session.ex_like = example_id

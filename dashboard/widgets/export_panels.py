@@ -17,7 +17,7 @@ from dashboard.widgets.reruns import redraw
 ROLE_CHECK_S = 5.0
 
 
-def near_duplicates_choice(ds, key: str = "exp_dups") -> Optional[pd.DataFrame]:
+def near_duplicates_choice(tab, ds, key: str = "exp_dups") -> Optional[pd.DataFrame]:
     """The "drop near-duplicates" checkbox: the dataset's pairs when ticked (computed once per
     dataset), else None."""
     if not ds.text:
@@ -29,7 +29,7 @@ def near_duplicates_choice(ds, key: str = "exp_dups") -> Optional[pd.DataFrame]:
         return None
     try:
         with st.spinner("Finding near-duplicates (once per dataset)"):
-            return duplicates.pairs(ds)
+            return duplicates.pairs(tab, ds)
     except InputError as exc:
         st.error(plain(exc))
         return None
@@ -48,11 +48,11 @@ def dropped_shown(manifest: dict, ds, pairs: pd.DataFrame, key: str = "exp_dups"
             st.dataframe(dropped.head(1000), hide_index=True, key=f"{key}_table")
 
 
-def refuse(sess, role: str) -> None:
+def refuse(tab, role: str) -> None:
     """The Export page of a member who may not export: said, with the file they had prepared
     (before a demotion) deleted and said so; the page stops here."""
-    had = sess.export_file is not None
-    exports.discard(sess)
+    had = tab.session.export_file is not None
+    exports.discard(tab)
     st.info(f"Your role here is {role}: exports need a curator or owner."
             + (" The file you had prepared was deleted when your role changed." if had else ""))
     st.stop()

@@ -13,7 +13,7 @@ from dashboard.widgets.job_panel import watch
 __all__ = ["feature_examples", "zfilter_panel", "consistency_panel", "transfer_panel"]
 
 
-def feature_examples(zs, ds, run, clicked: list, kind, field) -> None:
+def feature_examples(tab, zs, ds, run, clicked: list, kind, field) -> None:
     """Pick a feature (clicked on a plot, or among the top ones): its z per label and its examples."""
     st.subheader("Examples carrying a feature")
     top = zs.top(20, kind=kind, field=field)
@@ -26,9 +26,9 @@ def feature_examples(zs, ds, run, clicked: list, kind, field) -> None:
         rows = zs.table[zs.table["feature"] == feature]
         st.dataframe(rows[["feature", "label", "n", "count", "p_hat", "z", "significant"]], hide_index=True,
                      key="feature_z")
-        ids = current.ids_with_feature(feature)
+        ids = current.ids_with_feature(tab, feature)
         if run is not None:
-            frame = current.table(run).browse(current.live_result(run))
+            frame = current.table(tab, run).browse(current.live_result(tab, run))
             carrying = frame[frame["id"].isin(pd.Index(ids))]
             scored = carrying[~carrying["warmup"]]
             metric_row({
@@ -41,7 +41,7 @@ def feature_examples(zs, ds, run, clicked: list, kind, field) -> None:
             st.dataframe(ds.table.loc[ids].head(500), key="feature_examples")
 
 
-def zfilter_panel(ds) -> None:
+def zfilter_panel(tab, ds) -> None:
     """z-filtering (paper 004, Algorithm 1): the form, the job, the result."""
     st.subheader("z-filtering (paper 004, Algorithm 1)")
     with st.form("zfilter_form"):
@@ -53,10 +53,10 @@ def zfilter_panel(ds) -> None:
         run_zf = st.form_submit_button("Run z-filtering", key="run_zfilter")
     try:
         if run_zf:
-            filters.zfilter_start((int(batch), int(k), int(zmin), int(seed)))
+            filters.zfilter_start(tab, (int(batch), int(k), int(zmin), int(seed)))
     except InputError as exc:
         st.error(plain(exc))
-    res = filters.zfilter_result()
+    res = filters.zfilter_result(tab)
     if res is not None:
         metric_row({
             "Accepted": f"{len(res.accepted):,}",
@@ -66,10 +66,10 @@ def zfilter_panel(ds) -> None:
         })
         st.plotly_chart(zfilter_history(res), key="zf_history")
         st.dataframe(res.reasons().head(50), hide_index=True, key="zf_reasons")
-    watch(filters.zfilter_job, "z-filtering", "zf_job", filters.ended)
+    watch(tab, filters.zfilter_job, "z-filtering", "zf_job", filters.ended)
 
 
-def consistency_panel(zs, min_count: int, alpha: float) -> None:
+def consistency_panel(tab, zs, min_count: int, alpha: float) -> None:
     """Consistency filtering (paper 004 §2.2.2): the form, the job, z before and after."""
     st.subheader("Consistency filtering (paper 004 §2.2.2)")
     with st.form("cons_form"):
@@ -79,10 +79,10 @@ def consistency_panel(zs, min_count: int, alpha: float) -> None:
         run_cf = st.form_submit_button("Run consistency filtering", key="run_consistency")
     try:
         if run_cf:
-            filters.consistency_start(float(threshold), int(folds))
-        res = filters.consistency_result()
+            filters.consistency_start(tab, float(threshold), int(folds))
+        res = filters.consistency_result(tab)
         if res is not None:
-            after = filters.after_consistency(res, int(min_count), float(alpha))
+            after = filters.after_consistency(tab, res, int(min_count), float(alpha))
             metric_row({
                 "Kept": f"{int(res.scores['kept'].sum()):,}",
                 "Dropped": f"{int((~res.scores['kept']).sum()):,}",
@@ -93,10 +93,10 @@ def consistency_panel(zs, min_count: int, alpha: float) -> None:
             st.dataframe(res.dropped.head(500), key="cf_dropped")
     except InputError as exc:
         st.error(plain(exc))
-    watch(filters.consistency_job, "Consistency filtering", "cf_job", filters.ended)
+    watch(tab, filters.consistency_job, "Consistency filtering", "cf_job", filters.ended)
 
 
-def transfer_panel() -> None:
+def transfer_panel(tab) -> None:
     """Cues across splits (issue 23): does this dataset's cues give the labels away on another split?"""
     from core.plots.transfer import transfer_figure
 
@@ -107,15 +107,15 @@ def transfer_panel() -> None:
         run_tr = st.form_submit_button("Measure this dataset's cues on it", key="run_transfer")
     try:
         if run_tr:
-            cues_across.start(path)
+            cues_across.start(tab, path)
     except InputError as exc:
         st.error(plain(exc))
-    watch(cues_across.job, "Cues across splits", "tr_job", cues_across.ended)
-    found = cues_across.result()
+    watch(tab, cues_across.job, "Cues across splits", "tr_job", cues_across.ended)
+    found = cues_across.result(tab)
     if found is None:
         return
     s = found.summary
-    st.caption(f"Measured on {plain(cues_across.source())}.")
+    st.caption(f"Measured on {plain(cues_across.source(tab))}.")
     metric_row({
         "Cues that carry over": f"{s['cues_transferring']} of {s['cues']}",
         f"Model on {s['partial_input_field']} alone": f"{s['partial_input_accuracy_eval']:.1%}",

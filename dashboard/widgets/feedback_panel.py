@@ -15,9 +15,9 @@ from dashboard.services.creation import marked
 BADGE = {k: EMOJI[k] for k in (*LIGHTS, NA)}
 
 
-def show_feedback(fb: dict, key: str) -> None:
+def show_feedback(tab, fb: dict, key: str) -> None:
     """A feedback snapshot (`core.quality.Feedback.to_dict()`), as text and lights, never HTML."""
-    ds = current.dataset()
+    ds = current.dataset(tab)
     if not isinstance(fb, dict) or not isinstance(fb.get("light"), str):   # submitted by the API or the CLI
         st.caption("No feedback was recorded with this example (it was not written on the Create page).")
         return

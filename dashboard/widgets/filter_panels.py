@@ -13,45 +13,44 @@ from dashboard.services import quality as dq
 from dashboard.widgets.formatting import plain
 from dashboard.widgets.job_panel import watch
 from dashboard.widgets.reruns import redraw
-from dashboard.state.session import set_live
 from dashboard.state.session import FIT_TAU
 from dashboard.services.team import member, scope
 
 __all__ = ["saved_views", "comparison", "run_form", "team_supported", "joint_note"]
 
 
-def saved_views(run) -> None:
+def saved_views(tab, run) -> None:
     """Saved views (a name, τ and n) of the run: save the live τ/n, open one (the sliders move there)."""
     with st.expander("Saved views of this run"):
-        run_id = current.team_run_id(run)
+        run_id = current.team_run_id(tab, run)
         if run_id is None:
             st.caption("This run is not saved in the workspace yet; save it (Team page, or review an example) to "
                        "save views of it.")
         else:
-            if member().can("save views"):   # first: a view saved by this run is listed below at once
+            if member(tab).can("save views"):   # first: a view saved by this run is listed below at once
                 with st.form("view_form"):
                     name = st.text_input("Name this view (the live τ and n)", key="view_name")
                     if st.form_submit_button("Save view", key="view_save"):
-                        tau, n = current.live_values(run)
+                        tau, n = current.live_values(tab, run)
                         try:
-                            team.save_view(run_id, name, tau, n)
+                            team.save_view(tab, run_id, name, tau, n)
                             st.success(plain(f"Saved {name.strip()!r}: {live_view(tau, n, len(run.ids))}."))
                         except InputError as exc:
                             st.error(plain(exc))
-            views = scope().views(run_id)
+            views = scope(tab).views(run_id)
             if len(views):
                 pick = st.selectbox("Open a view", views["id"], key="view_pick", format_func=lambda i: (
                     lambda v: f"{v['name']}: {live_view(v['tau'], v['target_size'], len(run.ids))} ({v['created_by']})")(
                     views.set_index("id").loc[i]))
                 chosen = views.set_index("id").loc[pick]
-                st.button("Open this view", key="view_open", on_click=set_live,   # before the sliders are drawn
+                st.button("Open this view", key="view_open", on_click=tab.session.set_live,   # before the sliders are drawn
                           args=(float(chosen["tau"]), int(chosen["target_size"])))
 
 
-def comparison(run, ds, sess) -> None:
+def comparison(tab, run, ds, sess) -> None:
     """Plain vs quality-ordered AFLite at the live τ/n (paper 002): start, watch, show."""
     st.subheader("Plain AFLite vs quality-ordered (paper 002)")
-    tau, n = current.live_values(run)
+    tau, n = current.live_values(tab, run)
     names = ["dqi", *COMPONENTS]
     c1, c2 = st.columns([1, 3])
     name = c1.selectbox("Quality", names, index=names.index(run.quality.get("name", "dqi")) if run.quality else 0,
@@ -66,23 +65,23 @@ def comparison(run, ds, sess) -> None:
         st.caption("Quality order needs greedy slicing; this run samples slices (choose greedy-slice below).")
         return
     try:
-        key = dq.compare_key(ds, current.representation(), params, dq.descriptor(name))
+        key = dq.compare_key(ds, current.representation(tab), params, dq.descriptor(tab, name))
     except InputError as exc:
         st.error(plain(exc))
         return
-    found = dq.compare_result(key)
-    running = dq.compare_job()
-    if found is None and member().can("run filters") and (running is None or running.done):
+    found = dq.compare_result(tab, key)
+    running = dq.compare_job(tab)
+    if found is None and member(tab).can("run filters") and (running is None or running.done):
         if st.button("Compare (background)", key="cmp_run"):
             try:
-                dq.compare_start(params, name)
+                dq.compare_start(tab, params, name)
                 redraw()
             except InputError as exc:
                 st.error(plain(exc))
-    elif found is None and not member().can("run filters"):
+    elif found is None and not member(tab).can("run filters"):
         st.caption("No comparison at these settings yet; a curator or owner can compute one.")
 
-    watch(dq.compare_job, "Comparison", "cmp", lambda job: setattr(dq.state(), "compare_job", None))
+    watch(tab, dq.compare_job, "Comparison", "cmp", lambda tab, job: setattr(dq.state(tab), "compare_job", None))
     if found is not None:
         shares = [c for c in found.columns if c.startswith("share ")]
         st.dataframe(found, hide_index=True, key="cmp_table", column_config={
@@ -99,7 +98,7 @@ def comparison(run, ds, sess) -> None:
             st.warning(plain(note))
 
 
-def run_form(run, sess) -> None:
+def run_form(tab, run, sess) -> None:
     """The refit knobs (k, m, t, family, strategy, order): one background run per submit."""
     st.subheader("Run parameters (k, m, t, family, strategy)")
     p = dict(sess.params)
@@ -129,7 +128,7 @@ def run_form(run, sess) -> None:
                                  index=COMPONENTS.index(run.quality["name"]) if run.quality.get("name") in COMPONENTS
                                  else COMPONENTS.index("label_tied"), key="w_component")
         tau_q = c10.slider("τ of a quality-ordered run", 0.0, 1.0, float(run.trajectory.tau if run.quality else
-                                                                         current.live_values(run)[0]), 0.01,
+                                                                         current.live_values(tab, run)[0]), 0.01,
                            key="w_tau_q", help="The quality order among p̃ ≥ τ depends on τ, so a quality-ordered run "
                                                "is fitted at this τ (plain runs fit at τ = 0 and move τ live).")
         c11, c12, c13 = st.columns([2, 1, 1])
@@ -152,21 +151,21 @@ def run_form(run, sess) -> None:
                 if strategy == "slice-sample":
                     raise InputError("A quality order fixes which shortlisted examples go first; it needs the "
                                      "greedy-slice strategy, not slice-sample.")
-                quality = dq.descriptor("dqi" if order == "dqi" else component)
+                quality = dq.descriptor(tab, "dqi" if order == "dqi" else component)
                 params["tau"] = float(tau_q)
             joint = dynamics.joint_choice(joint_model, joint_epochs, seed) if joint_on else None
             label = "AFLite run" + (f", quality-ordered ({quality['name']})" if quality else "") + (
                 ", joint filter" if joint else "")
-            pipelines.start(sess.ds_key, sess.spec, params, label=label, page="Filter", quality=quality, joint=joint)
+            pipelines.start(tab, sess.ds_key, sess.spec, params, label=label, page="Filter", quality=quality, joint=joint)
             redraw()
         except InputError as exc:
             st.error(plain(exc))
-    job = pipelines.current_job()
+    job = pipelines.current_job(tab)
     if job is not None and not job.done:
         st.info("A run with the new parameters is computing in the background (progress in the sidebar); "
                 "runs are cached by their parameters, so returning to earlier settings is instant.")
     else:
-        st.caption(f"Finished runs in the store: {current.stored_run_count()}.")
+        st.caption(f"Finished runs in the store: {current.stored_run_count(tab)}.")
 
 
 def joint_note(run) -> None:
@@ -187,12 +186,12 @@ def joint_note(run) -> None:
         st.caption(plain(note))
 
 
-def team_supported(run) -> None:
+def team_supported(tab, run) -> None:
     """The τ/n the team's reviews support (the Review page's Agreement tab), offered here."""
-    run_id = current.team_run_id(run)
-    if run_id is None or agreement.hidden():
+    run_id = current.team_run_id(tab, run)
+    if run_id is None or agreement.hidden(tab):
         return
-    best = agreement.of_run(run, run_id)["best"]
+    best = agreement.of_run(tab, run, run_id)["best"]
     if best is None:
         return
     c1, c2 = st.columns([3, 1])
@@ -200,4 +199,4 @@ def team_supported(run) -> None:
                f"the team's word on {best['agreement']:.0%} of the {best['examples']:,} reviewed examples (the same "
                f"best in {best['stability']:.0%} of bootstrap resamples; Review page, Agreement). "
                + agreement.few_reviews(best))
-    c2.button("Use the team's τ, n", key="flt_team_use", on_click=set_live, args=(best["tau"], best["n"]))
+    c2.button("Use the team's τ, n", key="flt_team_use", on_click=tab.session.set_live, args=(best["tau"], best["n"]))

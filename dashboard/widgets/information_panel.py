@@ -15,12 +15,12 @@ from dashboard.widgets.reruns import redraw
 __all__ = ["information_section"]
 
 
-def _offer() -> None:
-    if team.member().can("run filters"):
+def _offer(tab) -> None:
+    if team.member(tab).can("run filters"):
         c1, c2 = st.columns([1, 3])
         if c1.button("Compute PVI", key="pvi_compute"):
             try:
-                information.start()
+                information.start(tab)
                 redraw()
             except InputError as exc:
                 st.error(plain(exc))
@@ -31,14 +31,14 @@ def _offer() -> None:
         st.caption("Nobody has computed the V-usable information of this dataset yet; curators and owners can.")
 
 
-def information_section(frame, classes) -> None:
+def information_section(tab, frame, classes) -> None:
     """``frame``: the run's scored rows (``id``, ``predictability``); ``classes``: the dataset's labels."""
-    watch(information.job, "V-usable information", "pvi_job", information.ended)
-    found = information.result()
+    watch(tab, information.job, "V-usable information", "pvi_job", information.ended)
+    found = information.result(tab)
     if found is None:
-        job = information.job()
+        job = information.job(tab)
         if job is None or job.done:
-            _offer()
+            _offer(tab)
         return
     full, partial = found["full"], found["partial"]
     ci = lambda summary: f"{summary['v_information']:.3f} ± {1.96 * summary['stderr']:.3f} bits"   # noqa: E731

@@ -8,7 +8,6 @@ from core.base.errors import InputError
 from dashboard.services import pipelines
 from dashboard.widgets.formatting import plain
 from dashboard.widgets.reruns import redraw
-from dashboard.state.session import session
 
 
 def timing(snap: dict) -> str:
@@ -26,23 +25,23 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-def job_panel() -> None:
+def job_panel(tab) -> None:
     """Polls twice a second while the job runs; when it ends, its result becomes the
     current run, or its error is kept for the page to show (the previous run stays)."""
-    job = pipelines.current_job()
+    job = pipelines.current_job(tab)
 
     @st.fragment(run_every=0.5 if (job is not None and not job.done) else None)
     def _panel():
-        sess = session()
-        job = pipelines.current_job()
+        sess = tab.session
+        job = pipelines.current_job(tab)
         if job is None:
             return
         if job.done:
             sess.job_key = None
             if job.status == "done":
-                pipelines.apply_result(job.result, sess.job_params or sess.params, sess.job_source)
+                pipelines.apply_result(tab, job.result, sess.job_params or sess.params, sess.job_source)
                 sess.last_error = None
-                pipelines.keep_in_workspace()   # this tab may have joined a job another workspace started
+                pipelines.keep_in_workspace(tab)   # this tab may have joined a job another workspace started
                 redraw()
             elif job.status == "cancelled":
                 st.warning("Cancelled; the previous dataset and run are still in use.")
@@ -68,20 +67,20 @@ def job_panel() -> None:
         _panel()
 
 
-def watch(get_job, what: str, key: str, on_end) -> None:
-    """A page's background job (``get_job()``: the job or None): its progress bar and Cancel
-    button, polled twice a second in a fragment. When it ends, ``on_end(job)`` (forget it,
+def watch(tab, get_job, what: str, key: str, on_end) -> None:
+    """A page's background job (``get_job(tab)``: the job or None): its progress bar and Cancel
+    button, polled twice a second in a fragment. When it ends, ``on_end(tab, job)`` (forget it,
     keep its result) and then: done → the whole page reruns to show the result; cancelled →
     said; an error → its message (with the error id of its traceback in the server log)."""
-    running = get_job()
+    running = get_job(tab)
 
     @st.fragment(run_every=0.5 if (running is not None and not running.done) else None)
     def _panel():
-        job = get_job()
+        job = get_job(tab)
         if job is None:
             return
         if job.done:
-            on_end(job)
+            on_end(tab, job)
             if job.status == "done":
                 redraw()
             elif job.status == "cancelled":

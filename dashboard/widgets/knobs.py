@@ -7,20 +7,19 @@ import streamlit as st
 
 from dashboard.services import current
 from dashboard.state import url
-from dashboard.state.session import knob_key, session
 from dashboard.widgets.sidebar import show_live
 
 
-def live_knobs(run, *, n_too: bool = True) -> dict:
+def live_knobs(tab, run, *, n_too: bool = True) -> dict:
     """Draw the τ (and n) sliders; their values go to the session so every page shares them.
 
     Bounds come from the run: τ ≥ the fitted τ and n ≥ the fitted n (below them the
     recorded trajectory cannot answer). Returns `current.live_result` for the new values.
     """
-    sess = session()
+    sess = tab.session
     bounds = run.trajectory.live_bounds()
     N = bounds["N"]
-    tau0, n0 = current.live_values(run)
+    tau0, n0 = current.live_values(tab, run)
     cols = st.columns(2 if n_too else 1)
     if run.trajectory.quality is not None:
         # quality-ordered (paper 002): which examples a phase removes among p̃ ≥ τ depends on τ
@@ -28,19 +27,19 @@ def live_knobs(run, *, n_too: bool = True) -> dict:
                          "p̃ ≥ τ go first, so another τ needs another run); n is live.")
     else:
         sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], 1.0, float(tau0),
-                                  0.01, key=knob_key("w_tau"), help="Only examples with predictability ≥ τ are removed; "
+                                  0.01, key=sess.knob_key("w_tau"), help="Only examples with predictability ≥ τ are removed; "
                                                           "filtering stops when fewer than k pass τ.")
     if n_too:
         # the slider shows shares in steps of 0.01: its lowest step must not fall below the fitted n
         lo = min(math.ceil(bounds["n_min"] / N * 100) / 100, 0.99)
         offered = float(min(max(n0 / N, lo), 0.99))
         share = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99, offered, 0.01,
-                               key=knob_key("w_target"), help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
+                               key=sess.knob_key("w_target"), help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
         if share != offered:   # moved by the user: n becomes that share's count, kept as a count from now on
             sess.target = round(share * N)
         # else n stays what the session holds: reading n back from the slider's share (n0 / N rounded to
         # the slider's grid) and resolving it again lost an example per reload
-        cols[1].caption(f"n = {current.live_values(run)[1]:,} of {N:,} scored examples")
+        cols[1].caption(f"n = {current.live_values(tab, run)[1]:,} of {N:,} scored examples")
     url.remember()
-    show_live(run)
-    return current.live_result(run)
+    show_live(tab, run)
+    return current.live_result(tab, run)

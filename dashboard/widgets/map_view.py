@@ -46,9 +46,9 @@ class PreparedFigure(go.Figure):
 
 @dataclass
 class MapView:
-    """One rerun's map: the session, run, dataset, projection and the page's choices."""
+    """One rerun's map: the tab, run, dataset, projection and the page's choices."""
 
-    sess: Any
+    tab: Any
     run: Any
     ds: Any
     proj: Any
@@ -58,6 +58,7 @@ class MapView:
     quality: Optional[pd.DataFrame]
 
     def __post_init__(self):
+        self.sess = self.tab.session
         self.rows_of_points = self.table.rows_of(self.proj.ids)   # projection rows (= rows of Φ) -> table rows
 
     # ------------------------------------------------------------------ selection
@@ -98,7 +99,7 @@ class MapView:
     def parts(self, live) -> dict:
         """Everything the figure is made of at the live result ``live``, and its digest."""
         ds, sess = self.ds, self.sess
-        points = with_lights(self.table.browse(live).iloc[self.rows_of_points].reset_index(drop=True), self.run)
+        points = with_lights(self.tab, self.table.browse(live).iloc[self.rows_of_points].reset_index(drop=True), self.run)
         column = {"label": ds.label, "retained": "retained", "removal phase": "removed_at"}.get(self.colour, self.colour)
         note = None
         if column == "review" and "review" not in points:

@@ -5,34 +5,37 @@ import streamlit as st
 
 from core.base.errors import InputError
 from dashboard.services import current, pipelines, team
-from dashboard.state import url
+from dashboard.state import browser, url
 from dashboard.widgets.formatting import plain
 from dashboard.widgets.reruns import redraw
 from dashboard.widgets.sign_in import sign_in
-from dashboard.state.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source, session
+from dashboard.state.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source
+from dashboard.state.tab import Tab
 from dashboard.widgets.sidebar import sidebar
 
 
-def start_page(title: str, caption: str = "") -> Session:
+def start_page(title: str, caption: str = "") -> Tab:
     """Sign-in (a shared instance shows nothing before it), title (and caption), session
     state (the workspace's newest run or the scored demo on a first visit, or what the URL
     names), sidebar and the last error. Every page calls it first, whether it runs inside
-    ``app.py`` or alone (as streamlit's AppTest runs it)."""
+    ``app.py`` or alone (as streamlit's AppTest runs it), and hands the `Tab` it returns to
+    every service and widget it calls."""
+    tab = browser.tab()
     _leave_directory_mode()
     st.title(title)
     try:
-        sign_in()
+        sign_in(tab)
     except InputError as exc:   # e.g. the team database cannot be reached: say so, keep serving
         st.error(plain(exc))
         st.stop()
     if caption:
         st.caption(caption)
-    sess = session()
-    if not sess.ready and not pipelines.restore_link() and not _open_newest_run(sess):
-        _open_demo(sess)
+    sess = tab.session
+    if not sess.ready and not pipelines.restore_link(tab, url.named()) and not _open_newest_run(tab, sess):
+        _open_demo(tab, sess)
     url.remember()   # every page keeps dataset, Φ, run, τ and n in the URL
-    sidebar()
-    damaged = current.damaged_run()
+    sidebar(tab)
+    damaged = current.damaged_run(tab)
     if damaged:
         st.error(plain(damaged))
     error = sess.last_error
@@ -41,7 +44,7 @@ def start_page(title: str, caption: str = "") -> Session:
         if error.get("traceback") and error.get("page") == title and _tracebacks_shown():
             with st.expander("Details (traceback)"):
                 st.code(error["traceback"], language=None)
-    return sess
+    return tab
 
 
 def _tracebacks_shown() -> bool:
@@ -66,35 +69,35 @@ def _leave_directory_mode() -> None:
         redraw()
 
 
-def _open_newest_run(sess: Session) -> bool:
+def _open_newest_run(tab, sess: Session) -> bool:
     """On a shared instance, open the workspace's newest finished run (what a teammate
     opening it wants); single-user, the demo opens as always."""
-    if not team.member().signed_in:
+    if not team.member(tab).signed_in:
         return False
-    runs = current.workspace_runs()
+    runs = current.workspace_runs(tab)
     for key in runs.loc[runs["status"] == "done", "key"]:
         try:
-            pipelines.open_team_run(key)
+            pipelines.open_team_run(tab, key)
             return True
         except InputError as exc:   # its dataset no longer loads, or its file is damaged
             sess.fail(f"The workspace's newest run could not be opened: {exc}")
     return False
 
 
-def _open_demo(sess: Session) -> None:
+def _open_demo(tab, sess: Session) -> None:
     with st.spinner("Loading the synthetic NLI demo and scoring it with a small AFLite run…"):
         source = Source(DEFAULT_SOURCE, {}, DEFAULT_SOURCE)
-        key, ds = current.load(source)
-        result = pipelines.score(None, key, ds, current.check_spec(DEFAULT_SPEC, ds), DEFAULT_PARAMS)
+        key, ds = current.load(tab, source)
+        result = pipelines.score(tab, None, key, ds, current.check_spec(DEFAULT_SPEC, ds), DEFAULT_PARAMS)
     sess.source = source
-    pipelines.apply_result(result, DEFAULT_PARAMS, source)
+    pipelines.apply_result(tab, result, DEFAULT_PARAMS, source)
 
 
-def require_run():
+def require_run(tab):
     """(run, dataset): the current dataset's AFLite run and the dataset; without a run, say
     how to make one and stop the page."""
-    run = current.run()
+    run = current.run(tab)
     if run is None:
         st.warning("The current dataset has no AFLite run yet: build Φ and score it on the Data page.")
         st.stop()
-    return run, current.dataset()
+    return run, current.dataset(tab)

@@ -15,29 +15,28 @@ from dashboard.widgets.formatting import plain
 from dashboard.widgets.job_panel import watch
 from dashboard.services.quality import BADGES, current_scored, job, start, state
 from dashboard.widgets.reruns import redraw
-from dashboard.state.session import session
 
 
-def _progress(key: str) -> None:
+def _progress(tab, key: str) -> None:
     """The components' job: progress and Cancel while it runs; a rerun when it ends."""
-    watch(job, "Quality components", key, lambda _: setattr(state(), "job", None))
+    watch(tab, job, "Quality components", key, lambda tab, _: setattr(state(tab), "job", None))
 
 
-def offer(key: str, what: str) -> Optional[pd.DataFrame]:
+def offer(tab, key: str, what: str) -> Optional[pd.DataFrame]:
     """The current dataset's scored quality table, or None after offering to compute it (a
     button for curators and owners, a caption for others) and showing a running job."""
-    found = current_scored()
+    found = current_scored(tab)
     if found is not None:
         return found
-    running = job()
+    running = job(tab)
     if running is not None and not running.done:
-        _progress(key)
+        _progress(tab, key)
         return None
-    if team.member().can("run filters"):
+    if team.member(tab).can("run filters"):
         c1, c2 = st.columns([1, 3])
         if c1.button("Compute quality (DQI)", key=f"{key}_compute"):
             try:
-                start()
+                start(tab)
                 redraw()
             except InputError as exc:
                 st.error(plain(exc))
@@ -45,14 +44,14 @@ def offer(key: str, what: str) -> Optional[pd.DataFrame]:
                    "on the Filter page under “Quality (DQI)”).")
     else:
         st.caption(f"{what} appears once a curator or owner computes the quality components of this dataset on Φ.")
-    _progress(key)
+    _progress(tab, key)
     return None
 
 
-def panel() -> Optional[pd.DataFrame]:
+def panel(tab) -> Optional[pd.DataFrame]:
     """The Filter page's expander: the context's status and knobs, the weights of ``dqi`` and the
     thresholds of every light (defaults: `core.quality.DEFAULT_WEIGHTS`, `DEFAULT_THRESHOLDS`)."""
-    qs = state()
+    qs = state(tab)
     with st.expander("Quality (DQI): components, weights and light thresholds", expanded=False):
         st.caption("Seven per-example components after DQI (paper 002; `core.quality`), each in [0, 1], higher = "
                    "better; a weighted `dqi` score; lights red / yellow / green: red below the first threshold, "
@@ -79,11 +78,11 @@ def panel() -> Optional[pd.DataFrame]:
         if sum(qs.weights.values()) <= 0:
             st.error("The weights are all zero; give at least one component a positive weight.")
             qs.weights = dict(DEFAULT_WEIGHTS)
-        found = offer("q_panel", "Quality")
+        found = offer(tab, "q_panel", "Quality")
         if found is not None:
             counts = found["light"].value_counts()
-            st.text(f"Computed for {len(found):,} examples on {session().spec}: mean dqi "
+            st.text(f"Computed for {len(found):,} examples on {tab.session.spec}: mean dqi "
                     f"{found['dqi'].mean():.3f}; lights " + ", ".join(
                         f"{BADGES[k]} {k} {int(counts.get(k, 0)):,}" for k in ("red", "yellow", "green")))
             st.dataframe(found[[*COMPONENTS, "dqi"]].describe().loc[["mean", "min", "50%", "max"]], key="q_summary")
-    return current_scored()
+    return current_scored(tab)

@@ -24,45 +24,45 @@ BADGES = {"green": badge("green", "agreed"), "yellow": badge("yellow", "disputed
 DECISION_LABELS = {"agree": "Agree with the filter", "keep": "Keep anyway", "remove": "Remove anyway"}
 
 
-def with_lights(frame, run):
+def with_lights(tab, frame, run):
     """``frame`` (rows of `ExampleTable.browse`) with a ``review`` badge column, when the run
     is saved in the workspace (else unchanged)."""
-    run_id = current.team_run_id(run)
+    run_id = current.team_run_id(tab, run)
     if run_id is None:
         return frame.copy()
-    light = reviews.lights(run_id, frame["id"], frame["retained"])
+    light = reviews.lights(tab, run_id, frame["id"], frame["retained"])
     out = frame.copy()
     out.insert(1, "review", [BADGES[x] for x in light])
     return out
 
 
-def save_run_offer(run, key: str) -> Optional[int]:
+def save_run_offer(tab, run, key: str) -> Optional[int]:
     """The run's id in the workspace; if it is not saved there, an offer to save it (for
     those who may) and None."""
-    run_id = current.team_run_id(run)
+    run_id = current.team_run_id(tab, run)
     if run_id is not None:
         return run_id
     st.info("Reviews attach to runs saved in the workspace, where teammates see them; this run is not saved yet.")
-    if member().can("run filters") and st.button("Save this run to the workspace", key=f"{key}_save_run"):
+    if member(tab).can("run filters") and st.button("Save this run to the workspace", key=f"{key}_save_run"):
         try:
-            pipelines.save_to_workspace(run)
+            pipelines.save_to_workspace(tab, run)
             redraw()
         except InputError as exc:
             st.error(plain(exc))
     return None
 
 
-def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -> None:
+def review_panel(tab, run, example_id: str, key: str, *, show_example: bool = True) -> None:
     """One example: its fields as text (unless the page shows them already), its light,
     its review history, and the review form."""
-    run_id = save_run_offer(run, key)
-    ds = current.dataset()
-    table = current.table(run)
+    run_id = save_run_offer(tab, run, key)
+    ds = current.dataset(tab)
+    table = current.table(tab, run)
     row = table.rows_of([example_id])[0]
     if row < 0:
         st.warning(plain(f"Example {example_id} is not in the current dataset."))
         return
-    frame = table.browse(current.live_result(run)).iloc[[row]]
+    frame = table.browse(current.live_result(tab, run)).iloc[[row]]
     rec = frame.iloc[0]
     if show_example:
         st.markdown("**Example**")
@@ -77,11 +77,11 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
                        "by cleanlab); check its label.")
     if run_id is None:
         return
-    m = member()
-    seen = reviews.stamp(run_id, example_id)   # read before what is shown: a decision landing meanwhile refuses the save
-    light = reviews.lights(run_id, [example_id], [bool(rec["retained"])])[0]
+    m = member(tab)
+    seen = reviews.stamp(tab, run_id, example_id)   # read before what is shown: a decision landing meanwhile refuses the save
+    light = reviews.lights(tab, run_id, [example_id], [bool(rec["retained"])])[0]
     st.text(f"review: {BADGES[light]}")
-    history = scope().reviews(run_id, latest=False)
+    history = scope(tab).reviews(run_id, latest=False)
     history = history[history["example_id"] == str(example_id)]
     if len(history):
         st.dataframe(history[["created_at", "reviewer", "decision", "note"]], hide_index=True, key=f"{key}_history")
@@ -93,18 +93,18 @@ def review_panel(run, example_id: str, key: str, *, show_example: bool = True) -
                  key=f"{key}_decision")
         st.text_input("Note (required to keep or remove anyway)", key=f"{key}_note")
         # bound now: the decision lands on this example, as it is shown now, or is refused
-        save_button("Save review", key=f"{key}_submit", save=_save, args=(run_id, str(example_id), seen),
+        save_button("Save review", key=f"{key}_submit", save=_save, args=(tab, run_id, str(example_id), seen),
                     fields={"decision": (f"{key}_decision", "agree"), "note": (f"{key}_note", "")}, about=str(example_id))
 
 
-def _save(run_id: int, example_id: str, seen: int, *, decision: str, note: str) -> str:
-    reviews.review(run_id, example_id, seen, decision, note)
+def _save(tab, run_id: int, example_id: str, seen: int, *, decision: str, note: str) -> str:
+    reviews.review(tab, run_id, example_id, seen, decision, note)
     return f"Saved: {DECISION_LABELS[decision].lower()} on {example_id}"
 
 
-def show_guidelines() -> None:
+def show_guidelines(tab) -> None:
     """The workspace's current review guidelines, as text (never rendered as Markdown or HTML)."""
-    found = scope().guidelines()
+    found = scope(tab).guidelines()
     if found is None:
         return
     with st.expander(f"Review guidelines (version {found['id']}, by {found['created_by']}, "

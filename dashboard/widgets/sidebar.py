@@ -8,48 +8,47 @@ from core.aflite.summaries import live_view
 from dashboard.services import current, team
 from dashboard.state import identity
 from dashboard.widgets.job_panel import job_panel
-from dashboard.state.session import session
 from dashboard.services.team import member
 
 
-def show_live(run) -> None:
+def show_live(tab, run) -> None:
     """The live τ and n in the sidebar (called by the sidebar and by the live knobs)."""
-    placeholder = session().live_line
+    placeholder = tab.session.live_line
     if placeholder is not None:
-        tau, n = current.live_values(run)
+        tau, n = current.live_values(tab, run)
         placeholder.text(f"live: {live_view(tau, n, len(run.ids))}")
 
 
-def _team() -> None:
-    m = member()
+def _team(tab) -> None:
+    m = member(tab)
     if not m.signed_in:
         st.caption("Single-user mode: no sign-in is configured, so everything here is yours. A shared "
                    "instance with sign-in and roles: see docs/hosting.md.")
         return
-    spaces = team.workspaces()
+    spaces = team.workspaces(tab)
     st.text(f"{m.email}\n{m.role} in {m.workspace}")
     if len(spaces) > 1:
         ids = [w[0] for w in spaces]
         st.selectbox("Workspace", ids, index=ids.index(m.workspace_id), key="workspace_pick",
-                     format_func=dict((w[0], f"{w[1]} ({w[2]})") for w in spaces).get, on_change=_switch)
+                     format_func=dict((w[0], f"{w[1]} ({w[2]})") for w in spaces).get, on_change=_switch, args=(tab,))
     st.button("Sign out", key="sign_out", on_click=identity.log_out)
 
 
-def _switch() -> None:
+def _switch(tab) -> None:
     # another workspace: its newest run opens (nothing of the previous workspace stays on view)
-    sess = session()
+    sess = tab.session
     sess.workspace_id = st.session_state["workspace_pick"]
     sess.member, sess.ds_key, sess.run_key, sess.source = None, "", None, None
     sess.pending_key = sess.pending_source = sess.job_key = None
     st.query_params.clear()
 
 
-def sidebar() -> None:
-    sess = session()
-    ds = current.dataset()
-    run = current.run()
+def sidebar(tab) -> None:
+    sess = tab.session
+    ds = current.dataset(tab)
+    run = current.run(tab)
     with st.sidebar:
-        _team()
+        _team(tab)
         st.markdown("**Dataset**")
         name = sess.source.label if sess.source and sess.source.label else ds.name
         st.text(f"{name}\n{len(ds):,} examples, {len(ds.classes)} labels")
@@ -68,5 +67,5 @@ def sidebar() -> None:
                     + (f"\njoint filter: {len(run.review_first):,} possibly mislabelled kept" if run.joint else ""))
             # the live knobs redraw in a fragment: they rewrite this placeholder as they move
             sess.live_line = st.empty()
-            show_live(run)
-        job_panel()
+            show_live(tab, run)
+        job_panel(tab)

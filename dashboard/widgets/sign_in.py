@@ -16,10 +16,10 @@ _BUTTONS = {"sign in": ("Sign in", "sign_in", identity.log_in, "primary"),
             "sign out": ("Sign out", "sign_out", identity.log_out, "secondary")}
 
 
-def sign_in() -> team.Member:
+def sign_in(tab) -> team.Member:
     """This tab's member; or the reason they cannot go on, shown, and the page stopped."""
     try:
-        return team.resolve()
+        return team.resolve(tab, identity.current())
     except team.SignInNeeded as why:
         _SAY[why.level](plain(str(why)))
         if why.button:

@@ -17,17 +17,18 @@ from dashboard.services import team
 __all__ = ["act", "owner_forms", "review_settings", "reviewers_of_open_run"]
 
 
-def act(fn, *args, **kwargs) -> None:
-    """Run an action (each checks the role itself) and show its refusal as a message."""
+def act(tab, fn, *args, **kwargs) -> None:
+    """Run an action for this tab, ``fn(tab, ...)`` (each checks the role itself), and show its
+    refusal as a message."""
     try:
-        fn(*args, **kwargs)
+        fn(tab, *args, **kwargs)
     except InputError as exc:
         st.error(plain(exc))
         return
     redraw()
 
 
-def owner_forms(ws, members) -> None:
+def owner_forms(tab, ws, members) -> None:
     """Add, change or remove members, the dispute rule, a new workspace (owners)."""
     with st.form("member_form", clear_on_submit=True):
         c1, c2 = st.columns([3, 1])
@@ -37,7 +38,7 @@ def owner_forms(ws, members) -> None:
             if not email.strip():
                 st.error("Type the member's e-mail address.")
             else:
-                act(team.set_role, email.strip(), role)
+                act(tab, team.set_role, email.strip(), role)
     with st.form("remove_member_form"):
         leaving = st.selectbox("Remove a member (from their next click on, they see nothing of this workspace; "
                                "their reviews stay)", members["email"], index=None, key="team_remove_pick",
@@ -49,22 +50,22 @@ def owner_forms(ws, members) -> None:
             elif not sure:
                 st.warning("Tick \"Yes, remove them\" first.")
             else:
-                act(team.remove_member, leaving)
+                act(tab, team.remove_member, leaving)
     rule = ws.dispute_rule()
     with st.form("dispute_form"):
         chosen = st.radio("When reviewers differ", list(DISPUTE_RULES), index=list(DISPUTE_RULES).index(rule),
                           format_func=DISPUTE_RULES.get, key="team_dispute_rule",
                           help="Decides the team's word on an example (its light and the exported split).")
         if st.form_submit_button("Save the rule", key="team_dispute_save") and chosen != rule:
-            act(team.set_dispute_rule, chosen)
-    review_settings(ws)
+            act(tab, team.set_dispute_rule, chosen)
+    review_settings(tab, ws)
     with st.form("workspace_form", clear_on_submit=True):
         name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
         if st.form_submit_button("Create workspace", key="team_ws_create"):
-            act(team.create_workspace, name)
+            act(tab, team.create_workspace, name)
 
 
-def review_settings(ws) -> None:
+def review_settings(tab, ws) -> None:
     """Owners: reviews per example, blind review and the review guidelines (a new version each time)."""
     now = ws.review_settings()
     with st.form("review_settings_form"):
@@ -76,28 +77,28 @@ def review_settings(ws) -> None:
                                  "deciding on it.")
         if st.form_submit_button("Save the review settings", key="team_settings_save") and \
                 (int(per), bool(blind)) != (now["reviews_per_example"], now["blind"]):
-            act(team.set_review_settings, reviews_per_example=int(per), blind=bool(blind))
+            act(tab, team.set_review_settings, reviews_per_example=int(per), blind=bool(blind))
     current_text = (ws.guidelines() or {}).get("text", "")
     with st.form("guidelines_form"):
         text = st.text_area("Review guidelines (shown as written on the Review and Create pages; every version is "
                             "kept, and the export manifest says which ones the decisions were made under)",
                             current_text, height=160, key="team_guidelines")
         if st.form_submit_button("Save the guidelines", key="team_guidelines_save") and text.strip() != current_text:
-            act(team.set_guidelines, text)
+            act(tab, team.set_guidelines, text)
     history = ws.guidelines_history()
     if len(history) > 1:
         with st.expander(f"Earlier guidelines ({len(history) - 1})"):
             st.dataframe(history.iloc[:-1], hide_index=True, key="team_guidelines_history")
 
 
-def reviewers_of_open_run() -> None:
+def reviewers_of_open_run(tab) -> None:
     """Each reviewer's progress on the open run beside their agreement with the others and
     with the filter (the Review page's Agreement tab has the rest)."""
-    run = current.run()
-    run_id = current.team_run_id(run) if run is not None else None
-    if run_id is None or agreement.hidden():
+    run = current.run(tab)
+    run_id = current.team_run_id(tab, run) if run is not None else None
+    if run_id is None or agreement.hidden(tab):
         return
-    table = agreement.of_run(run, run_id)["agreement"].per_reviewer
+    table = agreement.of_run(tab, run, run_id)["agreement"].per_reviewer
     st.subheader("Reviewers of the open run")
     if not len(table):
         st.caption("Nobody has reviewed the open run yet.")

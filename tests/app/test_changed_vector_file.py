@@ -1,19 +1,12 @@
 """A `file:` Φ whose vector file is rewritten in place keeps its spec, hence its run key: the
 dashboard must not serve the run saved for the old vectors as the result for the new ones. It
 says what changed and how to score the new file; with the old file back, the saved run opens."""
-import json
 import os
 
-from streamlit.testing.v1 import AppTest
 
-
-def _rewrite_between_runs():
-    # Runs inside streamlit (AppTest): the dashboard's own functions, as the Data page calls them.
-    import json
-    import os
-
+def _rewrite_between_runs(tab) -> dict:
+    """The dashboard's own services, as the Data page calls them."""
     import numpy as np
-    import streamlit as st
 
     from core.base.errors import InputError
     from dashboard.services import current, pipelines
@@ -22,18 +15,18 @@ def _rewrite_between_runs():
     path = os.path.join(os.environ["ARTIFACT_LENS_DATA_DIRS"], "emb.npy")
     params = dict(n_partitions=4, train_size=0.2, slice_size=0.1, tau=0.0, target_size=0.5, random_state=0)
     source = Source("demo:nli:n=120", {}, "demo")
-    key, ds = current.load(source)
+    key, ds = current.load(tab, source)
     rng = np.random.default_rng(0)
     np.save(path, rng.standard_normal((len(ds), 8)).astype(np.float32))
     spec = current.check_spec(f"file:path={path}", ds)
-    first = pipelines.score(None, key, ds, spec, params)
-    again = pipelines.score(None, key, ds, spec, params)          # the same file: the saved run
+    first = pipelines.score(tab, None, key, ds, spec, params)
+    again = pipelines.score(tab, None, key, ds, spec, params)          # the same file: the saved run
     before, kept = os.stat(path), open(path, "rb").read()
     np.save(path, rng.standard_normal((len(ds), 8)).astype(np.float32))   # same shape, new vectors
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))  # written a second later
     errors = []
-    for attempt in (lambda: pipelines.score(None, key, ds, spec, params),
-                    lambda: pipelines.start(key, spec, params, source=source)):
+    for attempt in (lambda: pipelines.score(tab, None, key, ds, spec, params),
+                    lambda: pipelines.start(tab, key, spec, params, source=source)):
         try:
             attempt()
             errors.append(None)
@@ -42,17 +35,15 @@ def _rewrite_between_runs():
     with open(path, "wb") as fh:                                   # the old file back
         fh.write(kept)
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    back = pipelines.score(None, key, ds, spec, params)
-    st.text(json.dumps({"keys": [first["run_key"], again["run_key"], back["run_key"]], "errors": errors}))
+    back = pipelines.score(tab, None, key, ds, spec, params)
+    return {"keys": [first["run_key"], again["run_key"], back["run_key"]], "errors": errors}
 
 
-def test_a_rewritten_vector_file_is_not_answered_by_the_run_saved_for_the_old_one(fresh_server, tmp_path, monkeypatch):
+def test_a_rewritten_vector_file_is_not_answered_by_the_run_saved_for_the_old_one(service_tab, tmp_path, monkeypatch):
     folder = tmp_path / "vectors"
     folder.mkdir()
     monkeypatch.setenv("ARTIFACT_LENS_DATA_DIRS", str(folder))
-    at = AppTest.from_function(_rewrite_between_runs, default_timeout=120).run()
-    assert not at.exception, [e.value for e in at.exception]
-    out = json.loads(at.text[0].value)
+    out = _rewrite_between_runs(service_tab)
     assert len(set(out["keys"])) == 1                              # one key: the spec names the path only
     for message in out["errors"]:
         assert message is not None and "emb.npy' changed" in message and "new file name" in message, message

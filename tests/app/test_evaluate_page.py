@@ -21,7 +21,7 @@ def small_options(at):
 
 
 def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_server):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()
@@ -65,7 +65,7 @@ def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_serve
 
 
 def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()
@@ -91,7 +91,7 @@ def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
 
 def evaluated_by_the_owner_and_an_annotator():
     """The owner's tab after a small evaluation, and a new annotator's tab: (owner, annotator)."""
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("10_evaluate")).run()
@@ -116,9 +116,9 @@ from core.team.store import NotAllowed
 from dashboard.services import current, team
 from dashboard.services import evaluation as evaluation_jobs
 from dashboard.widgets.page import start_page
-start_page("Probe")
+tab = start_page("Probe")
 try:
-    evaluation_jobs.start(current.run(), families=("logistic",))
+    evaluation_jobs.start(tab, current.run(tab), families=("logistic",))
     st.text("allowed")
 except NotAllowed as exc:
     st.text("refused: " + str(exc))
@@ -136,14 +136,16 @@ def test_an_evaluation_a_stop_cut_short_is_shown_and_runs_again(fresh_server):
     import subprocess
     import sys
 
+    from dashboard.process.shared import server
     from dashboard.services import evaluation as evaluation_jobs
+    from dashboard.state.tab import Tab
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()
     sess = at.session_state["artifact_lens"]
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()                                             # a pid that is no longer alive
-    store = evaluation_jobs.store()
+    store = evaluation_jobs.store(Tab(sess, server()))
     options = {"families": ["logistic"], "knn_ks": [1, 5], "coarse_step": 0.25}
     store.started("cut-short", run_key=sess.run_key, tau=0.8, n=1600, options=options)
     path = store.root / "started" / "cut-short.json"

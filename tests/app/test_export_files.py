@@ -13,6 +13,7 @@ from core.base.jobs import JobRunner
 from dashboard.services import exports
 from dashboard.process.server import Server
 from dashboard.state.session import Session
+from dashboard.state.tab import Tab
 from jobkeys import job_key
 
 
@@ -21,8 +22,8 @@ def srv(monkeypatch, tmp_path):
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
     s = Server()
-    monkeypatch.setattr(exports, "server", lambda: s)
-    return s
+    yield s
+    s.finish_stop(timeout=5)
 
 
 FRAME = pd.DataFrame({"id": [f"r{i}" for i in range(30)], "text": ["=x"] * 30})
@@ -30,15 +31,16 @@ FRAME = pd.DataFrame({"id": [f"r{i}" for i in range(30)], "text": ["=x"] * 30})
 
 def test_one_prepared_file_per_tab_deleted_when_stale_or_the_session_ends(srv):
     sess = Session()
-    first = exports.prepare(sess, FRAME, "csv", {}, "a-retained.csv", "sig-1")
+    tab = Tab(sess, srv)
+    first = exports.prepare(tab, FRAME, "csv", {}, "a-retained.csv", "sig-1")
     assert Path(first.path).read_bytes().startswith(b'"id","text"') and first.rows == 30
-    assert exports.prepared(sess, "sig-1") is first
-    second = exports.prepare(sess, FRAME.iloc[:5], "jsonl", {}, "a-retained.jsonl", "sig-2")
+    assert exports.prepared(tab, "sig-1") is first
+    second = exports.prepare(tab, FRAME.iloc[:5], "jsonl", {}, "a-retained.jsonl", "sig-2")
     assert not Path(first.path).exists() and [p.name for p in srv.exports.iterdir()] == [Path(second.path).name]
-    assert exports.prepared(sess, "sig-1") is None                    # other options: the file goes
+    assert exports.prepared(tab, "sig-1") is None                    # other options: the file goes
     assert not Path(second.path).exists() and sess.export_file is None
-    third = exports.prepare(sess, FRAME, "parquet", {}, "a-all.parquet", "sig-3")
-    del sess
+    third = exports.prepare(tab, FRAME, "parquet", {}, "a-all.parquet", "sig-3")
+    del sess, tab
     gc.collect()                                                      # the tab's session ended
     assert not Path(third.path).exists()
 
@@ -47,7 +49,7 @@ def test_a_stopping_server_cancels_a_prepare_and_leaves_nothing(srv):
     sess = Session()
     srv.stopping.set()
     with pytest.raises(Cancelled):
-        exports.prepare(sess, FRAME, "csv", {}, "b.csv", "sig")
+        exports.prepare(Tab(sess, srv), FRAME, "csv", {}, "b.csv", "sig")
     assert list(srv.exports.iterdir()) == [] and sess.export_file is None
 
 
@@ -63,7 +65,7 @@ def test_stop_cancels_and_waits_for_jobs_and_removes_prepared_files(srv):
             ended.append(threading.current_thread().name)
 
     job = srv.jobs.submit(job_key("k"), work, name="slow")
-    exports.prepare(Session(), FRAME, "csv", {}, "c.csv", "sig")   # a tab's file (its session still alive here)
+    exports.prepare(Tab(Session(), srv), FRAME, "csv", {}, "c.csv", "sig")   # a tab's file (its session still alive here)
     time.sleep(0.05)
     assert srv.finish_stop(timeout=5) == []
     assert job.status == "cancelled" and ended == ["job:slow"] and srv.stopping.is_set()
@@ -88,7 +90,7 @@ def test_stop_removes_only_the_files_it_prepared(srv):
     srv.exports.mkdir(parents=True, exist_ok=True)
     (srv.exports / "mine.csv").write_text("keep")
     (srv.exports / ".draft.tmp").write_text("keep too")   # a temporary-looking name that is not this process's
-    made = exports.prepare(Session(), FRAME, "csv", {}, "d.csv", "sig")
+    made = exports.prepare(Tab(Session(), srv), FRAME, "csv", {}, "d.csv", "sig")
     srv.finish_stop(timeout=5)
     assert not Path(made.path).exists()
     assert sorted(p.name for p in srv.exports.iterdir()) == [".draft.tmp", "mine.csv"]

@@ -9,15 +9,16 @@ def _queue_a_map():
     import streamlit as st
 
     from dashboard.services.pipelines import start_umap
-    from dashboard.process.server import server
+    from dashboard.state.browser import tab as this_tab
 
-    srv = server()
+    tab = this_tab()
+    srv = tab.server
     assert srv.map_slots.acquire(timeout=5)   # another map holds the only slot
     try:
         ds = type("DS", (), {"fingerprint": "f" * 16})()
         rep = type("Rep", (), {"X": np.zeros((50, 4), "float32"),
                                 "ids": np.arange(50).astype(str), "spec": "toy"})()
-        job = start_umap(ds, rep)
+        job = start_umap(tab, ds, rep)
         waiting, since = job.snapshot(), time.monotonic()
         while waiting["message"] != "waiting for another map to finish" and not job.done \
                 and time.monotonic() - since < 120:   # a condition, not a fixed sleep: a busy machine starts it late
@@ -44,12 +45,13 @@ def _parallel_map():
     from core.representations.projection import project
     from dashboard.services import current
     from dashboard.services.pipelines import start_umap
+    from dashboard.state.browser import tab as this_tab
 
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(0, 1, (60, 6)), rng.normal(8, 1, (60, 6))]).astype("float32")
     ds = type("DS", (), {"fingerprint": "p" * 16})()
     rep = type("Rep", (), {"X": X, "ids": np.arange(len(X)).astype(str), "spec": "toy-parallel"})()
-    job = start_umap(ds, rep)
+    job = start_umap(this_tab(), ds, rep)
     job.wait(600)
     key = current.projection_key(ds, rep)
     seeded = project(X, rep.ids, key=key, method="umap", only_cached=True)

@@ -42,19 +42,21 @@ def _one_tab():
 
     from dashboard.services import current, pipelines
     from dashboard.process.cache import sizeof
-    from dashboard.state.session import Source, session
+    from dashboard.state.browser import tab as this_tab
+    from dashboard.state.session import Source
 
+    tab = this_tab()
     source = Source("demo:nli:n=2000", {}, "demo")
-    key, ds = current.load(source)
+    key, ds = current.load(tab, source)
     spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=32", ds)
     params = dict(n_partitions=4, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.5, random_state=0)
-    pipelines.apply_result(pipelines.score(None, key, ds, spec, params), params, source)
-    run = current.run()
-    current.table(run).browse(current.live_result(run))
-    X = current.representation().X
+    pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
+    run = current.run(tab)
+    current.table(tab, run).browse(current.live_result(tab, run))
+    X = current.representation(tab).X
     held = {k: sizeof(v) for k, v in st.session_state.items()}
     st.text(json.dumps({"x_id": id(X), "x_bytes": int(X.nbytes), "session_bytes": sum(held.values()),
-                        "session_keys": sorted(held), "params": session().params}))
+                        "session_keys": sorted(held), "params": tab.session.params}))
 
 
 def test_sessions_share_one_copy_of_the_representation(fresh_server):

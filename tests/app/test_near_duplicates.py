@@ -12,7 +12,7 @@ from apptest_helpers import AUTH, OWNER, app, no_exceptions, page
 
 
 def test_export_drops_one_of_each_group_of_near_duplicates_and_says_which(fresh_server, downloads):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     rng = np.random.default_rng(0)
     words = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), 6)) for _ in range(600)]
@@ -23,12 +23,14 @@ def test_export_drops_one_of_each_group_of_near_duplicates_and_says_which(fresh_
     script = f"""
 import streamlit as st
 from dashboard.services import data_inputs, pipelines, team
-from dashboard.state.session import Source, session
+from dashboard.state.browser import tab as this_tab
+from dashboard.state.session import Source
 from dashboard.widgets.sign_in import sign_in
-sign_in()
-saved = data_inputs.save_upload("pairs.csv", {table.to_csv(index=False).encode()!r})
-data_inputs.load_pending(Source(str(saved), {{}}, "pairs.csv"))
-pipelines.start(session().pending_key, "tfidf-svd:fields=hypothesis,dim=8", dict(n_partitions=4, train_size=0.2,
+tab = this_tab()
+sign_in(tab)
+saved = data_inputs.save_upload(tab, "pairs.csv", {table.to_csv(index=False).encode()!r})
+data_inputs.load_pending(tab, Source(str(saved), {{}}, "pairs.csv"))
+pipelines.start(tab, tab.session.pending_key, "tfidf-svd:fields=hypothesis,dim=8", dict(n_partitions=4, train_size=0.2,
                 slice_size=0.05, tau=0.0, target_size=0.9, model="ridge", strategy="greedy-slice", random_state=0),
                 source=Source(str(saved), {{}}, "pairs.csv"))
 st.text("started")

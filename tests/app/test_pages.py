@@ -48,7 +48,7 @@ def browsers(at):
 
 def wait_for_job(at, timeout=120):
     """Let the background job finish, then rerun so its result becomes current."""
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -209,7 +209,7 @@ def test_filter_warns_when_filtering_goes_below_chance(at):
 
 
 def test_refit_runs_in_background_and_returns_instantly(at):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     at.switch_page(page("2_filter")).run()
     at.select_slider(key="w_m").set_value(8)
@@ -290,7 +290,7 @@ def test_features_pick_a_feature_and_z_filter(at):
 
 
 def test_consistency_filtering_threshold(at):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     at.switch_page(page("5_features")).run()
     at.button(key="run_consistency").click().run()

@@ -35,7 +35,7 @@ def expected_quality():
 
 
 def test_a_dqi_ordered_run_is_cached_apart_from_the_plain_one_and_recorded(fresh_server, downloads):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("2_filter")).run()
@@ -97,7 +97,7 @@ def test_the_comparison_table_shows_plain_and_quality_ordered_with_stop_reasons(
                                   f"{kept['AFLite']:,} examples instead of n = 900.")
     assert kept["AFLite"] > 900
     # stored: a new tab at the same settings shows it without a job
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     again = app().run()
     again.switch_page(page("2_filter")).run()
@@ -186,7 +186,7 @@ def test_exports_add_the_quality_columns(fresh_server, downloads):
 
 
 def test_annotators_are_told_who_computes_quality(fresh_server):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     owner = app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -206,7 +206,7 @@ def test_the_cli_and_the_dashboard_give_a_quality_ordered_run_one_key_and_one_re
     """The same DQI-ordered run scored on the Filter page and by `aflite --quality dqi`: one
     run key (core.quality.pruning's descriptor) and the same kept examples."""
     from core.cli import main
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("2_filter")).run()

@@ -9,7 +9,7 @@ import numpy as np
 def test_a_starting_server_prunes_old_formats_and_the_least_recent(fresh_server, monkeypatch):
     from core.base.result_store import ResultStore
     from core.results.runs import STORE_FORMAT
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     runs = fresh_server / "runs"
     current = ResultStore(runs, suffix=".npz", format=STORE_FORMAT, what="run")

@@ -46,7 +46,7 @@ def test_a_signed_in_member_without_a_role_is_told_whom_to_ask(fresh_server):
 
 def test_an_annotator_sees_no_actions_and_the_actions_refuse(fresh_server):
     from core.team.store import NotAllowed
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     owner = app(OWNER).run()
     no_exceptions(owner)
@@ -83,14 +83,16 @@ def test_dashboard_actions_check_the_role_of_the_tab(fresh_server):
 import streamlit as st
 from core.team.store import NotAllowed
 from dashboard.services import data_inputs, pipelines, team
-from dashboard.state.session import Source, session
+from dashboard.state.browser import tab as this_tab
+from dashboard.state.session import Source
 from dashboard.widgets.sign_in import sign_in
-sign_in()
+tab = this_tab()
+sign_in(tab)
 out = []
-for name, call in [("load", lambda: data_inputs.load_pending(Source("demo:nli:n=300", {}, "x"))),
-                   ("upload", lambda: data_inputs.save_upload("a.csv", b"a,b\\n1,2\\n")),
-                   ("run", lambda: pipelines.start("k", "tfidf-svd", {})),
-                   ("export", lambda: team.require("export"))]:
+for name, call in [("load", lambda: data_inputs.load_pending(tab, Source("demo:nli:n=300", {}, "x"))),
+                   ("upload", lambda: data_inputs.save_upload(tab, "a.csv", b"a,b\\n1,2\\n")),
+                   ("run", lambda: pipelines.start(tab, "k", "tfidf-svd", {})),
+                   ("export", lambda: team.require(tab, "export"))]:
     try:
         call()
         out.append(name + ": allowed")
@@ -98,7 +100,7 @@ for name, call in [("load", lambda: data_inputs.load_pending(Source("demo:nli:n=
         out.append(name + ": refused")
 st.text("; ".join(out))
 """
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -112,7 +114,7 @@ st.text("; ".join(out))
 
 
 def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     owner = app(OWNER).run()
     no_exceptions(owner)
@@ -176,7 +178,7 @@ def _queue_head(at) -> str:
 
 def _saved_demo(at):
     """Save the tab's current run (the demo) to its workspace; (workspace id, run id, run key)."""
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     at.switch_page(page("8_review")).run()
     at.button(key="rv_save_run").click().run()
@@ -240,7 +242,7 @@ def test_saved_views_reopen_tau_and_n(fresh_server):
 
 
 def test_an_interrupted_run_can_be_resumed_or_discarded(fresh_server):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     at = app(OWNER).run()
     ws, run_id, key = _saved_demo(at)
@@ -304,7 +306,7 @@ def test_a_teammate_opens_a_run_on_an_upload_after_the_upload_cache_is_gone(fres
     import shutil
 
     from core.base import paths
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     rows = pd.DataFrame({"premise": [f"a man number {i} sits" for i in range(240)],
                          "hypothesis": [("nobody sleeps" if i % 3 == 0 else f"someone {i} waits") for i in range(240)],
@@ -312,13 +314,14 @@ def test_a_teammate_opens_a_run_on_an_upload_after_the_upload_cache_is_gone(fres
     script = f"""
 import streamlit as st
 from dashboard.services import data_inputs, pipelines, team
+from dashboard.state.browser import tab as this_tab
 from dashboard.state.session import Source
 from dashboard.widgets.sign_in import sign_in
-sign_in()
-saved = data_inputs.save_upload("my pairs.csv", {rows.to_csv(index=False).encode()!r})
-ds = data_inputs.load_pending(Source(str(saved), {{}}, "my pairs.csv"))
-from dashboard.state.session import session
-pipelines.start(session().pending_key, "tfidf-svd:fields=hypothesis,dim=8", dict(n_partitions=4, train_size=0.2,
+tab = this_tab()
+sign_in(tab)
+saved = data_inputs.save_upload(tab, "my pairs.csv", {rows.to_csv(index=False).encode()!r})
+ds = data_inputs.load_pending(tab, Source(str(saved), {{}}, "my pairs.csv"))
+pipelines.start(tab, tab.session.pending_key, "tfidf-svd:fields=hypothesis,dim=8", dict(n_partitions=4, train_size=0.2,
                 slice_size=0.05, tau=0.0, target_size=0.5, model="ridge", strategy="greedy-slice", random_state=0),
                 source=Source(str(saved), {{}}, "my pairs.csv"))
 st.text("started")
@@ -346,7 +349,7 @@ st.text("started")
 def test_a_run_joined_from_another_workspace_is_saved_there_too(fresh_server):
     """Two curators of two workspaces start the same run: one job computes it, and both
     workspaces list it as done (the second tab joined the first one's job)."""
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     first = app(OWNER).run()
     team = server().team
@@ -372,7 +375,7 @@ def test_a_run_joined_from_another_workspace_is_saved_there_too(fresh_server):
 
 
 def test_an_owner_removes_a_member_from_the_team_page_and_they_lose_access_at_once(fresh_server):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     owner = app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -403,7 +406,7 @@ def test_an_owner_removes_a_member_from_the_team_page_and_they_lose_access_at_on
 
 
 def test_the_dispute_rule_an_owner_sets_decides_whose_word_stands(fresh_server):
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     owner = app(OWNER).run()
     ws, run_id, _ = _saved_demo(owner)
@@ -442,7 +445,7 @@ def test_a_link_opens_its_run_in_its_workspace_or_says_why_not(fresh_server):
     """Issue 35, item 5: a shared link to a run of a second workspace opens that run there for a
     member of both (not the default workspace's newest run); a member of the first only is told
     plainly that the link's workspace is not theirs."""
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     app(OWNER).run()   # the instance's first sign-in makes the default workspace
     team = server().team

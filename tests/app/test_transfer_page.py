@@ -23,7 +23,7 @@ def test_the_demos_cues_carry_over_to_another_split(fresh_server, tmp_path, monk
     cues = [d.value for d in at.dataframe if "z_eval" in d.value.columns][0]
     assert len(cues) == 10 and (cues["n_eval"] > 0).all()
     # a new tab, and a restarted server, show the split last measured (issue 45, walk item 5)
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     shown = metrics(at)["Cues that carry over"]
     for restart in (False, True):

@@ -10,19 +10,19 @@ from core.base.errors import InputError
 from dashboard.services import data_inputs
 
 
-def test_uploads_are_evicted_past_the_budget_and_respect_the_umask(tmp_path, monkeypatch):
+def test_uploads_are_evicted_past_the_budget_and_respect_the_umask(service_tab, tmp_path, monkeypatch):
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path))
     monkeypatch.setenv("ARTIFACT_LENS_UPLOADS_MB", "0.25")   # 262,144 bytes
     (tmp_path / "uploads").mkdir()
     (tmp_path / "uploads" / "mine.csv").write_bytes(b"m" * 300_000)   # not an upload: never evicted
     old = os.umask(0o022)
     try:
-        first = data_inputs.save_upload("a.csv", b"a" * 100_000)
+        first = data_inputs.save_upload(service_tab, "a.csv", b"a" * 100_000)
         time.sleep(0.01)
-        second = data_inputs.save_upload("b.csv", b"b" * 100_000)
+        second = data_inputs.save_upload(service_tab, "b.csv", b"b" * 100_000)
         time.sleep(0.01)
         assert first.exists() and second.exists()
-        third = data_inputs.save_upload("c.csv", b"c" * 100_000)   # 300 kB > budget: the oldest goes
+        third = data_inputs.save_upload(service_tab, "c.csv", b"c" * 100_000)   # 300 kB > budget: the oldest goes
     finally:
         os.umask(old)
     assert not first.exists() and second.exists() and third.exists() and (tmp_path / "uploads" / "mine.csv").exists()

@@ -197,7 +197,7 @@ def test_the_apps_owner_flag_is_checked_and_handed_to_the_sign_in(address):
     read of ``sys.argv``: an address is kept (lower case), anything else is one configuration error
     naming ``--owner``, and without the flag the setting decides."""
     from core.base.settings import settings as current
-    from dashboard.state import identity
+    from dashboard.process import arguments as identity
     from dashboard.services import navigation, team
 
     try:

@@ -93,13 +93,12 @@ def test_n_in_the_url_is_short_and_means_the_same(target):
 def _two_sliders():
     import streamlit as st
 
-    from dashboard.state.session import knob_key, set_live
-    from dashboard.state.session import session
+    from dashboard.state.browser import session
 
     sess = session()
-    sess.tau = st.slider("τ", 0.0, 1.0, float(sess.tau), 0.01, key=knob_key("w_tau"))
-    st.button("open view", key="open", on_click=set_live, args=(0.75, 1234))
-    st.session_state["seen"] = (float(sess.tau), sess.target, knob_key("w_tau"))
+    sess.tau = st.slider("τ", 0.0, 1.0, float(sess.tau), 0.01, key=sess.knob_key("w_tau"))
+    st.button("open view", key="open", on_click=sess.set_live, args=(0.75, 1234))
+    st.session_state["seen"] = (float(sess.tau), sess.target, sess.knob_key("w_tau"))
 
 
 def test_moving_tau_from_code_redraws_the_slider_at_the_new_value():

@@ -206,14 +206,16 @@ def test_the_dashboard_rule_sees_a_trespass(tmp_path):
     assert found == {"dashboard.services.current", "dashboard.widgets.sidebar", "dashboard.widgets.knobs", "pages.x"}, found
 
 
-def test_pages_reach_the_team_store_only_through_the_members_handle():
-    """No page calls ``server().team`` (or names a workspace id and ``by=`` itself): pages use
-    `dashboard.services.team.scope()`, which binds both."""
+def test_pages_and_widgets_reach_the_server_only_through_services():
+    """No page or widget reads the tab's ``.server`` (the team store, the caches, the jobs): they hand
+    the tab to services, and the team store is reached through `dashboard.services.team.scope(tab)`,
+    which binds the workspace and the member."""
     for name, path in MODULES.items():
-        if name.startswith("pages"):
+        if name.startswith(("pages", "dashboard.widgets")) or name == "app":
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Attribute) and node.attr == "team" and isinstance(node.value, ast.Call):
-                    raise AssertionError(f"{name} line {node.lineno}: server().team; use dashboard.services.team.scope()")
+                if isinstance(node, ast.Attribute) and node.attr in ("server", "team") and not (
+                        isinstance(node.value, ast.Name) and node.value.id == "team"):   # the `team` service module
+                    raise AssertionError(f"{name} line {node.lineno}: .{node.attr}; ask a service (team.scope(tab))")
 
 
 def test_the_lights_are_defined_once():
@@ -352,4 +354,4 @@ def test_a_job_named_by_a_bare_string_is_refused():
     from dashboard.services.cached_jobs import submit
 
     with pytest.raises(TypeError, match="JobKey"):
-        submit("run:abc", lambda ctx: None, name="x")
+        submit(None, "run:abc", lambda ctx: None, name="x")

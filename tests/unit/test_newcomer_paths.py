@@ -84,8 +84,8 @@ import streamlit as st
 from dashboard.services import current
 from dashboard.widgets.page import start_page
 
-sess = start_page("Probe", caption="A page made by following docs/architecture.md.")
-st.metric("Examples", f"{len(current.dataset()):,}")
+tab = start_page("Probe", caption="A page made by following docs/architecture.md.")
+st.metric("Examples", f"{len(current.dataset(tab)):,}")
 ''', encoding="utf-8")
     nav = dest / "dashboard" / "services" / "navigation.py"
     _edit(nav, '    ("pages/13_dynamics.py", "Dynamics", ":material/insights:"),\n',

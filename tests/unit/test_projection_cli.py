@@ -79,13 +79,15 @@ def _app_lookup(data, spec):
     import streamlit as st
 
     from dashboard.services import current, pipelines
-    from dashboard.state.session import Source, session
+    from dashboard.state.browser import tab as this_tab
+    from dashboard.state.session import Source
 
+    tab = this_tab()
     src = Source(source=data)
-    key, ds = current.load(src)
-    sess = session()
+    key, ds = current.load(tab, src)
+    sess = tab.session
     sess.ds_key, sess.source, sess.spec = key, src, current.check_spec(spec, ds)
-    found = pipelines.projection("umap", start=False)
+    found = pipelines.projection(tab, "umap", start=False)
     st.text(json.dumps(None if found is None else {"hit": found.info["cache_hit"], "xy": found.xy[:5].tolist(),
                                                    "n": len(found.xy), "job": sess.proj_job}))
 
@@ -93,7 +95,7 @@ def _app_lookup(data, spec):
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
     """The dashboard's server on this test's cache folder (and a fresh one after it)."""
-    from dashboard.process.server import server
+    from dashboard.process.shared import server
 
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path))
     monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
