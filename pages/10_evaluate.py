@@ -114,5 +114,5 @@ if "synthetic" in t:
     st.plotly_chart(figs["synthetic_accuracy"], key="eval_synthetic_acc")
     st.plotly_chart(figs["synthetic_scatter"], key="eval_synthetic_scatter")
 st.download_button("Download the HTML report", html_report(ev, review=evaluation_jobs.review_summary(tab, run, ev),
-                                                            certificate=certificates.report_table(tab, run, ev)),
+                   certificate=certificates.report_table(tab, run, ev)),
                    file_name=report_name(ev), mime="text/html", key="eval_report")

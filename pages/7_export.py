@@ -47,7 +47,7 @@ pairs = export_panels.near_duplicates_choice(tab, ds)
 options = dict(which=which, fmt=fmt, include_arrays=include_arrays, duplicate_pairs=pairs)
 try:
     out = exports.split(tab, sess, run, ds, **options, **(dict(quality=quality, quality_note=dq.export_note(tab, sess.spec))
-                                                     if add_quality else {}))
+                        if add_quality else {}))
 except InputError as exc:   # a quality table that does not fit: said, and the export goes without it
     st.error(plain(exc))
     out = exports.split(tab, sess, run, ds, **options)

@@ -96,7 +96,7 @@ def representation(tab):
     sess = tab.session
     ds = dataset(tab)
     return tab.server.cache.get_or_compute("representation", (sess.ds_key, sess.spec),
-                                         lambda: represent(ds, sess.spec))
+                                           lambda: represent(ds, sess.spec))
 
 
 # ---------------------------------------------------------------------- runs
@@ -191,7 +191,7 @@ def table(tab, run_):
 
     sess = tab.session
     return tab.server.cache.get_or_compute("table", (sess.ds_key, run_.key),
-                                         lambda: ExampleTable(dataset(tab), run_).prepare_browsing())
+                                           lambda: ExampleTable(dataset(tab), run_).prepare_browsing())
 
 
 def run_labels(tab, run_):

@@ -228,7 +228,7 @@ def projection(tab, method: str, *, start: bool = True):
     key = current.projection_key(ds, rep)
     if method == "pca":
         return tab.server.cache.get_or_compute("projection", (key, method),
-                                             lambda: project(rep.X, rep.ids, key=key, method="pca"))
+                                               lambda: project(rep.X, rep.ids, key=key, method="pca"))
     parallel = current.map_parallel()
     proj = tab.server.cache.get_or_compute(
         "projection", (key, method, parallel),
@@ -259,7 +259,7 @@ def restore_link(tab, qp: Optional[dict]) -> bool:
         return True
     if team.member(tab).signed_in:   # beyond the workspace's runs a link opens nothing on a shared instance
         tab.session.fail(f"The run this link names is not in workspace {team.member(tab).workspace!r} (it may have been "
-                       "discarded, or its dataset removed); the workspace's newest run is open instead.")
+                         "discarded, or its dataset removed); the workspace's newest run is open instead.")
         return False
     # a link to a run the server has cached opens single-user only: on a shared instance it could be
     # another workspace's data
@@ -290,7 +290,7 @@ def _into_linked_workspace(tab, linked) -> bool:
     found = next((w for w in spaces if str(w[0]) == str(linked)), None)
     if found is None:
         tab.session.fail("This link opens a run in a workspace you are not a member of (or one that no longer "
-                       f"exists); you are in {me.workspace!r}. Ask an owner of the link's workspace to add you.")
+                         f"exists); you are in {me.workspace!r}. Ask an owner of the link's workspace to add you.")
         return False
     team.enter_workspace(tab, found[0])
     return True

@@ -29,7 +29,7 @@ def load_or_ask(tab, source: Source) -> None:
         data_inputs.load_pending(tab, source)
     except RolesNeeded as exc:
         tab.session.mapping = {"source": source, "role": exc.role, "columns": exc.columns, "detected": exc.detected,
-                             "preview": exc.preview, "why": str(exc)}
+                               "preview": exc.preview, "why": str(exc)}
 
 
 def form(tab) -> None:

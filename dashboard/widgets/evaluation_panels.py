@@ -67,7 +67,7 @@ def interrupted_panel(tab, run, running) -> None:
         st.warning(f"An evaluation started {when} at τ = {rec['tau']:.2f}, n = {rec['n']:,} was interrupted (the "
                    "server stopped before it ended); nothing of it was stored.")
         if member(tab).can("run filters") and st.button(f"Run it again at τ = {rec['tau']:.2f}, n = {rec['n']:,}",
-                                                     key=f"eval_again_{i}", disabled=running is not None):
+                                                        key=f"eval_again_{i}", disabled=running is not None):
             try:
                 evaluation_jobs.run_again(tab, run, rec)
             except InputError as exc:
