@@ -7,7 +7,7 @@ with a hypothesis (and its label) drawn from another row, so the text is real, e
 and near-duplicates are as rare as in the files (copying the files would make every row a
 near-duplicate and time that instead).
 
-    python benchmarks/certify_bench.py [--rows 100000] [--devices cpu,cuda] [--seed 0]
+    python benchmarks/certify_bench.py [--rows 100000] [--distinct] [--devices cpu,cuda] [--seed 0]
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 
-def dataset(rows: int, seed: int, folder=DATA):
+def dataset(rows: int, seed: int, folder=DATA, distinct: bool = False):
     import numpy as np
     import pandas as pd
 
@@ -36,6 +36,9 @@ def dataset(rows: int, seed: int, folder=DATA):
     p, h = rng.integers(0, len(pool), rows), rng.integers(0, len(pool), rows)
     table = pd.DataFrame({"id": [f"r{i}" for i in range(rows)], "premise": pool["premise"].to_numpy()[p],
                           "hypothesis": pool["hypothesis"].to_numpy()[h], "label": pool["label"].to_numpy()[h]})
+    if distinct:   # every text its own: a word seen once (below every min_df and min_count) ends each
+        for field in ("premise", "hypothesis"):
+            table[field] = table[field] + [f" w{i}x" for i in range(rows)]
     return load_dataset(table, text=["premise", "hypothesis"], label="label", id="id")
 
 
@@ -61,11 +64,13 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--devices", default="cpu")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--distinct", action="store_true", help="make every premise and hypothesis distinct (the "
+                    "files' sentences repeat across the recombined rows; real data may not)")
     ap.add_argument("--data-dir", default=str(DATA), help="where snli_dev.jsonl and mnli_dev_matched.jsonl are "
                     "(default ../shared/data)")
     args = ap.parse_args()
-    ds = dataset(args.rows, args.seed, args.data_dir)
-    out = {"bench": "certify", "rows": args.rows, "cpus": os.cpu_count()}
+    ds = dataset(args.rows, args.seed, args.data_dir, args.distinct)
+    out = {"bench": "certify", "rows": args.rows, "distinct": args.distinct, "cpus": os.cpu_count()}
     for device in [d for d in args.devices.split(",") if d]:
         with tempfile.TemporaryDirectory() as cache:   # Φ computed afresh for each: the whole command's work
             try:

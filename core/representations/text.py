@@ -24,12 +24,39 @@ def fit_tfidf(texts, ngram: str, min_df: int, field: str):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     lo, hi = (int(x) for x in str(ngram).split("-"))
-    vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=min(int(min_df), max(1, len(texts) // 2)),
-                          sublinear_tf=True, dtype=np.float32)
+    least = min(int(min_df), max(1, len(texts) // 2))
+    codes, unique = pd.factorize(pd.Series(list(texts), dtype=object), use_na_sentinel=False)
     try:
-        return vec, vec.fit_transform(texts)
+        if len(unique) == len(codes):
+            vec = TfidfVectorizer(ngram_range=(lo, hi), min_df=least, sublinear_tf=True, dtype=np.float32)
+            return vec, vec.fit_transform(texts)
+        return _tfidf_of_repeated(list(unique), codes, (lo, hi), least)
     except ValueError as exc:  # empty vocabulary (e.g. only stop words / punctuation)
         raise InputError(f"field '{field}' gives no TF-IDF terms ({exc}); choose another field.") from None
+
+
+def _tfidf_of_repeated(unique: list, codes: np.ndarray, ngram_range: tuple, least: int):
+    """What ``TfidfVectorizer(min_df=least, sublinear_tf=True)`` fits on the texts ``unique[codes]``,
+    to the bit, with each distinct text read once (a premise of SNLI or MNLI comes with three
+    hypotheses; a prompt with each of its pairs): a text's TF-IDF row depends on its own counts and
+    the IDF alone, and the document frequencies count every repeat."""
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, TfidfVectorizer
+
+    counter = CountVectorizer(ngram_range=ngram_range, dtype=np.float32)
+    distinct = counter.fit_transform(unique)                  # terms in sorted order, as the vectorizer's
+    repeats = np.bincount(codes, minlength=len(unique))
+    df = np.bincount(distinct.indices, weights=np.repeat(repeats, np.diff(distinct.indptr)),
+                     minlength=distinct.shape[1])
+    keep = np.flatnonzero(df >= least)
+    if not len(keep):
+        raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+    distinct = distinct[:, keep]
+    terms = np.asarray(counter.get_feature_names_out(), dtype=object)[keep]
+    weights = TfidfTransformer(sublinear_tf=True).fit(distinct[codes])
+    vec = TfidfVectorizer(ngram_range=ngram_range, sublinear_tf=True, dtype=np.float32,
+                          vocabulary={t: i for i, t in enumerate(terms)}).fit(unique[:1])
+    vec.idf_ = weights.idf_                                   # the IDF of every repeat, not of the one text
+    return vec, weights.transform(distinct)[codes]
 
 
 def _tfidf_blocks(dataset, fields, ngram, min_df, messages):
@@ -46,7 +73,7 @@ def _tfidf_blocks(dataset, fields, ngram, min_df, messages):
 
 
 def _svd(M, dim, seed, messages, info, what="TF-IDF"):
-    from sklearn.decomposition import TruncatedSVD
+    from .svd import RandomizedSVD
 
     max_dim = min(M.shape) - 1
     if max_dim < 1:
@@ -54,7 +81,7 @@ def _svd(M, dim, seed, messages, info, what="TF-IDF"):
     if dim > max_dim:
         messages.append(f"dim={dim} is more than this {what} matrix allows ({M.shape[0]}×{M.shape[1]}); used dim={max_dim}.")
         dim = max_dim
-    svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=5, random_state=seed)
+    svd = RandomizedSVD(dim, n_iter=5, random_state=seed)   # scikit-learn's randomized TruncatedSVD, on every core
     Z = svd.fit_transform(M).astype(np.float32)
     info["explained_variance"] = round(float(svd.explained_variance_ratio_.sum()), 4)
     return Z, svd
