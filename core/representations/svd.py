@@ -10,11 +10,12 @@ row is summed in the same order as before).
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
+
+from ..base.cores import usable_cores
 
 __all__ = ["RandomizedSVD"]
 
@@ -53,8 +54,7 @@ class RandomizedSVD:
                  workers: int = 0):
         self.n_components, self.n_iter, self.random_state = int(n_components), int(n_iter), int(random_state)
         self.n_oversamples = int(n_oversamples)
-        self.workers = int(workers) or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                            else (os.cpu_count() or 1))
+        self.workers = int(workers) or usable_cores()
 
     def fit_transform(self, M) -> np.ndarray:
         from scipy import linalg
