@@ -96,13 +96,19 @@ def save_upload(tab, name: str, data: bytes) -> Path:
 def _save_upload(name: str, data: bytes) -> Path:
     """An uploaded file saved under the cache (named by its content hash), so core.data.sources can
     read it. Uploads are kept within ``$ARTIFACT_LENS_UPLOADS_MB`` (default 2048 MB): the least
-    recently used ones are deleted past it."""
+    recently used ones are deleted past it. The name is the tool's mark: a file in the folder whose
+    name is not the hash of its content is someone else's, never read as an upload, replaced or
+    deleted."""
     content = digest(data)
     suffixes = "".join(Path(name).suffixes[-2:]) or ".csv"
     folder = paths.cache_dir() / "uploads"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{content}{suffixes}"
     if path.exists():
+        if not _is_upload(path):
+            raise InputError(f"the uploads folder {folder} holds a file named {path.name} that is not this upload "
+                             "(its content differs), and the tool leaves files it did not write alone: move that "
+                             "file elsewhere, then upload again.")
         path.touch()   # recently used: evicted last
     else:
         paths.atomic_write(path, lambda fh: fh.write(data))
@@ -113,13 +119,27 @@ def _save_upload(name: str, data: bytes) -> Path:
 _UPLOAD_NAME = re.compile(r"^[0-9a-f]{16}(\.|$)")
 
 
+def _is_upload(path: Path) -> bool:
+    """Whether ``path`` is an upload this tool saved: its name starts with the hash of its content."""
+    if not _UPLOAD_NAME.match(path.name):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return digest(iter(lambda: fh.read(1 << 20), b"")) == path.name[:16]
+    except OSError:
+        return False
+
+
 def _evict_uploads(folder: Path, keep: Path) -> None:
     budget = settings().uploads_mb * (1 << 20)
-    # only uploads (named by their content hash): anything else in the folder is not the tool's to delete
-    files = sorted((p for p in folder.iterdir() if p.is_file() and p != keep and _UPLOAD_NAME.match(p.name)),
-                   key=lambda p: p.stat().st_mtime)
+    named = [p for p in folder.iterdir() if p.is_file() and p != keep and _UPLOAD_NAME.match(p.name)]
+    if keep.stat().st_size + sum(p.stat().st_size for p in named) <= budget:
+        return   # the common case: nothing to delete, nothing read
+    # over the budget: only the tool's own uploads count and go (their content checked against their
+    # name), oldest first; anything else in the folder is not the tool's to delete
+    files = sorted((p for p in named if _is_upload(p)), key=lambda p: p.stat().st_mtime)
     total = keep.stat().st_size + sum(p.stat().st_size for p in files)
-    for old in files:   # oldest first
+    for old in files:
         if total <= budget:
             break
         total -= old.stat().st_size

@@ -1,6 +1,7 @@
 """Uploads are stored within a size budget, respect the umask, and local paths stay inside allowed folders."""
 import json
 import os
+import shutil
 import time
 
 import pytest
@@ -27,6 +28,47 @@ def test_uploads_are_evicted_past_the_budget_and_respect_the_umask(service_tab, 
         os.umask(old)
     assert not first.exists() and second.exists() and third.exists() and (tmp_path / "uploads" / "mine.csv").exists()
     assert oct(third.stat().st_mode & 0o777) == oct(0o644)
+
+
+#: files someone else put in the uploads folder: names that look like uploads (16 hex digits) or not
+_THEIRS = st.lists(st.tuples(st.one_of(st.text("0123456789abcdef", min_size=16, max_size=16).map(lambda h: h + ".csv"),
+                                       st.sampled_from(["notes.txt", "data.csv", "0123456789abcdef", "x.jsonl"])),
+                             st.tuples(st.integers(0, 100_000), st.integers(0, 255)).map(lambda t: bytes([t[1]]) * t[0])),
+                   max_size=4, unique_by=lambda f: f[0])
+#: uploads big enough that a few of them pass the 0.25 MB budget
+_UPLOADS = st.lists(st.tuples(st.integers(40_000, 120_000), st.integers(0, 255)).map(lambda t: bytes([t[1]]) * t[0]),
+                    min_size=1, max_size=5)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(theirs=_THEIRS, uploads=_UPLOADS)
+def test_a_file_the_tool_did_not_write_is_never_read_replaced_or_evicted(service_tab, tmp_path, monkeypatch, theirs,
+                                                                       uploads):
+    """Whatever else is in the uploads folder, hash-like names included, survives any run of uploads
+    past the budget, byte for byte; an upload never reads another's file as its own (a clear error
+    names the file instead), and what is kept is within the budget, the tool's own files counted."""
+    from core.base.keys import digest
+
+    folder = tmp_path / "cache-theirs" / "uploads"
+    shutil.rmtree(folder.parent, ignore_errors=True)
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(folder.parent))
+    monkeypatch.setenv("ARTIFACT_LENS_UPLOADS_MB", "0.25")
+    for name, data in theirs:
+        (folder / name).write_bytes(data)
+        os.utime(folder / name, (1, 1))   # older than every upload: first in line if they were evictable
+    for data in uploads:
+        squatted = (folder / f"{digest(data)}.csv").exists() and (folder / f"{digest(data)}.csv").read_bytes() != data
+        if squatted:
+            with pytest.raises(InputError, match="not this upload"):
+                data_inputs.save_upload(service_tab, "u.csv", data)
+        else:
+            saved = data_inputs.save_upload(service_tab, "u.csv", data)
+            assert saved.read_bytes() == data
+    for name, data in theirs:
+        assert (folder / name).read_bytes() == data, name
+    mine = [p for p in folder.iterdir() if p.name not in dict(theirs)]
+    assert len(mine) <= 1 or sum(p.stat().st_size for p in mine) <= 0.25 * (1 << 20)
 
 
 def test_local_paths_must_be_inside_the_data_folders(tmp_path, monkeypatch):
