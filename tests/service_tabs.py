@@ -13,3 +13,18 @@ def new_tab(*, identity=None):
     tab = Tab(Session(), Server())
     team.resolve(tab, identity or Identity())
     return tab
+
+
+def score_demo(tab, rows: int):
+    """Load the synthetic NLI demo of ``rows`` rows, score it with a small AFLite run and make it the
+    tab's current run, saved in its member's workspace, as the Data page does; the run."""
+    from dashboard.services import current, pipelines
+    from dashboard.state.session import DEFAULT_PARAMS, Source
+
+    source = Source(f"demo:nli:n={rows}", {}, "demo")
+    key, ds = current.load(tab, source)
+    spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=8", ds)
+    params = dict(DEFAULT_PARAMS, n_partitions=4)
+    pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
+    pipelines.keep_in_workspace(tab)
+    return current.run(tab)

@@ -21,19 +21,15 @@ _WITHOUT_STREAMLIT = textwrap.dedent("""
     for path in sorted(Path("dashboard/services").glob("*.py")):
         importlib.import_module(f"dashboard.services.{path.stem}")
     from dashboard.process.server import Server
-    from dashboard.services import current, pipelines, reviews, team
-    from dashboard.state.session import DEFAULT_PARAMS, Session, Source
+    from dashboard.services import current, reviews, team
+    from dashboard.state.session import Session
     from dashboard.state.tab import Identity, Tab
+    sys.path.insert(0, "tests")
+    from service_tabs import score_demo
 
     tab = Tab(Session(), Server())
     me = team.resolve(tab, Identity())
-    source = Source("demo:nli:n=240", {}, "demo")
-    key, ds = current.load(tab, source)
-    spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=8", ds)
-    params = dict(DEFAULT_PARAMS, n_partitions=4)
-    pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
-    pipelines.keep_in_workspace(tab)
-    run = current.run(tab)
+    run = score_demo(tab, 240)
     tab.session.set_live(0.6, 100)
     live = current.live_result(tab, run)
     z = current.zstats(tab)
@@ -72,16 +68,11 @@ def test_two_tabs_on_one_server_each_keep_their_own_view(service_tab):
     """The services hold no state of their own: a second tab on the same server sees nothing until it
     opens the run the first saved, and its live τ/n stay its own."""
     from dashboard.services import current, pipelines, team
-    from dashboard.state.session import DEFAULT_PARAMS, Session, Source
+    from dashboard.state.session import Session
     from dashboard.state.tab import Identity, Tab
+    from service_tabs import score_demo
 
-    source = Source("demo:nli:n=200", {}, "demo")
-    key, ds = current.load(service_tab, source)
-    spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=8", ds)
-    params = dict(DEFAULT_PARAMS, n_partitions=4)
-    pipelines.apply_result(service_tab, pipelines.score(service_tab, None, key, ds, spec, params), params, source)
-    pipelines.keep_in_workspace(service_tab)
-    first = current.run(service_tab)
+    first = score_demo(service_tab, 200)
     assert first.key == service_tab.session.run_key
 
     other = Tab(Session(), service_tab.server)
