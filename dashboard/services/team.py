@@ -16,8 +16,8 @@ from core.team.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS, NotAllowed
 from dashboard.process import arguments
 from dashboard.state.tab import Identity
 
-__all__ = ["Member", "SignInNeeded", "owner_setting", "resolve", "member", "enter_workspace", "require", "scope", "workspaces",
-           "create_workspace", "seed_of"]
+__all__ = ["Member", "SignInNeeded", "owner_setting", "resolve", "member", "enter_workspace", "require", "scope",
+           "workspaces", "create_workspace", "seed_of"]
 
 
 @dataclass(frozen=True)
