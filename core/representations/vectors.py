@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Optional
@@ -440,8 +441,9 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
     try:
         if staged:
             # The stream in the file's order is staged as float32 first, then gathered in the dataset's order.
-            rows_tmp = folder / f".{key}.{os.getpid()}.rows.tmp"
-            with open(rows_tmp, "wb") as fh:
+            fd, name = tempfile.mkstemp(prefix=f".{key}.rows.{os.getpid()}.", suffix=".tmp", dir=folder)
+            rows_tmp = Path(name)   # new, made here: the unlink below can only remove the tool's own file
+            with os.fdopen(fd, "wb") as fh:
                 _write_npy(fh, (src.n_rows, d), read_progress(src.stream(), src.n_rows, what, cancel, progress))
             array = np.load(rows_tmp, mmap_mode="r")
         chunks = _checked(_ordered_chunks(array, src.stream, pos, n), n, dataset.ids, what, cancel, progress,

@@ -124,6 +124,7 @@ class Server:
         self.map_slots = threading.Semaphore(1)
         self.stopping = threading.Event()
         self.exports = exports_folder()
+        self._made_exports = False   # whether this server made the folder (and may remove it at the stop)
         # prepared exports and projection temporaries of a server that was killed
         paths.remove_stale_temporaries(self.exports)
         self.pruning = self.jobs.service("prune results", lambda stop: self.prune())
@@ -132,6 +133,16 @@ class Server:
         # the beat read once: a setting changed later must not stop the leases' renewal
         every = settings().run_lease / 3
         self.jobs.service("run-lease heartbeat", lambda stop: self._heartbeat(every, stop))
+
+    def export_folder(self):
+        """The folder the Export page prepares files in, made on first use (then removed at the stop
+        when nothing else is left in it; a folder that was there before is left)."""
+        try:
+            self.exports.mkdir(parents=True)
+            self._made_exports = True
+        except FileExistsError:
+            pass
+        return self.exports
 
     def prune(self) -> dict:
         """Keep the computed results within ``ARTIFACT_LENS_RESULTS_MB`` (`core.base.result_store.prune`):
@@ -166,14 +177,15 @@ class Server:
         self.jobs.backend.close()
         for job in left:
             log.warning("job %s did not stop within %.1f s of the shutdown", job.name, timeout)
-        # only the files this process prepared (".<name>.<pid>.<random>.tmp"), then the folder if
-        # that leaves it empty: a cache pointed at a folder of the user's keeps what they put there
+        # only the files this process prepared (".<name>.<pid>.<random>.tmp"), then the folder if this
+        # server made it and that leaves it empty: a folder of the user's stays, with what they put there
         for prepared in self.exports.glob(f".*.{os.getpid()}.*.tmp"):
             prepared.unlink(missing_ok=True)
-        try:
-            self.exports.rmdir()
-        except OSError:
-            pass   # absent, or it holds files this process did not prepare
+        if self._made_exports:
+            try:
+                self.exports.rmdir()
+            except OSError:
+                pass   # gone already, or it holds files this process did not prepare
         return left
 
 

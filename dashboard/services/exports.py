@@ -125,10 +125,9 @@ def prepare(tab, frame, fmt: str, manifest: dict, file_name: str, signature: str
     server starts stopping meanwhile (nothing is left)."""
     discard(tab)
     srv, sess = tab.server, tab.session
-    srv.exports.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     # ".<name>.<pid>.<random>.tmp": paths.remove_stale_temporaries knows a dead writer's file
-    fd, tmp = tempfile.mkstemp(prefix=f".{file_name}.{os.getpid()}.", suffix=".tmp", dir=srv.exports)
+    fd, tmp = tempfile.mkstemp(prefix=f".{file_name}.{os.getpid()}.", suffix=".tmp", dir=srv.export_folder())
     try:
         with os.fdopen(fd, "wb") as fh:
             export.write_file(frame, fh, fmt, manifest=manifest, progress=progress, cancel=srv.stopping, card=card,

@@ -94,3 +94,17 @@ def test_stop_removes_only_the_files_it_prepared(srv):
     srv.finish_stop(timeout=5)
     assert not Path(made.path).exists()
     assert sorted(p.name for p in srv.exports.iterdir()) == [".draft.tmp", "mine.csv"]
+
+
+
+def test_an_exports_folder_the_server_did_not_make_survives_the_stop(monkeypatch, tmp_path):
+    """The stop removes the exports folder only when this server made it: an empty one that was
+    there before stays (a cache pointed at a folder of the user's)."""
+    monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
+    theirs = tmp_path / "cache" / "exports"
+    theirs.mkdir(parents=True)
+    srv = Server()
+    made = exports.prepare(Tab(Session(), srv), FRAME, "csv", {}, "e.csv", "sig")
+    srv.finish_stop(timeout=5)
+    assert theirs.is_dir() and list(theirs.iterdir()) == [] and not Path(made.path).exists()
