@@ -27,8 +27,10 @@ class _Products:
     """``M @ X`` and ``M.T @ Y`` for a CSR matrix ``M``, each in row blocks on ``workers`` threads."""
 
     def __init__(self, M: sp.csr_matrix, workers: int):
-        self.M, self.MT = M, M.T.tocsr()
+        self.M = M
         self.workers = workers if M.nnz >= _THREADED_NNZ else 1
+        # rows of Mᵀ to split over threads: a CSR copy, made only when there are threads to feed
+        self.MT = M.T.tocsr() if self.workers > 1 else M.T
 
     def _blocks(self, A: sp.csr_matrix, X: np.ndarray) -> np.ndarray:
         if self.workers == 1:

@@ -57,8 +57,11 @@ class MapView:
     size: int
     quality: Optional[pd.DataFrame]
 
+    @property
+    def sess(self):
+        return self.tab.session
+
     def __post_init__(self):
-        self.sess = self.tab.session
         self.rows_of_points = self.table.rows_of(self.proj.ids)   # projection rows (= rows of Φ) -> table rows
 
     # ------------------------------------------------------------------ selection
