@@ -12,10 +12,20 @@ share of the data.
 p_after = count / support is compared with the baseline's share p_before (pooled two-proportion z,
 both supports' sampling error); a feature the baseline never had (or once) is compared with the
 label's share in the baseline (Gardner et al.'s z against the chance line). Only the candidate's
-features with a support of at least the certificate's ``min_count`` are tested. A cue is
-*new or stronger* when it leans towards its label (p_after above the label's share) and its z passes
-the Bonferroni line over every feature × label tested: under no change, the chance that any cue is
-flagged is at most the family's α, however many features the data has."""
+features with a support of at least the certificate's ``min_count`` are tested.
+
+A share alone misses a phrase that an old, rare feature already was: MNLI dev has 27 examples
+saying "indeed", so "Indeed," put before 50 entailment hypotheses moves a share measured on the
+baseline's dozen by less than its uncertainty. So each feature and label is also tested for the
+rows it gives away *beyond chance*, e = count − (the label's share) × support, per example of the
+data: the cue's mass, which does not grow with n. Each side is measured against its own label
+shares (a label more common in the candidate is not by itself more rows beyond chance), and the
+standard error is that of the mean of 1[feature]·(1[label] − share), measured on each side.
+
+A cue is *new or stronger* when it leans towards its label (p_after above the label's share) and
+one of its two z's passes the Bonferroni line over both tests of every feature × label: under no
+change, the chance that any cue is flagged is at most the family's α, however many features the
+data has."""
 from __future__ import annotations
 
 import math
@@ -62,22 +72,34 @@ def _frame(cert: dict):
     return counts.assign(_support=np.asarray(cues["support"], dtype=float)), prior
 
 
+def _excess(k, n, prior: float, total: float):
+    """Rows beyond chance per example, e/N with e = k − prior·n, and its variance per example: the
+    mean and variance of 1[feature]·(1[label] − prior) over the ``total`` examples."""
+    mean = (k - prior * n) / total
+    square = (k * (1 - prior) ** 2 + (n - k) * prior ** 2) / total
+    return mean, np.maximum(square - mean ** 2, 0.0)
+
+
 def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
     """The candidate's new or stronger cues (module docstring), strongest first: ``feature``,
     ``label``, ``support_before``, ``share_before`` (None: fewer than `CUE_SUPPORT` in the baseline,
-    compared with the label's share ``chance``), ``support_after``, ``share_after``, ``z`` and
-    ``line`` (the Bonferroni z over every feature × label tested). Empty when either certificate has
+    compared with the label's share ``chance``), ``support_after``, ``share_after``,
+    ``excess_before`` and ``excess_after`` (rows beyond chance per example), ``test`` (``share`` or
+    ``rows``: which comparison passed its line; the stronger when both did), ``z`` and ``line``
+    (the Bonferroni z over both tests of every feature × label). Empty when either certificate has
     no cue table."""
-    columns = ["feature", "label", "support_before", "share_before", "chance", "support_after", "share_after", "z",
-               "line"]
+    columns = ["feature", "label", "support_before", "share_before", "chance", "support_after", "share_after",
+               "excess_before", "excess_after", "test", "z", "line"]
     b, a = _frame(baseline), _frame(candidate)
     if b is None or a is None:
         return pd.DataFrame(columns=columns)
-    (b_counts, b_prior), (a_counts, _) = b, a
+    (b_counts, b_prior), (a_counts, a_prior) = b, a
+    b_total = max(sum(int(v) for v in baseline["dataset"]["labels"].values()), 1)
+    a_total = max(sum(int(v) for v in candidate["dataset"]["labels"].values()), 1)
     least = int(candidate.get("settings", {}).get("min_count") or CUE_SUPPORT)
     a_counts = a_counts[a_counts["_support"] >= least]
     labels = [lab for lab in a_counts.columns if lab != "_support" and lab in b_prior.index]
-    tests = len(a_counts) * len(labels)
+    tests = 2 * len(a_counts) * len(labels)
     line = bonferroni_threshold(alpha, tests)
     rows = []
     known = b_counts.reindex(a_counts.index)
@@ -92,14 +114,20 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
         spread = np.where(seen, np.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / np.where(seen, n_b, 1))),
                           math.sqrt(chance * (1 - chance)) / np.sqrt(n_a))
         reference = np.where(seen, p_b, chance)
+        e_a, v_a = _excess(k_a, n_a, float(a_prior.get(lab, 0.0)), a_total)
+        e_b, v_b = _excess(np.nan_to_num(k_b), np.nan_to_num(n_b), chance, b_total)
+        mass_spread = np.sqrt(v_a / a_total + v_b / b_total)
         with np.errstate(divide="ignore", invalid="ignore"):
             # no spread (a label the baseline never had): any lean towards it is beyond chance; a finite
             # stand-in keeps the outputs valid JSON
-            z = np.where(spread > 0, (p_a - reference) / spread, np.where(p_a > reference, Z_BEYOND, 0.0))
-        hit = (z > line) & (p_a > chance)
+            z_share = np.where(spread > 0, (p_a - reference) / spread, np.where(p_a > reference, Z_BEYOND, 0.0))
+            z_rows = np.where(mass_spread > 0, (e_a - e_b) / mass_spread, 0.0)
+        z = np.maximum(z_share, z_rows)
+        hit = (z > line) & (p_a > chance) & (e_a > 0)
         for i in np.flatnonzero(hit):
             rows.append([a_counts.index[i], lab, None if not seen[i] else int(n_b[i]),
-                         None if not seen[i] else float(p_b[i]), chance, int(n_a[i]), float(p_a[i]), float(z[i]), line])
+                         None if not seen[i] else float(p_b[i]), chance, int(n_a[i]), float(p_a[i]), float(e_b[i]),
+                         float(e_a[i]), "share" if z_share[i] >= z_rows[i] else "rows", float(z[i]), line])
     out = pd.DataFrame(rows, columns=columns).sort_values("z", ascending=False, kind="stable").reset_index(drop=True)
     for column in ("support_before", "share_before"):   # None (absent from the baseline), never NaN
         out[column] = out[column].astype(object).where(out[column].notna(), None)

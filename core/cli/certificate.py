@@ -102,7 +102,8 @@ def check_result(table) -> dict:
             "cues": [] if cues is None else [
                 {"feature": c.feature, "label": c.label, "status": "fail", "support_before": c.support_before,
                  "share_before": c.share_before, "chance": c.chance, "support_after": int(c.support_after),
-                 "share_after": c.share_after, "z": c.z, "line": c.line} for c in cues.itertuples(index=False)]}
+                 "share_after": c.share_after, "excess_before": c.excess_before, "excess_after": c.excess_after,
+                 "test": c.test, "z": c.z, "line": c.line} for c in cues.itertuples(index=False)]}
 
 
 def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> str:
@@ -128,12 +129,15 @@ def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> s
                      f"{cell(m['threshold'])} | {_MARK[m['status']]} {md_text(m['why']) if m['status'] != 'pass' else 'pass'} |")
     if result["cues"]:
         lines += ["", f"**New or stronger cues** ({len(result['cues'])}; the share of the feature's examples with the "
-                      "label, before → after, and the label's share of the data):", "",
-                  "| feature | label | before | after | chance | examples | z |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+                      "label, before → after, against the label's share of the data, and the rows it gives away "
+                      "beyond chance per 1,000 examples):", "",
+                  "| feature | label | before | after | chance | examples | beyond chance /1k | z |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for c in result["cues"][:shown]:
             before = "absent" if c["share_before"] is None else f"{c['share_before']:.2f} of {c['support_before']:,}"
             lines.append(f"| {name(c['feature'])} | {md_text(c['label'])} | {before} | {c['share_after']:.2f} | "
-                         f"{c['chance']:.2f} | {c['support_after']:,} | {c['z']:.1f} |")
+                         f"{c['chance']:.2f} | {c['support_after']:,} | {1000 * c['excess_before']:.2f} → "
+                         f"{1000 * c['excess_after']:.2f} | {c['z']:.1f} |")
         if len(result["cues"]) > shown:
             lines.append(f"\n… and {len(result['cues']) - shown} more (``--json``).")
     return "\n".join(lines) + "\n"
@@ -168,7 +172,8 @@ def cmd_check(args) -> int:
                 before = "absent" if c.share_before is None or c.share_before != c.share_before else \
                     f"{c.share_before:.2f} of {int(c.support_before):,}"
                 print(f"  {terminal_text(c.feature)[:40]:40s} → {terminal_text(c.label)[:20]:20s} {before} → {c.share_after:.2f} "
-                      f"of {int(c.support_after):,} (chance {c.chance:.2f}, z {c.z:.1f})")
+                      f"of {int(c.support_after):,} (chance {c.chance:.2f}; beyond chance {1000 * c.excess_before:.2f} → "
+                      f"{1000 * c.excess_after:.2f} per 1k; z {c.z:.1f})")
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
     if len(broken):

@@ -36,3 +36,30 @@ def test_what_is_listed_leans_towards_its_label_beyond_the_line(before, after, a
         assert cue.z > cue.line and cue.share_after > cue.chance
         assert cue.support_after >= after["settings"]["min_count"]
     assert cue_changes(after, after, alpha).empty   # nothing changed: nothing is new or stronger
+
+
+def _one_feature(support: int, counts: dict, totals: dict) -> dict:
+    return {"dataset": {"labels": totals}, "settings": {"min_count": 5},
+            "cues": {"min_count": 2, "features": ["indeed@hypothesis", "filler"], "support": [support, 40],
+                     "counts": {lab: [counts.get(lab, 0), 40 if lab == "n" else 0] for lab in totals}}}
+
+
+def test_an_old_rare_feature_that_now_gives_away_many_rows_is_named():
+    # MNLI's case: "indeed" was in 13 examples of a half (5 entailment); "Indeed," before 50 more
+    # entailment hypotheses leaves the share's uncertainty wide on the baseline's 13, but the rows
+    # it gives away beyond chance rose far beyond theirs
+    totals = {"e": 1650, "n": 1600, "c": 1650}
+    before = _one_feature(13, {"e": 5, "n": 4, "c": 4}, totals)
+    after = _one_feature(63, {"e": 55, "n": 4, "c": 4}, totals)
+    found = cue_changes(before, after, 0.05 / 60_000)   # as many tests as a half of MNLI makes
+    assert list(found["feature"]) == ["indeed@hypothesis"] and list(found["label"]) == ["e"]
+    assert found["test"].iloc[0] == "rows"
+    assert found["excess_after"].iloc[0] > found["excess_before"].iloc[0] > -1
+
+
+def test_a_feature_more_common_without_leaning_is_not_a_cue():
+    totals = {"e": 1650, "n": 1600, "c": 1650}
+    before = _one_feature(30, {"e": 10, "n": 10, "c": 10}, totals)
+    after = _one_feature(600, {"e": 202, "n": 196, "c": 202}, totals)   # 20 × as common, at chance
+    assert cue_changes(before, after, 0.05 / 60_000).empty
+
