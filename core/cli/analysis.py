@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..base.escaping import terminal_text
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
                              quality_knobs, representation_for, with_ids, write_table)
 
@@ -16,6 +17,8 @@ def cmd_zstats(args) -> int:
     declare_csv(args, out=args.out)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
+    if ds.pairs is not None:
+        return _pair_zstats(args, ds)
     bar = progress_bar("z-statistics", args.quiet)
     try:
         zs = compute_z(ds, min_count=args.min_count, alpha=args.alpha, progress=bar)
@@ -34,6 +37,27 @@ def cmd_zstats(args) -> int:
             feats = ", ".join(f"{f} ({z:.1f})" for f, z in zip(rows["feature"], rows["z"]))
             print(f"  {lab}: {feats}")
         print(f"wrote {len(zs.table)} rows to {args.out}")
+    return 0
+
+
+def _pair_zstats(args, ds) -> int:
+    """``zstats`` on preference pairs: the pair cue table (`core.zstats.pairs`), keyed by feature."""
+    from ..zstats.pairs import length_bias, pair_cues
+
+    cues = pair_cues(ds, min_count=args.min_count, alpha=args.alpha)
+    write_table(cues.table, args.outputs.path_for("--out"))
+    args.outputs.commit()
+    if not args.quiet:
+        bias = length_bias(ds)
+        print(f"{cues.pairs} pairs; {cues.tested} features on which at least {args.min_count} pairs differ; line |z| > "
+              f"{cues.line:.2f} (two-sided Bonferroni, alpha = {cues.alpha}); {int(cues.table['over_line'].sum())} over it")
+        print(f"the chosen response is the longer in {bias['chosen_longer']:.1%} ± {bias['stderr']:.1%} of pairs "
+              f"(ties half); picking the longer is right on {bias['longer_wins_accuracy']:.1%} of the {bias['differ']} "
+              "pairs whose lengths differ" if bias["differ"] else "every pair's two responses have the same length")
+        for c in cues.top(args.top).itertuples(index=False):
+            print(f"  {terminal_text(c.feature)[:40]:40s} {c.kind:7s} favours {c.favours:8s} share {c.share:.3f} of "
+                  f"{c.differ:>6,} differing pairs, z {c.z:+.1f}{'  *' if c.over_line else ''}")
+        print(f"wrote {len(cues.table)} rows to {args.out}")
     return 0
 
 

@@ -25,6 +25,14 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--feature", action="append", default=None, help="a boolean/categorical column to use as a feature (repeatable)")
     g.add_argument("--config", help="Hub/datasets config name")
     g.add_argument("--split", help="split to load (e.g. validation)")
+    g = p.add_argument_group("preference pairs (docs/data.md; detected from chosen/rejected or response_a/response_b/"
+                             "winner columns when no --label is given)")
+    g.add_argument("--pairs", choices=["standard", "conversational", "implicit", "judged"],
+                   help="read the rows as preference pairs of this shape")
+    g.add_argument("--no-pairs", action="store_true", help="never read the rows as preference pairs")
+    for role in ("prompt", "chosen", "rejected", "response-a", "response-b", "winner"):
+        g.add_argument(f"--{role}-column", dest=f"pair_{role.replace('-', '_')}", metavar="COLUMN",
+                       help=f"the pairs' {role.replace('-', ' ')} column")
 
 
 def id_arg(args):
@@ -38,8 +46,20 @@ def load_from_args(args):
     return load_dataset(
         args.dataset, text=args.text, label=args.label, id=id_arg(args),
         embedding=args.embedding,
-        image=args.image, features=args.feature, config=args.config, split=args.split,
+        image=args.image, features=args.feature, config=args.config, split=args.split, **pair_args(args),
     )
+
+
+def pair_args(args) -> dict:
+    """What ``load_dataset`` gets for preference pairs from --pairs, --no-pairs and the pairs' columns."""
+    roles = ("prompt", "chosen", "rejected", "response_a", "response_b", "winner")
+    columns = {r: getattr(args, f"pair_{r}") for r in roles if getattr(args, f"pair_{r}", None)}
+    if getattr(args, "no_pairs", False):
+        if getattr(args, "pairs", None) or columns:
+            raise InputError("--no-pairs reads the rows as labelled examples: drop --pairs and the pairs' columns, "
+                             "or drop --no-pairs.")
+        return {"pairs": False}
+    return {"pairs": getattr(args, "pairs", None), "pair_columns": columns or None}
 
 
 def progress_bar(desc: str, quiet: bool):

@@ -27,6 +27,11 @@ def cmd_info(args) -> int:
         "dropped": ds.dropped,
         "messages": ds.messages,
     }
+    if ds.pairs is not None:
+        from ..zstats.pairs import length_bias
+
+        info["pairs"] = {"shape": ds.pairs.shape, "columns": ds.pairs.columns, "order_seed": ds.pairs.order_seed,
+                         "length_bias": length_bias(ds)}
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
@@ -44,6 +49,12 @@ def cmd_info(args) -> int:
         print("dropped rows")
         for reason, n in ds.dropped.items():
             print(f"  {reason}: {n}")
+    if ds.pairs is not None:
+        bias = info["pairs"]["length_bias"]
+        print(f"pairs        {ds.pairs.shape} shape (" + ", ".join(f"{r}: {c}" for r, c in ds.pairs.columns.items())
+              + "); label: which side (a or b, a seeded random order) was preferred")
+        print(f"length       the chosen response is the longer in {bias['chosen_longer']:.1%} ± {bias['stderr']:.1%} of "
+              f"pairs (ties half); {bias['chosen_words']:.1f} words chosen, {bias['rejected_words']:.1f} rejected")
     for m in ds.messages:
         print(f"note: {m}")
     return 0
@@ -185,7 +196,9 @@ def cmd_aflite(args) -> int:
         if bar:
             bar.close()
     scored = export.export_frame(ds, run, which="all", include_arrays=False)
-    scored = scored[["id", ds.label, "predictability", "removed_at", "retained", "warmup"]
+    # (a pair's label is its side of a drawn order: its scores file keys the pair by id alone)
+    scored = scored[["id", *([ds.label] if ds.pairs is None else []), "predictability", "removed_at", "retained",
+                     "warmup"]
                     + (["possibly_mislabelled"] if joint is not None else [])]
     extra = {"retained_ids": [str(i) for i in np.asarray(run.ids)[run.retained]],
              "command": args.command_line}

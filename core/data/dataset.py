@@ -44,6 +44,9 @@ class Dataset:
     truth : list of str
         Ground-truth columns of the demos (e.g. ``biased``, ``artifact``); never
         fed to a representation.
+    pairs : core.data.pairs.PairSource or None
+        For preference pairs: their source shape and rows (the table then holds
+        ``prompt``, ``response_a``, ``response_b`` and the label ``preferred``).
     """
 
     table: pd.DataFrame
@@ -56,6 +59,7 @@ class Dataset:
     dropped: dict = field(default_factory=dict)
     messages: list = field(default_factory=list)
     truth: list = field(default_factory=list)
+    pairs: Optional[object] = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.table)

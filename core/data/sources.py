@@ -69,6 +69,8 @@ def load_dataset(
     features: Union[None, str, Sequence[str]] = None,
     config: Optional[str] = None,
     split: Optional[str] = None,
+    pairs: Union[None, bool, str] = None,
+    pair_columns: Optional[dict] = None,
 ) -> Dataset:
     """Load a labelled dataset from any supported source.
 
@@ -87,6 +89,14 @@ def load_dataset(
         Boolean or categorical columns to treat as features for z-statistics.
     config, split : str, optional
         Hub / ``datasets`` config and split (e.g. ``config="mnli", split="validation_matched"``).
+    pairs : str or bool, optional
+        Preference pairs (`core.data.pairs`): a shape (``"standard"``, ``"conversational"``,
+        ``"implicit"``, ``"judged"``), ``False`` never to read rows as pairs, or None to read them
+        as pairs when the table has chosen/rejected (or response_a/response_b/winner) columns and
+        no label column is named.
+    pair_columns : dict, optional
+        Role → column of the pairs (``prompt``, ``chosen``, ``rejected``, ``response_a``,
+        ``response_b``, ``winner``), where the columns have other names.
 
     Raises
     ------
@@ -102,8 +112,38 @@ def load_dataset(
                                 features=features, truth=ds.truth)
         return ds
     frame, name, class_names = _read(source, config=config, split=split)
+    if pairs is not False and (pairs or pair_columns or (label is None and _pair_shape(frame) is not None)):
+        return _read_pair_rows(frame, name=name, id=id, shape=pairs if isinstance(pairs, str) else None,
+                               columns=pair_columns, roles=dict(text=text, label=label, embedding=embedding,
+                                                                image=image, features=features))
     return assign_roles(frame, name=name, text=text, label=label, id=id, embedding=embedding,
                         image=image, features=features, class_names=class_names)
+
+
+def _pair_shape(frame: pd.DataFrame) -> Optional[str]:
+    from .pairs import detect_shape
+
+    frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
+    return None if detect_roles(frame)["label"] is not None else detect_shape(frame)
+
+
+def _read_pair_rows(frame: pd.DataFrame, *, name: str, id, shape, columns, roles: dict) -> Dataset:
+    """The pairs of ``frame`` (`core.data.pairs.read_pairs`), their ids as any dataset's."""
+    from .pairs import read_pairs
+
+    given = [f"--{k}" for k, v in roles.items() if v]
+    if given:
+        raise InputError(f"{', '.join(given)} name(s) columns of labelled examples, but these rows are read as "
+                         "preference pairs (the label is which side was preferred); name the pairs' columns with "
+                         "--prompt-column, --chosen-column, --rejected-column (docs/data.md), or give --no-pairs to read the rows as "
+                         "labelled examples.")
+    frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
+    lower = {c.lower(): c for c in frame.columns}
+    id_col = None if id is False else _check_column(frame, id, "id column") if id else next(
+        (lower[n.lower()] for n in ID_NAMES if n.lower() in lower), None)
+    indexed = _with_ids(frame, id_col, dict(role="id", columns=frame.columns, detected=detect_roles(frame),
+                                            preview=frame.head(20)))
+    return read_pairs(indexed.reset_index(drop=True), ids=indexed.index, name=name, shape=shape, columns=columns)
 
 
 # ---------------------------------------------------------------- reading
@@ -429,30 +469,8 @@ def assign_roles(
         raise InputError(f"--feature {label} is the label column itself: it predicts the label perfectly and says "
                          "nothing about artifacts; drop it from --feature.")
 
-    # ids: the id column, or the row number in the source (stable for the same file).
-    if id_col is not None:
-        ids = frame[id_col].astype(str)
-        # RolesNeeded: an interface offers the choice of another id column, or none (rows numbered)
-        ask = dict(role="id", columns=frame.columns, detected=dict(detected, label=label, text=text_cols),
-                   preview=frame.head(20))
-        if frame[id_col].isna().any():
-            raise RolesNeeded(f"the id column '{id_col}' has {int(frame[id_col].isna().sum())} empty values; fill them "
-                              "or number the rows instead (--number-rows).", **ask)
-        dup = ids[ids.duplicated(keep=False)]
-        if len(dup):
-            examples = ", ".join(sorted(set(dup.tolist()))[:5])
-            raise RolesNeeded(
-                f"the id column '{id_col}' has {dup.nunique()} duplicated ids (e.g. {examples}); ids must be unique. "
-                "Fix the ids, or number the rows instead (--number-rows).", **ask)
-    else:
-        ids = pd.Series([str(i) for i in range(len(frame))], index=frame.index)
-    frame.index = pd.Index(ids.to_numpy(dtype=object), name="id")
-    if id_col is not None and id_col == "id":
-        frame = frame.drop(columns=["id"])
-    elif "id" in frame.columns:   # the index is "id" now: keep the column under a free name
-        kept = next(n for n in ("id_original", *(f"id_original_{i}" for i in range(2, len(frame.columns) + 2)))
-                    if n not in frame.columns)
-        frame = frame.rename(columns={"id": kept})
+    frame = _with_ids(frame, id_col, dict(role="id", columns=frame.columns,
+                                          detected=dict(detected, label=label, text=text_cols), preview=frame.head(20)))
 
     # labels: names for ClassLabel ints, unusable ones dropped and counted.
     values = frame[label]
@@ -524,3 +542,31 @@ def assign_roles(
         messages=messages,
         truth=[c for c in truth if c in frame.columns],
     )
+
+
+def _with_ids(frame: pd.DataFrame, id_col: Optional[str], ask: dict) -> pd.DataFrame:
+    """``frame`` indexed by its examples' ids: the id column, or the row number in the source
+    (stable for the same file). ``ask``: what a RolesNeeded offers when the id column is unusable."""
+    if id_col is not None:
+        ids = frame[id_col].astype(str)
+        # RolesNeeded: an interface offers the choice of another id column, or none (rows numbered)
+        if frame[id_col].isna().any():
+            raise RolesNeeded(f"the id column '{id_col}' has {int(frame[id_col].isna().sum())} empty values; fill them "
+                              "or number the rows instead (--number-rows).", **ask)
+        dup = ids[ids.duplicated(keep=False)]
+        if len(dup):
+            examples = ", ".join(sorted(set(dup.tolist()))[:5])
+            raise RolesNeeded(
+                f"the id column '{id_col}' has {dup.nunique()} duplicated ids (e.g. {examples}); ids must be unique. "
+                "Fix the ids, or number the rows instead (--number-rows).", **ask)
+    else:
+        ids = pd.Series([str(i) for i in range(len(frame))], index=frame.index)
+    frame = frame.copy()
+    frame.index = pd.Index(ids.to_numpy(dtype=object), name="id")
+    if id_col is not None and id_col == "id":
+        frame = frame.drop(columns=["id"])
+    elif "id" in frame.columns:   # the index is "id" now: keep the column under a free name
+        kept = next(n for n in ("id_original", *(f"id_original_{i}" for i in range(2, len(frame.columns) + 2)))
+                    if n not in frame.columns)
+        frame = frame.rename(columns={"id": kept})
+    return frame

@@ -1,0 +1,286 @@
+"""Preference pairs (issue 42): a prompt, a chosen response and a rejected one, in the four shapes
+people keep them in, read into one internal shape and written back in the shape they came in.
+
+The shapes (`SHAPES`), detected from the columns or named:
+
+* ``standard``: ``prompt``, ``chosen``, ``rejected`` as strings (TRL's standard preference format);
+* ``conversational``: the same columns as lists of ``{role, content}`` messages (TRL's
+  conversational format); the compared turn is the last assistant message of each side, and
+  without a ``prompt`` column the messages the two sides share are the prompt;
+* ``implicit``: ``chosen`` and ``rejected`` as whole transcripts that share the conversation and
+  differ in the last assistant turn (Anthropic HH-RLHF, ``\\n\\nHuman: … \\n\\nAssistant: …``); the
+  shared part up to its last ``Assistant:`` is the prompt;
+* ``judged``: ``response_a``, ``response_b`` and a ``winner`` in {a, b, tie} (``prompt`` optional);
+  ties are kept apart, counted in `Dataset.dropped` and said in its messages.
+
+The internal shape is a `Dataset` with text fields ``prompt``, ``response_a``, ``response_b`` and
+the label ``preferred`` ("a" or "b"): which side was preferred, with the sides put in a random
+order drawn from (``order_seed``, the pair's id). So labels are balanced, nothing downstream depends
+on which file column held the chosen response, and a pair keeps its order in any subset. A prompt
+is written one way whatever its shape (`prompt_text`: "Human: …\\n\\nAssistant: …" turns), so the
+same pairs in any shape give the same dataset, fingerprint and certificate. `Dataset.pairs`
+(`PairSource`) keeps the source rows, so `source_rows` writes a filtered split back in its shape.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from ..base.errors import InputError
+from ..base.keys import digest
+
+__all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text",
+           "source_rows", "chosen_rejected", "is_pairs"]
+
+SHAPES = ("standard", "conversational", "implicit", "judged")
+
+#: the internal text fields: the prompt, then the two responses in their drawn order
+PAIR_FIELDS = ("prompt", "response_a", "response_b")
+
+#: the label column: which side ("a" or "b") was preferred
+PREFERRED = "preferred"
+
+#: the seed of the sides' order when none is given
+ORDER_SEED = 0
+
+_WINNERS = {"a": "a", "b": "b", "response_a": "a", "response_b": "b", "model_a": "a", "model_b": "b",
+            "1": "a", "2": "b", "tie": "tie", "tie (bothbad)": "tie", "both_bad": "tie", "draw": "tie"}
+
+_TURN = re.compile(r"\n\n(Human|Assistant|System):", re.IGNORECASE)
+_ROLE_NAMES = {"user": "Human", "human": "Human", "assistant": "Assistant", "system": "System"}
+_MARKER = "\n\nAssistant:"
+
+
+@dataclass
+class PairSource:
+    """Where a pair dataset came from: its ``shape``, the source ``columns`` by role (``prompt``,
+    ``chosen``, ``rejected``, ``response_a``, ``response_b``, ``winner``), the ``order_seed`` of
+    its sides and the source ``rows`` (indexed by pair id), which an export writes back."""
+
+    shape: str
+    columns: dict
+    order_seed: int
+    rows: pd.DataFrame
+
+    def rows_for(self, ids) -> pd.DataFrame:
+        """The source rows of these pair ids, in that order (what an export writes)."""
+        return self.rows.loc[ids]
+
+
+def is_pairs(ds) -> bool:
+    return getattr(ds, "pairs", None) is not None
+
+
+def _lower(frame: pd.DataFrame) -> dict:
+    return {str(c).lower(): str(c) for c in frame.columns}
+
+
+def _is_messages(values: pd.Series) -> bool:
+    sample = [v for v in values.head(50) if v is not None and not (isinstance(v, float) and np.isnan(v))]
+    return bool(sample) and all(isinstance(v, (list, tuple, np.ndarray)) for v in sample)
+
+
+def detect_shape(frame: pd.DataFrame, columns: Optional[dict] = None) -> Optional[str]:
+    """The shape of a table of pairs from its columns (``columns``: role → column, named by the
+    user), or None when it does not look like pairs."""
+    named = _columns(frame, columns or {}, None, strict=False)
+    if named.get("winner") and named.get("response_a") and named.get("response_b"):
+        return "judged"
+    if named.get("chosen") and named.get("rejected"):
+        if _is_messages(frame[named["chosen"]]):
+            return "conversational"
+        return "standard" if named.get("prompt") else "implicit"
+    return None
+
+
+def _columns(frame: pd.DataFrame, given: dict, shape: Optional[str], strict: bool = True) -> dict:
+    """The source column of each role: the user's, else the role's own name in any case."""
+    lower = _lower(frame)
+    out = {}
+    for role in ("prompt", "chosen", "rejected", "response_a", "response_b", "winner"):
+        if given.get(role):
+            if given[role] not in frame.columns:
+                raise InputError(f"no column {given[role]!r} for the {role.replace('_', ' ')} of the pairs; the columns "
+                                 f"are: {', '.join(map(str, frame.columns))}.")
+            out[role] = given[role]
+        elif role in lower:
+            out[role] = lower[role]
+    if strict and shape is not None:
+        needed = {"judged": ("response_a", "response_b", "winner"), "standard": ("prompt", "chosen", "rejected")}.get(
+            shape, ("chosen", "rejected"))
+        missing = [r for r in needed if r not in out]
+        if missing:
+            raise InputError(f"pairs of the {shape} shape need the column(s) {', '.join(missing)}; the columns are: "
+                             f"{', '.join(map(str, frame.columns))}. Name them with --chosen-column, "
+                             "--rejected-column, --prompt-column, --response-a-column, --response-b-column, "
+                             "--winner-column (docs/data.md, 'Preference pairs').")
+    return out
+
+
+# ---------------------------------------------------------------- one text per side
+
+
+def _turns(text: str) -> list:
+    """(role, content) turns of an HH-style transcript; text without markers is one turn of no role."""
+    text = "" if text is None else str(text)
+    parts = _TURN.split("\n\n" + text.lstrip("\n"))   # a transcript may start with its first marker
+    if len(parts) == 1:
+        return [(None, text.strip())] if text.strip() else []
+    turns = [(None, parts[0].strip())] if parts[0].strip() else []
+    for i in range(1, len(parts) - 1, 2):
+        turns.append((_ROLE_NAMES[parts[i].lower()], parts[i + 1].strip()))
+    return turns
+
+
+def _message_turns(messages) -> list:
+    out = []
+    for m in list(messages):
+        if not isinstance(m, dict) or "content" not in m:
+            raise InputError(f"a conversational pair holds {str(m)[:60]!r} where a message "
+                             "{'role': …, 'content': …} was expected.")
+        role = _ROLE_NAMES.get(str(m.get("role", "")).lower(), str(m.get("role", "")).title() or None)
+        out.append((role, "" if m["content"] is None else str(m["content"]).strip()))
+    return out
+
+
+def _render(turns) -> str:
+    return "\n\n".join(content if role is None else f"{role}: {content}" for role, content in turns
+                       if content or role is None)
+
+
+def prompt_text(prompt) -> str:
+    """A prompt written one way, whatever its shape: a list of messages and an HH transcript both as
+    "Human: …\\n\\nAssistant: …" turns (an empty last ``Assistant:``, the cue for the response, left
+    out); plain text as it is, stripped."""
+    if prompt is None or (isinstance(prompt, float) and np.isnan(prompt)):
+        return ""
+    if isinstance(prompt, (list, tuple, np.ndarray)):
+        return _render(_message_turns(prompt))
+    turns = _turns(str(prompt))
+    while turns and turns[-1][0] == "Assistant" and not turns[-1][1]:
+        turns.pop()
+    return _render(turns)
+
+
+def _last_assistant(messages) -> str:
+    turns = _message_turns(messages)
+    for role, content in reversed(turns):
+        if role == "Assistant":
+            return content
+    return turns[-1][1] if turns else ""
+
+
+def _implicit(chosen: str, rejected: str) -> tuple:
+    """(prompt, chosen response, rejected response) of two transcripts: the shared part up to its
+    last ``Assistant:`` is the prompt."""
+    chosen, rejected = str(chosen), str(rejected)
+    shared = os.path.commonprefix([chosen, rejected])
+    cut = shared.rfind(_MARKER)
+    if cut < 0:
+        return "", chosen.strip(), rejected.strip()
+    end = cut + len(_MARKER)
+    return prompt_text(chosen[:end]), chosen[end:].strip(), rejected[end:].strip()
+
+
+def _conversational(prompt, chosen, rejected) -> tuple:
+    if prompt is not None and not (isinstance(prompt, float) and np.isnan(prompt)):
+        return prompt_text(prompt), _last_assistant(chosen), _last_assistant(rejected)
+    c, r = _message_turns(chosen), _message_turns(rejected)
+    k = 0
+    while k < min(len(c), len(r)) - 1 and c[k] == r[k]:
+        k += 1
+    return _render(c[:k]), _last_assistant(chosen), _last_assistant(rejected)
+
+
+def _side(value) -> str:
+    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value).strip()
+
+
+# ---------------------------------------------------------------- the internal shape
+
+
+def _order(ids, seed: int) -> np.ndarray:
+    """True where the chosen response is side "a": a coin per pair drawn from (seed, its id)."""
+    return np.array([int(digest(f"{int(seed)}\x00{i}", 2), 16) % 2 == 0 for i in ids], dtype=bool)
+
+
+def read_pairs(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional[str] = None,
+               columns: Optional[dict] = None, order_seed: int = ORDER_SEED):
+    """The `Dataset` of the pairs in ``frame`` (rows already indexed by ``ids``): ``shape`` one of
+    `SHAPES` or None to detect it, ``columns`` role → column to name the columns."""
+    from .dataset import Dataset
+
+    columns = dict(columns or {})
+    if shape is None:
+        shape = detect_shape(frame, columns)
+        if shape is None:
+            raise InputError("these rows do not look like preference pairs: expected chosen and rejected columns "
+                             "(with or without a prompt), or response_a, response_b and winner; the columns are: "
+                             f"{', '.join(map(str, frame.columns))}. Name them with --chosen-column, "
+                             "--rejected-column, --prompt-column (or --response-a-column, --response-b-column, "
+                             "--winner-column) and --pairs SHAPE.")
+    if shape not in SHAPES:
+        raise InputError(f"--pairs {shape!r} is not a shape of pairs; choose one of {', '.join(SHAPES)}.")
+    cols = _columns(frame, columns, shape)
+    frame = frame.set_axis(ids)
+    messages, dropped = [], {}
+    n = len(frame)
+    get = (lambda role: frame[cols[role]] if role in cols else pd.Series([None] * n, index=frame.index))
+    if shape == "judged":
+        winners = get("winner").map(lambda v: _WINNERS.get(str(v).strip().lower()) if v is not None else None)
+        unknown = sorted({str(v) for v, w in zip(get("winner"), winners) if not isinstance(w, str)})
+        if unknown:
+            raise InputError(f"the winner column {cols['winner']!r} holds {', '.join(repr(v[:20]) for v in unknown[:4])}; "
+                             "a winner is a, b or tie (response_a / model_a … are read too).")
+        ties = winners == "tie"
+        if ties.any():
+            dropped["tie"] = int(ties.sum())
+            messages.append(f"{int(ties.sum())} of {n} judged pairs are ties: kept apart (no side was preferred), "
+                            "not analysed and not exported.")
+        frame, winners = frame[~ties.to_numpy()], winners[~ties]
+        a_won = (winners == "a").to_numpy()
+        ra, rb = (frame[cols[r]].map(_side).to_numpy(dtype=object) for r in ("response_a", "response_b"))
+        prompts = [prompt_text(p) for p in (frame[cols["prompt"]] if "prompt" in cols else [None] * len(frame))]
+        chosen = np.where(a_won, ra, rb)
+        rejected = np.where(a_won, rb, ra)
+    else:
+        p = frame[cols["prompt"]] if "prompt" in cols else [None] * len(frame)
+        split = {"standard": lambda q, c, r: (prompt_text(q), _side(c), _side(r)),
+                 "conversational": _conversational,
+                 "implicit": lambda q, c, r: _implicit(c, r)}[shape]
+        if shape == "standard" and _is_messages(frame[cols["chosen"]]):
+            raise InputError("the chosen column holds lists of messages: these pairs are conversational "
+                             "(--pairs conversational).")
+        parts = [split(q, c, r) for q, c, r in zip(p, frame[cols["chosen"]], frame[cols["rejected"]])]
+        prompts = [t[0] for t in parts]
+        chosen = np.array([t[1] for t in parts], dtype=object)
+        rejected = np.array([t[2] for t in parts], dtype=object)
+    if not len(frame):
+        raise InputError("no pairs left to analyse (every judged pair is a tie).")
+    chosen_is_a = _order(frame.index, order_seed)
+    table = pd.DataFrame({"prompt": prompts,
+                          "response_a": np.where(chosen_is_a, chosen, rejected),
+                          "response_b": np.where(chosen_is_a, rejected, chosen),
+                          PREFERRED: np.where(chosen_is_a, "a", "b")}, index=frame.index)
+    table.index.name = "id"
+    source = PairSource(shape=shape, columns=cols, order_seed=int(order_seed), rows=frame)
+    return Dataset(table=table, label=PREFERRED, text=list(PAIR_FIELDS), name=name, dropped=dropped,
+                   messages=messages, pairs=source)
+
+
+def chosen_rejected(ds) -> tuple:
+    """(chosen, rejected) responses of a pair dataset, as object arrays in its row order."""
+    a_won = (ds.table[PREFERRED].astype(str) == "a").to_numpy()
+    a, b = (ds.table[c].to_numpy(dtype=object) for c in ("response_a", "response_b"))
+    return np.where(a_won, a, b), np.where(a_won, b, a)
+
+
+def source_rows(ds) -> pd.DataFrame:
+    """The source rows of a pair dataset's examples, in its order and in the shape they came in (a
+    filtered DPO file is still a DPO file); the id is the index."""
+    return ds.pairs.rows_for(ds.table.index)

@@ -1,0 +1,131 @@
+"""Cues of preference pairs (issue 42): which simple features give the chosen side away.
+
+For a feature counted in each response (a style feature of `core.text.style`, or a word or a bigram
+by the z-statistics' token rule), a pair *differs* on it when the two sides have different counts.
+Among the ``differ`` pairs, ``share`` is the part where the chosen side has more of it. With no
+cue, the side with more is the chosen one half the time whatever the feature, so the chance line is
+0.5 and z = (share − 0.5) / √(0.25 / differ) (Gardner et al. 2021's z, against 0.5). A feature is
+over the line when |z| passes the Bonferroni line over every feature tested, both directions
+counted (``alpha`` over 2 × features): the ``favours`` side is the one that has more of it more
+often. The table compares chosen with rejected directly, so the order in which the analyses see
+the two sides does not enter.
+
+`length_bias` is the number papers quote: the share of pairs whose chosen response has more words
+(ties count half), with its standard error, and the accuracy of "pick the longer" on the pairs whose
+lengths differ.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ..base.errors import InputError
+from .statistics import bonferroni_threshold
+
+__all__ = ["PairCues", "pair_cues", "length_bias", "PAIR_COLUMNS"]
+
+#: the columns of the pair cue table
+PAIR_COLUMNS = ["feature", "kind", "differ", "chosen_more", "share", "favours", "z", "over_line"]
+
+
+@dataclass
+class PairCues:
+    """The pair cue table (`PAIR_COLUMNS`, strongest first), the Bonferroni ``line``, how many
+    features were ``tested``, and the ``pairs`` counted."""
+
+    table: pd.DataFrame
+    line: float
+    tested: int
+    pairs: int
+    alpha: float
+
+    def top(self, n: int = 10) -> pd.DataFrame:
+        return self.table.head(int(n))
+
+
+def _token_counts(chosen, rejected) -> tuple:
+    """(C, R, names, kinds): sparse counts of each word and bigram in the chosen and rejected
+    responses (rows: pairs), over one shared vocabulary."""
+    from ..text.tokens import tokenise_column
+
+    n = len(chosen)
+    codes, doc, vocab = tokenise_column(np.concatenate([np.asarray(chosen, dtype=object),
+                                                        np.asarray(rejected, dtype=object)]))
+    V = len(vocab)
+    same = np.flatnonzero(doc[1:] == doc[:-1])   # consecutive tokens of one text: a bigram
+    pair_codes = codes[same] * V + codes[same + 1]
+    bigram_ids, bigram_keys = pd.factorize(pair_codes, sort=True)
+    cols = np.concatenate([codes, V + bigram_ids])
+    rows = np.concatenate([doc, doc[same]])
+    M = sp.csr_matrix((np.ones(len(cols), dtype=np.int32), (rows, cols)), shape=(2 * n, V + len(bigram_keys)))
+    bigram_keys = np.asarray(bigram_keys, dtype=np.int64)
+    names = np.concatenate([vocab, np.asarray([f"{vocab[k // V]} {vocab[k % V]}" for k in bigram_keys], dtype=object)])
+    kinds = np.array(["word"] * V + ["bigram"] * len(bigram_keys), dtype=object)
+    return M[:n], M[n:], names, kinds
+
+
+def pair_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = True) -> PairCues:
+    """The pair cue table of a pair dataset (`core.data.pairs`): style features and, with
+    ``words``, every word and bigram on which at least ``min_count`` pairs differ."""
+    from ..data.pairs import chosen_rejected, is_pairs
+    from ..text.style import style_counts
+
+    if not is_pairs(ds):
+        raise InputError("pair cues are measured on preference pairs (prompt, chosen, rejected); this dataset has "
+                         "labelled examples: use the z-statistics (`artifact-lens zstats`).")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha={alpha!r} must be a significance level in (0, 1), e.g. 0.01.")
+    if int(min_count) < 1:
+        raise InputError(f"min_count={min_count!r}: give a whole number of pairs of at least 1.")
+    chosen, rejected = chosen_rejected(ds)
+    sc, sr = style_counts(chosen), style_counts(rejected)
+    more = [(sc > sr).sum().to_numpy(), (sc < sr).sum().to_numpy()]
+    names, kinds = [f"style:{c}" for c in sc.columns], ["style"] * sc.shape[1]
+    if words:
+        C, R, wnames, wkinds = _token_counts(chosen, rejected)
+        D = (C - R).tocsc()
+        D.eliminate_zeros()
+        more[0] = np.concatenate([more[0], np.asarray((D > 0).sum(axis=0)).ravel()])
+        more[1] = np.concatenate([more[1], np.asarray((D < 0).sum(axis=0)).ravel()])
+        names += list(wnames)
+        kinds += list(wkinds)
+    chosen_more, rejected_more = (np.asarray(m, dtype=np.int64) for m in more)
+    differ = chosen_more + rejected_more
+    keep = differ >= int(min_count)
+    table = pd.DataFrame({"feature": np.asarray(names, dtype=object)[keep], "kind": np.asarray(kinds, dtype=object)[keep],
+                          "differ": differ[keep], "chosen_more": chosen_more[keep]})
+    table["share"] = table["chosen_more"] / table["differ"]
+    table["favours"] = np.select([table["share"] > 0.5, table["share"] < 0.5], ["chosen", "rejected"], "neither")
+    table["z"] = (table["share"] - 0.5) / np.sqrt(0.25 / table["differ"])
+    tested = len(table)
+    line = bonferroni_threshold(alpha, 2 * max(tested, 1))
+    table["over_line"] = table["z"].abs() > line
+    table = table.assign(_strength=table["z"].abs()).sort_values(["_strength", "feature"], ascending=[False, True],
+                                                                 kind="stable").drop(columns="_strength")
+    return PairCues(table=table.reset_index(drop=True)[PAIR_COLUMNS], line=line, tested=tested, pairs=len(ds),
+                    alpha=float(alpha))
+
+
+def length_bias(ds) -> dict:
+    """``chosen_longer`` (the share of pairs whose chosen response has more words, ties half) and its
+    ``stderr``; ``longer_wins_accuracy`` (picking the longer response, on the ``differ`` pairs whose
+    lengths differ) and its ``stderr``; ``ties`` (pairs of equal length); the mean words of each side."""
+    from ..data.pairs import chosen_rejected
+    from ..text.style import word_counts
+
+    chosen, rejected = chosen_rejected(ds)
+    wc, wr = word_counts(chosen), word_counts(rejected)
+    score = np.where(wc > wr, 1.0, np.where(wc == wr, 0.5, 0.0))
+    n = len(score)
+    differ = wc != wr
+    k = int(differ.sum())
+    acc = float((wc[differ] > wr[differ]).mean()) if k else None
+    return {"pairs": n, "chosen_longer": float(score.mean()),
+            "stderr": float(score.std(ddof=1) / math.sqrt(n)) if n > 1 else None,
+            "longer_wins_accuracy": acc, "differ": k,
+            "longer_wins_stderr": None if acc is None or k < 2 else float(math.sqrt(acc * (1 - acc) / k)),
+            "ties": n - k, "chosen_words": float(wc.mean()), "rejected_words": float(wr.mean())}

@@ -1,0 +1,226 @@
+"""Preference pairs (issue 42): the four shapes of the same pairs read into one dataset, swapping
+the chosen and rejected columns mirrors every result, a planted cue tops the pair table, an export
+loads back in its own shape, and what does not look like pairs is a clear error.
+
+The real pairs are ../shared/data/hh_harmless_pairs.jsonl (HH-RLHF's implicit-prompt shape); the
+other three shapes are built from them here."""
+import json
+import os
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.base.errors import InputError
+from core.data.pairs import chosen_rejected, prompt_text, source_rows
+from core.data.sources import load_dataset
+from core.zstats.pairs import length_bias, pair_cues
+
+HH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
+needs_hh = pytest.mark.skipif(not HH.exists(), reason="../shared/data/hh_harmless_pairs.jsonl is not here")
+MARKER = "\n\nAssistant:"
+
+
+def _hh(n=None) -> list:
+    rows = [json.loads(line) for line in HH.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return rows[:n] if n else rows
+
+
+def _split(row) -> tuple:
+    """(prompt transcript up to its last shared "Assistant:", chosen turn, rejected turn)."""
+    shared = os.path.commonprefix([row["chosen"], row["rejected"]])
+    end = shared.rfind(MARKER) + len(MARKER)
+    return row["chosen"][:end], row["chosen"][end:].strip(), row["rejected"][end:].strip()
+
+
+def _messages(transcript: str) -> list:
+    parts = re.split(r"\n\n(Human|Assistant):", transcript)
+    out = [{"role": "user" if role == "Human" else "assistant", "content": text.strip()}
+           for role, text in zip(parts[1::2], parts[2::2])]
+    return [m for m in out if m["content"] or m["role"] == "user"]
+
+
+def _shapes(rows) -> dict:
+    """The same pairs as the four shapes: frames ready to load."""
+    split = [_split(r) for r in rows]
+    rng = random.Random(7)
+    judged = []
+    for p, c, r in split:
+        a_first = rng.random() < 0.5
+        judged.append({"prompt": p, "response_a": c if a_first else r, "response_b": r if a_first else c,
+                       "winner": "a" if a_first else "b"})
+    return {
+        "implicit": pd.DataFrame(rows),
+        "standard": pd.DataFrame([{"prompt": p, "chosen": c, "rejected": r} for p, c, r in split]),
+        "conversational": pd.DataFrame([{"prompt": _messages(p), "chosen": [{"role": "assistant", "content": c}],
+                                         "rejected": [{"role": "assistant", "content": r}]} for p, c, r in split]),
+        "judged": pd.DataFrame(judged),
+    }
+
+
+@needs_hh
+def test_the_four_shapes_of_the_same_pairs_are_one_dataset():
+    frames = _shapes(_hh(150))
+    loaded = {shape: load_dataset(frame) for shape, frame in frames.items()}
+    for shape, ds in loaded.items():
+        assert ds.pairs.shape == shape
+    reference = loaded["implicit"]
+    assert set(reference.label_counts().index) == {"a", "b"}
+    for shape, ds in loaded.items():
+        pd.testing.assert_frame_equal(ds.table, reference.table, obj=shape)
+        assert ds.fingerprint == reference.fingerprint, shape
+    assert not (reference.table["prompt"] == "").any()
+    assert not reference.table["prompt"].str.endswith("Assistant:").any()
+
+
+@needs_hh
+def test_swapping_chosen_and_rejected_mirrors_every_result():
+    frame = pd.DataFrame(_hh(400))
+    ds = load_dataset(frame)
+    swapped = load_dataset(frame.rename(columns={"chosen": "rejected", "rejected": "chosen"}))
+    # the coin of a pair's order is its id's: the two texts swap sides under the same label, so every
+    # pair's preferred text is the other one
+    assert (ds.table["response_a"].to_numpy() == swapped.table["response_b"].to_numpy()).all()
+    assert (ds.table["preferred"].to_numpy() == swapped.table["preferred"].to_numpy()).all()
+    assert (chosen_rejected(ds)[0] == chosen_rejected(swapped)[1]).all()
+    bias, mirrored = length_bias(ds), length_bias(swapped)
+    assert bias["chosen_longer"] == pytest.approx(1 - mirrored["chosen_longer"])
+    cues = pair_cues(ds, min_count=5).table.set_index("feature")
+    other = pair_cues(swapped, min_count=5).table.set_index("feature").reindex(cues.index)
+    np.testing.assert_allclose(cues["share"], 1 - other["share"])
+    np.testing.assert_allclose(cues["z"], -other["z"])
+    even = cues["share"] == 0.5
+    assert (cues["favours"][~even] != other["favours"][~even]).all() and (other["favours"][even] == "neither").all()
+
+
+@needs_hh
+def test_a_planted_phrase_tops_the_pair_table():
+    rows = _hh()
+    rng = np.random.default_rng(3)
+    planted = set(rng.choice(len(rows), size=len(rows) // 8, replace=False).tolist())
+    for i in planted:
+        p, c, r = _split(rows[i])
+        rows[i] = dict(rows[i], chosen=f"{p} Great question! {c}")
+    cues = pair_cues(load_dataset(pd.DataFrame(rows)))
+    top = cues.table.iloc[0]
+    assert top["feature"] in {"great question", "great", "question", "style:exclamations"}
+    assert top["favours"] == "chosen" and top["over_line"]
+    # the unplanted file has no such cue over the line
+    clean = pair_cues(load_dataset(pd.DataFrame(_hh()))).table.set_index("feature")
+    assert not clean.reindex(["great question"])["over_line"].fillna(False).any()
+
+
+@needs_hh
+def test_the_length_bias_of_the_shared_file():
+    bias = length_bias(load_dataset(str(HH)))
+    # the file's README: the rejected last turn is the longer one in about 54 % of pairs
+    assert 0.40 < bias["chosen_longer"] < 0.50
+    assert bias["pairs"] == 1156 and 0 < bias["stderr"] < 0.02
+    assert bias["longer_wins_accuracy"] == pytest.approx(1 - 0.54, abs=0.03)
+
+
+@needs_hh
+@pytest.mark.parametrize("shape", ["implicit", "standard", "conversational", "judged"])
+def test_an_export_of_a_filtered_pair_file_loads_back_in_its_shape(shape, tmp_path):
+    from core.exports.writers import write
+
+    frame = _shapes(_hh(60))[shape]
+    ds = load_dataset(frame)
+    kept = ds.subset(ds.ids[::3])
+    out = source_rows(kept).reset_index()
+    path = tmp_path / "kept.jsonl"
+    write(out, path)
+    back = load_dataset(str(path))
+    assert back.pairs.shape == shape
+    assert list(back.ids) == list(kept.ids)
+    pd.testing.assert_frame_equal(back.table, kept.table)
+    assert set(pd.read_json(path, lines=True).columns) == {"id", *frame.columns}
+
+
+def test_judged_ties_are_kept_apart_and_said():
+    frame = pd.DataFrame({"response_a": ["Sure.", "No.", "Maybe", "Yes!"], "response_b": ["Fine", "Ok", "Hm", "No"],
+                          "winner": ["a", "tie", "B", "model_a"]})
+    ds = load_dataset(frame)
+    assert len(ds) == 3 and ds.dropped == {"tie": 1}
+    assert any("ties" in m for m in ds.messages)
+    chosen, rejected = chosen_rejected(ds)
+    assert list(chosen) == ["Sure.", "Hm", "Yes!"] and list(rejected) == ["Fine", "Maybe", "No"]
+    with pytest.raises(InputError, match="winner"):
+        load_dataset(frame.assign(winner=["a", "b", "left", "a"]))
+
+
+def test_what_is_not_pairs_names_the_columns_found():
+    frame = pd.DataFrame({"question": ["q"], "good": ["x"], "bad": ["y"]})
+    with pytest.raises(InputError, match="question, good, bad"):
+        load_dataset(frame, pairs="standard")
+    with pytest.raises(InputError, match="not look like preference pairs"):
+        load_dataset(frame, pairs=True)
+    ds = load_dataset(frame.assign(prompt="q"), pairs="standard",
+                      pair_columns={"chosen": "good", "rejected": "bad"})
+    assert list(chosen_rejected(ds)[0]) == ["x"]
+    with pytest.raises(InputError, match="--no-pairs"):
+        load_dataset(pd.DataFrame({"chosen": ["a"], "rejected": ["b"]}), text="chosen")
+
+
+def test_a_labelled_file_with_a_chosen_column_stays_labelled():
+    frame = pd.DataFrame({"chosen": ["a", "b", "c"], "rejected": ["d", "e", "f"], "label": [0, 1, 0]})
+    ds = load_dataset(frame, text="chosen")
+    assert ds.pairs is None and ds.label == "label"
+
+
+def test_prompts_are_written_one_way():
+    transcript = "\n\nHuman: Hi there\n\nAssistant: Hello!\n\nHuman: Help me\n\nAssistant:"
+    messages = [{"role": "user", "content": "Hi there"}, {"role": "assistant", "content": "Hello!"},
+                {"role": "user", "content": "Help me"}]
+    assert prompt_text(transcript) == prompt_text(messages) == "Human: Hi there\n\nAssistant: Hello!\n\nHuman: Help me"
+    assert prompt_text("  plain question ") == "plain question"
+
+
+texts = st.lists(st.sampled_from(list("ab c!?*#-\n") + ["sorry ", "I can't ", "maybe ", "**b** ", "1. "]),
+                 max_size=12).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(texts, texts, texts), min_size=2, max_size=25), seed=st.integers(0, 3))
+def test_order_and_mirror_properties_hold_for_any_pairs(rows, seed):
+    frame = pd.DataFrame(rows, columns=["prompt", "chosen", "rejected"])
+    from core.data.pairs import read_pairs
+
+    ids = pd.Index([str(i) for i in range(len(frame))], name="id")
+    ds = read_pairs(frame, ids=ids, name="t", shape="standard", order_seed=seed)
+    mirror = read_pairs(frame.rename(columns={"chosen": "rejected", "rejected": "chosen"}), ids=ids, name="t",
+                        shape="standard", order_seed=seed)
+    chosen, rejected = chosen_rejected(ds)
+    assert list(chosen) == [c.strip() for c in frame["chosen"]] and list(rejected) == [r.strip() for r in frame["rejected"]]
+    # the order of a pair's sides depends on its id and the seed only: the same in any subset
+    sub = ds.subset(ds.ids[1:])
+    assert (read_pairs(frame.iloc[1:], ids=ids[1:], name="t", shape="standard", order_seed=seed).table
+            == sub.table).all().all()
+    a, b = pair_cues(ds, min_count=1).table, pair_cues(mirror, min_count=1).table
+    merged = a.merge(b, on="feature", suffixes=("", "_m"))
+    assert len(merged) == len(a) == len(b)
+    np.testing.assert_allclose(merged["share"], 1 - merged["share_m"])
+    assert length_bias(ds)["chosen_longer"] == pytest.approx(1 - length_bias(mirror)["chosen_longer"])
+
+
+@needs_hh
+def test_zstats_and_info_on_a_pair_file(tmp_path, capsys):
+    from core.cli import main
+
+    out = tmp_path / "pair_cues.csv"
+    assert main(["zstats", str(HH), "--out", str(out), "--top", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "the chosen response is the longer in 45.2%" in printed
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["feature", "kind", "differ", "chosen_more", "share", "favours", "z", "over_line"]
+    assert table["z"].abs().is_monotonic_decreasing and table["over_line"].any()
+    assert main(["info", str(HH), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["pairs"]["shape"] == "implicit" and info["labels"] == {"a": 590, "b": 566}
+    assert main(["info", str(HH), "--pairs", "judged"]) == 2
+    assert "response_a" in capsys.readouterr().err
