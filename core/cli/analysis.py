@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..base.escaping import terminal_text
+from ..representations.spec import default_spec
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
                              quality_knobs, representation_for, with_ids, write_table)
 
@@ -216,6 +217,11 @@ def cmd_cartography(args) -> int:
     return 0
 
 
+#: the inputs ``pvi`` scores a preference pair on (`core.representations.pairs`): the whole pair, its
+#: responses without the prompt, and their style alone
+PAIR_INPUTS = {"full": "pair-diff:prompt=1", "response_only": "pair-diff", "style_only": "pair-style"}
+
+
 def cmd_pvi(args) -> int:
     """Issue 34: pointwise V-usable information (Ethayarajh et al. 2022) of every example on Φ, and
     on a partial input with --partial: how many bits about the label the artifact alone carries."""
@@ -226,7 +232,11 @@ def cmd_pvi(args) -> int:
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     found = {}
-    for name, spec in (("full", args.representation), ("partial", args.partial)):
+    inputs = [("full", args.representation or default_spec(ds)), ("partial", args.partial)]
+    if ds.pairs is not None and args.representation is None:
+        inputs = [("full", PAIR_INPUTS["full"]), ("response_only", PAIR_INPUTS["response_only"]),
+                  ("style_only", PAIR_INPUTS["style_only"]), ("partial", args.partial)]
+    for name, spec in inputs:
         if spec is None:
             continue
         bar = progress_bar(f"PVI ({name} input)", args.quiet)
@@ -237,9 +247,11 @@ def cmd_pvi(args) -> int:
             if bar:
                 bar.close()
     table = found["full"].table.drop(columns=["fold", "correct"])
-    if "partial" in found:
-        part = found["partial"].table.set_index("id")
-        table = table.join(part[["pvi", "p_model"]].add_suffix("_partial"), on="id")
+    if ds.pairs is not None:   # a pair's label is its side in a drawn order: the pair is keyed by its id
+        table = table.drop(columns=["label"])
+    for name in [n for n in found if n != "full"]:
+        part = found[name].table.set_index("id")
+        table = table.join(part[["pvi", "p_model"]].add_suffix(f"_{name}"), on="id")
     if args.out:
         write_table(table, args.outputs.path_for("--out"))
         args.outputs.commit()

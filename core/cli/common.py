@@ -77,11 +77,12 @@ def print_messages(ds, quiet=False):
 
 
 def representation_for(ds, spec, args):
-    from ..representations import represent
+    """Φ of ``ds`` by ``spec``, or by the dataset's default (`core.representations.default_spec`)."""
+    from ..representations import default_spec, represent
 
     bar = progress_bar("represent", args.quiet)
     try:
-        return represent(ds, spec, cache_dir=args.cache_dir, progress=bar)
+        return represent(ds, spec or default_spec(ds), cache_dir=args.cache_dir, progress=bar)
     finally:
         if bar:
             bar.close()

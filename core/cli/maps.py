@@ -5,6 +5,7 @@ import json
 import sys
 
 from ..base.errors import InputError
+from ..representations.spec import default_spec
 from .common import load_from_args, print_messages, representation_for
 
 __all__ = ["cmd_project"]
@@ -53,7 +54,7 @@ def cmd_project(args) -> int:
     stage(0.0, f"loading {args.dataset}")
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
-    stage(0.0, f"representation {args.representation}")
+    stage(0.0, f"representation {args.representation or default_spec(ds)}")
     rep = representation_for(ds, args.representation, args)
     key = proj.representation_key(ds, rep)
     kwargs = dict(params, parallel=args.parallel) if args.method == "umap" else {"random_state": args.seed}

@@ -28,6 +28,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
+
+#: what -r means where it is left out (`core.representations.default_spec`)
+REPRESENTATION_HELP = ("representation spec (default: tfidf-svd over all text fields; pair-diff for preference "
+                       "pairs)")
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="artifact-lens",
@@ -55,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run AFLite (Le Bras et al. 2020, Algorithm 1) and write every example with its id, label, "
                                    "predictability, removal phase and whether it is retained. Sizes are a count (3000) or a fraction (0.3).")
     add_dataset_args(p)
-    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
     p.add_argument("--m", type=Whole(1, 10_000), default=64, help="m: partitions (models) per phase (default 64)")
     p.add_argument("--train-size", type=Size(), default=0.1, help="t: training-set size per model (default 0.1)")
     p.add_argument("--k", type=Size(), default=0.01, help="k: examples removed per phase (default 0.01)")
@@ -184,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "rerun that changes only --min-dist/--spread skips the neighbour search), the layout. "
                                    "numba's compiled kernels are cached in $NUMBA_CACHE_DIR (default: <cache>/numba).")
     add_dataset_args(p)
-    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
     p.add_argument("--method", default="umap", choices=["umap", "pca"], help="umap (default) or pca (instant preview)")
     p.add_argument("--n-neighbors", type=Whole(2, 10_000), default=15, help="UMAP neighbours (default 15; a change searches a new kNN graph)")
     p.add_argument("--metric", default="euclidean", help="distance of the kNN graph: euclidean (default), cosine, manhattan, correlation, chebyshev")
@@ -202,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_project)
 
     def quality_args(p):
-        p.add_argument("--representation", "-r", default="tfidf-svd", help="representation Φ (default tfidf-svd over all text fields)")
+        p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
         p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=5, help="n-grams seen fewer times get no z (default 5)")
         p.add_argument("--nn-dim", type=Whole(0, 100_000), default=64, help="principal axes of Φ for the neighbour search (default 64; 0 = exact)")
         p.add_argument("--weights", help="weights of the combined score, e.g. label_tied=2,word_overlap=1.5")
@@ -247,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "variability (std), correctness (share of epochs right) and a region; cleanlab's "
                                    "label-quality score and label-issue flag from the out-of-sample probabilities.")
     add_dataset_args(p)
-    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
     p.add_argument("--epochs", type=Whole(2, 1000), default=10, help="training epochs (default 10)")
     p.add_argument("--model", choices=["linear", "mlp"], default="linear", help="linear (softmax) or a one-hidden-layer MLP (default linear)")
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
@@ -268,14 +273,17 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the dataset's V-information. With --partial (e.g. tfidf-svd:fields=hypothesis), also "
                                    "the bits the partial input alone carries: the artifact's.")
     add_dataset_args(p)
-    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--representation", "-r", default=None,
+                   help="representation spec (default: tfidf-svd over all text fields; for preference pairs "
+                        "pair-diff:prompt=1, beside the response-only pair-diff and the style-only pair-style)")
     p.add_argument("--partial", help="a partial-input representation spec, e.g. tfidf-svd:fields=hypothesis")
     p.add_argument("--family", choices=models.probabilistic(), default="logistic",
                    help="model family, one that gives probabilities (default logistic)")
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
-    p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior (and pvi_partial, p_model_partial); without it, "
-                   "only the summary is printed")
+    p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior (and pvi_partial, p_model_partial); for "
+                   "preference pairs one row per pair: id, pvi, pvi_response_only, pvi_style_only (and "
+                   "p_model of each); without it, only the summary is printed")
     p.set_defaults(func=cmd_pvi)
 
     p = sub.add_parser("transfer", help="do a training split's artifacts give the labels away on an evaluation split?",

@@ -23,6 +23,13 @@ A representation is named by a *spec* string, ``KIND[:key=value[,key=value…]]`
 ``sbert``            sentence-transformers (extra ``sbert``): ``model=NAME_OR_PATH``,
                      ``fields=…``, ``batch=64``.
 ``pixels``           flattened images; ``pca=32`` reduces them with PCA, ``seed=0``.
+``pair-diff``        preference pairs: TF-IDF of both responses (one vocabulary),
+                     their difference A − B, truncated SVD: ``dim=128``,
+                     ``ngram=1-2``, ``min_df=2``, ``seed=0``, ``prompt=0`` (1: and how
+                     the difference lines up with the prompt); antisymmetric.
+``pair-style``       preference pairs: the style features' differences
+                     (`core.text.style`), sign·log(1 + |d|): style only.
+``pair-length``      preference pairs: the difference in words alone.
 ===================  ==========================================================
 
 Choosing ``fields`` builds partial-input representations (e.g. ``fields=hypothesis``
@@ -58,7 +65,7 @@ The package: `spec` (the spec language), `common` (shared checks and helpers), `
 (vector files), `text` (text and image builders); `represent`, the disk cache and the warm-up
 extractor are here.
 
-May import: core.base, core.data.
+May import: core.base, core.data, core.text.
 """
 from __future__ import annotations
 
@@ -79,12 +86,13 @@ from ..base.errors import InputError
 from ..base.progress import check_cancel, report
 from .common import CACHE_VERSION, build_embedding, check_finite, fitted_store, json_default, stores
 from .fitted import FITTED, FittedTfidfSvd
-from .spec import KINDS, canonical_spec, parse_spec, resolve_options, resolve_spec, spec_paths
+from .spec import KINDS, canonical_spec, default_spec, parse_spec, resolve_options, resolve_spec, spec_paths
 from .text import build_glove, build_pixels, build_sbert, build_tfidf_svd
+from .pairs import build_pair_diff, build_pair_length, build_pair_style
 from .vectors import build_file, source_changed
 from ..base.keys import digest
 
-__all__ = ["Representation", "represent", "embed_new", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
+__all__ = ["Representation", "represent", "embed_new", "default_spec", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
 
 @dataclass
 class Representation:
@@ -176,7 +184,8 @@ _STATELESS = ("glove", "sbert")
 _FITTED = ("tfidf-svd",)
 #: why the other kinds cannot embed new text
 _CANNOT = {"embedding": "its vectors are a column of the data", "file": "its vectors were computed elsewhere",
-           "warmup": "its extractor's training examples are part of it", "pixels": "it embeds images, not text"}
+           "warmup": "its extractor's training examples are part of it", "pixels": "it embeds images, not text",
+           **dict.fromkeys(("pair-diff", "pair-style", "pair-length"), "it represents a pair of responses, not one text")}
 
 
 # ============================================================== spec grammar
@@ -397,4 +406,7 @@ _BUILDERS = {
     "glove": build_glove,
     "sbert": build_sbert,
     "pixels": build_pixels,
+    "pair-diff": build_pair_diff,
+    "pair-style": build_pair_style,
+    "pair-length": build_pair_length,
 }

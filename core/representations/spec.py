@@ -20,6 +20,10 @@ KINDS = {
     "glove": {"fields": None},
     "sbert": {"model": None, "fields": None, "batch": 64},
     "pixels": {"pca": 0, "seed": 0},
+    # preference pairs (core.representations.pairs): antisymmetric, Φ(A) − Φ(B)
+    "pair-diff": {"dim": 128, "ngram": "1-2", "min_df": 2, "seed": 0, "prompt": 0},
+    "pair-style": {},
+    "pair-length": {},
 }
 _EXAMPLES = {
     "embedding": "embedding or embedding:column=vectors",
@@ -29,8 +33,17 @@ _EXAMPLES = {
     "glove": "glove:fields=premise+hypothesis",
     "sbert": "sbert:model=sentence-transformers/all-MiniLM-L6-v2",
     "pixels": "pixels:pca=32",
+    "pair-diff": "pair-diff:dim=128",
+    "pair-style": "pair-style",
+    "pair-length": "pair-length",
 }
 
+
+
+def default_spec(dataset) -> str:
+    """The representation an analysis uses when none is named: TF-IDF + SVD of the text fields, or
+    for preference pairs the antisymmetric ``pair-diff`` (`core.representations.pairs`)."""
+    return "pair-diff" if getattr(dataset, "pairs", None) is not None else "tfidf-svd"
 
 
 def parse_spec(spec: str):
@@ -118,6 +131,16 @@ def _int_option(kind, name, value, minimum):
     return int(value)
 
 
+def _tfidf_options(kind: str, opts: dict) -> None:
+    """Check and write canonically a TF-IDF's ``min_df`` and ``ngram`` (in place)."""
+    opts["min_df"] = _int_option(kind, "min_df", opts["min_df"], 1)
+    ngram = str(opts["ngram"])
+    m = re.fullmatch(r"(\d+)(?:-(\d+))?", ngram)
+    if not m or int(m.group(1)) < 1 or int(m.group(2) or m.group(1)) < int(m.group(1)):
+        raise InputError(f"{kind}:ngram={ngram!r} is invalid: give a range like 1-2 (unigrams and bigrams) or 1.")
+    opts["ngram"] = f"{int(m.group(1))}-{int(m.group(2) or m.group(1))}"
+
+
 def resolve_options(dataset: Dataset, kind: str, options: dict) -> dict:
     """Validate options and fill in defaults (the canonical option set)."""
     opts = dict(KINDS[kind])
@@ -158,12 +181,7 @@ def resolve_options(dataset: Dataset, kind: str, options: dict) -> dict:
         if kind in ("tfidf-svd", "warmup"):
             opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
         if kind == "tfidf-svd":
-            opts["min_df"] = _int_option(kind, "min_df", opts["min_df"], 1)
-            ngram = str(opts["ngram"])
-            m = re.fullmatch(r"(\d+)(?:-(\d+))?", ngram)
-            if not m or int(m.group(1)) < 1 or int(m.group(2) or m.group(1)) < int(m.group(1)):
-                raise InputError(f"tfidf-svd:ngram={ngram!r} is invalid: give a range like 1-2 (unigrams and bigrams) or 1.")
-            opts["ngram"] = f"{int(m.group(1))}-{int(m.group(2) or m.group(1))}"
+            _tfidf_options(kind, opts)
         if kind == "warmup":
             fr = opts["fraction"]
             if isinstance(fr, bool) or not isinstance(fr, (int, float)) or not (
@@ -178,6 +196,13 @@ def resolve_options(dataset: Dataset, kind: str, options: dict) -> dict:
             if not opts["model"]:
                 raise InputError(f"sbert needs model=NAME_OR_PATH, e.g. {_EXAMPLES['sbert']!r}.")
             opts["batch"] = _int_option(kind, "batch", opts["batch"], 1)
+    elif kind == "pair-diff":
+        opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
+        opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
+        if opts["prompt"] not in (0, 1):
+            raise InputError(f"pair-diff:prompt={opts['prompt']!r} is invalid: give prompt=1 to read the prompt too, "
+                             "or prompt=0 for the responses alone.")
+        _tfidf_options(kind, opts)
     elif kind == "pixels":
         if not dataset.image:
             raise InputError("the dataset has no image column, so 'pixels' cannot be built; load it with --image NAME "

@@ -224,3 +224,47 @@ def test_zstats_and_info_on_a_pair_file(tmp_path, capsys):
     assert info["pairs"]["shape"] == "implicit" and info["labels"] == {"a": 590, "b": 566}
     assert main(["info", str(HH), "--pairs", "judged"]) == 2
     assert "response_a" in capsys.readouterr().err
+
+
+def _planted_hh(share: float = 0.125, seed: int = 3):
+    rows = _hh()
+    rng = np.random.default_rng(seed)
+    planted = sorted(rng.choice(len(rows), size=int(len(rows) * share), replace=False).tolist())
+    for i in planted:
+        p, c, r = _split(rows[i])
+        rows[i] = dict(rows[i], chosen=f"{p} Great question! {c}")
+    return pd.DataFrame(rows), [str(i) for i in planted]
+
+
+@needs_hh
+def test_the_pair_representations_are_antisymmetric():
+    from core.representations import represent
+
+    frame = pd.DataFrame(_hh(300))
+    ds, swapped = load_dataset(frame), load_dataset(frame.rename(columns={"chosen": "rejected", "rejected": "chosen"}))
+    for spec in ("pair-diff", "pair-diff:prompt=1", "pair-style", "pair-length"):
+        a, b = represent(ds, spec, cache_dir=False).X, represent(swapped, spec, cache_dir=False).X
+        np.testing.assert_allclose(a, -b, atol=1e-3 * max(float(np.abs(a).max()), 1.0), err_msg=spec)
+    with pytest.raises(InputError, match="preference pairs"):
+        represent(load_dataset("demo:nli:n=200"), "pair-style", cache_dir=False)
+
+
+@needs_hh
+def test_a_planted_phrase_raises_the_partial_inputs_pvi_of_exactly_its_pairs(tmp_path, capsys):
+    from core.cli import main
+
+    frame, planted = _planted_hh()
+    path = tmp_path / "planted.jsonl"
+    frame.to_json(path, orient="records", lines=True)
+    out = tmp_path / "pvi.csv"
+    assert main(["pvi", str(path), "--out", str(out)]) == 0
+    table = pd.read_csv(out, dtype={"id": str}).set_index("id")
+    assert {"pvi", "pvi_response_only", "pvi_style_only"} <= set(table.columns) and "label" not in table.columns
+    is_planted = table.index.isin(planted)
+    for column in ("pvi_response_only", "pvi_style_only"):
+        gain = table.loc[is_planted, column].mean() - table.loc[~is_planted, column].mean()
+        assert gain > 0.3, (column, gain)   # bits: the planted pairs are read off their phrase
+    clean = tmp_path / "clean.csv"
+    assert main(["pvi", str(HH), "--out", str(clean), "-q"]) == 0
+    base = pd.read_csv(clean, dtype={"id": str}).set_index("id")
+    assert table.loc[is_planted, "pvi_style_only"].mean() > base.loc[is_planted, "pvi_style_only"].mean() + 0.3
