@@ -22,6 +22,10 @@ data: the cue's mass, which does not grow with n. Each side is measured against 
 shares (a label more common in the candidate is not by itself more rows beyond chance), and the
 standard error is that of the mean of 1[feature]·(1[label] − share), measured on each side.
 
+For preference pairs (`core.zstats.pairs`), a feature's support is the pairs that differ on it
+and its two "labels" are the side with more of it, chosen or rejected, against the chance share 0.5
+that the table states (``chance``) instead of the data's label shares.
+
 A cue is *new or stronger* when it leans towards its label (p_after above the label's share) and
 one of its two z's passes the Bonferroni line over both tests of every feature × label: under no
 change, the chance that any cue is flagged is at most the family's α, however many features the
@@ -68,7 +72,10 @@ def _frame(cert: dict):
     labels = sorted(cues["counts"])
     counts = pd.DataFrame({lab: cues["counts"][lab] for lab in labels}, index=cues["features"], dtype=float)
     total = sum(int(v) for v in cert["dataset"]["labels"].values())
-    prior = pd.Series({lab: int(cert["dataset"]["labels"].get(lab, 0)) / max(total, 1) for lab in labels})
+    if cues.get("chance"):   # preference pairs: the side with more of a feature, against 0.5
+        prior = pd.Series({lab: float(cues["chance"].get(lab, 0.0)) for lab in labels})
+    else:
+        prior = pd.Series({lab: int(cert["dataset"]["labels"].get(lab, 0)) / max(total, 1) for lab in labels})
     return counts.assign(_support=np.asarray(cues["support"], dtype=float)), prior
 
 

@@ -175,7 +175,8 @@ def _version() -> str:
             "(grows with √n: the cue table is gated instead)", "the largest z of a simple feature for {label}"),
     Measure("zstats.over_line", "features", "higher", False,
             per_label="features over the Bonferroni line for {label} (grows with n: the cue table is gated instead)"),
-], applies=lambda i: bool(i.dataset.text or i.dataset.features))   # they read text fields and the columns a user names
+], applies=lambda i: bool(i.dataset.text or i.dataset.features) and i.dataset.pairs is None)
+# (they read text fields and the columns a user names; preference pairs have their own cue table)
 def _z_statistics(i: Inputs) -> dict:
     from ..zstats import compute_z
     from ..zstats.statistics import bonferroni_threshold
@@ -197,6 +198,57 @@ def _z_statistics(i: Inputs) -> dict:
         out[per_label("zstats.over_line", label)] = record(
             "zstats.over_line", over, math.sqrt(max(over, 1)), label=label,
             description=f"features over the Bonferroni line (z* = {z_star:.2f}) for {label}")
+    return out
+
+
+# preference pairs (issue 42): the length bias papers quote, the partial inputs that read style or
+# the responses alone, the strongest pair cue and the pairs that cannot teach a preference; the pair
+# cue table (the side with more of a feature against 0.5) is what the gate compares cue by cue
+@step("preference pairs", 0.05, [
+    Measure("pairs.chosen_longer", "share", "neither", False,
+            "share of pairs whose chosen response has more words (ties count half): 0.5 without a length bias"),
+    Measure("pairs.longer_wins_accuracy", "accuracy", "neither", False,
+            "accuracy of picking the longer response, on the pairs whose lengths differ"),
+    Measure("pairs.style_only.accuracy", "accuracy", "higher", True,
+            "cross-fitted accuracy of a model that reads the two responses' style features only (pair-style)",
+            warns=True),
+    Measure("pairs.style_only.v_information", "bits", "higher", True,
+            "mean PVI of the style-only input: the bits of the preference that style alone carries", warns=True),
+    Measure("pairs.response_only.accuracy", "accuracy", "higher", True,
+            "cross-fitted accuracy of a model that reads the two responses without the prompt (pair-diff)",
+            warns=True),
+    Measure("pairs.response_only.v_information", "bits", "higher", True,
+            "mean PVI of the response-only input", warns=True),
+    Measure("pairs.cue_z_max", "z", "higher", False,
+            "the largest |z| of a pair cue against the 0.5 line (grows with √n: the cue table is gated instead)"),
+    Measure("pairs.degenerate", "share", "higher", True,
+            "share of pairs whose two responses are the same text or a side has no word"),
+    Measure("pairs.cut_off", "share", "higher", False,
+            "share of pairs with a side that seems to stop mid-sentence (a heuristic: listed for review)"),
+], applies=lambda i: i.dataset.pairs is not None)
+def _pairs(i: Inputs) -> dict:
+    from ..text.degenerate import STRICT, degenerate_pairs
+    from ..zstats.pairs import length_bias, pair_cue_table, pair_cues
+    from .cues import CUE_SUPPORT
+
+    s, out = i.settings, {}
+    bias = length_bias(i.dataset)
+    out["pairs.chosen_longer"] = record("pairs.chosen_longer", bias["chosen_longer"], bias["stderr"])
+    out["pairs.longer_wins_accuracy"] = record("pairs.longer_wins_accuracy", bias["longer_wins_accuracy"],
+                                               bias["longer_wins_stderr"])
+    for name, spec in (("style_only", "pair-style"), ("response_only", "pair-diff")):
+        found = i.pvi(spec)
+        acc = found.summary["accuracy"]
+        out[f"pairs.{name}.accuracy"] = record(f"pairs.{name}.accuracy", acc, _fold_spread(
+            found.table, "correct", math.sqrt(acc * (1 - acc) / i.n)))
+        out[f"pairs.{name}.v_information"] = record(f"pairs.{name}.v_information", found.summary["v_information"],
+                                                    _fold_spread(found.table, "pvi", found.summary["stderr"]))
+    cues = pair_cues(i.dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"])).table
+    out["pairs.cue_z_max"] = record("pairs.cue_z_max", cues["z"].abs().max() if len(cues) else None, 1.0)
+    i.cues = pair_cue_table(i.dataset, CUE_SUPPORT)
+    flagged = degenerate_pairs(i.dataset)
+    out["pairs.degenerate"] = _share("pairs.degenerate", flagged.loc[flagged["reason"].isin(STRICT), "id"].nunique(), i.n)
+    out["pairs.cut_off"] = _share("pairs.cut_off", flagged.loc[~flagged["reason"].isin(STRICT), "id"].nunique(), i.n)
     return out
 
 
@@ -348,11 +400,16 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     it is not a setting the gate compares. ``name`` is the dataset's name in the certificate (default
     none: the same data gives the same bytes whatever its file is called)."""
     from ..evaluation import default_partial_spec
+    from ..representations import default_spec
 
     given = {"representation": representation, "family": family, "folds": folds, "seed": seed,
              "min_count": min_count, "alpha": alpha, "tau": tau, "m": m, "epochs": epochs}
     s = {k: (DEFAULTS[k] if v is None else v) for k, v in given.items()}
-    s["partial"] = partial if partial is not None else default_partial_spec(dataset)
+    if representation is None:
+        s["representation"] = default_spec(dataset)
+    # preference pairs: the pair step measures their partial inputs (style only, responses only) by name
+    s["partial"] = partial if partial is not None else None if dataset.pairs is not None else \
+        default_partial_spec(dataset)
     s["model_train"] = int(DEFAULTS["model_train"])
     i = Inputs(dataset, s, eval_dataset=eval_dataset, agreement=agreement, device=device, cache_dir=cache_dir,
                progress=progress, cancel=cancel)

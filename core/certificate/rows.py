@@ -1,5 +1,6 @@
 """The rows behind a cue (issue 44, item 2): which of the candidate's examples carry each new or
-stronger cue `check` names, so a maintainer can fix or review exactly those (``check --rows``)."""
+stronger cue `check` names, so a maintainer can fix or review exactly those (``check --rows``); for
+preference pairs, the pairs whose favoured side has more of the cue's feature."""
 from __future__ import annotations
 
 import pandas as pd
@@ -18,6 +19,8 @@ def cue_rows(dataset, cues: pd.DataFrame) -> pd.DataFrame:
 
     if cues is None or not len(cues):
         return pd.DataFrame(columns=ROW_COLUMNS)
+    if getattr(dataset, "pairs", None) is not None:
+        return _pair_rows(dataset, cues)
     fm = feature_matrix(dataset)
     labels = dataset.table[dataset.label].astype(str)
     labels.index = labels.index.astype(str)
@@ -26,4 +29,15 @@ def cue_rows(dataset, cues: pd.DataFrame) -> pd.DataFrame:
         ids = ids_with_feature(fm, cue.feature)
         parts.append(pd.DataFrame({"id": ids, "label": labels.reindex(ids).to_numpy(), "feature": cue.feature,
                                    "cue_label": cue.label, "share_after": cue.share_after, "z": cue.z}))
+    return pd.concat(parts, ignore_index=True)[ROW_COLUMNS]
+
+
+def _pair_rows(dataset, cues: pd.DataFrame) -> pd.DataFrame:
+    """For preference pairs: the pairs whose favoured side (the cue's "label", chosen or rejected)
+    has more of the cue's feature; ``label`` is that side."""
+    from ..zstats.pairs import pairs_with_feature
+
+    parts = [pd.DataFrame({"id": pairs_with_feature(dataset, cue.feature, cue.label), "label": cue.label,
+                           "feature": cue.feature, "cue_label": cue.label, "share_after": cue.share_after, "z": cue.z})
+             for cue in cues.itertuples(index=False)]
     return pd.concat(parts, ignore_index=True)[ROW_COLUMNS]

@@ -314,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "carry to another split; with a team store the reviewers' α. Written as JSON that "
                                    "follows core/certificate/certificate.schema.json (docs/certificate.md).")
     add_dataset_args(p)
-    p.add_argument("--representation", "-r", default="tfidf-svd", help="representation spec (default: tfidf-svd over all text fields)")
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
     p.add_argument("--partial", help="the partial input's representation (default: tfidf-svd of the last text field)")
     p.add_argument("--eval", help="an evaluation split (same columns): the cues that carry to it, near-duplicates across")
     p.add_argument("--eval-split", help="split of --eval to load, when it is a Hub name or a folder of splits")

@@ -13,22 +13,26 @@ from typing import Optional
 from ..base.errors import InputError
 from ..base.settings import printable
 from ..certificate.measures import DEFAULTS, certify
+from ..representations import default_spec
 
 __all__ = ["certificate_representation", "certify_dataset", "certify_split"]
 
 
-def certificate_representation(run=None, manifest: Optional[dict] = None, representation: Optional[str] = None) -> str:
+def certificate_representation(run=None, manifest: Optional[dict] = None, representation: Optional[str] = None,
+                               dataset=None) -> str:
     """The Φ a certificate is computed on: the run's (``run``, or the ``manifest`` of a run or of an
-    export, which records it), else ``representation``, else the default."""
+    export, which records it), else ``representation``, else the dataset's default
+    (`core.representations.default_spec`: pair-diff for preference pairs)."""
     spec = getattr(run, "representation", None) or ((manifest or {}).get("representation") or {}).get("spec")
-    return str(spec or representation or DEFAULTS["representation"])
+    return str(spec or representation or (default_spec(dataset) if dataset is not None else DEFAULTS["representation"]))
 
 
 def certify_dataset(dataset, *, run=None, manifest: Optional[dict] = None, representation: Optional[str] = None,
                     **settings) -> dict:
     """The certificate of ``dataset`` (`core.certificate.measures.certify` with ``settings``), on
     `certificate_representation` (``run`` or its ``manifest``: the run it will be compared with)."""
-    return certify(dataset, representation=certificate_representation(run, manifest, representation), **settings)
+    return certify(dataset, representation=certificate_representation(run, manifest, representation, dataset),
+                   **settings)
 
 
 def certify_split(dataset, kept_ids, *, run=None, manifest: Optional[dict] = None, **settings) -> tuple:

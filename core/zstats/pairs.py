@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from ..base.errors import InputError
 from .statistics import bonferroni_threshold
 
-__all__ = ["PairCues", "pair_cues", "length_bias", "PAIR_COLUMNS"]
+__all__ = ["PairCues", "pair_cues", "pair_cue_table", "pairs_with_feature", "length_bias", "PAIR_COLUMNS", "SIDES"]
 
 #: the columns of the pair cue table
 PAIR_COLUMNS = ["feature", "kind", "differ", "chosen_more", "share", "favours", "z", "over_line"]
@@ -68,36 +68,49 @@ def _token_counts(chosen, rejected) -> tuple:
     return M[:n], M[n:], names, kinds
 
 
-def pair_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = True) -> PairCues:
-    """The pair cue table of a pair dataset (`core.data.pairs`): style features and, with
-    ``words``, every word and bigram on which at least ``min_count`` pairs differ."""
-    from ..data.pairs import chosen_rejected, is_pairs
+def _differences(ds, words: bool = True) -> tuple:
+    """(names, kinds, D): each feature's count in the chosen response minus the rejected one's, a
+    sparse column per feature (style features first, then words and bigrams), a row per pair."""
+    from ..data.pairs import chosen_rejected
     from ..text.style import style_counts
+
+    chosen, rejected = chosen_rejected(ds)
+    style = style_counts(chosen).to_numpy() - style_counts(rejected).to_numpy()
+    names = [f"style:{c}" for c in style_counts([""]).columns]
+    kinds = ["style"] * len(names)
+    blocks = [sp.csc_matrix(style)]
+    if words:
+        C, R, wnames, wkinds = _token_counts(chosen, rejected)
+        blocks.append((C - R).tocsc())
+        names += list(wnames)
+        kinds += list(wkinds)
+    D = sp.hstack(blocks, format="csc")
+    D.eliminate_zeros()
+    return np.asarray(names, dtype=object), np.asarray(kinds, dtype=object), D
+
+
+def _check_pairs(ds) -> None:
+    from ..data.pairs import is_pairs
 
     if not is_pairs(ds):
         raise InputError("pair cues are measured on preference pairs (prompt, chosen, rejected); this dataset has "
                          "labelled examples: use the z-statistics (`artifact-lens zstats`).")
+
+
+def pair_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = True) -> PairCues:
+    """The pair cue table of a pair dataset (`core.data.pairs`): style features and, with
+    ``words``, every word and bigram on which at least ``min_count`` pairs differ."""
+    _check_pairs(ds)
     if not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be a significance level in (0, 1), e.g. 0.01.")
     if int(min_count) < 1:
         raise InputError(f"min_count={min_count!r}: give a whole number of pairs of at least 1.")
-    chosen, rejected = chosen_rejected(ds)
-    sc, sr = style_counts(chosen), style_counts(rejected)
-    more = [(sc > sr).sum().to_numpy(), (sc < sr).sum().to_numpy()]
-    names, kinds = [f"style:{c}" for c in sc.columns], ["style"] * sc.shape[1]
-    if words:
-        C, R, wnames, wkinds = _token_counts(chosen, rejected)
-        D = (C - R).tocsc()
-        D.eliminate_zeros()
-        more[0] = np.concatenate([more[0], np.asarray((D > 0).sum(axis=0)).ravel()])
-        more[1] = np.concatenate([more[1], np.asarray((D < 0).sum(axis=0)).ravel()])
-        names += list(wnames)
-        kinds += list(wkinds)
-    chosen_more, rejected_more = (np.asarray(m, dtype=np.int64) for m in more)
-    differ = chosen_more + rejected_more
+    names, kinds, D = _differences(ds, words)
+    chosen_more = np.asarray((D > 0).sum(axis=0)).ravel().astype(np.int64)
+    differ = np.diff(D.indptr).astype(np.int64)   # the non-zero differences of each column
     keep = differ >= int(min_count)
-    table = pd.DataFrame({"feature": np.asarray(names, dtype=object)[keep], "kind": np.asarray(kinds, dtype=object)[keep],
-                          "differ": differ[keep], "chosen_more": chosen_more[keep]})
+    table = pd.DataFrame({"feature": names[keep], "kind": kinds[keep], "differ": differ[keep],
+                          "chosen_more": chosen_more[keep]})
     table["share"] = table["chosen_more"] / table["differ"]
     table["favours"] = np.select([table["share"] > 0.5, table["share"] < 0.5], ["chosen", "rejected"], "neither")
     table["z"] = (table["share"] - 0.5) / np.sqrt(0.25 / table["differ"])
@@ -108,6 +121,35 @@ def pair_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = Tru
                                                                  kind="stable").drop(columns="_strength")
     return PairCues(table=table.reset_index(drop=True)[PAIR_COLUMNS], line=line, tested=tested, pairs=len(ds),
                     alpha=float(alpha))
+
+
+#: the two "labels" of a pair cue (the side that has more of the feature) and their chance share
+SIDES = {"chosen": 0.5, "rejected": 0.5}
+
+
+def pair_cue_table(ds, min_count: int) -> dict:
+    """The certificate's cue table of pairs (`core.certificate.cues`): per feature on which at least
+    ``min_count`` pairs differ, its ``support`` (those pairs) and ``counts`` of the pairs where the
+    chosen / the rejected side has more of it, against ``chance`` 0.5 each."""
+    cues = pair_cues(ds, min_count=min_count).table.sort_values("feature", kind="stable")
+    return {"min_count": int(min_count), "features": [str(f) for f in cues["feature"]],
+            "support": [int(v) for v in cues["differ"]],
+            "counts": {"chosen": [int(v) for v in cues["chosen_more"]],
+                       "rejected": [int(v) for v in cues["differ"] - cues["chosen_more"]]},
+            "chance": dict(SIDES)}
+
+
+def pairs_with_feature(ds, feature: str, side: str) -> np.ndarray:
+    """Ids of the pairs whose ``side`` ("chosen" or "rejected") has more of ``feature`` (a name of
+    the pair cue table) than the other side."""
+    _check_pairs(ds)
+    names, _, D = _differences(ds, words=not str(feature).startswith("style:"))
+    where = np.flatnonzero(names == feature)
+    if not len(where):
+        return np.asarray([], dtype=object)
+    column = D[:, int(where[0])].toarray().ravel()
+    hit = column > 0 if side == "chosen" else column < 0
+    return np.asarray(ds.table.index.astype(str))[hit]
 
 
 def length_bias(ds) -> dict:

@@ -268,3 +268,51 @@ def test_a_planted_phrase_raises_the_partial_inputs_pvi_of_exactly_its_pairs(tmp
     assert main(["pvi", str(HH), "--out", str(clean), "-q"]) == 0
     base = pd.read_csv(clean, dtype={"id": str}).set_index("id")
     assert table.loc[is_planted, "pvi_style_only"].mean() > base.loc[is_planted, "pvi_style_only"].mean() + 0.3
+
+
+@needs_hh
+def test_the_four_shapes_give_the_same_certificate_and_a_swap_mirrors_it():
+    from core.certificate.measures import certify
+
+    frames = _shapes(_hh(300))
+    certs = {shape: certify(load_dataset(frame)) for shape, frame in frames.items()}
+    reference = json.dumps(certs["implicit"], sort_keys=True)
+    for shape, cert in certs.items():
+        assert json.dumps(cert, sort_keys=True) == reference, shape
+    measures = certs["implicit"]["measures"]
+    assert {"pairs.chosen_longer", "pairs.longer_wins_accuracy", "pairs.style_only.accuracy",
+            "pairs.style_only.v_information", "pairs.response_only.accuracy", "pairs.response_only.v_information",
+            "pairs.cue_z_max", "pairs.degenerate", "aflite.predictable_share", "near_duplicates.within"} <= set(measures)
+    assert certs["implicit"]["settings"]["representation"].startswith("pair-diff")
+    frame = frames["implicit"]
+    swapped = certify(load_dataset(frame.rename(columns={"chosen": "rejected", "rejected": "chosen"})))["measures"]
+    for name in ("pairs.chosen_longer", "pairs.longer_wins_accuracy"):
+        assert swapped[name]["value"] == pytest.approx(1 - measures[name]["value"])
+    for name in ("pairs.style_only.accuracy", "pairs.response_only.accuracy", "pairs.cue_z_max",
+                 "pairs.degenerate", "pairs.style_only.v_information", "pairs.response_only.v_information"):
+        assert swapped[name]["value"] == pytest.approx(measures[name]["value"], abs=0.005), name
+
+
+@needs_hh
+def test_check_fails_a_planted_pair_file_and_names_the_phrase_and_its_pairs(tmp_path, capsys):
+    from core.cli import main
+
+    planted, ids = _planted_hh(share=0.06, seed=5)
+    path = tmp_path / "planted.jsonl"
+    planted.to_json(path, orient="records", lines=True)
+    base, cand = tmp_path / "base.json", tmp_path / "cand.json"
+    assert main(["-q", "certify", str(HH), "--out", str(base)]) == 0
+    assert main(["-q", "certify", str(path), "--out", str(cand)]) == 0
+    rows, md, result = tmp_path / "rows.csv", tmp_path / "check.md", tmp_path / "check.json"
+    assert main(["check", str(base), str(cand), "--rows", str(rows), "--data", str(path), "--markdown", str(md),
+                 "--json", str(result)]) == 1
+    named = {c["feature"] for c in json.loads(result.read_text())["cues"] if c["label"] == "chosen"}
+    assert named & {"great question", "great", "question"}, named
+    listed = pd.read_csv(rows, dtype={"id": str})
+    mine = listed[listed["feature"] == "great question"]
+    assert (mine["label"] == "chosen").all()
+    # every planted pair, and the others only where the chosen side said it already
+    already = {str(i) for i, row in enumerate(_hh()) if "great question" in row["chosen"].lower()}
+    assert set(ids) <= set(mine["id"]) <= set(ids) | already
+    assert "great question" in md.read_text()
+    assert main(["-q", "check", str(base), str(base)]) == 0
