@@ -19,6 +19,9 @@ run, ds = require_run(tab)
 if not ds.text:
     st.info("Creation needs a text dataset: load one on the Data page.")
     st.stop()
+if ds.pairs is not None:
+    st.info("Create writes new labelled examples with feedback; it does not apply to preference pairs yet.")
+    st.stop()
 if save_run_offer(tab, run, "cr") is None:
     st.stop()
 m = member(tab)

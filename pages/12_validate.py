@@ -15,6 +15,9 @@ tab = start_page("Validate", caption=(
     "Paper 002 §3.2: validators accept or reject what creators wrote, seeing the same feedback; a rejection "
     "needs a note, which the creator sees on the Create page and can answer by revising."))
 run, ds = require_run(tab)
+if ds.pairs is not None:
+    st.info("Validate reviews examples written on the Create page; it does not apply to preference pairs yet.")
+    st.stop()
 if save_run_offer(tab, run, "va") is None:
     st.stop()
 m = member(tab)

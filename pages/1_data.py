@@ -2,7 +2,7 @@
 import streamlit as st
 
 from dashboard.widgets import column_mapping
-from dashboard.services import current, pipelines
+from dashboard.services import current, pairs, pipelines
 from dashboard.widgets.data_panels import representation_panel, roles_panel, source_panel
 from dashboard.widgets.formatting import metric_row, plain
 from dashboard.widgets.page import start_page
@@ -32,6 +32,8 @@ st.subheader("Current dataset" if is_current else "Loaded dataset (not scored ye
 st.text(on_view.label if on_view and on_view.label else ds.name)  # a user-given name: shown as text
 for message in ds.messages:
     st.info(plain(message))  # written by core.data.sources
+if ds.pairs is not None:
+    st.info(plain(pairs.summary(tab, ds)))
 metric_row({
     "Examples": f"{len(ds):,}",
     "Labels": len(ds.classes),
@@ -42,7 +44,8 @@ roles_panel(tab, ds, on_view, can_load)
 
 left, right = st.columns([3, 1])
 with left:
-    shown = ds.table.drop(columns=[c for c in (ds.embedding, ds.image) if c], errors="ignore").head(500)
+    shown = (ds.table.drop(columns=[c for c in (ds.embedding, ds.image) if c], errors="ignore") if ds.pairs is None
+             else pairs.side_by_side(tab, ds=ds)).head(500)   # a pair is read as prompt, chosen, rejected
     st.dataframe(shown, height=320, key="data_preview")  # text is shown as text, never rendered
     st.caption(f"First {len(shown):,} of {len(ds):,} rows.")
 with right:

@@ -10,12 +10,16 @@ from dashboard.widgets.feature_panels import consistency_panel, feature_examples
 from dashboard.widgets.formatting import metric_row, plain
 from dashboard.services.team import member
 from dashboard.widgets.page import start_page
+from dashboard.widgets.pair_panels import pair_cues_panel
 
 tab = start_page("Features", caption=(
     "z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − "
     "p0)/n). Points above the dashed curve exceed the Bonferroni threshold z* and give their label away."))
 ds = current.dataset(tab)
 run = current.run(tab)
+if ds.pairs is not None:   # preference pairs: their cues are the side that has more of a feature
+    pair_cues_panel(tab)
+    st.stop()
 if not ds.text and not ds.features:
     st.info("This dataset has no text or feature columns, so there are no simple features to test. "
             "Mark boolean or categorical columns as features on the Data page.")

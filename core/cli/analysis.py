@@ -43,7 +43,7 @@ def cmd_zstats(args) -> int:
 
 def _pair_zstats(args, ds) -> int:
     """``zstats`` on preference pairs: the pair cue table (`core.zstats.pairs`), keyed by feature."""
-    from ..zstats.pairs import length_bias, pair_cues
+    from ..zstats.pairs import length_bias, length_bias_line, pair_cues
 
     cues = pair_cues(ds, min_count=args.min_count, alpha=args.alpha)
     write_table(cues.table, args.outputs.path_for("--out"))
@@ -52,9 +52,7 @@ def _pair_zstats(args, ds) -> int:
         bias = length_bias(ds)
         print(f"{cues.pairs} pairs; {cues.tested} features on which at least {args.min_count} pairs differ; line |z| > "
               f"{cues.line:.2f} (two-sided Bonferroni, alpha = {cues.alpha}); {int(cues.table['over_line'].sum())} over it")
-        print(f"the chosen response is the longer in {bias['chosen_longer']:.1%} ± {bias['stderr']:.1%} of pairs "
-              f"(ties half); picking the longer is right on {bias['longer_wins_accuracy']:.1%} of the {bias['differ']} "
-              "pairs whose lengths differ" if bias["differ"] else "every pair's two responses have the same length")
+        print(length_bias_line(bias))
         for c in cues.top(args.top).itertuples(index=False):
             print(f"  {terminal_text(c.feature)[:40]:40s} {c.kind:7s} favours {c.favours:8s} share {c.share:.3f} of "
                   f"{c.differ:>6,} differing pairs, z {c.z:+.1f}{'  *' if c.over_line else ''}")

@@ -28,7 +28,7 @@ def cmd_info(args) -> int:
         "messages": ds.messages,
     }
     if ds.pairs is not None:
-        from ..zstats.pairs import length_bias
+        from ..zstats.pairs import length_bias, length_bias_line
 
         info["pairs"] = {"shape": ds.pairs.shape, "columns": ds.pairs.columns, "order_seed": ds.pairs.order_seed,
                          "length_bias": length_bias(ds)}
@@ -53,8 +53,7 @@ def cmd_info(args) -> int:
         bias = info["pairs"]["length_bias"]
         print(f"pairs        {ds.pairs.shape} shape (" + ", ".join(f"{r}: {c}" for r, c in ds.pairs.columns.items())
               + "); label: which side (a or b, a seeded random order) was preferred")
-        print(f"length       the chosen response is the longer in {bias['chosen_longer']:.1%} ± {bias['stderr']:.1%} of "
-              f"pairs (ties half); {bias['chosen_words']:.1f} words chosen, {bias['rejected_words']:.1f} rejected")
+        print(f"length       {length_bias_line(bias)}")
     for m in ds.messages:
         print(f"note: {m}")
     return 0

@@ -11,6 +11,7 @@ gives the same table, the same ids and the same fingerprint.
 - `make_nli`: an NLI-style text set with planted annotation artifacts of the
   kinds papers 002–004 report, and ground truth saying which example carries which.
 - `make_digits`: scikit-learn's 8×8 digits, to show the tool is not text-only.
+- `make_pairs`: preference pairs (prompt, chosen, rejected) with planted style cues.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import pandas as pd
 from .dataset import Dataset
 from ..base.errors import InputError
 
-__all__ = ["make_circles", "make_nli", "make_digits", "DEMOS"]
+__all__ = ["make_circles", "make_nli", "make_digits", "make_pairs", "PAIR_CUES", "DEMOS"]
 
 
 # --------------------------------------------------------------------------- checks
@@ -374,5 +375,71 @@ def make_digits() -> Dataset:
     return Dataset(table=table, label="label", image="image", name="demo:digits")
 
 
+# --------------------------------------------------------------------------- preference pairs
+
+_TASKS = ["boil an egg", "change a bike tyre", "write a cover letter", "repot a plant", "back up my phone",
+          "learn to juggle", "clean a cast-iron pan", "start running", "fix a squeaky door", "plan a budget",
+          "make bread", "study for an exam", "set up a fish tank", "paint a room", "sleep better"]
+_STEPS = ["gather what you need first", "take it one step at a time", "check the instructions that came with it",
+          "set aside half an hour", "start with the simplest part", "ask someone who has done it before",
+          "keep notes as you go", "test the result before you finish"]
+_WEAK = ["It depends on many things.", "People do it in different ways.", "You could look it up online.",
+         "That is a common question.", "There are a few ways to go about it."]
+_PADDING = ["Many people find this takes a little practice, and that is perfectly normal.",
+            "It also helps to keep the area tidy while you work, so nothing gets in the way.",
+            "If something goes wrong, go back to the previous step and try again slowly."]
+
+#: the cues `make_pairs` plants, each in the chosen or the rejected response
+PAIR_CUES = {"length": "chosen", "list": "chosen", "opener": "chosen", "apology": "rejected"}
+
+
+def make_pairs(n: int = 1200, cue_share: float = 0.4, seed: int = 0) -> Dataset:
+    """Synthetic preference pairs (how-to prompts) with planted style cues of the kinds preference
+    data is known for: on ``cue_share`` of the pairs one of `PAIR_CUES`: the chosen response padded
+    with extra sentences (length), written as a numbered list (list), opening with "Certainly!"
+    (opener), or the rejected response starting with an apology ("I'm sorry, but"). In the others
+    both responses are drawn from the same templates, so only the planted cues tell the sides apart.
+
+    Returns
+    -------
+    Dataset
+        Preference pairs (`core.data.pairs`, the standard shape), ids ``"pairs-00000"`` …, with the
+        ground-truth columns ``cue`` (the planted cue, or "none") and ``has_cue``.
+    """
+    from .pairs import read_pairs
+
+    n = _check_int("n", n, 20)
+    cue_share = _check_share("cue_share", cue_share)
+    rng = np.random.default_rng(seed)
+    kinds = list(PAIR_CUES)
+    has = rng.random(n) < cue_share
+    kind = np.where(has, np.asarray(kinds, dtype=object)[rng.integers(0, len(kinds), n)], "none")
+    prompts, chosen, rejected = [], [], []
+    for i in range(n):
+        task = _TASKS[rng.integers(len(_TASKS))]
+        steps = [_STEPS[j] for j in rng.choice(len(_STEPS), size=3, replace=False)]
+        plain = f"To {task}, {steps[0]}, then {steps[1]}."
+        other = f"To {task}, {steps[2]}. {_WEAK[rng.integers(len(_WEAK))]}"
+        good, bad = (plain, other) if rng.random() < 0.5 else (other, plain)
+        if kind[i] == "length":
+            good = good + " " + " ".join(_PADDING[: 2 + int(rng.integers(2))])
+        elif kind[i] == "list":
+            good = f"Here is how to {task}:\n" + "\n".join(f"{k + 1}. {s.capitalize()}." for k, s in enumerate(steps))
+        elif kind[i] == "opener":
+            good = "Certainly! " + good
+        elif kind[i] == "apology":
+            bad = "I'm sorry, but " + bad[0].lower() + bad[1:]
+        prompts.append(f"How do I {task}?")
+        chosen.append(good)
+        rejected.append(bad)
+    ids = pd.Index([f"pairs-{i:05d}" for i in range(n)], name="id")
+    frame = pd.DataFrame({"prompt": prompts, "chosen": chosen, "rejected": rejected})
+    ds = read_pairs(frame, ids=ids, name="demo:pairs", shape="standard", order_seed=seed)
+    ds.table["cue"] = kind.astype(str)
+    ds.table["has_cue"] = has
+    ds.truth = ["cue", "has_cue"]
+    return ds
+
+
 #: demo name (as in ``"demo:<name>"``) -> generator
-DEMOS = {"circles": make_circles, "nli": make_nli, "digits": make_digits}
+DEMOS = {"circles": make_circles, "nli": make_nli, "digits": make_digits, "pairs": make_pairs}

@@ -35,7 +35,7 @@ from ..base.errors import InputError
 from ..base.keys import digest
 
 __all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text",
-           "source_rows", "chosen_rejected", "is_pairs"]
+           "source_rows", "chosen_rejected", "is_pairs", "side_by_side"]
 
 SHAPES = ("standard", "conversational", "implicit", "judged")
 
@@ -284,3 +284,12 @@ def source_rows(ds) -> pd.DataFrame:
     """The source rows of a pair dataset's examples, in its order and in the shape they came in (a
     filtered DPO file is still a DPO file); the id is the index."""
     return ds.pairs.rows_for(ds.table.index)
+
+
+def side_by_side(ds, ids=None) -> pd.DataFrame:
+    """``prompt``, ``chosen`` and ``rejected`` of the pairs (all, or ``ids`` in that order), indexed by id:
+    how a person reads a pair."""
+    chosen, rejected = chosen_rejected(ds)
+    out = pd.DataFrame({"prompt": ds.table["prompt"].to_numpy(dtype=object), "chosen": chosen, "rejected": rejected},
+                       index=ds.table.index)
+    return out if ids is None else out.loc[[str(i) for i in ids]]

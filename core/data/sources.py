@@ -7,7 +7,7 @@ Supported sources (`load_dataset`):
 * a folder shaped like a Hugging Face Hub dataset repo (README.md ``configs`` + data files);
 * a Hugging Face Hub name (``"snli"``, ``"nyu-mll/glue"`` with ``config="mnli"``);
 * a pandas DataFrame or a ``datasets.Dataset`` from Python;
-* a built-in demo: ``"demo:nli"``, ``"demo:circles"``, ``"demo:digits"`` (options as
+* a built-in demo: ``"demo:nli"``, ``"demo:circles"``, ``"demo:digits"``, ``"demo:pairs"`` (options as
   ``"demo:nli:n=5000,artifact_share=0.5"``).
 
 Column roles are auto-detected from common layouts (premise/hypothesis/label as in
@@ -55,7 +55,7 @@ EMBEDDING_NAMES = ["embedding", "embeddings", "vector", "emb"]
 UNUSABLE_LABELS = {"-1", "-", ""}
 _MISSING_WORDS = {"nan", "none", "null", "n/a", "na"}
 
-DEMOS = ("nli", "circles", "digits")
+DEMOS = ("nli", "circles", "digits", "pairs")
 
 
 def load_dataset(
@@ -358,7 +358,7 @@ def _load_demo(source: str) -> Dataset:
         if not eq:
             raise InputError(f"demo option '{part}' should look like key=value, e.g. demo:nli:n=2000.")
         kwargs[key.strip()] = _number(value.strip())
-    maker = {"nli": demos.make_nli, "circles": demos.make_circles, "digits": demos.make_digits}[which]
+    maker = demos.DEMOS[which]
     try:
         return maker(**kwargs)
     except TypeError as exc:

@@ -47,7 +47,10 @@ def _reads_the_same(dataset, spec: str, other: str) -> bool:
 
 def default_partial_spec(dataset) -> Optional[str]:
     """The partial-input representation for a dataset with two or more text fields: TF-IDF/SVD
-    over the last one (the hypothesis of a premise/hypothesis pair); None otherwise."""
+    over the last one (the hypothesis of a premise/hypothesis pair); for preference pairs their
+    style alone (``pair-style``); None otherwise."""
+    if getattr(dataset, "pairs", None) is not None:
+        return "pair-style"
     text = list(getattr(dataset, "text", []) or [])
     return f"tfidf-svd:fields={text[-1]}" if len(text) >= 2 else None
 

@@ -6,6 +6,8 @@
   biased towards l; significant points coloured by label, the rest grey.
 * `top_features_bar`: the k features of highest z per label.
 * `zfilter_history`: the largest z on the accepted set, batch after batch.
+* `pair_cue_plot`: the same for preference pairs: the share of differing pairs where the chosen side
+  has more of a feature, against the 0.5 line.
 
 Every point carries its row number of ``ZStats.table`` as ``customdata[0]``, so a
 selection event can look the feature up on the Python side (``customdata[1]`` is the
@@ -290,4 +292,40 @@ def zfilter_history(result, title: Optional[str] = None) -> go.Figure:
     fig.update_xaxes(title_text="batch")
     fig.update_yaxes(title_text="examples", secondary_y=False)
     fig.update_yaxes(title_text="largest z", secondary_y=True)
+    return fig
+
+
+def pair_cue_plot(cues, *, annotate: int = 8, height: int = 520) -> go.Figure:
+    """The Gardner-style plot of a pair cue table (`core.zstats.pairs.PairCues`): x = the pairs that
+    differ on a feature (log scale), y = the share of them where the chosen side has more of it, the
+    0.5 chance line and the Bonferroni curves 0.5 ± z*·0.5/√n. Features over the line are coloured by
+    the side they favour and the ``annotate`` strongest are named; every name is escaped, and
+    ``customdata[0]`` is the row of ``cues.table``."""
+    table = cues.table
+    over = table["over_line"].to_numpy()
+    fig = go.Figure()
+    hover = "%{customdata[1]}<br>%{customdata[2]}<br>differ: %{x}<br>chosen has more: %{y:.3f}<br>z = %{customdata[3]:.2f}<extra></extra>"
+    colours = {"chosen": "#1f77b4", "rejected": "#d62728"}
+    groups = [("not over the line", ~over, "#b0b0b0")] + [
+        (f"favours {side} (|z| > z*)", over & (table["favours"].to_numpy() == side), colours[side]) for side in colours]
+    for name, mask, colour in groups:
+        t = table[mask]
+        fig.add_trace((go.Scattergl if len(t) > WEBGL_ABOVE else go.Scatter)(
+            x=t["differ"], y=t["share"], mode="markers", name=name, marker=dict(color=colour, size=7 if colour != "#b0b0b0" else 5),
+            customdata=np.column_stack([t.index.to_numpy(), escape_all(t["feature"]), escape_all(t["kind"]),
+                                        t["z"].to_numpy()]) if len(t) else None, hovertemplate=hover))
+    if len(table):
+        n = np.geomspace(max(float(table["differ"].min()), 1.0), max(float(table["differ"].max()), 2.0), 200)
+        for sign in (1, -1):
+            fig.add_trace(go.Scatter(x=n, y=np.clip(0.5 + sign * cues.line * 0.5 / np.sqrt(n), 0, 1), mode="lines",
+                                     line=dict(dash="dash", color="#555"), name=f"z* = {cues.line:.2f}",
+                                     showlegend=sign == 1, hoverinfo="skip"))
+        fig.add_hline(y=0.5, line=dict(color="#999", width=1))
+        top = table[over].head(int(annotate))
+        for _, r in top.iterrows():
+            fig.add_annotation(x=np.log10(r["differ"]), y=r["share"], text=escape(r["feature"]), showarrow=False,
+                               yshift=10, font=dict(size=11))
+    fig.update_xaxes(type="log", title="pairs whose two sides differ on the feature")
+    fig.update_yaxes(range=[0, 1], title="share where the chosen side has more of it")
+    fig.update_layout(height=height, legend=dict(orientation="h", y=-0.2), margin=dict(t=30))
     return fig

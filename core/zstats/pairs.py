@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from ..base.errors import InputError
 from .statistics import bonferroni_threshold
 
-__all__ = ["PairCues", "pair_cues", "pair_cue_table", "pairs_with_feature", "length_bias", "PAIR_COLUMNS", "SIDES"]
+__all__ = ["PairCues", "pair_cues", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line", "PAIR_COLUMNS", "SIDES"]
 
 #: the columns of the pair cue table
 PAIR_COLUMNS = ["feature", "kind", "differ", "chosen_more", "share", "favours", "z", "over_line"]
@@ -171,3 +171,12 @@ def length_bias(ds) -> dict:
             "longer_wins_accuracy": acc, "differ": k,
             "longer_wins_stderr": None if acc is None or k < 2 else float(math.sqrt(acc * (1 - acc) / k)),
             "ties": n - k, "chosen_words": float(wc.mean()), "rejected_words": float(wr.mean())}
+
+
+def length_bias_line(bias: dict) -> str:
+    """`length_bias` in one sentence, as every front end says it."""
+    if not bias["differ"]:
+        return "every pair's two responses have the same length in words"
+    return (f"the chosen response is the longer in {bias['chosen_longer']:.1%} ± {bias['stderr']:.1%} of pairs (ties "
+            f"half); picking the longer is right on {bias['longer_wins_accuracy']:.1%} of the {bias['differ']:,} pairs "
+            f"whose lengths differ; {bias['chosen_words']:.1f} words chosen, {bias['rejected_words']:.1f} rejected")

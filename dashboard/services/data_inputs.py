@@ -19,12 +19,16 @@ REP_KINDS = {
     "pixels": "Image pixels (+PCA)",
     "glove": "Averaged GloVe 50-d (extra 'glove')",
     "sbert": "sentence-transformers (extra 'sbert')",
+    "pair-diff": "Preference pairs: TF-IDF of the two responses, A − B, + SVD (antisymmetric)",
+    "pair-style": "Preference pairs: the style features' differences (style only)",
+    "pair-length": "Preference pairs: the difference in length (length only)",
 }
 
 
 #: the inputs each kind of representation takes (the Data page shows only these)
 KIND_INPUTS = {"tfidf-svd": ("fields", "dim"), "warmup": ("fields", "dim", "fraction"), "embedding": (),
-               "file": ("path",), "pixels": ("dim",), "glove": ("fields",), "sbert": ("fields", "model")}
+               "file": ("path",), "pixels": ("dim",), "glove": ("fields",), "sbert": ("fields", "model"),
+               "pair-diff": ("dim",), "pair-style": (), "pair-length": ()}
 
 
 def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, path: str = "", model: str = "") -> str:
@@ -33,7 +37,7 @@ def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, pa
     opts = []
     if kind in ("tfidf-svd", "warmup", "glove", "sbert") and f:
         opts.append(f"fields={f}")
-    if kind in ("tfidf-svd", "warmup"):
+    if kind in ("tfidf-svd", "warmup", "pair-diff"):
         opts.append(f"dim={int(dim)}")
     if kind == "warmup":
         opts.append(f"fraction={float(fraction):g}")

@@ -19,10 +19,11 @@ def source_panel(tab, sess) -> None:
     kind = st.radio("Source", ["Demo", "Local path", "Upload", "Hugging Face Hub"], horizontal=True, key="src_kind")
     with st.form("source_form"):
         if kind == "Demo":
-            demo = st.selectbox("Demo dataset", ["nli", "circles", "digits"], key="demo_name",
+            demo = st.selectbox("Demo dataset", ["nli", "circles", "digits", "pairs"], key="demo_name",
                                 help="nli: synthetic premise/hypothesis pairs with planted artifacts; circles: paper 000's "
-                                     "synthetic experiment; digits: scikit-learn's 8×8 images.")
-            size = st.number_input("Examples (nli, circles)", 200, 200000, 3000, step=500, key="demo_size")
+                                     "synthetic experiment; digits: scikit-learn's 8×8 images; pairs: synthetic "
+                                     "preference pairs (prompt, chosen, rejected) with planted length and style cues.")
+            size = st.number_input("Examples (nli, circles, pairs)", 200, 200000, 3000, step=500, key="demo_size")
         elif kind == "Local path":
             path = st.text_input("File or folder", placeholder="data/snli_dev.jsonl", key="src_path",
                                  help="CSV, TSV, JSONL/JSON, Parquet, or a save_to_disk / Hub-shaped folder.")
@@ -43,7 +44,7 @@ def source_panel(tab, sess) -> None:
         try:
             with st.spinner("Reading the dataset…"):
                 if kind == "Demo":
-                    name = f"demo:{demo}" + (f":n={int(size)}" if demo in ("nli", "circles") else "")
+                    name = f"demo:{demo}" + (f":n={int(size)}" if demo in ("nli", "circles", "pairs") else "")
                     source = Source(name, {}, name)
                 elif kind == "Local path":
                     if not path.strip():
@@ -108,8 +109,10 @@ def roles_panel(tab, ds, on_view, can_load: bool) -> None:
 
 def representation_panel(tab, sess, ds, view_key, on_view) -> None:
     """Φ: its kind and inputs, the spec they make, and "Build Φ and score with AFLite"."""
-    kinds = list(data_inputs.REP_KINDS)
-    default_kind = "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd")
+    pairs = ds.pairs is not None   # preference pairs read only the kinds made for them, and the others only them
+    kinds = [k for k in data_inputs.REP_KINDS if k.startswith("pair-") == pairs]
+    default_kind = "pair-diff" if pairs else (
+        "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd"))
     # no form: each input reruns the page, so only the chosen kind's inputs show and the spec follows them
     with st.container(border=True):
         rk = st.selectbox("Kind", kinds, index=kinds.index(default_kind),

@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.base.escaping import md_text
 from dashboard.services import current
+from dashboard.widgets.pair_panels import pair_side_by_side
 
 
 
@@ -20,7 +21,11 @@ def example_detail(tab, run, example_id: str, key: str) -> None:
     rec = table.browse(current.live_result(tab, run)).iloc[row]
     arrays = {ds.embedding, ds.image}
     values = ds.table.iloc[row]
-    st.text("\n".join([f"id: {example_id}"] + [f"{c}: {values[c]}" for c in ds.table.columns if c not in arrays]))
+    if ds.pairs is not None:
+        st.text(f"pair {example_id}")
+        pair_side_by_side(tab, example_id, key)
+    else:
+        st.text("\n".join([f"id: {example_id}"] + [f"{c}: {values[c]}" for c in ds.table.columns if c not in arrays]))
     p = rec["predictability"]
     st.text(("not scored (warm-up)" if np.isnan(p) else f"p̃ = {p:.2f} at the live τ and n, ")
             + ("retained" if rec["retained"] else f"removed in phase {int(rec['removed_at']) + 1}"))
@@ -37,8 +42,10 @@ def example_detail(tab, run, example_id: str, key: str) -> None:
             st.caption(f"Removed in phase {int(gone.iloc[0])} of the fitted run." if len(gone)
                        else f"Kept through all {run.n_phases} phases of the fitted run.")
     with right:
-        st.markdown(f"**Its features, z for its label ({md_text(rec[ds.label])})**")
-        st.dataframe(current.feature_z(tab, example_id, str(rec[ds.label])), hide_index=True, key=f"{key}_features", height=200)
+        if ds.pairs is None:   # (a pair's style features are shown with its two sides above)
+            st.markdown(f"**Its features, z for its label ({md_text(rec[ds.label])})**")
+            st.dataframe(current.feature_z(tab, example_id, str(rec[ds.label])), hide_index=True,
+                         key=f"{key}_features", height=200)
     st.markdown("**Nearest neighbours in Φ** (cosine similarity; near 1 = possible duplicates)")
     like = current.neighbours(tab, example_id, 10)
     st.dataframe(like, hide_index=True, key=f"{key}_neighbours")

@@ -14,6 +14,7 @@ from core.base.errors import InputError
 from core.base.lights import NOT_REVIEWED, badge
 from dashboard.services import current, pipelines, reviews
 from dashboard.widgets.formatting import plain
+from dashboard.widgets.pair_panels import pair_side_by_side
 from dashboard.widgets.decision_form import save_button, show_outcome
 from dashboard.widgets.reruns import redraw
 from dashboard.services.team import member, scope
@@ -66,9 +67,13 @@ def review_panel(tab, run, example_id: str, key: str, *, show_example: bool = Tr
     rec = frame.iloc[0]
     if show_example:
         st.markdown("**Example**")
-        st.text(f"id: {example_id}\nlabel: {rec[ds.label]}")
-        for field in ds.text:
-            st.text(f"{field}: {rec[field]}")
+        if ds.pairs is not None:
+            st.text(f"pair {example_id}")
+            pair_side_by_side(tab, example_id, key)
+        else:
+            st.text(f"id: {example_id}\nlabel: {rec[ds.label]}")
+            for field in ds.text:
+                st.text(f"{field}: {rec[field]}")
         p = rec["predictability"]
         status = "retained" if rec["retained"] else f"removed at phase {int(rec['removed_at']) + 1}"
         st.text(f"p̃ = {p:.2f}, {status}" if not np.isnan(p) else f"not scored (warm-up), {status}")

@@ -1,0 +1,56 @@
+"""Preference pairs on the dashboard (issue 42): the length bias in one line, a pair read side by
+side, the pair cue table, and which style features of one pair differ between its sides, each from
+the bounded cache of the current dataset. Every function is None-safe for a dataset of labelled
+examples: the pages ask `is_pairs` first."""
+from __future__ import annotations
+
+from typing import Optional
+
+import pandas as pd
+
+from dashboard.services import current
+
+
+def is_pairs(tab) -> bool:
+    return current.dataset(tab).pairs is not None
+
+
+def summary(tab, ds=None) -> Optional[str]:
+    """The shape and the length bias of the pairs (``ds``, or the current dataset), or None."""
+    from core.zstats.pairs import length_bias, length_bias_line
+
+    ds = ds if ds is not None else current.dataset(tab)
+    if ds.pairs is None:
+        return None
+    bias = current.cached(tab, "pair_bias", ds.fingerprint, lambda: length_bias(ds))
+    return (f"Preference pairs ({ds.pairs.shape} shape): the label says which side, a or b (a seeded order), was "
+            f"preferred. {length_bias_line(bias)[0].upper()}{length_bias_line(bias)[1:]}.")
+
+
+def side_by_side(tab, ids=None, ds=None) -> pd.DataFrame:
+    """``prompt``, ``chosen``, ``rejected`` of the pairs (or ``ids``), indexed by id."""
+    from core.data.pairs import side_by_side as of_pairs
+
+    return of_pairs(ds if ds is not None else current.dataset(tab), ids)
+
+
+def cues(tab, min_count: int = 10, alpha: float = 0.01):
+    """The pair cue table (`core.zstats.pairs.PairCues`) of the current dataset."""
+    from core.zstats.pairs import pair_cues
+
+    ds = current.dataset(tab)
+    return current.cached(tab, "pair_cues", (int(min_count), float(alpha)),
+                          lambda: pair_cues(ds, min_count=int(min_count), alpha=float(alpha)))
+
+
+def style_of(tab, pair_id: str) -> pd.DataFrame:
+    """One pair's style features (`core.text.style`): ``feature``, ``chosen``, ``rejected`` counts and
+    ``differs``, the differing ones first."""
+    from core.text.style import STYLE_FEATURES, style_counts
+
+    row = side_by_side(tab, [pair_id]).iloc[0]
+    counts = style_counts([row["chosen"], row["rejected"]])
+    out = pd.DataFrame({"feature": [STYLE_FEATURES[c][0] for c in counts.columns],
+                        "chosen": counts.iloc[0].to_numpy(), "rejected": counts.iloc[1].to_numpy()})
+    out["differs"] = out["chosen"] != out["rejected"]
+    return out.sort_values("differs", ascending=False, kind="stable").reset_index(drop=True)
