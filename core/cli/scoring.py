@@ -28,10 +28,13 @@ def cmd_info(args) -> int:
         "messages": ds.messages,
     }
     if ds.pairs is not None:
+        from ..text.degenerate import degenerate_pairs
         from ..zstats.pairs import length_bias, length_bias_line
 
+        flagged = degenerate_pairs(ds)
         info["pairs"] = {"shape": ds.pairs.shape, "columns": ds.pairs.columns, "order_seed": ds.pairs.order_seed,
-                         "length_bias": length_bias(ds)}
+                         "length_bias": length_bias(ds),
+                         "degenerate": {reason: group["id"].tolist() for reason, group in flagged.groupby("reason")}}
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
@@ -54,6 +57,9 @@ def cmd_info(args) -> int:
         print(f"pairs        {ds.pairs.shape} shape (" + ", ".join(f"{r}: {c}" for r, c in ds.pairs.columns.items())
               + "); label: which side (a or b, a seeded random order) was preferred")
         print(f"length       {length_bias_line(bias)}")
+        for reason, ids in info["pairs"]["degenerate"].items():
+            shown = ", ".join(ids[:8]) + (f" … ({len(ids):,} in all; --json lists them)" if len(ids) > 8 else "")
+            print(f"degenerate   {reason}: {shown}")
     for m in ds.messages:
         print(f"note: {m}")
     return 0

@@ -325,10 +325,17 @@ def drop_one_of_each(ids, pairs: pd.DataFrame) -> dict:
 
 def near_duplicate_pairs(dataset, *, progress=None, cancel=None) -> pd.DataFrame:
     """A `core.data.dataset.Dataset`'s near-duplicate pairs (shared wording in every text field at
-    `THRESHOLD` or more): ``a, b, overlap``."""
+    `THRESHOLD` or more): ``a, b, overlap``. Preference pairs are compared by their prompt and their
+    two responses whichever side each is on (the same prompt with near-identical responses, in either
+    order or with the preference reversed, is a near-duplicate)."""
     if not dataset.text:
         raise InputError("near-duplicates compare the wording of text fields, and this dataset has none; choose "
                          "its text columns (--text / the Data page's column roles).")
+    if getattr(dataset, "pairs", None) is not None:
+        a, b = (dataset.table[c].astype(str) for c in ("response_a", "response_b"))
+        first = a.where(a <= b, b)   # the responses in a fixed order: a pair's sides do not matter
+        table = pd.DataFrame({"prompt": dataset.table["prompt"], "response_1": first, "response_2": a.where(a > b, b)})
+        return DuplicateIndex(table, ["prompt", "response_1", "response_2"]).pairs(progress=progress, cancel=cancel)
     return DuplicateIndex(dataset.table, list(dataset.text)).pairs(progress=progress, cancel=cancel)
 
 

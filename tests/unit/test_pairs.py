@@ -316,3 +316,31 @@ def test_check_fails_a_planted_pair_file_and_names_the_phrase_and_its_pairs(tmp_
     assert set(ids) <= set(mine["id"]) <= set(ids) | already
     assert "great question" in md.read_text()
     assert main(["-q", "check", str(base), str(base)]) == 0
+
+
+def test_degenerate_pairs_are_listed_with_their_reasons():
+    from core.text.degenerate import degenerate_pairs
+
+    long_cut = " ".join(["word"] * 12) + " and then the"
+    frame = pd.DataFrame({"prompt": ["p"] * 5,
+                          "chosen": ["same answer", "", "A complete answer.", long_cut, "Fine."],
+                          "rejected": ["same answer ", "Something.", "...", "A full reply.", "One sec"]})
+    found = degenerate_pairs(load_dataset(frame))
+    assert found.values.tolist() == [["0", "identical"], ["1", "empty chosen"], ["2", "empty rejected"],
+                                     ["3", "cut off chosen"]]
+
+
+def test_a_pair_repeated_with_its_sides_swapped_is_a_near_duplicate():
+    from core.text.duplicates import near_duplicate_pairs
+
+    rng = random.Random(11)
+    words = ["apple", "river", "stone", "cloud", "piano", "garden", "window", "ladder", "candle", "forest", "mirror",
+             "tunnel", "basket", "rocket", "violin", "harbor", "pepper", "saddle", "marble", "lantern"]
+
+    def text():
+        return " ".join(rng.choice(words) for _ in range(12))
+
+    rows = [{"prompt": text(), "chosen": text(), "rejected": text()} for _ in range(30)]
+    rows.append({"prompt": rows[4]["prompt"], "chosen": rows[4]["rejected"], "rejected": rows[4]["chosen"]})
+    found = near_duplicate_pairs(load_dataset(pd.DataFrame(rows)))
+    assert found[["a", "b"]].values.tolist() == [["4", "30"]]
