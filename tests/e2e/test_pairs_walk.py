@@ -1,0 +1,92 @@
+"""Preference pairs in a real browser (issue 42): a pair file (HH-RLHF transcripts, the implicit
+shape) is loaded as a local path and scored, one pair is read side by side, τ moves, and the
+export downloads the kept pairs in the shape they came in, which loads back as the same pairs.
+
+Starts its own server whose Local path reads a temporary folder holding the file (written from
+../shared/data/hh_harmless_pairs.jsonl; skipped where that file is absent)."""
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import AppServer
+from steps import count, go, keys, load_path_and_score, press, wait_idle
+from scale import patience  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+HH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
+PAIRS = 300
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory, browser):
+    if not HH.exists():
+        pytest.skip("../shared/data/hh_harmless_pairs.jsonl is not here")
+    folder = tmp_path_factory.mktemp("pairs_walk")
+    data = folder / "data"
+    data.mkdir()
+    path = data / "hh_pairs.jsonl"
+    path.write_text("".join(HH.read_text(encoding="utf-8").splitlines(keepends=True)[:PAIRS]), encoding="utf-8")
+    app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    pg = context.new_page()
+    bound = patience(180) * 1000   # a bound that grows with the load, not a wait
+    pg.set_default_timeout(bound)
+    expect.set_options(timeout=bound)
+    pg.goto(app.url)
+    yield pg, path
+    context.close()
+    app.stop()
+
+
+def test_load_read_a_pair_move_tau_and_export_in_its_shape(walk):
+    page, path = walk
+    load_path_and_score(page, path, PAIRS)
+    page.wait_for_selector("text=Preference pairs")
+    assert "implicit shape" in page.inner_text("body")
+
+    go(page, "Examples")
+    box = page.locator(".st-key-ex_pick [role='combobox']").first
+    deadline = time.time() + patience(120)
+    while not re.fullmatch(r"[0-9]+", box.input_value()):   # pair ids are the rows' numbers
+        assert time.time() < deadline, f"no pair taken from the list: {box.input_value()!r}"
+        box.evaluate("el => el.scrollIntoView({block: 'center'})")
+        box.click()
+        box.press("ArrowDown")
+        if box.get_attribute("aria-expanded") == "true" and box.get_attribute("aria-activedescendant"):
+            box.press("Enter")
+        wait_idle(page)
+    page.wait_for_selector("text=Chosen")
+    page.wait_for_selector("text=Rejected")
+    pair = int(box.input_value())
+    chosen_turn = json.loads(path.read_text(encoding="utf-8").splitlines()[pair])["chosen"].rsplit("Assistant:", 1)[1]
+    shown = page.locator('[data-testid="stText"]').all_inner_texts()
+    assert any(chosen_turn.strip()[:40] in t for t in shown), "the chosen response is not on the page"
+
+    go(page, "Filter")
+    before = count(page, "Retained")
+    tau = page.locator(".st-key-w_tau").get_by_role("slider")
+    tau.focus()
+    keys(page, "Home")                                   # τ to its lowest: at least as many removed
+    expect(tau).not_to_have_attribute("aria-valuetext", "0.75")
+    kept = count(page, "Retained")
+    assert kept <= before
+
+    go(page, "Export")
+    rows_to_export = count(page, "Rows to export")
+    assert rows_to_export == kept
+    press(page, page.get_by_role("button", name="Prepare the file"))
+    with page.expect_download() as info:
+        page.get_by_role("button", name=re.compile(r"Download .*retained\.csv")).click()
+    from core.data.sources import load_dataset
+
+    saved = path.parent.parent / info.value.suggested_filename   # (outside the server's data folder)
+    info.value.save_as(saved)
+    back = load_dataset(str(saved))
+    assert len(back) == rows_to_export and back.pairs.shape == "implicit"   # detected: still an HH file
+    header = open(saved, encoding="utf-8").readline()
+    assert header.strip().replace('"', "").split(",") == ["id", "chosen", "rejected"]
