@@ -109,6 +109,11 @@ class Dataset:
                 except (TypeError, ValueError):  # ragged or not numbers: the representation reports it
                     yield repr(v)
 
+    def written_rows(self) -> pd.DataFrame:
+        """The rows an export writes, indexed by id: the table, or for preference pairs their
+        source rows in the shape they came in (`core.data.pairs.PairSource.rows_for`)."""
+        return self.table if self.pairs is None else self.pairs.rows_for(self.table.index)
+
     def subset(self, ids: Sequence) -> "Dataset":
         """The examples with these ids, in the dataset's order, roles kept."""
         keep = self.table.index.isin(list(ids))

@@ -282,8 +282,8 @@ def chosen_rejected(ds) -> tuple:
 
 def source_rows(ds) -> pd.DataFrame:
     """The source rows of a pair dataset's examples, in its order and in the shape they came in (a
-    filtered DPO file is still a DPO file); the id is the index."""
-    return ds.pairs.rows_for(ds.table.index)
+    filtered DPO file is still a DPO file); the id is the index (`Dataset.written_rows`)."""
+    return ds.written_rows()
 
 
 def side_by_side(ds, ids=None) -> pd.DataFrame:

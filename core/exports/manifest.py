@@ -123,7 +123,7 @@ def from_manifest(dataset, man: dict, *, which: str = "retained", fmt: str = "cs
     if which == "all":
         raise InputError("--which all writes the score columns, which a manifest does not hold; give the run .npz, "
                          "or export --which retained / removed.")
-    table = dataset.table
+    table = dataset.written_rows()   # preference pairs in the shape they came in
     ids = table.index.astype(str)
     kept = ids.isin(pd.Index([str(i) for i in man["retained_ids"]]))
     warm = ids.isin(pd.Index([str(i) for i in man.get("warmup_excluded_ids", [])]))

@@ -163,8 +163,7 @@ class ExampleTable:
         if which not in SELECTIONS:
             raise InputError(f"which={which!r} is not supported; use one of {', '.join(map(repr, SELECTIONS))}")
         ds = self.dataset
-        # preference pairs are written back in the shape they came in (a filtered DPO file is a DPO file)
-        table = ds.table if ds.pairs is None else ds.pairs.rows_for(ds.table.index)
+        table = ds.written_rows()   # preference pairs in the shape they came in (a filtered DPO file is a DPO file)
         if not include_arrays:
             table = table.drop(columns=[c for c in (ds.embedding, ds.image) if c and c in table.columns])
         if self.run is None and which != "all":
