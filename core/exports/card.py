@@ -41,6 +41,8 @@ def card_inputs(dataset, retained_ids, *, min_count: int = 5, k: int = TOP_CUES)
     table = dataset.table
     ids = table.index.astype(str)
     kept = ids.isin(retained_ids)
+    if dataset.pairs is not None:
+        return _pair_inputs(dataset, ids, kept, min_count=min_count, k=k)
     labels = {}
     for label in dataset.classes:
         mask = (table[dataset.label] == label).to_numpy()
@@ -60,6 +62,27 @@ def card_inputs(dataset, retained_ids, *, min_count: int = 5, k: int = TOP_CUES)
     if not dataset.text:
         cues["before"] = []
     return {"labels": labels, "cues": cues}
+
+
+def _pair_inputs(dataset, ids, kept, *, min_count: int, k: int) -> dict:
+    """`card_inputs` of preference pairs: their count (a pair's label is its side of a drawn order,
+    so there is no per-label table) and the ``k`` strongest pair cues (`core.zstats.pairs`: the side
+    with more of a feature, against 0.5) before and after, as ``feature, label`` (the side it
+    favours), ``n`` (the pairs that differ on it) and ``z``."""
+    from ..base.errors import InputError
+    from ..zstats.pairs import pair_cues
+
+    def top(ds):
+        try:
+            found = pair_cues(ds, min_count=max(int(min_count), 10)).table.head(k)
+        except InputError:
+            return []
+        return [{"feature": str(r.feature), "label": str(r.favours), "n": int(r.differ), "z": round(float(r.z), 2)}
+                for r in found.itertuples(index=False)]
+
+    counts = {"examples": len(ids), "retained": int(kept.sum()), "removed": int((~kept).sum())}
+    return {"labels": {"pairs": counts}, "cues": {"before": top(dataset), "after": top(dataset.subset(ids[kept]))},
+            "pairs": True}
 
 
 #: what an export's selection is, in the card's title ("the all split" read as a typo)
@@ -192,8 +215,12 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
             lines.append(f"| {_md(label)} | {c['examples']:,} | {c['retained']:,} | {c['removed']:,} | {share:.1%} |")
     if inputs.get("cues"):
         lines += ["", "## Artifacts: the cues that give labels away", "",
-                  "The n-grams of highest z-statistic (Gardner et al. 2021; z > z* means the word alone predicts "
-                  "the label beyond chance) on the whole dataset and on this split.", "",
+                  ("The pair cues of highest |z| (the side with more of a style feature, word or bigram is the "
+                   "chosen one more or less often than half the time; docs/preference-pairs.md) on the whole "
+                   "dataset and on this split; label is the side a cue favours, n the pairs that differ on it."
+                   if inputs.get("pairs") else
+                   "The n-grams of highest z-statistic (Gardner et al. 2021; z > z* means the word alone predicts "
+                   "the label beyond chance) on the whole dataset and on this split."), "",
                   "### Before filtering", "", _cue_table(inputs["cues"].get("before")), "",
                   "### After filtering", "", _cue_table(inputs["cues"].get("after"))]
     if certificate:

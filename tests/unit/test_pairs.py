@@ -344,3 +344,37 @@ def test_a_pair_repeated_with_its_sides_swapped_is_a_near_duplicate():
     rows.append({"prompt": rows[4]["prompt"], "chosen": rows[4]["rejected"], "rejected": rows[4]["chosen"]})
     found = near_duplicate_pairs(load_dataset(pd.DataFrame(rows)))
     assert found[["a", "b"]].values.tolist() == [["4", "30"]]
+
+
+@needs_hh
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "datasets"])
+def test_the_export_command_writes_a_filtered_pair_file_in_its_shape(fmt, tmp_path):
+    from core.cli import main
+    from core.exports.writers import FORMATS
+
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(HH.read_text(encoding="utf-8").splitlines(keepends=True)[:200]), encoding="utf-8")
+    run = tmp_path / "run.json"
+    assert main(["-q", "aflite", str(source), "--out", str(tmp_path / "scores.csv"), "--manifest", str(run),
+                 "--target-size", "0.8", "--tau", "0.6", "--m", "16"]) == 0
+    out = tmp_path / f"kept{FORMATS[fmt].suffix}"
+    assert main(["-q", "export", str(source), "--run", str(run), "--out", str(out), "--format", fmt,
+                 "--no-certificate"]) == 0
+    back = load_dataset(str(out))
+    assert back.pairs is not None and back.pairs.shape == "implicit"
+    kept = json.loads(run.read_text())["retained_ids"]
+    assert sorted(back.ids, key=int) == sorted(kept, key=int) and len(kept) == 160
+    original = load_dataset(str(source))
+    pd.testing.assert_frame_equal(back.table, original.subset(kept).table)
+
+
+@needs_hh
+def test_the_card_of_a_pair_export_lists_pair_cues():
+    from core.exports.card import card_inputs
+
+    ds = load_dataset(pd.DataFrame(_hh(400)))
+    found = card_inputs(ds, ds.ids[::2])
+    assert found["labels"] == {"pairs": {"examples": 400, "retained": 200, "removed": 200}}
+    before = found["cues"]["before"]
+    assert before and {c["label"] for c in before} <= {"chosen", "rejected"}
+    assert not any("@" in c["feature"] for c in before)   # pair cues, not the fields' n-grams
