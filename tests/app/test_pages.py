@@ -180,6 +180,46 @@ def test_non_text_demos_work_on_every_page(at, demo, size, examples):
         assert shown and all(str(v).startswith("data:image/png") for v in shown[0]["thumbnail"])
 
 
+def test_the_pair_demo_on_every_page(at):
+    """Preference pairs (issue 42): the pair demo is said to be pairs with its length bias, scores on the
+    antisymmetric Φ, and every page works on the pairs (a pair read side by side, the pair cue table)
+    or says in one line that it does not apply."""
+    from apptest_helpers import texts
+
+    at.selectbox(key="demo_name").set_value("pairs")
+    at.number_input(key="demo_size").set_value(600)
+    at.button(key="load").click().run()
+    no_exceptions(at)
+    assert metrics(at)["Examples"] == "600"
+    said = texts(at)
+    assert "Preference pairs" in said and "standard shape" in said and "chosen response is the longer in" in said
+    preview = [d.value for d in at.dataframe if {"prompt", "chosen", "rejected"} <= set(d.value.columns)]
+    assert preview and len(preview[0]) == 500   # the first 500 rows
+    assert at.selectbox(key=next(s.key for s in at.selectbox if str(s.key).startswith("rep_kind:"))).value == "pair-diff"
+    at.button(key="build").click().run()
+    wait_for_job(at)
+    no_exceptions(at)
+    at.switch_page(page("5_features")).run()
+    no_exceptions(at)
+    cue_table = next(d.value for d in at.dataframe if {"feature", "favours", "differ"} <= set(d.value.columns))
+    planted = cue_table.set_index("feature").loc[["style:apologies", "style:list_items"]]
+    assert planted["over_line"].all() and list(planted["favours"]) == ["rejected", "chosen"]
+    at.switch_page(page("6_examples")).run()
+    no_exceptions(at)
+    at.selectbox(key="ex_pick").select_index(0).run()
+    no_exceptions(at)
+    shown = texts(at)
+    assert "Chosen" in shown and "Rejected" in shown and "Prompt" in shown
+    assert any("differs" in d.value.columns for d in at.dataframe)
+    for name in ("2_filter", "3_predictability", "4_map", "7_export", "8_review", "10_evaluate", "13_dynamics"):
+        at.switch_page(page(name)).run()
+        no_exceptions(at)
+    for name in ("11_create", "12_validate"):
+        at.switch_page(page(name)).run()
+        no_exceptions(at)
+        assert "does not apply to preference pairs" in texts(at)
+
+
 # ---------------------------------------------------------------- Filter
 def test_filter_tau_and_n_are_live(at):
     at.switch_page(page("2_filter")).run()
