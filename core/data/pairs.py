@@ -138,6 +138,15 @@ def _turns(text: str) -> list:
 
 
 def _message_turns(messages) -> list:
+    """(role, content) of a list of messages; a missing side has none, and text alone is one
+    assistant message."""
+    if messages is None or (isinstance(messages, float) and np.isnan(messages)):
+        return []
+    if isinstance(messages, str):
+        return [("Assistant", messages.strip())]
+    if not isinstance(messages, (list, tuple, np.ndarray)):
+        raise InputError(f"a conversational pair holds {str(messages)[:60]!r} where a list of messages "
+                         "[{'role': …, 'content': …}] was expected.")
     out = []
     for m in list(messages):
         if not isinstance(m, dict) or "content" not in m:
@@ -178,7 +187,7 @@ def _last_assistant(messages) -> str:
 def _implicit(chosen: str, rejected: str) -> tuple:
     """(prompt, chosen response, rejected response) of two transcripts: the shared part up to its
     last ``Assistant:`` is the prompt."""
-    chosen, rejected = str(chosen), str(rejected)
+    chosen, rejected = _side(chosen), _side(rejected)
     shared = os.path.commonprefix([chosen, rejected])
     cut = shared.rfind(_MARKER)
     if cut < 0:

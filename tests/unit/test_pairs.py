@@ -378,3 +378,42 @@ def test_the_card_of_a_pair_export_lists_pair_cues():
     before = found["cues"]["before"]
     assert before and {c["label"] for c in before} <= {"chosen", "rejected"}
     assert not any("@" in c["feature"] for c in before)   # pair cues, not the fields' n-grams
+
+
+cells = st.one_of(st.none(), st.floats(allow_nan=True), st.integers(), st.text(max_size=30),
+                  st.lists(st.one_of(st.text(max_size=5), st.integers(),
+                                     st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "x"]),
+                                                            "content": st.one_of(st.none(), st.text(max_size=20))})),
+                           max_size=3))
+
+
+@settings(max_examples=120, deadline=None)
+@given(rows=st.lists(st.tuples(cells, cells, cells), min_size=1, max_size=8),
+       shape=st.sampled_from([None, "standard", "conversational", "implicit"]))
+def test_any_cells_are_read_as_pairs_or_refused_clearly(rows, shape):
+    """Hostile pair files: whatever the cells hold, loading gives pairs whose sides are text, or one
+    InputError, never another exception."""
+    frame = pd.DataFrame(rows, columns=["prompt", "chosen", "rejected"])
+    try:
+        ds = load_dataset(frame, pairs=shape or True)
+    except InputError as exc:
+        assert str(exc)
+        return
+    assert len(ds) == len(frame) and set(ds.table["preferred"]) <= {"a", "b"}
+    for column in ("prompt", "response_a", "response_b"):
+        assert all(isinstance(v, str) for v in ds.table[column])
+    assert ds.fingerprint
+
+
+def test_tokens_are_the_same_every_time_whatever_ends_the_texts():
+    """pyarrow 26's whitespace split sometimes kept the space that ends the last text of a buffer in
+    its last token ("cant "), run to run: the tokens must be the same on every call, and those of
+    Python's own split of the normalised text."""
+    from core.text.tokens import tokenize_many
+
+    texts = ["#*\nmaybe abc", "**b** cc? -c*b*", "-", "#I can't *", "c", "asorry ?cc-#c-?c", "!?*-sorry",
+             "I can't  c", "#I can't *", "#I can't *"]
+    expected = [t.lower().replace("'", "").replace("#", "").replace("*", "").replace("?", "").replace("-", "")
+                .replace("!", "").split() for t in texts]
+    for _ in range(300):
+        assert tokenize_many(texts) == expected
