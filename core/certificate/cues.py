@@ -19,7 +19,9 @@ saying "indeed", so "Indeed," put before 50 entailment hypotheses moves a share 
 baseline's dozen by less than its uncertainty. So each feature and label is also tested for the
 rows it gives away *beyond chance*, e = count − (the label's share) × support, per example of the
 data: the cue's mass, which does not grow with n. Each side is measured against its own label
-shares (a label more common in the candidate is not by itself more rows beyond chance), and the
+shares (a label more common in the candidate is not by itself more rows beyond chance), the
+baseline's mass is counted from zero (a feature that leaned away from the label gave none away:
+"is sleeping" losing its lean away from neutral in a filtered split is not a neutral cue), and the
 standard error is that of the mean of 1[feature]·(1[label] − share), measured on each side.
 
 For preference pairs (`core.zstats.pairs`), a feature's support is the pairs that differ on it
@@ -124,11 +126,14 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
         e_a, v_a = _excess(k_a, n_a, float(a_prior.get(lab, 0.0)), a_total)
         e_b, v_b = _excess(np.nan_to_num(k_b), np.nan_to_num(n_b), chance, b_total)
         mass_spread = np.sqrt(v_a / a_total + v_b / b_total)
+        # a feature that leaned away from the label gave none of its rows away: its rise is counted
+        # from zero (a lean that faded is not a cue that grew)
+        e_from = np.maximum(e_b, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             # no spread (a label the baseline never had): any lean towards it is beyond chance; a finite
             # stand-in keeps the outputs valid JSON
             z_share = np.where(spread > 0, (p_a - reference) / spread, np.where(p_a > reference, Z_BEYOND, 0.0))
-            z_rows = np.where(mass_spread > 0, (e_a - e_b) / mass_spread, 0.0)
+            z_rows = np.where(mass_spread > 0, (e_a - e_from) / mass_spread, 0.0)
         z = np.maximum(z_share, z_rows)
         hit = (z > line) & (p_a > chance) & (e_a > 0)
         for i in np.flatnonzero(hit):

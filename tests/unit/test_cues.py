@@ -63,3 +63,11 @@ def test_a_feature_more_common_without_leaning_is_not_a_cue():
     after = _one_feature(600, {"e": 202, "n": 196, "c": 202}, totals)   # 20 × as common, at chance
     assert cue_changes(before, after, 0.05 / 60_000).empty
 
+
+
+def test_a_lean_away_from_a_label_that_fades_is_not_a_cue_towards_it():
+    # SNLI's "is sleeping" (59 examples, 5 % neutral) keeps 6 examples after AFLite, half of them
+    # neutral: its lean away from neutral faded, it gives no neutral rows away in either version
+    before = _one_feature(59, {"c": 56, "n": 3, "e": 0}, {"e": 3329, "n": 3235, "c": 3278})
+    after = _one_feature(6, {"c": 3, "n": 3, "e": 0}, {"e": 2897, "n": 2805, "c": 2977})
+    assert cue_changes(before, after, 0.05 / 60_000).empty
