@@ -37,7 +37,8 @@ def _pair_rows(dataset, cues: pd.DataFrame) -> pd.DataFrame:
     has more of the cue's feature; ``label`` is that side."""
     from ..zstats.pairs import pairs_with_feature
 
-    parts = [pd.DataFrame({"id": pairs_with_feature(dataset, cue.feature, cue.label), "label": cue.label,
-                           "feature": cue.feature, "cue_label": cue.label, "share_after": cue.share_after, "z": cue.z})
-             for cue in cues.itertuples(index=False)]
+    carriers = pairs_with_feature(dataset, zip(cues["feature"], cues["label"]))
+    parts = [pd.DataFrame({"id": ids, "label": cue.label, "feature": cue.feature, "cue_label": cue.label,
+                           "share_after": cue.share_after, "z": cue.z})
+             for cue, ids in zip(cues.itertuples(index=False), carriers)]
     return pd.concat(parts, ignore_index=True)[ROW_COLUMNS]

@@ -139,17 +139,23 @@ def pair_cue_table(ds, min_count: int) -> dict:
             "chance": dict(SIDES)}
 
 
-def pairs_with_feature(ds, feature: str, side: str) -> np.ndarray:
-    """Ids of the pairs whose ``side`` ("chosen" or "rejected") has more of ``feature`` (a name of
-    the pair cue table) than the other side."""
+def pairs_with_feature(ds, cues) -> list:
+    """For each (feature, side) of ``cues`` (a feature of the pair cue table, "chosen" or
+    "rejected"), the ids of the pairs whose ``side`` has more of it than the other side; the
+    features' counts are taken once for all of them."""
     _check_pairs(ds)
-    names, _, D = _differences(ds, words=not str(feature).startswith("style:"))
-    where = np.flatnonzero(names == feature)
-    if not len(where):
-        return np.asarray([], dtype=object)
-    column = D[:, int(where[0])].toarray().ravel()
-    hit = column > 0 if side == "chosen" else column < 0
-    return np.asarray(ds.table.index.astype(str))[hit]
+    cues = list(cues)
+    names, _, D = _differences(ds, words=any(not str(f).startswith("style:") for f, _ in cues))
+    at = {name: i for i, name in enumerate(names)}
+    ids = np.asarray(ds.table.index.astype(str))
+    out = []
+    for feature, side in cues:
+        if feature not in at:
+            out.append(np.asarray([], dtype=object))
+            continue
+        column = D[:, at[feature]].toarray().ravel()
+        out.append(ids[column > 0] if side == "chosen" else ids[column < 0])
+    return out
 
 
 def length_bias(ds) -> dict:
