@@ -247,8 +247,9 @@ def _pairs(i: Inputs) -> dict:
     out["pairs.cue_z_max"] = record("pairs.cue_z_max", cues["z"].abs().max() if len(cues) else None, 1.0)
     i.cues = pair_cue_table(i.dataset, CUE_SUPPORT)
     flagged = degenerate_pairs(i.dataset)
-    out["pairs.degenerate"] = _share("pairs.degenerate", flagged.loc[flagged["reason"].isin(STRICT), "id"].nunique(), i.n)
-    out["pairs.cut_off"] = _share("pairs.cut_off", flagged.loc[~flagged["reason"].isin(STRICT), "id"].nunique(), i.n)
+    strict = flagged["reason"].isin(STRICT)
+    out["pairs.degenerate"] = _share("pairs.degenerate", flagged.loc[strict, "id"].nunique(), i.n)
+    out["pairs.cut_off"] = _share("pairs.cut_off", flagged.loc[~strict, "id"].nunique(), i.n)
     return out
 
 

@@ -105,8 +105,8 @@ def _columns(frame: pd.DataFrame, given: dict, shape: Optional[str], strict: boo
     for role in ("prompt", "chosen", "rejected", "response_a", "response_b", "winner"):
         if given.get(role):
             if given[role] not in frame.columns:
-                raise InputError(f"no column {given[role]!r} for the {role.replace('_', ' ')} of the pairs; the columns "
-                                 f"are: {', '.join(map(str, frame.columns))}.")
+                raise InputError(f"no column {given[role]!r} for the {role.replace('_', ' ')} of the pairs; the "
+                                 f"columns are: {', '.join(map(str, frame.columns))}.")
             out[role] = given[role]
         elif role in lower:
             out[role] = lower[role]
@@ -244,8 +244,9 @@ def read_pairs(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional
         winners = get("winner").map(lambda v: _WINNERS.get(str(v).strip().lower()) if v is not None else None)
         unknown = sorted({str(v) for v, w in zip(get("winner"), winners) if not isinstance(w, str)})
         if unknown:
-            raise InputError(f"the winner column {cols['winner']!r} holds {', '.join(repr(v[:20]) for v in unknown[:4])}; "
-                             "a winner is a, b or tie (response_a / model_a … are read too).")
+            held = ", ".join(repr(v[:20]) for v in unknown[:4])
+            raise InputError(f"the winner column {cols['winner']!r} holds {held}; a winner is a, b or tie "
+                             "(response_a / model_a … are read too).")
         ties = winners == "tie"
         if ties.any():
             dropped["tie"] = int(ties.sum())

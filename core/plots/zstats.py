@@ -304,14 +304,16 @@ def pair_cue_plot(cues, *, annotate: int = 8, height: int = 520) -> go.Figure:
     table = cues.table
     over = table["over_line"].to_numpy()
     fig = go.Figure()
-    hover = "%{customdata[1]}<br>%{customdata[2]}<br>differ: %{x}<br>chosen has more: %{y:.3f}<br>z = %{customdata[3]:.2f}<extra></extra>"
+    hover = ("%{customdata[1]}<br>%{customdata[2]}<br>differ: %{x}<br>chosen has more: %{y:.3f}<br>"
+             "z = %{customdata[3]:.2f}<extra></extra>")
     colours = {"chosen": "#1f77b4", "rejected": "#d62728"}
     groups = [("not over the line", ~over, "#b0b0b0")] + [
         (f"favours {side} (|z| > z*)", over & (table["favours"].to_numpy() == side), colours[side]) for side in colours]
     for name, mask, colour in groups:
         t = table[mask]
         fig.add_trace((go.Scattergl if len(t) > WEBGL_ABOVE else go.Scatter)(
-            x=t["differ"], y=t["share"], mode="markers", name=name, marker=dict(color=colour, size=7 if colour != "#b0b0b0" else 5),
+            x=t["differ"], y=t["share"], mode="markers", name=name,
+            marker=dict(color=colour, size=5 if colour == "#b0b0b0" else 7),
             customdata=np.column_stack([t.index.to_numpy(), escape_all(t["feature"]), escape_all(t["kind"]),
                                         t["z"].to_numpy()]) if len(t) else None, hovertemplate=hover))
     if len(table):

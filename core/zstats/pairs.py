@@ -26,7 +26,8 @@ import scipy.sparse as sp
 from ..base.errors import InputError
 from .statistics import bonferroni_threshold
 
-__all__ = ["PairCues", "pair_cues", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line", "PAIR_COLUMNS", "SIDES"]
+__all__ = ["PairCues", "pair_cues", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
+           "PAIR_COLUMNS", "SIDES"]
 
 #: the columns of the pair cue table
 PAIR_COLUMNS = ["feature", "kind", "differ", "chosen_more", "share", "favours", "z", "over_line"]
