@@ -257,7 +257,8 @@ def cmd_pvi(args) -> int:
         for name, got in found.items():
             s = got.summary
             print(f"{name} input ({s['representation']}): V-information {s['v_information']:.3f} bits "
-                  f"(± {1.96 * s['stderr']:.3f}, 95 %) of H_V(Y) = {s['v_entropy']:.3f}; by label: "
+                  f"(± {1.96 * s['stderr']:.3f}, 95 %) of H_V(Y) = {s['v_entropy']:.3f}; accuracy {s['accuracy']:.3f} "
+                  f"(majority {s['majority']:.3f}); by label: "
                   + ", ".join(f"{k} {v:.3f}" for k, v in s["per_label"].items())
                   + (f". {NO_INFORMATION}" if s["v_information"] < 0 else ""))
         if args.out:
