@@ -45,7 +45,7 @@ roles_panel(tab, ds, on_view, can_load)
 left, right = st.columns([3, 1])
 with left:
     shown = (ds.table.drop(columns=[c for c in (ds.embedding, ds.image) if c], errors="ignore") if ds.pairs is None
-             else pairs.side_by_side(tab, ds=ds)).head(500)   # a pair is read as prompt, chosen, rejected
+             else pairs.side_by_side(tab, ds.ids[:500], ds=ds)).head(500)   # a pair: prompt, chosen, rejected
     st.dataframe(shown, height=320, key="data_preview")  # text is shown as text, never rendered
     st.caption(f"First {len(shown):,} of {len(ds):,} rows.")
 with right:

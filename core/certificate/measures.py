@@ -243,9 +243,11 @@ def _pairs(i: Inputs) -> dict:
             found.table, "correct", math.sqrt(acc * (1 - acc) / i.n)))
         out[f"pairs.{name}.v_information"] = record(f"pairs.{name}.v_information", found.summary["v_information"],
                                                     _fold_spread(found.table, "pvi", found.summary["stderr"]))
-    cues = pair_cues(i.dataset, min_count=int(s["min_count"]), alpha=float(s["alpha"])).table
-    out["pairs.cue_z_max"] = record("pairs.cue_z_max", cues["z"].abs().max() if len(cues) else None, 1.0)
-    i.cues = pair_cue_table(i.dataset, CUE_SUPPORT)
+    # one count of the features, down to the cue table's support; the z measure keeps those `min_count` admits
+    found = pair_cues(i.dataset, min_count=min(int(s["min_count"]), CUE_SUPPORT), alpha=float(s["alpha"]))
+    tested = found.table[found.table["differ"] >= int(s["min_count"])]
+    out["pairs.cue_z_max"] = record("pairs.cue_z_max", tested["z"].abs().max() if len(tested) else None, 1.0)
+    i.cues = pair_cue_table(found, CUE_SUPPORT)
     flagged = degenerate_pairs(i.dataset)
     strict = flagged["reason"].isin(STRICT)
     out["pairs.degenerate"] = _share("pairs.degenerate", flagged.loc[strict, "id"].nunique(), i.n)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..base.escaping import terminal_text
-from ..representations.spec import default_spec
+from ..representations.spec import PAIR_INPUTS, default_spec
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
                              quality_knobs, representation_for, with_ids, write_table)
 
@@ -215,11 +215,6 @@ def cmd_cartography(args) -> int:
     return 0
 
 
-#: the inputs ``pvi`` scores a preference pair on (`core.representations.pairs`): the whole pair, its
-#: responses without the prompt, and their style alone
-PAIR_INPUTS = {"full": "pair-diff:prompt=1", "response_only": "pair-diff", "style_only": "pair-style"}
-
-
 def cmd_pvi(args) -> int:
     """Issue 34: pointwise V-usable information (Ethayarajh et al. 2022) of every example on Φ, and
     on a partial input with --partial: how many bits about the label the artifact alone carries."""
@@ -232,8 +227,7 @@ def cmd_pvi(args) -> int:
     found = {}
     inputs = [("full", args.representation or default_spec(ds)), ("partial", args.partial)]
     if ds.pairs is not None and args.representation is None:
-        inputs = [("full", PAIR_INPUTS["full"]), ("response_only", PAIR_INPUTS["response_only"]),
-                  ("style_only", PAIR_INPUTS["style_only"]), ("partial", args.partial)]
+        inputs = [*PAIR_INPUTS.items(), ("partial", args.partial)]
     for name, spec in inputs:
         if spec is None:
             continue

@@ -19,7 +19,8 @@ order drawn from (``order_seed``, the pair's id). So labels are balanced, nothin
 on which file column held the chosen response, and a pair keeps its order in any subset. A prompt
 is written one way whatever its shape (`prompt_text`: "Human: …\\n\\nAssistant: …" turns), so the
 same pairs in any shape give the same dataset, fingerprint and certificate. `Dataset.pairs`
-(`PairSource`) keeps the source rows, so `source_rows` writes a filtered split back in its shape.
+(`PairSource`) keeps the source rows, so `Dataset.written_rows` writes a filtered split back in its
+shape.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from ..base.errors import InputError
 from ..base.keys import digest
 
 __all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text",
-           "source_rows", "chosen_rejected", "is_pairs", "side_by_side"]
+           "chosen_rejected", "side_by_side"]
 
 SHAPES = ("standard", "conversational", "implicit", "judged")
 
@@ -70,10 +71,6 @@ class PairSource:
     def rows_for(self, ids) -> pd.DataFrame:
         """The source rows of these pair ids, in that order (what an export writes)."""
         return self.rows.loc[ids]
-
-
-def is_pairs(ds) -> bool:
-    return getattr(ds, "pairs", None) is not None
 
 
 def _lower(frame: pd.DataFrame) -> dict:
@@ -283,23 +280,19 @@ def read_pairs(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional
                    messages=messages, pairs=source)
 
 
-def chosen_rejected(ds) -> tuple:
-    """(chosen, rejected) responses of a pair dataset, as object arrays in its row order."""
-    a_won = (ds.table[PREFERRED].astype(str) == "a").to_numpy()
-    a, b = (ds.table[c].to_numpy(dtype=object) for c in ("response_a", "response_b"))
+def chosen_rejected(ds, table: Optional[pd.DataFrame] = None) -> tuple:
+    """(chosen, rejected) responses of a pair dataset (or of ``table``, some of its rows), as object
+    arrays in row order."""
+    table = ds.table if table is None else table
+    a_won = (table[PREFERRED].astype(str) == "a").to_numpy()
+    a, b = (table[c].to_numpy(dtype=object) for c in ("response_a", "response_b"))
     return np.where(a_won, a, b), np.where(a_won, b, a)
-
-
-def source_rows(ds) -> pd.DataFrame:
-    """The source rows of a pair dataset's examples, in its order and in the shape they came in (a
-    filtered DPO file is still a DPO file); the id is the index (`Dataset.written_rows`)."""
-    return ds.written_rows()
 
 
 def side_by_side(ds, ids=None) -> pd.DataFrame:
     """``prompt``, ``chosen`` and ``rejected`` of the pairs (all, or ``ids`` in that order), indexed by id:
     how a person reads a pair."""
-    chosen, rejected = chosen_rejected(ds)
-    out = pd.DataFrame({"prompt": ds.table["prompt"].to_numpy(dtype=object), "chosen": chosen, "rejected": rejected},
-                       index=ds.table.index)
-    return out if ids is None else out.loc[[str(i) for i in ids]]
+    table = ds.table if ids is None else ds.table.loc[[str(i) for i in ids]]   # only the rows asked for
+    chosen, rejected = chosen_rejected(ds, table)
+    return pd.DataFrame({"prompt": table["prompt"].to_numpy(dtype=object), "chosen": chosen, "rejected": rejected},
+                        index=table.index)

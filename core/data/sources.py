@@ -135,14 +135,12 @@ def _read_pair_rows(frame: pd.DataFrame, *, name: str, id, shape, columns, roles
     if given:
         raise InputError(f"{', '.join(given)} name(s) columns of labelled examples, but these rows are read as "
                          "preference pairs (the label is which side was preferred); name the pairs' columns with "
-                         "--prompt-column, --chosen-column, --rejected-column (docs/data.md), or give --no-pairs to read the rows as "
-                         "labelled examples.")
+                         "--prompt-column, --chosen-column, --rejected-column (docs/data.md), or give --no-pairs to "
+                         "read the rows as labelled examples.")
     frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
-    lower = {c.lower(): c for c in frame.columns}
-    id_col = None if id is False else _check_column(frame, id, "id column") if id else next(
-        (lower[n.lower()] for n in ID_NAMES if n.lower() in lower), None)
-    indexed = _with_ids(frame, id_col, dict(role="id", columns=frame.columns, detected=detect_roles(frame),
-                                            preview=frame.head(20)))
+    detected = detect_roles(frame)
+    id_col = None if id is False else _check_column(frame, id, "id column") if id else detected["id"]
+    indexed = _with_ids(frame, id_col, dict(role="id", columns=frame.columns, detected=detected, preview=frame.head(20)))
     return read_pairs(indexed.reset_index(drop=True), ids=indexed.index, name=name, shape=shape, columns=columns)
 
 
@@ -561,8 +559,7 @@ def _with_ids(frame: pd.DataFrame, id_col: Optional[str], ask: dict) -> pd.DataF
                 "Fix the ids, or number the rows instead (--number-rows).", **ask)
     else:
         ids = pd.Series([str(i) for i in range(len(frame))], index=frame.index)
-    frame = frame.copy()
-    frame.index = pd.Index(ids.to_numpy(dtype=object), name="id")
+    frame = frame.set_axis(pd.Index(ids.to_numpy(dtype=object), name="id"))   # the cells are not copied
     if id_col is not None and id_col == "id":
         frame = frame.drop(columns=["id"])
     elif "id" in frame.columns:   # the index is "id" now: keep the column under a free name

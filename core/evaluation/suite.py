@@ -50,7 +50,9 @@ def default_partial_spec(dataset) -> Optional[str]:
     over the last one (the hypothesis of a premise/hypothesis pair); for preference pairs their
     style alone (``pair-style``); None otherwise."""
     if getattr(dataset, "pairs", None) is not None:
-        return "pair-style"
+        from ..representations.spec import PAIR_INPUTS
+
+        return PAIR_INPUTS["style_only"]
     text = list(getattr(dataset, "text", []) or [])
     return f"tfidf-svd:fields={text[-1]}" if len(text) >= 2 else None
 

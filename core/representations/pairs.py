@@ -22,18 +22,11 @@ from ..base.errors import InputError
 from ..base.progress import report
 from .common import field_texts
 
-__all__ = ["build_pair_diff", "build_pair_style", "build_pair_length", "PAIR_KINDS"]
-
-#: the kinds of this module, with their options' defaults
-PAIR_KINDS = {
-    "pair-diff": {"dim": 128, "ngram": "1-2", "min_df": 2, "seed": 0, "prompt": 0},
-    "pair-style": {},
-    "pair-length": {},
-}
+__all__ = ["build_pair_diff", "build_pair_style", "build_pair_length"]
 
 
 def _sides(dataset, messages, kind: str) -> tuple:
-    if getattr(dataset, "pairs", None) is None:
+    if dataset.pairs is None:
         raise InputError(f"'{kind}' represents preference pairs (chosen vs rejected); this dataset has labelled "
                          "examples: use tfidf-svd or another kind, or load a pair file.")
     return tuple(field_texts(dataset, f, messages, allow_empty=True, kind=kind) for f in ("response_a", "response_b"))

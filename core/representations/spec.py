@@ -40,10 +40,15 @@ _EXAMPLES = {
 
 
 
+#: the inputs a preference pair is read through (`core.representations.pairs`): the whole pair, its
+#: responses without the prompt (the default Φ of pairs), and their style alone
+PAIR_INPUTS = {"full": "pair-diff:prompt=1", "response_only": "pair-diff", "style_only": "pair-style"}
+
+
 def default_spec(dataset) -> str:
     """The representation an analysis uses when none is named: TF-IDF + SVD of the text fields, or
-    for preference pairs the antisymmetric ``pair-diff`` (`core.representations.pairs`)."""
-    return "pair-diff" if getattr(dataset, "pairs", None) is not None else "tfidf-svd"
+    for preference pairs the antisymmetric ``pair-diff`` (`PAIR_INPUTS`)."""
+    return PAIR_INPUTS["response_only"] if getattr(dataset, "pairs", None) is not None else "tfidf-svd"
 
 
 def parse_spec(spec: str):

@@ -73,11 +73,11 @@ def _differences(ds, words: bool = True) -> tuple:
     """(names, kinds, D): each feature's count in the chosen response minus the rejected one's, a
     sparse column per feature (style features first, then words and bigrams), a row per pair."""
     from ..data.pairs import chosen_rejected
-    from ..text.style import style_counts
+    from ..text.style import STYLE_FEATURES, style_counts
 
     chosen, rejected = chosen_rejected(ds)
     style = style_counts(chosen).to_numpy() - style_counts(rejected).to_numpy()
-    names = [f"style:{c}" for c in style_counts([""]).columns]
+    names = [f"style:{c}" for c in STYLE_FEATURES]
     kinds = ["style"] * len(names)
     blocks = [sp.csc_matrix(style)]
     if words:
@@ -91,9 +91,7 @@ def _differences(ds, words: bool = True) -> tuple:
 
 
 def _check_pairs(ds) -> None:
-    from ..data.pairs import is_pairs
-
-    if not is_pairs(ds):
+    if ds.pairs is None:
         raise InputError("pair cues are measured on preference pairs (prompt, chosen, rejected); this dataset has "
                          "labelled examples: use the z-statistics (`artifact-lens zstats`).")
 
@@ -128,11 +126,11 @@ def pair_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = Tru
 SIDES = {"chosen": 0.5, "rejected": 0.5}
 
 
-def pair_cue_table(ds, min_count: int) -> dict:
-    """The certificate's cue table of pairs (`core.certificate.cues`): per feature on which at least
-    ``min_count`` pairs differ, its ``support`` (those pairs) and ``counts`` of the pairs where the
-    chosen / the rejected side has more of it, against ``chance`` 0.5 each."""
-    cues = pair_cues(ds, min_count=min_count).table.sort_values("feature", kind="stable")
+def pair_cue_table(cues: PairCues, min_count: int) -> dict:
+    """The certificate's cue table of pairs (`core.certificate.cues`) from a `pair_cues` table: per
+    feature on which at least ``min_count`` pairs differ, its ``support`` (those pairs) and ``counts``
+    of the pairs where the chosen / the rejected side has more of it, against ``chance`` 0.5 each."""
+    cues = cues.table[cues.table["differ"] >= int(min_count)].sort_values("feature", kind="stable")
     return {"min_count": int(min_count), "features": [str(f) for f in cues["feature"]],
             "support": [int(v) for v in cues["differ"]],
             "counts": {"chosen": [int(v) for v in cues["chosen_more"]],

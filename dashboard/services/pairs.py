@@ -1,7 +1,7 @@
 """Preference pairs on the dashboard (issue 42): the length bias in one line, a pair read side by
 side, the pair cue table, and which style features of one pair differ between its sides, each from
-the bounded cache of the current dataset. Every function is None-safe for a dataset of labelled
-examples: the pages ask `is_pairs` first."""
+the bounded cache of the current dataset. The pages call them for a dataset of pairs
+(``dataset.pairs`` is not None); `summary` is None for labelled examples."""
 from __future__ import annotations
 
 from typing import Optional
@@ -11,10 +11,6 @@ import pandas as pd
 from dashboard.services import current
 
 
-def is_pairs(tab) -> bool:
-    return current.dataset(tab).pairs is not None
-
-
 def summary(tab, ds=None) -> Optional[str]:
     """The shape and the length bias of the pairs (``ds``, or the current dataset), or None."""
     from core.zstats.pairs import length_bias, length_bias_line
@@ -22,9 +18,9 @@ def summary(tab, ds=None) -> Optional[str]:
     ds = ds if ds is not None else current.dataset(tab)
     if ds.pairs is None:
         return None
-    bias = current.cached(tab, "pair_bias", ds.fingerprint, lambda: length_bias(ds))
+    line = length_bias_line(current.cached(tab, "pair_bias", ds.fingerprint, lambda: length_bias(ds)))
     return (f"Preference pairs ({ds.pairs.shape} shape): the label says which side, a or b (a seeded order), was "
-            f"preferred. {length_bias_line(bias)[0].upper()}{length_bias_line(bias)[1:]}.")
+            f"preferred. {line[:1].upper()}{line[1:]}.")
 
 
 def side_by_side(tab, ids=None, ds=None) -> pd.DataFrame:

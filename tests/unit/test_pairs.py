@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.base.errors import InputError
-from core.data.pairs import chosen_rejected, prompt_text, source_rows
+from core.data.pairs import chosen_rejected, prompt_text
 from core.data.sources import load_dataset
 from core.zstats.pairs import length_bias, pair_cues
 
@@ -132,7 +132,7 @@ def test_an_export_of_a_filtered_pair_file_loads_back_in_its_shape(shape, tmp_pa
     frame = _shapes(_hh(60))[shape]
     ds = load_dataset(frame)
     kept = ds.subset(ds.ids[::3])
-    out = source_rows(kept).reset_index()
+    out = kept.written_rows().reset_index()
     path = tmp_path / "kept.jsonl"
     write(out, path)
     back = load_dataset(str(path))
