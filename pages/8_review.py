@@ -49,11 +49,15 @@ with tabs[0]:
         served = reviews.queue(tab, run, run_id, frame, order, latest)
         todo, mine, counts, n_per = served["todo"], served["mine"], served["counts"], served["per_example"]
         complete = sum(c >= n_per for c in counts.values())
+        flagged = served["flagged"]
         st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}. Each example is served until "
                    f"{n_per} reviewer{'s have' if n_per > 1 else ' has'} decided on it: {complete:,} of {len(frame):,} "
                    "have."
                    + (" Review is blind: others' decisions on an example show once you have decided on it."
                       if settings["blind"] else "")
+                   + (f" {flagged['example_id'].nunique():,} examples were sent to the front of the queue (they carry "
+                      "a new cue artifact-lens check named): they are served first."
+                      if len(flagged) else "")
                    + (f" This joint run kept {len(run.review_first):,} possibly mislabelled examples (hard-to-learn or "
                       "flagged by cleanlab): they are served first." if run.joint else ""))
         if len(todo):

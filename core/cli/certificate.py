@@ -10,6 +10,7 @@ from ..base.errors import InputError
 from ..base.escaping import md_code, md_text, terminal_text
 from ..base.settings import settings
 from ..certificate.gate import FAMILY_ALPHA
+from ..certificate.rows import cue_rows
 from .common import device_from, id_arg, load_from_args, print_messages, progress_bar, write_table
 
 __all__ = ["cmd_certify", "cmd_check", "comparison_text", "check_result", "check_markdown"]
@@ -23,15 +24,11 @@ def _agreement(args):
     if len(given) < 3 and not (set(given) == {"workspace", "run"} and settings().db_url):
         raise InputError("reviewers' α needs the team store: give --workspace and --run (and --db unless "
                          "ARTIFACT_LENS_DB_URL is set), or none of them.")
-    from .team import _store, _workspace, agreement_report
+    from .team import agreement_report, member_of
 
-    email = (args.as_ or settings().owner or "").strip().lower()
-    if not email:
-        raise InputError("say who is asking for the reviewers' α: --as EMAIL (a member of the workspace), or set "
-                         "ARTIFACT_LENS_OWNER.")
-    store = _store(args.db or settings().db_url)
+    store, workspace, email = member_of(args, "asking for the reviewers' α")
     try:
-        found = agreement_report(store, _workspace(store, args.workspace, email), args.run, by=email, seed=args.seed)
+        found = agreement_report(store, workspace, args.run, by=email, seed=args.seed)
     finally:
         store.close()
     return found["agreement"]
@@ -149,15 +146,17 @@ def cmd_check(args) -> int:
 
     for flag, ending in (("--json", ".json"), ("--markdown", ".md"), ("--rows", ".csv")):
         args.outputs.declare(flag, getattr(args, flag.lstrip("-")), (ending,))
-    if args.rows and not args.data:
-        raise InputError("--rows lists the candidate's examples that carry each new cue: give the candidate's data "
-                         "with --data (the file it was certified from).")
+    for flag, given in (("--rows", args.rows), ("--review-run", args.review_run)):
+        if given and not args.data:
+            raise InputError(f"{flag} needs the candidate's examples that carry each new cue: give the candidate's "
+                             "data with --data (the file it was certified from).")
     baseline, candidate = read_certificate(args.baseline), read_certificate(args.candidate)
     rules = read_rules(args.rules) if args.rules else {}
     table = compare(baseline, candidate, rules)
     broken = table[table["ok"] == False]   # noqa: E712  (None: not gated)
+    data = _candidate_data(args, candidate) if args.rows or args.review_run else None
     if args.rows:
-        _write_rows(args, table.attrs.get("cues"), candidate)
+        write_table(cue_rows(data, table.attrs.get("cues")), args.outputs.path_for("--rows"))
     if args.json:
         Path(args.outputs.path_for("--json")).write_text(json.dumps(check_result(table), indent=1, allow_nan=False))
     if args.markdown:
@@ -174,6 +173,8 @@ def cmd_check(args) -> int:
                 print(f"  {terminal_text(c.feature)[:40]:40s} → {terminal_text(c.label)[:20]:20s} {before} → {c.share_after:.2f} "
                       f"of {int(c.support_after):,} (chance {c.chance:.2f}; beyond chance {1000 * c.excess_before:.2f} → "
                       f"{1000 * c.excess_after:.2f} per 1k; z {c.z:.1f})")
+    if args.review_run:
+        _send_rows(args, data, table.attrs.get("cues"))
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
     if len(broken):
@@ -185,10 +186,8 @@ def cmd_check(args) -> int:
     return 0
 
 
-def _write_rows(args, cues, candidate: dict) -> None:
-    """The candidate's examples that carry each new or stronger cue, to ``--rows`` (the data must be
-    the candidate's: same fingerprint)."""
-    from ..certificate.rows import cue_rows
+def _candidate_data(args, candidate: dict):
+    """The candidate's data (``--data``), checked to be the data it was certified from (same fingerprint)."""
     from ..data.sources import load_dataset
 
     data = load_dataset(args.data)
@@ -196,4 +195,24 @@ def _write_rows(args, cues, candidate: dict) -> None:
         raise InputError(f"--data {Path(args.data).name} is not the data the candidate certificate was made from "
                          f"(fingerprint {data.fingerprint}, the certificate's {candidate['dataset']['fingerprint']}); "
                          "give that file.")
-    write_table(cue_rows(data, cues), args.outputs.path_for("--rows"))
+    return data
+
+
+def _send_rows(args, data, cues) -> None:
+    """The candidate's examples that carry each new cue, to the front of ``--review-run``'s review queue."""
+    if cues is None or not len(cues):
+        print("no new or stronger cue: nothing was sent to the review queue.", file=sys.stderr)
+        return
+    from ..usecases.agreement import find_run
+    from ..usecases.review_queue import send_cue_rows
+    from .team import member_of
+
+    store, workspace, email = member_of(args, "sending rows to the review queue")
+    try:
+        ws = store.scoped(workspace, email)
+        rec, run = find_run(ws, args.review_run)
+        sent = send_cue_rows(ws, rec["id"], run, data, cues, reload=rec)
+    finally:
+        store.close()
+    print(f"sent {sent['examples']:,} examples ({sent['rows']:,} rows, one per cue carried; {sent['new']:,} new to the "
+          f"queue) to the front of run {terminal_text(args.review_run)}'s review queue.", file=sys.stderr)

@@ -350,7 +350,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", help="also write a Markdown summary (.md) for a pull request's comment or a CI job's page")
     p.add_argument("--rows", help="write the candidate's examples that carry each new or stronger cue (.csv: id, label, "
                    "feature, cue_label, share_after, z); needs --data")
-    p.add_argument("--data", help="the candidate's data (the file it was certified from), for --rows")
+    p.add_argument("--data", help="the candidate's data (the file it was certified from), for --rows and --review-run")
+    p.add_argument("--review-run", metavar="KEY", help="send the candidate's examples that carry each new cue to the "
+                   "front of this run's review queue in the team store (the run scored --data, or the data a split of "
+                   "it was exported from); needs --data, --workspace, and a curator or owner as --as")
+    p.add_argument("--db", help="the team store's URL, for --review-run (default: $ARTIFACT_LENS_DB_URL)")
+    p.add_argument("--workspace", help="the workspace of --review-run")
+    p.add_argument("--as", dest="as_", metavar="EMAIL", help="who sends the rows (default: $ARTIFACT_LENS_OWNER)")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("agreement", help="how much a team's reviewers agree, with each other and with the filter",

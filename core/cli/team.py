@@ -10,7 +10,7 @@ from .common import finite
 from ..base.errors import InputError
 from ..base.settings import settings
 
-__all__ = ["cmd_agreement", "agreement_report"]
+__all__ = ["cmd_agreement", "agreement_report", "member_of"]
 
 
 def _store(url: str):
@@ -29,6 +29,23 @@ def _workspace(store, name: str, email: str) -> int:
         raise InputError(f"{email} is not a member of a workspace named {name!r} (their workspaces: {mine}); check "
                          "--workspace and --as.")
     return found[0]
+
+
+def member_of(args, what: str) -> tuple:
+    """(the team store of ``--db``, the id of ``--workspace``, the e-mail of ``--as``) for a command that
+    acts in a workspace; ``what`` (e.g. "reading the reviewers' α") names why, in the errors. The
+    caller closes the store."""
+    email = (args.as_ or settings().owner or "").strip().lower()
+    if not email:
+        raise InputError(f"say who is {what}: --as EMAIL (a member of the workspace), or set ARTIFACT_LENS_OWNER.")
+    if not args.workspace:
+        raise InputError(f"{what} needs the workspace: give --workspace (its name, as the Team page shows it).")
+    store = _store(args.db or settings().db_url)
+    try:
+        return store, _workspace(store, args.workspace, email), email
+    except BaseException:
+        store.close()
+        raise
 
 
 def agreement_report(store, workspace_id: int, run_key: str, *, by: str, tau=None, target_size=None,
@@ -86,12 +103,8 @@ def as_json(found: dict) -> dict:
 
 
 def cmd_agreement(args) -> int:
-    email = (args.as_ or settings().owner or "").strip().lower()
-    if not email:
-        raise InputError("say who is asking: --as EMAIL (a member of the workspace), or set ARTIFACT_LENS_OWNER.")
-    store = _store(args.db or settings().db_url)
+    store, workspace, email = member_of(args, "asking")
     try:
-        workspace = _workspace(store, args.workspace, email)
         found = agreement_report(store, workspace, args.run, by=email, tau=args.tau, target_size=args.target_size,
                                  bootstrap=args.bootstrap, seed=args.seed)
     finally:

@@ -10,6 +10,7 @@ action to the function it calls.
 - `exports`: a run's split to export (rows, manifest, the review's overrides) and what a datasets
   folder carries beside it (card, certificate).
 - `agreement`: the team's agreement on a run, with the blind rule.
+- `review_queue`: the rows that carry a new cue, checked to be a run's, sent to its review queue.
 - `submissions`: submit an example (the store refuses a near-copy) and validate one.
 - `registry`: `USE_CASES`, each use case's function and the kernels it owns.
 

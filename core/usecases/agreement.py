@@ -12,7 +12,7 @@ from ..base.errors import InputError
 from ..team.run_agreement import artifact_carriers, dispute_roles, team_agreement
 from ..team.store import PERMISSIONS, NotAllowed
 
-__all__ = ["run_agreement", "may_read", "find_run"]
+__all__ = ["run_agreement", "may_read", "find_run", "reload_run_dataset"]
 
 
 def may_read(ws) -> bool:
@@ -32,7 +32,7 @@ def find_run(ws, run_key: str) -> tuple:
     return rec, ws.open_run(run_key)
 
 
-def _reloaded(rec: dict, run) -> tuple:
+def reload_run_dataset(rec: dict, run) -> tuple:
     """(the run's dataset as its record names it, None) or (None, why not)."""
     from ..data.sources import load_dataset
 
@@ -63,7 +63,7 @@ def run_agreement(ws, run_id: int, run, *, dataset=None, reload: Optional[dict] 
 
     notes = []
     if dataset is None and reload is not None:
-        dataset, why = _reloaded(reload, run)
+        dataset, why = reload_run_dataset(reload, run)
         notes += [why] if why else []
     latest = ws.reviews(run_id, unblinded=blind)   # every decision counts (only adjudicators get here when blind)
     stand = standing(latest, rule=rule, roles=dispute_roles(ws, rule))

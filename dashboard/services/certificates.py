@@ -11,10 +11,11 @@ import pandas as pd
 from core.certificate.gate import compare, mismatches
 from core.base.errors import InputError
 from core.usecases.certificates import certify_dataset, certify_split
+from core.usecases.review_queue import send_cue_rows
 from core.certificate.schema import certificate_bytes
 from dashboard.services import cached_jobs, current, team
 
-__all__ = ["start", "result", "job", "ended", "comparison", "files", "report_table"]
+__all__ = ["start", "result", "job", "ended", "comparison", "files", "report_table", "send_rows"]
 
 
 def _key(tab, run, at: Optional[tuple] = None) -> tuple:
@@ -22,12 +23,16 @@ def _key(tab, run, at: Optional[tuple] = None) -> tuple:
     return tab.session.ds_key, run.key, float(tau), int(n)
 
 
+def _kept(tab, run) -> np.ndarray:
+    """The ids of the run's split at the live τ/n."""
+    return np.asarray(run.ids)[np.asarray(current.live_result(tab, run)["retained"], dtype=bool)].astype(str)
+
+
 def start(tab, run) -> None:
     """Certify the dataset and the run's split at the live τ/n (`core.usecases.certificates`: on the
     run's Φ, as the export's certificate); curators and owners."""
     team.require(tab, "run filters")
-    ds, live = current.dataset(tab), current.live_result(tab, run)
-    kept = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str)
+    ds, kept = current.dataset(tab), _kept(tab, run)
     cached_jobs.start(tab, cached_jobs.CERTIFICATES, _key(tab, run), lambda ctx: {
         "dataset": ctx.offload(certify_dataset, ds, run=run),
         "split": ctx.offload(_split, ds, kept, run)})
@@ -71,3 +76,15 @@ def files(found: dict) -> dict:
     """The two certificates as the files ``check`` reads: name → bytes."""
     return {"dataset.certificate.json": certificate_bytes(found["dataset"]),
             "split.certificate.json": certificate_bytes(found["split"])}
+
+
+def send_rows(tab, run, found: dict) -> dict:
+    """The split's examples that carry each new or stronger cue of ``found``'s comparison, to the
+    front of the run's review queue (`core.usecases.review_queue.send_cue_rows`: what ``check
+    --review-run`` does); the run must be saved in the workspace, the member a curator or owner."""
+    run_id = current.team_run_id(tab, run)
+    if run_id is None:
+        raise InputError("the review queue is a saved run's: save this run to the workspace first (Review page).")
+    ds = current.dataset(tab)
+    return send_cue_rows(team.scope(tab), run_id, run, ds.subset(_kept(tab, run)), comparison(found).attrs.get("cues"),
+                         full=ds)

@@ -14,7 +14,7 @@ from dashboard.services import current
 from dashboard.services.team import member, scope, seed_of
 
 __all__ = ["lights", "disagreements", "to_adjudicate", "queue", "progress", "overridden", "stamp", "review",
-           "adjudicate"]
+           "adjudicate", "flags_of"]
 
 
 def lights(tab, run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
@@ -34,15 +34,24 @@ def to_adjudicate(tab, run_id: int, ids, retained, *, with_filter: bool = False)
 
 def queue(tab, run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.DataFrame) -> dict:
     """The member's queue on ``frame`` (the run's scored rows): ``todo`` (ids in the order they are
-    served: a joint run's possibly mislabelled first, then by ``order``, each example until it has
-    the workspace's reviews per example), ``mine`` (ids the member reviewed), ``counts`` (reviewers
-    per example) and ``per_example``."""
+    served: those sent to the front of the queue (a new cue's rows, `TeamStore.flag_for_review`) and
+    a joint run's possibly mislabelled first, then by ``order``, each example until it has the
+    workspace's reviews per example), ``mine`` (ids the member reviewed), ``counts`` (reviewers per
+    example), ``per_example`` and ``flagged`` (the examples sent to the front, `TeamStore.review_flags`)."""
     m, ws = member(tab), scope(tab)
     mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
     counts, per_example = ws.review_counts(run_id), ws.review_settings()["reviews_per_example"]
+    flagged = ws.review_flags(run_id)
     todo = rules.queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email),
-                       counts=counts, per_example=per_example, first=run.review_first)
-    return {"todo": todo, "mine": mine, "counts": counts, "per_example": per_example}
+                       counts=counts, per_example=per_example,
+                       first=[*flagged["example_id"].drop_duplicates(), *run.review_first])
+    return {"todo": todo, "mine": mine, "counts": counts, "per_example": per_example, "flagged": flagged}
+
+
+def flags_of(tab, run_id: int, example_id: str) -> list:
+    """Why the example was sent to the front of the review queue: its reasons, strongest first."""
+    flagged = scope(tab).review_flags(run_id)
+    return flagged.loc[flagged["example_id"] == str(example_id), "reason"].tolist()
 
 
 def progress(tab, run_id: int, latest: pd.DataFrame, *, everything: bool, blind: bool) -> pd.DataFrame:

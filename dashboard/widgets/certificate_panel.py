@@ -54,6 +54,14 @@ def certificate_section(tab, run) -> None:
     if cues is not None and len(cues):
         st.caption("New or stronger cues in the split (the share of the feature's examples with the label):")
         st.dataframe(cues, hide_index=True, key="cert_cues")
+        if team.member(tab).can("flag for review") and st.button(
+                "Send the split's examples that carry these cues to the front of the review queue", key="cert_send"):
+            try:
+                sent = certificates.send_rows(tab, run, found)
+                st.success(plain(f"Sent {sent['examples']:,} examples ({sent['new']:,} new to the queue): the Review "
+                                 "page serves them first, each with the cue it carries."))
+            except InputError as exc:
+                st.error(plain(exc))
     shown = table.copy()
     shown.attrs = {}   # the cues are drawn above; a table's attrs do not travel to the browser
     st.dataframe(shown, hide_index=True, key="cert_table")

@@ -82,6 +82,9 @@ def review_panel(tab, run, example_id: str, key: str, *, show_example: bool = Tr
                        "by cleanlab); check its label.")
     if run_id is None:
         return
+    for reason in reviews.flags_of(tab, run_id, example_id):
+        st.info(plain(f"Sent to the front of the queue: {reason}. Check whether the example gives its label away "
+                      "through it."))
     m = member(tab)
     seen = reviews.stamp(tab, run_id, example_id)   # read before what is shown: a decision landing meanwhile refuses the save
     light = reviews.lights(tab, run_id, [example_id], [bool(rec["retained"])])[0]

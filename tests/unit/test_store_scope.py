@@ -78,6 +78,7 @@ def _args(name, fn, here, ids_from):
               "params": {}, "seed": 0, "versions": {}, "path": __file__, "rule": "senior", "text": "keep real ones",
               "reviews_per_example": 2, "blind": True,
               "table": pd.DataFrame({"id": ["v1"], "hypothesis": ["y"], "label": ["a"]})}
+    values["flags"] = pd.DataFrame({"example_id": [values["example_id"]], "reason": ["new cue: x → a"], "score": [3.0]})
     values.update({p: ids_from[p] for p in ID_PARAMS})
     values["decision"] = "accept" if name == "validate" else "agree"
     args, kwargs = [], {}
@@ -105,7 +106,8 @@ def _snapshot(store, side):
             store.runs(ws, by=owner)[["key", "status"]].to_json(),
             store.submissions(ws, by=owner)[["id", "status"]].to_json(),
             store.members(ws, by=owner)[["email", "role"]].to_json(),
-            store.reviews(ws, side["run_id"], by=owner, latest=False)[["id"]].to_json())
+            store.reviews(ws, side["run_id"], by=owner, latest=False)[["id"]].to_json(),
+            store.review_flags(ws, side["run_id"], by=owner)[["example_id", "reason"]].to_json())
 
 
 def _empty(result) -> bool:

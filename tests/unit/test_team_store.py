@@ -18,7 +18,7 @@ from core.results.runs import CorruptRun
 from core.team.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
 from core.team.store.models import DatasetRecord, Member, Review, Workspace
 
-HEAD_REVISION = "0007"   # the newest migration in core/team/store/migrations/versions
+HEAD_REVISION = "0008"   # the newest migration in core/team/store/migrations/versions
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -802,3 +802,21 @@ def test_the_dispute_rule_is_a_workspace_setting_only_owners_change(store):
     store.set_dispute_rule(ws, "senior", by="owner@x.org")
     other = _workspace(store)
     assert store.dispute_rule(ws, by="cur@x.org") == "senior" and store.dispute_rule(other, by="owner@x.org") == "latest"
+
+
+def test_the_migrations_build_exactly_the_schema_the_models_declare(fresh_url, tmp_path):
+    """A table, column, index or unique constraint added to the models without its migration (or
+    the other way round) is a difference here, on each database."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from core.team.store.models import Base
+
+    url = fresh_url()
+    TeamStore(url, files=tmp_path / "files").close()   # opening migrates to the newest revision
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+    finally:
+        engine.dispose()

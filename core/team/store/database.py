@@ -74,7 +74,9 @@ def _check_parameters(conn, cursor, statement, parameters, context, executemany)
     """Every string a statement sends, read or write, on both databases: PostgreSQL refuses a NUL
     character with a raw DataError (a run key, a workspace name or an e-mail typed or linked with
     one) where SQLite would store or look it up silently; one clear error for both."""
-    rows = parameters if executemany else [parameters]
+    # rows of a many-row statement, or one row; a batched INSERT (insertmanyvalues) sends one flat row
+    many = executemany and isinstance(parameters, (list, tuple)) and parameters and isinstance(parameters[0], (dict, tuple, list))
+    rows = parameters if many else [parameters]
     for row in rows or ():
         for value in (row.values() if isinstance(row, dict) else row or ()):
             if isinstance(value, str):

@@ -110,6 +110,22 @@ class Review(Base):
     guidelines_id: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
 
 
+class ReviewFlag(Base):
+    """An example a curator sent to the front of a run's review queue, and why: e.g. it carries a
+    new cue `check` named (its z as ``score``). The same example for the same reason is one row
+    (a unique index: sending the rows again adds nothing)."""
+
+    __tablename__ = "review_flags"
+    __table_args__ = (UniqueConstraint("run_id", "example_id", "reason", name="ux_review_flags_run_example_reason"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    example_id: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(String(500))
+    score: Mapped[Optional[float]] = mapped_column(Float, nullable=True)
+    created_by: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
 class Guidelines(Base):
     """One version of a workspace's review guidelines (text, shown as text; never rendered)."""
 

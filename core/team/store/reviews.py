@@ -11,17 +11,20 @@ Mixed into `core.team.store.TeamStore`; every method checks the member's role it
 """
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Optional
 
 import pandas as pd
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from ...base.errors import InputError
 from ..review import DISPUTE_RULES
 from .checks import Changed, NotAllowed, check_text
-from .models import DECISIONS, Guidelines, Review, Workspace
+from .models import DECISIONS, Guidelines, Review, ReviewFlag, Workspace, now
 
-__all__ = ["ReviewsMixin", "EXAMPLE_ID_MAX", "MAX_REVIEWS_PER_EXAMPLE", "GUIDELINES_MAX", "NOTE_MAX"]
+__all__ = ["ReviewsMixin", "EXAMPLE_ID_MAX", "MAX_REVIEWS_PER_EXAMPLE", "GUIDELINES_MAX", "NOTE_MAX", "REASON_MAX",
+           "FLAGS_MAX"]
 
 #: longest example id a review stores (its column's size)
 EXAMPLE_ID_MAX = 200
@@ -33,6 +36,10 @@ GUIDELINES_MAX = 50_000
 NOTE_MAX = 10_000
 #: runs whose example ids a store keeps in memory (a reviewed run's ids are read from its file once)
 RUN_IDS_KEPT = 8
+#: longest reason an example is sent to the front of the queue for (its column's size)
+REASON_MAX = 500
+#: the most examples one call sends to the front of a queue (a cue's rows are hundreds, not a dataset)
+FLAGS_MAX = 100_000
 _COLUMNS = ["id", "example_id", "reviewer", "decision", "note", "created_at", "kind", "guidelines_id"]
 
 
@@ -195,6 +202,50 @@ class ReviewsMixin:
                 kept.popitem(last=False)
         return ids
 
+    # ------------------------------------------------------------------ served first
+    def flag_for_review(self, workspace_id: int, run_id: int, flags, *, by: str) -> int:
+        """Send examples of a finished run to the front of every member's review queue, each with why
+        (``flags``: rows with ``example_id``, ``reason`` and an optional ``score``, the strength that
+        orders them: a DataFrame or dicts). All or nothing, in one transaction; an example already
+        sent for the same reason is not sent twice (the database's unique index decides, so two
+        curators sending the same rows at once add them once). The number of new rows."""
+        self.require(workspace_id, by, "flag for review")
+        rows = _flag_rows(flags)
+        with self._write_as(workspace_id, by, "flag for review") as s:
+            rec = self._run_in(s, workspace_id, run_id)
+            if rec.status != "done":
+                raise InputError(f"run {run_id} is not finished; examples are sent to the review of finished runs.")
+            known = self._run_ids(rec)
+            stray = [r["example_id"] for r in rows if r["example_id"] not in known]
+            if stray:
+                raise InputError(f"{len(stray):,} of the {len(rows):,} examples are not run {run_id}'s (the first: "
+                                 f"{stray[0][:80]!r}); send the rows of the data the run scored. Nothing was sent.")
+            return _insert_new(s, [dict(r, run_id=int(run_id), created_by=by.lower()) for r in rows])
+
+    def review_flags(self, workspace_id: int, run_id: int, *, by: str) -> pd.DataFrame:
+        """The examples sent to the front of the run's queue (``example_id, reason, score,
+        created_by, created_at``), strongest first; an example sent for two reasons is two rows.
+        Why an example was sent is no one's decision, so blind review shows it too."""
+        self.require(workspace_id, by, "read")
+        with self.Session() as s:
+            self._run_in(s, workspace_id, run_id)
+            rows = s.execute(select(ReviewFlag.example_id, ReviewFlag.reason, ReviewFlag.score, ReviewFlag.created_by,
+                                    ReviewFlag.created_at).where(ReviewFlag.run_id == run_id)
+                             .order_by(ReviewFlag.score.desc().nulls_last(), ReviewFlag.id)).all()
+        return pd.DataFrame(rows, columns=["example_id", "reason", "score", "created_by", "created_at"])
+
+    def clear_review_flags(self, workspace_id: int, run_id: int, *, reason: Optional[str] = None, by: str) -> int:
+        """Take examples off the front of the run's queue (those sent for ``reason``, or all): the
+        cue is fixed, say. Decisions already made on them stay. The number of rows taken off."""
+        self.require(workspace_id, by, "flag for review")
+        if reason is not None:
+            check_text(reason, "the reason", REASON_MAX)
+        with self._write_as(workspace_id, by, "flag for review") as s:
+            self._run_in(s, workspace_id, run_id)
+            gone = s.execute(delete(ReviewFlag).where(ReviewFlag.run_id == run_id,
+                                                      *(() if reason is None else (ReviewFlag.reason == reason,))))
+            return int(gone.rowcount or 0)
+
     def review(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str = "", *,
                by: str, seen: Optional[int] = None) -> int:
         """Record one decision on one example (a new row: the history is kept), under the
@@ -300,6 +351,65 @@ class ReviewsMixin:
                         "created_at": None if g is None else str(g.created_at),
                         "created_by": None if g is None else g.created_by})
         return out
+
+
+def _flag_rows(flags) -> list:
+    """``flags`` as checked dicts (example_id, reason, score); InputError naming the first bad row."""
+    if isinstance(flags, pd.DataFrame):
+        flags = flags.to_dict("records")
+    try:
+        rows = list(flags)
+    except TypeError:
+        raise InputError("the examples to send are rows with example_id, reason and score (a table or a list of "
+                         f"dicts), not {type(flags).__name__}.") from None
+    if not rows:
+        raise InputError("there are no examples to send to the review queue.")
+    if len(rows) > FLAGS_MAX:
+        raise InputError(f"{len(rows):,} examples is more than one call sends ({FLAGS_MAX:,}); send the rows of "
+                         "fewer cues at a time.")
+    out, seen = [], set()
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not {"example_id", "reason"} <= set(row):
+            raise InputError(f"row {i} of the examples to send has no example_id and reason; each row needs both.")
+        example_id = check_text(_as_id(row["example_id"]), f"row {i}'s example id", EXAMPLE_ID_MAX)
+        reason = check_text(row["reason"], f"row {i}'s reason", REASON_MAX).strip()
+        if not reason:
+            raise InputError(f"row {i}'s reason is empty; say why the example is sent (e.g. the cue it carries).")
+        score = row.get("score")
+        if score is not None and not (isinstance(score, numbers.Real) and not isinstance(score, bool)):
+            raise InputError(f"row {i}'s score is a number (the cue's strength) or empty, not {score!r}.")
+        if score is not None and not math.isfinite(float(score)):
+            if math.isnan(float(score)):
+                score = None
+            else:
+                raise InputError(f"row {i}'s score is {score!r}; give a finite number or none.")
+        if (example_id, reason) not in seen:   # the same row twice in one call is one row
+            seen.add((example_id, reason))
+            out.append({"example_id": example_id, "reason": reason, "score": None if score is None else float(score)})
+    return out
+
+
+def _as_id(value) -> str:
+    """An example id as the run stores it (text; an integer id read from a CSV as a number too)."""
+    if isinstance(value, bool) or value is None:
+        raise InputError(f"an example id is text, not {value!r}.")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, str) else str(value)
+
+
+def _insert_new(s, rows: list) -> int:
+    """Insert ``rows`` into review_flags, skipping those the unique index already holds (on either
+    database: its own ON CONFLICT DO NOTHING); how many were new."""
+    if s.bind.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+
+    stamp = now()
+    statement = insert(ReviewFlag).on_conflict_do_nothing(index_elements=["run_id", "example_id", "reason"])
+    new = s.execute(statement.returning(ReviewFlag.id), [dict(r, created_at=stamp) for r in rows]).all()
+    return len(new)
 
 
 def _stamp(seen) -> Optional[int]:

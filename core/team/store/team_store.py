@@ -47,6 +47,7 @@ PERMISSIONS = {
     "create": ("owner", "curator", "annotator"),      # write examples with feedback (paper 002 §3.2)
     "validate": ("owner", "curator"),
     "adjudicate": ("owner", "curator"),             # settle a dispute between reviewers, read blind reviews
+    "flag for review": ("owner", "curator"),        # send examples (a new cue's rows) to the front of the queue
     "read": ("owner", "curator", "annotator"),
     "change settings": ("owner",),
 }

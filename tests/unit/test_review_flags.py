@@ -1,0 +1,208 @@
+"""A new cue's rows sent to the front of a run's review queue (issue 44, item 2): the store holds
+one row per example and cue (on SQLite and a real PostgreSQL, under 20 threads at once), checks
+the sender's role and the run's ids, and takes all or nothing; ``check --review-run`` sends exactly
+the rows that carry the cue it names; the Review page's queue serves them first."""
+import threading
+import uuid
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.base.errors import InputError
+from core.cli import main
+from core.data.sources import load_dataset
+from core.team.store import NotAllowed, TeamStore
+
+from test_check_outputs import planted  # noqa: F401  (the baseline and the candidate with "indeed" planted)
+from test_team_store import store, toy  # noqa: F401  (the SQLite and PostgreSQL fixtures)
+
+
+def _team(store, toy):
+    ds, run = toy
+    tag = uuid.uuid4().hex[:6]
+    owner, cur, ann = f"o-{tag}@x.org", f"c-{tag}@x.org", f"a-{tag}@x.org"
+    ws = store.workspace(f"flags-{tag}", owner=owner)
+    store.set_role(ws, cur, "curator", by=owner)
+    store.set_role(ws, ann, "annotator", by=owner)
+    run_id = store.save_run(ws, store.save_dataset(ws, ds, source="toy", roles={}, by=owner), run, by=owner)
+    return dict(ws=ws, owner=owner, cur=cur, ann=ann, run_id=run_id, ids=[str(i) for i in run.ids])
+
+
+def test_flags_are_sent_once_read_by_everyone_and_sent_only_by_curators(store, toy):
+    t = _team(store, toy)
+    flags = pd.DataFrame({"example_id": t["ids"][:3], "reason": ["new cue: x → a"] * 3, "score": [2.0, 5.0, np.nan]})
+    with pytest.raises(NotAllowed, match="curator"):
+        store.flag_for_review(t["ws"], t["run_id"], flags, by=t["ann"])
+    assert store.flag_for_review(t["ws"], t["run_id"], flags, by=t["cur"]) == 3
+    assert store.flag_for_review(t["ws"], t["run_id"], flags, by=t["owner"]) == 0   # the same rows again: nothing new
+    both = pd.concat([flags.iloc[:1].assign(reason="new cue: y → b"), flags.iloc[:1]])
+    assert store.flag_for_review(t["ws"], t["run_id"], both, by=t["cur"]) == 1   # a second reason is a second row
+    seen = store.review_flags(t["ws"], t["run_id"], by=t["ann"])   # an annotator reads why (no one's decision)
+    assert seen["example_id"].tolist()[:2] == [t["ids"][1], t["ids"][0]]   # strongest first, no score last
+    assert seen["example_id"].iloc[-1] == t["ids"][2] and pd.isna(seen["score"].iloc[-1])
+    assert len(seen) == 4 and set(seen["created_by"]) == {t["cur"]}
+    with pytest.raises(NotAllowed):
+        store.clear_review_flags(t["ws"], t["run_id"], by=t["ann"])
+    assert store.clear_review_flags(t["ws"], t["run_id"], reason="new cue: y → b", by=t["cur"]) == 1
+    assert store.clear_review_flags(t["ws"], t["run_id"], by=t["owner"]) == 3
+    assert store.review_flags(t["ws"], t["run_id"], by=t["owner"]).empty
+
+
+def test_a_flag_on_an_example_the_run_did_not_score_sends_nothing(store, toy):
+    t = _team(store, toy)
+    flags = [{"example_id": t["ids"][0], "reason": "new cue: x → a"}, {"example_id": "not-there", "reason": "r"}]
+    with pytest.raises(InputError, match="1 of the 2 examples are not run .*'not-there'.*Nothing was sent"):
+        store.flag_for_review(t["ws"], t["run_id"], flags, by=t["cur"])
+    assert store.review_flags(t["ws"], t["run_id"], by=t["cur"]).empty   # all or nothing
+    key = f"running-{uuid.uuid4().hex[:6]}"
+    dataset_id = int(store.datasets(t["ws"], by=t["owner"])["id"].iloc[0])
+    running = store.begin_run(t["ws"], dataset_id, key, representation="r", params={}, seed=0, versions={},
+                              by=t["owner"])
+    with pytest.raises(InputError, match="not finished"):
+        store.flag_for_review(t["ws"], running, flags[:1], by=t["cur"])
+
+
+def test_twenty_curators_sending_the_same_rows_at_once_add_them_once(store, toy):
+    """The unique index decides, not a read before the write: every thread's rows land or are
+    found there, and each (example, reason) is one row."""
+    t = _team(store, toy)
+    curators = [f"c{i}-{uuid.uuid4().hex[:4]}@x.org" for i in range(20)]
+    for email in curators:
+        store.set_role(t["ws"], email, "curator", by=t["owner"])
+    flags = pd.DataFrame({"example_id": t["ids"][:30], "reason": "new cue: x → a", "score": 1.0})
+    barrier, added, errors = threading.Barrier(20), [], []
+
+    def send(email):
+        barrier.wait()
+        try:
+            added.append(store.flag_for_review(t["ws"], t["run_id"], flags, by=email))
+        except Exception as exc:   # noqa: BLE001  (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=send, args=(e,)) for e in curators]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors and sum(added) == 30
+    assert len(store.review_flags(t["ws"], t["run_id"], by=t["owner"])) == 30
+
+
+_cells = st.one_of(st.none(), st.booleans(), st.integers(-3, 10 ** 20), st.floats(allow_nan=True),
+                   st.text(max_size=30), st.text(min_size=495, max_size=520), st.lists(st.integers(), max_size=2),
+                   st.just("\x00"), st.just("\ud800"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.dictionaries(st.sampled_from(["example_id", "reason", "score", "other"]), _cells, max_size=4),
+                     max_size=4) | _cells)
+def test_any_flags_are_sent_whole_or_refused_with_one_clear_error(toy, tmp_path_factory, rows):
+    """Hostile rows (missing keys, numbers, NUL, lone surrogates, texts too long, scores that are
+    not finite numbers, not a table at all) are sent or refused with one `InputError`, and a refusal
+    sends nothing."""
+    with TeamStore(f"sqlite:///{tmp_path_factory.mktemp('flags')}/team.sqlite") as s:
+        t = _team(s, toy)
+        if isinstance(rows, list):   # half the time with a real id, so some rows are accepted
+            rows = [dict(r, example_id=t["ids"][0]) if i % 2 and isinstance(r, dict) and "example_id" in r else r
+                    for i, r in enumerate(rows)]
+        try:
+            new = s.flag_for_review(t["ws"], t["run_id"], rows, by=t["cur"])
+        except InputError as exc:
+            assert str(exc) and s.review_flags(t["ws"], t["run_id"], by=t["cur"]).empty
+        else:
+            kept = s.review_flags(t["ws"], t["run_id"], by=t["cur"])
+            assert 1 <= new == len(kept) and kept["reason"].str.strip().ne("").all()
+            assert kept["score"].map(lambda v: v is None or np.isnan(v) or np.isfinite(v)).all()
+
+
+# ---------------------------------------------------------------------------- check --review-run
+@pytest.fixture(scope="module")
+def team_on_candidate(planted, tmp_path_factory):
+    """A team store whose workspace holds the planted candidate's data and a finished run on it."""
+    from core.representations import represent
+    from core.results.runs import fit_run
+
+    folder, _ = planted
+    cand = load_dataset(str(folder / "cand.jsonl"))
+    run = fit_run(cand, represent(cand, "tfidf-svd:dim=8"), dict(n_partitions=4, train_size=0.2, slice_size=0.05,
+                                                                 tau=0.0, target_size=0.5))
+    url = f"sqlite:///{tmp_path_factory.mktemp('team')}/team.sqlite"
+    with TeamStore(url) as s:
+        ws = s.workspace("curation", owner="owner@x.org")
+        s.set_role(ws, "cur@x.org", "curator", by="owner@x.org")
+        s.set_role(ws, "ann@x.org", "annotator", by="owner@x.org")
+        s.save_run(ws, s.save_dataset(ws, cand, source=str(folder / "cand.jsonl"), roles={}, by="owner@x.org"), run,
+                   by="owner@x.org")
+    return url, ws, run, cand
+
+
+def test_check_sends_exactly_the_rows_that_carry_the_new_cue(planted, team_on_candidate, capsys):
+    folder, ids = planted
+    url, ws, run, _ = team_on_candidate
+    args = ["check", str(folder / "base.json"), str(folder / "cand.json"), "--data", str(folder / "cand.jsonl"),
+            "--review-run", run.key, "--db", url, "--workspace", "curation"]
+    assert main([*args, "--as", "ann@x.org"]) == 2   # an annotator may not send
+    assert "curator" in capsys.readouterr().err
+    assert main([*args, "--as", "cur@x.org"]) == 1   # the gate's verdict stands; the rows are sent beside it
+    assert "to the front of run" in capsys.readouterr().err
+    with TeamStore(url) as s:
+        flags = s.review_flags(ws, s.run_id(ws, run.key, by="cur@x.org"), by="ann@x.org")
+    indeed = flags[flags["reason"].str.contains("indeed@hypothesis → entailment", regex=False)]
+    assert set(indeed["example_id"]) == ids and len(indeed) == len(ids)   # exactly the planted rows
+    assert (indeed["score"] > 4).all()   # the cue's z
+    assert main([*args, "--as", "owner@x.org"]) == 1
+    assert "; 0 new to the queue" in capsys.readouterr().err   # sending again adds nothing
+
+
+def test_a_split_is_sent_only_when_its_rows_are_the_runs(planted, team_on_candidate):
+    """The use case both front ends call: a split of the run's data is the run's rows; a split
+    with one text changed is refused, and nothing is sent."""
+    from core.certificate.gate import compare
+    from core.certificate.schema import read_certificate
+    from core.usecases.review_queue import send_cue_rows
+
+    folder, ids = planted
+    url, ws, run, cand = team_on_candidate
+    cues = compare(read_certificate(str(folder / "base.json")), read_certificate(str(folder / "cand.json"))).attrs["cues"]
+    with TeamStore(url) as s:
+        h = s.scoped(ws, "cur@x.org")
+        run_id = h.run_id(run.key)
+        h.clear_review_flags(run_id)
+        half = sorted(ids)[: len(ids) // 2]
+        split = cand.subset([*half, *[i for i in cand.table.index.astype(str) if i not in ids][:100]])
+        changed = split.table.copy()
+        changed.iloc[0, changed.columns.get_loc(split.text[-1])] += " (edited)"
+        import dataclasses
+        with pytest.raises(InputError, match="not run .*rows as it scored them.*Nothing was sent"):
+            send_cue_rows(h, run_id, run, dataclasses.replace(split, table=changed), cues, full=cand)
+        with pytest.raises(InputError, match="nor known to be a split"):
+            send_cue_rows(h, run_id, run, split, cues)
+        assert h.review_flags(run_id).empty
+        sent = send_cue_rows(h, run_id, run, split, cues, full=cand)
+        flagged = h.review_flags(run_id)
+        assert set(flagged.loc[flagged["reason"].str.contains("indeed@hypothesis", regex=False), "example_id"]) == set(half)
+        assert sent["new"] == sent["rows"] == len(flagged)
+
+
+def test_the_review_queue_serves_the_sent_examples_first(service_tab):
+    from service_tabs import score_demo
+
+    from dashboard.services import current, reviews
+    from dashboard.services.team import scope
+
+    run = score_demo(service_tab, 300)
+    run_id = current.team_run_id(service_tab, run)
+    frame = current.table(service_tab, run).browse(current.live_result(service_tab, run))
+    frame = frame[~frame["warmup"]]
+    ws = scope(service_tab)
+    least = frame.sort_values("predictability")["id"].astype(str).tolist()[:3]   # served last without the flags
+    ws.flag_for_review(run_id, [{"example_id": i, "reason": "new cue: x → a", "score": 5.0} for i in least])
+    served = reviews.queue(service_tab, run, run_id, frame, "predictability", ws.reviews(run_id))
+    assert set(served["todo"][:3]) == set(least) and len(served["todo"]) == len(frame)
+    assert reviews.flags_of(service_tab, run_id, least[0]) == ["new cue: x → a"]
+    ws.review(run_id, least[0], "agree")   # once decided, it leaves this reviewer's queue like any other
+    served = reviews.queue(service_tab, run, run_id, frame, "predictability", ws.reviews(run_id))
+    assert least[0] not in set(served["todo"]) and set(served["todo"][:2]) == set(least[1:])
