@@ -41,10 +41,13 @@ def queue(tab, run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.Dat
     m, ws = member(tab), scope(tab)
     mine = latest.loc[(latest["reviewer"] == m.email) & (latest["kind"] == "review"), "example_id"]
     counts, per_example = ws.review_counts(run_id), ws.review_settings()["reviews_per_example"]
-    flagged = ws.review_flags(run_id)
+    flagged = ws.review_flags(run_id)   # strongest first
+    sent = flagged["example_id"].drop_duplicates().tolist()
     todo = rules.queue(frame["id"], frame["predictability"], set(mine), order=order, seed=seed_of(m.email),
-                       counts=counts, per_example=per_example,
-                       first=[*flagged["example_id"].drop_duplicates(), *run.review_first])
+                       counts=counts, per_example=per_example, first=[*sent, *run.review_first])
+    if sent:   # the examples sent to the front are served strongest cue first
+        rank = pd.Series(range(len(sent)), index=sent, dtype=float).reindex(todo).fillna(len(sent)).to_numpy()
+        todo = todo[np.argsort(rank, kind="stable")]
     return {"todo": todo, "mine": mine, "counts": counts, "per_example": per_example, "flagged": flagged}
 
 

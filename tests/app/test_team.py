@@ -477,3 +477,30 @@ def test_a_link_opens_its_run_in_its_workspace_or_says_why_not(fresh_server):
         else:
             assert at.session_state["artifact_lens"].run_key != key
             assert "not a member of" in shown
+
+
+def test_the_review_page_serves_a_new_cues_rows_first_with_their_reason(fresh_server):
+    """Examples a curator sent to the front of the queue (`check --review-run`) head every member's
+    queue, each shown with the cue it carries; once decided, the next one comes."""
+    from dashboard.process.shared import server
+
+    owner = app(OWNER).run()
+    ws, run_id, key = _saved_demo(owner)
+    head = _queue_head(owner)
+    run = server().team.open_run(ws, key, by=OWNER)
+    order = pd.Series(run.predictability, index=[str(i) for i in run.ids]).dropna().sort_values()
+    sent = [i for i in order.index if i != head][:2]   # among the least predictable: served last without this
+    server().team.flag_for_review(ws, run_id, [{"example_id": sent[0], "reason": "new cue: indeed@hypothesis → entailment",
+                                                "score": 9.0}, {"example_id": sent[1], "reason": "new cue: x → y",
+                                                                "score": 5.0}], by=OWNER)
+    owner.run()
+    no_exceptions(owner)
+    assert _queue_head(owner) == sent[0]   # the strongest cue first
+    assert any("2 examples were sent to the front of the queue" in c.value for c in owner.caption)
+    shown = [i.value for i in owner.info]
+    assert any("Sent to the front of the queue" in v and "indeed@hypothesis → entailment" in v for v in shown), shown
+    owner.radio(key="rv_queue_decision").set_value("agree")
+    owner.button(key="rv_queue_submit").click().run()
+    no_exceptions(owner)
+    assert _queue_head(owner) == sent[1]
+    assert any("x → y" in i.value for i in owner.info)
