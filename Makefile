@@ -8,8 +8,19 @@ export NUMBA_CACHE_DIR ?= $(HOME)/.cache/artifact-lens/numba
 install:
 	$(PYTHON) -m pip install -q -e .
 
-install-test:
+# Label Studio's SDK, in its own environment: its validator checks the task files `check --label-studio`
+# writes (tests/unit/test_label_studio.py), and it pins NumPy and OpenCV versions the tool does not share.
+# The stamp is written once the install has succeeded, so an interrupted one is resumed.
+LABEL_STUDIO_SDK = label-studio-sdk==2.1.2
+LABEL_STUDIO_STAMP = .venv-label-studio/.installed-$(LABEL_STUDIO_SDK)
+
+install-test: $(LABEL_STUDIO_STAMP)
 	$(PYTHON) -m pip install -q -e ".[test]"
+
+$(LABEL_STUDIO_STAMP):
+	$(PYTHON) -m venv .venv-label-studio
+	.venv-label-studio/bin/python -m pip install -q "$(LABEL_STUDIO_SDK)"
+	touch "$@"
 
 demo: install
 	$(PYTHON) -m streamlit run app.py

@@ -146,7 +146,8 @@ def cmd_check(args) -> int:
 
     for flag, ending in (("--json", ".json"), ("--markdown", ".md"), ("--rows", ".csv")):
         args.outputs.declare(flag, getattr(args, flag.lstrip("-")), (ending,))
-    for flag, given in (("--rows", args.rows), ("--review-run", args.review_run)):
+    args.outputs.declare("--label-studio", args.label_studio, None, folder_ok=True)
+    for flag, given in (("--rows", args.rows), ("--review-run", args.review_run), ("--label-studio", args.label_studio)):
         if given and not args.data:
             raise InputError(f"{flag} needs the candidate's examples that carry each new cue: give the candidate's "
                              "data with --data (the file it was certified from).")
@@ -154,9 +155,12 @@ def cmd_check(args) -> int:
     rules = read_rules(args.rules) if args.rules else {}
     table = compare(baseline, candidate, rules)
     broken = table[table["ok"] == False]   # noqa: E712  (None: not gated)
-    data = _candidate_data(args, candidate) if args.rows or args.review_run else None
+    data = _candidate_data(args, candidate) if args.rows or args.review_run or args.label_studio else None
+    rows = cue_rows(data, table.attrs.get("cues")) if data is not None else None
     if args.rows:
-        write_table(cue_rows(data, table.attrs.get("cues")), args.outputs.path_for("--rows"))
+        write_table(rows, args.outputs.path_for("--rows"))
+    if args.label_studio:
+        _write_label_studio(Path(args.outputs.path_for("--label-studio")), data, rows)
     if args.json:
         Path(args.outputs.path_for("--json")).write_text(json.dumps(check_result(table), indent=1, allow_nan=False))
     if args.markdown:
@@ -196,6 +200,17 @@ def _candidate_data(args, candidate: dict):
                          f"(fingerprint {data.fingerprint}, the certificate's {candidate['dataset']['fingerprint']}); "
                          "give that file.")
     return data
+
+
+def _write_label_studio(folder: Path, data, rows) -> None:
+    """``label_config.xml`` and ``tasks.json`` (`core.exports.label_studio`): a project whose tasks are
+    the examples that carry each new cue, "remove" predicted with the cue's strength."""
+    from ..exports.label_studio import label_studio_config, label_studio_tasks
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "label_config.xml").write_text(label_studio_config(data), encoding="utf-8")
+    (folder / "tasks.json").write_text(json.dumps(label_studio_tasks(data, rows), indent=1, ensure_ascii=False,
+                                                  allow_nan=False), encoding="utf-8")
 
 
 def _send_rows(args, data, cues) -> None:

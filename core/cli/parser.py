@@ -351,6 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rows", help="write the candidate's examples that carry each new or stronger cue (.csv: id, label, "
                    "feature, cue_label, share_after, z); needs --data")
     p.add_argument("--data", help="the candidate's data (the file it was certified from), for --rows and --review-run")
+    p.add_argument("--label-studio", metavar="FOLDER", help="write the candidate's examples that carry each new cue "
+                   "as a Label Studio project (created: label_config.xml and tasks.json, \"remove\" predicted with the "
+                   "cue's strength as its score); needs --data")
     p.add_argument("--review-run", metavar="KEY", help="send the candidate's examples that carry each new cue to the "
                    "front of this run's review queue in the team store (the run scored --data, or the data a split of "
                    "it was exported from); needs --data, --workspace, and a curator or owner as --as")
