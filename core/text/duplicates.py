@@ -257,8 +257,8 @@ def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None, offset: int = 0) 
     a odd); rows without columns get 2³² (matched by none). Chunked so the hashed block stays near
     32 MB."""
     rng = np.random.default_rng(seed)
-    a = rng.integers(0, 1 << 63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    b = rng.integers(0, 1 << 63, size=k, dtype=np.uint64)
+    a = (rng.integers(0, 1 << 63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1))[:, None]
+    b = rng.integers(0, 1 << 63, size=k, dtype=np.uint64)[:, None]
     out = np.full((X.shape[0], k), 1 << 32, dtype=np.uint64)
     lengths = np.diff(X.indptr)
     budget = max(1, (1 << 22) // k)   # columns hashed per block
@@ -269,9 +269,11 @@ def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None, offset: int = 0) 
         hi = min(max(hi, lo + 1), X.shape[0])
         cols = X.indices[X.indptr[lo]:X.indptr[hi]].astype(np.uint64) + np.uint64(offset)
         if len(cols):
-            hashed = (cols[:, None] * a[None, :] + b[None, :]) >> np.uint64(32)   # wraps mod 2⁶⁴ by design
+            # (k, columns): each row's columns lie side by side, so the minimum runs over contiguous
+            # memory (twice as fast as a reduction down (columns, k); the same values)
+            hashed = (a * cols[None, :] + b) >> np.uint64(32)   # wraps mod 2⁶⁴ by design
             rows = np.flatnonzero(lengths[lo:hi])
-            out[lo + rows] = np.minimum.reduceat(hashed, X.indptr[lo:hi][rows] - X.indptr[lo], axis=0)
+            out[lo + rows] = np.minimum.reduceat(hashed, X.indptr[lo:hi][rows] - X.indptr[lo], axis=1).T
         lo = hi
     return out
 

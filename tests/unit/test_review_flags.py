@@ -1,8 +1,8 @@
 """A new cue's rows sent to the front of a run's review queue (issue 44, item 2): the store holds
-one row per example and cue (on SQLite and a real PostgreSQL, under 20 threads at once), checks
-the sender's role and the run's ids, and takes all or nothing; ``check --review-run`` sends exactly
+one row per example and cue (on SQLite and a real PostgreSQL), checks
+the sender's role and the run's ids, and takes all or nothing (twenty senders at once:
+tests/unit/test_store_scope.py); ``check --review-run`` sends exactly
 the rows that carry the cue it names; the Review page's queue serves them first."""
-import threading
 import uuid
 
 import numpy as np
@@ -63,32 +63,6 @@ def test_a_flag_on_an_example_the_run_did_not_score_sends_nothing(store, toy):
                               by=t["owner"])
     with pytest.raises(InputError, match="not finished"):
         store.flag_for_review(t["ws"], running, flags[:1], by=t["cur"])
-
-
-def test_twenty_curators_sending_the_same_rows_at_once_add_them_once(store, toy):
-    """The unique index decides, not a read before the write: every thread's rows land or are
-    found there, and each (example, reason) is one row."""
-    t = _team(store, toy)
-    curators = [f"c{i}-{uuid.uuid4().hex[:4]}@x.org" for i in range(20)]
-    for email in curators:
-        store.set_role(t["ws"], email, "curator", by=t["owner"])
-    flags = pd.DataFrame({"example_id": t["ids"][:30], "reason": "new cue: x → a", "score": 1.0})
-    barrier, added, errors = threading.Barrier(20), [], []
-
-    def send(email):
-        barrier.wait()
-        try:
-            added.append(store.flag_for_review(t["ws"], t["run_id"], flags, by=email))
-        except Exception as exc:   # noqa: BLE001  (reported below)
-            errors.append(exc)
-
-    threads = [threading.Thread(target=send, args=(e,)) for e in curators]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert not errors and sum(added) == 30
-    assert len(store.review_flags(t["ws"], t["run_id"], by=t["owner"])) == 30
 
 
 _cells = st.one_of(st.none(), st.booleans(), st.integers(-3, 10 ** 20), st.floats(allow_nan=True),

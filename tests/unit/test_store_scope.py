@@ -279,6 +279,21 @@ def test_twenty_revisions_of_one_rejection_make_one(store, toy):
             Submission.revises == a["submission_id"])) == 1
 
 
+def test_twenty_curators_sending_the_same_rows_at_once_add_them_once(store, toy):
+    """The unique index decides, not a read before the write: each (example, reason) is one row,
+    and the counts of new rows add up to the rows sent."""
+    a = _world(store, toy)["a"]
+    curators = [f"flag{i}-{uuid.uuid4().hex[:4]}@x.org" for i in range(20)]
+    for c in curators:
+        store.set_role(a["ws"], c, "curator", by=a["owner"])
+    ids = [str(i) for i in toy[1].ids[:30]]
+    flags = pd.DataFrame({"example_id": ids, "reason": "new cue: x → a", "score": 1.0})
+    results, errors = _at_once(20, lambda i: store.flag_for_review(a["ws"], a["run_id"], flags, by=curators[i]))
+    assert errors == [None] * 20, [repr(e) for e in errors if e is not None]
+    assert sum(results) == 30
+    assert sorted(store.review_flags(a["ws"], a["run_id"], by=a["ann"])["example_id"]) == sorted(ids)
+
+
 @pytest.mark.parametrize("how", ["demote", "remove"])
 def test_twenty_owners_leaving_at_once_leave_one_owner(store, toy, how):
     a = _world(store, toy)["a"]
