@@ -63,3 +63,46 @@ def test_the_threaded_svd_is_scikit_learns_randomized_truncated_svd(shape):
     got = mine.fit_transform(M)
     assert np.array_equal(mine.components_, ref.components_) and np.array_equal(got, expected)
     assert np.allclose(mine.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-6)
+
+
+def _identical(A, B) -> bool:
+    """The same stored entries in the same order (the order a row's norm and Φ's products sum in)."""
+    A, B = sp.csr_matrix(A), sp.csr_matrix(B)
+    return A.shape == B.shape and all(np.array_equal(getattr(A, k), getattr(B, k)) for k in ("indptr", "indices", "data")) \
+        and A.indices.dtype == B.indices.dtype and A.data.dtype == B.data.dtype
+
+
+any_texts = st.lists(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40) | texts.map(" ".join),
+                     min_size=1, max_size=30)
+
+
+@settings(max_examples=80, deadline=None)
+@given(texts=any_texts, ngram=st.sampled_from([(1, 1), (1, 2), (2, 3)]))
+def test_the_array_term_count_is_the_vectorizers_entry_for_entry(texts, ngram):
+    """`count_terms` against ``CountVectorizer.fit_transform`` on any text (any script, punctuation,
+    empty texts): the same terms and the same stored entries in the same order, or the same error."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from core.representations.text import count_terms
+
+    ref = CountVectorizer(ngram_range=ngram, dtype=np.float32)
+    try:
+        expected = ref.fit_transform(texts)
+    except ValueError:
+        with pytest.raises(ValueError, match="empty vocabulary"):
+            count_terms(texts, ngram)
+        return
+    got, terms = count_terms(texts, ngram)
+    assert list(terms) == list(ref.get_feature_names_out()) and _identical(got, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=texts, min_df=st.integers(1, 4))
+def test_the_tfidf_rows_are_stored_as_scikit_learns_entry_for_entry(texts, min_df):
+    least = min(min_df, max(1, len(texts) // 2))
+    ref = TfidfVectorizer(ngram_range=(1, 2), min_df=least, sublinear_tf=True, dtype=np.float32)
+    try:
+        expected = ref.fit_transform(texts)
+    except ValueError:
+        return
+    assert _identical(fit_tfidf(texts, "1-2", min_df, "hypothesis")[1], expected)
