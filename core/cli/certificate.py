@@ -141,9 +141,6 @@ def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> s
 
 
 def cmd_check(args) -> int:
-    from ..certificate.gate import compare, read_rules
-    from ..certificate.schema import read_certificate
-
     for flag, ending in (("--json", ".json"), ("--markdown", ".md"), ("--rows", ".csv")):
         args.outputs.declare(flag, getattr(args, flag.lstrip("-")), (ending,))
     args.outputs.declare("--label-studio", args.label_studio, None, folder_ok=True)
@@ -151,6 +148,18 @@ def cmd_check(args) -> int:
         if given and not args.data:
             raise InputError(f"{flag} needs the candidate's examples that carry each new cue: give the candidate's "
                              "data with --data (the file it was certified from).")
+    target = _review_target(args) if args.review_run else None   # a sender without the role is refused first
+    try:
+        return _check(args, target)
+    finally:
+        if target is not None:
+            target["store"].close()
+
+
+def _check(args, target) -> int:
+    from ..certificate.gate import compare, read_rules
+    from ..certificate.schema import read_certificate
+
     baseline, candidate = read_certificate(args.baseline), read_certificate(args.candidate)
     rules = read_rules(args.rules) if args.rules else {}
     table = compare(baseline, candidate, rules)
@@ -177,8 +186,8 @@ def cmd_check(args) -> int:
                 print(f"  {terminal_text(c.feature)[:40]:40s} → {terminal_text(c.label)[:20]:20s} {before} → {c.share_after:.2f} "
                       f"of {int(c.support_after):,} (chance {c.chance:.2f}; beyond chance {1000 * c.excess_before:.2f} → "
                       f"{1000 * c.excess_after:.2f} per 1k; z {c.z:.1f})")
-    if args.review_run:
-        _send_rows(args, data, table.attrs.get("cues"))
+    if target is not None:
+        _send_rows(target, data, table.attrs.get("cues"))
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
     if len(broken):
@@ -213,21 +222,30 @@ def _write_label_studio(folder: Path, data, rows) -> None:
                                                   allow_nan=False), encoding="utf-8")
 
 
-def _send_rows(args, data, cues) -> None:
-    """The candidate's examples that carry each new cue, to the front of ``--review-run``'s review queue."""
-    if cues is None or not len(cues):
-        print("no new or stronger cue: nothing was sent to the review queue.", file=sys.stderr)
-        return
+def _review_target(args) -> dict:
+    """The team store, the sender's handle and ``--review-run``'s run, checked before any work: the
+    sender may send (a curator or an owner) and the run is a finished one of the workspace."""
     from ..usecases.agreement import find_run
-    from ..usecases.review_queue import send_cue_rows
     from .team import member_of
 
     store, workspace, email = member_of(args, "sending rows to the review queue")
     try:
         ws = store.scoped(workspace, email)
+        ws.require("flag for review")
         rec, run = find_run(ws, args.review_run)
-        sent = send_cue_rows(ws, rec["id"], run, data, cues, reload=rec)
-    finally:
+    except BaseException:
         store.close()
+        raise
+    return {"store": store, "ws": ws, "record": rec, "run": run, "key": args.review_run}
+
+
+def _send_rows(target: dict, data, cues) -> None:
+    """The candidate's examples that carry each new cue, to the front of the run's review queue."""
+    from ..usecases.review_queue import send_cue_rows
+
+    if cues is None or not len(cues):
+        print("no new or stronger cue: nothing was sent to the review queue.", file=sys.stderr)
+        return
+    sent = send_cue_rows(target["ws"], target["record"]["id"], target["run"], data, cues, reload=target["record"])
     print(f"sent {sent['examples']:,} examples ({sent['rows']:,} rows, one per cue carried; {sent['new']:,} new to the "
-          f"queue) to the front of run {terminal_text(args.review_run)}'s review queue.", file=sys.stderr)
+          f"queue) to the front of run {terminal_text(target['key'])}'s review queue.", file=sys.stderr)

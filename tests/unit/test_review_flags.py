@@ -118,8 +118,11 @@ def test_check_sends_exactly_the_rows_that_carry_the_new_cue(planted, team_on_ca
     url, ws, run, _ = team_on_candidate
     args = ["check", str(folder / "base.json"), str(folder / "cand.json"), "--data", str(folder / "cand.jsonl"),
             "--review-run", run.key, "--db", url, "--workspace", "curation"]
-    assert main([*args, "--as", "ann@x.org"]) == 2   # an annotator may not send
-    assert "curator" in capsys.readouterr().err
+    rows = folder / "refused-rows.csv"
+    assert main([*args, "--as", "ann@x.org", "--rows", str(rows)]) == 2   # an annotator may not send
+    assert "curator" in capsys.readouterr().err and not rows.exists()      # refused before any work or output
+    assert main([*args[:-2], "--workspace", "nowhere", "--as", "cur@x.org"]) == 2
+    assert "not a member of a workspace named 'nowhere'" in capsys.readouterr().err
     assert main([*args, "--as", "cur@x.org"]) == 1   # the gate's verdict stands; the rows are sent beside it
     assert "to the front of run" in capsys.readouterr().err
     with TeamStore(url) as s:
