@@ -183,3 +183,34 @@ def test_the_review_queue_serves_the_sent_examples_first(service_tab):
     ws.review(run_id, least[0], "agree")   # once decided, it leaves this reviewer's queue like any other
     served = reviews.queue(service_tab, run, run_id, frame, "predictability", ws.reviews(run_id))
     assert least[0] not in set(served["todo"]) and set(served["todo"][:2]) == set(least[1:])
+
+
+def test_the_evaluate_pages_send_puts_the_splits_cue_rows_first(planted, service_tab):
+    """`dashboard.services.certificates.send_rows` (the certificate section's button): the split of
+    a run on the planted candidate, compared with the baseline half, sends the split's rows that
+    carry "indeed", and no other, to the run's queue; an annotator's tab may not."""
+    from core.usecases.certificates import certify_dataset, certify_split
+
+    from dashboard.services import certificates, current, pipelines
+    from dashboard.services.team import scope
+    from dashboard.state.session import DEFAULT_PARAMS, Source
+
+    folder, ids = planted
+    tab = service_tab
+    source = Source(str(folder / "cand.jsonl"), {}, "cand")
+    key, ds = current.load(tab, source)
+    spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=8", ds)
+    params = dict(DEFAULT_PARAMS, n_partitions=4)
+    pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
+    run = current.run(tab)
+    kept = set(np.asarray(run.ids)[np.asarray(current.live_result(tab, run)["retained"], dtype=bool)].astype(str))
+    split, why = certify_split(ds, sorted(kept), run=run, folds=3)
+    assert split is not None, why
+    baseline = certify_dataset(load_dataset(str(folder / "base.jsonl")), run=run, folds=3)   # on the run's Φ too
+    with pytest.raises(InputError, match="save this run"):
+        certificates.send_rows(tab, run, {"dataset": baseline, "split": split})   # not in the workspace yet
+    pipelines.keep_in_workspace(tab)
+    sent = certificates.send_rows(tab, run, {"dataset": baseline, "split": split})
+    flagged = scope(tab).review_flags(current.team_run_id(tab, run))
+    indeed = set(flagged.loc[flagged["reason"].str.contains("indeed@hypothesis", regex=False), "example_id"])
+    assert indeed == ids & kept and indeed and sent["examples"] == flagged["example_id"].nunique()
