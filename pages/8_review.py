@@ -8,6 +8,7 @@ from dashboard.widgets.decision_form import picked
 from dashboard.widgets.agreement_panel import agreement_tab
 from dashboard.widgets.formatting import metric_row
 from dashboard.widgets.page import require_run, start_page
+from dashboard.widgets.reruns import redraw
 from dashboard.widgets.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
 from dashboard.services.team import member, scope
 
@@ -60,6 +61,11 @@ with tabs[0]:
                       if len(flagged) else "")
                    + (f" This joint run kept {len(run.review_first):,} possibly mislabelled examples (hard-to-learn or "
                       "flagged by cleanlab): they are served first." if run.joint else ""))
+        if len(flagged) and m.can("flag for review") and st.button(
+                f"Take the {flagged['example_id'].nunique():,} sent examples off the front of the queue (the cue is "
+                "fixed)", key="rv_clear_flags"):
+            reviews.clear_flags(tab, run_id)
+            redraw()
         if len(todo):
             with st.container(border=True):
                 review_panel(tab, run, str(todo[0]), key="rv_queue")

@@ -14,7 +14,7 @@ from dashboard.services import current
 from dashboard.services.team import member, scope, seed_of
 
 __all__ = ["lights", "disagreements", "to_adjudicate", "queue", "progress", "overridden", "stamp", "review",
-           "adjudicate", "flags_of"]
+           "adjudicate", "flags_of", "clear_flags"]
 
 
 def lights(tab, run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
@@ -105,3 +105,9 @@ def review(tab, run_id: int, example_id: str, seen: int, decision: str, note: st
 def adjudicate(tab, run_id: int, example_id: str, seen: int, decision: str, note: str) -> None:
     """An adjudicator's decision on the example they picked, under the same check as `review`."""
     scope(tab).adjudicate(run_id, str(example_id), decision, note, seen=seen)
+
+
+def clear_flags(tab, run_id: int) -> int:
+    """Take every example sent to the front of the run's queue off it (curators and owners; the
+    decisions made on them stay): how many rows."""
+    return scope(tab).clear_review_flags(run_id)

@@ -504,3 +504,7 @@ def test_the_review_page_serves_a_new_cues_rows_first_with_their_reason(fresh_se
     no_exceptions(owner)
     assert _queue_head(owner) == sent[1]
     assert any("x → y" in i.value for i in owner.info)
+    owner.button(key="rv_clear_flags").click().run()   # the cue is fixed: the queue is served as before
+    no_exceptions(owner)
+    assert server().team.review_flags(ws, run_id, by=OWNER).empty and _queue_head(owner) not in sent
+    assert not [b for b in owner.button if b.key == "rv_clear_flags"]

@@ -48,6 +48,7 @@ SINGLE_CALL_ACTIONS = {
     "dashboard.services.team.require": "core.team.store.TeamStore.require",
     "dashboard.services.team.resolve": "core.team.store.TeamStore.bootstrap",
     "dashboard.services.transfer.start": "core.dynamics.transfer.cue_transfer",
+    "dashboard.services.reviews.clear_flags": "core.team.store.TeamStore.clear_review_flags",
     **{f"dashboard.services.team.{m}": f"core.team.store.TeamStore.{m}" for m in
        ("set_role", "remove_member", "set_dispute_rule", "set_review_settings", "set_guidelines", "save_view",
         "discard_run", "delete_dataset")},
