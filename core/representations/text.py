@@ -57,8 +57,8 @@ def count_terms(texts: list, ngram_range: tuple):
     """(counts, terms): what ``CountVectorizer(ngram_range=ngram_range, dtype=np.float32)``'s
     ``fit_transform`` and ``get_feature_names_out`` give, to the bit and in the same order of entries
     within each row (the order the TF-IDF's row norms and Φ's products sum in). Its analyzer makes
-    the terms; only its vocabulary count, a Python dict per text (5 of the 8 s of a 100,000-text
-    field), is done in arrays: pandas numbers the terms in order of first appearance, as the
+    the terms; only its vocabulary count, a Python dict per text, is done in arrays (a 100,000-text
+    premise field: 6.9 s → 6.1 s): pandas numbers the terms in order of first appearance, as the
     vectorizer's dict does, and each row's entries are sorted by that number before the columns are
     renamed in the terms' sorted order, as the vectorizer does."""
     import scipy.sparse as sp
