@@ -187,7 +187,7 @@ def _check(args, target) -> int:
                       f"of {int(c.support_after):,} (chance {c.chance:.2f}; beyond chance {1000 * c.excess_before:.2f} → "
                       f"{1000 * c.excess_after:.2f} per 1k; z {c.z:.1f})")
     if target is not None:
-        _send_rows(target, data, table.attrs.get("cues"))
+        _send_rows(target, data, table.attrs.get("cues"), rows)
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
     if len(broken):
@@ -239,13 +239,14 @@ def _review_target(args) -> dict:
     return {"store": store, "ws": ws, "record": rec, "run": run, "key": args.review_run}
 
 
-def _send_rows(target: dict, data, cues) -> None:
-    """The candidate's examples that carry each new cue, to the front of the run's review queue."""
+def _send_rows(target: dict, data, cues, rows) -> None:
+    """The candidate's examples that carry each new cue (``rows``), to the front of the run's review queue."""
     from ..usecases.review_queue import send_cue_rows
 
     if cues is None or not len(cues):
         print("no new or stronger cue: nothing was sent to the review queue.", file=sys.stderr)
         return
-    sent = send_cue_rows(target["ws"], target["record"]["id"], target["run"], data, cues, reload=target["record"])
+    sent = send_cue_rows(target["ws"], target["record"]["id"], target["run"], data, cues, reload=target["record"],
+                         rows=rows)
     print(f"sent {sent['examples']:,} examples ({sent['rows']:,} rows, one per cue carried; {sent['new']:,} new to the "
           f"queue) to the front of run {terminal_text(target['key'])}'s review queue.", file=sys.stderr)

@@ -26,14 +26,15 @@ def cue_reason(feature: str, label: str) -> str:
 
 
 def send_cue_rows(ws, run_id: int, run, dataset, cues: Optional[pd.DataFrame], *, full=None,
-                  reload: Optional[dict] = None) -> dict:
+                  reload: Optional[dict] = None, rows: Optional[pd.DataFrame] = None) -> dict:
     """Send the examples of ``dataset`` that carry each cue of ``cues`` (`core.certificate.cues.cue_changes`)
     to the front of run ``run_id``'s review queue, as the member of the scoped handle ``ws``.
     ``dataset`` is the run's data or a split of it; to check a split's rows, ``full`` is the run's
-    data, or ``reload`` its run record to read it from. Returns ``{"rows", "examples", "new"}``:
-    rows sent (an example carrying two cues is two), distinct examples, and rows the queue did not
-    have yet. InputError when there is nothing to send or the rows are not the run's."""
-    rows = cue_rows(dataset, cues)
+    data, or ``reload`` its run record to read it from; ``rows``: ``cue_rows(dataset, cues)`` when the
+    caller has made it already (it reads every example's features). Returns ``{"rows", "examples",
+    "new"}``: rows sent (an example carrying two cues is two), distinct examples, and rows the queue
+    did not have yet. InputError when there is nothing to send or the rows are not the run's."""
+    rows = cue_rows(dataset, cues) if rows is None else rows
     if not len(rows):
         raise InputError("no new or stronger cue was named, so there are no rows to send to the review queue.")
     _check_rows_are_the_runs(dataset, run, full, reload)

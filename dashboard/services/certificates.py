@@ -78,13 +78,13 @@ def files(found: dict) -> dict:
             "split.certificate.json": certificate_bytes(found["split"])}
 
 
-def send_rows(tab, run, found: dict) -> dict:
-    """The split's examples that carry each new or stronger cue of ``found``'s comparison, to the
-    front of the run's review queue (`core.usecases.review_queue.send_cue_rows`: what ``check
-    --review-run`` does); the run must be saved in the workspace, the member a curator or owner."""
+def send_rows(tab, run, cues: pd.DataFrame) -> dict:
+    """The split's examples that carry each new or stronger cue of ``cues`` (the `comparison`'s, at the
+    live τ/n), to the front of the run's review queue (`core.usecases.review_queue.send_cue_rows`:
+    what ``check --review-run`` does); the run must be saved in the workspace, the member a curator
+    or owner."""
     run_id = current.team_run_id(tab, run)
     if run_id is None:
         raise InputError("the review queue is a saved run's: save this run to the workspace first (Review page).")
     ds = current.dataset(tab)
-    return send_cue_rows(team.scope(tab), run_id, run, ds.subset(_kept(tab, run)), comparison(found).attrs.get("cues"),
-                         full=ds)
+    return send_cue_rows(team.scope(tab), run_id, run, ds.subset(_kept(tab, run)), cues, full=ds)

@@ -57,7 +57,7 @@ def certificate_section(tab, run) -> None:
         if team.member(tab).can("flag for review") and st.button(
                 "Send the split's examples that carry these cues to the front of the review queue", key="cert_send"):
             try:
-                sent = certificates.send_rows(tab, run, found)
+                sent = certificates.send_rows(tab, run, cues)   # the comparison drawn above
                 st.success(plain(f"Sent {sent['examples']:,} examples ({sent['new']:,} new to the queue): the Review "
                                  "page serves them first, each with the cue it carries."))
             except InputError as exc:

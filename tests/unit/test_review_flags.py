@@ -207,10 +207,11 @@ def test_the_evaluate_pages_send_puts_the_splits_cue_rows_first(planted, service
     split, why = certify_split(ds, sorted(kept), run=run, folds=3)
     assert split is not None, why
     baseline = certify_dataset(load_dataset(str(folder / "base.jsonl")), run=run, folds=3)   # on the run's Φ too
+    cues = certificates.comparison({"dataset": baseline, "split": split}).attrs["cues"]   # what the section draws
     with pytest.raises(InputError, match="save this run"):
-        certificates.send_rows(tab, run, {"dataset": baseline, "split": split})   # not in the workspace yet
+        certificates.send_rows(tab, run, cues)   # not in the workspace yet
     pipelines.keep_in_workspace(tab)
-    sent = certificates.send_rows(tab, run, {"dataset": baseline, "split": split})
+    sent = certificates.send_rows(tab, run, cues)
     flagged = scope(tab).review_flags(current.team_run_id(tab, run))
     indeed = set(flagged.loc[flagged["reason"].str.contains("indeed@hypothesis", regex=False), "example_id"])
     assert indeed == ids & kept and indeed and sent["examples"] == flagged["example_id"].nunique()
