@@ -120,9 +120,8 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
         seen = np.isfinite(n_b) & (n_b > 0)
         p_b = np.where(seen, np.divide(k_b, n_b, out=np.zeros_like(k_a), where=seen), np.nan)
         pooled = np.where(seen, (k_a + np.nan_to_num(k_b)) / (n_a + np.nan_to_num(n_b)), chance)
-        spread = np.where(seen, np.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / np.where(seen, n_b, 1))),
-                          math.sqrt(chance * (1 - chance)) / np.sqrt(n_a))
-        reference = np.where(seen, p_b, chance)
+        spread = np.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / np.where(seen, n_b, 1)))
+        chance_spread = math.sqrt(chance * (1 - chance)) / np.sqrt(n_a)
         e_a, v_a = _excess(k_a, n_a, float(a_prior.get(lab, 0.0)), a_total)
         e_b, v_b = _excess(np.nan_to_num(k_b), np.nan_to_num(n_b), chance, b_total)
         mass_spread = np.sqrt(v_a / a_total + v_b / b_total)
@@ -132,7 +131,12 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
         with np.errstate(divide="ignore", invalid="ignore"):
             # no spread (a label the baseline never had): any lean towards it is beyond chance; a finite
             # stand-in keeps the outputs valid JSON
-            z_share = np.where(spread > 0, (p_a - reference) / spread, np.where(p_a > reference, Z_BEYOND, 0.0))
+            z_chance = np.where(chance_spread > 0, (p_a - chance) / chance_spread,
+                                np.where(p_a > chance, Z_BEYOND, 0.0))
+            z_before = np.where(spread > 0, (p_a - p_b) / spread, np.where(p_a > p_b, Z_BEYOND, 0.0))
+            # stronger only when it leans towards the label more than before *and* more than chance:
+            # a lean away from the label that faded (p_b below chance) is measured from chance
+            z_share = np.where(seen, np.minimum(z_before, z_chance), z_chance)
             z_rows = np.where(mass_spread > 0, (e_a - e_from) / mass_spread, 0.0)
         z = np.maximum(z_share, z_rows)
         hit = (z > line) & (p_a > chance) & (e_a > 0)

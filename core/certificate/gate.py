@@ -15,7 +15,9 @@ split keeps its harder, more ambiguous examples, so they may move for good reaso
 - ``max`` / ``min``: bounds the candidate's value must keep;
 - ``ignore = true``: shown, not gated.
 
-A measure in one certificate only is listed and not gated (a new measure is no regression).
+A measure only the candidate has is listed and not gated (a new measure is no regression); a gated
+measure, or the cue table, that the baseline has and the candidate lacks (or leaves null) fails,
+naming it, unless a rule ignores it: a candidate passes nothing by leaving a measure out.
 
 What a measure is (which direction is worse, whether it measures artifact strength) is read from
 the registry (`core.certificate.registry`), never from the certificate under test, and the
@@ -26,6 +28,7 @@ own gate. Two certificates are compared only when they were made the same way
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -35,7 +38,7 @@ from ..base.settings import printable
 from .cues import cue_changes
 from ..zstats.statistics import bonferroni_threshold
 
-__all__ = ["read_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
+__all__ = ["read_rules", "check_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
 
 #: the settings a certificate's values depend on: certificates that differ in one are not compared
 COMPARED_SETTINGS = ("representation", "partial", "family", "folds", "seed", "min_count", "alpha", "tau", "m", "epochs",
@@ -99,18 +102,76 @@ def read_rules(path) -> dict:
         raise InputError(f"--rules {path.name}: no measure is named {printable(unknown[0])[:80]!r}"
                          + (f" (nor {len(unknown) - 1} other name(s))" if len(unknown) > 1 else "")
                          + "; the names are those `check` prints (docs/certificate.md), or \"*\" for all.")
+    checked = {}
     for name, rule in rules.items():
-        if not isinstance(rule, dict) or not set(rule) <= RULE_KEYS or not rule:
-            raise InputError(f"--rules {path.name}: the rule of {str(name)[:80]!r} should set some of "
-                             f"{', '.join(sorted(RULE_KEYS))}, not {str(rule)[:80]}.")
-        for key, value in rule.items():
-            ok = isinstance(value, bool) if key == "ignore" else (
-                isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value))
-            if not ok or (key == "max_rise" and value < 0):
-                raise InputError(f"--rules {path.name}: {name}.{key} = {value!r} should be "
-                                 + ("true or false." if key == "ignore" else "a finite number"
-                                    + (" ≥ 0." if key == "max_rise" else ".")))
-    return rules
+        keys = {"ignore"} if name == CUES else RULE_KEYS
+        if not isinstance(rule, dict) or not set(rule) <= keys or not rule:
+            raise InputError(f"--rules {path.name}: the rule of {printable(name)[:80]!r} should set some of "
+                             f"{', '.join(sorted(keys))}, not {printable(rule)[:80]}"
+                             + (" (the cues are gated cue by cue, on their uncertainty: a rule may only ignore "
+                                "them)." if name == CUES else "."))
+        checked[name] = {key: _rule_value(path.name, name, key, value) for key, value in rule.items()}
+    return checked
+
+
+def _rule_value(file: str, name: str, key: str, value):
+    """A rule's value as the gate uses it (a bool, or a finite float), or InputError naming it."""
+    if key == "ignore":
+        if isinstance(value, bool):
+            return value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)   # a 400-digit integer overflows here: refused below, not a traceback
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number) and not (key == "max_rise" and number < 0):
+            return number
+    shown = printable(value)
+    raise InputError(f"--rules {file}: {printable(name)[:80]}.{key} = {shown[:40]}{'…' if len(shown) > 40 else ''} "
+                     "should be " + ("true or false." if key == "ignore" else "a finite number"
+                                     + (" ≥ 0." if key == "max_rise" else ".")))
+
+
+def check_rules(rules: dict, baseline: dict, candidate: dict) -> None:
+    """InputError for a rule that names no measure of either certificate (a misspelt label such as
+    ``zstats.z_max[nuetral]``, ``[*]``, a measure these data do not have): it would gate nothing."""
+    names = set(baseline.get("measures", {})) | set(candidate.get("measures", {}))
+    bases = {n.partition("[")[0] for n in names}
+    for name in rules:
+        name = str(name)
+        if name in ("*", CUES) or name in names or ("[" not in name and name in bases):
+            continue
+        base = name.partition("[")[0]
+        labels = sorted(n.partition("[")[2][:-1] for n in names if n.startswith(base + "["))
+        hint = (f"its labels here are {', '.join(repr(lab) for lab in labels[:8])}; a rule for every label is "
+                f"named {base!r}" if labels else "neither certificate has it")
+        raise InputError(f"the rule for {printable(name)[:80]!r} matches no measure of these certificates "
+                         f"({hint}); correct the name, or remove the rule.")
+
+
+@lru_cache(maxsize=1)
+def _unique_key_loader():
+    """yaml's SafeLoader, refusing a key repeated in one mapping (read last-wins, it would drop a
+    rule without a word)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if key in seen:
+                    raise InputError(f"the key {printable(key)[:80]!r} is given twice in one table (line "
+                                     f"{key_node.start_mark.line + 1}); keep one.")
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return Loader
+
+
+#: the deepest nesting a YAML rules file may have (a rule is two levels deep); deeper is refused
+#: before it is built: nested flow sequences make the parser's work grow without bound
+YAML_DEPTH = 8
 
 
 def _plain_yaml(text: str, name: str):
@@ -118,12 +179,25 @@ def _plain_yaml(text: str, name: str):
     laughs'), and a tag can name any type; a rules file needs neither."""
     import yaml
 
+    depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent):
             raise InputError(f"--rules {name} uses a YAML alias (*{str(event.anchor)[:40]}); write each rule out.")
         if getattr(event, "tag", None) is not None:   # the parser sets a tag only where one is written
             raise InputError(f"--rules {name} uses a YAML tag ({str(event.tag)[:40]}); write plain values.")
-    return yaml.safe_load(text) or {}
+        depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+        if depth > YAML_DEPTH:
+            raise InputError(f"--rules {name} nests more than {YAML_DEPTH} levels deep (line "
+                             f"{event.start_mark.line + 1}); a rules file is a table of measure → rule.")
+    try:
+        found = yaml.load(text, Loader=_unique_key_loader())
+    except InputError as exc:
+        raise InputError(f"--rules {name}: {exc}") from None
+    return found or {}
+
+
+_MISSING = ("the baseline has {what} and the candidate does not: certify the candidate again with this tool, "
+            "or allow the omission with a rule ([\"{name}\"] ignore = true)")
 
 
 def _rule_for(name: str, rules: dict) -> dict:
@@ -162,6 +236,7 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
                          + "; ".join(differ) + ". Certify the candidate with the baseline's settings (they are in its "
                          "\"settings\"), or certify both again.")
     rules = rules or {}
+    check_rules(rules, baseline, candidate)
     before, after = baseline["measures"], candidate["measures"]
     rows = []
     for name in sorted(set(before) | set(after)):
@@ -169,17 +244,23 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
         rule = _rule_for(name, rules)
         row = {"measure": name, "before": b and b["value"], "after": a and a["value"], "change": None,
                "allowed": None, "ok": None, "why": ""}
+        spec = spec_of(name)   # what the measure is comes from this tool, not from the file under test
+        artifact = spec.artifact if spec is not None else False
+        named = bool(set(rule) & {"max_rise", "max", "min"})
         if b is None or a is None:
-            row["why"] = "new measure" if b is None else "not in the candidate"
+            if b is None:
+                row["why"] = "new measure"
+            elif (artifact or named) and not rule.get("ignore"):
+                # a candidate passes nothing by leaving a measure out: an omission fails, by name
+                row.update(ok=False, status="fail", why=_MISSING.format(what="this measure", name=name))
+            else:
+                row["why"] = "not in the candidate"
             rows.append(row)
             continue
-        spec = spec_of(name)   # what the measure is comes from this tool, not from the file under test
         worse = spec.worse if spec is not None else b["worse"]
-        artifact = spec.artifact if spec is not None else False
         warns = spec is not None and spec.warns
         if b["value"] is not None and a["value"] is not None:
             row["change"] = a["value"] - b["value"]
-        named = bool(set(rule) & {"max_rise", "max", "min"})
         if rule.get("ignore") or not (artifact or named):
             row["why"] = ("ignored by the rules" if rule.get("ignore") else "not an artifact measure (a rule may gate it)"
                           if spec is not None else "a measure this tool does not know (a rule may gate it)")
@@ -187,8 +268,10 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
             continue
         warning = warns and not named   # `Measure.warns`: shown against its line, failing nothing
         if a["value"] is None:
-            row.update(ok=None if warning else b["value"] is None, why="could not be computed on the candidate",
-                       status="warn" if warning else None)
+            # a value the baseline vouched for and the candidate lacks fails, warning measure or not:
+            # a null is as much an omission as a missing name
+            row.update(ok=b["value"] is None, why="could not be computed on the candidate"
+                       + ("" if b["value"] is None else " (the baseline has a value): certify the candidate again"))
             rows.append(row)
             continue
         if b["value"] is None and "max" not in rule and "min" not in rule:
@@ -216,6 +299,7 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
         rows.append(row)
     cue_rule = _rule_for(CUES, rules)
     has_cues = bool(baseline.get("cues") and candidate.get("cues")) and not cue_rule.get("ignore")
+    lacks_cues = bool(baseline.get("cues")) and not candidate.get("cues") and not cue_rule.get("ignore")
     tests = sum("_spread" in r and not r["_warns"] for r in rows) + has_cues
     z = bonferroni_threshold(FAMILY_ALPHA, tests)
     # a warning measure is held to the line it would have if every default test were gated
@@ -241,7 +325,9 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     changes = cue_changes(baseline, candidate, FAMILY_ALPHA / max(tests, 1)) if has_cues else None
     row = {"measure": CUES, "before": None, "after": None, "change": None, "allowed": 0, "ok": None, "why": "",
            "status": "not gated"}
-    if changes is None:
+    if lacks_cues:
+        row.update(ok=False, status="fail", why=_MISSING.format(what="the cue table", name=CUES))
+    elif changes is None:
         row["why"] = ("ignored by the rules" if cue_rule.get("ignore") else
                       "a certificate has no cue table (format 1): certify it again to compare cue by cue")
     else:

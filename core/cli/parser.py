@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "default no measure of artifact strength may get worse by more than its uncertainty, "
                                    "and no cue (a simple feature that gives a label away) may be new or stronger beyond "
                                    "its uncertainty; one Bonferroni line over all these tests keeps the chance that an "
-                                   "unchanged dataset fails at 5 %% (docs/certificate.md). --rules sets thresholds per "
+                                   "unchanged dataset fails at 5 % (docs/certificate.md). --rules sets thresholds per "
                                    "measure. Exit status 1 when a rule is broken, 2 when the certificates cannot be "
                                    "compared, 0 otherwise: a dataset repository's CI job.")
     p.add_argument("baseline", metavar="BASELINE", help="the certificate to compare against (JSON)")
@@ -364,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("agreement", help="how much a team's reviewers agree, with each other and with the filter",
                        description="Read a workspace's reviews of a run from the team store and print Krippendorff's "
-                                   "alpha (with a bootstrap 95%% interval), Cohen's kappa per reviewer pair, the filter "
+                                   "alpha (with a bootstrap 95% interval), Cohen's kappa per reviewer pair, the filter "
                                    "as a rater (overall, per label, per artifact feature) and the tau/n the team's "
                                    "decisions support: the numbers the Review page shows.")
     p.add_argument("--db", help="the team store's URL (default: $ARTIFACT_LENS_DB_URL, the dashboard's)")

@@ -62,7 +62,8 @@ def certificate_section(tab, run) -> None:
                                  "page serves them first, each with the cue it carries."))
             except InputError as exc:
                 st.error(plain(exc))
-    shown = table.copy()
+    # the status says the verdict; ``ok`` is None for a row that warns only, which a box would show unticked
+    shown = table.drop(columns="ok")
     shown.attrs = {}   # the cues are drawn above; a table's attrs do not travel to the browser
     st.dataframe(shown, hide_index=True, key="cert_table")
     columns = st.columns(2)

@@ -113,6 +113,12 @@ def test_snli_filtered_passes_the_gate_and_planted_cues_fail_it(snli_path, tmp_p
     for name, cert in (("base", base), ("filtered", filtered), ("planted", planted)):
         write_certificate(cert, tmp_path / f"{name}.json")
     assert main(["-q", "check", str(tmp_path / "base.json"), str(tmp_path / "filtered.json")]) == 0
+    # issue 53: AFLite on the hypothesis alone, kept to half: features that leaned away from a label
+    # and stopped leaning ('for', 'to' → contradiction) failed this split as "stronger cues"
+    run = fit_run(ds, represent(ds, "tfidf-svd:fields=hypothesis"), dict(n_partitions=16, train_size=0.1,
+                                                                        slice_size=0.05, tau=0.0, target_size=0.5))
+    half = compare(base, certify(ds.subset(np.asarray(run.ids)[run.retained])))
+    assert not (half["status"] == "fail").any(), half.loc[half["status"] == "fail", "why"].tolist()
     assert main(["-q", "check", str(tmp_path / "base.json"), str(tmp_path / "planted.json")]) == 1
     broken = compare(base, planted)
     assert set(broken.loc[broken["ok"] == False, "measure"]) == {"cues.new_or_stronger"}   # noqa: E712
@@ -140,7 +146,7 @@ def _two(tmp_path, before=0.50, after=0.53, stderr=0.01):
 
 
 @pytest.mark.parametrize("rules, code", [
-    (None, 0),                                                                  # it only warns by default
+    (None, 1),                                                                  # gated by default: 0.03 > its line
     ('["near_duplicates.within"]\nmax_rise = 0.02\n', 1),                      # a rule gates it: 0.03 > 0.02
     ('["near_duplicates.within"]\nmax_rise = 0.05\n', 0),
     ('["near_duplicates.within"]\nignore = true\n', 0),
