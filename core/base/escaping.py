@@ -7,10 +7,14 @@ their own, `core.plots.text.escape`: plotly's HTML subset.)
 - `md_text`: running Markdown text and table cells: every character Markdown or GitHub's
   renderer gives a meaning inside a line (``\\ ` * _ [ ] ( ) < > # ! | ~ & $ :``) is escaped with a
   backslash (``-``, ``+`` and ``.`` matter only at a line's start, which a value never is), and line breaks (``\\n``, ``\\r``, U+2028, U+2029) and other control characters become
-  a space, so one value is one line of one cell.
+  a space, so one value is one line of one cell; ``@`` and the dot of ``www.`` are escaped so that
+  GitHub makes no link of an address.
+- In every format, a character that reorders the text around it (U+202E, right-to-left override,
+  and the other bidirectional controls) is shown by its code point (``U+202E``), never obeyed.
 - `md_code`: a value shown as code (a representation spec): a code span whose fence is longer
   than any run of backticks inside, with pipes escaped for a table cell.
 - `html_text`: text and attribute values in HTML.
+- `xml_attr`: an attribute value in XML (a Label Studio config), well-formed whatever the value holds.
 - `yaml_string`: a scalar in YAML front matter (a double-quoted JSON string, which YAML reads
   back exactly).
 - `terminal_text`: a value printed to a terminal: every control character (a carriage return that
@@ -23,29 +27,37 @@ import html
 import json
 import re
 
-__all__ = ["md_text", "md_code", "html_text", "yaml_string", "terminal_text", "cut_middle", "MESSAGE_MAX"]
+__all__ = ["md_text", "md_code", "html_text", "xml_attr", "yaml_string", "terminal_text", "cut_middle", "MESSAGE_MAX"]
 
 #: the longest message the CLI prints or the app shows (characters); a longer one is cut in the middle
 MESSAGE_MAX = 2_000
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>#!|~&$:])")   # ':' for :emoji: and Streamlit's :red[…]
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()<>#!|~&$:@]|(?<=www)\.)", re.I)   # ':' for :emoji: and Streamlit's :red[…];
+# '@' and the dot after "www" for GitHub's extended autolinks (an e-mail address, www.example.com)
 #: line and paragraph separators and every other control character: one value stays one line
 _BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
+#: the characters that reorder the text around them (a right-to-left override makes "txt.exe" read
+#: "exe.txt"): shown by their code point, never obeyed
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _bidi_shown(text: str) -> str:
+    return _BIDI.sub(lambda m: f"U+{ord(m.group()):04X}", text)
 
 
 def md_text(value) -> str:
     """``value`` as literal Markdown text, safe in a table cell.
 
     >>> print(md_text('<img src="http://x.example/p.gif"> | a`b'))
-    \\<img src="http://x.example/p.gif"\\> \\| a\\`b
+    \\<img src="http\\://x.example/p.gif"\\> \\| a\\`b
     """
-    return _MD_SPECIAL.sub(r"\\\1", _BREAKS.sub(" ", str(value)))
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(), _bidi_shown(_BREAKS.sub(" ", str(value))))
 
 
 def md_code(value) -> str:
     """``value`` as a Markdown code span (shown as typed, nothing rendered), in a table cell (GitHub's
     tables read ``\\|`` as a pipe inside a code span too; outside a table use `md_text`)."""
-    text = _BREAKS.sub(" ", str(value)).replace("|", "\\|")
+    text = _bidi_shown(_BREAKS.sub(" ", str(value))).replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
@@ -57,6 +69,20 @@ def html_text(value) -> str:
     return html.escape(str(value), quote=True)
 
 
+#: what XML 1.0 cannot hold at all, escaped or not (most control characters, surrogates, U+FFFE/U+FFFF)
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_attr(value) -> str:
+    """``value`` as a quoted XML attribute value, well-formed whatever it holds: a character XML
+    cannot carry is shown as its escape (``\\x01``), a reordering one by its code point."""
+    from xml.sax.saxutils import quoteattr
+
+    text = _bidi_shown(str(value))
+    text = _NOT_XML.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
+    return quoteattr(text, {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+
+
 def yaml_string(value) -> str:
     """``value`` as one YAML scalar (JSON's double-quoted string is valid YAML)."""
     return json.dumps(str(value), ensure_ascii=False)
@@ -65,7 +91,7 @@ def yaml_string(value) -> str:
 def terminal_text(value) -> str:
     """``value`` as a terminal shows it literally (module docstring): ``"ok\\rfail"`` prints as
     ``ok\\rfail``, not as ``fail`` over ``ok``."""
-    return _BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(value))
+    return _BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), _bidi_shown(str(value)))
 
 
 def cut_middle(text: str, limit: int = MESSAGE_MAX) -> str:

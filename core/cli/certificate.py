@@ -174,6 +174,8 @@ def _check(args, target) -> int:
         Path(args.outputs.path_for("--json")).write_text(json.dumps(check_result(table), indent=1, allow_nan=False))
     if args.markdown:
         Path(args.outputs.path_for("--markdown")).write_text(check_markdown(table, baseline, candidate), encoding="utf-8")
+    if target is not None:   # before the outputs are committed: a refused send leaves no file behind
+        _send_rows(target, data, table.attrs.get("cues"), rows)
     args.outputs.commit()
     if not args.quiet:
         print(comparison_text(table))
@@ -186,8 +188,6 @@ def _check(args, target) -> int:
                 print(f"  {terminal_text(c.feature)[:40]:40s} → {terminal_text(c.label)[:20]:20s} {before} → {c.share_after:.2f} "
                       f"of {int(c.support_after):,} (chance {c.chance:.2f}; beyond chance {1000 * c.excess_before:.2f} → "
                       f"{1000 * c.excess_after:.2f} per 1k; z {c.z:.1f})")
-    if target is not None:
-        _send_rows(target, data, table.attrs.get("cues"), rows)
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
     if len(broken):

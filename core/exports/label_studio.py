@@ -12,9 +12,9 @@ config must be an identifier), each shown under its own name.
 from __future__ import annotations
 
 import math
-from xml.sax.saxutils import quoteattr
-
 import pandas as pd
+
+from ..base.escaping import xml_attr
 
 __all__ = ["label_studio_config", "label_studio_tasks", "CHOICES", "MODEL_VERSION"]
 
@@ -35,7 +35,7 @@ def label_studio_config(dataset) -> str:
     lines = ['<View>', '  <Header value="Does this example give its label away through the cue shown?"/>',
              '  <Text name="example" value="$example"/>']
     for i, field in enumerate(texts):
-        lines += [f'  <Header value={quoteattr(str(field))} size="6"/>',
+        lines += [f'  <Header value={xml_attr(field)} size="6"/>',
                   f'  <Text name="{_key(i)}" value="${_key(i)}"/>']
     lines += ['  <Header value="cues it carries (feature → label, strength)" size="6"/>',
               '  <Text name="cues" value="$cues"/>',

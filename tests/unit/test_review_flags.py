@@ -134,6 +134,29 @@ def test_check_sends_exactly_the_rows_that_carry_the_new_cue(planted, team_on_ca
     assert "; 0 new to the queue" in capsys.readouterr().err   # sending again adds nothing
 
 
+def test_a_refused_send_writes_no_output(planted, team_on_candidate, capsys):
+    """Issue 53, item 9: ``check --review-run`` on a run of other data is refused (exit 2) and
+    writes none of its --json, --rows or --markdown files."""
+    from core.representations import represent
+    from core.results.runs import fit_run
+
+    folder, _ = planted
+    url, ws, _, _ = team_on_candidate
+    base = load_dataset(str(folder / "base.jsonl"))
+    other = fit_run(base, represent(base, "tfidf-svd:dim=8"), dict(n_partitions=4, train_size=0.2, slice_size=0.05,
+                                                                   tau=0.0, target_size=0.5))
+    with TeamStore(url) as s:
+        s.save_run(ws, s.save_dataset(ws, base, source=str(folder / "base.jsonl"), roles={}, by="owner@x.org"), other,
+                   by="owner@x.org")
+    outputs = {flag: folder / f"refused{ending}" for flag, ending in (("--json", ".json"), ("--rows", ".csv"),
+                                                                       ("--markdown", ".md"))}
+    assert main(["check", str(folder / "base.json"), str(folder / "cand.json"), "--data", str(folder / "cand.jsonl"),
+                 "--review-run", other.key, "--db", url, "--workspace", "curation", "--as", "cur@x.org",
+                 *[str(v) for pair in outputs.items() for v in pair]]) == 2
+    assert "Nothing was sent" in capsys.readouterr().err
+    assert not [p for p in outputs.values() if p.exists()]
+
+
 def test_a_split_is_sent_only_when_its_rows_are_the_runs(planted, team_on_candidate):
     """The use case both front ends call: a split of the run's data is the run's rows; a split
     with one text changed is refused, and nothing is sent."""
