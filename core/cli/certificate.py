@@ -9,6 +9,7 @@ from pathlib import Path
 from ..base.errors import InputError
 from ..base.escaping import md_code, md_text, terminal_text
 from ..base.settings import settings
+from ..base.words import counted
 from ..certificate.gate import FAMILY_ALPHA
 from ..certificate.rows import cue_rows
 from .common import device_from, id_arg, load_from_args, print_messages, progress_bar, write_table
@@ -64,7 +65,7 @@ def cmd_certify(args) -> int:
             value = "–" if m["value"] is None else f"{m['value']:.4g}"
             spread = "" if m["stderr"] is None else f" ± {m['stderr']:.2g}"
             print(f"  {name:40s} {value}{spread} {m['unit']}")
-        print(f"wrote the certificate of {found['dataset']['examples']:,} examples to {args.out}")
+        print(f"wrote the certificate of {counted(found['dataset']['examples'], 'example')} to {args.out}")
     return 0
 
 
@@ -115,9 +116,9 @@ def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> s
         return md_code(text)
 
     lines = [f"### Artifact certificate: {'passed' if result['passed'] else '**failed**'}", "",
-             f"{name(candidate['dataset']['name'] or 'candidate')} ({candidate['dataset']['examples']:,} examples) "
+             f"{name(candidate['dataset']['name'] or 'candidate')} ({counted(candidate['dataset']['examples'], 'example')}) "
              f"against {name(baseline['dataset']['name'] or 'baseline')} ({baseline['dataset']['examples']:,}); "
-             f"{table.attrs['tests']} gated test{'s' if table.attrs['tests'] != 1 else ''}, at most "
+             f"{counted(table.attrs['tests'], 'gated test')}, at most "
              f"{FAMILY_ALPHA:.0%} false alarms in all (Bonferroni; docs/certificate.md).", "",
              "| measure | before | after | change | allowed | status |",
              "| --- | ---: | ---: | ---: | ---: | --- |"]
@@ -191,11 +192,11 @@ def _check(args, target) -> int:
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
     if len(broken):
-        print(f"check failed: {len(broken)} measure(s) broke their rule: " + ", ".join(broken["measure"]),
+        print(f"check failed: {counted(len(broken), 'measure')} broke their rule: " + ", ".join(broken["measure"]),
               file=sys.stderr)
         return 1
     if not args.quiet:
-        print(f"check passed: {int(table['ok'].eq(True).sum())} gated measures within their rules.")
+        print(f"check passed: {counted(table['ok'].eq(True).sum(), 'gated measure')} within their rules.")
     return 0
 
 
@@ -248,5 +249,5 @@ def _send_rows(target: dict, data, cues, rows) -> None:
         return
     sent = send_cue_rows(target["ws"], target["record"]["id"], target["run"], data, cues, reload=target["record"],
                          rows=rows)
-    print(f"sent {sent['examples']:,} examples ({sent['rows']:,} rows, one per cue carried; {sent['new']:,} new to the "
+    print(f"sent {counted(sent['examples'], 'example')} ({counted(sent['rows'], 'row')}, one per cue carried; {sent['new']:,} new to the "
           f"queue) to the front of run {terminal_text(target['key'])}'s review queue.", file=sys.stderr)

@@ -91,6 +91,16 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
         raise InputError(f"label {rare!r} has {int(counts.min())} examples, fewer than folds={folds}: every fold's model "
                          "must see every label; give fewer folds (--folds) or more examples of that label.")
     n = len(codes)
+    if family == "knn":
+        from ..models.families import KNN_K
+
+        smallest = n - -(-n // folds)   # the training rows of the largest test fold
+        if smallest <= KNN_K:
+            # K neighbours out of K training rows is every row: each example would get the training
+            # label shares, the prior itself, and a PVI of 0 that says nothing
+            raise InputError(f"the knn family reads K = {KNN_K} neighbours, but a fold's model trains on {smallest} "
+                             f"examples here ({n} in {folds} folds), so every PVI would be 0; give more examples, "
+                             "fewer folds (--folds), or another family (--family logistic).")
     p_model, p_prior, fold_of = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
     correct = np.zeros(n, dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=int(random_state))

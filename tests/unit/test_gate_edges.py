@@ -170,3 +170,15 @@ def test_no_command_help_shows_a_doubled_percent_sign():
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, command in sub.choices.items():
         assert "%%" not in command.format_help(), name
+
+
+def test_what_check_prints_counts_in_words(tmp_path, capsys):
+    one = _cert([], [], {}, {"pairs.degenerate": _measure(0.0)})
+    one.pop("cues")
+    assert _check(tmp_path, None, "", before=one, after=one) == 0
+    out = capsys.readouterr().out
+    assert "check passed: 1 gated measure within their rules." in out
+    from core.base.words import counted
+
+    assert [counted(n, "example") for n in (0, 1, 2, 1234)] == ["0 examples", "1 example", "2 examples",
+                                                                 "1,234 examples"]
