@@ -36,6 +36,61 @@ def _duplicate_header(path: Path, sep: str) -> None:
                          "unique name in the header row.")
 
 
+_LONE_CR = ("{name}: line {line} holds a carriage return (\\r) outside quotes, which ends a row for every reader, so "
+            "its rows cannot be told apart; export it again with such cells quoted (Python's csv module does), or as "
+            "JSON Lines or Parquet.")
+
+
+def _tsv_quoting(path: Path) -> int:
+    """How a TSV's quotes are read: as pandas and Python's csv write them (a cell holding a tab, a
+    line break or a quote is quoted, its quotes doubled), or as literal characters (GLUE's raw TSVs,
+    whose texts hold stray quotes). Read literally, a quoted cell with a line break splits one row
+    into several, silently; read as quoting, a stray quote joins rows. So the file decides:
+    ``csv.QUOTE_MINIMAL`` when writing its rows back that way gives its text again, else
+    ``csv.QUOTE_NONE`` when every line has the header's number of cells, else InputError."""
+    import io
+
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:
+        text = fh.read()
+    text = text.replace("\r\n", "\n")
+    # a carriage return alone (pandas writes one unquoted) ends a row for every reader: only a
+    # quoted cell may hold it
+    lone = text.find("\r")
+    if '"' not in text:
+        if lone >= 0:
+            raise InputError(_LONE_CR.format(name=path.name, line=text.count("\n", 0, lone) + 1))
+        return csv.QUOTE_NONE   # nothing to decide: both read the same rows
+
+    def rows(quoting):
+        try:
+            return list(csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=quoting))
+        except csv.Error:   # a line break in a cell read without quoting
+            return None
+
+    quoted, literal = rows(csv.QUOTE_MINIMAL), rows(csv.QUOTE_NONE)
+    if quoted == literal and lone < 0:
+        return csv.QUOTE_NONE
+    if quoted is not None:
+        written = io.StringIO(newline="")
+        csv.writer(written, delimiter="\t", lineterminator="\n").writerows(quoted)
+        if written.getvalue().rstrip("\n") == text.rstrip("\n"):
+            return csv.QUOTE_MINIMAL
+    width = len(literal[0]) if literal else 0
+    short = 0 if literal is None else next((i for i, row in enumerate(literal[1:], 2) if row and len(row) != width),
+                                          None)
+    if short is None:
+        if lone >= 0:
+            raise InputError(_LONE_CR.format(name=path.name, line=text.count("\n", 0, lone) + 1))
+        return csv.QUOTE_NONE
+    raise InputError(f"{path.name}: its quotes fit neither way a TSV is read: as quoting (a cell in quotes may hold "
+                     "a tab or a line break) its rows do not write back as the file; as literal text "
+                     + (f"line {short} has {len(literal[short - 1])} cells where the header has {width}" if literal else
+                        "a cell holds a line break") + ". Export it "
+                     "again with quotes doubled inside quoted cells (pandas' to_csv(sep='\\t') does), or as JSON Lines "
+                     "or Parquet.")
+
+
 def _bad_json_line(path: Path) -> str:
     """Where a JSON Lines file first fails to parse, by line number."""
     opener = gzip.open if path.suffix.lower() == ".gz" else open
@@ -149,7 +204,7 @@ def read_file(path: Path) -> pd.DataFrame:
         elif ext == ".tsv":
             _duplicate_header(path, "\t")
             frame = _numbers_without_loss(pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""],
-                                                      quoting=3, dtype=str))
+                                                      quoting=_tsv_quoting(path), dtype=str))
         elif ext == ".jsonl":
             where = _bad_json_line(path)
             if where:

@@ -116,3 +116,23 @@ def test_a_label_studio_folder_the_tool_did_not_write_is_never_replaced(planted,
     assert "never overwrites" in capsys.readouterr().err and (mine / "notes.txt").read_text() == "keep me"
     assert main(["check", str(folder / "base.json"), str(folder / "cand.json"), "--label-studio", str(tmp_path / "x")]) == 2
     assert "--data" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.text(st.characters(codec=None, exclude_categories=()), min_size=1, max_size=30), min_size=1,
+                max_size=4, unique=True))
+def test_the_config_is_well_formed_xml_whatever_a_field_name_holds(fields):
+    """Issue 53, item 5: control characters, surrogates, U+FFFF and bidirectional controls in a field
+    name leave the config well-formed XML, each name shown in a header (escaped where XML cannot
+    carry it)."""
+    import xml.etree.ElementTree as ET
+
+    from types import SimpleNamespace
+
+    config = label_studio_config(SimpleNamespace(text=fields))
+    config.encode("utf-8")   # what write_text does: no lone surrogate reaches the file
+    headers = [h.get("value") for h in ET.fromstring(config).iter("Header")][1:-1]
+    assert len(headers) == len(fields)
+    for field, header in zip(fields, headers):
+        if all(c.isprintable() and c not in "\u202e\u202d\u2066\u2067\u2068\u2069" for c in field):
+            assert header == field
