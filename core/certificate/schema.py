@@ -16,6 +16,8 @@ __all__ = ["FORMAT", "SCHEMA_FILE", "validate", "certificate_bytes", "write_cert
 #: the version of the certificate's layout (``certificate_format``); a reader refuses a newer one
 FORMAT = 2   # 2: the cue table (``cues``); a format-1 certificate is still read
 SCHEMA_FILE = Path(__file__).with_name("certificate.schema.json")
+#: the largest certificate file read or written (a 100k-row split's cue table takes a few MB)
+CERTIFICATE_MAX = 64 << 20
 
 
 @lru_cache(maxsize=1)
@@ -38,6 +40,45 @@ def _finite(value, name: str, where: str = "") -> None:
             _finite(v, name, f"{where}[{i}]")
 
 
+def _schema_error(name: str, where: str, message: str) -> InputError:
+    return InputError(f"{name} does not follow the certificate schema at {where or 'the top level'}: {message[:300]}; "
+                      "write it again with 'artifact-lens certify'.")
+
+
+#: the cue table's arrays, checked in bulk (`_check_cue_arrays`): a table of 100k features × 900
+#: labels is 90 million entries, which jsonschema would check one Python call at a time (minutes)
+_CUE_ARRAYS = ("features", "support")
+
+
+def _check_cue_arrays(cues: dict, name: str) -> None:
+    """The cue table's arrays as the schema gives them (``features``: strings of at most 400
+    characters; ``support`` and each label's ``counts``: integers ≥ 0; at most 500,000 each), and
+    one entry per feature in each."""
+    limit = 500_000
+    features = cues.get("features")
+    arrays = {"cues.features": features, "cues.support": cues.get("support")}
+    counts = cues.get("counts")
+    if isinstance(counts, dict):
+        arrays.update({f"cues.counts.{label}": values for label, values in counts.items()})
+    for where, values in arrays.items():
+        if values is None:
+            continue   # a missing array is the schema's to name
+        if not isinstance(values, list):
+            raise _schema_error(name, where, f"{type(values).__name__} is not of type 'array'")
+        if len(values) > limit:
+            raise _schema_error(name, where, f"it has {len(values):,} entries, more than {limit:,}")
+        if where == "cues.features":
+            bad = next((i for i, v in enumerate(values) if type(v) is not str or len(v) > 400), None)
+            what = "is not a string of at most 400 characters"
+        else:
+            bad = next((i for i, v in enumerate(values) if type(v) is not int or v < 0), None)
+            what = "is not an integer ≥ 0"
+        if bad is not None:
+            raise _schema_error(name, f"{where}.{bad}", f"{str(values[bad])[:40]!r} {what}")
+        if isinstance(features, list) and len(values) != len(features):
+            raise _schema_error(name, where, f"it has {len(values):,} entries for {len(features):,} features")
+
+
 def validate(certificate, name: str = "the certificate") -> dict:
     """``certificate`` when it follows the schema; InputError naming the first field that does not."""
     if not isinstance(certificate, dict):
@@ -46,19 +87,32 @@ def validate(certificate, name: str = "the certificate") -> dict:
     if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT:
         raise InputError(f"{name} was made by a newer Artifact Lens (certificate format {version}; this one reads up "
                          f"to {FORMAT}); upgrade artifact-lens to read it.")
-    _finite(certificate, name)
-    error = next(iter(sorted(_validator().iter_errors(certificate), key=lambda e: list(e.absolute_path))), None)
+    shown = certificate
+    cues = certificate.get("cues")
+    if isinstance(cues, dict):   # the arrays in bulk; the schema checks the table's shape around them
+        _check_cue_arrays(cues, name)
+        light = {k: ([] if k in _CUE_ARRAYS and isinstance(v, list) else v) for k, v in cues.items()}
+        if isinstance(cues.get("counts"), dict):
+            light["counts"] = {k: ([] if isinstance(v, list) else v) for k, v in cues["counts"].items()}
+        shown = {**certificate, "cues": light}
+    _finite(shown, name)   # the cue arrays hold integers only: nothing there can be NaN
+    error = next(iter(sorted(_validator().iter_errors(shown), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
-        where = ".".join(str(p) for p in error.absolute_path) or "the top level"
-        raise InputError(f"{name} does not follow the certificate schema at {where}: {error.message[:300]}; "
-                         "write it again with 'artifact-lens certify'.")
+        raise _schema_error(name, ".".join(str(p) for p in error.absolute_path), error.message)
     return certificate
 
 
 def certificate_bytes(certificate: dict) -> bytes:
-    """The file's bytes, once validated (sorted keys: the same measures give the same bytes)."""
+    """The file's bytes, once validated (sorted keys: the same measures give the same bytes);
+    InputError for a certificate larger than `read_certificate` reads (no file `check` refuses)."""
     validate(certificate)
-    return (json.dumps(certificate, indent=1, sort_keys=True, allow_nan=False) + "\n").encode()
+    blob = (json.dumps(certificate, indent=1, sort_keys=True, allow_nan=False) + "\n").encode()
+    if len(blob) > CERTIFICATE_MAX:
+        cues = certificate.get("cues") or {}
+        raise InputError(f"the certificate would take {len(blob):,} bytes, more than a certificate can ({CERTIFICATE_MAX:,}"
+                         f" bytes, what 'check' reads): its cue table has {len(cues.get('features', [])):,} features × "
+                         f"{len(cues.get('counts', {})):,} labels; certify a sample of the rows or fewer labels.")
+    return blob
 
 
 def write_certificate(certificate: dict, path) -> Path:
@@ -67,8 +121,6 @@ def write_certificate(certificate: dict, path) -> Path:
     return paths.atomic_write(path, lambda fh: fh.write(blob))
 
 
-#: the largest certificate file read (a 100k-row split's cue table takes a few MB)
-CERTIFICATE_MAX = 64 << 20
 
 
 def read_certificate(path) -> dict:

@@ -182,3 +182,37 @@ def test_what_check_prints_counts_in_words(tmp_path, capsys):
 
     assert [counted(n, "example") for n in (0, 1, 2, 1234)] == ["0 examples", "1 example", "2 examples",
                                                                  "1,234 examples"]
+
+
+# ---------------------------------------------------------------- many labels (issue 53, item 9)
+@pytest.mark.parametrize("flaw, where", [
+    (lambda c: c["cues"]["support"].__setitem__(1, -1), "cues.support.1"),
+    (lambda c: c["cues"]["support"].__setitem__(0, True), "cues.support.0"),
+    (lambda c: c["cues"]["counts"]["neutral"].__setitem__(1, 2.5), "cues.counts.neutral.1"),
+    (lambda c: c["cues"]["features"].__setitem__(0, "x" * 401), "cues.features.0"),
+    (lambda c: c["cues"]["features"].__setitem__(1, 7), "cues.features.1"),
+    (lambda c: c["cues"]["counts"]["entailment"].pop(), "cues.counts.entailment"),
+    (lambda c: c["cues"].__setitem__("support", "many"), "cues.support"),
+])
+def test_the_cue_arrays_checked_in_bulk_are_refused_by_place(flaw, where):
+    broken = copy.deepcopy(BEFORE)
+    flaw(broken)
+    with pytest.raises(InputError, match=f"schema at {re.escape(where)}:"):
+        validate(broken)
+
+
+def test_more_labels_than_a_certificate_holds_are_refused_up_front_and_no_file_is_too_large_to_check(monkeypatch):
+    import pandas as pd
+
+    from core.certificate import schema
+    from core.certificate.measures import LABELS_MAX, certify
+    from core.data.dataset import Dataset
+
+    n = 2 * (LABELS_MAX + 1)
+    table = pd.DataFrame({"text": [f"words {i} here" for i in range(n)], "label": [f"l{i // 2}" for i in range(n)]},
+                         index=pd.Index([str(i) for i in range(n)], name="id"))
+    with pytest.raises(InputError, match=f"{LABELS_MAX + 1} labels: .*at most {LABELS_MAX} labels"):
+        certify(Dataset(table=table, label="label", text=["text"], name="many"))
+    monkeypatch.setattr(schema, "CERTIFICATE_MAX", 500)
+    with pytest.raises(InputError, match="more than a certificate can .*2 features × 3 labels"):
+        schema.certificate_bytes(BEFORE)
