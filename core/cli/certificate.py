@@ -202,13 +202,12 @@ def _check(args, target) -> int:
 
 def _candidate_data(args, candidate: dict):
     """The candidate's data (``--data``), checked to be the data it was certified from (same fingerprint)."""
-    from ..data.sources import load_dataset
-
-    data = load_dataset(args.data)
+    data = load_from_args(args, args.data)
     if data.fingerprint != candidate["dataset"]["fingerprint"]:
         raise InputError(f"--data {Path(args.data).name} is not the data the candidate certificate was made from "
                          f"(fingerprint {data.fingerprint}, the certificate's {candidate['dataset']['fingerprint']}); "
-                         "give that file.")
+                         "give that file, read with the column options it was certified with (--text, --label, "
+                         "--feature, the pairs' options).")
     return data
 
 

@@ -14,7 +14,13 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     # SUPPRESS: a -q given before the command is not reset by the subcommand's default.
     p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars or notes")
     p.add_argument("dataset", help="file (.csv/.tsv/.jsonl/.parquet), save_to_disk folder, Hub name, or demo:nli / demo:circles / demo:digits")
-    g = p.add_argument_group("columns (auto-detected when omitted)")
+    add_column_args(p)
+
+
+def add_column_args(p: argparse.ArgumentParser, of: str = "") -> None:
+    """The options that say which column plays which role (``of``: whose data they read, in the
+    group titles, for a command whose data is an option such as ``check --data``)."""
+    g = p.add_argument_group(f"columns{of} (auto-detected when omitted)")
     g.add_argument("--text", help="text column(s), comma-separated, e.g. premise,hypothesis")
     g.add_argument("--label", help="label column")
     g.add_argument("--id", help="id column (default: a column named id, idx, uid, … if there is one, else the row number)")
@@ -25,8 +31,8 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--feature", action="append", default=None, help="a boolean/categorical column to use as a feature (repeatable)")
     g.add_argument("--config", help="Hub/datasets config name")
     g.add_argument("--split", help="split to load (e.g. validation)")
-    g = p.add_argument_group("preference pairs (docs/data.md; detected from chosen/rejected or response_a/response_b/"
-                             "winner columns when no --label is given)")
+    g = p.add_argument_group(f"preference pairs{of} (docs/data.md; detected from chosen/rejected or response_a/"
+                             "response_b/winner columns when no --label is given)")
     g.add_argument("--pairs", choices=["standard", "conversational", "implicit", "judged"],
                    help="read the rows as preference pairs of this shape")
     g.add_argument("--no-pairs", action="store_true", help="never read the rows as preference pairs")
@@ -40,11 +46,12 @@ def id_arg(args):
     return False if getattr(args, "number_rows", False) else args.id
 
 
-def load_from_args(args):
+def load_from_args(args, source=None):
+    """The dataset ``source`` (default: the command's DATASET) read with the command's column options."""
     from ..data.sources import load_dataset
 
     return load_dataset(
-        args.dataset, text=args.text, label=args.label, id=id_arg(args),
+        args.dataset if source is None else source, text=args.text, label=args.label, id=id_arg(args),
         embedding=args.embedding,
         image=args.image, features=args.feature, config=args.config, split=args.split, **pair_args(args),
     )

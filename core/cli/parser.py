@@ -8,7 +8,7 @@ from .arguments import SEED_MAX, Address, Device, Real, Size, Whole, WholeList
 from .certificate import cmd_certify, cmd_check
 from .analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_pvi, cmd_quality, cmd_transfer,
                                cmd_zfilter, cmd_zstats)
-from .common import add_dataset_args
+from .common import add_column_args, add_dataset_args
 from .cache import cmd_prune
 from .maps import cmd_project
 from .publishing import cmd_export
@@ -360,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="the team store's URL, for --review-run (default: $ARTIFACT_LENS_DB_URL)")
     p.add_argument("--workspace", help="the workspace of --review-run")
     p.add_argument("--as", dest="as_", metavar="EMAIL", help="who sends the rows (default: $ARTIFACT_LENS_OWNER)")
+    add_column_args(p, " of --data: as the candidate was certified with")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("agreement", help="how much a team's reviewers agree, with each other and with the filter",

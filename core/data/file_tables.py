@@ -63,10 +63,14 @@ def _tsv_quoting(path: Path) -> int:
         return csv.QUOTE_NONE   # nothing to decide: both read the same rows
 
     def rows(quoting):
+        limit = csv.field_size_limit()
         try:
+            csv.field_size_limit(max(limit, len(text)))   # a cell may be the whole file (pandas has no limit)
             return list(csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=quoting))
         except csv.Error:   # a line break in a cell read without quoting
             return None
+        finally:
+            csv.field_size_limit(limit)
 
     quoted, literal = rows(csv.QUOTE_MINIMAL), rows(csv.QUOTE_NONE)
     if quoted == literal and lone < 0:

@@ -216,3 +216,24 @@ def test_more_labels_than_a_certificate_holds_are_refused_up_front_and_no_file_i
     monkeypatch.setattr(schema, "CERTIFICATE_MAX", 500)
     with pytest.raises(InputError, match="more than a certificate can .*2 features × 3 labels"):
         schema.certificate_bytes(BEFORE)
+
+
+def test_check_reads_its_data_with_the_column_options_the_candidate_was_certified_with(tmp_path, capsys):
+    """Issue 53, item 9: ``check --data`` takes the column options, so a candidate certified with
+    --text/--label can be used with --rows."""
+    from core.cli import main
+    from core.data.sources import load_dataset
+
+    table = load_dataset("demo:nli:n=300").table.rename(columns={"premise": "first", "hypothesis": "second",
+                                                                  "label": "gold"})
+    table["note"] = "x"   # a text column the columns must be named to leave out
+    table.reset_index().to_json(tmp_path / "d.jsonl", orient="records", lines=True)
+    columns = ["--text", "first,second", "--label", "gold"]
+    assert main(["-q", "certify", str(tmp_path / "d.jsonl"), *columns, "--folds", "3", "--out",
+                 str(tmp_path / "c.json")]) == 0
+    check = ["check", str(tmp_path / "c.json"), str(tmp_path / "c.json"), "--data", str(tmp_path / "d.jsonl"),
+             "--rows", str(tmp_path / "rows.csv")]
+    capsys.readouterr()
+    assert main(check) == 2 and "Name it with --label" in capsys.readouterr().err   # an option check now takes
+    assert not (tmp_path / "rows.csv").exists()
+    assert main([*check, *columns]) == 0 and (tmp_path / "rows.csv").exists()
