@@ -95,8 +95,15 @@ def detect_shape(frame: pd.DataFrame, columns: Optional[dict] = None) -> Optiona
     return None
 
 
+#: the roles each shape reads
+_ROLES = {"standard": ("prompt", "chosen", "rejected"), "conversational": ("prompt", "chosen", "rejected"),
+          "implicit": ("chosen", "rejected"), "judged": ("prompt", "response_a", "response_b", "winner")}
+
+
 def _columns(frame: pd.DataFrame, given: dict, shape: Optional[str], strict: bool = True) -> dict:
-    """The source column of each role: the user's, else the role's own name in any case."""
+    """The source column of each role: the user's, else the role's own name in any case (two columns
+    that differ only in case, one column for two roles, or a named column the shape does not read:
+    InputError, never a silent choice)."""
     lower = _lower(frame)
     out = {}
     for role in ("prompt", "chosen", "rejected", "response_a", "response_b", "winner"):
@@ -106,8 +113,30 @@ def _columns(frame: pd.DataFrame, given: dict, shape: Optional[str], strict: boo
                                  f"columns are: {', '.join(map(str, frame.columns))}.")
             out[role] = given[role]
         elif role in lower:
+            same = [str(c) for c in frame.columns if str(c).lower() == role]
+            if len(same) > 1 and strict:
+                raise InputError(f"the columns {' and '.join(map(repr, same))} both name the pairs' "
+                                 f"{role.replace('_', ' ')}; rename one, or choose one with "
+                                 f"--{role.replace('_', '-')}-column.")
             out[role] = lower[role]
+    if strict:
+        roles_of = {}
+        for role, column in out.items():
+            roles_of.setdefault(column, []).append(role)
+        shared = {c: r for c, r in roles_of.items() if len(r) > 1}
+        if shared:
+            column, roles = next(iter(shared.items()))
+            raise InputError(f"the column {column!r} is given as the pairs' {' and '.join(roles)}; each role reads its "
+                             "own column.")
     if strict and shape is not None:
+        unread = [r for r in given if given.get(r) and r not in _ROLES[shape]]
+        if unread:
+            raise InputError(f"the {shape} shape has no {unread[0].replace('_', ' ')}: drop --"
+                             f"{unread[0].replace('_', '-')}-column, or give the shape that reads it (--pairs "
+                             f"{'judged' if unread[0] in ('winner', 'response_a', 'response_b') else 'standard'}).")
+        if shape == "implicit" and "prompt" in out:
+            raise InputError(f"the implicit shape reads the prompt from the transcripts, but this file has a prompt "
+                             f"column ({out['prompt']!r}): give --pairs standard (or conversational) to read it.")
         needed = {"judged": ("response_a", "response_b", "winner"), "standard": ("prompt", "chosen", "rejected")}.get(
             shape, ("chosen", "rejected"))
         missing = [r for r in needed if r not in out]
@@ -134,24 +163,82 @@ def _turns(text: str) -> list:
     return turns
 
 
-def _message_turns(messages) -> list:
-    """(role, content) of a list of messages; a missing side has none, and text alone is one
-    assistant message."""
-    if messages is None or (isinstance(messages, float) and np.isnan(messages)):
-        return []
-    if isinstance(messages, str):
-        return [("Assistant", messages.strip())]
-    if not isinstance(messages, (list, tuple, np.ndarray)):
-        raise InputError(f"a conversational pair holds {str(messages)[:60]!r} where a list of messages "
-                         "[{'role': …, 'content': …}] was expected.")
-    out = []
-    for m in list(messages):
-        if not isinstance(m, dict) or "content" not in m:
-            raise InputError(f"a conversational pair holds {str(m)[:60]!r} where a message "
-                             "{'role': …, 'content': …} was expected.")
-        role = _ROLE_NAMES.get(str(m.get("role", "")).lower(), str(m.get("role", "")).title() or None)
-        out.append((role, "" if m["content"] is None else str(m["content"]).strip()))
-    return out
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating, np.bool_)) and not _missing(value)
+
+
+class _Cells:
+    """How one pair file's cells become text, and what was read in a way worth saying (``notes``:
+    what → how many). A cell that is neither text nor what its shape defines is refused by row."""
+
+    def __init__(self):
+        self.notes = {}
+        self.where = ""
+
+    def note(self, what: str) -> None:
+        self.notes[what] = self.notes.get(what, 0) + 1
+
+    def refuse(self, held, expected: str):
+        shown = repr(held) if not isinstance(held, str) else repr(held[:60])
+        raise InputError(f"{self.where} holds {shown[:80]} where {expected} was expected; fix that row, or give the "
+                         "pairs' shape that reads it (--pairs; docs/data.md, 'Preference pairs').")
+
+    def text(self, value) -> str:
+        """A text cell: a string as it is, a missing one as "" (a degenerate side), a number as its
+        text (noted); a list or a mapping is refused."""
+        if _missing(value):
+            return ""
+        if isinstance(value, str):
+            return value.strip()
+        if _number(value):
+            self.note("number cells read as their text")
+            return str(value.item() if isinstance(value, np.generic) else value)
+        self.refuse(value, "text (a list of messages is the conversational shape)")
+
+    def content(self, value) -> str:
+        """A message's content: text, or a list of content parts ({"type": "text", "text": …})."""
+        if isinstance(value, (list, tuple, np.ndarray)):
+            parts = list(value)
+            if all(isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str) for p in parts):
+                self.note("message contents given as text parts, joined")
+                return "\n".join(p["text"].strip() for p in parts).strip()
+            self.refuse(parts, "a message content of text or text parts")
+        return self.text(value)
+
+    def messages(self, value) -> list:
+        """(role, content) of a list of messages; a missing side has none, and text alone is one
+        assistant message."""
+        if _missing(value):
+            return []
+        if isinstance(value, str) or _number(value):
+            return [("Assistant", self.text(value))]
+        if not isinstance(value, (list, tuple, np.ndarray)):
+            self.refuse(value, "a list of messages [{'role': …, 'content': …}]")
+        out = []
+        for m in list(value):
+            if not isinstance(m, dict) or "content" not in m:
+                self.refuse(m, "a message {'role': …, 'content': …}")
+            role = _ROLE_NAMES.get(str(m.get("role", "")).lower(), str(m.get("role", "")).title() or None)
+            out.append((role, self.content(m["content"])))
+        return out
+
+    def last_assistant(self, turns: list) -> str:
+        """The compared turn of a side's ``turns``: its last assistant message ("" and noted when
+        it has none, as a side with no response)."""
+        at = _last_assistant_at(turns)
+        if at is None:
+            if turns:
+                self.note("sides with no assistant message, read as an empty response")
+            return ""
+        return turns[at][1]
+
+
+def _last_assistant_at(turns: list):
+    return next((i for i in range(len(turns) - 1, -1, -1) if turns[i][0] == "Assistant"), None)
 
 
 def _render(turns) -> str:
@@ -159,52 +246,87 @@ def _render(turns) -> str:
                        if content or role is None)
 
 
-def prompt_text(prompt) -> str:
+def prompt_text(prompt, cells: Optional[_Cells] = None) -> str:
     """A prompt written one way, whatever its shape: a list of messages and an HH transcript both as
     "Human: …\\n\\nAssistant: …" turns (an empty last ``Assistant:``, the cue for the response, left
     out); plain text as it is, stripped."""
-    if prompt is None or (isinstance(prompt, float) and np.isnan(prompt)):
+    cells = cells or _Cells()
+    if _missing(prompt):
         return ""
     if isinstance(prompt, (list, tuple, np.ndarray)):
-        return _render(_message_turns(prompt))
-    turns = _turns(str(prompt))
+        return _render(cells.messages(prompt))
+    turns = _turns(cells.text(prompt))
     while turns and turns[-1][0] == "Assistant" and not turns[-1][1]:
         turns.pop()
     return _render(turns)
 
 
-def _last_assistant(messages) -> str:
-    turns = _message_turns(messages)
-    for role, content in reversed(turns):
-        if role == "Assistant":
-            return content
-    return turns[-1][1] if turns else ""
+_EARLIER = "pairs whose two sides differ before their last assistant turn (the prompt is what they share)"
 
 
-def _implicit(chosen: str, rejected: str) -> tuple:
+def _implicit(cells: _Cells, chosen, rejected) -> tuple:
     """(prompt, chosen response, rejected response) of two transcripts: the shared part up to its
-    last ``Assistant:`` is the prompt."""
-    chosen, rejected = _side(chosen), _side(rejected)
+    last ``Assistant:`` is the prompt; sides that share no ``Assistant:`` turn are refused."""
+    chosen, rejected = ("\n\n" + cells.text(v).lstrip("\n") for v in (chosen, rejected))
     shared = os.path.commonprefix([chosen, rejected])
     cut = shared.rfind(_MARKER)
     if cut < 0:
-        return "", chosen.strip(), rejected.strip()
+        cells.refuse(shared.strip()[:60], "two HH transcripts sharing their conversation up to an "
+                     "'Assistant:' turn ('Human: … Assistant: …'; a prompt in its own column is --pairs standard)")
     end = cut + len(_MARKER)
-    return prompt_text(chosen[:end]), chosen[end:].strip(), rejected[end:].strip()
+    if chosen.rfind(_MARKER) != cut or rejected.rfind(_MARKER) != cut:
+        cells.note(_EARLIER)
+    return prompt_text(chosen[:end], cells), chosen[end:].strip(), rejected[end:].strip()
 
 
-def _conversational(prompt, chosen, rejected) -> tuple:
-    if prompt is not None and not (isinstance(prompt, float) and np.isnan(prompt)):
-        return prompt_text(prompt), _last_assistant(chosen), _last_assistant(rejected)
-    c, r = _message_turns(chosen), _message_turns(rejected)
+def _conversational(cells: _Cells, prompt, chosen, rejected) -> tuple:
+    c, r = cells.messages(chosen), cells.messages(rejected)
+    if not _missing(prompt):
+        return prompt_text(prompt, cells), cells.last_assistant(c), cells.last_assistant(r)
+    # without a prompt column the prompt is the turns both sides share, up to the compared turns
     k = 0
-    while k < min(len(c), len(r)) - 1 and c[k] == r[k]:
+    while k < min(len(c), len(r)) and c[k] == r[k]:
         k += 1
-    return _render(c[:k]), _last_assistant(chosen), _last_assistant(rejected)
+    compared = [i for i in (_last_assistant_at(c), _last_assistant_at(r)) if i is not None]
+    k = min([k, *compared])
+    if any(i > k for i in compared):
+        cells.note(_EARLIER)
+    return _render(c[:k]), cells.last_assistant(c), cells.last_assistant(r)
 
 
-def _side(value) -> str:
-    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value).strip()
+def _json_messages(frame: pd.DataFrame, cols: dict, cells: _Cells) -> pd.DataFrame:
+    """``frame`` with each prompt, chosen or rejected column whose cells are JSON lists of messages
+    (a CSV's way to hold them) read as those lists (noted); a column mixing them with text is refused."""
+    import json
+
+    def parsed(value):
+        if not isinstance(value, str) or not value.lstrip().startswith("["):
+            return None
+        try:
+            found = json.loads(value)
+        except ValueError:
+            return None
+        return found if isinstance(found, list) and all(isinstance(m, dict) for m in found) else None
+
+    out = frame
+    for role in ("prompt", "chosen", "rejected"):
+        if role not in cols:
+            continue
+        values = frame[cols[role]]
+        lists = values.map(parsed)
+        present = ~values.map(_missing)
+        found = lists.notna() & present
+        if not found.any():
+            continue
+        if not found[present].all():
+            first = values.index[(present & ~found).to_numpy()][0]
+            raise InputError(f"the {role} column {cols[role]!r} holds JSON lists of messages in some rows and text in "
+                             f"others (row {first}); one column holds one kind: write each side as messages, or as "
+                             "text.")
+        out = out.copy() if out is frame else out
+        out[cols[role]] = lists.where(found, None)
+        cells.notes[f"JSON message lists in the {role} column, read as messages"] = int(found.sum())
+    return out
 
 
 # ---------------------------------------------------------------- the internal shape
@@ -222,6 +344,9 @@ def read_pairs(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional
     from .dataset import Dataset
 
     columns = dict(columns or {})
+    cells = _Cells()
+    frame = source_rows = frame.set_axis(ids)   # what an export writes back: the file's cells as they were
+    frame = _json_messages(frame, _columns(frame, columns, None, strict=False), cells)
     if shape is None:
         shape = detect_shape(frame, columns)
         if shape is None:
@@ -237,6 +362,14 @@ def read_pairs(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional
     messages, dropped = [], {}
     n = len(frame)
     get = (lambda role: frame[cols[role]] if role in cols else pd.Series([None] * n, index=frame.index))
+
+    def each(function, *columns_of_row):
+        out = []
+        for pair_id, *values in zip(frame.index, *columns_of_row):
+            cells.where = f"pair {str(pair_id)[:40]!r}"
+            out.append(function(*values))
+        return out
+
     if shape == "judged":
         winners = get("winner").map(lambda v: _WINNERS.get(str(v).strip().lower()) if v is not None else None)
         unknown = sorted({str(v) for v, w in zip(get("winner"), winners) if not isinstance(w, str)})
@@ -251,19 +384,20 @@ def read_pairs(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional
                             "not analysed and not exported.")
         frame, winners = frame[~ties.to_numpy()], winners[~ties]
         a_won = (winners == "a").to_numpy()
-        ra, rb = (frame[cols[r]].map(_side).to_numpy(dtype=object) for r in ("response_a", "response_b"))
-        prompts = [prompt_text(p) for p in (frame[cols["prompt"]] if "prompt" in cols else [None] * len(frame))]
+        ra, rb = (np.array(each(cells.text, frame[cols[r]]), dtype=object) for r in ("response_a", "response_b"))
+        prompts = each(lambda q: prompt_text(q, cells), frame[cols["prompt"]] if "prompt" in cols else
+                       [None] * len(frame))
         chosen = np.where(a_won, ra, rb)
         rejected = np.where(a_won, rb, ra)
     else:
         p = frame[cols["prompt"]] if "prompt" in cols else [None] * len(frame)
-        split = {"standard": lambda q, c, r: (prompt_text(q), _side(c), _side(r)),
-                 "conversational": _conversational,
-                 "implicit": lambda q, c, r: _implicit(c, r)}[shape]
+        split = {"standard": lambda q, c, r: (prompt_text(q, cells), cells.text(c), cells.text(r)),
+                 "conversational": lambda q, c, r: _conversational(cells, q, c, r),
+                 "implicit": lambda q, c, r: _implicit(cells, c, r)}[shape]
         if shape == "standard" and _is_messages(frame[cols["chosen"]]):
             raise InputError("the chosen column holds lists of messages: these pairs are conversational "
                              "(--pairs conversational).")
-        parts = [split(q, c, r) for q, c, r in zip(p, frame[cols["chosen"]], frame[cols["rejected"]])]
+        parts = each(split, p, frame[cols["chosen"]], frame[cols["rejected"]])
         prompts = [t[0] for t in parts]
         chosen = np.array([t[1] for t in parts], dtype=object)
         rejected = np.array([t[2] for t in parts], dtype=object)
@@ -275,7 +409,8 @@ def read_pairs(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional
                           "response_b": np.where(chosen_is_a, rejected, chosen),
                           PREFERRED: np.where(chosen_is_a, "a", "b")}, index=frame.index)
     table.index.name = "id"
-    source = PairSource(shape=shape, columns=cols, order_seed=int(order_seed), rows=frame)
+    messages += [f"{count:,} {what}." for what, count in cells.notes.items()]
+    source = PairSource(shape=shape, columns=cols, order_seed=int(order_seed), rows=source_rows.loc[frame.index])
     return Dataset(table=table, label=PREFERRED, text=list(PAIR_FIELDS), name=name, dropped=dropped,
                    messages=messages, pairs=source)
 

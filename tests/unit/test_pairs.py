@@ -125,21 +125,26 @@ def test_the_length_bias_of_the_shared_file():
 
 
 @needs_hh
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
 @pytest.mark.parametrize("shape", ["implicit", "standard", "conversational", "judged"])
-def test_an_export_of_a_filtered_pair_file_loads_back_in_its_shape(shape, tmp_path):
+def test_an_export_of_a_filtered_pair_file_loads_back_in_its_shape(shape, suffix, tmp_path):
+    """In every format (a CSV holds a conversational side as JSON text, issue 53 item 8), the
+    filtered export reads back as the same shape and the same (prompt, chosen, rejected) triples."""
+    from core.data.pairs import side_by_side
     from core.exports.writers import write
 
     frame = _shapes(_hh(60))[shape]
     ds = load_dataset(frame)
     kept = ds.subset(ds.ids[::3])
     out = kept.written_rows().reset_index()
-    path = tmp_path / "kept.jsonl"
+    path = tmp_path / f"kept{suffix}"
     write(out, path)
     back = load_dataset(str(path))
     assert back.pairs.shape == shape
     assert list(back.ids) == list(kept.ids)
     pd.testing.assert_frame_equal(back.table, kept.table)
-    assert set(pd.read_json(path, lines=True).columns) == {"id", *frame.columns}
+    pd.testing.assert_frame_equal(side_by_side(back), side_by_side(kept))
+    assert set(back.pairs.rows.columns) | {"id"} == {"id", *frame.columns}
 
 
 def test_judged_ties_are_kept_apart_and_said():
