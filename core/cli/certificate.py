@@ -66,6 +66,14 @@ def cmd_certify(args) -> int:
             spread = "" if m["stderr"] is None else f" ± {m['stderr']:.2g}"
             print(f"  {name:40s} {value}{spread} {m['unit']}")
         print(f"wrote the certificate of {counted(found['dataset']['examples'], 'example')} to {args.out}")
+        degenerate = (found["measures"].get("pairs.degenerate") or {}).get("value")
+        if degenerate:   # pairs that cannot teach a preference: said, not left to a model's warning
+            pairs = found["dataset"]["examples"]
+            print(f"note: {counted(round(degenerate * pairs), 'pair')} of {pairs:,} "
+                  f"{'are' if round(degenerate * pairs) != 1 else 'is'} degenerate (both sides the same text, or a "
+                  "side with no word): "
+                  + ("no pair can teach a preference, so the models' measures read chance; "
+                     if degenerate >= 1 else "") + "'artifact-lens info' lists them.", file=sys.stderr)
     return 0
 
 

@@ -26,3 +26,15 @@ def test_knn_pvi_with_enough_rows_says_something():
     X, y = _data(200)
     out = pvi(X, y, family="knn", folds=5)
     assert np.abs(out.table["pvi"].to_numpy()).max() > 0.1
+
+
+def test_a_file_of_identical_pairs_is_certified_with_a_note_that_says_so(tmp_path, capsys):
+    import json
+
+    from core.cli import main
+
+    rows = [{"prompt": f"q{i}", "chosen": f"same answer {i % 7}", "rejected": f"same answer {i % 7}"} for i in range(40)]
+    (tmp_path / "same.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["certify", str(tmp_path / "same.jsonl"), "--folds", "3", "--out", str(tmp_path / "c.json")]) == 0
+    err = capsys.readouterr().err
+    assert "40 pairs of 40 are degenerate" in err and "no pair can teach a preference" in err
