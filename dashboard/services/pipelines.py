@@ -129,7 +129,8 @@ def apply_result(tab, result: dict, params: dict, source: Optional[Source] = Non
         sess.source = source
     if result["ds_key"] == sess.pending_key:
         sess.pending_key = sess.pending_source = None
-    sess.ds_key, sess.spec, sess.run_key = result["ds_key"], result["spec"], result["run_key"]
+    sess.ds_key, sess.spec = result["ds_key"], result["spec"]
+    sess.switch_run(result["run_key"])   # with its own live τ and n, never another run's count
     sess.params = dict(params)
 
 

@@ -14,6 +14,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect  # noq
 from conftest import TEAM_USERS, TeamApp  # noqa: E402
 from steps import go, key, metric, press, wait_idle  # noqa: E402
 from test_auth import SIDEBAR, sign_in  # noqa: E402
+from scale import patience  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.auth, pytest.mark.slow,
               pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib.*"),
@@ -21,7 +22,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.auth, pytest.mark.slow,
 
 SNLI_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "snli_dev.jsonl"
 OWNER, CREATOR = TEAM_USERS[0], TEAM_USERS[1]
-LONG = 300_000   # ms: scoring SNLI dev on 2 busy cores
+
+
+def long() -> float:
+    """The bound (ms) on scoring SNLI dev: 300 s on a quiet 2-core machine, longer in proportion to
+    the load when the wait starts (`scale.patience`); the tests wait on what the page shows."""
+    return patience(300) * 1000
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +72,7 @@ def write(page, premise, hypothesis, label):
         area.press("Control+Enter")
         wait_idle(page)
         expect(area).to_have_value(text)
-    expect(page.get_by_text(re.compile(r"^Overall: "))).to_be_visible(timeout=LONG)
+    expect(page.get_by_text(re.compile(r"^Overall: "))).to_be_visible(timeout=long())
     wait_idle(page)
     # the feedback models may have been fitted in the background meanwhile (the first example after a
     # start): the page their end redrew kept what was written
@@ -106,24 +112,42 @@ def validate(page, decision, note=""):
     press(page, key(page, "va_submit").get_by_role("button"))
 
 
-def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_app, browser):
+@pytest.fixture(scope="module")
+def people():
+    """The owner's and the creator's pages, signed in by the first steps and used by the next: the
+    loop is three tests so that each has pytest's timeout to itself (one ran past it at load 6-20)."""
+    return {}
+
+
+def _signed_in(people, *who):
+    missing = [w for w in who if w not in people]
+    assert not missing, f"an earlier step of the loop did not finish: no {', '.join(missing)} page"
+    return [people[w] for w in who]
+
+
+def test_the_owner_scores_snli_dev_and_adds_a_creator(snli_app, browser, people):
     owner = sign_in(browser, snli_app, OWNER, "owner")
     owner.get_by_text("Local path", exact=True).click()
     wait_idle(owner)
     owner.get_by_role("textbox", name="File or folder").fill(str(SNLI_DEV))
     owner.get_by_role("button", name="Load", exact=True).click()
-    owner.wait_for_selector("text=Loaded dataset (not scored yet)", timeout=LONG)
+    owner.wait_for_selector("text=Loaded dataset (not scored yet)", timeout=long())
     wait_idle(owner)
     owner.get_by_role("button", name="Build Φ and score with AFLite").click()
-    owner.wait_for_selector(f'{SIDEBAR} >> text=snli_dev.jsonl', timeout=LONG)
-    expect(owner.locator(SIDEBAR).get_by_text("9,842 examples")).to_be_visible(timeout=LONG)
+    owner.wait_for_selector(f'{SIDEBAR} >> text=snli_dev.jsonl', timeout=long())
+    expect(owner.locator(SIDEBAR).get_by_text("9,842 examples")).to_be_visible(timeout=long())
     go(owner, "Review")                                  # the run (and its dataset) is the workspace's: creation attaches to it
     expect(metric(owner, "Reviewed")).to_have_text(re.compile(r"^0 of "))
     go(owner, "Team")
     key(owner, "team_email").locator("input").fill(CREATOR)
     press(owner, key(owner, "team_set_role").get_by_role("button"))
+    people["owner"] = owner
 
+
+def test_the_creator_writes_and_the_owner_validates(snli_app, browser, people):
+    owner, = _signed_in(people, "owner")
     creator = sign_in(browser, snli_app, CREATOR, "annotator")
+    people["creator"] = creator
     go(creator, "Create")
     write(creator, "A man in a red coat is sitting on a bench in a snowy park.", "Nobody is sitting.", "contradiction")
     expect(creator.get_by_text("Overall: 🔴 red")).to_be_visible()
@@ -132,7 +156,7 @@ def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_
     submit_then_type_at_once(creator, "Two girls in yellow raincoats jump over puddles on a village road.",
                              "The girls are outside in the rain.")
     choose(creator, "cr_label", "entailment")
-    expect(creator.get_by_text(re.compile(r"^Overall: "))).to_be_visible(timeout=LONG)
+    expect(creator.get_by_text(re.compile(r"^Overall: "))).to_be_visible(timeout=long())
     wait_idle(creator)
     submit(creator)
     write(creator, "An old fisherman mends a green net beside his boat at dawn.",
@@ -148,6 +172,9 @@ def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_
     validate(owner, "accept")
     expect(metric(owner, "Waiting for you")).to_have_text("0")
 
+
+def test_the_rejected_one_is_revised_and_the_accepted_version_scores(people):
+    owner, creator = _signed_in(people, "owner", "creator")
     go(creator, "Create")
     expect(key(creator, "cr_revise_pick").get_by_role("combobox")).to_have_value(
         re.compile(r"say what the man does instead$"))                           # the note reaches the creator
@@ -160,7 +187,7 @@ def test_create_validate_revise_and_score_the_accepted_version_on_snli_dev(snli_
     go(owner, "Validate")
     expect(metric(owner, "Waiting for you")).to_have_text("1")                   # the revision waits
     key(owner, "va_version").get_by_role("button").click()
-    expect(owner.get_by_text(re.compile(r"^Loaded "))).to_be_visible(timeout=LONG)
+    expect(owner.get_by_text(re.compile(r"^Loaded "))).to_be_visible(timeout=long())
     go(owner, "Data")
     owner.get_by_role("button", name="Build Φ and score with AFLite").click()
-    expect(owner.locator(SIDEBAR).get_by_text("9,844 examples")).to_be_visible(timeout=LONG)   # original + 2 accepted
+    expect(owner.locator(SIDEBAR).get_by_text("9,844 examples")).to_be_visible(timeout=long())   # original + 2 accepted

@@ -1,0 +1,64 @@
+"""The live n belongs to its run (issue 53, item 11): n moved on the demo, then a pair file loaded
+and scored, opens the new run at its own default share, not at the demo's count (which, clamped to
+the smaller file, kept every pair but one); the sidebar, the Filter page and the URL agree.
+
+Starts its own server whose Local path reads a temporary folder holding 300 pairs of
+../shared/data/hh_harmless_pairs.jsonl (skipped where that file is absent)."""
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import AppServer
+from steps import go, keys, load_path_and_score, wait_idle
+from scale import patience  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+HH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
+PAIRS = 300
+
+
+@pytest.fixture(scope="module")
+def app_page(tmp_path_factory, browser):
+    if not HH.exists():
+        pytest.skip("../shared/data/hh_harmless_pairs.jsonl is not here")
+    folder = tmp_path_factory.mktemp("live_n")
+    data = folder / "data"
+    data.mkdir()
+    path = data / "hh_pairs.jsonl"
+    path.write_text("".join(HH.read_text(encoding="utf-8").splitlines(keepends=True)[:PAIRS]), encoding="utf-8")
+    app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    bound = patience(180) * 1000   # a bound that grows with the load, not a wait
+    pg.set_default_timeout(bound)
+    expect.set_options(timeout=bound)
+    pg.goto(app.url)
+    yield pg, path
+    context.close()
+    app.stop()
+
+
+def _n_caption(page) -> str:
+    return page.locator("text=/^n = [0-9,]+ of [0-9,]+ scored examples$/").first.inner_text()
+
+
+def test_n_moved_on_one_dataset_leaves_another_at_its_own_default(app_page):
+    page, path = app_page
+    go(page, "Filter")
+    n = page.locator(".st-key-w_target").get_by_role("slider")
+    n.focus()
+    keys(page, "End")                                    # n to 0.99 of the demo
+    expect(n).to_have_attribute("aria-valuetext", "0.99")
+    demo_caption = _n_caption(page)
+
+    go(page, "Data")
+    load_path_and_score(page, path, PAIRS)
+    go(page, "Filter")
+    wait_idle(page)
+    caption = _n_caption(page)
+    assert caption == f"n = {PAIRS // 2:,} of {PAIRS:,} scored examples", (caption, demo_caption)
+    slider = page.locator("[class*='st-key-w_target'] [role='slider']").first
+    expect(slider).to_have_attribute("aria-valuetext", "0.50")
+    assert f"n={PAIRS // 2}" in page.url or "n=0.5" in page.url, page.url   # the link says what the page shows

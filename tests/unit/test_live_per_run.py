@@ -1,0 +1,35 @@
+"""Each run keeps its own live τ and n in a tab (issue 53, item 11): a new run opens at the
+defaults, a run reopened at its own last values, and the sliders are redrawn only when the values
+change (`Session.switch_run`)."""
+from hypothesis import given, settings, strategies as st
+
+from dashboard.state.session import DEFAULT_TARGET, DEFAULT_TAU, LIVE_REMEMBERED, Session
+
+
+def test_a_new_run_opens_at_the_defaults_and_a_reopened_one_at_its_own_values():
+    sess = Session()
+    sess.switch_run("snli")
+    assert (sess.tau, sess.target, sess.knob_generation) == (DEFAULT_TAU, DEFAULT_TARGET, 0)
+    sess.tau, sess.target = 0.8, 3937                     # moved on SNLI
+    sess.switch_run("hh")
+    assert (sess.tau, sess.target) == (DEFAULT_TAU, DEFAULT_TARGET) and sess.knob_generation == 1
+    sess.target = 578
+    sess.switch_run("snli")
+    assert (sess.tau, sess.target) == (0.8, 3937) and sess.knob_generation == 2
+    sess.switch_run("snli")                               # the same run: nothing moves
+    assert (sess.target, sess.knob_generation) == (3937, 2)
+    sess.switch_run("hh")
+    assert sess.target == 578
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 100), st.integers(1, 10_000)), min_size=1, max_size=200))
+def test_every_run_returns_to_its_last_n_within_the_bound(visits):
+    sess, last = Session(), {}
+    for run, n in visits:
+        sess.switch_run(f"run{run}")
+        expected = last.get(f"run{run}", DEFAULT_TARGET)
+        assert sess.target == expected or f"run{run}" not in sess.live_of and expected != DEFAULT_TARGET
+        sess.target = n
+        last[f"run{run}"] = n
+    assert len(sess.live_of) <= LIVE_REMEMBERED
