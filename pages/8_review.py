@@ -1,6 +1,7 @@
 """Review: a queue of examples for each reviewer, where reviewers disagree, and who has done what."""
 import streamlit as st
 
+from core.base.words import counted
 from core.team.review import DISPUTE_RULES, QUEUE_ORDERS
 from dashboard.services import current, reviews
 from dashboard.widgets.adjudication_panel import adjudication_tab
@@ -51,12 +52,12 @@ with tabs[0]:
         todo, mine, counts, n_per = served["todo"], served["mine"], served["counts"], served["per_example"]
         complete = sum(c >= n_per for c in counts.values())
         flagged = served["flagged"]
-        st.caption(f"{len(todo):,} examples left for you; you reviewed {len(mine):,}. Each example is served until "
+        st.caption(f"{counted(len(todo), 'example')} left for you; you reviewed {len(mine):,}. Each example is served until "
                    f"{n_per} reviewer{'s have' if n_per > 1 else ' has'} decided on it: {complete:,} of {len(frame):,} "
                    "have."
                    + (" Review is blind: others' decisions on an example show once you have decided on it."
                       if settings["blind"] else "")
-                   + (f" {flagged['example_id'].nunique():,} examples were sent to the front of the queue (they carry "
+                   + (f" {counted(flagged['example_id'].nunique(), 'example')} {'was' if flagged['example_id'].nunique() == 1 else 'were'} sent to the front of the queue (they carry "
                       "a new cue artifact-lens check named): they are served first."
                       if len(flagged) else "")
                    + (f" This joint run kept {len(run.review_first):,} possibly mislabelled examples (hard-to-learn or "

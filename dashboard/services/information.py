@@ -67,3 +67,19 @@ def columns(tab) -> Optional[pd.DataFrame]:
 
     # read on every slider move of the Examples and Dynamics pages: joined once per dataset and Φ
     return current.cached(tab, "pvi_columns", tab.session.spec, build)
+
+
+def extra_fields(spec: str, partial_spec: str) -> list:
+    """The fields Φ (``spec``) reads beyond the partial input's, as far as the two specs name their
+    fields ([] when either does not, or Φ reads no more)."""
+    from core.base.errors import InputError
+    from core.representations.spec import parse_spec
+
+    def fields(text):
+        try:
+            return set(str(parse_spec(text or "")[1].get("fields", "")).split("+")) - {""}
+        except InputError:
+            return set()
+
+    mine, its = fields(spec), fields(partial_spec)
+    return sorted(mine - its) if its and mine > its else []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.base.words import counted
 from dashboard.services import reviews
 from dashboard.widgets.decision_form import picked, save_button, show_outcome
 from dashboard.widgets.review_panel import DECISION_LABELS
@@ -16,7 +17,7 @@ __all__ = ["adjudication_tab"]
 def adjudication_tab(tab, run, run_id: int, frame, ds) -> None:
     with_filter = st.checkbox("Also examples where the team overrules the filter", key="adj_with_filter")
     todo = reviews.to_adjudicate(tab, run_id, frame["id"], frame["retained"], with_filter=with_filter)
-    st.caption(f"{len(todo):,} examples to adjudicate. An adjudication is recorded as such, with its note, and is "
+    st.caption(f"{counted(len(todo), 'example')} to adjudicate. An adjudication is recorded as such, with its note, and is "
                "the team's word on the example under every dispute rule; it does not count as a review in the "
                "reviewers' agreement.")
     if not len(todo):

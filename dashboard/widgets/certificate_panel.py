@@ -9,6 +9,7 @@ import streamlit as st
 
 from core.base.errors import InputError
 from dashboard.services import certificates, team
+from core.base.words import counted
 from dashboard.widgets.formatting import plain
 from dashboard.widgets.job_panel import watch
 from dashboard.widgets.reruns import redraw
@@ -58,7 +59,7 @@ def certificate_section(tab, run) -> None:
                 "Send the split's examples that carry these cues to the front of the review queue", key="cert_send"):
             try:
                 sent = certificates.send_rows(tab, run, cues)   # the comparison drawn above
-                st.success(plain(f"Sent {sent['examples']:,} examples ({sent['new']:,} new to the queue): the Review "
+                st.success(plain(f"Sent {counted(sent['examples'], 'example')} ({sent['new']:,} new to the queue): the Review "
                                  "page serves them first, each with the cue it carries."))
             except InputError as exc:
                 st.error(plain(exc))

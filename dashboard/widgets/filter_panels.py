@@ -57,7 +57,8 @@ def comparison(tab, run, ds, sess) -> None:
                         key="cmp_quality")
     params = {k: v for k, v in run.params.items() if k in sess.params}
     params.update(tau=float(tau), target_size=int(n))
-    c2.caption(f"Both runs with this run's m, t, k, family and seed at τ = {tau:.2f} and n = {n:,}: plain AFLite "
+    # the live τ and n, not their numbers: the sliders move without redrawing this caption
+    c2.caption(f"Both runs with this run's m, t, k, family and seed at the live τ and n (the sliders above): plain AFLite "
                f"removes the most predictable among p̃ ≥ τ, quality-ordered the lowest {name} among them first; the "
                "full set and a random subset of AFLite's size for reference. Largest n-gram z, partial-input "
                "accuracy (cross-validated), label shares and balance (smallest / largest share).")

@@ -15,6 +15,17 @@ from dashboard.widgets.reruns import redraw
 __all__ = ["information_section"]
 
 
+
+def _more_bits_in_part(full: dict, part: dict) -> str:
+    """Why the partial input can carry more bits than Φ, said only as far as the specs show it."""
+    extra = information.extra_fields(full.get("representation", ""), part.get("representation", ""))
+    if extra:
+        return (f" The partial input carries more bits than Φ: Φ also reads {', '.join(extra)}, which "
+                "dilutes the partial input's cues, so a model on Φ learns less of them from the same data.")
+    return (" The partial input carries more bits than Φ: a model on the partial input's representation learns "
+            "its cues from the same data better than a model on Φ does (V-information is what a model family "
+            "can use, not all the input holds).")
+
 def _offer(tab) -> None:
     if team.member(tab).can("run filters"):
         c1, c2 = st.columns([1, 3])
@@ -51,10 +62,13 @@ def information_section(tab, frame, classes) -> None:
                f"{plain(full.summary.get('representation', 'the run’s representation'))}"
                + (f"; the partial input is {plain(partial.summary.get('representation', ''))}, what a model reads "
                   "when it sees only part of each example (for pairs, the hypothesis)" if partial is not None else "")
-               + "." + (" The partial input carries more bits than Φ: Φ mixes both fields, which dilutes the "
-                        "partial input's cues, so a model on Φ learns less of them from the same data."
+               + "." + (_more_bits_in_part(full.summary, partial.summary)
                         if partial is not None and partial.summary["v_information"] > full.summary["v_information"]
-                        else ""))
+                        else "")
+               + (" Below 0 bits, a model does worse out of sample than guessing from the label shares: it "
+                  "learned noise, so read it as no usable information." if min(
+                      s["v_information"] for s in (full.summary, *([partial.summary] if partial else []))) < 0
+                  else ""))
     c1, c2 = st.columns(2)
     c1.plotly_chart(pvi_histogram(full.table, title="PVI on Φ, per label", classes=classes), key="pvi_hist")
     if partial is not None:

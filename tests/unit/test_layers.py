@@ -11,10 +11,10 @@ from imports import imported_module
 
 ROOT = Path(__file__).resolve().parents[2]
 #: what widgets and pages may call in core: figures and what they show, errors, lights, escaping,
-#: and stable keys (a figure named by its inputs, so an unchanged one is not sent again)
+#: counts in words, and stable keys (a figure named by its inputs, so an unchanged one is not sent again)
 PRESENTATION = ("core.plots", "core.aflite.summaries", "core.results.tables", "core.evaluation.plots",
                 "core.evaluation.verdict", "core.exports.report", "core.base.errors", "core.base.lights",
-                "core.base.escaping", "core.base.keys")
+                "core.base.escaping", "core.base.words", "core.base.keys")
 #: third-party libraries each dashboard layer may import (the standard library is always allowed)
 LIBRARIES = {"state": {"streamlit", "numpy", "pandas", "plotly"}, "services": {"numpy", "pandas", "plotly"},
              "widgets": {"streamlit", "numpy", "pandas", "plotly", "PIL"}, "pages": {"streamlit", "numpy", "pandas",
