@@ -73,3 +73,12 @@ def open_tab(at, name: str, key: str = "rv_tabs"):
     when a person clicks it), and rerun."""
     at.session_state[key] = name
     return at.run()
+
+
+def knobs(at, name: str) -> list:
+    """The live τ (``w_tau``) or n (``w_target``) sliders drawn now: their key gains a generation
+    (``w_tau_2``) each time the session sets them from outside the sliders, e.g. on opening
+    another run at its own values."""
+    import re
+
+    return [s for s in at.slider if re.fullmatch(rf"{name}(_[0-9]+)?", s.key or "")]

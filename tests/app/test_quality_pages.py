@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from apptest_helpers import OWNER, app, frame_with, metrics, no_exceptions, page, texts, wait_for_jobs
+from apptest_helpers import OWNER, app, frame_with, knobs, metrics, no_exceptions, page, texts, wait_for_jobs
 
 ANNOTATOR = "ann@team.org"
 
@@ -56,7 +56,7 @@ def test_a_dqi_ordered_run_is_cached_apart_from_the_plain_one_and_recorded(fresh
     assert run.quality["name"] == "dqi" and run.quality["weights"]["label_tied"] == 2.0
     assert run.trajectory.quality is not None and run.params["tau"] == 0.75
     # τ is the run's (no slider); n stays live
-    assert not [s for s in at.slider if s.key == "w_tau"]
+    assert not knobs(at, "w_tau")
     at.slider(key="w_target").set_value(0.7).run()
     assert metrics(at)["Retained"] == "2,100"
     # the manifest records the choice
@@ -71,7 +71,7 @@ def test_a_dqi_ordered_run_is_cached_apart_from_the_plain_one_and_recorded(fresh
     at.button(key="run_aflite").click().run()
     no_exceptions(at)
     assert not server().jobs.running() and at.session_state["artifact_lens"].run_key == plain_key
-    assert "removal order" not in sidebar(at) and [s for s in at.slider if s.key == "w_tau"]
+    assert "removal order" not in sidebar(at) and knobs(at, "w_tau")
     # another component is another run
     at.radio(key="w_order").set_value("component")
     at.selectbox(key="w_component").set_value("label_tied")
