@@ -29,6 +29,7 @@ import pandas as pd
 
 from .dataset import Dataset
 from ..base.errors import InputError, RolesNeeded
+from ..base.words import counted
 from .file_tables import FILE_TYPES, read_file
 from .source_files import local_path
 
@@ -424,6 +425,17 @@ def detect_roles(frame: pd.DataFrame) -> dict:
     return roles
 
 
+
+def _alike_labels(values: pd.Series) -> list:
+    """Groups of distinct labels that are one label written differently ("yes" and "yes ", "café"
+    composed and decomposed, "Yes" and "yes"): read apart, each is a class of its own."""
+    import unicodedata
+
+    groups = {}
+    for v in pd.unique(values.astype(str)) if len(values) else []:
+        groups.setdefault(unicodedata.normalize("NFC", v).strip().casefold(), []).append(v)
+    return [sorted(g) for g in groups.values() if len(g) > 1]
+
 def assign_roles(
     frame: pd.DataFrame,
     *,
@@ -499,6 +511,13 @@ def assign_roles(
                         f"look{'' if len(odd) > 1 else 's'} like HTML markup or a spreadsheet formula; "
                         f"{'they are kept as classes' if len(odd) > 1 else 'it is kept as a class'}, as plain text (never rendered "
                         "or run). If that is not meant, clean the label column and load the file again.")
+    alike = _alike_labels(values[usable])
+    if alike:
+        # ascii(): two forms of "café" print alike, their code points do not
+        shown = "; ".join(" and ".join(ascii(v[:40]) for v in group[:3]) for group in alike[:3])
+        messages.append(f"{counted(len(alike), 'group')} of labels differ only in white space, case or Unicode form "
+                        f"({shown}): each is kept as its own class; if they mean one class, write them one way and "
+                        "load the file again.")
     frame = frame[usable.to_numpy()]
     frame[label] = values[usable].to_numpy()
     if frame[label].dtype.kind == "f" and np.all(np.mod(frame[label].to_numpy(), 1) == 0):

@@ -50,19 +50,53 @@ CONTEXT = {
 }
 
 
-def _data_type(values: pd.Series) -> Optional[str]:
-    """The Croissant data type of a column; None for one it cannot describe (an embedding's arrays)."""
-    kind = values.dtype.kind
-    if kind == "b":
-        return "sc:Boolean"
-    if kind in "iu":
+def _scalar_type(values) -> Optional[str]:
+    """The Croissant data type of scalar cells (missing ones left out), or None when they are not
+    one kind of scalar."""
+    present = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if present and all(isinstance(v, (bool, np.bool_)) for v in present):
+        return "sc:Boolean"   # a boolean column with nulls is an object column, still booleans
+    if present and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in present):
         return "sc:Integer"
-    if kind == "f":
+    if present and all(isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) for v in present):
         return "sc:Float"
-    first = values.dropna().iloc[0] if values.notna().any() else None
-    if isinstance(first, (list, tuple, np.ndarray)):
-        return None
-    return "sc:Text"
+    if all(isinstance(v, str) for v in present):
+        return "sc:Text"
+    return None
+
+
+def _field(column, values: pd.Series) -> Optional[dict]:
+    """The Croissant field of a column: a scalar's type; a mapping's keys as sub-fields; a list of
+    mappings (a conversation's messages) as a repeated field with the keys as sub-fields; None for
+    what it cannot describe (an embedding's arrays, mixed cells)."""
+    col = str(column)
+    base = {"@type": "cr:Field", "@id": f"split/{col}", "name": col}
+    source = {"fileSet": {"@id": "data"}, "extract": {"column": col}}
+    kind = values.dtype.kind
+    if kind in "biuf":
+        return {**base, "dataType": {"b": "sc:Boolean", "i": "sc:Integer", "u": "sc:Integer"}.get(kind, "sc:Float"),
+                "source": source}
+    present = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    lists = [v for v in present if isinstance(v, (list, tuple, np.ndarray))]
+    if lists and len(lists) == len(present):
+        items = [m for v in lists for m in list(v)]
+        if not items or not all(isinstance(m, dict) for m in items):
+            return None   # vectors or lists of scalars: not described
+        mappings, repeated = items, True
+    elif present and all(isinstance(v, dict) for v in present):
+        mappings, repeated = present, False
+    else:
+        scalar = _scalar_type(values)
+        return None if scalar is None else {**base, "dataType": scalar, "source": source}
+    keys = sorted({str(k) for m in mappings for k in m})
+    subs = []
+    for key in keys:
+        scalar = _scalar_type([m.get(key) for m in mappings])
+        if scalar is None:
+            return None
+        subs.append({"@type": "cr:Field", "@id": f"split/{col}/{key}", "name": key, "dataType": scalar,
+                     "source": {**source, "transform": {"jsonPath": key}}})
+    return {**base, **({"repeated": True} if repeated else {}), "subField": subs}
 
 
 def _number(value) -> str:
@@ -154,10 +188,9 @@ def croissant_metadata(frame: pd.DataFrame, manifest: dict, *, name: str, certif
     analysis, per_item = _annotation(certificate)
     fields = []
     for col in frame.columns:
-        kind = _data_type(frame[col])
-        if kind is not None:
-            fields.append({"@type": "cr:Field", "@id": f"split/{col}", "name": str(col), "dataType": kind,
-                           "source": {"fileSet": {"@id": "data"}, "extract": {"column": str(col)}}})
+        found = _field(col, frame[col])
+        if found is not None:
+            fields.append(found)
     return {
         "@context": CONTEXT, "@type": "sc:Dataset", "name": name,
         "description": description or f"{name}: a split exported by Artifact Lens, with its artifact measures.",

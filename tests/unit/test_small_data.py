@@ -38,3 +38,33 @@ def test_a_file_of_identical_pairs_is_certified_with_a_note_that_says_so(tmp_pat
     assert main(["certify", str(tmp_path / "same.jsonl"), "--folds", "3", "--out", str(tmp_path / "c.json")]) == 0
     err = capsys.readouterr().err
     assert "40 pairs of 40 are degenerate" in err and "no pair can teach a preference" in err
+
+
+def test_labels_written_two_ways_are_said():
+    import unicodedata
+
+    import pandas as pd
+
+    from core.data.sources import load_dataset
+
+    table = pd.DataFrame({"text": ["a b", "c d", "e f", "g h", "i j", "k l"],
+                          "label": ["yes", "yes ", "no", "café", unicodedata.normalize("NFD", "café"), "no"]})
+    ds = load_dataset(table)
+    said = " ".join(ds.messages)
+    assert "2 groups of labels differ only in white space, case or Unicode form" in said
+    assert "'yes' and 'yes '" in said and "'cafe\\u0301' and 'caf\\xe9'" in said
+    assert "differ only" not in " ".join(load_dataset(table.assign(label=["yes", "no"] * 3)).messages)
+
+
+def test_croissant_describes_booleans_with_nulls_mappings_and_conversations():
+    import pandas as pd
+
+    from core.exports.croissant import croissant_metadata
+
+    frame = pd.DataFrame({"id": ["1", "2"], "flag": [True, None], "meta": [{"k": "v", "n": 1}, {"k": "w", "n": 2}],
+                          "chosen": [[{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]] * 2,
+                          "vec": [[0.1, 0.2], [0.3, 0.4]]})
+    fields = {f["name"]: f for f in croissant_metadata(frame, {}, name="t")["recordSet"][0]["field"]}
+    assert fields["flag"]["dataType"] == "sc:Boolean" and "vec" not in fields
+    assert {s["name"]: s["dataType"] for s in fields["meta"]["subField"]} == {"k": "sc:Text", "n": "sc:Integer"}
+    assert fields["chosen"]["repeated"] and {s["name"] for s in fields["chosen"]["subField"]} == {"role", "content"}
