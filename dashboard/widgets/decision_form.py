@@ -33,17 +33,25 @@ def save_button(label: str, *, key: str, save: Callable[..., str], args: tuple, 
 def _clicked(key: str, save: Callable[..., str], args: tuple, fields: dict, about: str) -> None:
     values = {name: st.session_state.get(widget, default) for name, (widget, default) in fields.items()}
     state = st.session_state
+    this = digest(repr((args, sorted(values.items()))))
     try:
         said = save(*args, **values)
     except InputError as exc:
         if not isinstance(exc, Changed):
             state[f"{key}_outcome"] = {"error": plain(exc)}   # the form keeps what was typed: fix and save again
             return
-        # what was shown has changed: the form is cleared (it may now show another example) and the
-        # text is kept beside it, naming the example or submission it was written for
-        state[f"{key}_outcome"] = {"error": plain(exc), "kept": values, "about": about, "fields": fields}
+        if state.get(f"{key}_saved") == this:
+            # a second click on the same form (a double-click): what changed is this click's own save,
+            # which stands; saying "not saved" of it would be false
+            state.pop(f"{key}_outcome", None)
+            st.toast("Already saved.")
+        else:
+            # what was shown has changed: the form is cleared (it may now show another example) and the
+            # text is kept beside it, naming the example or submission it was written for
+            state[f"{key}_outcome"] = {"error": plain(exc), "kept": values, "about": about, "fields": fields}
     else:
         state.pop(f"{key}_outcome", None)
+        state[f"{key}_saved"] = this   # what this form last saved, drawn as it was
         st.toast(said)   # from a callback: shown wherever the page goes next
     for widget, default in fields.values():
         state[widget] = default

@@ -12,3 +12,34 @@ def test_the_pvi_text_says_phi_mixes_fields_only_when_it_does():
         assert extra_fields(spec, part) == []
         said = _more_bits_in_part({"representation": spec}, {"representation": part})
         assert "also reads" not in said and "mixes" not in said
+
+
+def test_a_double_click_on_save_says_the_decision_stands(monkeypatch):
+    """Issue 53, item 14: the second click of a double-click on "Save review" finds what was shown
+    changed by the first click's own save; it says that the decision is saved, not that it was not,
+    while a decision refused because a teammate changed what was shown still keeps the text."""
+    from types import SimpleNamespace
+
+    from core.base.errors import Changed
+    from dashboard.widgets import decision_form
+
+    toasts = []
+    fake = SimpleNamespace(session_state={"note": "typo in the label"}, toast=toasts.append)
+    monkeypatch.setattr(decision_form, "st", fake)
+    saved = []
+
+    def save(example, stamp, note):
+        if saved and stamp == "shown":   # the first save moved the example's stamp on
+            raise Changed("example 7 changed since it was shown; your decision was not saved.")
+        saved.append((example, note))
+        return "Saved."
+
+    fields = {"note": ("note", "")}
+    for _ in range(2):   # the same form, clicked twice before it is drawn again
+        fake.session_state["note"] = "typo in the label"
+        decision_form._clicked("rv", save, ("7", "shown"), fields, "7")
+    assert saved == [("7", "typo in the label")] and toasts == ["Saved.", "Already saved."]
+    assert "rv_outcome" not in fake.session_state
+    fake.session_state["note"] = "another text"   # a different decision on what changed: refused, text kept
+    decision_form._clicked("rv", save, ("7", "shown"), fields, "7")
+    assert fake.session_state["rv_outcome"]["kept"] == {"note": "another text"}
