@@ -17,14 +17,16 @@ from dashboard.services import team
 __all__ = ["act", "owner_forms", "review_settings", "reviewers_of_open_run"]
 
 
-def act(tab, fn, *args, **kwargs) -> None:
+def act(tab, fn, *args, done: str = "", **kwargs) -> None:
     """Run an action for this tab, ``fn(tab, ...)`` (each checks the role itself), and show its
-    refusal as a message."""
+    refusal as a message, or ``done`` once it is done (a toast outlives the redraw)."""
     try:
         fn(tab, *args, **kwargs)
     except InputError as exc:
         st.error(plain(exc))
         return
+    if done:
+        st.toast(plain(done))
     redraw()
 
 
@@ -62,7 +64,8 @@ def owner_forms(tab, ws, members) -> None:
     with st.form("workspace_form", clear_on_submit=True):
         name = st.text_input("New workspace (you become its owner)", key="team_ws_name")
         if st.form_submit_button("Create workspace", key="team_ws_create"):
-            act(tab, team.create_workspace, name)
+            act(tab, team.create_workspace, name, done=f"Workspace {name.strip()!r} created, with you as its owner: "
+                "switch to it in the sidebar.")
 
 
 def review_settings(tab, ws) -> None:

@@ -508,3 +508,17 @@ def test_the_review_page_serves_a_new_cues_rows_first_with_their_reason(fresh_se
     no_exceptions(owner)
     assert server().team.review_flags(ws, run_id, by=OWNER).empty and _queue_head(owner) not in sent
     assert not [b for b in owner.button if b.key == "rv_clear_flags"]
+
+
+def test_creating_a_workspace_says_it_was_created(fresh_server):
+    """Issue 53, item 14: "Create workspace" confirms, and the new workspace is the owner's."""
+    from dashboard.process.shared import server
+
+    owner = app(OWNER).run()
+    owner.switch_page(page("9_team")).run()
+    no_exceptions(owner)
+    owner.text_input(key="team_ws_name").set_value("annotation round 2")
+    owner.button(key="team_ws_create").click().run()
+    no_exceptions(owner)
+    assert any("Workspace 'annotation round 2' created" in t.value for t in owner.toast), [t.value for t in owner.toast]
+    assert "annotation round 2" in [w[1] for w in server().team.workspaces_of(OWNER)]
