@@ -14,7 +14,24 @@ from dashboard.widgets.formatting import plain
 from dashboard.widgets.job_panel import watch
 from dashboard.widgets.reruns import redraw
 
-__all__ = ["certificate_section"]
+__all__ = ["certificate_section", "CUE_HELP"]
+
+#: what each column of the new-or-stronger cue table means (docs/certificate.md, "The rules")
+CUE_HELP = {
+    "support_before": "examples with the feature in the whole dataset (empty: fewer than 2, so it is new)",
+    "share_before": "the share of those examples that have the label",
+    "chance": "the label's share of the whole dataset: a feature that does not lean sits here",
+    "support_after": "examples with the feature in the split",
+    "share_after": "the share of the split's examples with the feature that have the label",
+    "excess_before": "rows the feature gives away beyond chance, per example of the dataset (count − chance × "
+                     "support, over all examples; a lean away from the label counts as 0)",
+    "excess_after": "the same in the split: a cue's mass, which more data of the same kind leaves where it was",
+    "test": "which comparison passed its line: share (its share against before and chance) or rows (its rows "
+            "beyond chance against before)",
+    "z": "how far past before and chance, in standard errors",
+    "line": "the z a cue must pass: Bonferroni over both tests of every feature × label, so that an unchanged "
+            "split flags none at the 5 % family rate",
+}
 
 
 def certificate_section(tab, run) -> None:
@@ -54,7 +71,8 @@ def certificate_section(tab, run) -> None:
     cues = table.attrs.get("cues")
     if cues is not None and len(cues):
         st.caption("New or stronger cues in the split (the share of the feature's examples with the label):")
-        st.dataframe(cues, hide_index=True, key="cert_cues")
+        st.dataframe(cues, hide_index=True, key="cert_cues",
+                     column_config={c: st.column_config.Column(help=h) for c, h in CUE_HELP.items()})
         if team.member(tab).can("flag for review") and st.button(
                 "Send the split's examples that carry these cues to the front of the review queue", key="cert_send"):
             try:

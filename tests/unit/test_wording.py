@@ -43,3 +43,13 @@ def test_a_double_click_on_save_says_the_decision_stands(monkeypatch):
     fake.session_state["note"] = "another text"   # a different decision on what changed: refused, text kept
     decision_form._clicked("rv", save, ("7", "shown"), fields, "7")
     assert fake.session_state["rv_outcome"]["kept"] == {"note": "another text"}
+
+
+def test_every_number_of_the_cue_table_has_a_hint_on_the_evaluate_page():
+    from test_gate_edges import AFTER, BEFORE
+
+    from core.certificate.cues import cue_changes
+    from dashboard.widgets.certificate_panel import CUE_HELP
+
+    columns = set(cue_changes(BEFORE, AFTER, 0.05).columns) - {"feature", "label"}
+    assert columns == set(CUE_HELP)
