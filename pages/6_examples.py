@@ -40,7 +40,7 @@ def browsers():
         labels = c2.multiselect("Labels", ds.classes, key="ex_labels")
         lo, hi = c3.slider("p̃ range", 0.0, 1.0, (0.0, 1.0), 0.01, key="ex_range")
         c4, c5, c6, c7 = st.columns([2, 2, 1, 1])
-        feature = c4.text_input("Has feature (e.g. sleeping@hypothesis)", key="ex_feature",
+        feature = c4.text_input(f"Has feature (e.g. sleeping@{ds.text[-1] if ds.text else 'text'})", key="ex_feature",
                                 help="A z-statistics feature name, as on the Features page.")
         sortable = ["predictability", *([] if bits is None else list(bits.columns)), "removed_at", "id", ds.label,
                     *ds.text]

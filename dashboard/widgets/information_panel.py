@@ -61,7 +61,8 @@ def information_section(tab, frame, classes) -> None:
     st.caption("± is a 95 % interval (1.96 standard errors of the mean PVI). Φ is "
                f"{plain(full.summary.get('representation', 'the run’s representation'))}"
                + (f"; the partial input is {plain(partial.summary.get('representation', ''))}, what a model reads "
-                  "when it sees only part of each example (for pairs, the hypothesis)" if partial is not None else "")
+                  "when it sees only part of each example (for NLI, the hypothesis; for preference pairs, the responses "
+                  "without the prompt, or their style alone)" if partial is not None else "")
                + "." + (_more_bits_in_part(full.summary, partial.summary)
                         if partial is not None and partial.summary["v_information"] > full.summary["v_information"]
                         else "")
