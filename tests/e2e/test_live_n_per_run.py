@@ -59,6 +59,6 @@ def test_n_moved_on_one_dataset_leaves_another_at_its_own_default(app_page):
     wait_idle(page)
     caption = _n_caption(page)
     assert caption == f"n = {PAIRS // 2:,} of {PAIRS:,} scored examples", (caption, demo_caption)
-    slider = page.locator("[class*='st-key-w_target'] [role='slider']").first
+    slider = page.locator("[class*='st-key-w_target']").get_by_role("slider").first
     expect(slider).to_have_attribute("aria-valuetext", "0.50")
     assert f"n={PAIRS // 2}" in page.url or "n=0.5" in page.url, page.url   # the link says what the page shows
