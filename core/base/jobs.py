@@ -92,6 +92,10 @@ class JobKind:
     name: str
     title: str
     kept: str = "own"
+    #: its progress grows with the time spent (equal phases, folds, epochs), so the pace so far
+    #: estimates the time left; False for a job of unequal steps (a certificate's: a step at 15 % of
+    #: the bar can take most of the time), which shows no estimate rather than one 10-40x short
+    paced: bool = True
 
     def __post_init__(self):
         if not self.name or ":" in self.name:
@@ -226,9 +230,11 @@ class Job:
     def snapshot(self) -> dict:
         with self._lock:
             elapsed = self.elapsed
-            left = self._remaining.left(elapsed, self.fraction)
+            paced = self.spec is None or self.spec.kind.paced
+            left = self._remaining.left(elapsed, self.fraction) if paced else None
             return {"name": self.name, "status": self.status, "fraction": self.fraction, "message": self.message,
-                    "records": list(self.records), "elapsed": elapsed, "left": left, "over": self._remaining.over}
+                    "records": list(self.records), "elapsed": elapsed, "left": left,
+                    "over": paced and self._remaining.over}
 
 
 class JobRunner:

@@ -22,11 +22,14 @@ def report(progress: Optional[ProgressFn], fraction: float, message: str = "") -
         progress(min(max(float(fraction), 0.0), 1.0), message)
 
 
-def span(progress: Optional[ProgressFn], lo: float, hi: float) -> Optional[ProgressFn]:
+def span(progress: Optional[ProgressFn], lo: float, hi: float, what: str = "") -> Optional[ProgressFn]:
     """A progress callback for one stage of longer work: its 0..1 is reported as ``lo..hi``
-    of ``progress`` (None stays None)."""
+    of ``progress`` (None stays None), each message after ``what`` (whose work it is: "the split's
+    certificate: z-statistics"), so a stage's own "done" never reads as the whole job's."""
     if progress is None:
         return None
+    if what:
+        return lambda f, m="": report(progress, lo + (hi - lo) * f, f"{what}: {m}" if m else what)
     return lambda f, m="": report(progress, lo + (hi - lo) * f, m)
 
 

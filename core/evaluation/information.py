@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import InputError
-from ..base.progress import check_cancel, report
+from ..base.progress import check_cancel, report, span
 from ..data.labels import encode_labels
 from ..models import make_model, probabilistic
 
@@ -140,10 +140,11 @@ def dataset_pvi(dataset, spec: str, *, family: str = "logistic", folds: int = 5,
     (warm-up examples are not scored), with the dataset's ids and class order."""
     from ..representations import represent
 
-    rep = represent(dataset, spec, cache_dir=cache_dir, progress=progress, cancel=cancel)
+    # Φ first (from the cache, or built), then the folds: each named, neither sending the bar back
+    rep = represent(dataset, spec, cache_dir=cache_dir, progress=span(progress, 0.0, 0.3, f"Φ ({spec})"), cancel=cancel)
     ids = np.asarray(rep.ids).astype(str)
     y = dataset.table[dataset.label].reindex(ids).to_numpy()
     out = pvi(np.asarray(rep.X), y, ids=ids, classes=dataset.classes, family=family, folds=folds,
-              random_state=random_state, max_train=max_train, cancel=cancel)
+              random_state=random_state, max_train=max_train, progress=span(progress, 0.3, 1.0), cancel=cancel)
     out.summary["representation"] = rep.spec
     return out

@@ -31,9 +31,9 @@ FEEDBACK_MODELS = JobKind("quality-context", "Feedback models", kept="memory")  
 ZFILTER = JobKind("zfilter", "z-filtering", kept="shared")
 CONSISTENCY = JobKind("consistency", "consistency filtering", kept="shared")
 DYNAMICS = JobKind("dynamics", "Training dynamics", kept="shared")
-PVI = JobKind("pvi", "V-usable information", kept="shared")
-TRANSFER = JobKind("transfer", "Cues across splits", kept="shared")
-CERTIFICATES = JobKind("certificates", "Artifact certificates", kept="shared")
+PVI = JobKind("pvi", "V-usable information", kept="shared", paced=False)   # Φ, then folds
+TRANSFER = JobKind("transfer", "Cues across splits", kept="shared", paced=False)
+CERTIFICATES = JobKind("certificates", "Artifact certificates", kept="shared", paced=False)
 # small values every member and a restart see, with no job of their own
 DYNAMICS_LAST = JobKind("dynamics_last", "the last training dynamics' options", kept="shared")
 TRANSFER_LAST = JobKind("transfer-last", "the last cues across splits' second split", kept="shared")

@@ -10,6 +10,7 @@ import pandas as pd
 
 from core.certificate.gate import compare, mismatches
 from core.base.errors import InputError
+from core.base.progress import span
 from core.usecases.certificates import certify_dataset, certify_split
 from core.usecases.review_queue import send_cue_rows
 from core.certificate.schema import certificate_bytes
@@ -33,9 +34,12 @@ def start(tab, run) -> None:
     run's Φ, as the export's certificate); curators and owners."""
     team.require(tab, "run filters")
     ds, kept = current.dataset(tab), _kept(tab, run)
+    # each certificate's steps named as its own, over its half of the bar: the dataset's "done" is
+    # not the job's, and the split's steps never send the bar back
     cached_jobs.start(tab, cached_jobs.CERTIFICATES, _key(tab, run), lambda ctx: {
-        "dataset": ctx.offload(certify_dataset, ds, run=run),
-        "split": ctx.offload(_split, ds, kept, run)})
+        "dataset": ctx.offload(certify_dataset, ds, run=run,
+                               progress=span(ctx.progress, 0.0, 0.5, "the dataset's certificate")),
+        "split": ctx.offload(_split, ds, kept, run, progress=span(ctx.progress, 0.5, 1.0, "the split's certificate"))})
 
 
 def _split(ds, kept, run, progress=None, cancel=None) -> dict:

@@ -68,3 +68,35 @@ def test_croissant_describes_booleans_with_nulls_mappings_and_conversations():
     assert fields["flag"]["dataType"] == "sc:Boolean" and "vec" not in fields
     assert {s["name"]: s["dataType"] for s in fields["meta"]["subField"]} == {"k": "sc:Text", "n": "sc:Integer"}
     assert fields["chosen"]["repeated"] and {s["name"] for s in fields["chosen"]["subField"]} == {"role", "content"}
+
+
+def test_pvi_progress_names_its_stages_and_never_goes_back(tmp_path):
+    """Issue 53, item 12: Φ's "loaded from cache" is Φ's, and the folds report after it, forward."""
+    from core.data.sources import load_dataset
+    from core.evaluation.information import dataset_pvi
+
+    ds = load_dataset("demo:nli:n=300")
+    for _ in range(2):   # the second time Φ comes from the cache
+        seen = []
+        dataset_pvi(ds, "tfidf-svd:fields=hypothesis,dim=16", folds=3, cache_dir=tmp_path,
+                    progress=lambda f, m: seen.append((f, m)))
+        fractions = [f for f, _ in seen]
+        assert fractions == sorted(fractions) and fractions[-1] == 1.0
+        assert seen[-1][1] == "PVI done" and any(m.startswith("PVI: fold 3 of 3") for _, m in seen)
+        assert all(m.startswith("Φ (") for f, m in seen if "cache" in m or "Φ" in m)
+
+
+def test_a_job_of_unequal_steps_shows_no_time_left_while_a_paced_one_does():
+    """Issue 53, item 12: a certificate's bar reaches 15 % in seconds and then takes minutes, so a
+    pace-based estimate was 10-40x short; such a job kind says how long it has run, never a guess."""
+    import time
+
+    from core.base.jobs import Job, JobKey, JobKind
+
+    snaps = {}
+    for paced in (True, False):
+        job = Job(lambda ctx: None, key=JobKey(JobKind("k", "a kind", paced=paced), "d"))
+        job.started, job.fraction = time.time() - 10, 0.5   # half done after 10 s, as a report would say
+        snaps[paced] = job.snapshot()
+    assert 5 < snaps[True]["left"] < 15 and not snaps[True]["over"]
+    assert snaps[False]["left"] is None and not snaps[False]["over"]
