@@ -24,6 +24,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..base.errors import InputError
+from ..base.words import counted
 from .statistics import bonferroni_threshold
 
 __all__ = ["PairCues", "pair_cues", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
@@ -182,6 +183,9 @@ def length_bias_line(bias: dict) -> str:
     """`length_bias` in one sentence, as every front end says it."""
     if not bias["differ"]:
         return "every pair's two responses have the same length in words"
-    return (f"the chosen response is the longer in {bias['chosen_longer']:.1%} ± {bias['stderr']:.1%} of pairs (ties "
-            f"half); picking the longer is right on {bias['longer_wins_accuracy']:.1%} of the {bias['differ']:,} pairs "
-            f"whose lengths differ; {bias['chosen_words']:.1f} words chosen, {bias['rejected_words']:.1f} rejected")
+    # one pair has no spread to state ("± None" was a TypeError)
+    spread = "" if bias["stderr"] is None else f" ± {bias['stderr']:.1%}"
+    return (f"the chosen response is the longer in {bias['chosen_longer']:.1%}{spread} of "
+            f"{counted(bias['pairs'], 'pair')} (ties half); picking the longer is right on "
+            f"{bias['longer_wins_accuracy']:.1%} of the {counted(bias['differ'], 'pair')} whose lengths differ; "
+            f"{bias['chosen_words']:.1f} words chosen, {bias['rejected_words']:.1f} rejected")

@@ -63,6 +63,9 @@ def test_hostile_pair_cells_are_read_as_their_shape_or_refused(tmp_path, shape, 
         for text in ds.table[field]:
             assert isinstance(text, str), (field, text)
             assert not any(c in text for c in betray), (field, text, rows)
+    from core.cli import main
+
+    assert main(["-q", "info", str(path), "--pairs", shape]) == 0   # every front end's sentences, one pair too
     if suffix == ".jsonl" and shape != "conversational" and any(
             isinstance(v, (int, float)) and not isinstance(v, bool) and v == v for r in rows for k, v in r.items()
             if k != "winner"):
