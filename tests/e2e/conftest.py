@@ -141,6 +141,34 @@ def page(browser, server):
     context.close()
 
 
+HH = ROOT.parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
+
+
+def hh_pairs_app(tmp_path_factory, browser, name: str, pairs: int, **context):
+    """A server of its own whose Local path reads a temporary folder holding the first ``pairs``
+    pairs of ../shared/data/hh_harmless_pairs.jsonl (skipped where that file is absent), and a page
+    on it; yields (page, the file's path)."""
+    from playwright.sync_api import expect
+
+    if not HH.exists():
+        pytest.skip("../shared/data/hh_harmless_pairs.jsonl is not here")
+    folder = tmp_path_factory.mktemp(name)
+    data = folder / "data"
+    data.mkdir()
+    path = data / "hh_pairs.jsonl"
+    path.write_text("".join(HH.read_text(encoding="utf-8").splitlines(keepends=True)[:pairs]), encoding="utf-8")
+    app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, **context)
+    pg = ctx.new_page()
+    bound = patience(180) * 1000   # a bound that grows with the load, not a wait
+    pg.set_default_timeout(bound)
+    expect.set_options(timeout=bound)
+    pg.goto(app.url)
+    yield pg, path
+    ctx.close()
+    app.stop()
+
+
 @pytest.fixture(scope="session")
 def shots():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -4,40 +4,20 @@ the smaller file, kept every pair but one); the sidebar, the Filter page and the
 
 Starts its own server whose Local path reads a temporary folder holding 300 pairs of
 ../shared/data/hh_harmless_pairs.jsonl (skipped where that file is absent)."""
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
-from conftest import AppServer
+from conftest import hh_pairs_app
 from steps import go, keys, load_path_and_score, wait_idle
-from scale import patience  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
-HH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
 PAIRS = 300
 
 
 @pytest.fixture(scope="module")
 def app_page(tmp_path_factory, browser):
-    if not HH.exists():
-        pytest.skip("../shared/data/hh_harmless_pairs.jsonl is not here")
-    folder = tmp_path_factory.mktemp("live_n")
-    data = folder / "data"
-    data.mkdir()
-    path = data / "hh_pairs.jsonl"
-    path.write_text("".join(HH.read_text(encoding="utf-8").splitlines(keepends=True)[:PAIRS]), encoding="utf-8")
-    app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    bound = patience(180) * 1000   # a bound that grows with the load, not a wait
-    pg.set_default_timeout(bound)
-    expect.set_options(timeout=bound)
-    pg.goto(app.url)
-    yield pg, path
-    context.close()
-    app.stop()
+    yield from hh_pairs_app(tmp_path_factory, browser, "live_n", PAIRS)
 
 
 def _n_caption(page) -> str:

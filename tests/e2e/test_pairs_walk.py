@@ -7,40 +7,22 @@ Starts its own server whose Local path reads a temporary folder holding the file
 import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import AppServer
+from conftest import hh_pairs_app
 from steps import count, go, keys, load_path_and_score, press, wait_idle
 from scale import patience  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
-HH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
 PAIRS = 300
 
 
 @pytest.fixture(scope="module")
 def walk(tmp_path_factory, browser):
-    if not HH.exists():
-        pytest.skip("../shared/data/hh_harmless_pairs.jsonl is not here")
-    folder = tmp_path_factory.mktemp("pairs_walk")
-    data = folder / "data"
-    data.mkdir()
-    path = data / "hh_pairs.jsonl"
-    path.write_text("".join(HH.read_text(encoding="utf-8").splitlines(keepends=True)[:PAIRS]), encoding="utf-8")
-    app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    pg = context.new_page()
-    bound = patience(180) * 1000   # a bound that grows with the load, not a wait
-    pg.set_default_timeout(bound)
-    expect.set_options(timeout=bound)
-    pg.goto(app.url)
-    yield pg, path
-    context.close()
-    app.stop()
+    yield from hh_pairs_app(tmp_path_factory, browser, "pairs_walk", PAIRS, accept_downloads=True)
 
 
 def test_load_read_a_pair_move_tau_and_export_in_its_shape(walk):
