@@ -262,7 +262,12 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
 
 
 class _Stages:
-    """The evaluation's progress in stages, each a share of the bar by its weight."""
+    """The evaluation's progress in stages, each a share of the bar by its weight and each message
+    named by its stage: the partial input's "1 of 20 fits" after the families' "20 of 20 fits" is
+    the next stage, not the bar going back."""
+
+    TITLES = {"families": "the families on Φ", "partial": "the partial input", "knn": "", "coarse": "coarse action",
+              "difficulty": "", "synthetic": "synthetic circles"}
 
     def __init__(self, progress, weights: dict):
         self.progress, self.weights, self.start = progress, weights, 0.0
@@ -271,7 +276,7 @@ class _Stages:
     def __call__(self, name: str):
         lo = self.start
         self.start = lo + self.weights[name] * self.scale
-        return span(self.progress, lo, self.start)
+        return span(self.progress, lo, self.start, self.TITLES[name])
 
 
 def _set_sizes(y, train_sets: dict, eval_sets: dict) -> pd.DataFrame:
@@ -300,8 +305,8 @@ def _partial_input_table(dataset, representation, partial_spec, opts, fam, ids, 
             "no partial-input table: the dataset has fewer than two text fields (set partial_spec to choose a "
             "representation, e.g. tfidf-svd:fields=hypothesis)"])
     prog, notes = stage("partial"), []
-    try:
-        prep = represent(dataset, partial_spec, cancel=fits["cancel"])
+    try:   # its representation in the first tenth of its stage (built, or read from the cache), then its fits
+        prep = represent(dataset, partial_spec, progress=span(prog, 0.0, 0.1), cancel=fits["cancel"])
     except InputError as exc:
         return None, [f"partial-input table: the representation {partial_spec!r} cannot be built ({exc})"]
     if prep.spec == representation.spec:
@@ -315,7 +320,7 @@ def _partial_input_table(dataset, representation, partial_spec, opts, fam, ids, 
     Xp = np.zeros((len(ids), prep.X.shape[1]), np.float32)
     Xp[keep] = prep.X[pos[keep]]
     part = family_table(Xp, y, {k: m & keep for k, m in train_sets.items()}, {k: m & keep for k, m in eval_sets.items()},
-                        progress=prog, **fits)
+                        progress=span(prog, 0.1, 1.0), **fits)
     part.insert(0, "representation", prep.spec)
     return part, notes + [f"partial input: {n}" for n in notes_of(part)]
 

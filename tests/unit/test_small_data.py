@@ -100,3 +100,25 @@ def test_a_job_of_unequal_steps_shows_no_time_left_while_a_paced_one_does():
         snaps[paced] = job.snapshot()
     assert 5 < snaps[True]["left"] < 15 and not snaps[True]["over"]
     assert snaps[False]["left"] is None and not snaps[False]["over"]
+
+
+def test_the_evaluations_progress_names_each_stage_and_only_moves_forward(tmp_path):
+    """Issue 53, item 12: the partial input's fits after the families' "20 of 20 fits" are named as
+    the partial input's, and the bar never goes back."""
+    import numpy as np
+
+    from core.data.sources import load_dataset
+    from core.evaluation import EvaluationOptions, evaluate
+    from core.representations import represent
+
+    ds = load_dataset("demo:nli:n=300")
+    rep = represent(ds, "tfidf-svd:dim=16", cache_dir=tmp_path)
+    retained = np.arange(len(rep.ids)) % 3 != 0
+    seen = []
+    evaluate(ds, rep, retained, options=EvaluationOptions(families=("logistic",), knn_ks=(1,), synthetic=False),
+             progress=lambda f, m: seen.append((f, m)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and seen[-1] == (1.0, "evaluation done")
+    fits = [m for _, m in seen if "fits" in m or "fit " in m]
+    assert fits and all(m.startswith(("the families on Φ: ", "the partial input: ", "coarse action: ")) for m in fits), fits
+    assert any(m.startswith("the partial input: ") for m in fits)
