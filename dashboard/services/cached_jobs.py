@@ -34,6 +34,8 @@ DYNAMICS = JobKind("dynamics", "Training dynamics", kept="shared")
 PVI = JobKind("pvi", "V-usable information", kept="shared", paced=False)   # Φ, then folds
 TRANSFER = JobKind("transfer", "Cues across splits", kept="shared", paced=False)
 CERTIFICATES = JobKind("certificates", "Artifact certificates", kept="shared", paced=False)
+#: the whole dataset's certificate of a run, kept apart from its splits': it does not depend on τ/n
+DATASET_CERTIFICATE = JobKind("certificate-dataset", "the dataset's certificate", kept="shared")
 # small values every member and a restart see, with no job of their own
 DYNAMICS_LAST = JobKind("dynamics_last", "the last training dynamics' options", kept="shared")
 TRANSFER_LAST = JobKind("transfer-last", "the last cues across splits' second split", kept="shared")

@@ -34,12 +34,23 @@ def start(tab, run) -> None:
     run's Φ, as the export's certificate); curators and owners."""
     team.require(tab, "run filters")
     ds, kept = current.dataset(tab), _kept(tab, run)
-    # each certificate's steps named as its own, over its half of the bar: the dataset's "done" is
-    # not the job's, and the split's steps never send the bar back
-    cached_jobs.start(tab, cached_jobs.CERTIFICATES, _key(tab, run), lambda ctx: {
-        "dataset": ctx.offload(certify_dataset, ds, run=run,
-                               progress=span(ctx.progress, 0.0, 0.5, "the dataset's certificate")),
-        "split": ctx.offload(_split, ds, kept, run, progress=span(ctx.progress, 0.5, 1.0, "the split's certificate"))})
+    whole_key = (tab.session.ds_key, run.key)
+    known = cached_jobs.result(tab, cached_jobs.DATASET_CERTIFICATE, whole_key)
+
+    def compute(ctx):
+        # the dataset's certificate once per run, whatever τ/n its splits are certified at; each
+        # certificate's steps named as its own, in its part of the bar (the dataset's "done" is not
+        # the job's, and the split's steps never send the bar back)
+        whole = known
+        if whole is None:
+            whole = ctx.offload(certify_dataset, ds, run=run,
+                                progress=span(ctx.progress, 0.0, 0.5, "the dataset's certificate"))
+            cached_jobs.keep(tab, cached_jobs.DATASET_CERTIFICATE, whole_key, whole)
+        split = ctx.offload(_split, ds, kept, run,
+                            progress=span(ctx.progress, 0.0 if known else 0.5, 1.0, "the split's certificate"))
+        return {"dataset": whole, "split": split}
+
+    cached_jobs.start(tab, cached_jobs.CERTIFICATES, _key(tab, run), compute)
 
 
 def _split(ds, kept, run, progress=None, cancel=None) -> dict:

@@ -30,3 +30,30 @@ def test_certify_the_split_against_the_dataset(fresh_server, downloads, tmp_path
     split = json.loads((tmp_path / "split.json").read_text())
     assert split["dataset"]["examples"] < json.loads((tmp_path / "dataset.json").read_text())["dataset"]["examples"]
     assert main(["-q", "check", str(tmp_path / "dataset.json"), str(tmp_path / "split.json")]) == (0 if passed else 1)
+
+
+def test_the_dataset_is_certified_once_whatever_tau_and_n_its_splits_are_certified_at(fresh_server, monkeypatch):
+    """Issue 53, item 13: the whole dataset's certificate does not depend on τ/n, so certifying the
+    split at another n computes only the split's."""
+    from dashboard.services import certificates
+
+    calls = []
+    real = certificates.certify_dataset
+
+    def counted_certify(ds, **kwargs):
+        calls.append(len(ds))
+        return real(ds, **kwargs)
+
+    monkeypatch.setattr(certificates, "certify_dataset", counted_certify)
+    at = app(OWNER).run()
+    at.switch_page(page("10_evaluate")).run()
+    at.button(key="cert_start").click().run()
+    wait_for_jobs(at)
+    assert len(calls) == 1   # the dataset's (the split's goes through certify_split)
+    at.switch_page(page("2_filter")).run()
+    at.slider(key="w_target").set_value(0.7).run()
+    at.switch_page(page("10_evaluate")).run()
+    at.button(key="cert_start").click().run()
+    wait_for_jobs(at)
+    no_exceptions(at)
+    assert len(calls) == 1 and [d.value for d in at.dataframe if "allowed" in d.value.columns]
