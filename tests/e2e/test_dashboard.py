@@ -120,6 +120,18 @@ def _opened(page) -> None:
     wait_idle(page)
 
 
+def _in_workspace(page, key: str, shown: str) -> None:
+    """The page's run saved in the workspace, which Review, Create and Validate need: wait until
+    the page offers to save it or shows ``shown`` (a check made before the page drew either found
+    neither), save it when offered, then wait for ``shown``."""
+    bound = patience(300) * 1000
+    page.wait_for_selector(f".st-key-{key}_save_run button, {shown}", timeout=bound)
+    save = page.locator(f".st-key-{key}_save_run").get_by_role("button")
+    if save.count():
+        press(page, save)
+    page.wait_for_selector(shown, timeout=bound)
+
+
 # The team pages, one test each (the user guide's screenshots, `make screenshots`): each waits on
 # what it shows, bounded by `patience` (longer on a busy machine), and has pytest's timeout to
 # itself; one walk through all six ran past it at load 6-20 on 2 cores (issue 53, item 15).
@@ -127,11 +139,7 @@ def test_tour_review_and_team_pages(page, shots):
     """Review and Team in the single-user workspace."""
     _opened(page)
     go(page, "Review")
-    save = page.locator(".st-key-rv_save_run").get_by_role("button")
-    if save.count():
-        press(page, save)
-    # the queue appears when the app has saved the run and drawn the page
-    page.wait_for_selector('[data-testid="stMetric"]:has-text("Reviewed")', timeout=patience(300) * 1000)
+    _in_workspace(page, "rv", '[data-testid="stMetric"]:has-text("Reviewed")')   # the queue
     shot(page, shots, "8_review")
     go(page, "Team")
     page.wait_for_selector("text=Runs in")
@@ -153,6 +161,7 @@ def test_tour_create_and_validate_pages(page, shots):
     """Create (feedback, a submission) and Validate (one's own submissions wait for another validator)."""
     _opened(page)
     go(page, "Create")
+    _in_workspace(page, "cr", ".st-key-cr_premise textarea")   # the form
     page.locator(".st-key-cr_premise textarea").fill("A man is sitting on a bench in a park.")
     page.locator(".st-key-cr_hypothesis textarea").fill("Nobody is sitting.")
     page.locator(".st-key-cr_hypothesis textarea").press("Control+Enter")
