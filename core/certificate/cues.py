@@ -9,9 +9,11 @@ size a curator reads: the share of a feature's examples that have a label, again
 share of the data.
 
 `cue_changes` compares two such tables. For each feature and label of the candidate, the share
-p_after = count / support is compared with the baseline's share p_before (pooled two-proportion z,
-both supports' sampling error); a feature the baseline never had (or once) is compared with the
-label's share in the baseline (Gardner et al.'s z against the chance line). Only the candidate's
+p_after = count / support must pass both the baseline's share p_before (pooled two-proportion z,
+both supports' sampling error) and the label's share in the baseline (Gardner et al.'s z against
+the chance line); the smaller z counts, so a feature that leaned away from a label and stopped
+leaning is not a cue that grew (AFLite's cleaned SNLI splits failed on such features). A feature
+the baseline never had (or once) is compared with the chance line alone. Only the candidate's
 features with a support of at least the certificate's ``min_count`` are tested.
 
 A share alone misses a phrase that an old, rare feature already was: MNLI dev has 27 examples
