@@ -206,6 +206,10 @@ def test_the_pair_demo_on_every_page(at):
     assert planted["over_line"].all() and list(planted["favours"]) == ["rejected", "chosen"]
     at.switch_page(page("6_examples")).run()
     no_exceptions(at)
+    # the tables read a pair as chosen and rejected, never by its seeded a/b sides (issue 53, item 14)
+    listed = [d.value for d in at.dataframe if "predictability" in d.value.columns]
+    assert listed and all({"prompt", "chosen", "rejected"} <= set(t.columns) for t in listed)
+    assert not any({"response_a", "response_b", "preferred"} & set(t.columns) for t in listed)
     at.selectbox(key="ex_pick").select_index(0).run()
     no_exceptions(at)
     shown = texts(at)
