@@ -72,10 +72,7 @@ def browsers():
               "removed_at": st.column_config.NumberColumn("removed at phase"),
               qcol: st.column_config.TextColumn(qcol, help="Quality light and dqi score (red / yellow / green; "
                                                            "thresholds on the Filter page, “Quality (DQI)”)")}
-    if ds.pairs is not None:   # a pair reads as its prompt, chosen and rejected, never by its seeded a/b sides
-        cols = [c for c in cols if c not in (ds.label, "response_a", "response_b")]
-        at = cols.index("prompt") + 1
-        cols[at:at] = ["chosen", "rejected"]
+    cols = pairs.browse_columns(ds, cols)   # a pair: prompt, chosen, rejected (never its seeded a/b sides)
     if ds.image:
         cols.insert(1, "thumbnail")
         config["thumbnail"] = st.column_config.ImageColumn("image", width="small")
@@ -92,9 +89,7 @@ def browsers():
             if ds.image:
                 images = ds.table[ds.image].reindex(rows["id"])
                 rows["thumbnail"] = [thumbnail_uri(v) for v in images]
-            if ds.pairs is not None:
-                sides = pairs.side_by_side(tab, rows["id"].astype(str), ds)
-                rows = rows.assign(chosen=sides["chosen"].to_numpy(), rejected=sides["rejected"].to_numpy())
+            rows = pairs.with_sides(tab, ds, rows)
             shown = [c for c in cols if c in rows.columns and not (status and c == "removed_at")]
             event = st.dataframe(rows[shown], hide_index=True, column_config=config, key=f"ex_table_{side}",
                                  height=min(40 + 35 * len(rows), 900), on_select="rerun", selection_mode="single-row")

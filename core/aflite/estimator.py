@@ -19,7 +19,7 @@ from .backends import ArrayRidgeScorer
 from ..base.devices import namespace
 from .scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
 from .storage import LocalRows, trim_heap
-from .selection import check_tau, resolve_size, select
+from .selection import TAU_RANGE, check_tau, resolve_size, select
 from .trajectory import Trajectory
 from ..base.cores import one_blas_thread
 from ..base.errors import InputError
@@ -188,7 +188,7 @@ class AFLite(BaseEstimator):
         "n_partitions": [_Number(Integral, 1, None, closed="left")],
         "train_size": _SIZE,
         "slice_size": _SIZE,
-        "tau": [_Number(Real, 0, 1, closed="both")],
+        "tau": [_Number(Real, *TAU_RANGE, closed="both")],
         "target_size": _SIZE,
         "model": [StrOptions(set(FAMILIES)), list, tuple],
         "strategy": [StrOptions(set(STRATEGIES))],

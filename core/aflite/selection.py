@@ -28,7 +28,7 @@ import numpy as np
 
 from ..base.errors import InputError
 
-__all__ = ["resolve_size", "check_tau", "passing", "phase_step", "select", "top"]
+__all__ = ["TAU_RANGE", "resolve_size", "check_tau", "passing", "phase_step", "select", "top"]
 
 
 def is_int(v) -> bool:
@@ -51,10 +51,16 @@ def resolve_size(name: str, symbol: str, value, N: int, least: int = 0) -> int:
         f"dataset as a float in (0, 1), e.g. {name}=0.1.")
 
 
+#: τ's bounds, both closed: a predictability score p̃ is a share of models. Declared once: the
+#: estimator's constraints, check_tau, the CLI's --tau and the dashboard's sliders read them
+TAU_RANGE = (0.0, 1.0)
+
+
 def check_tau(tau, name="tau") -> float:
-    if not is_real(tau) or not (0.0 <= float(tau) <= 1.0) or math.isnan(float(tau)):
+    lo, hi = TAU_RANGE
+    if not is_real(tau) or not (lo <= float(tau) <= hi) or math.isnan(float(tau)):
         raise InputError(f"{name}={tau!r} (τ) is invalid: the early-stopping threshold is a "
-                         f"predictability score, give a number in [0, 1], e.g. {name}=0.75.")
+                         f"predictability score, give a number in [{lo:g}, {hi:g}], e.g. {name}=0.75.")
     return float(tau)
 
 

@@ -30,6 +30,25 @@ def side_by_side(tab, ids=None, ds=None) -> pd.DataFrame:
     return of_pairs(ds if ds is not None else current.dataset(tab), ids)
 
 
+def browse_columns(ds, columns: list) -> list:
+    """The columns a table of examples shows: for pairs, the prompt, then the chosen and the rejected
+    response, in place of the seeded a/b sides and their label (a person reads a pair that way)."""
+    if ds.pairs is None:
+        return list(columns)
+    out = [c for c in columns if c not in (ds.label, "response_a", "response_b")]
+    at = out.index("prompt") + 1 if "prompt" in out else len(out)
+    return out[:at] + ["chosen", "rejected"] + out[at:]
+
+
+def with_sides(tab, ds, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (with an ``id`` column) with each pair's ``chosen`` and ``rejected`` response (as is
+    for data that are not pairs)."""
+    if ds.pairs is None:
+        return rows
+    sides = side_by_side(tab, rows["id"].astype(str), ds)
+    return rows.assign(chosen=sides["chosen"].to_numpy(), rejected=sides["rejected"].to_numpy())
+
+
 def cues(tab, min_count: int = 10, alpha: float = 0.01):
     """The pair cue table (`core.zstats.pairs.PairCues`) of the current dataset."""
     from core.zstats.pairs import pair_cues

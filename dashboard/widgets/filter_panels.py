@@ -3,6 +3,7 @@ quality-ordered AFLite, and the form that starts a new run in the background."""
 import streamlit as st
 
 from core.aflite import FAMILIES, STRATEGIES
+from core.aflite.selection import TAU_RANGE
 from core.dynamics.cartography import MODELS
 from core.base.errors import InputError
 from core.dynamics.joint import EPOCHS
@@ -128,7 +129,7 @@ def run_form(tab, run, sess) -> None:
         component = c9.selectbox("Component (by one component)", COMPONENTS,
                                  index=COMPONENTS.index(run.quality["name"]) if run.quality.get("name") in COMPONENTS
                                  else COMPONENTS.index("label_tied"), key="w_component")
-        tau_q = c10.slider("τ of a quality-ordered run", 0.0, 1.0, float(run.trajectory.tau if run.quality else
+        tau_q = c10.slider("τ of a quality-ordered run", *TAU_RANGE, float(run.trajectory.tau if run.quality else
                                                                          current.live_values(tab, run)[0]), 0.01,
                            key="w_tau_q", help="The quality order among p̃ ≥ τ depends on τ, so a quality-ordered run "
                                                "is fitted at this τ (plain runs fit at τ = 0 and move τ live).")

@@ -5,6 +5,7 @@ import math
 
 import streamlit as st
 
+from core.aflite.selection import TAU_RANGE
 from dashboard.services import current
 from dashboard.state import url
 from dashboard.widgets.sidebar import show_live
@@ -26,7 +27,7 @@ def live_knobs(tab, run, *, n_too: bool = True) -> dict:
         cols[0].markdown(f"τ = {tau0:.2f}: fixed by this quality-ordered run (the lowest-quality examples among "
                          "p̃ ≥ τ go first, so another τ needs another run); n is live.")
     else:
-        sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], 1.0, float(tau0),
+        sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], TAU_RANGE[1], float(tau0),
                                   0.01, key=sess.knob_key("w_tau"), help="Only examples with predictability ≥ τ are removed; "
                                                           "filtering stops when fewer than k pass τ.")
     if n_too:

@@ -53,3 +53,27 @@ def test_every_number_of_the_cue_table_has_a_hint_on_the_evaluate_page():
 
     columns = set(cue_changes(BEFORE, AFTER, 0.05).columns) - {"feature", "label"}
     assert columns == set(CUE_HELP)
+
+
+def test_tau_bounds_are_declared_once_and_every_reader_takes_them():
+    """Issue 54 (a knob's bounds declared once), for τ: the estimator's constraint, check_tau and
+    every command's --tau read `TAU_RANGE`."""
+    import argparse
+
+    import pytest
+
+    from core.aflite import AFLite
+    from core.aflite.selection import TAU_RANGE, check_tau
+    from core.base.errors import InputError
+    from core.cli.parser import build_parser
+
+    lo, hi = TAU_RANGE
+    (constraint,) = AFLite._parameter_constraints["tau"]
+    assert (constraint.left, constraint.right) == TAU_RANGE
+    assert check_tau(hi) == hi
+    with pytest.raises(InputError, match=f"\\[{lo:g}, {hi:g}\\]"):
+        check_tau(hi + 0.01)
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    taus = [a for p in commands.values() for a in p._actions if a.dest == "tau"]
+    assert len(taus) >= 6 and all((a.type.lo, a.type.hi) == TAU_RANGE for a in taus)
