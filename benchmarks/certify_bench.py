@@ -7,7 +7,10 @@ with a hypothesis (and its label) drawn from another row, so the text is real, e
 and near-duplicates are as rare as in the files (copying the files would make every row a
 near-duplicate and time that instead).
 
-    python benchmarks/certify_bench.py [--rows 100000] [--distinct] [--devices cpu,cuda] [--seed 0]
+    python benchmarks/certify_bench.py [--rows 100000] [--distinct] [--labels L] [--devices cpu,cuda] [--seed 0]
+
+``--labels L`` relabels the rows with L labels of equal size (``l0`` … ``l{L-1}``): the cost of many
+labels, whose cue table is features × labels (issue 53, item 9: 900 labels of 10 rows took minutes).
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 
-def dataset(rows: int, seed: int, folder=DATA, distinct: bool = False):
+def dataset(rows: int, seed: int, folder=DATA, distinct: bool = False, labels: int = 0):
     import numpy as np
     import pandas as pd
 
@@ -39,6 +42,8 @@ def dataset(rows: int, seed: int, folder=DATA, distinct: bool = False):
     if distinct:   # every text its own: a word seen once (below every min_df and min_count) ends each
         for field in ("premise", "hypothesis"):
             table[field] = table[field] + [f" w{i}x" for i in range(rows)]
+    if labels:
+        table["label"] = [f"l{i % labels}" for i in range(rows)]
     return load_dataset(table, text=["premise", "hypothesis"], label="label", id="id")
 
 
@@ -50,12 +55,17 @@ def timed(ds, device, cache_dir) -> dict:
     cert = certify(ds, device=None if device == "cpu" else device, cache_dir=cache_dir,
                    progress=lambda f, m="": marks.append((time.perf_counter(), m)))
     total = time.perf_counter() - t0
+    from core.certificate.schema import certificate_bytes
+
+    t1 = time.perf_counter()
+    blob = certificate_bytes(cert)   # what writing it costs: validated, then serialised
+    written = time.perf_counter() - t1
     steps, (prev, name) = {}, (t0, "start")
     for at, message in marks:   # each message starts a step: the time until the next one is that step's
         if name != "start":
             steps[name] = round(at - prev, 2)
         prev, name = at, message
-    return {"seconds": round(total, 1), "steps": steps,
+    return {"seconds": round(total, 1), "write_seconds": round(written, 1), "bytes": len(blob), "steps": steps,
             "measures": {k: v["value"] for k, v in cert["measures"].items() if not k.startswith("zstats.")}}
 
 
@@ -66,11 +76,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--distinct", action="store_true", help="make every premise and hypothesis distinct (the "
                     "files' sentences repeat across the recombined rows; real data may not)")
+    ap.add_argument("--labels", type=int, default=0, help="relabel the rows with this many labels of equal size")
     ap.add_argument("--data-dir", default=str(DATA), help="where snli_dev.jsonl and mnli_dev_matched.jsonl are "
                     "(default ../shared/data)")
     args = ap.parse_args()
-    ds = dataset(args.rows, args.seed, args.data_dir, args.distinct)
-    out = {"bench": "certify", "rows": args.rows, "distinct": args.distinct, "cpus": os.cpu_count()}
+    ds = dataset(args.rows, args.seed, args.data_dir, args.distinct, args.labels)
+    out = {"bench": "certify", "rows": args.rows, "distinct": args.distinct, "labels": args.labels or None,
+           "cpus": os.cpu_count()}
     for device in [d for d in args.devices.split(",") if d]:
         with tempfile.TemporaryDirectory() as cache:   # Φ computed afresh for each: the whole command's work
             try:
