@@ -237,3 +237,23 @@ def test_check_reads_its_data_with_the_column_options_the_candidate_was_certifie
     assert main(check) == 2 and "Name it with --label" in capsys.readouterr().err   # an option check now takes
     assert not (tmp_path / "rows.csv").exists()
     assert main([*check, *columns]) == 0 and (tmp_path / "rows.csv").exists()
+
+
+def test_with_many_small_labels_one_example_over_chance_is_not_a_cue_but_all_of_them_is():
+    """Two random halves of 3,000 rows under 250 labels failed on features of 5 examples with one of
+    a label (z 6.9 by the normal approximation at chance 1/250); the exact binomial tail says z 2.05.
+    A feature whose every example has the label is still named."""
+    labels = {f"l{i}": 12 for i in range(250)}
+    empty = {lab: [] for lab in labels}
+    before = _cert([], [], empty, {"pairs.degenerate": _measure(0.0)}, labels=labels)
+
+    def after(hits):
+        counts = {lab: [0] for lab in labels}
+        counts["l7"] = [hits]
+        for other in range(5 - hits):   # the feature's other examples, each of another label
+            counts[f"l{20 + other}"] = [1]
+        return _cert(["rare words"], [5], counts, {"pairs.degenerate": _measure(0.0)}, labels=labels)
+
+    assert cue_changes(before, after(1), 0.05).empty
+    named = cue_changes(before, after(5), 0.05)
+    assert list(zip(named["feature"], named["label"])) == [("rare words", "l7")]
