@@ -14,7 +14,10 @@ For each file (SNLI dev, MNLI dev matched):
   lists (examples that had the word already: MNLI has 27);
 - ``filtered``: splits the tool itself cleaned, against the whole file: AFLite (m = 16, t = 10 %,
   k = 5 %, τ = 0) on each Φ of ``--filter-phi`` kept to each share of ``--filter-sizes``. A cleaned
-  split is less biased, so ``check WHOLE FILTERED`` must pass at the halves' rate (issue 53).
+  split is less biased, so ``check WHOLE FILTERED`` must pass at the halves' rate (issue 53);
+- ``many_labels``: ``--many-pairs`` pairs of random halves of 3,000 rows of both files recombined
+  (`benchmarks/certify_bench.py`) under ``--many-labels`` labels of equal size: the false alarms
+  where chance is small and a feature's examples few.
 
     python benchmarks/gate_calibration.py [--pairs 40] [--grown 10] [--planted 10] [--jobs N]
         [--files snli_dev,mnli_dev_matched] [--shares 0.01,0.03,0.1]
@@ -57,6 +60,18 @@ def _halves(ds, seed: int):
 
     ids = np.random.default_rng(seed).permutation(np.asarray(ds.table.index.astype(str)))
     return ids[: len(ids) // 2], ids[len(ids) // 2:]
+
+
+def _stratified_halves(ds, seed: int):
+    """Random halves holding half of each label's rows (so that every label has the folds' examples)."""
+    import numpy as np
+
+    rng, a, b = np.random.default_rng(seed), [], []
+    for _, ids in ds.table.groupby(ds.label, sort=True).groups.items():
+        ids = rng.permutation(np.asarray(ids).astype(str))
+        a.extend(ids[: len(ids) // 2])
+        b.extend(ids[len(ids) // 2:])
+    return a, b
 
 
 def _by_premise(ds, seed: int):
@@ -102,6 +117,12 @@ def _certify(job):
     from core.certificate.measures import certify
 
     name, kind, seed, share = job
+    if kind.startswith("many"):   # (file "many", kind "manyA"/"manyB", seed, labels)
+        from certify_bench import dataset
+
+        many = dataset(3000, seed, Path(os.environ.get("GATE_BENCH_DATA", DATA)), labels=int(share))
+        half = _stratified_halves(many, seed)[0 if kind == "manyA" else 1]
+        return job, certify(many.subset(half)), None
     ds = _dataset(name)
     if kind == "filtered":
         return job, certify(ds.subset(_filtered(ds, seed, share))), None
@@ -134,6 +155,8 @@ def main() -> None:
     ap.add_argument("--filter-phi", default="tfidf-svd:fields=hypothesis;tfidf-svd;glove:fields=hypothesis",
                     help="the Φ of the filtered splits, separated by ';'")
     ap.add_argument("--filter-sizes", default="0.3,0.4,0.5,0.6,0.7")
+    ap.add_argument("--many-labels", type=int, default=250)
+    ap.add_argument("--many-pairs", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     ap.add_argument("--data-dir", default=str(DATA), help="where snli_dev.jsonl and mnli_dev_matched.jsonl are "
                     "(default ../shared/data)")
@@ -215,6 +238,15 @@ def main() -> None:
                          "ci95": _interval(sum(bool(v) for v in filtered.values()), max(len(filtered), 1)),
                          "measures_failed": {k: v for k, v in filtered.items() if v}},
             "seconds": round(time.perf_counter() - t, 1)}
+    if args.many_pairs:
+        jobs = [("many", k, s, float(args.many_labels)) for s in range(args.many_pairs) for k in ("manyA", "manyB")]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            done = {job: cert for job, cert, _ in pool.map(_certify, jobs)}
+        broken = [compare(done[("many", "manyA", s, float(args.many_labels))],
+                          done[("many", "manyB", s, float(args.many_labels))]) for s in range(args.many_pairs)]
+        failed = sum(bool((t["ok"] == False).any()) for t in broken)   # noqa: E712
+        out["many_labels"] = {"labels": args.many_labels, "rows": 3000, "pairs": args.many_pairs, "failed": failed,
+                              "ci95": _interval(failed, args.many_pairs)}
     out["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out))
 
