@@ -48,8 +48,6 @@ def _tsv_quoting(path: Path) -> int:
     into several, silently; read as quoting, a stray quote joins rows. So the file decides:
     ``csv.QUOTE_MINIMAL`` when writing its rows back that way gives its text again, else
     ``csv.QUOTE_NONE`` when every line has the header's number of cells, else InputError."""
-    import io
-
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:
         text = fh.read()
@@ -62,37 +60,65 @@ def _tsv_quoting(path: Path) -> int:
             raise InputError(_LONE_CR.format(name=path.name, line=text.count("\n", 0, lone) + 1))
         return csv.QUOTE_NONE   # nothing to decide: both read the same rows
 
-    def rows(quoting):
-        limit = csv.field_size_limit()
-        try:
-            csv.field_size_limit(max(limit, len(text)))   # a cell may be the whole file (pandas has no limit)
-            return list(csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=quoting))
-        except csv.Error:   # a line break in a cell read without quoting
-            return None
-        finally:
-            csv.field_size_limit(limit)
-
-    quoted, literal = rows(csv.QUOTE_MINIMAL), rows(csv.QUOTE_NONE)
-    if quoted == literal and lone < 0:
-        return csv.QUOTE_NONE
-    if quoted is not None:
-        written = io.StringIO(newline="")
-        csv.writer(written, delimiter="\t", lineterminator="\n").writerows(quoted)
-        if written.getvalue().rstrip("\n") == text.rstrip("\n"):
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text)))   # a cell may be the whole file (pandas has no limit)
+    try:
+        # one row at a time, never the file's rows in memory twice beside its text (a TSV can be large)
+        if _writes_back(text):
             return csv.QUOTE_MINIMAL
-    width = len(literal[0]) if literal else 0
-    short = 0 if literal is None else next((i for i, row in enumerate(literal[1:], 2) if row and len(row) != width),
-                                          None)
+        short = _first_short_line(text)
+    finally:
+        csv.field_size_limit(limit)
     if short is None:
         if lone >= 0:
             raise InputError(_LONE_CR.format(name=path.name, line=text.count("\n", 0, lone) + 1))
         return csv.QUOTE_NONE
+    line, cells, width = short
     raise InputError(f"{path.name}: its quotes fit neither way a TSV is read: as quoting (a cell in quotes may hold "
                      "a tab or a line break) its rows do not write back as the file; as literal text "
-                     + (f"line {short} has {len(literal[short - 1])} cells where the header has {width}" if literal else
+                     + (f"line {line} has {cells} cells where the header has {width}" if line else
                         "a cell holds a line break") + ". Export it "
                      "again with quotes doubled inside quoted cells (pandas' to_csv(sep='\\t') does), or as JSON Lines "
                      "or Parquet.")
+
+
+def _writes_back(text: str) -> bool:
+    """Whether ``text``'s rows, read with quoting and written back the way pandas and csv write a
+    TSV, give ``text`` again (compared row by row as they are read)."""
+    import io
+
+    out, at = io.StringIO(newline=""), 0
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    try:
+        for row in csv.reader(io.StringIO(text, newline=""), delimiter="\t"):
+            writer.writerow(row)
+            piece = out.getvalue()
+            chunk = text[at:at + len(piece)]
+            # the last row may end the file without its line break
+            if chunk != piece and not (chunk == piece[:-1] and at + len(chunk) == len(text)):
+                return False
+            at += len(chunk)
+            out.seek(0)
+            out.truncate()
+    except csv.Error:
+        return False
+    return not text[at:].strip("\n")
+
+
+def _first_short_line(text: str):
+    """(line, cells, the header's cells) of the first line read literally (quotes as text) whose cell
+    count is not the header's, (0, 0, 0) when a reader cannot read it so, or None when every line fits."""
+    import io
+
+    try:
+        rows = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+        width = len(next(rows, []))
+        for number, row in enumerate(rows, 2):
+            if row and len(row) != width:
+                return number, len(row), width
+    except csv.Error:   # a line break in a cell read without quoting
+        return 0, 0, 0
+    return None
 
 
 def _bad_json_line(path: Path) -> str:

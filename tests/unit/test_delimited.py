@@ -64,6 +64,12 @@ def test_sixty_pairs_with_multi_line_cells_are_sixty_rows(tmp_path):
     assert read_file(tmp_path / "pairs.tsv").equals(frame)
 
 
+def test_a_quoted_tsv_without_a_final_line_break_reads(tmp_path):
+    frame = pd.DataFrame({"text": ["two\nlines", 'a "quote"'], "label": ["yes", "no"]})
+    (tmp_path / "t.tsv").write_text(frame.to_csv(sep="\t", index=False).rstrip("\n"))
+    assert read_file(tmp_path / "t.tsv").equals(frame)
+
+
 def test_a_tsv_whose_quotes_are_text_still_reads(tmp_path):
     (tmp_path / "glue.tsv").write_text('premise\thypothesis\tlabel\n"Hello there\tok\tx\nA "quote" mid\t"b\ty\n')
     assert read_file(tmp_path / "glue.tsv").values.tolist() == [['"Hello there', "ok", "x"], ['A "quote" mid', '"b', "y"]]
