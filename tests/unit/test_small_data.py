@@ -122,3 +122,16 @@ def test_the_evaluations_progress_names_each_stage_and_only_moves_forward(tmp_pa
     fits = [m for _, m in seen if "fits" in m or "fit " in m]
     assert fits and all(m.startswith(("the families on Φ: ", "the partial input: ", "coarse action: ")) for m in fits), fits
     assert any(m.startswith("the partial input: ") for m in fits)
+
+
+def test_a_stage_of_the_bar_names_whose_work_it_is():
+    from core.base.progress import span
+
+    seen = []
+    stage = span(lambda f, m: seen.append((f, m)), 0.5, 1.0, "the split's certificate")
+    stage(0.0, "z-statistics")
+    stage(1.0, "certificate done")
+    stage(0.5)
+    assert seen == [(0.5, "the split's certificate: z-statistics"), (1.0, "the split's certificate: certificate done"),
+                    (0.75, "the split's certificate")]
+    assert span(None, 0, 1, "x") is None
