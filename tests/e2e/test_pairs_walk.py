@@ -42,8 +42,9 @@ def test_load_read_a_pair_move_tau_and_export_in_its_shape(walk):
         if box.get_attribute("aria-expanded") == "true" and box.get_attribute("aria-activedescendant"):
             box.press("Enter")
         wait_idle(page)
-    page.wait_for_selector("text=Chosen")
-    page.wait_for_selector("text=Rejected")
+    # the detail's headings, written as such (the tables above have "chosen" and "rejected" columns too)
+    page.get_by_text("Chosen", exact=True).first.wait_for()
+    page.get_by_text("Rejected", exact=True).first.wait_for()
     pair = int(box.input_value())
     chosen_turn = json.loads(path.read_text(encoding="utf-8").splitlines()[pair])["chosen"].rsplit("Assistant:", 1)[1]
     shown = page.locator('[data-testid="stText"]').all_inner_texts()
