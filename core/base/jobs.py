@@ -26,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from .cores import usable_cores
+from .cores import computing, share
 from .errors import Cancelled, InputError
 from .job_backends import LocalBackend
 from .progress import Remaining
@@ -55,11 +55,10 @@ class JobContext:
     @property
     def cores(self) -> int:
         """Threads this job may use now: the machine's cores shared among the jobs computing at
-        this moment (a job alone gets every core). Read it when the work starts; on a Dask
-        backend the heavy step runs on a worker, which takes as many of its own."""
-        runner = self._job.runner
-        computing = len([j for j in runner.running() if j.status == "running"]) if runner is not None else 1
-        return max(usable_cores() // max(computing, 1), 1)
+        this moment (`core.base.cores.share`; a job alone gets every core). Work of many steps
+        takes `core.base.cores.SHARE` instead, read again before each step; on a Dask backend the
+        heavy step runs on a worker, which takes as many of its own."""
+        return share()
 
     def emit(self, record) -> None:
         """Publish an intermediate record (e.g. one AFLite phase) for the app to draw."""
@@ -138,11 +137,10 @@ class Job:
     """
 
     def __init__(self, fn: Callable[[JobContext], Any], *, name: str = "", key=None,
-                 slots: Optional[threading.Semaphore] = None, backend=None, runner: Optional["JobRunner"] = None):
+                 slots: Optional[threading.Semaphore] = None, backend=None):
         self.spec = None if key is None else _typed(key)   # what it computes (a job run on its own has none)
         key = None if key is None else str(key)
         self.fn, self.name, self.key, self._slots, self.backend = fn, name, key, slots, backend
-        self.runner = runner   # for `JobContext.cores`: how many jobs share the machine
         self.status = "pending"
         self.fraction, self.message = 0.0, ""
         self._remaining = Remaining()   # the time left as shown: it never rises
@@ -187,7 +185,8 @@ class Job:
         with self._lock:
             self.message = ""
         try:
-            result = self.fn(ctx)
+            with computing():
+                result = self.fn(ctx)
         except Cancelled as exc:
             self.error, self.status = exc, "cancelled"
         except BaseException as exc:  # reported to the app, which shows it and keeps going
@@ -265,7 +264,7 @@ class JobRunner:
             job = self._jobs.get(key)
             if job is not None and not job.done:
                 return job
-            job = Job(fn, name=name or spec.kind.title, key=spec, slots=self._slots, backend=self.backend, runner=self)
+            job = Job(fn, name=name or spec.kind.title, key=spec, slots=self._slots, backend=self.backend)
             self._jobs.pop(key, None)
             self._jobs[key] = job
             finished = [k for k, j in self._jobs.items() if j.done]   # oldest first

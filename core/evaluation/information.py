@@ -25,6 +25,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ..base.cores import one_blas_thread
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report, span
 from ..data.labels import encode_labels
@@ -104,19 +105,20 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
     p_model, p_prior, fold_of = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
     correct = np.zeros(n, dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=int(random_state))
-    for k, (train, test) in enumerate(splitter.split(np.zeros(n), codes)):
-        check_cancel(cancel)
-        report(progress, k / folds, f"PVI: fold {k + 1} of {folds}")
-        if max_train is not None and len(train) > int(max_train):
-            train = np.sort(np.random.default_rng([int(random_state), k]).choice(train, int(max_train), replace=False))
-        model = make_model(family, int(random_state), n_train=len(train), d=X.shape[1]).fit(X[train], codes[train])
-        proba = np.zeros((len(test), len(names)))
-        proba[:, model.classes_] = model.predict_proba(X[test])
-        p_model[test] = proba[np.arange(len(test)), codes[test]]
-        correct[test] = proba.argmax(axis=1) == codes[test]
-        prior = np.bincount(codes[train], minlength=len(names)) / len(train)
-        p_prior[test] = prior[codes[test]]
-        fold_of[test] = k
+    with one_blas_thread():   # the same PVI on any machine, busy or not (`core.base.cores`)
+        for k, (train, test) in enumerate(splitter.split(np.zeros(n), codes)):
+            check_cancel(cancel)
+            report(progress, k / folds, f"PVI: fold {k + 1} of {folds}")
+            if max_train is not None and len(train) > int(max_train):
+                train = np.sort(np.random.default_rng([int(random_state), k]).choice(train, int(max_train), replace=False))
+            model = make_model(family, int(random_state), n_train=len(train), d=X.shape[1]).fit(X[train], codes[train])
+            proba = np.zeros((len(test), len(names)))
+            proba[:, model.classes_] = model.predict_proba(X[test])
+            p_model[test] = proba[np.arange(len(test)), codes[test]]
+            correct[test] = proba.argmax(axis=1) == codes[test]
+            prior = np.bincount(codes[train], minlength=len(names)) / len(train)
+            p_prior[test] = prior[codes[test]]
+            fold_of[test] = k
     p_model, p_prior = np.maximum(p_model, FLOOR), np.maximum(p_prior, FLOOR)
     score = np.log2(p_model) - np.log2(p_prior)
     table = pd.DataFrame({"id": np.arange(n).astype(str) if ids is None else np.asarray(ids).astype(str),

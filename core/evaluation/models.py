@@ -150,13 +150,14 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
              on_done: Optional[Callable[[int, Fit], None]] = None, cancel=None) -> list:
     """``fit_predict`` for each of ``fits``, in order: ``[(predictions or None, note), ...]``.
 
-    Fits made before (``memo``) are not made again; the rest run on ``n_jobs`` threads (the
+    Fits made before (``memo``) are not made again; the rest run on ``n_jobs`` threads
+    (`core.base.cores.SHARE`: the job's share of the cores, read again before each fit) (the
     solvers scikit-learn calls release the GIL: 1.6× on 2 cores). The results do not depend on
     ``n_jobs`` or on the memo. ``device``: where the families with a device version train
     (`trains_on_device`; one such fit at a time, beside the CPU's threads). ``on_done(i, fit)`` is
     called as each finishes; ``cancel`` is checked before each fit starts (a fit under way runs
     to its end). ``memo``: a `FitMemo`, None for none; by default the process's (`FITS`)."""
-    from ..base.cores import one_blas_thread
+    from ..base.cores import SHARE, one_blas_thread, threads_now, usable_cores
     from ..base.progress import check_cancel
 
     memo = FITS if memo is _PROCESS else memo
@@ -195,7 +196,8 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
 
     # One BLAS thread per fit, whatever n_jobs: n_jobs fits each on every core's BLAS threads
     # oversubscribe the cores, and BLAS's sums depend on its thread count (a fit's result must not).
-    if n_jobs <= 1 or len(todo) <= 1:
+    most = usable_cores() if n_jobs is SHARE else threads_now(n_jobs)
+    if most <= 1 or len(todo) <= 1:
         with one_blas_thread():
             for i in todo:
                 finish(i, one(i))
@@ -203,10 +205,15 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
     # the slowest first (the kernel SVM and the MLP, the largest sets), so no thread is left
     # with one long fit at the end while the others idle
     todo.sort(key=lambda i: (-family(fits[i].family).slow, -len(fits[i].train)))
-    with one_blas_thread(), ThreadPoolExecutor(max_workers=min(n_jobs, len(todo)), thread_name_prefix="fit") as pool:
-        running = {pool.submit(one, i): i for i in todo}
+    with one_blas_thread(), ThreadPoolExecutor(max_workers=min(most, len(todo)), thread_name_prefix="fit") as pool:
+        running: dict = {}
         try:
-            while running:
+            while todo or running:
+                # as many fits at once as the job's threads allow now (`SHARE`: its share of the
+                # cores, which grows when a job beside it ends)
+                while todo and len(running) < threads_now(n_jobs):
+                    i = todo.pop(0)
+                    running[pool.submit(one, i)] = i
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in done:
                     finish(running.pop(fut), fut.result())

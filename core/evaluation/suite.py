@@ -176,8 +176,9 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     options : EvaluationOptions
     context : dict
         Recorded as is (run key, τ, n, dataset name ...).
-    n_jobs : int or None
-        Model fits at once (threads); None: every core of this machine. The result does not
+    n_jobs : int, `core.base.cores.SHARE` or None
+        Model fits at once (threads); None: every core of this machine; SHARE: the job's share of
+        them, read again before each fit (a job in the dashboard). The result does not
         depend on it. Fits another evaluation of the same data made already are reused
         (`core.evaluation.models.FITS`).
     device : str or None
@@ -190,11 +191,11 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     -------
     Evaluation
     """
-    from ..base.cores import usable_cores
+    from ..base.cores import SHARE, usable_cores
 
     t0 = time.perf_counter()
     opts = (options or EvaluationOptions()).check()
-    n_jobs = usable_cores() if n_jobs is None else max(int(n_jobs), 1)
+    n_jobs = usable_cores() if n_jobs is None else n_jobs if n_jobs is SHARE else max(int(n_jobs), 1)
     seed = int(opts.seed)
     X = np.asarray(representation.X, dtype=np.float32)
     ids = np.asarray(representation.ids).astype(str)

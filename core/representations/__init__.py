@@ -82,6 +82,7 @@ import pandas as pd
 
 from ..data.dataset import Dataset
 from ..base import paths
+from ..base.cores import one_blas_thread
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report
 from .common import CACHE_VERSION, build_embedding, check_finite, fitted_store, json_default, stores
@@ -312,8 +313,11 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
     info: dict = {}
     report(progress, 0.0, f"building {kind}")
     builder = _BUILDERS[kind]
-    X, excluded = builder(dataset, opts, messages=messages, info=info, progress=progress, cancel=cancel,
-                          cache_dir=cache_dir)
+    # BLAS on one thread: its sums depend on its thread count, so Φ would differ with the machine's
+    # cores and with whether another job holds BLAS at one thread (`core.base.cores`)
+    with one_blas_thread():
+        X, excluded = builder(dataset, opts, messages=messages, info=info, progress=progress, cancel=cancel,
+                              cache_dir=cache_dir)
     if not (isinstance(X, np.memmap) and X.dtype == np.float32 and X.flags.c_contiguous):
         X = np.ascontiguousarray(X, dtype=np.float32)   # a float32 memory map stays one (no copy)
     fitted = info.pop(FITTED, None)

@@ -14,7 +14,7 @@ from ..base.progress import check_cancel, report
 
 
 # Bump when a representation's computation changes, so old cache entries are not reused.
-CACHE_VERSION = 1
+CACHE_VERSION = 2   # 2: built with BLAS on one thread (the same Φ on any machine)
 
 
 def stores(folder) -> tuple:

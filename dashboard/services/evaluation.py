@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from core import models
+from core.base.cores import SHARE
 from core.base.jobs import JobKey
 from core.base.settings import settings
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
@@ -58,7 +59,7 @@ def start(tab, run, **knobs):
 
         try:
             ev = ctx.offload(evaluate, ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
-                             context=context, n_jobs=ctx.cores, device=device)
+                             context=context, n_jobs=SHARE, device=device)
         except BaseException:
             if not srv.stopping.is_set():   # cancelled or failed: said by the job panel; a stop is "interrupted"
                 target.ended(key)

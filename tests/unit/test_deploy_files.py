@@ -492,3 +492,16 @@ def test_the_hosting_docs_document_every_setting_and_role():
             code_vars |= set(re.findall(r"ARTIFACT_LENS_[A-Z_]+", path.read_text()))
     for name in code_vars:
         assert f"`{name}`" in section, f"{name} is read by the code but not in docs/hosting.md's settings"
+
+
+def test_the_hosting_docs_promise_the_stop_time_the_settings_hold(monkeypatch):
+    """The docs' "Stopping" paragraph names the backstop the code arms (issue 53, item 14: it promised
+    5 s while the timer's default was 8 s), and no shorter bound."""
+    from core.base.settings import settings
+
+    monkeypatch.delenv("ARTIFACT_LENS_STOP_DEADLINE", raising=False)
+    default = settings().stop_deadline
+    text = (ROOT / "docs" / "hosting.md").read_text()
+    stopping = text[text.index("- **Stopping**"):text.index("- **The database**")]
+    assert f"`ARTIFACT_LENS_STOP_DEADLINE`\n  ({default:g} s by default)" in stopping
+    assert not re.search(r"within \d+(\.\d+)? s", stopping), "a bound other than the deadline"

@@ -128,6 +128,54 @@ def test_a_job_alone_gets_every_core_and_jobs_at_once_share_them():
     assert seen["shared"] == max(usable_cores() // 2, 1)
 
 
+def test_a_job_on_its_share_takes_the_cores_a_job_beside_it_gives_back(monkeypatch):
+    """Issue 53, item 13: an evaluation that started beside a certificate ran on one thread to its
+    end, long after the certificate had finished (57 s beside it, against 40 s alone). On `SHARE`
+    it reads its share again before each fit."""
+    import core.base.cores as cores
+    from scale import patience
+
+    monkeypatch.setattr(cores, "usable_cores", lambda: 2)
+    X, y = _data(0)
+    lock, now, most = threading.Lock(), [0], []
+    first_started, other_ended = threading.Event(), threading.Event()
+    pairs = threading.Barrier(2, timeout=patience(60))   # the fits after the first meet two at a time
+
+    def fake_fit(family, Xtr, ytr, Xte, seed, params, device=None):
+        with lock:
+            now[0] += 1
+            most.append(now[0])
+        try:
+            if seed == 0:
+                first_started.set()
+                assert other_ended.wait(patience(60))
+            else:
+                pairs.wait()   # BrokenBarrierError when the fits run one at a time
+            return np.zeros(len(Xte)), ""
+        finally:
+            with lock:
+                now[0] -= 1
+
+    monkeypatch.setattr(models, "fit_predict", fake_fit)
+    fits = [Fit("logistic", np.arange(60), np.arange(60, 90), random_state=i) for i in range(5)]
+    result = {}
+    other = cores.computing()
+    other.__enter__()   # a job beside this one: each gets one of the two cores
+
+    def job():
+        with cores.computing():
+            result["out"] = fit_many(X, y, fits, n_jobs=cores.SHARE, memo=None)
+
+    thread = threading.Thread(target=job)
+    thread.start()
+    assert first_started.wait(patience(60))
+    assert cores.share() == 1 and most == [1]   # one fit at a time while the other job computes
+    other.__exit__(None, None, None)
+    other_ended.set()
+    thread.join(patience(120))
+    assert len(result["out"]) == 5 and max(most) == 2
+
+
 @pytest.mark.parametrize("n_jobs", [1, 3])
 def test_cancelling_stops_the_fits_not_yet_started(n_jobs):
     from core.base.errors import Cancelled
