@@ -84,6 +84,7 @@ from ..data.dataset import Dataset
 from ..base import paths
 from ..base.cores import one_blas_thread
 from ..base.errors import InputError
+from ..base.keyed_locks import KeyedLocks
 from ..base.progress import check_cancel, report
 from .common import CACHE_VERSION, build_embedding, check_finite, fitted_store, json_default, stores
 from .fitted import FITTED, FittedTfidfSvd
@@ -301,13 +302,24 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
     check_cancel(cancel)
 
     use_cache = cache_dir is not False and kind != "file"
-    if use_cache:
-        cache = _cache(cache_dir if cache_dir is not None else paths.cache_dir(), dataset.fingerprint, canon)
+    if not use_cache:
+        return _build(dataset, kind, opts, canon, None, cache_dir, progress, cancel)
+    cache = _cache(cache_dir if cache_dir is not None else paths.cache_dir(), dataset.fingerprint, canon)
+    # one build of a Φ at a time in this process: a second job asking for it waits, then reads it
+    with _BUILDING.hold(str(cache[0][0].path(cache[1])), cancel):
         hit = _load_cached(cache, dataset, canon)
         if hit is not None:
             report(progress, 1.0, "loaded from cache")
             return hit
+        return _build(dataset, kind, opts, canon, cache, cache_dir, progress, cancel)
 
+
+#: the Φs being built in this process, by cache file (`represent`)
+_BUILDING = KeyedLocks()
+
+
+def _build(dataset: Dataset, kind: str, opts: dict, canon: str, cache, cache_dir, progress, cancel) -> Representation:
+    """Build Φ and, with a ``cache`` (`_cache`), store it there."""
     start = time.perf_counter()
     messages: list = []
     info: dict = {}
@@ -329,7 +341,7 @@ def represent(dataset: Dataset, spec: str, *, cache_dir=None, progress=None, can
                 n=int(X.shape[0]), seconds=round(time.perf_counter() - start, 4), messages=messages, cached=False)
     rep = Representation(X=X, ids=ids, excluded_ids=np.asarray(list(excluded), dtype=object), spec=canon, info=info,
                          fitted=fitted)
-    if use_cache:
+    if cache is not None:
         check_cancel(cancel)
         try:
             _store(cache, rep, dataset)
