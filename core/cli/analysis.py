@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from ..base.escaping import terminal_text
-from ..representations.spec import PAIR_INPUTS, default_spec
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
                              quality_knobs, representation_for, with_ids, write_table)
 
@@ -218,32 +217,20 @@ def cmd_cartography(args) -> int:
 def cmd_pvi(args) -> int:
     """Issue 34: pointwise V-usable information (Ethayarajh et al. 2022) of every example on Φ, and
     on a partial input with --partial: how many bits about the label the artifact alone carries."""
-    from ..evaluation.information import dataset_pvi
     from ..exports.card import NO_INFORMATION
+    from ..usecases.information import pvi_table, usable_information
 
     declare_csv(args, out=args.out)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
-    found = {}
-    inputs = [("full", args.representation or default_spec(ds)), ("partial", args.partial)]
-    if ds.pairs is not None and args.representation is None:
-        inputs = [*PAIR_INPUTS.items(), ("partial", args.partial)]
-    for name, spec in inputs:
-        if spec is None:
-            continue
-        bar = progress_bar(f"PVI ({name} input)", args.quiet)
-        try:
-            found[name] = dataset_pvi(ds, spec, family=args.family, folds=args.folds, random_state=args.seed,
-                                      cache_dir=args.cache_dir, progress=bar)
-        finally:
-            if bar:
-                bar.close()
-    table = found["full"].table.drop(columns=["fold", "correct"])
-    if ds.pairs is not None:   # a pair's label is its side in a drawn order: the pair is keyed by its id
-        table = table.drop(columns=["label"])
-    for name in [n for n in found if n != "full"]:
-        part = found[name].table.set_index("id")
-        table = table.join(part[["pvi", "p_model"]].add_suffix(f"_{name}"), on="id")
+    bar = progress_bar("PVI", args.quiet)
+    try:
+        found = usable_information(ds, args.representation, args.partial, family=args.family, folds=args.folds,
+                                   seed=args.seed, cache_dir=args.cache_dir, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    table = pvi_table(found, ds)
     if args.out:
         write_table(table, args.outputs.path_for("--out"))
         args.outputs.commit()

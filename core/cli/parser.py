@@ -271,20 +271,24 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Score every example by PVI(x → y) = −log₂ g[∅](y) + log₂ g′[x](y) (Ethayarajh et al. "
                                    "2022): g′ a model of the family trained on the representation, g[∅] the label prior, "
                                    "both cross-fitted over --folds so every example is scored out of sample. The mean is "
-                                   "the dataset's V-information. With --partial (e.g. tfidf-svd:fields=hypothesis), also "
-                                   "the bits the partial input alone carries: the artifact's.")
+                                   "the dataset's V-information. Beside Φ, the bits a partial input alone carries (the "
+                                   "artifact's): by default the last text field (the hypothesis), for preference pairs "
+                                   "the responses without the prompt and their style alone; --partial names another "
+                                   "or none. The Predictability page measures the same inputs.")
     add_dataset_args(p)
     p.add_argument("--representation", "-r", default=None,
                    help="representation spec (default: tfidf-svd over all text fields; for preference pairs "
-                        "pair-diff:prompt=1, beside the response-only pair-diff and the style-only pair-style)")
-    p.add_argument("--partial", help="a partial-input representation spec, e.g. tfidf-svd:fields=hypothesis")
+                        "pair-diff, the responses' difference)")
+    p.add_argument("--partial", help="the partial input's representation spec, e.g. tfidf-svd:fields=premise, or "
+                   "none (default: the last text field; for preference pairs pair-diff and pair-style, each "
+                   "unless it is Φ)")
     p.add_argument("--family", choices=models.probabilistic(), default="logistic",
                    help="model family, one that gives probabilities (default logistic)")
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
-    p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior (and pvi_partial, p_model_partial); for "
-                   "preference pairs one row per pair: id, pvi, pvi_response_only, pvi_style_only (and "
-                   "p_model of each); without it, only the summary is printed")
+    p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior, and pvi_partial, p_model_partial; for "
+                   "preference pairs one row per pair: id, pvi, then pvi_ and p_model_ of response_only and "
+                   "style_only; without it, only the summary is printed")
     p.set_defaults(func=cmd_pvi)
 
     p = sub.add_parser("transfer", help="do a training split's artifacts give the labels away on an evaluation split?",

@@ -1,6 +1,6 @@
 """V-usable information of the current dataset (issue 34): each example's PVI on the current Φ
-and, for a dataset of pairs, on the partial input (the last text field), computed once per
-dataset and Φ as a shared job (`dashboard.services.cached_jobs`: kept across restarts, and every member
+and on the dataset's partial inputs (`core.usecases.information`: the hypothesis; for preference
+pairs their responses and style), computed once per dataset and Φ as a shared job (`dashboard.services.cached_jobs`: kept across restarts, and every member
 who asks reads the same result)."""
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from typing import Optional
 
 import pandas as pd
 
-from core.evaluation import default_partial_spec
-from core.evaluation.information import dataset_pvi
+from core.usecases.information import usable_information
 from dashboard.services import cached_jobs, current, team
 
-__all__ = ["start", "result", "job", "ended", "columns"]
+__all__ = ["start", "result", "job", "ended", "partials", "columns"]
 
 
 def _key(tab) -> tuple:
@@ -21,28 +20,16 @@ def _key(tab) -> tuple:
 
 
 def start(tab) -> None:
-    """Start (or join) the PVI of the current dataset and Φ; curators and owners."""
+    """Start (or join) the PVI of the current dataset on Φ and its partial inputs
+    (`core.usecases.information`: what ``artifact-lens pvi`` measures); curators and owners."""
     team.require(tab, "run filters")
     ds, spec = current.dataset(tab), tab.session.spec
-    partial = default_partial_spec(ds)
-
-    def compute(ctx):
-        # each input its own share of the bar and its name in the step ("done" said once, at the end)
-        cut = 0.5 if partial else 1.0
-        full = ctx.offload(dataset_pvi, ds, spec, progress=_stage(ctx.progress, 0.0, cut, "of Φ"))
-        return {"full": full, "partial": ctx.offload(dataset_pvi, ds, partial, progress=_stage(
-            ctx.progress, cut, 1.0, "of the partial input")) if partial else None}
-
-    cached_jobs.start(tab, cached_jobs.PVI, _key(tab), compute)
-
-
-def _stage(progress, lo: float, hi: float, what: str):
-    """``progress`` for one input's PVI: its 0..1 as ``lo..hi``, its steps named ("PVI of Φ: fold 2 of 5")."""
-    return lambda f, m="": progress(lo + (hi - lo) * f, m.replace("PVI", f"PVI {what}", 1))
+    cached_jobs.start(tab, cached_jobs.PVI, _key(tab), lambda ctx: ctx.offload(usable_information, ds, spec))
 
 
 def result(tab) -> Optional[dict]:
-    """``{"full": UsableInformation, "partial": UsableInformation or None}``, or None before it is computed."""
+    """``{"full": UsableInformation, <partial input's name>: UsableInformation, ...}``, or None before
+    it is computed (a result stored before issue 54 may hold ``"partial": None``)."""
     return cached_jobs.result(tab, cached_jobs.PVI, _key(tab))
 
 
@@ -53,16 +40,21 @@ def job(tab):
 ended = cached_jobs.ended
 
 
+def partials(found: dict) -> dict:
+    """The partial inputs' PVI of a `result`, by name."""
+    return {name: got for name, got in found.items() if name != "full" and got is not None}
+
+
 def columns(tab) -> Optional[pd.DataFrame]:
-    """``pvi`` (and ``pvi_partial``) by example id, when computed: the Examples page's columns."""
+    """``pvi`` (and ``pvi_<partial input>``) by example id, when computed: the Examples page's columns."""
     found = result(tab)
     if found is None:
         return None
 
     def build():
         out = found["full"].table.set_index("id")[["pvi"]]
-        if found["partial"] is not None:
-            out = out.join(found["partial"].table.set_index("id")[["pvi"]].rename(columns={"pvi": "pvi_partial"}))
+        for name, got in partials(found).items():
+            out = out.join(got.table.set_index("id")[["pvi"]].rename(columns={"pvi": f"pvi_{name}"}))
         return out
 
     # read on every slider move of the Examples and Dynamics pages: joined once per dataset and Φ

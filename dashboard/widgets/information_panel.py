@@ -1,6 +1,6 @@
 """The Predictability page's V-usable information section: each example's PVI (bits of its label
 the representation gives, cross-fitted), per label and against AFLite's p̃, and on the partial
-input for a dataset of pairs; a button starts the computation (curators and owners)."""
+inputs (`core.usecases.information`); a button starts the computation (curators and owners)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -20,11 +20,35 @@ def _more_bits_in_part(full: dict, part: dict) -> str:
     """Why the partial input can carry more bits than Φ, said only as far as the specs show it."""
     extra = information.extra_fields(full.get("representation", ""), part.get("representation", ""))
     if extra:
-        return (f" The partial input carries more bits than Φ: Φ also reads {', '.join(extra)}, which "
+        return (f" A partial input carries more bits than Φ: Φ also reads {', '.join(extra)}, which "
                 "dilutes the partial input's cues, so a model on Φ learns less of them from the same data.")
-    return (" The partial input carries more bits than Φ: a model on the partial input's representation learns "
+    return (" A partial input carries more bits than Φ: a model on the partial input's representation learns "
             "its cues from the same data better than a model on Φ does (V-information is what a model family "
             "can use, not all the input holds).")
+
+def _named(name: str) -> str:
+    """A partial input as a person reads it: "the partial input", "the style only input"."""
+    return "the partial input" if name == "partial" else f"the {name.replace('_', ' ')} input"
+
+
+def _caption(full: dict, parts: dict) -> str:
+    """What Φ and each partial input are, why a part can carry more bits, and what bits below 0 mean."""
+    text = ("± is a 95 % interval (1.96 standard errors of the mean PVI). Φ is "
+            f"{plain(full.get('representation', 'the run’s representation'))}")
+    for name, part in parts.items():
+        text += (f"; {_named(name)} is {plain(part.get('representation', ''))}")
+    if parts:
+        text += (", what a model reads when it sees only part of each example (for NLI, the hypothesis; for "
+                 "preference pairs, the responses without the prompt, or their style alone)")
+    text += "."
+    richer = [part for part in parts.values() if part["v_information"] > full["v_information"]]
+    if richer:
+        text += _more_bits_in_part(full, richer[0])
+    if min(s["v_information"] for s in (full, *parts.values())) < 0:
+        text += (" Below 0 bits, a model does worse out of sample than guessing from the label shares: it "
+                 "learned noise, so read it as no usable information.")
+    return text
+
 
 def _offer(tab) -> None:
     if team.member(tab).can("run filters"):
@@ -36,8 +60,8 @@ def _offer(tab) -> None:
             except InputError as exc:
                 st.error(plain(exc))
         c2.caption("Pointwise V-information (Ethayarajh et al. 2022): how many bits about its label each example's "
-                   "representation carries, cross-fitted over 5 folds; for pairs also the partial input alone, the "
-                   "artifact's bits. A background job, once per dataset and Φ.")
+                   "representation carries, cross-fitted over 5 folds; beside it the partial inputs alone (the "
+                   "hypothesis; for preference pairs the responses and their style), the artifact's bits. A background job, once per dataset and Φ.")
     else:
         st.caption("Nobody has computed the V-usable information of this dataset yet; curators and owners can.")
 
@@ -51,30 +75,19 @@ def information_section(tab, frame, classes) -> None:
         if job is None or job.done:
             _offer(tab)
         return
-    full, partial = found["full"], found["partial"]
+    full, parts = found["full"], information.partials(found)
     ci = lambda summary: f"{summary['v_information']:.3f} ± {1.96 * summary['stderr']:.3f} bits"   # noqa: E731
     metric_row({"V-information of Φ": ci(full.summary),
-                **({"V-information of the partial input": ci(partial.summary)} if partial else {})})
-    if partial is not None:
-        metric_row({"Partial-input accuracy": f"{partial.summary['accuracy']:.3f}",
-                    "Majority-class accuracy": f"{partial.summary['majority']:.3f}"})
-    st.caption("± is a 95 % interval (1.96 standard errors of the mean PVI). Φ is "
-               f"{plain(full.summary.get('representation', 'the run’s representation'))}"
-               + (f"; the partial input is {plain(partial.summary.get('representation', ''))}, what a model reads "
-                  "when it sees only part of each example (for NLI, the hypothesis; for preference pairs, the responses "
-                  "without the prompt, or their style alone)" if partial is not None else "")
-               + "." + (_more_bits_in_part(full.summary, partial.summary)
-                        if partial is not None and partial.summary["v_information"] > full.summary["v_information"]
-                        else "")
-               + (" Below 0 bits, a model does worse out of sample than guessing from the label shares: it "
-                  "learned noise, so read it as no usable information." if min(
-                      s["v_information"] for s in (full.summary, *([partial.summary] if partial else []))) < 0
-                  else ""))
-    c1, c2 = st.columns(2)
-    c1.plotly_chart(pvi_histogram(full.table, title="PVI on Φ, per label", classes=classes), key="pvi_hist")
-    if partial is not None:
-        c2.plotly_chart(pvi_histogram(partial.table, title="PVI of the partial input, per label", classes=classes),
-                        key="pvi_hist_partial")
+                **{f"V-information of {_named(name)}": ci(got.summary) for name, got in parts.items()}})
+    for name, got in parts.items():
+        metric_row({f"Accuracy on {_named(name)}": f"{got.summary['accuracy']:.3f}",
+                    "Majority-class accuracy": f"{got.summary['majority']:.3f}"})
+    st.caption(_caption(full.summary, {name: got.summary for name, got in parts.items()}))
+    columns = st.columns(1 + len(parts))
+    columns[0].plotly_chart(pvi_histogram(full.table, title="PVI on Φ, per label", classes=classes), key="pvi_hist")
+    for column, (name, got) in zip(columns[1:], parts.items()):
+        column.plotly_chart(pvi_histogram(got.table, title=f"PVI of {_named(name)}, per label", classes=classes),
+                            key=f"pvi_hist_{name}")
     joined = frame[["id", "predictability"]].merge(full.table[["id", "label", "pvi"]], on="id")
     st.plotly_chart(pvi_vs_predictability(joined, classes=classes), key="pvi_scatter")
     st.dataframe(full.per_label(), hide_index=True, key="pvi_per_label")

@@ -25,7 +25,7 @@ SINGLE_CALL_COMMANDS = {
     "consistency": "core.zstats.consistency.consistency_filter", "evaluate": "core.evaluation.suite.evaluate",
     "project": "core.representations.projection.project", "prune": "core.results.stores.Results",
     "quality": "core.quality.quality_scores", "feedback": "core.quality.context.QualityContext",
-    "cartography": "core.dynamics.cartography.dataset_dynamics", "pvi": "core.evaluation.information.dataset_pvi",
+    "cartography": "core.dynamics.cartography.dataset_dynamics",
     "transfer": "core.dynamics.transfer.cue_transfer", "check": "core.certificate.gate.compare",
 }
 
@@ -38,7 +38,6 @@ SINGLE_CALL_ACTIONS = {
     "dashboard.services.evaluation.start": "core.evaluation.suite.evaluate",
     "dashboard.services.filters.consistency_start": "core.zstats.consistency.consistency_filter",
     "dashboard.services.filters.zfilter_start": "core.zstats.z_filter",
-    "dashboard.services.information.start": "core.evaluation.information.dataset_pvi",
     "dashboard.services.pipelines.open_team_run": "core.team.store.TeamStore.run_record",
     "dashboard.services.pipelines.restore_link": "core.team.store.TeamStore.run_record",
     "dashboard.services.pipelines.save_to_workspace": "core.team.store.TeamStore.save_run",
