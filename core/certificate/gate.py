@@ -27,6 +27,8 @@ own gate. Two certificates are compared only when they were made the same way
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 from functools import lru_cache
 from pathlib import Path
@@ -38,7 +40,7 @@ from ..base.settings import printable
 from .cues import cue_changes
 from ..zstats.statistics import bonferroni_threshold
 
-__all__ = ["read_rules", "check_rules", "compare", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
+__all__ = ["read_rules", "check_rules", "compare", "verdict", "Verdict", "mismatches", "RULE_KEYS", "COMPARED_SETTINGS", "FAMILY_ALPHA", "CUES"]
 
 #: the settings a certificate's values depend on: certificates that differ in one are not compared
 COMPARED_SETTINGS = ("representation", "partial", "family", "folds", "seed", "min_count", "alpha", "tau", "m", "epochs",
@@ -342,3 +344,27 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     return table
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What a `compare` table says, read one way by every front end (``check``'s exit status and
+    JSON, the Evaluate page, the evaluation report): the measures that fail (the cue table as
+    `CUES`) and those that only warn."""
+
+    failed: tuple
+    warned: tuple
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed
+
+    @property
+    def exit_status(self) -> int:
+        return int(bool(self.failed))
+
+
+def verdict(table: pd.DataFrame) -> Verdict:
+    """The `Verdict` of a `compare` table: its rows by ``status``."""
+    def named(status):
+        return tuple(table.loc[table["status"] == status, "measure"])
+
+    return Verdict(failed=named("fail"), warned=named("warn"))

@@ -10,7 +10,7 @@ from ..base.errors import InputError
 from ..base.escaping import md_code, md_text, terminal_text
 from ..base.settings import settings
 from ..base.words import counted
-from ..certificate.gate import FAMILY_ALPHA
+from ..certificate.gate import FAMILY_ALPHA, verdict
 from ..certificate.rows import cue_rows
 from .common import device_from, id_arg, load_from_args, print_messages, progress_bar, write_table
 
@@ -99,9 +99,8 @@ def check_result(table) -> dict:
     def number(v):
         return None if v is None or v != v else float(v)
 
-    cues = table.attrs.get("cues")
-    failed = bool((table["ok"] == False).any())   # noqa: E712
-    return {"passed": not failed, "exit_status": int(failed), "family_alpha": FAMILY_ALPHA, "z_line": table.attrs["z"],
+    cues, said = table.attrs.get("cues"), verdict(table)
+    return {"passed": said.passed, "exit_status": said.exit_status, "family_alpha": FAMILY_ALPHA, "z_line": table.attrs["z"],
             "measures": [{"measure": r.measure, "status": r.status, "before": number(r.before),
                           "after": number(r.after), "change": number(r.change), "threshold": number(r.allowed),
                           "why": r.why} for r in table.itertuples(index=False)],
@@ -172,7 +171,7 @@ def _check(args, target) -> int:
     baseline, candidate = read_certificate(args.baseline), read_certificate(args.candidate)
     rules = read_rules(args.rules) if args.rules else {}
     table = compare(baseline, candidate, rules)
-    broken = table[table["ok"] == False]   # noqa: E712  (None: not gated)
+    said = verdict(table)
     data = _candidate_data(args, candidate) if args.rows or args.review_run or args.label_studio else None
     rows = cue_rows(data, table.attrs.get("cues")) if data is not None else None
     if args.rows:
@@ -199,10 +198,10 @@ def _check(args, target) -> int:
                       f"{1000 * c.excess_after:.2f} per 1k; z {c.z:.1f})")
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
-    if len(broken):
-        print(f"check failed: {counted(len(broken), 'measure')} broke their rule: " + ", ".join(broken["measure"]),
+    if not said.passed:
+        print(f"check failed: {counted(len(said.failed), 'measure')} broke their rule: " + ", ".join(said.failed),
               file=sys.stderr)
-        return 1
+        return said.exit_status
     if not args.quiet:
         print(f"check passed: {counted(table['ok'].eq(True).sum(), 'gated measure')} within their rules.")
     return 0

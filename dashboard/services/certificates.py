@@ -8,7 +8,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.certificate.gate import compare, mismatches
+from core.certificate.gate import compare, mismatches, verdict
 from core.base.errors import InputError
 from core.base.progress import span
 from core.usecases.certificates import certify_dataset, certify_split
@@ -16,7 +16,7 @@ from core.usecases.review_queue import send_cue_rows
 from core.certificate.schema import certificate_bytes
 from dashboard.services import cached_jobs, current, team
 
-__all__ = ["start", "result", "job", "ended", "comparison", "files", "report_table", "send_rows"]
+__all__ = ["start", "result", "job", "ended", "comparison", "verdict_of", "files", "report_table", "send_rows"]
 
 
 def _key(tab, run, at: Optional[tuple] = None) -> tuple:
@@ -85,6 +85,11 @@ ended = cached_jobs.ended
 def comparison(found: dict) -> pd.DataFrame:
     """The gate's table (the dataset as the baseline, the split as the candidate; default rules)."""
     return compare(found["dataset"], found["split"])
+
+
+def verdict_of(table: pd.DataFrame):
+    """What the `comparison` says (`core.certificate.gate.verdict`: what ``check`` exits with)."""
+    return verdict(table)
 
 
 def files(found: dict) -> dict:

@@ -57,8 +57,8 @@ def certificate_section(tab, run) -> None:
     except InputError as exc:   # e.g. the split lost every example of a label
         st.warning(plain(exc))
         return
-    broken = table.loc[table["status"] == "fail", "measure"].tolist()
-    warned = table.loc[table["status"] == "warn", "measure"].tolist()
+    said = certificates.verdict_of(table)
+    broken, warned = said.failed, said.warned
     if broken:
         st.warning(plain("These artifact measures are worse in the split than in the whole dataset: "
                          + ", ".join(broken) + "."))
