@@ -168,7 +168,6 @@ def _phase_log(args, N: int, bar):
 
 
 def cmd_aflite(args) -> int:
-    import numpy as np
 
     from ..exports import writers as export
     from ..usecases.scoring import score_dataset
@@ -205,7 +204,7 @@ def cmd_aflite(args) -> int:
     scored = scored[["id", *([ds.label] if ds.pairs is None else []), "predictability", "removed_at", "retained",
                      "warmup"]
                     + (["possibly_mislabelled"] if joint is not None else [])]
-    extra = {"retained_ids": [str(i) for i in np.asarray(run.ids)[run.retained]],
+    extra = {"retained_ids": run.kept_ids().tolist(),
              "command": args.command_line}
     if quality_record:
         extra["quality"] = quality_record

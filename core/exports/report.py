@@ -161,9 +161,9 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
         parts.append("<h2>Synthetic circles (paper 000 §3, Fig. 2)</h2>" + _table_html(t["synthetic"])
                      + fig("synthetic_accuracy") + fig("synthetic_scatter"))
     if certificate is not None and len(certificate):
-        from ..certificate.gate import verdict
+        from ..certificate import gate
 
-        broken = verdict(certificate).failed
+        broken = gate.verdict(certificate).failed
         parts.append("<h2>Artifact certificate</h2><p>The split's artifact measures against the whole dataset's, "
                      "each with its uncertainty (artifact-lens certify and check): "
                      + (f"<b>worse beyond their uncertainty: {e(', '.join(broken))}</b>" if broken else

@@ -135,7 +135,7 @@ def run_input(path, dataset, *, tau=None, target_size=None) -> dict:
         tau_, n_ = run.trajectory.clamp(run.resolved.get("tau") if tau is None else tau,
                                         run.resolved.get("n") if target_size is None else target_size)
         res = run.result_for(tau_, n_)
-        return {"retained_ids": np.asarray(run.ids)[res["retained"]].astype(str), "history": run.history,
+        return {"retained_ids": run.kept_ids(res), "history": run.history,
                 "spec": run.representation, "run_key": run.key, "tau": float(tau_), "n": int(n_),
                 "n_phases": int(res["n_phases"]), "params": run.params}
     man = found

@@ -215,6 +215,13 @@ class Run:
         """``retained``, ``removed_at``, ``predictability`` and ``n_phases`` for τ' and n' (no refit)."""
         return self.trajectory.result_for(tau=tau, target_size=target_size)
 
+    def kept_ids(self, result: Optional[dict] = None) -> np.ndarray:
+        """The ids (text) the run keeps: at the τ/n of ``result`` (a `result_for`), else as fitted.
+        The one place a split's ids are read off a run (the export, its manifest, the certificate,
+        the evaluation of a run file)."""
+        mask = self.retained if result is None else result["retained"]
+        return np.asarray(self.ids)[np.asarray(mask, dtype=bool)].astype(str)
+
     def scores_at(self, phase: int) -> np.ndarray:
         """p̃ of every scored example in phase ``phase`` (NaN for examples no longer in S)."""
         return self.trajectory.scores_at(phase)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-import numpy as np
 import pandas as pd
 
 from ..exports import manifest as manifests
@@ -78,7 +77,7 @@ def export_split(dataset, run, *, which: str, fmt: str, include_arrays: bool, ta
         live, overrides = reviewed_result(run, live, standing)
         extra = {"review_overrides": overrides, **(extra or {})}
     frame = export_frame(dataset, run, live=live, which=which, include_arrays=include_arrays)
-    retained = np.asarray(run.ids)[np.asarray(live["retained"], dtype=bool)].astype(str)
+    retained = run.kept_ids(live)
     manifest = manifests.manifest_for(run, which=which, fmt=fmt, rows=len(frame), tau=float(tau_), target_size=int(n_),
                                       dataset=dataset, dataset_name=dataset_name, retained_ids=retained,
                                       include_arrays=include_arrays, extra=extra)

@@ -26,7 +26,7 @@ def _key(tab, run, at: Optional[tuple] = None) -> tuple:
 
 def _kept(tab, run) -> np.ndarray:
     """The ids of the run's split at the live τ/n."""
-    return np.asarray(run.ids)[np.asarray(current.live_result(tab, run)["retained"], dtype=bool)].astype(str)
+    return run.kept_ids(current.live_result(tab, run))
 
 
 def start(tab, run) -> None:

@@ -1,0 +1,35 @@
+"""What is computed in one place stays in one place (issue 54): a second copy of a rule is where a
+newcomer changes one and the other keeps the old one. Each test greps the product's code for a
+copy of something that has its one function."""
+import re
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _product_sources():
+    for folder in ("core", "dashboard", "pages"):
+        for path in (ROOT / folder).rglob("*.py"):
+            yield path, path.read_text(encoding="utf-8")
+    yield ROOT / "app.py", (ROOT / "app.py").read_text(encoding="utf-8")
+
+
+def _copies(pattern: str, home: str) -> list:
+    found = []
+    for path, text in _product_sources():
+        if path.relative_to(ROOT).as_posix() == home:
+            continue
+        found += [f"{path.relative_to(ROOT)}:{text[:m.start()].count(chr(10)) + 1}" for m in re.finditer(pattern, text)]
+    return found
+
+
+def test_a_runs_kept_ids_are_read_in_one_place(toy_run):
+    """`Run.kept_ids`: the export and its manifest, the certificate of a split and the evaluation of
+    a run file read a split's ids from it (four copies before)."""
+    assert not _copies(r"\.ids\)\[[^\]]*retained", "core/results/runs.py")
+    ds, run = toy_run
+    live = run.result_for(tau=run.trajectory.tau, target_size=int(run.retained.sum()) + 5)
+    assert list(run.kept_ids()) == [str(i) for i, keep in zip(run.ids, run.retained) if keep]
+    assert len(run.kept_ids(live)) == int(np.sum(live["retained"])) and run.kept_ids(live).dtype.kind == "U"
