@@ -228,7 +228,8 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     """One row per measure: ``measure``, ``before``, ``after``, ``change``, ``allowed`` (the rise in
     the worse direction the rule allows, or the bound), ``ok`` (None: not gated), ``status`` (pass,
     fail, warn, not gated) and ``why``; the last row is the cue-by-cue comparison (`CUES`), whose
-    cues are in ``attrs["cues"]``, and ``attrs["z"]`` is the family's line.
+    cues are in ``attrs["cues"]``, ``attrs["z"]`` is the family's line and ``attrs["verdict"]`` its
+    `verdict`.
     InputError when the two were made with different settings or labels (`mismatches`)."""
     from .registry import spec_of
 
@@ -341,6 +342,7 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "status", "why"])
     table.attrs["cues"] = changes
     table.attrs["z"], table.attrs["tests"] = z, tests
+    table.attrs["verdict"] = verdict(table)   # for readers that may not import the gate (the report)
     return table
 
 

@@ -13,7 +13,10 @@ from ..exports.safe_csv import write_csv
 def add_dataset_args(p: argparse.ArgumentParser) -> None:
     # SUPPRESS: a -q given before the command is not reset by the subcommand's default.
     p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars or notes")
-    p.add_argument("dataset", help="file (.csv/.tsv/.jsonl/.parquet), save_to_disk folder, Hub name, or demo:nli / demo:circles / demo:digits")
+    from ..data.file_tables import INPUT_FORMATS
+
+    p.add_argument("dataset", help=f"file ({'/'.join(INPUT_FORMATS)}, optionally .gz), save_to_disk folder, Hub "
+                   "name, or demo:nli / demo:circles / demo:digits")
     add_column_args(p)
 
 

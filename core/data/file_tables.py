@@ -8,7 +8,9 @@ import gzip
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 
@@ -16,13 +18,74 @@ from ..base import memory
 from ..base.errors import InputError
 from ..base.memory import size_text
 
-FILE_TYPES = {
-    ".csv": "CSV",
-    ".tsv": "TSV",
-    ".jsonl": "JSON Lines",
-    ".json": "JSON",
-    ".parquet": "Parquet",
-}
+@dataclass(frozen=True)
+class InputFormat:
+    """A kind of data file the tool reads, declared once in `INPUT_FORMATS`: the loader, the upload
+    widget's accepted types, the CLI's help, the export's data suffixes and the docs derive from it."""
+
+    suffix: str                                #: ".csv" (a ".gz" after it is read through gzip)
+    name: str                                  #: "CSV", as messages name it
+    read: Callable[[Path], pd.DataFrame]       #: the file's table (raises InputError or a reader's error)
+    text: bool = True                          #: text, so a NUL byte means a binary or damaged file
+    expansion: float = 2                       #: memory per byte on disk once read (a guard, not a budget)
+
+    def __post_init__(self):
+        if not re.fullmatch(r"\.[a-z0-9]+", self.suffix) or self.suffix == ".gz":
+            raise ValueError(f"an input format's suffix is a dot and lower-case letters, not {self.suffix!r}")
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    _duplicate_header(path, ",")
+    return _numbers_without_loss(pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str))
+
+
+def _read_tsv(path: Path) -> pd.DataFrame:
+    _duplicate_header(path, "\t")
+    return _numbers_without_loss(pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""],
+                                             quoting=_tsv_quoting(path), dtype=str))
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    where = _bad_json_line(path)
+    if where:
+        raise InputError(f"could not read {path} as JSON Lines: {where}. Fix that line (one JSON object "
+                         "per line, UTF-8) or export the file again.")
+    return pd.read_json(path, lines=True, dtype=False)
+
+
+def _read_json(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_json(path, dtype=False)
+    except ValueError:   # a .json file of JSON Lines
+        return pd.read_json(path, lines=True, dtype=False)
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    return pd.read_parquet(path)
+
+
+#: every input file format, by suffix: the one place to add one
+INPUT_FORMATS: dict = {}
+
+
+def register_input_format(fmt: InputFormat) -> InputFormat:
+    """Add ``fmt`` to `INPUT_FORMATS` (ValueError for a suffix already taken)."""
+    if fmt.suffix in INPUT_FORMATS:
+        raise ValueError(f"an input format for {fmt.suffix} is registered already")
+    INPUT_FORMATS[fmt.suffix] = fmt
+    return fmt
+
+
+for _fmt in (InputFormat(".csv", "CSV", _read_csv), InputFormat(".tsv", "TSV", _read_tsv),
+             InputFormat(".jsonl", "JSON Lines", _read_jsonl), InputFormat(".json", "JSON", _read_json),
+             InputFormat(".parquet", "Parquet", _read_parquet, text=False, expansion=5)):
+    register_input_format(_fmt)
+del _fmt
+
+
+def file_types() -> dict:
+    """Suffix → the format's name, for every registered input format."""
+    return {suffix: fmt.name for suffix, fmt in INPUT_FORMATS.items()}
 
 
 def _duplicate_header(path: Path, sep: str) -> None:
@@ -155,19 +218,14 @@ def file_type(path: Path) -> str:
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]
     ext = suffixes[-1] if suffixes else ""
-    if ext not in FILE_TYPES:
-        kinds = ", ".join(FILE_TYPES)
+    if ext not in INPUT_FORMATS:
+        kinds = ", ".join(INPUT_FORMATS)
         raise InputError(
             f"unknown file type '{ext or path.name}' for {path}: supported types are {kinds} "
             "(optionally .gz-compressed) and folders written by datasets' save_to_disk. "
             "Rename the file with the right extension or convert it."
         )
     return ext
-
-
-#: memory a file takes once read, per byte on disk (text cells become Python strings; Parquet
-#: is compressed); a guard against what would end in the kernel killing the process, not a budget
-_EXPANSION = {".csv": 2, ".tsv": 2, ".jsonl": 2, ".json": 2, ".parquet": 5}
 
 
 def _text_size(path: Path) -> int:
@@ -184,7 +242,7 @@ def _text_size(path: Path) -> int:
 def _check_text_bytes(path: Path, ext: str) -> None:
     """Text formats hold no NUL byte: a sparse file (its holes read as NULs) or a binary file
     named .csv would otherwise be parsed into one giant cell."""
-    if ext == ".parquet":
+    if not INPUT_FORMATS[ext].text:
         return
     if path.suffix.lower() != ".gz":
         with open(path, "rb") as fh:
@@ -194,7 +252,7 @@ def _check_text_bytes(path: Path, ext: str) -> None:
                 hole = path.stat().st_size
         if hole < path.stat().st_size:
             raise InputError(f"{path} is a sparse file (from byte {hole:,} on it has unwritten gaps, read as NUL "
-                             f"bytes), not {FILE_TYPES[ext]} text; export the dataset again.")
+                             f"bytes), not {INPUT_FORMATS[ext].name} text; export the dataset again.")
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     try:
         with opener(path, "rb") as fh:
@@ -203,7 +261,7 @@ def _check_text_bytes(path: Path, ext: str) -> None:
         return   # the reader names a damaged file
     at = sample.find(b"\0")
     if at >= 0:
-        raise InputError(f"{path} holds NUL bytes (at byte {at:,}), so it is not {FILE_TYPES[ext]} "
+        raise InputError(f"{path} holds NUL bytes (at byte {at:,}), so it is not {INPUT_FORMATS[ext].name} "
                          "text: it may be binary or damaged; export the dataset again.")
 
 
@@ -213,10 +271,10 @@ def _check_fits_in_memory(path: Path, ext: str) -> None:
     the fix."""
     _check_text_bytes(path, ext)
     size, avail = _text_size(path), memory.available_memory()
-    need = size * _EXPANSION[ext]
+    need = size * INPUT_FORMATS[ext].expansion
     if avail is not None and need > avail:
         raise InputError(
-            f"'{path.name}' holds {size_text(size)} and a {FILE_TYPES[ext]} dataset is read whole into memory (it "
+            f"'{path.name}' holds {size_text(size)} and a {INPUT_FORMATS[ext].name} dataset is read whole into memory (it "
             f"cannot be memory-mapped; about {size_text(need)} once read), but only {size_text(avail)} of memory is "
             "available. Keep large embeddings out of "
             "the dataset file: save them as a float32 .npy (one row per example, in the dataset's row order) and "
@@ -227,39 +285,21 @@ def _check_fits_in_memory(path: Path, ext: str) -> None:
 def read_file(path: Path) -> pd.DataFrame:
     ext = file_type(path)
     _check_fits_in_memory(path, ext)
+    fmt = INPUT_FORMATS[ext]
     try:
-        if ext == ".csv":
-            _duplicate_header(path, ",")
-            frame = _numbers_without_loss(pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str))
-        elif ext == ".tsv":
-            _duplicate_header(path, "\t")
-            frame = _numbers_without_loss(pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""],
-                                                      quoting=_tsv_quoting(path), dtype=str))
-        elif ext == ".jsonl":
-            where = _bad_json_line(path)
-            if where:
-                raise InputError(f"could not read {path} as JSON Lines: {where}. Fix that line (one JSON object "
-                                 "per line, UTF-8) or export the file again.")
-            frame = pd.read_json(path, lines=True, dtype=False)
-        elif ext == ".json":
-            try:
-                frame = pd.read_json(path, dtype=False)
-            except ValueError:
-                frame = pd.read_json(path, lines=True, dtype=False)
-        else:
-            frame = pd.read_parquet(path)
+        frame = fmt.read(path)
     except InputError:
         raise
     except (ValueError, UnicodeDecodeError, OSError, pd.errors.ParserError) as exc:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(
-            f"could not read {path} as {FILE_TYPES[ext]}: {detail}. "
-            f"Check that the file is valid {FILE_TYPES[ext]} (UTF-8, one header row for CSV/TSV, "
+            f"could not read {path} as {fmt.name}: {detail}. "
+            f"Check that the file is valid {fmt.name} (UTF-8, one header row for CSV/TSV, "
             "one JSON object per line for JSONL) or export it again."
         ) from None
     except Exception as exc:  # pyarrow raises its own error types for corrupt Parquet
         raise InputError(
-            f"could not read {path} as {FILE_TYPES[ext]}: {type(exc).__name__}: {exc}. "
+            f"could not read {path} as {fmt.name}: {type(exc).__name__}: {exc}. "
             "The file looks damaged; export it again."
         ) from None
     if frame.empty:

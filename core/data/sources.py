@@ -30,7 +30,7 @@ import pandas as pd
 from .dataset import Dataset
 from ..base.errors import InputError, RolesNeeded
 from ..base.words import counted
-from .file_tables import FILE_TYPES, read_file
+from .file_tables import INPUT_FORMATS, read_file
 from .source_files import local_path
 
 
@@ -210,7 +210,7 @@ def _looks_like_path(s: str) -> bool:
     return (
         s.startswith((".", "/", "~"))
         or os.sep in s and s.count("/") > 1
-        or any(suffixes.endswith(ext) or suffixes.endswith(ext + ".gz") for ext in FILE_TYPES)
+        or any(suffixes.endswith(ext) or suffixes.endswith(ext + ".gz") for ext in INPUT_FORMATS)
         or "\\" in s
     )
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..base.errors import InputError
 from .safe_csv import NEUTRALISATION
-from .writers import _DATA_SUFFIXES, FORMATS, SELECTIONS, _check_choice
+from .writers import FORMATS, SELECTIONS, _check_choice, data_suffixes
 
 __all__ = ["manifest_for", "dataset_label", "summary_line", "file_name", "from_manifest"]
 
@@ -105,7 +105,7 @@ def summary_line(tau, n: int, total: int, rows: int, which: str = "retained") ->
 def file_name(dataset_name: str, which: str, fmt: str) -> str:
     """A safe default file name such as ``snli_dev-retained.csv``."""
     label = dataset_label(dataset_name)
-    stem = Path(label).stem if Path(label).suffix.lower() in _DATA_SUFFIXES else label
+    stem = Path(label).stem if Path(label).suffix.lower() in data_suffixes() else label
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") or "dataset"
     return f"{stem}-{which}{FORMATS[fmt].suffix}"
 

@@ -109,7 +109,8 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
     included once, so the page works offline). ``review``: the team's agreement on the run
     (``dashboard.services.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews.
     ``certificate``: the gate's comparison of the dataset's and the split's artifact certificates
-    (`core.certificate.gate.compare`), when they were computed at the evaluation's τ/n."""
+    (`core.certificate.gate.compare`, with its verdict in ``attrs``), when they were computed at the
+    evaluation's τ/n."""
     from ..evaluation.plots import figures
 
     e = html_text
@@ -161,9 +162,7 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
         parts.append("<h2>Synthetic circles (paper 000 §3, Fig. 2)</h2>" + _table_html(t["synthetic"])
                      + fig("synthetic_accuracy") + fig("synthetic_scatter"))
     if certificate is not None and len(certificate):
-        from ..certificate import gate
-
-        broken = gate.verdict(certificate).failed
+        broken = certificate.attrs["verdict"].failed   # `core.certificate.gate.verdict`
         parts.append("<h2>Artifact certificate</h2><p>The split's artifact measures against the whole dataset's, "
                      "each with its uncertainty (artifact-lens certify and check): "
                      + (f"<b>worse beyond their uncertainty: {e(', '.join(broken))}</b>" if broken else

@@ -63,7 +63,14 @@ CHUNK_ROWS = 4096
 #: the export formats by name (`core.exports.formats`: the one registry; the built-in ones are
 #: registered below, beside their writers)
 FORMATS = formats.FORMATS
-_DATA_SUFFIXES = {".csv", ".tsv", ".jsonl", ".json", ".parquet", ".txt", ".arrow", ".zip", ".gz"}
+
+
+def data_suffixes() -> set:
+    """Suffixes a data file's name ends with (every input format's, and the archives' and Hub
+    files'): cut from a dataset's name to make an export's."""
+    from ..data.file_tables import INPUT_FORMATS
+
+    return set(INPUT_FORMATS) | {".txt", ".arrow", ".zip", ".gz"}
 format_of = formats.format_of
 
 

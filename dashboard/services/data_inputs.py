@@ -52,6 +52,14 @@ def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, pa
 
 
 
+def file_formats() -> dict:
+    """The input file formats the loader reads (`core.data.file_tables.INPUT_FORMATS`), suffix without
+    its dot → name: the upload widget's accepted types and its labels."""
+    from core.data.file_tables import INPUT_FORMATS
+
+    return {suffix.lstrip("."): fmt.name for suffix, fmt in INPUT_FORMATS.items()}
+
+
 def data_folders() -> list:
     """Folders the Data page's "Local path" may read: ``$ARTIFACT_LENS_DATA_DIRS``
     (separated by ``os.pathsep``), else the working folder and the cache."""

@@ -17,6 +17,7 @@ __all__ = ["source_panel", "roles_panel", "representation_panel"]
 def source_panel(tab, sess) -> None:
     """Choose a source and load it (its columns are then mapped, `dashboard.widgets.column_mapping`)."""
     kind = st.radio("Source", ["Demo", "Local path", "Upload", "Hugging Face Hub"], horizontal=True, key="src_kind")
+    formats = ", ".join(data_inputs.file_formats().values())
     with st.form("source_form"):
         if kind == "Demo":
             demo = st.selectbox("Demo dataset", ["nli", "circles", "digits", "pairs"], key="demo_name",
@@ -26,12 +27,11 @@ def source_panel(tab, sess) -> None:
             size = st.number_input("Examples (nli, circles, pairs)", 200, 200000, 3000, step=500, key="demo_size")
         elif kind == "Local path":
             path = st.text_input("File or folder", placeholder="data/snli_dev.jsonl", key="src_path",
-                                 help="CSV, TSV, JSONL/JSON, Parquet, or a save_to_disk / Hub-shaped folder.")
+                                 help=f"{formats}, or a save_to_disk / Hub-shaped folder.")
             st.caption("This server reads files in: " + ", ".join(str(f) for f in data_inputs.data_folders())
                        + " (an administrator sets ARTIFACT_LENS_DATA_DIRS).")
         elif kind == "Upload":
-            upload = st.file_uploader("CSV, TSV, JSONL or Parquet file", type=["csv", "tsv", "jsonl", "json", "parquet"],
-                                      key="src_upload")
+            upload = st.file_uploader(f"{formats} file", type=list(data_inputs.file_formats()), key="src_upload")
         else:
             hub = st.text_input("Hub name", placeholder="snli", key="src_hub")
             c1, c2 = st.columns(2)
@@ -52,7 +52,7 @@ def source_panel(tab, sess) -> None:
                     source = Source(data_inputs.check_local_path(path.strip()), {}, path.strip())
                 elif kind == "Upload":
                     if upload is None:
-                        raise InputError("no file chosen; pick a CSV, TSV, JSONL or Parquet file to upload")
+                        raise InputError(f"no file chosen; pick a {formats} file to upload")
                     source = Source(str(data_inputs.save_upload(tab, upload.name, upload.getvalue())), {}, upload.name)
                 else:
                     if not hub.strip():

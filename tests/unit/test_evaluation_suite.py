@@ -281,12 +281,14 @@ def test_the_report_has_the_verdict_no_row_numbers_one_header_row_and_the_datase
 def test_the_report_carries_the_certificates_comparison_escaped():
     """Issue 34: with the gate's comparison of the dataset's and the split's certificates, the
     report says which measures got worse and shows the table; measure names are text, never HTML."""
+    from core.certificate.gate import verdict
     from core.exports.report import html_report
 
     ev = _evaluation({"logistic": (0.50, 0.37)})
     table = pd.DataFrame({"measure": ["zstats.z_max[<b>x</b>]", "partial_input.accuracy"], "before": [9.0, 0.6],
                           "after": [12.0, 0.5], "change": [3.0, -0.1], "allowed": [2.77, 0.02], "ok": [False, True],
                           "status": ["fail", "pass"], "why": ["rose by 3, more than 2.77", "within the rule"]})
+    table.attrs["verdict"] = verdict(table)   # as `compare` gives it
     page = html_report(ev, certificate=table)
     section = page[page.index("<h2>Artifact certificate</h2>"):]
     assert "worse beyond their uncertainty: zstats.z_max[&lt;b&gt;x&lt;/b&gt;]" in section and "<b>x</b>" not in section
