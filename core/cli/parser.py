@@ -52,8 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("represent", help="build a representation (an N x d float32 matrix) and save it",
                        description="Build a representation Phi of a dataset and write it to .npy, .npz (X, ids) or .parquet (id, embedding).")
     add_dataset_args(p)
+    from ..representations import REGISTRY
+
     p.add_argument("--representation", "-r", required=True,
-                   help="spec, e.g. tfidf-svd:fields=hypothesis,dim=128 | warmup:fields=hypothesis,fraction=0.1 | embedding | file:path=emb.npy | glove | pixels:pca=32")
+                   help="spec KIND[:key=value,...], one of: " + " | ".join(k.example for k in REGISTRY.values()))
     p.add_argument("--out", required=True, help="output file (.npy, .npz or .parquet)")
     p.set_defaults(func=cmd_represent)
 

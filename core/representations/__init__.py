@@ -61,9 +61,10 @@ is the ``cache_dir`` argument, else ``$ARTIFACT_LENS_CACHE``, else
 to a temporary name and renamed, and the sidecar is written last, so an
 interrupted run never leaves a cache entry that is read back.
 
-The package: `spec` (the spec language), `common` (shared checks and helpers), `vectors`
-(vector files), `text` (text and image builders); `represent`, the disk cache and the warm-up
-extractor are here.
+The package: `spec` (the spec language and `REGISTRY`, the kinds), `kinds` (the built-in kinds, one
+declaration each), `common` (shared checks and helpers), `vectors` (vector files), `text` (text and
+image builders), `pairs` (preference pairs), `warmup` (the warm-up extractor); `represent` and the
+disk cache are here.
 
 May import: core.base, core.data, core.text.
 """
@@ -71,7 +72,6 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from functools import partial
@@ -86,15 +86,15 @@ from ..base.cores import one_blas_thread
 from ..base.errors import InputError
 from ..base.keyed_locks import KeyedLocks
 from ..base.progress import check_cancel, report
-from .common import CACHE_VERSION, build_embedding, check_finite, fitted_store, json_default, stores
+from .common import CACHE_VERSION, check_finite, fitted_store, json_default, stores
 from .fitted import FITTED, FittedTfidfSvd
-from .spec import KINDS, canonical_spec, default_spec, parse_spec, resolve_options, resolve_spec, spec_paths
-from .text import build_glove, build_pixels, build_sbert, build_tfidf_svd
-from .pairs import build_pair_diff, build_pair_length, build_pair_style
-from .vectors import build_file, source_changed
+from .spec import (KINDS, REGISTRY, canonical_spec, default_spec, parse_spec, register_kind, resolve_options,
+                   resolve_spec, spec_paths)
+from . import kinds as _kinds  # noqa: F401  (registers the built-in kinds)
+from .vectors import source_changed
 from ..base.keys import digest
 
-__all__ = ["Representation", "represent", "embed_new", "default_spec", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS"]
+__all__ = ["Representation", "represent", "embed_new", "default_spec", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS", "REGISTRY", "register_kind"]
 
 @dataclass
 class Representation:
@@ -139,7 +139,7 @@ class Representation:
     def can_transform(self) -> bool:
         """Whether `transform` maps new text: a fitted ``tfidf-svd``, or a kind that fits nothing
         on the dataset (``glove``, ``sbert``)."""
-        return self.fitted is not None or parse_spec(self.spec)[0] in _STATELESS
+        return self.fitted is not None or _stateless(parse_spec(self.spec)[0])
 
     def transform(self, texts_by_field) -> np.ndarray:
         """New examples in this Φ (``field -> list of texts``, the spec's fields): (rows, dim) float32,
@@ -154,8 +154,9 @@ class Representation:
             if missing:
                 raise InputError(f"transform needs the field(s) {missing} of {self.spec}.")
             return self.fitted.transform(texts_by_field)
-        if kind not in _STATELESS:
-            raise InputError(f"{self.spec} cannot map new text into its space ({_CANNOT.get(kind, 'it was not fitted here')}); "
+        if not _stateless(kind):
+            why = REGISTRY[kind].new_text if REGISTRY[kind].new_text not in ("", "fitted") else "it was not fitted here"
+            raise InputError(f"{self.spec} cannot map new text into its space ({why}); "
                              "use tfidf-svd, glove or sbert for that.")
         return embed_new(self.spec, texts_by_field)
 
@@ -164,7 +165,7 @@ def embed_new(spec: str, texts_by_field) -> np.ndarray:
     """New texts (``field -> list of texts``, the spec's fields) in a kind that fits nothing on the
     dataset (``glove``, ``sbert``): (rows, dim) float32, embedded as a dataset's rows are, uncached."""
     kind, options = parse_spec(spec)
-    if kind not in _STATELESS:
+    if not _stateless(kind):
         raise InputError(f"{spec} learns from its dataset: map new text with its Representation's transform.")
     fields = str(options["fields"]).split("+")
     missing = [f for f in fields if f not in texts_by_field]
@@ -175,19 +176,14 @@ def embed_new(spec: str, texts_by_field) -> np.ndarray:
     rows["_label"] = [""] * n   # a Dataset has a label; the builders never read it
     tiny = Dataset(table=pd.DataFrame(rows, index=pd.Index([f"new-{i}" for i in range(n)], name="id")),
                    label="_label", text=fields)
-    X, _ = _BUILDERS[kind](tiny, resolve_options(tiny, kind, options), messages=[], info={}, progress=None,
-                           cancel=None, cache_dir=False)
+    X, _ = REGISTRY[kind].build(tiny, resolve_options(tiny, kind, options), messages=[], info={}, progress=None,
+                                cancel=None, cache_dir=False)
     return np.asarray(X, dtype=np.float32)
 
 
-#: kinds that fit nothing on the dataset: a new text is embedded as the dataset's were
-_STATELESS = ("glove", "sbert")
-#: kinds whose builder learns from the dataset what `Representation.transform` needs (kept in the cache)
-_FITTED = ("tfidf-svd",)
-#: why the other kinds cannot embed new text
-_CANNOT = {"embedding": "its vectors are a column of the data", "file": "its vectors were computed elsewhere",
-           "warmup": "its extractor's training examples are part of it", "pixels": "it embeds images, not text",
-           **dict.fromkeys(("pair-diff", "pair-style", "pair-length"), "it represents a pair of responses, not one text")}
+def _stateless(kind: str) -> bool:
+    """A kind that fits nothing on the dataset: a new text is embedded as the dataset's were."""
+    return REGISTRY[kind].new_text == "stateless"
 
 
 # ============================================================== spec grammar
@@ -215,7 +211,7 @@ def _load_cached(cache, dataset: Dataset, spec: str):
             or list(X.shape) != list(meta.get("shape", [])) or X.shape[0] != len(ids)):
         return None
     fitted = None
-    if parse_spec(spec)[0] in _FITTED:   # its learned parts: without them (an entry from before they were
+    if REGISTRY[parse_spec(spec)[0]].new_text == "fitted":   # its learned parts: without them (an entry from before they were
         parts = fitted_store(cache[0][0].root)                          # kept, or unreadable) it is built again
         if parts.load_or_none(key, FittedTfidfSvd.check) is None:       # (the file's index only: cheap)
             return None
@@ -324,7 +320,7 @@ def _build(dataset: Dataset, kind: str, opts: dict, canon: str, cache, cache_dir
     messages: list = []
     info: dict = {}
     report(progress, 0.0, f"building {kind}")
-    builder = _BUILDERS[kind]
+    builder = REGISTRY[kind].build
     # BLAS on one thread: its sums depend on its thread count, so Φ would differ with the machine's
     # cores and with whether another job holds BLAS at one thread (`core.base.cores`)
     with one_blas_thread():
@@ -352,77 +348,3 @@ def _build(dataset: Dataset, kind: str, opts: dict, canon: str, cache, cache_dir
     return rep
 
 
-def _build_warmup(dataset, opts, *, messages, info, progress, cancel, cache_dir):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.model_selection import train_test_split
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.preprocessing import StandardScaler
-
-    # Input features: unsupervised, fitted on every example (no labels seen), via the cache.
-    if opts["input"] == "tfidf":
-        base_spec = f"tfidf-svd:fields={opts['fields']},dim={opts['dim']},seed={opts['seed']}"
-    elif opts["input"] == "embedding":
-        base_spec = "embedding"
-    else:
-        base_spec = "pixels"
-    report(progress, 0.02, f"input features ({base_spec})")
-    base = represent(dataset, base_spec, cache_dir=cache_dir, cancel=cancel,
-                     progress=(lambda f, m: report(progress, 0.02 + 0.4 * f, m)) if progress else None)
-    messages.extend(base.info.get("messages", []))
-    info["input_spec"] = base.spec
-    Z = np.asarray(base.X, dtype=np.float32)
-    y = dataset.y.astype(str)
-    n = len(y)
-
-    fraction = opts["fraction"]
-    counts = pd.Series(y).value_counts()
-    if counts.min() < 2:
-        raise InputError(f"class {counts.idxmin()!r} has a single example, so no stratified warm-up split exists; "
-                         "drop it or use another representation.")
-    n_warm = fraction if isinstance(fraction, int) else int(round(fraction * n))
-    if n_warm < len(counts) or n - n_warm < len(counts):
-        raise InputError(f"warmup:fraction={fraction} gives {n_warm} warm-up examples of {n}; each side needs at least "
-                         f"one example per class ({len(counts)} classes). Choose a fraction between "
-                         f"{len(counts) / n:.3f} and {1 - len(counts) / n:.3f}.")
-    idx = np.arange(n)
-    warm, rest = train_test_split(idx, train_size=n_warm, stratify=y, random_state=opts["seed"])
-    warm, rest = np.sort(warm), np.sort(rest)
-    check_cancel(cancel)
-
-    report(progress, 0.45, f"training the warm-up extractor on {len(warm)} examples")
-    scaler = StandardScaler().fit(Z[warm])
-    Zs = scaler.transform(Z).astype(np.float32)
-    hidden = tuple(int(h) for h in opts["hidden"].split("-"))
-    mlp = MLPClassifier(hidden_layer_sizes=hidden, alpha=1e-3, max_iter=300, early_stopping=False,
-                        random_state=opts["seed"])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        mlp.fit(Zs[warm], y[warm])
-    check_cancel(cancel)
-    info["warmup_size"] = int(len(warm))
-    info["warmup_train_accuracy"] = round(float(mlp.score(Zs[warm], y[warm])), 4)
-
-    report(progress, 0.9, "last hidden layer")
-    H = Zs[rest]
-    for W, b in zip(mlp.coefs_[:-1], mlp.intercepts_[:-1]):
-        H = np.maximum(H @ W.astype(np.float32) + b.astype(np.float32), 0.0)  # MLPClassifier's ReLU layers
-    dead = int((H.max(axis=0) <= 0).sum()) if len(H) else 0
-    if dead:
-        messages.append(f"{dead} of {H.shape[1]} hidden units are zero on every example (dead ReLUs); they are kept as "
-                        "constant columns.")
-    messages.append(f"{len(warm)} warm-up examples trained the extractor and are excluded from Φ and everything downstream.")
-    return H, dataset.ids[warm]
-
-
-_BUILDERS = {
-    "embedding": build_embedding,
-    "file": build_file,
-    "tfidf-svd": build_tfidf_svd,
-    "warmup": _build_warmup,
-    "glove": build_glove,
-    "sbert": build_sbert,
-    "pixels": build_pixels,
-    "pair-diff": build_pair_diff,
-    "pair-style": build_pair_style,
-    "pair-length": build_pair_length,
-}

@@ -3,7 +3,9 @@ canonical form that names a representation in caches and run keys (see `core.rep
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -11,33 +13,44 @@ from ..data.dataset import Dataset
 from ..base.errors import InputError
 
 
-# kind -> {option: default}; None means "no default" (required or dataset-derived).
-KINDS = {
-    "embedding": {"column": None},
-    "file": {"path": None, "align": None, "id_column": None, "column": None},
-    "tfidf-svd": {"fields": None, "dim": 128, "ngram": "1-2", "min_df": 2, "seed": 0},
-    "warmup": {"fields": None, "fraction": 0.1, "hidden": "128", "dim": 128, "input": None, "seed": 0},
-    "glove": {"fields": None},
-    "sbert": {"model": None, "fields": None, "batch": 64},
-    "pixels": {"pca": 0, "seed": 0},
-    # preference pairs (core.representations.pairs): antisymmetric, Φ(A) − Φ(B)
-    "pair-diff": {"dim": 128, "ngram": "1-2", "min_df": 2, "seed": 0, "prompt": 0},
-    "pair-style": {},
-    "pair-length": {},
-}
-_EXAMPLES = {
-    "embedding": "embedding or embedding:column=vectors",
-    "file": "file:path=emb.npy,align=row or file:path=emb.parquet,align=id,id_column=id",
-    "tfidf-svd": "tfidf-svd:fields=hypothesis,dim=128,ngram=1-2",
-    "warmup": "warmup:fields=premise+hypothesis,fraction=0.1,hidden=128",
-    "glove": "glove:fields=premise+hypothesis",
-    "sbert": "sbert:model=sentence-transformers/all-MiniLM-L6-v2",
-    "pixels": "pixels:pca=32",
-    "pair-diff": "pair-diff:dim=128",
-    "pair-style": "pair-style",
-    "pair-length": "pair-length",
-}
+@dataclass(frozen=True)
+class Kind:
+    """A kind of representation, declared once (`register_kind`; the built-in ones in
+    `core.representations.kinds`): the spec language, `represent`, the Data page, the CLI's help and
+    the docs read everything about it from here."""
 
+    name: str
+    options: dict                 #: option -> default (None: required, or derived from the dataset)
+    example: str                  #: a spec of this kind, for messages and help
+    description: str              #: what it is, as the Data page lists it
+    build: Callable               #: builder(dataset, opts, *, messages, info, progress, cancel, cache_dir) -> (X, excluded ids)
+    check: Optional[Callable] = None   #: check(dataset, opts, kind): validate and fill ``opts`` in place
+    pairs: bool = False           #: made for preference pairs (and the only kinds a dataset of pairs takes)
+    page_inputs: tuple = ()       #: the Data page's inputs it takes, as (input, option): input in fields, dim, fraction, path, model
+    new_text: str = ""            #: "stateless" (embeds new text as it did its rows), "fitted" (keeps what it learned) or why it cannot
+
+    def __post_init__(self):
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", self.name):
+            raise ValueError(f"a representation kind is named in lower-case letters, digits and '-', not {self.name!r}")
+
+
+#: every kind of representation by name: the one place to add one
+REGISTRY: dict = {}
+#: kind -> {option: default} (read from `REGISTRY`; kept for the spec grammar's readers)
+KINDS: dict = {}
+
+
+def register_kind(kind: Kind) -> Kind:
+    """Add ``kind`` to `REGISTRY` (ValueError for a name already taken)."""
+    if kind.name in REGISTRY:
+        raise ValueError(f"a representation kind named {kind.name!r} is registered already")
+    REGISTRY[kind.name] = kind
+    KINDS[kind.name] = dict(kind.options)
+    return kind
+
+
+def example(kind: str = "tfidf-svd") -> str:
+    return REGISTRY[kind].example if kind in REGISTRY else kind
 
 
 #: the inputs a preference pair is read through (`core.representations.pairs`): the whole pair, its
@@ -62,13 +75,13 @@ def parse_spec(spec: str):
     ('tfidf-svd', {'fields': 'hypothesis', 'dim': 64})
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise InputError(f"representation spec {spec!r} is empty; give one like {_EXAMPLES['tfidf-svd']!r}. "
+        raise InputError(f"representation spec {spec!r} is empty; give one like {example()!r}. "
                          f"Kinds: {', '.join(KINDS)}.")
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip().lower()
     if kind not in KINDS:
         raise InputError(f"unknown representation kind '{kind}' in {spec!r}; choose one of: {', '.join(KINDS)} "
-                         f"(e.g. {_EXAMPLES['tfidf-svd']!r}).")
+                         f"(e.g. {example()!r}).")
     options = {}
     for part in (p.strip() for p in rest.split(",")):
         if not part:
@@ -77,10 +90,10 @@ def parse_spec(spec: str):
         key = key.strip().lower().replace("-", "_")
         if not eq or not key:
             raise InputError(f"representation option '{part}' in {spec!r} should look like key=value, "
-                             f"e.g. {_EXAMPLES[kind]!r}.")
+                             f"e.g. {example(kind)!r}.")
         if key not in KINDS[kind]:
             raise InputError(f"unknown option '{key}' for representation '{kind}'; its options are: "
-                             f"{', '.join(KINDS[kind]) or '(none)'} (e.g. {_EXAMPLES[kind]!r}).")
+                             f"{', '.join(KINDS[kind]) or '(none)'} (e.g. {example(kind)!r}).")
         if key in options:
             raise InputError(f"option '{key}' is given twice in {spec!r}; give it once.")
         options[key] = _convert(value.strip())
@@ -147,74 +160,91 @@ def _tfidf_options(kind: str, opts: dict) -> None:
 
 
 def resolve_options(dataset: Dataset, kind: str, options: dict) -> dict:
-    """Validate options and fill in defaults (the canonical option set)."""
+    """Validate options and fill in defaults (the canonical option set): the kind's own check."""
     opts = dict(KINDS[kind])
     opts.update(options)
-    if kind == "embedding":
-        col = opts["column"] or dataset.embedding
-        if not col:
-            raise InputError("the dataset has no embedding column; name one with embedding:column=NAME "
-                             f"(the columns are: {', '.join(map(str, dataset.table.columns))}), or use another kind.")
-        if col not in dataset.table.columns:
-            raise InputError(f"unknown embedding column '{col}'; the columns are: {', '.join(map(str, dataset.table.columns))}.")
-        opts["column"] = col
-    elif kind == "file":
-        if not opts["path"]:
-            raise InputError(f"file needs path=FILE, e.g. {_EXAMPLES['file']!r}.")
-        if opts["align"] not in (None, "row", "id"):
-            raise InputError(f"file:align={opts['align']!r} is invalid: give align=row (the file's rows follow the "
-                             "dataset's rows) or align=id (the file has ids).")
-    elif kind in ("tfidf-svd", "warmup", "glove", "sbert"):
-        needs_text = kind != "warmup" or opts.get("input") in (None, "tfidf")
-        if kind == "warmup" and opts["input"] is None:
-            opts["input"] = "tfidf" if (dataset.text or opts["fields"]) else (
-                "embedding" if dataset.embedding else ("pixels" if dataset.image else None))
-            if opts["input"] is None:
-                raise InputError("warmup needs text fields, an embedding column or an image column; this dataset has none.")
-            needs_text = opts["input"] == "tfidf"
-        if kind == "warmup" and opts["input"] not in ("tfidf", "embedding", "pixels"):
-            raise InputError(f"warmup:input={opts['input']!r} is invalid: give input=tfidf (text fields), "
-                             "input=embedding or input=pixels.")
-        if needs_text:
-            opts["fields"] = "+".join(_fields(dataset, opts["fields"], kind))
-        elif opts["fields"] is not None:
-            raise InputError(f"warmup:fields is only used with input=tfidf (got input={opts['input']}); drop fields=….")
-        if kind == "warmup" and opts["input"] != "tfidf":
-            opts["dim"] = None  # the TF-IDF/SVD size only applies to text input
-        elif kind in ("tfidf-svd", "warmup"):
-            opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
-        if kind in ("tfidf-svd", "warmup"):
-            opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
-        if kind == "tfidf-svd":
-            _tfidf_options(kind, opts)
-        if kind == "warmup":
-            fr = opts["fraction"]
-            if isinstance(fr, bool) or not isinstance(fr, (int, float)) or not (
-                    (isinstance(fr, float) and 0 < fr < 1) or (isinstance(fr, int) and 2 <= fr < len(dataset))):
-                raise InputError(f"warmup:fraction={fr!r} is invalid: give a fraction in (0, 1) (e.g. 0.1) or a count "
-                                 f"between 2 and {len(dataset) - 1}.")
-            hidden = str(opts["hidden"])
-            if not re.fullmatch(r"\d+(-\d+)*", hidden) or any(int(h) < 1 for h in hidden.split("-")):
-                raise InputError(f"warmup:hidden={hidden!r} is invalid: give layer sizes like 128 or 256-128.")
-            opts["hidden"] = hidden
-        if kind == "sbert":
-            if not opts["model"]:
-                raise InputError(f"sbert needs model=NAME_OR_PATH, e.g. {_EXAMPLES['sbert']!r}.")
-            opts["batch"] = _int_option(kind, "batch", opts["batch"], 1)
-    elif kind == "pair-diff":
-        opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
-        opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
-        if opts["prompt"] not in (0, 1):
-            raise InputError(f"pair-diff:prompt={opts['prompt']!r} is invalid: give prompt=1 to read the prompt too, "
-                             "or prompt=0 for the responses alone.")
-        _tfidf_options(kind, opts)
-    elif kind == "pixels":
-        if not dataset.image:
-            raise InputError("the dataset has no image column, so 'pixels' cannot be built; load it with --image NAME "
-                             f"(the columns are: {', '.join(map(str, dataset.table.columns))}).")
-        opts["pca"] = _int_option(kind, "pca", opts["pca"], 0)
-        opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
+    check = REGISTRY[kind].check
+    if check is not None:
+        check(dataset, opts, kind)
     return opts
+
+
+def check_embedding(dataset: Dataset, opts: dict, kind: str) -> None:
+    col = opts["column"] or dataset.embedding
+    if not col:
+        raise InputError("the dataset has no embedding column; name one with embedding:column=NAME "
+                         f"(the columns are: {', '.join(map(str, dataset.table.columns))}), or use another kind.")
+    if col not in dataset.table.columns:
+        raise InputError(f"unknown embedding column '{col}'; the columns are: {', '.join(map(str, dataset.table.columns))}.")
+    opts["column"] = col
+
+
+def check_file(dataset: Dataset, opts: dict, kind: str) -> None:
+    if not opts["path"]:
+        raise InputError(f"file needs path=FILE, e.g. {example('file')!r}.")
+    if opts["align"] not in (None, "row", "id"):
+        raise InputError(f"file:align={opts['align']!r} is invalid: give align=row (the file's rows follow the "
+                         "dataset's rows) or align=id (the file has ids).")
+
+
+def check_text(dataset: Dataset, opts: dict, kind: str) -> None:
+    """The text kinds (tfidf-svd, glove, sbert): their fields, and each one's own options."""
+    opts["fields"] = "+".join(_fields(dataset, opts["fields"], kind))
+    if "dim" in opts:
+        opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
+    if "seed" in opts:
+        opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
+    if "min_df" in opts:
+        _tfidf_options(kind, opts)
+    if "model" in opts:
+        if not opts["model"]:
+            raise InputError(f"{kind} needs model=NAME_OR_PATH, e.g. {example(kind)!r}.")
+        opts["batch"] = _int_option(kind, "batch", opts["batch"], 1)
+
+
+def check_warmup(dataset: Dataset, opts: dict, kind: str) -> None:
+    if opts["input"] is None:
+        opts["input"] = "tfidf" if (dataset.text or opts["fields"]) else (
+            "embedding" if dataset.embedding else ("pixels" if dataset.image else None))
+        if opts["input"] is None:
+            raise InputError("warmup needs text fields, an embedding column or an image column; this dataset has none.")
+    if opts["input"] not in ("tfidf", "embedding", "pixels"):
+        raise InputError(f"warmup:input={opts['input']!r} is invalid: give input=tfidf (text fields), "
+                         "input=embedding or input=pixels.")
+    if opts["input"] == "tfidf":
+        opts["fields"] = "+".join(_fields(dataset, opts["fields"], kind))
+        opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
+    elif opts["fields"] is not None:
+        raise InputError(f"warmup:fields is only used with input=tfidf (got input={opts['input']}); drop fields=….")
+    else:
+        opts["dim"] = None  # the TF-IDF/SVD size only applies to text input
+    opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
+    fr = opts["fraction"]
+    if isinstance(fr, bool) or not isinstance(fr, (int, float)) or not (
+            (isinstance(fr, float) and 0 < fr < 1) or (isinstance(fr, int) and 2 <= fr < len(dataset))):
+        raise InputError(f"warmup:fraction={fr!r} is invalid: give a fraction in (0, 1) (e.g. 0.1) or a count "
+                         f"between 2 and {len(dataset) - 1}.")
+    hidden = str(opts["hidden"])
+    if not re.fullmatch(r"\d+(-\d+)*", hidden) or any(int(h) < 1 for h in hidden.split("-")):
+        raise InputError(f"warmup:hidden={hidden!r} is invalid: give layer sizes like 128 or 256-128.")
+    opts["hidden"] = hidden
+
+
+def check_pair_diff(dataset: Dataset, opts: dict, kind: str) -> None:
+    opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
+    opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
+    if opts["prompt"] not in (0, 1):
+        raise InputError(f"pair-diff:prompt={opts['prompt']!r} is invalid: give prompt=1 to read the prompt too, "
+                         "or prompt=0 for the responses alone.")
+    _tfidf_options(kind, opts)
+
+
+def check_pixels(dataset: Dataset, opts: dict, kind: str) -> None:
+    if not dataset.image:
+        raise InputError("the dataset has no image column, so 'pixels' cannot be built; load it with --image NAME "
+                         f"(the columns are: {', '.join(map(str, dataset.table.columns))}).")
+    opts["pca"] = _int_option(kind, "pca", opts["pca"], 0)
+    opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
 
 
 def resolve_spec(dataset: Dataset, spec: str) -> str:

@@ -11,45 +11,31 @@ from core.base.keys import digest
 from dashboard.services import current
 from dashboard.state.session import Source
 
-REP_KINDS = {
-    "tfidf-svd": "TF-IDF n-grams + SVD (text)",
-    "warmup": "Warm-up feature extractor (paper 000; excludes the warm-up share)",
-    "embedding": "Precomputed embedding column",
-    "file": "Vectors from a .npy/.npz/Parquet file",
-    "pixels": "Image pixels (+PCA)",
-    "glove": "Averaged GloVe 50-d (extra 'glove')",
-    "sbert": "sentence-transformers (extra 'sbert')",
-    "pair-diff": "Preference pairs: TF-IDF of the two responses, A − B, + SVD (antisymmetric)",
-    "pair-style": "Preference pairs: the style features' differences (style only)",
-    "pair-length": "Preference pairs: the difference in length (length only)",
-}
+def rep_kinds(pairs: bool) -> dict:
+    """The representation kinds a dataset takes (preference pairs only the kinds made for them, the
+    others only the rest), name → description: the Data page's choice (`core.representations.REGISTRY`)."""
+    from core.representations import REGISTRY
+
+    return {name: kind.description for name, kind in REGISTRY.items() if kind.pairs == pairs}
 
 
-#: the inputs each kind of representation takes (the Data page shows only these)
-KIND_INPUTS = {"tfidf-svd": ("fields", "dim"), "warmup": ("fields", "dim", "fraction"), "embedding": (),
-               "file": ("path",), "pixels": ("dim",), "glove": ("fields",), "sbert": ("fields", "model"),
-               "pair-diff": ("dim",), "pair-style": (), "pair-length": ()}
+def kind_inputs(kind: str) -> tuple:
+    """The Data page's inputs a kind takes (fields, dim, fraction, path, model: the page shows only these)."""
+    from core.representations import REGISTRY
+
+    return tuple(field for field, _ in REGISTRY[kind].page_inputs)
 
 
 def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, path: str = "", model: str = "") -> str:
-    """A representation spec string from the Data page's widgets (see core.representations)."""
-    f = "+".join(fields)
-    opts = []
-    if kind in ("tfidf-svd", "warmup", "glove", "sbert") and f:
-        opts.append(f"fields={f}")
-    if kind in ("tfidf-svd", "warmup", "pair-diff"):
-        opts.append(f"dim={int(dim)}")
-    if kind == "warmup":
-        opts.append(f"fraction={float(fraction):g}")
-    if kind == "pixels":
-        opts.append(f"pca={int(dim)}")
-    if kind == "file":
-        opts.append(f"path={path}")
-    if kind == "sbert" and model:
-        opts.append(f"model={model}")
+    """A representation spec string from the Data page's inputs (each kind says which it takes and the
+    option each sets: `core.representations.spec.Kind.page_inputs`)."""
+    from core.representations import REGISTRY
+
+    given = {"fields": "+".join(fields), "dim": int(dim), "fraction": f"{float(fraction):g}", "path": path,
+             "model": model}
+    opts = [f"{option}={given[field]}" for field, option in REGISTRY[kind].page_inputs
+            if given[field] != "" or field == "path"]
     return kind + (":" + ",".join(opts) if opts else "")
-
-
 
 
 def file_formats() -> dict:

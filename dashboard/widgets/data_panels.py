@@ -110,15 +110,16 @@ def roles_panel(tab, ds, on_view, can_load: bool) -> None:
 def representation_panel(tab, sess, ds, view_key, on_view) -> None:
     """Φ: its kind and inputs, the spec they make, and "Build Φ and score with AFLite"."""
     pairs = ds.pairs is not None   # preference pairs read only the kinds made for them, and the others only them
-    kinds = [k for k in data_inputs.REP_KINDS if k.startswith("pair-") == pairs]
+    described = data_inputs.rep_kinds(pairs)
+    kinds = list(described)
     default_kind = "pair-diff" if pairs else (
         "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd"))
     # no form: each input reruns the page, so only the chosen kind's inputs show and the spec follows them
     with st.container(border=True):
         rk = st.selectbox("Kind", kinds, index=kinds.index(default_kind),
-                          format_func=lambda k: f"{k}: {data_inputs.REP_KINDS[k]}",
+                          format_func=lambda k: f"{k}: {described[k]}",
                           key=f"rep_kind:{view_key}")  # per dataset: the default follows its columns
-        needs = data_inputs.KIND_INPUTS[rk]
+        needs = data_inputs.kind_inputs(rk)
         fields, dim, fraction, path, model = ds.text, 64, 0.1, "", ""
         if "fields" in needs:
             fields = st.multiselect("Text fields (a subset gives a partial-input representation, e.g. hypothesis "

@@ -2,6 +2,7 @@
 every place that lists its kind, with no other file touched. Each test adds one here, in a copy of
 the registry, and follows it to the loader, the CLI's help, the docs' reference, the dashboard and
 the output."""
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -41,3 +42,48 @@ def test_a_suffix_is_declared_once():
         file_tables.register_input_format(file_tables.InputFormat(".csv", "CSV again", pd.read_csv))
     with pytest.raises(ValueError, match="suffix"):
         file_tables.InputFormat("psv", "no dot", pd.read_csv)
+
+
+@pytest.fixture
+def char_counts(monkeypatch):
+    """A new representation kind, ``char-counts`` (each text field's length in characters), declared as
+    a newcomer would: one `Kind`, with its builder and its options' check."""
+    import numpy as np
+
+    import core.representations.spec as spec
+
+    monkeypatch.setattr(spec, "REGISTRY", dict(spec.REGISTRY))
+    monkeypatch.setattr(spec, "KINDS", dict(spec.KINDS))
+    import core.representations as reps
+    monkeypatch.setattr(reps, "REGISTRY", spec.REGISTRY)
+
+    def build(dataset, opts, *, messages, info, progress, cancel, cache_dir):
+        fields = opts["fields"].split("+")
+        return np.column_stack([dataset.table[f].astype(str).str.len().to_numpy() * float(opts["scale"])
+                                for f in fields]), []
+
+    return spec.register_kind(spec.Kind("char-counts", {"fields": None, "scale": 1}, "char-counts:fields=hypothesis",
+                                        "Each text field's length in characters", build, spec.check_text,
+                                        page_inputs=(("fields", "fields"),)))
+
+
+def test_a_representation_kind_is_one_declaration(char_counts, tmp_path, capsys):
+    from core.cli import main
+    from core.cli.reference import reference_markdown
+    from core.data.sources import load_dataset
+    from core.representations import parse_spec, represent
+    from dashboard.services import data_inputs
+
+    ds = load_dataset("demo:nli:n=60")
+    rep = represent(ds, "char-counts:fields=premise+hypothesis,scale=2", cache_dir=tmp_path)   # the builder
+    assert rep.X.shape == (60, 2) and rep.X[0, 1] == 2 * len(ds.table["hypothesis"].iloc[0])
+    assert rep.spec == "char-counts:fields=premise+hypothesis,scale=2"                        # the canonical spec
+    with pytest.raises(Exception, match="unknown option 'dim' for representation 'char-counts'"):
+        parse_spec("char-counts:dim=3")                                                        # the grammar
+    assert data_inputs.rep_kinds(pairs=False)["char-counts"] == "Each text field's length in characters"
+    assert "char-counts" not in data_inputs.rep_kinds(pairs=True)                              # the Data page
+    assert data_inputs.build_spec("char-counts", fields=("hypothesis",)) == "char-counts:fields=hypothesis"
+    assert "char-counts:fields=hypothesis" in reference_markdown()                             # help and docs/cli.md
+    out = tmp_path / "phi.npy"
+    assert main(["represent", "demo:nli:n=60", "-r", "char-counts:fields=hypothesis", "--out", str(out)]) == 0
+    assert np.load(out).shape == (60, 1)                                                       # the output

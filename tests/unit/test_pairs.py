@@ -262,7 +262,8 @@ def test_a_planted_phrase_raises_the_partial_inputs_pvi_of_exactly_its_pairs(tmp
     path = tmp_path / "planted.jsonl"
     frame.to_json(path, orient="records", lines=True)
     out = tmp_path / "pvi.csv"
-    assert main(["pvi", str(path), "--out", str(out)]) == 0
+    # Φ reads the prompt too, so the responses alone are a partial input beside the style
+    assert main(["pvi", str(path), "-r", "pair-diff:prompt=1", "--out", str(out)]) == 0
     table = pd.read_csv(out, dtype={"id": str}).set_index("id")
     assert {"pvi", "pvi_response_only", "pvi_style_only"} <= set(table.columns) and "label" not in table.columns
     is_planted = table.index.isin(planted)
@@ -270,7 +271,7 @@ def test_a_planted_phrase_raises_the_partial_inputs_pvi_of_exactly_its_pairs(tmp
         gain = table.loc[is_planted, column].mean() - table.loc[~is_planted, column].mean()
         assert gain > 0.3, (column, gain)   # bits: the planted pairs are read off their phrase
     clean = tmp_path / "clean.csv"
-    assert main(["pvi", str(HH), "--out", str(clean), "-q"]) == 0
+    assert main(["pvi", str(HH), "-r", "pair-diff:prompt=1", "--out", str(clean), "-q"]) == 0
     base = pd.read_csv(clean, dtype={"id": str}).set_index("id")
     assert table.loc[is_planted, "pvi_style_only"].mean() > base.loc[is_planted, "pvi_style_only"].mean() + 0.3
 

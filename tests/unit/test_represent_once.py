@@ -1,5 +1,6 @@
 """Two jobs that need the same Φ at once build it once (issue 53, item 13: the app computes nothing
 twice): an evaluation's partial input and a certificate's, started together, each built it."""
+import dataclasses
 import threading
 
 import numpy as np
@@ -15,7 +16,7 @@ from core.data.sources import load_dataset
 
 def test_two_jobs_asking_for_one_phi_build_it_once(tmp_path, monkeypatch):
     ds = load_dataset("demo:nli:n=200")
-    real, calls, inside, release = reps._BUILDERS["tfidf-svd"], [], threading.Event(), threading.Event()
+    real, calls, inside, release = reps.REGISTRY["tfidf-svd"].build, [], threading.Event(), threading.Event()
 
     def counted(*args, **kwargs):
         calls.append(1)
@@ -23,7 +24,7 @@ def test_two_jobs_asking_for_one_phi_build_it_once(tmp_path, monkeypatch):
         assert release.wait(patience(60))
         return real(*args, **kwargs)
 
-    monkeypatch.setitem(reps._BUILDERS, "tfidf-svd", counted)
+    monkeypatch.setitem(reps.REGISTRY, "tfidf-svd", dataclasses.replace(reps.REGISTRY["tfidf-svd"], build=counted))
     got = [None, None]
 
     def ask(i):
