@@ -19,12 +19,8 @@ def cmd_zstats(args) -> int:
     print_messages(ds, args.quiet)
     if ds.pairs is not None:
         return _pair_zstats(args, ds)
-    bar = progress_bar("z-statistics", args.quiet)
-    try:
+    with progress_bar("z-statistics", args.quiet) as bar:
         zs = compute_z(ds, min_count=args.min_count, alpha=args.alpha, progress=bar)
-    finally:
-        if bar:
-            bar.close()
     write_table(zs.table, args.outputs.path_for("--out"))
     args.outputs.commit()
     if not args.quiet:
@@ -70,13 +66,9 @@ def cmd_zfilter(args) -> int:
     if args.seed_dataset:
         seed = load_dataset(args.seed_dataset, text=args.text, label=args.label, features=args.feature,
                             config=args.config, split=args.split)
-    bar = progress_bar("z-filtering", args.quiet)
-    try:
+    with progress_bar("z-filtering", args.quiet) as bar:
         res = z_filter(ds, seed_data=seed, batch_size=args.batch_size, k=args.k, alpha=args.alpha,
                        min_count=args.min_count, random_state=args.seed, progress=bar)
-    finally:
-        if bar:
-            bar.close()
     write_table(with_ids(res.accepted), args.outputs.path_for("--out"))
     if args.rejected:
         write_table(with_ids(res.rejected), args.outputs.path_for("--rejected"))
@@ -123,12 +115,8 @@ def cmd_quality(args) -> int:
         other = load_dataset(args.second_split, text=args.text or list(ds.text), label=args.label or ds.label, id=id_arg(args),
                              config=args.config)
     rep = representation_for(ds, args.representation, args)
-    bar = progress_bar("quality", args.quiet)
-    try:
+    with progress_bar("quality", args.quiet) as bar:
         table = quality_scores(ds, representation=rep, other=other, cache_dir=args.cache_dir, progress=bar, **knobs)
-    finally:
-        if bar:
-            bar.close()
     write_table(table.reset_index(), args.outputs.path_for("--out"))
     args.outputs.commit()
     if not args.quiet:
@@ -192,14 +180,10 @@ def cmd_cartography(args) -> int:
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     rep = representation_for(ds, args.representation, args)
-    bar = progress_bar("cartography", args.quiet)
-    try:
+    with progress_bar("cartography", args.quiet) as bar:
         found = dataset_dynamics(ds, rep, epochs=args.epochs, model=args.model, folds=1 if args.in_sample else args.folds,
                                  random_state=args.seed, device=device, n_jobs=None if args.jobs == -1 else args.jobs,
                                  progress=bar)
-    finally:
-        if bar:
-            bar.close()
     write_table(found.table, args.outputs.path_for("--out"))
     args.outputs.commit()
     for note in found.params["notes"]:
@@ -223,13 +207,9 @@ def cmd_pvi(args) -> int:
     declare_csv(args, out=args.out)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
-    bar = progress_bar("PVI", args.quiet)
-    try:
+    with progress_bar("PVI", args.quiet) as bar:
         found = usable_information(ds, args.representation, args.partial, family=args.family, folds=args.folds,
                                    seed=args.seed, cache_dir=args.cache_dir, progress=bar)
-    finally:
-        if bar:
-            bar.close()
     table = pvi_table(found, ds)
     if args.out:
         write_table(table, args.outputs.path_for("--out"))
@@ -260,13 +240,9 @@ def cmd_transfer(args) -> int:
     eval_ = load_dataset(args.eval_dataset, text=args.text or list(train.text), label=args.label or train.label,
                          id=id_arg(args), features=args.feature, config=args.config, split=args.eval_split)
     print_messages(eval_, args.quiet)
-    bar = progress_bar("transfer", args.quiet)
-    try:
+    with progress_bar("transfer", args.quiet) as bar:
         found = cue_transfer(train, eval_, k=args.k, min_count=args.min_count, spec=args.representation, m=args.m,
                              tau=args.tau, random_state=args.seed, progress=bar)
-    finally:
-        if bar:
-            bar.close()
     folder = Path(args.outputs.path_for("--out"))
     folder.mkdir(parents=True, exist_ok=True)
     write_table(found.cues, folder / "cues.csv")

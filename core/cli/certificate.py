@@ -50,14 +50,10 @@ def cmd_certify(args) -> int:
         other = load_dataset(args.eval, text=args.text, label=args.label, id=id_arg(args), features=args.feature,
                              config=args.config, split=args.eval_split)
     agreement = _agreement(args)
-    bar = progress_bar("certificate", args.quiet)
-    try:
+    with progress_bar("certificate", args.quiet) as bar:
         found = certify_dataset(ds, representation=args.representation, partial=args.partial, eval_dataset=other,
                                 agreement=agreement, folds=args.folds, seed=args.seed, tau=args.tau,
                                 device=device, name=args.name, cache_dir=args.cache_dir, progress=bar)
-    finally:
-        if bar:
-            bar.close()
     write_certificate(found, args.outputs.path_for("--out"))
     args.outputs.commit()
     if not args.quiet:

@@ -3,6 +3,7 @@ the one CSV writer of the CLI (`write_table`)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 
@@ -72,12 +73,18 @@ def pair_args(args) -> dict:
     return {"pairs": getattr(args, "pairs", None), "pair_columns": columns or None}
 
 
+@contextlib.contextmanager
 def progress_bar(desc: str, quiet: bool):
+    """Every command's progress bar: ``with progress_bar("PVI", args.quiet) as bar`` gives a
+    ``progress`` callback (None when quiet), closed however the block ends."""
     from ..base.progress import TqdmProgress
 
-    if quiet:
-        return None
-    return TqdmProgress(desc)
+    bar = None if quiet else TqdmProgress(desc)
+    try:
+        yield bar
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def print_messages(ds, quiet=False):
@@ -90,12 +97,8 @@ def representation_for(ds, spec, args):
     """Φ of ``ds`` by ``spec``, or by the dataset's default (`core.representations.default_spec`)."""
     from ..representations import default_spec, represent
 
-    bar = progress_bar("represent", args.quiet)
-    try:
+    with progress_bar("represent", args.quiet) as bar:
         return represent(ds, spec or default_spec(ds), cache_dir=args.cache_dir, progress=bar)
-    finally:
-        if bar:
-            bar.close()
 
 
 def duration_text(seconds: float) -> str:

@@ -52,13 +52,9 @@ def cmd_export(args) -> int:
         card, certificate, files = carried.card, carried.certificate, carried.files()
         if carried.note and not args.quiet:
             print(f"note: {carried.note}", file=sys.stderr)
-    bar = progress_bar("export", args.quiet)
-    try:
+    with progress_bar("export", args.quiet) as bar:
         export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar,
                           card=card, files=files)
-    finally:
-        if bar:
-            bar.close()
     Path(args.outputs.path_for("the export's manifest")).write_text(json.dumps(manifest, indent=1, default=str))
     args.outputs.commit()
     if not args.quiet:

@@ -192,13 +192,9 @@ def cmd_aflite(args) -> int:
                   random_state=args.seed, n_jobs=args.jobs, **({"device": device} if device else {}))
     quality, quality_record = _aflite_quality(args, ds, rep)
     joint = _aflite_joint(args, ds, rep)
-    bar = progress_bar("aflite", args.quiet)
-    try:
+    with progress_bar("aflite", args.quiet) as bar:
         run = score_dataset(ds, rep, params, quality_info=quality_record or None, inputs=lambda _: (quality, joint),
                             progress=bar, on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
-    finally:
-        if bar:
-            bar.close()
     scored = export.export_frame(ds, run, which="all", include_arrays=False)
     # (a pair's label is its side of a drawn order: its scores file keys the pair by id alone)
     scored = scored[["id", *([ds.label] if ds.pairs is None else []), "predictability", "removed_at", "retained",
@@ -251,12 +247,8 @@ def _aflite_joint(args, ds, rep):
     from ..dynamics.joint import joint_for
 
     info = descriptor(model=args.joint_model or "linear", epochs=args.joint_epochs or EPOCHS, random_state=args.seed)
-    bar = progress_bar("cartography", args.quiet)
-    try:
+    with progress_bar("cartography", args.quiet) as bar:
         found = joint_for(ds, rep, info, progress=bar)
-    finally:
-        if bar:
-            bar.close()
     for note in found.found["notes"]:
         print(f"note: {note}", file=sys.stderr)
     return found
@@ -284,14 +276,10 @@ def cmd_evaluate(args) -> int:
                              knn_ks=args.ks, coarse_step=args.step, coarse_tolerance=args.tolerance,
                              coarse_family=args.coarse_family, difficulty=args.difficulty, synthetic=synthetic,
                              seed=args.seed)
-    bar = progress_bar("evaluate", args.quiet)
-    try:
+    with progress_bar("evaluate", args.quiet) as bar:
         ev = evaluate(ds, rep, retained, history=given["history"], n_phases_chosen=given["n_phases"], options=opts,
                       context={"run_key": given["run_key"], "tau": given["tau"], "n": given["n"]},
                       n_jobs=None if args.jobs == -1 else args.jobs, device=device, progress=bar)
-    finally:
-        if bar:
-            bar.close()
     notes = write_files(ev, args.outputs.path_for("--out"), figure_format=args.figures)
     args.outputs.commit()
     if not args.quiet:

@@ -33,3 +33,10 @@ def test_a_runs_kept_ids_are_read_in_one_place(toy_run):
     live = run.result_for(tau=run.trajectory.tau, target_size=int(run.retained.sum()) + 5)
     assert list(run.kept_ids()) == [str(i) for i, keep in zip(run.ids, run.retained) if keep]
     assert len(run.kept_ids(live)) == int(np.sum(live["retained"])) and run.kept_ids(live).dtype.kind == "U"
+
+
+def test_every_command_gets_its_progress_bar_from_one_context_manager():
+    """`core.cli.common.progress_bar` opens and closes every command's bar (12 commands copied the
+    try/finally that closes it)."""
+    assert not [c for c in _copies(r"bar\.close\(\)", "core/cli/common.py") if c.startswith("core/cli/")]
+    assert not _copies(r"=\s*progress_bar\(", "core/cli/common.py")   # a bar held outside a with block
