@@ -20,7 +20,6 @@ from core.base.jobs import JobKey, offload
 from core.base.settings import settings
 from core.base.progress import report, span
 from core.dynamics.joint import joint_for
-from core.base.keys import key_of
 from core.usecases import scoring
 from core.usecases.scoring import RunLife
 from dashboard.services import cached_jobs, current, team
@@ -116,8 +115,9 @@ def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source:
     def work(ctx):
         return score(tab, ctx, ds_key, ds, spec, params, life=life, quality=quality, joint=joint)
 
-    asked = [ds_key, spec, params] + ([quality] if quality else []) + ([{"joint": joint}] if joint else [])
-    job = cached_jobs.submit(tab, JobKey(cached_jobs.RUN, key_of(asked)), work, name=label)
+    # the job is named by the run's own key: two tabs (or two sources of the same data) asking for one
+    # run join one job
+    job = cached_jobs.submit(tab, JobKey(cached_jobs.RUN, key), work, name=label)
     sess.job_key, sess.job_params, sess.job_source, sess.job_page = job.spec, dict(params), source, page
     sess.last_error = None
 
