@@ -63,8 +63,8 @@ interrupted run never leaves a cache entry that is read back.
 
 The package: `spec` (the spec language and `REGISTRY`, the kinds), `kinds` (the built-in kinds, one
 declaration each), `common` (shared checks and helpers), `vectors` (vector files), `text` (text and
-image builders), `pairs` (preference pairs), `warmup` (the warm-up extractor); `represent` and the
-disk cache are here.
+image builders), `pairs` (preference pairs); `represent`, the disk cache and the warm-up extractor
+(whose input features go through `represent`) are here.
 
 May import: core.base, core.data, core.text.
 """
@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from functools import partial
@@ -88,8 +89,8 @@ from ..base.keyed_locks import KeyedLocks
 from ..base.progress import check_cancel, report
 from .common import CACHE_VERSION, check_finite, fitted_store, json_default, stores
 from .fitted import FITTED, FittedTfidfSvd
-from .spec import (KINDS, REGISTRY, canonical_spec, default_spec, parse_spec, register_kind, resolve_options,
-                   resolve_spec, spec_paths)
+from .spec import (KINDS, REGISTRY, Kind, canonical_spec, check_warmup, default_spec, parse_spec, register_kind,
+                   resolve_options, resolve_spec, spec_paths)
 from . import kinds as _kinds  # noqa: F401  (registers the built-in kinds)
 from .vectors import source_changed
 from ..base.keys import digest
@@ -348,3 +349,73 @@ def _build(dataset: Dataset, kind: str, opts: dict, canon: str, cache, cache_dir
     return rep
 
 
+def _build_warmup(dataset, opts, *, messages, info, progress, cancel, cache_dir):
+    """Paper 000's warm-up representation: an MLP trained on a share of the examples (which are then
+    excluded from Φ and everything downstream), its last hidden layer on the rest."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.model_selection import train_test_split
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    # Input features: unsupervised, fitted on every example (no labels seen), via the cache.
+    if opts["input"] == "tfidf":
+        base_spec = f"tfidf-svd:fields={opts['fields']},dim={opts['dim']},seed={opts['seed']}"
+    elif opts["input"] == "embedding":
+        base_spec = "embedding"
+    else:
+        base_spec = "pixels"
+    report(progress, 0.02, f"input features ({base_spec})")
+    base = represent(dataset, base_spec, cache_dir=cache_dir, cancel=cancel,
+                     progress=(lambda f, m: report(progress, 0.02 + 0.4 * f, m)) if progress else None)
+    messages.extend(base.info.get("messages", []))
+    info["input_spec"] = base.spec
+    Z = np.asarray(base.X, dtype=np.float32)
+    y = dataset.y.astype(str)
+    n = len(y)
+
+    fraction = opts["fraction"]
+    counts = pd.Series(y).value_counts()
+    if counts.min() < 2:
+        raise InputError(f"class {counts.idxmin()!r} has a single example, so no stratified warm-up split exists; "
+                         "drop it or use another representation.")
+    n_warm = fraction if isinstance(fraction, int) else int(round(fraction * n))
+    if n_warm < len(counts) or n - n_warm < len(counts):
+        raise InputError(f"warmup:fraction={fraction} gives {n_warm} warm-up examples of {n}; each side needs at least "
+                         f"one example per class ({len(counts)} classes). Choose a fraction between "
+                         f"{len(counts) / n:.3f} and {1 - len(counts) / n:.3f}.")
+    idx = np.arange(n)
+    warm, rest = train_test_split(idx, train_size=n_warm, stratify=y, random_state=opts["seed"])
+    warm, rest = np.sort(warm), np.sort(rest)
+    check_cancel(cancel)
+
+    report(progress, 0.45, f"training the warm-up extractor on {len(warm)} examples")
+    scaler = StandardScaler().fit(Z[warm])
+    Zs = scaler.transform(Z).astype(np.float32)
+    hidden = tuple(int(h) for h in opts["hidden"].split("-"))
+    mlp = MLPClassifier(hidden_layer_sizes=hidden, alpha=1e-3, max_iter=300, early_stopping=False,
+                        random_state=opts["seed"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        mlp.fit(Zs[warm], y[warm])
+    check_cancel(cancel)
+    info["warmup_size"] = int(len(warm))
+    info["warmup_train_accuracy"] = round(float(mlp.score(Zs[warm], y[warm])), 4)
+
+    report(progress, 0.9, "last hidden layer")
+    H = Zs[rest]
+    for W, b in zip(mlp.coefs_[:-1], mlp.intercepts_[:-1]):
+        H = np.maximum(H @ W.astype(np.float32) + b.astype(np.float32), 0.0)  # MLPClassifier's ReLU layers
+    dead = int((H.max(axis=0) <= 0).sum()) if len(H) else 0
+    if dead:
+        messages.append(f"{dead} of {H.shape[1]} hidden units are zero on every example (dead ReLUs); they are kept as "
+                        "constant columns.")
+    messages.append(f"{len(warm)} warm-up examples trained the extractor and are excluded from Φ and everything downstream.")
+    return H, dataset.ids[warm]
+
+
+# declared here, beside its builder, which builds its input features through `represent`
+register_kind(Kind("warmup", {"fields": None, "fraction": 0.1, "hidden": "128", "dim": 128, "input": None, "seed": 0},
+                   "warmup:fields=premise+hypothesis,fraction=0.1,hidden=128",
+                   "Warm-up feature extractor (paper 000; excludes the warm-up share)", _build_warmup, check_warmup,
+                   page_inputs=(("fields", "fields"), ("dim", "dim"), ("fraction", "fraction")),
+                   new_text="its extractor's training examples are part of it"))

@@ -1,16 +1,15 @@
 """The built-in kinds of representation, one declaration each (`core.representations.spec.Kind`):
 its options and their defaults, an example, what it is, its builder, its options' check, whether it
-is made for preference pairs, the Data page's inputs it takes and whether it embeds new text. A new
-kind is one more `register_kind` call, here or in a module of its own; nothing else lists kinds."""
+is made for preference pairs, the Data page's inputs it takes and whether it embeds new text (the
+warm-up's is in the package's `__init__`, beside its builder). A new kind is one more `register_kind`
+call, here or in a module of its own; nothing else lists kinds."""
 from __future__ import annotations
 
 from .common import build_embedding
 from .pairs import build_pair_diff, build_pair_length, build_pair_style
-from .spec import (Kind, check_embedding, check_file, check_pair_diff, check_pixels, check_text, check_warmup,
-                   register_kind)
+from .spec import Kind, check_embedding, check_file, check_pair_diff, check_pixels, check_text, register_kind
 from .text import build_glove, build_pixels, build_sbert, build_tfidf_svd
 from .vectors import build_file
-from .warmup import build_warmup
 
 _PAIR = "it represents a pair of responses, not one text"
 
@@ -24,11 +23,6 @@ for _kind in (
     Kind("tfidf-svd", {"fields": None, "dim": 128, "ngram": "1-2", "min_df": 2, "seed": 0},
          "tfidf-svd:fields=hypothesis,dim=128,ngram=1-2", "TF-IDF n-grams + SVD (text)", build_tfidf_svd, check_text,
          page_inputs=(("fields", "fields"), ("dim", "dim")), new_text="fitted"),
-    Kind("warmup", {"fields": None, "fraction": 0.1, "hidden": "128", "dim": 128, "input": None, "seed": 0},
-         "warmup:fields=premise+hypothesis,fraction=0.1,hidden=128",
-         "Warm-up feature extractor (paper 000; excludes the warm-up share)", build_warmup, check_warmup,
-         page_inputs=(("fields", "fields"), ("dim", "dim"), ("fraction", "fraction")),
-         new_text="its extractor's training examples are part of it"),
     Kind("glove", {"fields": None}, "glove:fields=premise+hypothesis", "Averaged GloVe 50-d (extra 'glove')",
          build_glove, check_text, page_inputs=(("fields", "fields"),), new_text="stateless"),
     Kind("sbert", {"model": None, "fields": None, "batch": 64}, "sbert:model=sentence-transformers/all-MiniLM-L6-v2",

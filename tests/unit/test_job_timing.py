@@ -44,16 +44,18 @@ def test_the_time_left_never_rises_and_the_text_is_always_finite(steps):
             assert left is None
 
 
-def test_the_pvi_job_gives_each_input_its_share_and_its_name(monkeypatch):
+def test_the_pvi_job_gives_each_input_its_share_and_its_name(tmp_path):
     """PVI showed "done (61 s)" for 100 s before any result: the partial input ran at 100 % after the
-    full input's "PVI done". Each input now has half the bar, and its steps say which input runs."""
-    from dashboard.services.information import _stage
+    full input's "PVI done". Each input now has its share of the bar, and its steps say which input
+    runs (`core.usecases.information`, what the Predictability page's job calls)."""
+    from core.data.sources import load_dataset
+    from core.usecases.information import usable_information
 
     seen = []
-    full, part = _stage(lambda f, m: seen.append((f, m)), 0.0, 0.5, "of Φ"), \
-        _stage(lambda f, m: seen.append((f, m)), 0.5, 1.0, "of the partial input")
-    for stage in (full, part):
-        stage(0.0, "PVI: fold 1 of 5")
-        stage(1.0, "PVI done")
-    assert seen == [(0.0, "PVI of Φ: fold 1 of 5"), (0.5, "PVI of Φ done"),
-                    (0.5, "PVI of the partial input: fold 1 of 5"), (1.0, "PVI of the partial input done")]
+    usable_information(load_dataset("demo:nli:n=200"), "tfidf-svd:dim=8", "tfidf-svd:fields=hypothesis,dim=8",
+                       folds=3, cache_dir=tmp_path, progress=lambda f, m="": seen.append((f, m)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert ("PVI of Φ: fold 1 of 3" in [m for _, m in seen]
+            and (0.5, "PVI of Φ done") in seen and (1.0, "PVI of the partial input done") in seen)
+    assert all(m.startswith(("PVI of Φ", "PVI of the partial input")) for _, m in seen)
