@@ -19,7 +19,8 @@ from .backends import ArrayRidgeScorer
 from ..base.devices import namespace
 from .scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
 from .storage import LocalRows, trim_heap
-from .selection import TAU_RANGE, check_tau, resolve_size, select
+from .knobs import KNOBS
+from .selection import check_tau, resolve_size, select
 from .trajectory import Trajectory
 from ..base.cores import one_blas_thread
 from ..base.errors import InputError
@@ -56,6 +57,15 @@ class _Number(Interval):
 
 
 _SIZE = [_Number(Integral, 1, None, closed="left"), _Number(RealNotInt, 0, 1, closed="neither")]
+
+
+def _constraint(knob) -> list:
+    """scikit-learn's constraint of a knob (`core.aflite.knobs.Knob`)."""
+    if knob.kind == "size":
+        return _SIZE
+    return [_Number(Integral if knob.kind == "count" else Real, knob.low, knob.high, closed="both")]
+
+
 # How to fix each parameter, appended to scikit-learn's message.
 _HINTS = {"n_partitions": "e.g. n_partitions=64 (m)", "train_size": "e.g. train_size=0.1 (t)",
           "slice_size": "e.g. slice_size=0.01 (k)", "tau": "e.g. tau=0.75 (τ)", "target_size": "e.g. target_size=0.5 (n)",
@@ -185,11 +195,7 @@ class AFLite(BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_partitions": [_Number(Integral, 1, None, closed="left")],
-        "train_size": _SIZE,
-        "slice_size": _SIZE,
-        "tau": [_Number(Real, *TAU_RANGE, closed="both")],
-        "target_size": _SIZE,
+        **{name: _constraint(knob) for name, knob in KNOBS.items()},   # m, t, k, τ, n: `core.aflite.knobs`
         "model": [StrOptions(set(FAMILIES)), list, tuple],
         "strategy": [StrOptions(set(STRATEGIES))],
         "max_dim": [_Number(Integral, 1, None, closed="left"), None],
@@ -199,8 +205,9 @@ class AFLite(BaseEstimator):
         "device": [str, None],
     }
 
-    def __init__(self, n_partitions=64, train_size=0.1, slice_size=0.01, tau=0.75,
-                 target_size=0.5, model="ridge", strategy="greedy-slice", max_dim=DEFAULT_MAX_DIM,
+    def __init__(self, n_partitions=KNOBS["n_partitions"].default, train_size=KNOBS["train_size"].default,
+                 slice_size=KNOBS["slice_size"].default, tau=KNOBS["tau"].default,
+                 target_size=KNOBS["target_size"].default, model="ridge", strategy="greedy-slice", max_dim=DEFAULT_MAX_DIM,
                  alpha=1e-3, random_state=0, n_jobs=None, device=None):
         self.n_partitions = n_partitions
         self.train_size = train_size

@@ -10,7 +10,7 @@ import argparse
 import math
 from typing import Optional
 
-__all__ = ["Real", "Whole", "Size", "WholeList", "Address", "Device", "SEED_MAX"]
+__all__ = ["Real", "Whole", "Size", "WholeList", "Address", "Device", "SEED_MAX", "knob_type", "add_knob"]
 
 #: largest seed numpy's generators take from a CLI (2³² − 1, as `random_state`)
 SEED_MAX = 2 ** 32 - 1
@@ -159,3 +159,25 @@ class Device:
             raise argparse.ArgumentTypeError(f"{text!r} is not a device; give cuda, cuda:N (a GPU, with PyTorch), "
                                              "torch, cupy or array-api, or leave --device out for the CPU")
         return name
+
+
+def knob_type(param: str):
+    """The option type of an AFLite knob (`core.aflite.knobs.KNOBS`), from its declared bounds."""
+    from ..aflite.knobs import KNOBS, SIZE_COUNT_MAX
+
+    knob = KNOBS[param]
+    if knob.kind == "size":
+        return Size(SIZE_COUNT_MAX)
+    return Whole(int(knob.low), int(knob.high)) if knob.kind == "count" else Real(knob.low, knob.high)
+
+
+def add_knob(p: argparse.ArgumentParser, param: str, *, help: Optional[str] = None, default: bool = True,
+             flag: Optional[str] = None) -> None:
+    """An AFLite knob's option (`core.aflite.knobs`): its flag, type and default as declared; with
+    ``default=False`` none (the command's own default, said in ``help``); ``flag`` another name
+    (a view's ``--m``)."""
+    from ..aflite.knobs import KNOBS
+
+    knob = KNOBS[param]
+    p.add_argument(flag or knob.flag, type=knob_type(param), default=knob.default if default else None,
+                   help=help or knob.help(default))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from .arguments import SEED_MAX, Address, Device, Real, Size, Whole, WholeList
+from .arguments import SEED_MAX, Address, Device, Real, Size, Whole, WholeList, add_knob, knob_type
 from .certificate import cmd_certify, cmd_check
 from .analysis import (cmd_cartography, cmd_consistency, cmd_feedback, cmd_pvi, cmd_quality, cmd_transfer,
                                cmd_zfilter, cmd_zstats)
-from ..aflite.selection import TAU_RANGE
+from ..aflite.knobs import KNOBS
 from .common import add_column_args, add_dataset_args
 from .cache import cmd_prune
 from .maps import cmd_project
@@ -64,11 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "predictability, removal phase and whether it is retained. Sizes are a count (3000) or a fraction (0.3).")
     add_dataset_args(p)
     p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
-    p.add_argument("--m", type=Whole(1, 10_000), default=64, help="m: partitions (models) per phase (default 64)")
-    p.add_argument("--train-size", type=Size(), default=0.1, help="t: training-set size per model (default 0.1)")
-    p.add_argument("--k", type=Size(), default=0.01, help="k: examples removed per phase (default 0.01)")
-    p.add_argument("--tau", type=Real(*TAU_RANGE), default=0.75, help="τ: early-stopping threshold in [0, 1] (default 0.75)")
-    p.add_argument("--target-size", type=Size(), default=0.5, help="n: stop at this size (default 0.5)")
+    for knob in KNOBS:   # m, t, k, τ, n as `core.aflite.knobs` declares them
+        add_knob(p, knob)
     p.add_argument("--model", default="ridge", help="model family: ridge (default), logistic, svm, ensemble")
     p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
     p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
@@ -137,8 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (created; an evaluation folder written earlier by this "
                                                 "tool and unchanged since is replaced, any other existing folder refused)")
     p.add_argument("--representation", "-r", help="what the model families see (default: the run's representation)")
-    p.add_argument("--tau", type=Real(*TAU_RANGE), help="τ to evaluate at (a run .npz only; default: the run's)")
-    p.add_argument("--target-size", type=Size(), help="n to evaluate at (a run .npz only; default: the run's)")
+    add_knob(p, "tau", default=False, help="τ to evaluate at (a run .npz only; default: the run's)")
+    add_knob(p, "target_size", default=False, help="n to evaluate at (a run .npz only; default: the run's)")
     p.add_argument("--families", default=",".join(models.table_names()),
                    help="model families, comma-separated: " + "; ".join(f"{f.name} ({f.title})" for f in models.FAMILIES.values())
                    + f" (default: {','.join(models.table_names())})")
@@ -174,8 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--push-to-hub", metavar="REPO_ID", help="also push the split and its dataset card to the Hugging "
                    "Face Hub (needs the network and a token; refused at once when HF_HUB_OFFLINE is set)")
     p.add_argument("--out", required=True, help=f"output: {described()}")
-    p.add_argument("--tau", type=Real(*TAU_RANGE), help="τ to export at (a run .npz only; default: the run's)")
-    p.add_argument("--target-size", type=Size(), help="n to export at (a run .npz only; default: the run's)")
+    add_knob(p, "tau", default=False, help="τ to export at (a run .npz only; default: the run's)")
+    add_knob(p, "target_size", default=False, help="n to export at (a run .npz only; default: the run's)")
     p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")
     p.add_argument("--quality", metavar="SPEC", help="add the quality columns (7 DQI components, dqi, light) computed on "
                                                      "this representation, e.g. tfidf-svd:fields=hypothesis")
@@ -307,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Φ of the AFLite view, fitted on both splits' text (default tfidf-svd over all text fields)")
     p.add_argument("--k", type=Whole(1, 10_000), default=20, help="how many of the training split's top cues (default 20)")
     p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=5, help="min count of a feature on the training split (default 5)")
-    p.add_argument("--m", type=Whole(1, 10_000), default=16, help="models of the AFLite view (default 16)")
-    p.add_argument("--tau", type=Real(*TAU_RANGE), default=0.75, help="τ of the AFLite view (default 0.75)")
+    p.add_argument("--m", type=knob_type("n_partitions"), default=16, help="models of the AFLite view (default 16)")
+    add_knob(p, "tau", help=f"τ of the AFLite view (default {KNOBS['tau'].default})")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--out", required=True, help="output folder (created; one this tool wrote and unchanged since is replaced)")
     p.set_defaults(func=cmd_transfer)
@@ -330,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", help="a run's key in the team store: its reviewers' α")
     p.add_argument("--as", dest="as_", metavar="EMAIL", help="who reads the store (default: $ARTIFACT_LENS_OWNER)")
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
-    p.add_argument("--tau", type=Real(*TAU_RANGE), default=0.75, help="τ of AFLite's predictable share (default 0.75)")
+    add_knob(p, "tau", help=f"τ of AFLite's predictable share (default {KNOBS['tau'].default})")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--device", type=Device(), help="where AFLite's ridge family and the training dynamics compute: cuda, "
                    "cuda:N, torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; PVI stays on the CPU; "
@@ -380,8 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", required=True, help="the run's key (Team page)")
     p.add_argument("--as", dest="as_", metavar="EMAIL", help="who asks: a member of the workspace (default: "
                                                                "$ARTIFACT_LENS_OWNER)")
-    p.add_argument("--tau", type=Real(*TAU_RANGE), help="τ of the filter as a rater (default: the run's)")
-    p.add_argument("--target-size", type=Size(), help="n of the filter as a rater (default: the run's)")
+    add_knob(p, "tau", default=False, help="τ of the filter as a rater (default: the run's)")
+    add_knob(p, "target_size", default=False, help="n of the filter as a rater (default: the run's)")
     p.add_argument("--bootstrap", type=Whole(0, 10 ** 5), default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--json", action="store_true", help="print everything as JSON")

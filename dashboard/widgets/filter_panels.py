@@ -3,6 +3,7 @@ quality-ordered AFLite, and the form that starts a new run in the background."""
 import streamlit as st
 
 from core.aflite import FAMILIES, STRATEGIES
+from core.aflite.knobs import KNOBS
 from core.aflite.selection import TAU_RANGE
 from core.dynamics.cartography import MODELS
 from core.base.errors import InputError
@@ -100,23 +101,29 @@ def comparison(tab, run, ds, sess) -> None:
             st.warning(plain(note))
 
 
+def _offered(param: str, params: dict) -> tuple:
+    """(lo, hi, value, step) of a knob's slider (`core.aflite.knobs.KNOBS`), the value kept inside."""
+    lo, hi, step = KNOBS[param].offered
+    return lo, hi, min(max(float(params[param]), lo), hi), step
+
+
 def run_form(tab, run, sess) -> None:
     """The refit knobs (k, m, t, family, strategy, order): one background run per submit."""
     st.subheader("Run parameters (k, m, t, family, strategy)")
     p = dict(sess.params)
     with st.form("aflite_form"):
         c1, c2, c3 = st.columns(3)
-        m_opts = [2, 4, 8, 16, 32, 64, 128]
+        lo, hi, _ = KNOBS["n_partitions"].offered   # powers of two within the knob's offered range
+        m_opts = [2 ** i for i in range(hi.bit_length()) if lo <= 2 ** i <= hi]
         m = c1.select_slider("m: partitions per phase", m_opts, value=p["n_partitions"] if p["n_partitions"] in m_opts else 16,
                              key="w_m")
-        k = c2.slider("k: removed per phase (share of N)", 0.001, 0.1, float(p["slice_size"]), 0.001, format="%.3f",
-                      key="w_k")
-        t = c3.slider("t: training size per model (share of N)", 0.02, 0.5, float(p["train_size"]), 0.01, key="w_t")
+        k = c2.slider("k: removed per phase (share of N)", *_offered("slice_size", p), format="%.3f", key="w_k")
+        t = c3.slider("t: training size per model (share of N)", *_offered("train_size", p), key="w_t")
         c4, c5, c6, c7 = st.columns(4)
         model = c4.selectbox("Model family", FAMILIES, index=FAMILIES.index(p["model"]) if p["model"] in FAMILIES else 0,
                              key="w_model")
         strategy = c5.selectbox("Strategy", STRATEGIES, index=STRATEGIES.index(p["strategy"]), key="w_strategy")
-        n_fit = c6.slider("Deepest n for the fit (live n can only go above it)", 0.05, 0.9, float(p["target_size"]), 0.05,
+        n_fit = c6.slider("Deepest n for the fit (live n can only go above it)", *_offered("target_size", p),
                           key="w_nfit")
         seed = c7.number_input("Seed", 0, 2**31 - 1, int(p["random_state"]), key="w_seed")
         orders = list(dq.ORDERS)
