@@ -5,10 +5,10 @@ import time
 import streamlit as st
 
 from core.evaluation.plots import figures
-from core.exports.report import family_wide, html_report, report_name
+from core.exports.report import family_wide, report_name
 from core.evaluation.verdict import verdict
 from core.aflite.summaries import live_view
-from dashboard.services import certificates, current
+from dashboard.services import current
 from dashboard.services import evaluation as evaluation_jobs
 from dashboard.widgets.formatting import metric_row, plain
 from dashboard.widgets.job_panel import watch
@@ -113,6 +113,5 @@ if "synthetic" in t:
     st.dataframe(t["synthetic"], hide_index=True, key="eval_synthetic_table")
     st.plotly_chart(figs["synthetic_accuracy"], key="eval_synthetic_acc")
     st.plotly_chart(figs["synthetic_scatter"], key="eval_synthetic_scatter")
-st.download_button("Download the HTML report", html_report(ev, review=evaluation_jobs.review_summary(tab, run, ev),
-                   certificate=certificates.report_table(tab, run, ev)),
+st.download_button("Download the HTML report", evaluation_jobs.report(tab, run, ev),
                    file_name=report_name(ev), mime="text/html", key="eval_report")

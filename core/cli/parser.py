@@ -156,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", type=Device(), help=f"where the families with a device version ({', '.join(on_device)}) train: cuda, cuda:N (a GPU, with "
                    "PyTorch), torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; scikit-learn's "
                    "models, the same predictions bar examples at the boundary; the other families train on the CPU)")
+    p.add_argument("--certify", action="store_true", help="also certify the whole dataset and the evaluated split on "
+                   "the run's Φ, and add the gate's comparison to the report (the Evaluate page's certificate section)")
+    p.add_argument("--workspace", help="add the team's review of the run (its key in the manifest) from this workspace "
+                   "to the report (the Evaluate page's review section)")
+    p.add_argument("--as", dest="as_", metavar="EMAIL", help="who reads the review, with --workspace (default: "
+                   "$ARTIFACT_LENS_OWNER)")
+    p.add_argument("--db", help="the team store's URL, with --workspace (default: $ARTIFACT_LENS_DB_URL)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("export", help="export a saved run's split (retained, removed, or all with scores) with its manifest",

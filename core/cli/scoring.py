@@ -9,6 +9,7 @@ from pathlib import Path
 from .common import (device_from, describe_representation, duration_text, load_from_args, print_messages,
                              progress_bar, representation_for, seconds_text, write_table)
 from ..base.errors import InputError
+from ..base.progress import span
 
 
 def cmd_info(args) -> int:
@@ -259,14 +260,15 @@ def cmd_evaluate(args) -> int:
     import numpy as np
 
     from ..evaluation import EvaluationOptions, evaluate
-    from ..exports.report import write_files
     from ..results.run_arguments import run_input
+    from ..usecases.evaluation import write_report_files
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     device = device_from(args)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     given = run_input(args.run, ds, tau=args.tau, target_size=args.target_size)
+    review = _review(args, given) if args.workspace else None   # who reads it is checked before any work
     rep = representation_for(ds, args.representation or given["spec"], args)
     retained = np.isin(np.asarray(rep.ids).astype(str), given["retained_ids"])
     synthetic = args.synthetic if args.synthetic is not None else ds.name.startswith("demo:circles")
@@ -280,7 +282,9 @@ def cmd_evaluate(args) -> int:
         ev = evaluate(ds, rep, retained, history=given["history"], n_phases_chosen=given["n_phases"], options=opts,
                       context={"run_key": given["run_key"], "tau": given["tau"], "n": given["n"]},
                       n_jobs=None if args.jobs == -1 else args.jobs, device=device, progress=bar)
-    notes = write_files(ev, args.outputs.path_for("--out"), figure_format=args.figures)
+    certificates = _certificates(args, ds, given) if args.certify else None
+    notes = write_report_files(ev, args.outputs.path_for("--out"), figure_format=args.figures,
+                               certificates=certificates, review=review)
     args.outputs.commit()
     if not args.quiet:
         from ..exports.report import family_wide
@@ -307,6 +311,32 @@ def cmd_evaluate(args) -> int:
             print(f"note: {n}", file=sys.stderr)
         print(f"wrote {args.out}/ (report.html, evaluation.json, CSV tables, figures) in {s['seconds']:.1f} s")
     return 0
+
+
+def _certificates(args, ds, given) -> dict:
+    """--certify: the dataset's and the evaluated split's certificates on the run's Φ."""
+    from ..usecases.certificates import certify_dataset, certify_split
+
+    with progress_bar("certificates", args.quiet) as bar:
+        whole = certify_dataset(ds, representation=given["spec"], cache_dir=args.cache_dir,
+                                progress=span(bar, 0.0, 0.5, "the dataset's certificate"))
+        split, why = certify_split(ds, given["retained_ids"], representation=given["spec"], cache_dir=args.cache_dir,
+                                   progress=span(bar, 0.5, 1.0, "the split's certificate"))
+    if split is None and not args.quiet:
+        print(f"note: the split is not certified ({why}); the report has no certificate section.", file=sys.stderr)
+    return {"dataset": whole, "split": split}
+
+
+def _review(args, given) -> dict:
+    """--workspace: the team's agreement on the run at the evaluation's τ/n, as its reader may see it."""
+    from .team import agreement_report, member_of
+
+    store, workspace_id, email = member_of(args, "reading the team's review")
+    try:
+        return agreement_report(store, workspace_id, given["run_key"], by=email, tau=given["tau"],
+                                target_size=given["n"])
+    finally:
+        store.close()
 
 
 def _aflite_quality(args, ds, rep):

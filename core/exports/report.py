@@ -107,7 +107,7 @@ def html_report(ev, images: Optional[dict] = None, review: Optional[dict] = None
     """The one-page report of an `core.evaluation.Evaluation`. ``images``: name -> PNG bytes
     (inlined as data URIs); without them the figures are inline plotly HTML (plotly.js
     included once, so the page works offline). ``review``: the team's agreement on the run
-    (``dashboard.services.agreement.summary``: α, examples reviewed, the filter's κ), when it has reviews.
+    (`core.usecases.evaluation.review_summary`: α, examples reviewed, the filter's κ), when it has reviews.
     ``certificate``: the gate's comparison of the dataset's and the split's artifact certificates
     (`core.certificate.gate.compare`, with its verdict in ``attrs``), when they were computed at the
     evaluation's τ/n."""
@@ -203,9 +203,11 @@ def _review_html(review: dict) -> str:
 
 
 # ---------------------------------------------------------------------- one folder
-def write_files(ev, folder, *, figure_format: str = "png") -> list:
+def write_files(ev, folder, *, figure_format: str = "png", review: Optional[dict] = None,
+                certificate: Optional[pd.DataFrame] = None) -> list:
     """Write ``evaluation.json``, the CSV tables, the figures (``png``, ``html`` or ``none``) and
-    ``report.html`` into ``folder`` (created); returns notes (e.g. PNG not available)."""
+    ``report.html`` (with ``review`` and ``certificate`` as in `html_report`) into ``folder``
+    (created); returns notes (e.g. PNG not available)."""
     from ..evaluation.plots import figures
 
     folder = Path(folder)
@@ -232,5 +234,5 @@ def write_files(ev, folder, *, figure_format: str = "png") -> list:
     if figure_format == "html":
         for name, f in figs.items():
             f.write_html(folder / f"{name}.html", include_plotlyjs="directory", full_html=True)   # + plotly.min.js
-    (folder / "report.html").write_text(html_report(ev, images))
+    (folder / "report.html").write_text(html_report(ev, images, review=review, certificate=certificate))
     return notes

@@ -3,14 +3,13 @@
 by everything it depends on (a new review, the rule, a role under the ``senior`` rule, τ/n)."""
 from __future__ import annotations
 
-import math
-
 from core.team.run_agreement import artifact_carriers, dispute_roles
 from core.usecases.agreement import may_read, run_agreement
+from core.usecases.evaluation import review_summary
 from dashboard.services import current
 from dashboard.services.team import scope
 
-__all__ = ["of_run", "summary", "hidden", "manifest_record", "few_reviews", "chance_agreement", "FEW_REVIEWS"]
+__all__ = ["of_run", "hidden", "manifest_record", "few_reviews", "chance_agreement", "FEW_REVIEWS"]
 
 #: below this many reviewed examples, the τ/n the team supports is said to rest on too few
 FEW_REVIEWS = 30
@@ -40,19 +39,6 @@ def of_run(tab, run, run_id: int, *, tau=None, n=None) -> dict:
         "agreement", (run_id, stamp, rule, tuple(sorted(roles.items())), float(tau), int(n)), compute)
 
 
-def summary(found: dict) -> dict:
-    """What an export manifest and an evaluation report record of the team's agreement."""
-    a = found["agreement"].to_dict()
-    best = found["best"] and {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                              for k, v in found["best"].items()}
-    return {"alpha": a["alpha"], "alpha_interval": a["alpha_interval"], "reviewers": a["reviewers"],
-            "examples_reviewed": a["examples_reviewed"],
-            "examples_reviewed_twice_or_more": a["examples_reviewed_twice_or_more"],
-            "filter_kappa": (a["filter"] or {}).get("kappa"), "filter_agreement": (a["filter"] or {}).get("agreement"),
-            "at": {"tau": found["tau"], "n": found["n"]}, "dispute_rule": found["dispute_rule"],
-            "supported": best}
-
-
 def manifest_record(tab, run, run_id: int) -> dict:
     """What an export's manifest says of the team's review: ``review_agreement`` (`summary`),
     ``review_settings`` (reviews per example, blind, dispute rule) and ``review_guidelines``
@@ -61,7 +47,7 @@ def manifest_record(tab, run, run_id: int) -> dict:
     if hidden(tab):
         return {}
     ws = scope(tab)
-    return {"review_agreement": summary(of_run(tab, run, run_id)), "review_settings": ws.review_settings(),
+    return {"review_agreement": review_summary(of_run(tab, run, run_id)), "review_settings": ws.review_settings(),
             "review_guidelines": ws.guidelines_of_reviews(run_id)}
 
 

@@ -8,7 +8,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.certificate.gate import compare, mismatches, verdict
+from core.certificate.gate import compare, verdict
 from core.base.errors import InputError
 from core.base.progress import span
 from core.usecases.certificates import certify_dataset, certify_split
@@ -16,7 +16,7 @@ from core.usecases.review_queue import send_cue_rows
 from core.certificate.schema import certificate_bytes
 from dashboard.services import cached_jobs, current, team
 
-__all__ = ["start", "result", "job", "ended", "comparison", "verdict_of", "files", "report_table", "send_rows"]
+__all__ = ["start", "result", "job", "ended", "comparison", "verdict_of", "files", "send_rows"]
 
 
 def _key(tab, run, at: Optional[tuple] = None) -> tuple:
@@ -64,15 +64,6 @@ def result(tab, run, at: Optional[tuple] = None) -> Optional[dict]:
     """``{"dataset": certificate, "split": certificate}`` at the live τ/n (or ``at``: (τ, n)), or None
     before it is computed."""
     return cached_jobs.result(tab, cached_jobs.CERTIFICATES, _key(tab, run, at))
-
-
-def report_table(tab, run, ev) -> Optional[pd.DataFrame]:
-    """The comparison for an evaluation's report, when the certificates were made at its τ/n (and
-    can be compared: a split that lost a label cannot)."""
-    found = result(tab, run, (ev.context.get("tau"), ev.context.get("n")))
-    if found is None or mismatches(found["dataset"], found["split"]):
-        return None
-    return comparison(found)
 
 
 def job(tab, run):

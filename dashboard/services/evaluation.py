@@ -10,7 +10,8 @@ from core.base.cores import SHARE
 from core.base.jobs import JobKey
 from core.base.settings import settings
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
-from dashboard.services import agreement, cached_jobs, current, team
+from core.usecases.evaluation import evaluation_report
+from dashboard.services import agreement, cached_jobs, certificates, current, team
 
 
 def store(tab) -> EvaluationStore:
@@ -107,14 +108,16 @@ def shown(tab, run) -> Optional[Evaluation]:
     return found[0] if found else None
 
 
-def review_summary(tab, run, ev) -> Optional[dict]:
-    """The team's agreement on the run at the evaluation's τ/n (`dashboard.services.agreement.summary`)
-    for the report, when the run is saved in the workspace and reviewed."""
+def report(tab, run, ev) -> str:
+    """The HTML report of ``ev`` (`core.usecases.evaluation.evaluation_report`: what ``artifact-lens
+    evaluate`` writes), with the certificates made at its τ/n and the team's agreement on the run
+    there, when the run is saved in the workspace, reviewed, and the member may read it."""
+    at = (ev.context.get("tau"), ev.context.get("n"))
+    review = None
     run_id = current.team_run_id(tab, run)
-    if run_id is None or agreement.hidden(tab):
-        return None
-    found = agreement.summary(agreement.of_run(tab, run, run_id, tau=ev.context.get("tau"), n=ev.context.get("n")))
-    return found if found["examples_reviewed"] else None
+    if run_id is not None and not agreement.hidden(tab):
+        review = agreement.of_run(tab, run, run_id, tau=at[0], n=at[1])
+    return evaluation_report(ev, certificates=certificates.result(tab, run, at), review=review)
 
 
 def where_trained(ev) -> Optional[str]:

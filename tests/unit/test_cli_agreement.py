@@ -153,3 +153,26 @@ def test_the_certificate_carries_the_reviewers_alpha_from_the_store(team, capsys
     capsys.readouterr()
     assert main(["certify", data, "--run", team["run"].key, "--out", str(tmp_path / "x.json")]) == 2
     assert "--workspace and --run" in capsys.readouterr().err
+
+
+def test_evaluate_writes_the_report_the_evaluate_page_does(team, tmp_path, capsys):
+    """Issue 54: the CLI's report had neither the certificate section nor the team review that the
+    Evaluate page's has; with --certify and --workspace it has both, through the one use case
+    (`core.usecases.evaluation`)."""
+    run_file = team["run"].save(tmp_path / "run.npz")
+    data = team["root"] / "snli.jsonl"
+    out = tmp_path / "eval"
+    assert main(["-q", "evaluate", str(data), "--run", str(run_file), "--out", str(out), "--families", "logistic",
+                 "--figures", "none", "--ks", "1", "--certify", "--workspace", "nli", "--as", CURATOR,
+                 "--db", team["url"]]) == 0, capsys.readouterr().err
+    report = (out / "report.html").read_text()
+    assert "<h2>Artifact certificate</h2>" in report and "<h2>Team review</h2>" in report
+    plain = tmp_path / "plain"
+    assert main(["-q", "evaluate", str(data), "--run", str(run_file), "--out", str(plain), "--families", "logistic",
+                 "--figures", "none", "--ks", "1"]) == 0
+    bare = (plain / "report.html").read_text()
+    assert "Artifact certificate" not in bare and "Team review" not in bare
+    # a workspace the reader is not in is one clear error, before any work, and nothing is written
+    assert main(["-q", "evaluate", str(data), "--run", str(run_file), "--out", str(tmp_path / "x"), "--families",
+                 "logistic", "--figures", "none", "--workspace", "nowhere", "--as", CURATOR, "--db", team["url"]]) == 2
+    assert "nowhere" in capsys.readouterr().err and not (tmp_path / "x").exists()
