@@ -51,8 +51,8 @@ with st.container(border=True):
 example = {field: st.session_state.get(f"cr_{field}", "") for field in ds.text}
 example[ds.label] = label
 dataset_id = creation.workspace_dataset(tab, run)
-ctx = creation.quality_context(tab)   # None while its fit runs in the background: the fields stay usable
-if ctx is None:
+ready = creation.feedback_ready(tab)   # False while its fit runs in the background: the fields stay usable
+if not ready:
     st.caption("The feedback models of this dataset and Φ are being fitted (once per server). Keep writing: "
                "the feedback and the Submit button appear here when they are ready.")
     watch(tab, creation.context_job, "Fitting the feedback models", "cr_context", creation.context_ended)
@@ -73,16 +73,16 @@ def send(example: dict, label, fb: dict) -> None:
                                       "listed under \"Your examples\" below.")
 
 
-if ctx is not None and all(v.strip() for v in example.values()):
+if ready and all(v.strip() for v in example.values()):
     try:
-        fb = ctx.feedback(example).to_dict()
+        fb = creation.feedback(tab, example)
     except InputError as exc:
         st.warning(plain(exc))
     else:
         st.caption(f"Feedback in {fb['seconds'] * 1000:.0f} ms.")
         feedback_panel.show_feedback(tab, fb, key="cr_feedback")
         st.button("Submit for validation", type="primary", key="cr_submit", on_click=send, args=(example, label, fb))
-elif ctx is not None:
+elif ready:
     st.caption("Write every field to see the feedback (it updates when a field loses focus, or with Ctrl+Enter).")
 
 

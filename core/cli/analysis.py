@@ -132,7 +132,8 @@ def cmd_quality(args) -> int:
 
 def cmd_feedback(args) -> int:
     """Issue 11: the lights and suggestions for one new example against a dataset."""
-    from ..quality import QualityContext, check_example
+    from ..quality import check_example
+    from ..usecases.feedback import example_feedback, feedback_context
 
     args.outputs.declare("--out", args.out, (".json",))
     knobs = quality_knobs(args)
@@ -140,33 +141,33 @@ def cmd_feedback(args) -> int:
     print_messages(ds, args.quiet)
     check_example(ds, args.example, args.max_chars)   # bad input fails before any fitting
     rep = representation_for(ds, args.representation, args)
-    ctx = QualityContext.fit(ds, representation=rep, max_chars=args.max_chars, cache_dir=args.cache_dir, **knobs)
-    fb = ctx.feedback(args.example)
+    fb = example_feedback(feedback_context(ds, rep, max_chars=args.max_chars, cache_dir=args.cache_dir, **knobs),
+                          args.example)
     if args.out:
-        Path(args.outputs.path_for("--out")).write_text(json.dumps(fb.to_dict(), indent=1, default=str))
+        Path(args.outputs.path_for("--out")).write_text(json.dumps(fb, indent=1, default=str))
     args.outputs.commit()
     if args.json:
-        print(json.dumps(fb.to_dict(), indent=1, default=str))
+        print(json.dumps(fb, indent=1, default=str))
         return 0
-    print(f"example: {fb.light} (dqi {fb.components['dqi']['score']:.2f})")
-    for name, c in fb.components.items():
+    print(f"example: {fb['light']} (dqi {fb['components']['dqi']['score']:.2f})")
+    for name, c in fb['components'].items():
         if name != "dqi":
             score = "  -  " if c["score"] is None else f"{c['score']:.2f}"
             print(f"  {c['light']:<6} {score:>5}  {name:<20} {c['dqi']}")
-    if fb.label_tied:
-        print("words that lean to a label (z* = %.1f): " % fb.z_star
-              + ", ".join(f"'{t['ngram']}' → {t['label']} (z = {t['z']:.1f})" for t in fb.label_tied[:6]))
-    if fb.partial_input:
-        p = fb.partial_input
+    if fb['label_tied']:
+        print("words that lean to a label (z* = %.1f): " % fb['z_star']
+              + ", ".join(f"'{t['ngram']}' → {t['label']} (z = {t['z']:.1f})" for t in fb['label_tied'][:6]))
+    if fb['partial_input']:
+        p = fb['partial_input']
         print(f"{p['field']}-only model: {p['predicted']} (p = {p['confidence']:.2f}; held-out accuracy {p['heldout_accuracy']:.2f})")
-    r = fb.representation
+    r = fb['representation']
     print(f"model on Φ: {r['predicted']} (p = {r['confidence']:.2f}; p of the label {r['p_label']:.2f})")
-    for nb in fb.neighbours[:3]:
+    for nb in fb['neighbours'][:3]:
         print(f"neighbour {nb['id']} (similarity {nb['similarity']:.2f}, {nb['label']}): "
               + " | ".join(str(nb[f])[:80] for f in ds.text))
-    for s in fb.suggestions:
+    for s in fb['suggestions']:
         print(f"suggestion: {s}")
-    for n in fb.notes:
+    for n in fb['notes']:
         print(f"note: {n}", file=sys.stderr)
     return 0
 

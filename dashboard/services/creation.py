@@ -11,6 +11,7 @@ from typing import Optional
 
 
 from core.quality import QualityContext
+from core.usecases.feedback import example_feedback, feedback_context
 from dashboard.services import cached_jobs, current
 from dashboard.state.session import Source
 from dashboard.services.team import scope
@@ -18,6 +19,18 @@ from dashboard.services.team import scope
 def _context_key(tab) -> tuple:
     sess = tab.session
     return sess.ds_key, sess.spec
+
+
+def feedback_ready(tab) -> bool:
+    """Whether the feedback of the current dataset and Φ can be given now (`quality_context`, whose
+    fit this starts or joins)."""
+    return quality_context(tab) is not None
+
+
+def feedback(tab, example: dict) -> dict:
+    """The feedback on ``example`` (`core.usecases.feedback.example_feedback`: what ``artifact-lens
+    feedback`` prints); call it once `feedback_ready`. InputError naming what is wrong with it."""
+    return example_feedback(quality_context(tab), example)
 
 
 def quality_context(tab) -> Optional[QualityContext]:
@@ -30,8 +43,7 @@ def quality_context(tab) -> Optional[QualityContext]:
     found = cached_jobs.result(tab, cached_jobs.FEEDBACK_MODELS, key)
     if found is None:
         ds, rep = current.dataset(tab), current.representation(tab)
-        cached_jobs.start(tab, cached_jobs.FEEDBACK_MODELS, key, lambda ctx: ctx.offload(
-            QualityContext.fit, ds, key[1], representation=rep))
+        cached_jobs.start(tab, cached_jobs.FEEDBACK_MODELS, key, lambda ctx: ctx.offload(feedback_context, ds, rep))
     return found
 
 

@@ -24,7 +24,7 @@ SINGLE_CALL_COMMANDS = {
     "zstats": "core.zstats.compute_z", "zfilter": "core.zstats.z_filter",
     "consistency": "core.zstats.consistency.consistency_filter", "evaluate": "core.evaluation.suite.evaluate",
     "project": "core.representations.projection.project", "prune": "core.results.stores.Results",
-    "quality": "core.quality.quality_scores", "feedback": "core.quality.context.QualityContext",
+    "quality": "core.quality.quality_scores",
     "cartography": "core.dynamics.cartography.dataset_dynamics",
     "transfer": "core.dynamics.transfer.cue_transfer", "check": "core.certificate.gate.compare",
 }
