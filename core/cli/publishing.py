@@ -17,7 +17,7 @@ __all__ = ["cmd_export", "hub_token", "push_to_hub"]
 def cmd_export(args) -> int:
     """Issue 14: a saved run's split, streamed to a file in chunks, with its manifest beside it."""
     from ..exports import writers as export
-    from ..usecases.exports import export_saved_run, folder_files
+    from ..usecases.exports import export_saved_run, write_export
 
     fmt = args.format or export.format_of(args.out)
     if fmt is None:
@@ -46,15 +46,12 @@ def cmd_export(args) -> int:
     if pairs is not None and not args.quiet:
         print(f"note: dropped {len(manifest['export']['near_duplicates']['dropped']):,} near-duplicates (one of "
               "each group kept).", file=sys.stderr)
-    card, certificate, files = None, None, None
-    if fmt == "datasets" or args.push_to_hub:   # a datasets folder (and a Hub push) carries its card and certificate
-        carried = folder_files(ds, out, certificate=not args.no_certificate, cache_dir=args.cache_dir)
-        card, certificate, files = carried.card, carried.certificate, carried.files()
-        if carried.note and not args.quiet:
-            print(f"note: {carried.note}", file=sys.stderr)
-    with progress_bar("export", args.quiet) as bar:
-        export.write_file(frame, args.outputs.path_for("--out"), fmt, manifest=manifest, zipped=False, progress=bar,
-                          card=card, files=files)
+    with progress_bar("export", args.quiet) as bar:   # a datasets folder (and a Hub push) carries its card and certificate
+        carried = write_export(ds, out, args.outputs.path_for("--out"), fmt, certificate=not args.no_certificate,
+                               carry=bool(args.push_to_hub), cache_dir=args.cache_dir, progress=bar)
+    card, certificate = (carried.card, carried.certificate) if carried is not None else (None, None)
+    if carried is not None and carried.note and not args.quiet:
+        print(f"note: {carried.note}", file=sys.stderr)
     Path(args.outputs.path_for("the export's manifest")).write_text(json.dumps(manifest, indent=1, default=str))
     args.outputs.commit()
     if not args.quiet:

@@ -211,18 +211,16 @@ def cmd_aflite(args) -> int:
     write_table(scored, outs.path_for("--out"))
     if args.manifest:
         Path(outs.path_for("--manifest")).write_text(json.dumps(manifest, indent=1, default=str))
-    if args.export:
-        fmt = Path(args.export).suffix.lower().lstrip(".") or "datasets"
-        from ..usecases.exports import export_split, folder_files
+    if args.export:   # what `export` writes of the run as fitted (`core.usecases.exports.write_export`)
+        from ..usecases.exports import export_split, write_export
 
+        fmt = export.format_of(args.export)
         out = export_split(ds, run, which=args.which, fmt=fmt, include_arrays=True)
-        frame, manifest_out = out.frame, out.manifest
-        # a datasets folder carries its card and croissant.json (its certificate is `certify`'s or
-        # `export`'s: a pass of its own)
-        carried = folder_files(ds, out, certificate=False) if fmt == "datasets" else None
-        export.write_new(frame, outs.path_for("--export"), fmt, manifest=manifest_out,
-                         card=carried and carried.card, files=carried and carried.files())
-        Path(outs.path_for("the export's manifest")).write_text(json.dumps(manifest_out, indent=1, default=str))
+        with progress_bar("export", args.quiet) as bar:
+            carried = write_export(ds, out, outs.path_for("--export"), fmt, cache_dir=args.cache_dir, progress=bar)
+        if carried is not None and carried.note and not args.quiet:
+            print(f"note: {carried.note}", file=sys.stderr)
+        Path(outs.path_for("the export's manifest")).write_text(json.dumps(out.manifest, indent=1, default=str))
     outs.commit()
     if not args.quiet:
         kept = int(run.retained.sum())

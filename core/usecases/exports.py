@@ -15,7 +15,7 @@ from ..exports.plan import with_options
 from ..exports.writers import export_frame
 from .certificates import certify_split
 
-__all__ = ["SplitExport", "FolderFiles", "export_split", "export_saved_run", "folder_files"]
+__all__ = ["SplitExport", "FolderFiles", "export_split", "export_saved_run", "folder_files", "write_export"]
 
 
 @dataclass
@@ -124,3 +124,20 @@ def folder_files(dataset, split: SplitExport, *, certificate: bool = True, verdi
     return FolderFiles(card=card_of(dataset, split.manifest, verdict=verdict, certificate=found), certificate=found,
                        note=why and f"no certificate.json: {why}",
                        croissant=croissant_metadata(split.frame, split.manifest, name=name, certificate=found))
+
+
+def write_export(dataset, split: SplitExport, path, fmt: str, *, certificate: bool = True, carry: bool = False,
+                 cache_dir=None, progress=None, cancel=None) -> Optional[FolderFiles]:
+    """Write ``split`` to ``path`` (a new path the output policy handed out) in ``fmt``: its rows,
+    and for a datasets folder its manifest, card, ``croissant.json`` and (``certificate``) the
+    split's certificate. The folder's files, also computed for another format with ``carry`` (a Hub
+    push carries them), or None. ``artifact-lens export`` and ``aflite --export`` write through it."""
+    from ..exports.formats import FORMATS
+    from ..exports.writers import write_new
+
+    carried = folder_files(dataset, split, certificate=certificate, cache_dir=cache_dir) \
+        if FORMATS[fmt].folder or carry else None
+    folder = FORMATS[fmt].folder and carried is not None
+    write_new(split.frame, path, fmt, manifest=split.manifest, card=carried.card if folder else None,
+              files=carried.files() if folder else None, progress=progress, cancel=cancel)
+    return carried

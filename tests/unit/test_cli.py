@@ -311,3 +311,17 @@ def test_outputs_respect_the_umask(tmp_path):
         os.umask(old)
     assert oct((tmp_path / "z.csv").stat().st_mode & 0o777) == oct(0o644)
     assert _listing(tmp_path) == ["z.csv"]
+
+
+def test_aflite_export_and_export_write_a_datasets_folder_the_same_way(tmp_path):
+    """Issue 54: ``aflite --export`` wrote its folder by a path of its own, without the split's
+    certificate that ``export`` adds; both now write through `core.usecases.exports.write_export`."""
+    first = tmp_path / "from-aflite"
+    assert main(["-q", "aflite", "demo:nli:n=400", "-r", "tfidf-svd:fields=hypothesis,dim=16", "--m", "4", "--k",
+                 "0.05", "--tau", "0", "--target-size", "0.5", "--out", str(tmp_path / "s.csv"), "--manifest",
+                 str(tmp_path / "run.json"), "--export", str(first)]) == 0
+    second = tmp_path / "from-export"
+    assert main(["-q", "export", "demo:nli:n=400", "--run", str(tmp_path / "run.json"), "--out", str(second)]) == 0
+    names = {p.name for p in first.iterdir()}
+    assert names == {p.name for p in second.iterdir()} and {"certificate.json", "croissant.json", "README.md"} <= names
+    assert (first / "certificate.json").read_bytes() == (second / "certificate.json").read_bytes()
