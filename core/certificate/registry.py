@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..base.registry import Registry
+
 __all__ = ["Measure", "MEASURES", "register", "spec_of", "record", "Step", "STEPS", "step"]
 
 
@@ -40,16 +42,13 @@ class Measure:
 
 
 #: name -> measure, in the order a certificate lists them
-MEASURES: dict = {}
+MEASURES = Registry("certificate measure")
 
 
 def register(measure: Measure) -> Measure:
-    if measure.name in MEASURES:
-        raise ValueError(f"certificate measure {measure.name!r} is registered twice")
     if measure.worse not in ("higher", "lower", "neither"):
         raise ValueError(f"{measure.name}: worse must be higher, lower or neither, not {measure.worse!r}")
-    MEASURES[measure.name] = measure
-    return measure
+    return MEASURES.add(measure.name, measure)
 
 
 def spec_of(name: str) -> Optional[Measure]:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..base import memory
 from ..base.errors import InputError
+from ..base.registry import Registry
 from ..base.memory import size_text
 
 @dataclass(frozen=True)
@@ -65,15 +66,12 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
 
 #: every input file format, by suffix: the one place to add one
-INPUT_FORMATS: dict = {}
+INPUT_FORMATS = Registry("input format for")
 
 
 def register_input_format(fmt: InputFormat) -> InputFormat:
     """Add ``fmt`` to `INPUT_FORMATS` (ValueError for a suffix already taken)."""
-    if fmt.suffix in INPUT_FORMATS:
-        raise ValueError(f"an input format for {fmt.suffix} is registered already")
-    INPUT_FORMATS[fmt.suffix] = fmt
-    return fmt
+    return INPUT_FORMATS.add(fmt.suffix, fmt)
 
 
 for _fmt in (InputFormat(".csv", "CSV", _read_csv), InputFormat(".tsv", "TSV", _read_tsv),

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from ..base.registry import Registry
+
 __all__ = ["ExportFormat", "register", "FORMATS", "names", "format_of", "endings", "described"]
 
 
@@ -33,17 +35,14 @@ class ExportFormat:
 
 
 #: name -> format, in the order the CLI and the page list them
-FORMATS: dict = {}
+FORMATS = Registry("export format")
 
 
 def register(fmt: ExportFormat) -> ExportFormat:
     """Add ``fmt`` (a name or an ending already taken is a mistake in the code, said at import)."""
-    if fmt.name in FORMATS:
-        raise ValueError(f"export format {fmt.name!r} is registered twice")
     if fmt.suffix and any(f.suffix == fmt.suffix for f in FORMATS.values()):
         raise ValueError(f"the ending {fmt.suffix!r} of {fmt.name!r} is another export format's")
-    FORMATS[fmt.name] = fmt
-    return fmt
+    return FORMATS.add(fmt.name, fmt)
 
 
 def names() -> tuple:

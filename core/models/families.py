@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..base.errors import InputError
+from ..base.registry import Registry
 from . import on_device as on_device
 
 __all__ = ["ModelFamily", "OnDevice", "FAMILIES", "register", "family", "names", "table_names", "probabilistic", "title",
@@ -47,15 +48,12 @@ class ModelFamily:
 
 
 #: name -> family, in the order the CLI and the page list them
-FAMILIES: dict = {}
+FAMILIES = Registry("model family")
 
 
 def register(fam: ModelFamily) -> ModelFamily:
     """Add ``fam`` (a name taken twice is a mistake in the code, said at import)."""
-    if fam.name in FAMILIES:
-        raise ValueError(f"model family {fam.name!r} is registered twice")
-    FAMILIES[fam.name] = fam
-    return fam
+    return FAMILIES.add(fam.name, fam)
 
 
 def names() -> tuple:

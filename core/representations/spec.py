@@ -11,6 +11,7 @@ import numpy as np
 
 from ..data.dataset import Dataset
 from ..base.errors import InputError
+from ..base.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -35,16 +36,14 @@ class Kind:
 
 
 #: every kind of representation by name: the one place to add one
-REGISTRY: dict = {}
+REGISTRY = Registry("representation kind")
 #: kind -> {option: default} (read from `REGISTRY`; kept for the spec grammar's readers)
 KINDS: dict = {}
 
 
 def register_kind(kind: Kind) -> Kind:
     """Add ``kind`` to `REGISTRY` (ValueError for a name already taken)."""
-    if kind.name in REGISTRY:
-        raise ValueError(f"a representation kind named {kind.name!r} is registered already")
-    REGISTRY[kind.name] = kind
+    REGISTRY.add(kind.name, kind)
     KINDS[kind.name] = dict(kind.options)
     return kind
 

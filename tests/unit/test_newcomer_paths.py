@@ -12,7 +12,7 @@ import core.data.file_tables as file_tables
 @pytest.fixture
 def pipe_separated(monkeypatch):
     """A new input format, ``.psv`` (pipe-separated values), declared as a newcomer would."""
-    monkeypatch.setattr(file_tables, "INPUT_FORMATS", dict(file_tables.INPUT_FORMATS))
+    monkeypatch.setattr(file_tables, "INPUT_FORMATS", file_tables.INPUT_FORMATS.copy())
     return file_tables.register_input_format(file_tables.InputFormat(
         ".psv", "pipe-separated values", lambda path: pd.read_csv(path, sep="|", dtype=str, keep_default_na=False)))
 
@@ -38,7 +38,7 @@ def test_an_input_format_is_one_declaration(pipe_separated, tmp_path, capsys):
 
 
 def test_a_suffix_is_declared_once():
-    with pytest.raises(ValueError, match="registered already"):
+    with pytest.raises(ValueError, match="registered twice"):
         file_tables.register_input_format(file_tables.InputFormat(".csv", "CSV again", pd.read_csv))
     with pytest.raises(ValueError, match="suffix"):
         file_tables.InputFormat("psv", "no dot", pd.read_csv)
@@ -52,7 +52,7 @@ def char_counts(monkeypatch):
 
     import core.representations.spec as spec
 
-    monkeypatch.setattr(spec, "REGISTRY", dict(spec.REGISTRY))
+    monkeypatch.setattr(spec, "REGISTRY", spec.REGISTRY.copy())
     monkeypatch.setattr(spec, "KINDS", dict(spec.KINDS))
     import core.representations as reps
     monkeypatch.setattr(reps, "REGISTRY", spec.REGISTRY)

@@ -40,3 +40,25 @@ def test_every_command_gets_its_progress_bar_from_one_context_manager():
     try/finally that closes it)."""
     assert not [c for c in _copies(r"bar\.close\(\)", "core/cli/common.py") if c.startswith("core/cli/")]
     assert not _copies(r"=\s*progress_bar\(", "core/cli/common.py")   # a bar held outside a with block
+
+
+def test_every_extension_point_is_one_registry_type():
+    """Model families, export and input formats, representation kinds and certificate measures are
+    each a `core.base.registry.Registry`: one rule for adding an entry (a name once), written once."""
+    from core.base.registry import Registry
+    from core.certificate.registry import MEASURES
+    from core.data.file_tables import INPUT_FORMATS
+    from core.exports.formats import FORMATS
+    from core.models.families import FAMILIES
+    from core.representations import REGISTRY
+
+    for found in (MEASURES, INPUT_FORMATS, FORMATS, FAMILIES, REGISTRY):
+        assert isinstance(found, Registry) and len(found), found
+        name, entry = next(iter(found.items()))
+        try:
+            found.add(name, entry)
+        except ValueError as exc:
+            assert "registered twice" in str(exc)
+        else:
+            raise AssertionError(f"{found.what}: a name taken twice was accepted")
+    assert not _copies(r"registered twice", "core/base/registry.py")
