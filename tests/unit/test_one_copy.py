@@ -46,6 +46,7 @@ def test_every_extension_point_is_one_registry_type():
     """Model families, export and input formats, representation kinds and certificate measures are
     each a `core.base.registry.Registry`: one rule for adding an entry (a name once), written once."""
     from core.base.registry import Registry
+    import core.certificate.measures  # noqa: F401  (registers the measures)
     from core.certificate.registry import MEASURES
     from core.data.file_tables import INPUT_FORMATS
     from core.exports.formats import FORMATS
