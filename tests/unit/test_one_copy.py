@@ -49,7 +49,7 @@ def test_every_extension_point_is_one_registry_type():
     import core.certificate.measures  # noqa: F401  (registers the measures)
     from core.certificate.registry import MEASURES
     from core.data.file_tables import INPUT_FORMATS
-    from core.exports.formats import FORMATS
+    from core.exports.writers import FORMATS   # (registers the built-in formats)
     from core.models.families import FAMILIES
     from core.representations import REGISTRY
 
