@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..data.dataset import Dataset
 from ..base.errors import InputError
+from ..base.registry import Registry
 from ..text.features import FeatureOptions
 from ..base import lights as lights_vocabulary
 from .kernels import dissimilarity, label_tied_score, vocabulary_score, word_overlap_score
@@ -89,8 +90,10 @@ REGISTRY = (
         "make it less like the other split's examples"),
         "other_split_cosine", lambda q, ctx: dissimilarity(q)),
 )
-if len({c.name for c in REGISTRY}) != len(REGISTRY):
-    raise ValueError("a quality component is registered twice")
+BY_NAME = Registry("quality component")   # (a name given twice is refused here, at import)
+for _component in REGISTRY:
+    BY_NAME.add(_component.name, _component)
+del _component
 if {c.measures for c in REGISTRY} - QUANTITIES.keys():
     raise ValueError(f"a quality component scores an unmeasured quantity: {({c.measures for c in REGISTRY} - QUANTITIES.keys())}")
 
