@@ -16,6 +16,7 @@ import sys
 import threading
 from contextlib import nullcontext
 
+from .commands import COMMANDS as _DECLARED
 from .parser import build_parser
 from .scoring import PhaseLog
 from ..base.errors import Cancelled, InputError
@@ -25,8 +26,9 @@ from ..base.settings import expand_path, printable_message, settings, using_cach
 __all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
 
 
-COMMANDS = ("info", "represent", "aflite", "zstats", "zfilter", "consistency", "evaluate", "export", "quality", "feedback",
-            "project", "agreement", "cartography", "transfer", "pvi", "certify", "check", "prune")
+#: every command's name, in the order the help lists them (each declared beside its function:
+#: `core.cli.commands.command`)
+COMMANDS = tuple(_DECLARED)
 
 
 #: flags whose value is a path the command reads, and flags whose value is a representation
@@ -113,7 +115,7 @@ def _main(argv=None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "command", None):
         parser.print_usage(sys.stderr)
-        print("error: no command given; choose one of " + ", ".join(COMMANDS) + " (see artifact-lens --help).",
+        print("error: no command given; choose one of " + ", ".join(_DECLARED) + " (see artifact-lens --help).",
               file=sys.stderr)
         return 2
     try:   # configuration first: a bad setting or --cache-dir is one clear line before anything is done

@@ -9,6 +9,11 @@ from pathlib import Path
 from ..base.escaping import terminal_text
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
                              quality_knobs, representation_for, with_ids, write_table)
+from .. import models
+from ..aflite.knobs import KNOBS
+from .arguments import Device, Real, SEED_MAX, Size, Whole, add_knob, knob_type
+from .commands import REPRESENTATION_HELP, command, quality_args
+from .common import add_dataset_args
 
 
 def cmd_zstats(args) -> int:
@@ -34,6 +39,17 @@ def cmd_zstats(args) -> int:
             print(f"  {lab}: {feats}")
         print(f"wrote {len(zs.table)} rows to {args.out}")
     return 0
+
+
+@command("zstats", run=cmd_zstats, help="z-statistics of simple features (n-grams, lengths, overlap, partial input) vs labels",
+         description="Compute the z-statistic of every task-independent feature against every label "
+                     "(Gardner et al. 2021; Wu et al. 2022, eq. 2) and write the table as CSV.")
+def _zstats_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=20, help="test only features seen in at least this many examples (default 20)")
+    p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=0.01, help="family-wise level of the Bonferroni threshold z* (default 0.01)")
+    p.add_argument("--top", type=Whole(0, 10 ** 6), default=8, help="features per label to print (default 8)")
+    p.add_argument("--out", required=True, help="z-table CSV: feature, label, n, count, p_hat, z, significant, kind, field")
 
 
 def _pair_zstats(args, ds) -> int:
@@ -81,6 +97,22 @@ def cmd_zfilter(args) -> int:
     return 0
 
 
+@command("zfilter", run=cmd_zfilter, help="z-filtering (Wu et al. 2022, Algorithm 1), optionally against a seed dataset",
+         description="Accept examples in shuffled batches unless they carry one of the k most biased features "
+                     "of their label on what was accepted so far. With --seed-dataset, screen candidates "
+                     "against a seed set's biased features (conditional z-filtering).")
+def _zfilter_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--seed-dataset", help="seed dataset D_seed (same columns); candidates must avoid its biased features")
+    p.add_argument("--batch-size", type=Size(), default=500, help="candidates per batch: a count or a fraction (default 500)")
+    p.add_argument("--k", type=Whole(1, 10 ** 6), default=20, help="biased features per label (default 20, as the paper)")
+    p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=None, help="also require z above the Bonferroni threshold at this level")
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=1, help="only features seen this often in the accepted set can be biased (default 1)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="seed of the batch shuffle (default 0)")
+    p.add_argument("--out", required=True, help="accepted examples CSV")
+    p.add_argument("--rejected", help="rejected examples CSV, with the feature that caused each rejection")
+
+
 def cmd_consistency(args) -> int:
     from ..zstats import consistency_filter
 
@@ -99,6 +131,18 @@ def cmd_consistency(args) -> int:
         print(f"kept {s['kept']}, dropped {s['dropped']} (gold-label probability <= {s['threshold']}); "
               f"cross-fitted accuracy {s['accuracy']:.3f}")
     return 0
+
+
+@command("consistency", run=cmd_consistency, help="consistency filtering: drop examples a cross-fitted model finds unlikely",
+         description="Drop examples whose gold label gets probability <= --threshold from a model trained "
+                     "on the other folds (Wu et al. 2022, section 2.2.2).")
+def _consistency_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--threshold", type=Real(0, 1, hi_open=True), default=0.2, help="probability threshold in [0, 1) (default 0.2)")
+    p.add_argument("--folds", type=Whole(2, 10 ** 6), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--out", required=True, help="kept examples CSV")
+    p.add_argument("--dropped", help="dropped examples CSV, with the gold-label probability")
 
 
 def cmd_quality(args) -> int:
@@ -128,6 +172,16 @@ def cmd_quality(args) -> int:
                   f"green {counts.get('green', 0):,}")
         print(f"wrote {args.out}")
     return 0
+
+
+@command("quality", run=cmd_quality, help="DQI quality components per example, the combined score and traffic lights",
+         description="Compute the quality components of every example (paper 002, DQI; see core.quality), "
+                     "the combined dqi score and traffic lights, and write them as CSV.")
+def _quality_options(p) -> None:
+    add_dataset_args(p)
+    quality_args(p)
+    p.add_argument("--second-split", help="another split with the same columns (inter-split similarity)")
+    p.add_argument("--out", required=True, help="CSV: id, one column per component, dqi, light_<component>, light")
 
 
 def cmd_feedback(args) -> int:
@@ -172,6 +226,19 @@ def cmd_feedback(args) -> int:
     return 0
 
 
+@command("feedback", run=cmd_feedback, help="traffic lights and suggestions for one new example against a dataset",
+         description="Give one new example (JSON with every text field and the label) the quality "
+                     "feedback a creator sees: lights per component, label-tied words, partial-input "
+                     "and Φ predictions, nearest neighbours and suggestions.")
+def _feedback_options(p) -> None:
+    add_dataset_args(p)
+    quality_args(p)
+    p.add_argument("--example", required=True, help='JSON, e.g. \'{"premise": "...", "hypothesis": "...", "label": "entailment"}\'')
+    p.add_argument("--max-chars", type=Whole(1, 10 ** 7), default=2000, help="longest text of one field (default 2000)")
+    p.add_argument("--json", action="store_true", help="print the feedback as JSON")
+    p.add_argument("--out", help="also write the feedback as JSON")
+
+
 def cmd_cartography(args) -> int:
     """Issue 23: training dynamics on Φ (confidence, variability, correctness, region) and label issues."""
     from ..dynamics.cartography import dataset_dynamics
@@ -197,6 +264,28 @@ def cmd_cartography(args) -> int:
               + (f"; cleanlab flags {s['label_issues']:,} possible label errors" if "label_issues" in s else ""))
         print(f"wrote {args.out}")
     return 0
+
+
+@command("cartography", run=cmd_cartography, help="training dynamics on a representation: easy, ambiguous and hard examples, label issues",
+         description="Train a linear model (or a small MLP) on the representation for --epochs epochs, "
+                     "cross-fitted over --folds, and record each example's probability of its label after "
+                     "every epoch (dataset cartography, Swayamdipta et al. 2020): confidence (mean), "
+                     "variability (std), correctness (share of epochs right) and a region; cleanlab's "
+                     "label-quality score and label-issue flag from the out-of-sample probabilities.")
+def _cartography_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
+    p.add_argument("--epochs", type=Whole(2, 1000), default=10, help="training epochs (default 10)")
+    p.add_argument("--model", choices=["linear", "mlp"], default="linear", help="linear (softmax) or a one-hidden-layer MLP (default linear)")
+    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--in-sample", action="store_true", help="the paper's variant: one model on every example, its own "
+                   "training probabilities (no label issues: they are not out of sample)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1,
+                   help="folds trained at once (default -1: every core; the map does not depend on it)")
+    p.add_argument("--device", type=Device(), help="where the models train: cuda, cuda:N (a GPU, with PyTorch), torch, cupy "
+                   "or array-api (default: $ARTIFACT_LENS_DEVICE, else NumPy on the CPU; the same training, float32 rounding aside)")
+    p.add_argument("--out", required=True, help="CSV: id, label, confidence, variability, correctness, region, label_quality, label_issue")
 
 
 def cmd_pvi(args) -> int:
@@ -226,6 +315,31 @@ def cmd_pvi(args) -> int:
         if args.out:
             print(f"wrote {len(table):,} rows to {args.out}")
     return 0
+
+
+@command("pvi", run=cmd_pvi, help="pointwise V-usable information: how many bits about its label each example carries",
+         description="Score every example by PVI(x → y) = −log₂ g[∅](y) + log₂ g′[x](y) (Ethayarajh et al. "
+                     "2022): g′ a model of the family trained on the representation, g[∅] the label prior, "
+                     "both cross-fitted over --folds so every example is scored out of sample. The mean is "
+                     "the dataset's V-information. Beside Φ, the bits a partial input alone carries (the "
+                     "artifact's): by default the last text field (the hypothesis), for preference pairs "
+                     "the responses without the prompt and their style alone; --partial names another "
+                     "or none. The Predictability page measures the same inputs.")
+def _pvi_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default=None,
+                   help="representation spec (default: tfidf-svd over all text fields; for preference pairs "
+                        "pair-diff, the responses' difference)")
+    p.add_argument("--partial", help="the partial input's representation spec, e.g. tfidf-svd:fields=premise, or "
+                   "none (default: the last text field; for preference pairs pair-diff and pair-style, each "
+                   "unless it is Φ)")
+    p.add_argument("--family", choices=models.probabilistic(), default="logistic",
+                   help="model family, one that gives probabilities (default logistic)")
+    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior, and pvi_partial, p_model_partial; for "
+                   "preference pairs one row per pair: id, pvi, then pvi_ and p_model_ of response_only and "
+                   "style_only; without it, only the summary is printed")
 
 
 def cmd_transfer(args) -> int:
@@ -264,3 +378,24 @@ def cmd_transfer(args) -> int:
                   "never predicts them, so they count as errors in the accuracies above")
         print(f"wrote {args.out}/ (cues.csv, duplicates.csv, summary.json, report.html)")
     return 0
+
+
+@command("transfer", run=cmd_transfer, help="do a training split's artifacts give the labels away on an evaluation split?",
+         description="Find the label cues of the training split (z-statistics) and measure them on the "
+                     "evaluation split: their support, label share and z there; the accuracy there of a "
+                     "model trained on the partial input or on the top cues alone, beside chance; the "
+                     "share of each split a training-split AFLite ensemble calls predictable; near-duplicate "
+                     "pairs across the splits. Writes cues.csv, duplicates.csv, summary.json and "
+                     "report.html into --out.")
+def _transfer_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("eval_dataset", metavar="EVAL", help="the evaluation split (same columns; file, folder, Hub name or demo)")
+    p.add_argument("--eval-split", help="split of EVAL to load, when it is a Hub name or a folder of splits")
+    p.add_argument("--representation", "-r", default="tfidf-svd",
+                   help="Φ of the AFLite view, fitted on both splits' text (default tfidf-svd over all text fields)")
+    p.add_argument("--k", type=Whole(1, 10_000), default=20, help="how many of the training split's top cues (default 20)")
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=5, help="min count of a feature on the training split (default 5)")
+    p.add_argument("--m", type=knob_type("n_partitions"), default=16, help="models of the AFLite view (default 16)")
+    add_knob(p, "tau", help=f"τ of the AFLite view (default {KNOBS['tau'].default})")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--out", required=True, help="output folder (created; one this tool wrote and unchanged since is replaced)")

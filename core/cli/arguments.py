@@ -81,8 +81,8 @@ class Whole:
 
 class Size:
     """A size as scikit-learn takes it: a count (``3000``) or a fraction (``0.3``). Text with a
-    decimal point is a fraction (``1.0`` is refused by the engine as "all"); without one, a
-    count. Finite, and a count no larger than ``max_count``; the range against the data
+    decimal point, or a number that is not whole (``1e-3``), is a fraction (``1.0`` is refused by
+    the engine as "all"); any other, a count. Finite, and a count no larger than ``max_count``; the range against the data
     (k ≥ 1 example, n < N) is the engine's, whose message names the symbol."""
 
     def __init__(self, max_count: int = 10 ** 9):
@@ -92,10 +92,8 @@ class Size:
     def __call__(self, text: str):
         hint = "give a count (3000) or a fraction in (0, 1) (0.3)."
         value = _number(text, hint)
-        if "." in str(text):
+        if "." in str(text) or value != int(value):
             return value
-        if value != int(value):
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole count; {hint}")
         if abs(value) > self.max_count:
             raise argparse.ArgumentTypeError(f"{text} is larger than any dataset this tool reads "
                                              f"(at most {self.max_count:,}); {hint}")

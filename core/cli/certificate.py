@@ -13,6 +13,10 @@ from ..base.words import counted
 from ..certificate.gate import FAMILY_ALPHA, verdict
 from ..certificate.rows import cue_rows
 from .common import device_from, id_arg, load_from_args, print_messages, progress_bar, write_table
+from ..aflite.knobs import KNOBS
+from .arguments import Device, SEED_MAX, Whole, add_knob
+from .commands import REPRESENTATION_HELP, command
+from .common import add_column_args, add_dataset_args
 
 __all__ = ["cmd_certify", "cmd_check", "comparison_text", "check_result", "check_markdown"]
 
@@ -71,6 +75,34 @@ def cmd_certify(args) -> int:
                   + ("no pair can teach a preference, so the models' measures read chance; "
                      if degenerate >= 1 else "") + "'artifact-lens info' lists them.", file=sys.stderr)
     return 0
+
+
+@command("certify", run=cmd_certify, help="the artifact certificate of a split: one JSON a dataset's CI can gate on",
+         description="Measure the split's artifacts, each with its uncertainty: the largest z and the "
+                     "features over the Bonferroni line per label, partial-input accuracy against the "
+                     "majority, V-information of the full and the partial input, AFLite's predictable "
+                     "share, near-duplicates, possibly mislabelled examples; with --eval the cues that "
+                     "carry to another split; with a team store the reviewers' α. Written as JSON that "
+                     "follows core/certificate/certificate.schema.json (docs/certificate.md).")
+def _certify_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
+    p.add_argument("--partial", help="the partial input's representation (default: tfidf-svd of the last text field)")
+    p.add_argument("--eval", help="an evaluation split (same columns): the cues that carry to it, near-duplicates across")
+    p.add_argument("--eval-split", help="split of --eval to load, when it is a Hub name or a folder of splits")
+    p.add_argument("--db", help="a team store's URL, for the reviewers' α of --run (default: $ARTIFACT_LENS_DB_URL)")
+    p.add_argument("--workspace", help="the workspace of --run in the team store")
+    p.add_argument("--run", help="a run's key in the team store: its reviewers' α")
+    p.add_argument("--as", dest="as_", metavar="EMAIL", help="who reads the store (default: $ARTIFACT_LENS_OWNER)")
+    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    add_knob(p, "tau", help=f"τ of AFLite's predictable share (default {KNOBS['tau'].default})")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--device", type=Device(), help="where AFLite's ridge family and the training dynamics compute: cuda, "
+                   "cuda:N, torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; PVI stays on the CPU; "
+                   "the same measures, float32 rounding aside)")
+    p.add_argument("--name", help="the dataset's name in the certificate (default none: the same data and settings give "
+                   "the same bytes, whatever the file is called or where it is)")
+    p.add_argument("--out", required=True, help="the certificate (.json)")
 
 
 def comparison_text(table) -> str:
@@ -158,6 +190,37 @@ def cmd_check(args) -> int:
     finally:
         if target is not None:
             target["store"].close()
+
+
+@command("check", run=cmd_check, help="compare two certificates; exit 1 when a measure of artifacts got worse",
+         description="Compare a candidate certificate with a baseline, measure by measure and cue by "
+                     "cue, and print before, after, change and whether each is within its rule. By "
+                     "default no measure of artifact strength may get worse by more than its uncertainty, "
+                     "and no cue (a simple feature that gives a label away) may be new or stronger beyond "
+                     "its uncertainty; one Bonferroni line over all these tests keeps the chance that an "
+                     "unchanged dataset fails at 5 % (docs/certificate.md). --rules sets thresholds per "
+                     "measure. Exit status 1 when a rule is broken, 2 when the certificates cannot be "
+                     "compared, 0 otherwise: a dataset repository's CI job.")
+def _check_options(p) -> None:
+    p.add_argument("baseline", metavar="BASELINE", help="the certificate to compare against (JSON)")
+    p.add_argument("candidate", metavar="CANDIDATE", help="the new certificate (JSON)")
+    p.add_argument("--rules", help="a TOML or YAML file of rules per measure: max_rise, max, min, ignore")
+    p.add_argument("--json", help="also write the result as JSON (.json): per measure and per new cue its status "
+                   "(pass, fail, not gated), threshold and values")
+    p.add_argument("--markdown", help="also write a Markdown summary (.md) for a pull request's comment or a CI job's page")
+    p.add_argument("--rows", help="write the candidate's examples that carry each new or stronger cue (.csv: id, label, "
+                   "feature, cue_label, share_after, z); needs --data")
+    p.add_argument("--data", help="the candidate's data (the file it was certified from), for --rows and --review-run")
+    p.add_argument("--label-studio", metavar="FOLDER", help="write the candidate's examples that carry each new cue "
+                   "as a Label Studio project (created: label_config.xml and tasks.json, \"remove\" predicted with the "
+                   "cue's strength as its score); needs --data")
+    p.add_argument("--review-run", metavar="KEY", help="send the candidate's examples that carry each new cue to the "
+                   "front of this run's review queue in the team store (the run scored --data, or the data a split of "
+                   "it was exported from); needs --data, --workspace, and a curator or owner as --as")
+    p.add_argument("--db", help="the team store's URL, for --review-run (default: $ARTIFACT_LENS_DB_URL)")
+    p.add_argument("--workspace", help="the workspace of --review-run")
+    p.add_argument("--as", dest="as_", metavar="EMAIL", help="who sends the rows (default: $ARTIFACT_LENS_OWNER)")
+    add_column_args(p, " of --data: as the candidate was certified with")
 
 
 def _check(args, target) -> int:

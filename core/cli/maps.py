@@ -7,6 +7,9 @@ import sys
 from ..base.errors import InputError
 from ..representations.spec import default_spec
 from .common import load_from_args, print_messages, representation_for
+from .arguments import Real, SEED_MAX, Whole
+from .commands import REPRESENTATION_HELP, command
+from .common import add_dataset_args
 
 __all__ = ["cmd_project"]
 
@@ -93,3 +96,27 @@ def cmd_project(args) -> int:
     elif args.method == "umap":
         print(f"the dashboard's Map page opens this map at once for {ds.name} with Φ = {rep.spec}")
     return 0
+
+
+@command("project", run=cmd_project, help="precompute the 2-D map (UMAP) of a representation for the dashboard's Map page",
+         description="Compute the UMAP (or PCA) map of a representation into the cache the dashboard's "
+                     "Map page reads, in recorded stages: PCA to --pca-dims, the kNN graph (cached: a "
+                     "rerun that changes only --min-dist/--spread skips the neighbour search), the layout. "
+                     "numba's compiled kernels are cached in $NUMBA_CACHE_DIR (default: <cache>/numba).")
+def _project_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
+    p.add_argument("--method", default="umap", choices=["umap", "pca"], help="umap (default) or pca (instant preview)")
+    p.add_argument("--n-neighbors", type=Whole(2, 10_000), default=15, help="UMAP neighbours (default 15; a change searches a new kNN graph)")
+    p.add_argument("--metric", default="euclidean", help="distance of the kNN graph: euclidean (default), cosine, manhattan, correlation, chebyshev")
+    p.add_argument("--min-dist", type=Real(0, 1), default=0.1, help="UMAP min_dist in [0, 1] (default 0.1; display only: reuses the kNN graph)")
+    p.add_argument("--spread", type=Real(0, 10, lo_open=True), default=1.0, help="UMAP spread (default 1.0; display only: reuses the kNN graph)")
+    p.add_argument("--pca-dims", type=Whole(2, 100_000, allowed=(0,), meaning="0: no PCA step"), default=50, help="PCA step before UMAP to this many dims (default 50; 0 = none)")
+    p.add_argument("--fit-size", type=Whole(0, 10 ** 9), default=200_000, help="fit UMAP on at most this many rows, place the rest with "
+                                                               "transform (default 200000; 0 = every row)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0, as the dashboard)")
+    p.add_argument("--parallel", action="store_true",
+                   help="UMAP's neighbour search and layout on every core: faster on many cores, but the layout is not "
+                        "reproducible (a seeded UMAP runs on one thread); cached apart from the seeded map, which the "
+                        "dashboard shows")
+    p.add_argument("--json", action="store_true", help="print the projection's record (stages, PCA, kNN graph) as JSON")

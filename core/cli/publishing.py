@@ -10,6 +10,11 @@ from ..base.errors import InputError
 from ..base.settings import printable
 from ..certificate.schema import certificate_bytes
 from .common import load_from_args, print_messages, progress_bar
+from ..exports.formats import described
+from ..exports.writers import FORMATS
+from .arguments import add_knob
+from .commands import command
+from .common import add_dataset_args
 
 __all__ = ["cmd_export", "hub_token", "push_to_hub"]
 
@@ -61,6 +66,32 @@ def cmd_export(args) -> int:
         if not args.quiet:
             print(f"pushed the split and its card to https://huggingface.co/datasets/{args.push_to_hub}")
     return 0
+
+
+@command("export", run=cmd_export, help="export a saved run's split (retained, removed, or all with scores) with its manifest",
+         description=f"Write the split of a saved run ({', '.join(f.title for f in FORMATS.values())}), "
+                     "streamed in chunks, with <name>.manifest.json beside it. Embeddings are left out of CSV unless "
+                     "--embeddings is given (Parquet, JSONL and datasets folders keep them).")
+def _export_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--run", required=True, help="a run .npz (the dashboard's run store: any τ/n it answers) or the manifest "
+                                                "JSON of 'aflite --manifest' (the run as fitted; retained or removed)")
+    p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split (default retained)")
+    p.add_argument("--format", choices=list(FORMATS), help="default: from --out's ending "
+                   "(a datasets folder carries a README.md dataset card)")
+    p.add_argument("--push-to-hub", metavar="REPO_ID", help="also push the split and its dataset card to the Hugging "
+                   "Face Hub (needs the network and a token; refused at once when HF_HUB_OFFLINE is set)")
+    p.add_argument("--out", required=True, help=f"output: {described()}")
+    add_knob(p, "tau", default=False, help="τ to export at (a run .npz only; default: the run's)")
+    add_knob(p, "target_size", default=False, help="n to export at (a run .npz only; default: the run's)")
+    p.add_argument("--embeddings", action="store_true", help="keep embedding and image columns in a CSV (as JSON text)")
+    p.add_argument("--quality", metavar="SPEC", help="add the quality columns (7 DQI components, dqi, light) computed on "
+                                                     "this representation, e.g. tfidf-svd:fields=hypothesis")
+    p.add_argument("--drop-near-duplicates", action="store_true",
+                   help="keep one example of each group of near-duplicates in the exported rows (the same wording in "
+                        "every text field, Jaccard of character 4-grams ≥ 0.6); the manifest lists what was dropped")
+    p.add_argument("--no-certificate", action="store_true", help="a datasets folder or a Hub push without certificate.json "
+                   "(by default it carries the split's artifact certificate, and the card its headline numbers)")
 
 
 def hub_token(repo_id: str) -> str:

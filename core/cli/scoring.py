@@ -10,6 +10,12 @@ from .common import (device_from, describe_representation, duration_text, load_f
                              progress_bar, representation_for, seconds_text, write_table)
 from ..base.errors import InputError
 from ..base.progress import span
+from .. import models
+from ..aflite.knobs import KNOBS
+from ..exports.formats import described
+from .arguments import Address, Device, Real, SEED_MAX, Whole, WholeList, add_knob
+from .commands import REPRESENTATION_HELP, command
+from .common import add_dataset_args
 
 
 def cmd_info(args) -> int:
@@ -66,6 +72,13 @@ def cmd_info(args) -> int:
     return 0
 
 
+@command("info", run=cmd_info, help="rows, label distribution, columns and their roles, dropped rows",
+         description="Show what the tool sees in a dataset: rows, labels, column roles, dropped rows.")
+def _info_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
 def cmd_represent(args) -> int:
     args.outputs.declare("--out", args.out, (".npy", ".npz", ".parquet"))
     import numpy as np
@@ -92,6 +105,17 @@ def cmd_represent(args) -> int:
         if len(rep.excluded_ids):
             print(f"note: {len(rep.excluded_ids)} warm-up examples were used to train the representation and are not in the output.")
     return 0
+
+
+@command("represent", run=cmd_represent, help="build a representation (an N x d float32 matrix) and save it",
+         description="Build a representation Phi of a dataset and write it to .npy, .npz (X, ids) or .parquet (id, embedding).")
+def _represent_options(p) -> None:
+    add_dataset_args(p)
+    from ..representations import REGISTRY
+
+    p.add_argument("--representation", "-r", required=True,
+                   help="spec KIND[:key=value,...], one of: " + " | ".join(k.example for k in REGISTRY.values()))
+    p.add_argument("--out", required=True, help="output file (.npy, .npz or .parquet)")
 
 
 def _evaluate(ds, rep, run, args) -> dict:
@@ -235,6 +259,37 @@ def cmd_aflite(args) -> int:
     return 0
 
 
+@command("aflite", run=cmd_aflite, help="AFLite predictability scores and the filtered split",
+         description="Run AFLite (Le Bras et al. 2020, Algorithm 1) and write every example with its id, label, "
+                     "predictability, removal phase and whether it is retained. Sizes are a count (3000) or a fraction (0.3).")
+def _aflite_options(p) -> None:
+    add_dataset_args(p)
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
+    for knob in KNOBS:   # m, t, k, τ, n as `core.aflite.knobs` declares them
+        add_knob(p, knob)
+    p.add_argument("--model", default="ridge", help="model family: ridge (default), logistic, svm, ensemble")
+    p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
+    p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
+                                     "lowest-quality examples first (paper 002); recorded in the manifest")
+    p.add_argument("--joint", action="store_true", help="the joint filter (core.dynamics.joint): training dynamics on Φ first; remove "
+                   "only easy-to-learn examples, protect ambiguous ones, keep hard-to-learn or cleanlab-flagged ones as "
+                   "possibly mislabelled (a column, the manifest, first in the review queue)")
+    p.add_argument("--joint-model", choices=["linear", "mlp"], help="the joint filter's cartography model (default linear)")
+    p.add_argument("--joint-epochs", type=Whole(2, 1000), help="the joint filter's cartography epochs (default 10)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
+    p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1, help="threads for the ridge family (default -1: every core; "
+                   "the result does not depend on it)")
+    p.add_argument("--device", type=Device(), help="where the ridge family computes: cuda, cuda:N, torch, cupy or array-api "
+                   "(default: $ARTIFACT_LENS_DEVICE, else the CPU engine; the same retained set up to rounding ties)")
+    p.add_argument("--scheduler", type=Address(), help="run the phases on a Dask cluster, e.g. tcp://HOST:8786 (same result as "
+                   "in this process; a memory-mapped Φ is read by the workers from its file)")
+    p.add_argument("--out", required=True, help="scores CSV: id, label, predictability, removed_at, retained, warmup")
+    p.add_argument("--manifest", help="run manifest JSON: parameters, seed, representation, versions, fingerprint, retained ids")
+    p.add_argument("--export", help=f"also export a split with all columns: {described()}")
+    p.add_argument("--which", default="retained", choices=["retained", "removed", "all"], help="split for --export (default retained)")
+    p.add_argument("--evaluate", action="store_true", help="also report accuracy on full / filtered / random subsets and KNN distances (in the manifest too)")
+
+
 def _aflite_joint(args, ds, rep):
     """--joint: the cartography's masks (core.dynamics.joint), or None; its knobs alone are refused."""
     if not args.joint:
@@ -309,6 +364,47 @@ def cmd_evaluate(args) -> int:
             print(f"note: {n}", file=sys.stderr)
         print(f"wrote {args.out}/ (report.html, evaluation.json, CSV tables, figures) in {s['seconds']:.1f} s")
     return 0
+
+
+@command("evaluate", run=cmd_evaluate, help="evaluate a run: model families vs baselines, partial input, KNN distances, coarse action, report",
+         description="Evaluate an AFLite run the way the papers do (paper 000 Table 3 and Fig. 2, paper 003 "
+                     "Table 3, paper 002 Algorithm 1) and write JSON/CSV tables, figures and report.html to --out.")
+def _evaluate_options(p) -> None:
+    on_device = [f.name for f in models.FAMILIES.values() if f.device is not None]
+    add_dataset_args(p)
+    p.add_argument("--run", required=True, help="the run: the manifest JSON of 'aflite --manifest', or a run .npz")
+    p.add_argument("--out", required=True, help="output folder (created; an evaluation folder written earlier by this "
+                                                "tool and unchanged since is replaced, any other existing folder refused)")
+    p.add_argument("--representation", "-r", help="what the model families see (default: the run's representation)")
+    add_knob(p, "tau", default=False, help="τ to evaluate at (a run .npz only; default: the run's)")
+    add_knob(p, "target_size", default=False, help="n to evaluate at (a run .npz only; default: the run's)")
+    p.add_argument("--families", default=",".join(models.table_names()),
+                   help="model families, comma-separated: " + "; ".join(f"{f.name} ({f.title})" for f in models.FAMILIES.values())
+                   + f" (default: {','.join(models.table_names())})")
+    p.add_argument("--eval-share", type=Real(0, 1, lo_open=True, hi_open=True), default=0.2, help="i.i.d. held-out share (default 0.2)")
+    p.add_argument("--stratified", action="store_true", help="stratify the random baseline by label")
+    p.add_argument("--partial", help="partial-input representation (default: tfidf-svd over the last text field; 'none' to skip)")
+    p.add_argument("--ks", type=WholeList(1, 10 ** 6), default=(1, 5, 10, 50), help="K of the KNN distances (default 1,5,10,50)")
+    p.add_argument("--step", type=Real(0, 1, lo_open=True), default=0.1, help="coarse action: step b (default 0.1)")
+    p.add_argument("--tolerance", type=Real(0, 1), default=None, help="coarse action: smallest accuracy gain that counts (default: one standard error of the held-out accuracy, so noise does not count; 0 = any gain, as in the paper)")
+    p.add_argument("--coarse-family", default="logistic", choices=models.names(), help="coarse action: model family (default logistic)")
+    p.add_argument("--difficulty", help="a numeric column to compare among retained / removed / random")
+    p.add_argument("--synthetic", dest="synthetic", action="store_true", default=None, help="add the circles report (default: on for demo:circles)")
+    p.add_argument("--no-synthetic", dest="synthetic", action="store_false")
+    p.add_argument("--figures", default="png", choices=["png", "html", "none"], help="figure files (default png; html where no static renderer works)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
+    p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1,
+                   help="model fits at once (default -1: every core; the result does not depend on it)")
+    p.add_argument("--device", type=Device(), help=f"where the families with a device version ({', '.join(on_device)}) train: cuda, cuda:N (a GPU, with "
+                   "PyTorch), torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; scikit-learn's "
+                   "models, the same predictions bar examples at the boundary; the other families train on the CPU)")
+    p.add_argument("--certify", action="store_true", help="also certify the whole dataset and the evaluated split on "
+                   "the run's Φ, and add the gate's comparison to the report (the Evaluate page's certificate section)")
+    p.add_argument("--workspace", help="add the team's review of the run (its key in the manifest) from this workspace "
+                   "to the report (the Evaluate page's review section)")
+    p.add_argument("--as", dest="as_", metavar="EMAIL", help="who reads the review, with --workspace (default: "
+                   "$ARTIFACT_LENS_OWNER)")
+    p.add_argument("--db", help="the team store's URL, with --workspace (default: $ARTIFACT_LENS_DB_URL)")
 
 
 def _certificates(args, ds, given) -> dict:

@@ -9,6 +9,8 @@ import pandas as pd
 from .common import finite
 from ..base.errors import InputError
 from ..base.settings import settings
+from .arguments import SEED_MAX, Whole, add_knob
+from .commands import command
 
 __all__ = ["cmd_agreement", "agreement_report", "member_of"]
 
@@ -111,3 +113,21 @@ def cmd_agreement(args) -> int:
         store.close()
     print(json.dumps(as_json(found), indent=1, allow_nan=False) if args.json else _text(found))
     return 0
+
+
+@command("agreement", run=cmd_agreement, help="how much a team's reviewers agree, with each other and with the filter",
+         description="Read a workspace's reviews of a run from the team store and print Krippendorff's "
+                     "alpha (with a bootstrap 95% interval), Cohen's kappa per reviewer pair, the filter "
+                     "as a rater (overall, per label, per artifact feature) and the tau/n the team's "
+                     "decisions support: the numbers the Review page shows.")
+def _agreement_options(p) -> None:
+    p.add_argument("--db", help="the team store's URL (default: $ARTIFACT_LENS_DB_URL, the dashboard's)")
+    p.add_argument("--workspace", required=True, help="the workspace's name")
+    p.add_argument("--run", required=True, help="the run's key (Team page)")
+    p.add_argument("--as", dest="as_", metavar="EMAIL", help="who asks: a member of the workspace (default: "
+                                                               "$ARTIFACT_LENS_OWNER)")
+    add_knob(p, "tau", default=False, help="τ of the filter as a rater (default: the run's)")
+    add_knob(p, "target_size", default=False, help="n of the filter as a rater (default: the run's)")
+    p.add_argument("--bootstrap", type=Whole(0, 10 ** 5), default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--json", action="store_true", help="print everything as JSON")

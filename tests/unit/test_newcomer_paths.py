@@ -87,3 +87,45 @@ def test_a_representation_kind_is_one_declaration(char_counts, tmp_path, capsys)
     out = tmp_path / "phi.npy"
     assert main(["represent", "demo:nli:n=60", "-r", "char-counts:fields=hypothesis", "--out", str(out)]) == 0
     assert np.load(out).shape == (60, 1)                                                       # the output
+
+
+@pytest.fixture
+def words_command(monkeypatch):
+    """A new command, ``words`` (how many words each label's texts hold), declared as a newcomer
+    would: one function and its options, beside it, with `core.cli.commands.command`."""
+    import core.cli.commands as commands
+
+    monkeypatch.setattr(commands, "COMMANDS", commands.COMMANDS.copy())
+    import core.cli.parser as parser
+    monkeypatch.setattr(parser, "COMMANDS", commands.COMMANDS)
+
+    def cmd_words(args) -> int:
+        from core.cli.common import load_from_args
+
+        ds = load_from_args(args)
+        counts = ds.table.groupby(ds.label)[ds.text[-1]].apply(lambda t: int(t.str.split().str.len().sum()))
+        for label, n in counts.items():
+            print(f"{label}: {n * args.scale}")
+        return 0
+
+    @commands.command("words", run=cmd_words, help="words per label", description="Count each label's words.")
+    def _words_options(p) -> None:
+        from core.cli.common import add_dataset_args
+
+        add_dataset_args(p)
+        p.add_argument("--scale", type=int, default=1, help="multiply the counts (default 1)")
+
+    return cmd_words
+
+
+def test_a_command_is_one_declaration(words_command, capsys):
+    from core.cli import main
+    from core.cli.parser import build_parser
+    from core.cli.reference import reference_markdown
+
+    assert "words" in build_parser().format_help()                                   # the CLI's help
+    assert "### words" in reference_markdown() and "--scale" in reference_markdown()  # docs/cli.md
+    assert main(["-q", "words", "demo:nli:n=60", "--scale", "2"]) == 0               # the command runs
+    said = capsys.readouterr().out
+    assert "entailment:" in said and all(int(line.split(": ")[1]) % 2 == 0 for line in said.splitlines())
+    assert main(["words", "demo:nli:n=60", "--scale", "x"]) == 2                      # its options are checked
