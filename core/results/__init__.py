@@ -3,5 +3,5 @@
 jobs as files (`files`), a dataset's rows joined to a run's arrays (`tables`) and every store
 under one cache root with its pruning (`stores`).
 
-May import: core.base, core.representations, core.aflite, core.dynamics, core.evaluation.
+May import: core.base, core.representations, core.aflite, core.dynamics, core.evaluation, core.zstats.
 """

@@ -16,7 +16,6 @@ the process run out of memory. Each refusal is a ValueError naming the field or 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import io
 import json
 import math
@@ -48,6 +47,22 @@ MOVED = {"core.transfer.Transfer": "core.dynamics.transfer.Transfer",
 #: the name this package was imported under: ``core`` in a checkout, the project's name when installed.
 #: A file names a class as ``core.…`` either way, so a file reads back under both.
 _PACKAGE = __name__.split(".")[0]
+
+
+def _result_classes() -> dict:
+    """`CLASSES` by name, imported by name here (never from a name a file gives)."""
+    from ..dynamics.cartography import Cartography
+    from ..dynamics.transfer import Transfer
+    from ..evaluation.information import UsableInformation
+    from ..zstats.consistency import ConsistencyResult
+    from ..zstats.statistics import ZStats
+    from ..zstats.zfilter import ZFilterResult
+
+    found = {_file_name(c): c for c in (Transfer, Cartography, ZFilterResult, ConsistencyResult, ZStats,
+                                        UsableInformation)}
+    if set(found) != CLASSES:   # a class renamed or moved: `CLASSES` (what files name) must follow it
+        raise RuntimeError(f"the result classes and CLASSES differ: {sorted(set(found) ^ CLASSES)}")
+    return found
 
 
 def _file_name(cls: type) -> str:
@@ -199,8 +214,7 @@ def _decode(tree, part):
         name = MOVED.get(name, name) if isinstance(name, str) else name
         if name not in CLASSES:
             raise ValueError(f"the result file names {str(name)[:80]!r}, which is not a result class")
-        module, _, cls = name.rpartition(".")
-        cls = getattr(importlib.import_module(_PACKAGE + module.removeprefix("core")), cls)
+        cls = _result_classes()[name]
         if not isinstance(tree.get("fields"), dict):
             raise ValueError(f"the {cls.__name__} in the result file has no fields")
         return _built(cls, {k: _decode(v, part) for k, v in tree["fields"].items()})

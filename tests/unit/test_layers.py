@@ -125,9 +125,27 @@ def _documented_layers() -> dict:
     return found
 
 
+def _plain(value, depth: int = 0) -> bool:
+    """Data a person reads, nothing that runs: numbers, text, and tuples, lists, sets, mappings and
+    frozen dataclasses of them (issue 54: a registry of callables passed as "vocabulary")."""
+    import dataclasses
+
+    if depth > 6:
+        return False
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return True
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return all(_plain(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
+    return False
+
+
 def _vocabulary(module: str, names) -> bool:
     """Whether ``from module import names`` takes only what a widget or page may: a presentation
-    module, or a package's vocabulary (UPPER_CASE names and exception classes)."""
+    module, or a package's vocabulary (UPPER_CASE names holding plain data, and exception classes)."""
     import importlib
 
     if any(module == p or module.startswith(p + ".") for p in PRESENTATION):
@@ -138,7 +156,7 @@ def _vocabulary(module: str, names) -> bool:
     for n in names:
         value = getattr(found, n, None)
         sub = f"{module}.{n}"
-        if not (n.isupper() or (isinstance(value, type) and issubclass(value, BaseException))
+        if not ((n.isupper() and _plain(value)) or (isinstance(value, type) and issubclass(value, BaseException))
                 or any(sub == p or sub.startswith(p + ".") for p in PRESENTATION)):
             return False
     return True
@@ -165,6 +183,8 @@ def _dashboard_trespasses(modules: dict) -> list:
             elif top == "core":
                 if layer in ("widgets", "pages") and not _vocabulary(module, names):
                     broken.append((name, module, names))
+                elif module == "core.cli" or module.startswith("core.cli."):   # a front end, never a layer's
+                    broken.append((name, module))
             elif top not in sys.stdlib_module_names and top not in LIBRARIES[layer]:
                 broken.append((name, module))
     return broken
@@ -197,13 +217,18 @@ def test_the_dashboard_rule_sees_a_trespass(tmp_path):
              "dashboard.widgets.knobs": "from core.results.runs import fit_run\n",
              "pages.x": "def f():\n    from core.zstats import compute_z\n",
              "dashboard.widgets.map_view": "from core.base.errors import InputError\nfrom core.quality import COMPONENTS\n"
-                                   "from core.team.store import NotAllowed\n"}
+                                   "from core.team.store import NotAllowed\nfrom core.aflite.knobs import KNOBS\n",
+             # an UPPER_CASE registry of callables is not vocabulary (issue 54's loophole)
+             "dashboard.widgets.formatting": "from core.models import FAMILIES\n",
+             # the CLI is a front end: a service never calls it (issue 54's loophole)
+             "dashboard.services.pairs": "from core.cli.common import load_from_args\n"}
     files = {}
     for i, (name, text) in enumerate(cases.items()):
         (tmp_path / f"m{i}.py").write_text(text)
         files[name] = tmp_path / f"m{i}.py"
     found = {b[0] for b in _dashboard_trespasses(files)}
-    assert found == {"dashboard.services.current", "dashboard.widgets.sidebar", "dashboard.widgets.knobs", "pages.x"}, found
+    assert found == {"dashboard.services.current", "dashboard.widgets.sidebar", "dashboard.widgets.knobs", "pages.x",
+                     "dashboard.widgets.formatting", "dashboard.services.pairs"}, found
 
 
 def test_pages_and_widgets_reach_the_server_only_through_services():
@@ -216,6 +241,21 @@ def test_pages_and_widgets_reach_the_server_only_through_services():
                 if isinstance(node, ast.Attribute) and node.attr in ("server", "team") and not (
                         isinstance(node.value, ast.Name) and node.value.id == "team"):   # the `team` service module
                     raise AssertionError(f"{name} line {node.lineno}: .{node.attr}; ask a service (team.scope(tab))")
+
+
+def test_no_product_module_imports_by_a_name_it_computes():
+    """``importlib.import_module`` and ``__import__`` hide an import from every rule above (issue 54:
+    `core/results/files.py` loaded zstats classes its package may not import): the product imports
+    by ``import`` statements only (a package's version through ``importlib.metadata`` is no import)."""
+    found = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                if called in ("import_module", "__import__"):
+                    found.append(f"{name}:{node.lineno}")
+    assert not found, found
 
 
 def test_the_lights_are_defined_once():
