@@ -8,7 +8,7 @@ from dashboard.widgets.formatting import plain
 from dashboard.widgets.job_panel import watch
 from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.review_panel import save_run_offer, show_guidelines
-from dashboard.services.team import member, scope
+from dashboard.services.team import member, view
 
 tab = start_page("Create", caption=(
     "Paper 002 §3.2: write or revise an example and get feedback on its potential artifacts as you go — "
@@ -25,7 +25,7 @@ if ds.pairs is not None:
 if save_run_offer(tab, run, "cr") is None:
     st.stop()
 m = member(tab)
-ws = scope(tab)   # this member's handle on their workspace
+ws = view(tab)   # this member's read-only handle on their workspace
 show_guidelines(tab)
 
 revising = sess.revising

@@ -9,7 +9,7 @@ from dashboard.widgets.formatting import metric_row, plain
 from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.decision_form import save_button, show_outcome
 from dashboard.widgets.review_panel import save_run_offer
-from dashboard.services.team import member, scope
+from dashboard.services.team import member, view
 
 tab = start_page("Validate", caption=(
     "Paper 002 §3.2: validators accept or reject what creators wrote, seeing the same feedback; a rejection "
@@ -21,7 +21,7 @@ if ds.pairs is not None:
 if save_run_offer(tab, run, "va") is None:
     st.stop()
 m = member(tab)
-ws = scope(tab)   # this member's handle on their workspace
+ws = view(tab)   # this member's read-only handle on their workspace
 dataset_id = creation.workspace_dataset(tab, run)
 everything = ws.submissions(dataset_id=dataset_id)
 waiting = everything[(everything["status"] == "submitted") & (everything["creator"] != m.email)]

@@ -82,7 +82,7 @@ if d1.button("Prepare the file", key="exp_prepare", type="secondary" if ready el
     bar.empty()
 if ready is not None:
     # asked again when the button is clicked (no rerun happens then): a demotion meanwhile counts
-    still_allowed = partial(team.scope(tab).require, "export")
+    still_allowed = partial(team.view(tab).require, "export")
     d2.download_button(f"Download {name} ({ready.size / 1e6:,.1f} MB)", exports.reader(ready, still_allowed), file_name=name,
                        mime=out.mime, type="primary", key="dl_data", on_click="ignore")
     st.caption(f"Prepared in {ready.seconds:.1f} s. The server keeps this one file for this tab until you "

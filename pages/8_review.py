@@ -11,7 +11,7 @@ from dashboard.widgets.formatting import metric_row
 from dashboard.widgets.page import require_run, start_page
 from dashboard.widgets.reruns import redraw
 from dashboard.widgets.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
-from dashboard.services.team import member, scope
+from dashboard.services.team import member, view
 
 tab = start_page("Review", caption=(
     "Agree with the filter, keep anyway or remove anyway (a note says why). Every decision is kept with "
@@ -22,7 +22,7 @@ run_id = save_run_offer(tab, run, "rv")
 if run_id is None:
     st.stop()
 m = member(tab)
-ws = scope(tab)   # this member's handle on their workspace
+ws = view(tab)   # this member's read-only handle on their workspace
 frame = current.table(tab, run).browse(current.live_result(tab, run))
 frame = frame[~frame["warmup"]]
 # one view for the whole page: an adjudicator (curator, owner) counts every decision, blind or not, as the

@@ -4,14 +4,14 @@ import streamlit as st
 from dashboard.services import current, pipelines, team
 from dashboard.widgets.page import start_page
 from dashboard.state.session import DEFAULT_PARAMS, Source
-from dashboard.services.team import member, scope
+from dashboard.services.team import member, view
 from dashboard.widgets.team_panels import act, owner_forms, reviewers_of_open_run
 
 tab = start_page("Team", caption=(
     "Runs saved here open for every member without recomputing. Owners manage members and workspaces; "
     "curators load data, run filters, save views and export; annotators review."))
 m = member(tab)
-ws = scope(tab)   # this member's handle on their workspace
+ws = view(tab)   # this member's read-only handle on their workspace
 
 
 def resume(tab, rec: dict) -> None:

@@ -106,6 +106,12 @@ def scope(tab):
     return tab.server.team.scoped(m.workspace_id, m.email)
 
 
+def view(tab):
+    """This tab's member's handle on their workspace that only reads (`Scoped.reading`): what pages
+    and widgets are given; their writes go through services (`scope` is for services alone)."""
+    return scope(tab).reading()
+
+
 def workspaces(tab) -> list:
     """(id, name, role) of every workspace this tab's member belongs to."""
     return tab.server.team.workspaces_of(member(tab).email)

@@ -9,7 +9,7 @@ from core.base.words import counted
 from dashboard.services import reviews
 from dashboard.widgets.decision_form import picked, save_button, show_outcome
 from dashboard.widgets.review_panel import DECISION_LABELS
-from dashboard.services.team import scope
+from dashboard.services.team import view
 
 __all__ = ["adjudication_tab"]
 
@@ -30,7 +30,7 @@ def adjudication_tab(tab, run, run_id: int, frame, ds) -> None:
         st.caption("Select an example to read every decision on it and settle it.")
         return
     seen = reviews.stamp(tab, run_id, example_id, unblinded=True)   # read before the history: a decision landing meanwhile refuses the save
-    history = scope(tab).example_reviews(run_id, example_id, unblinded=True)
+    history = view(tab).example_reviews(run_id, example_id, unblinded=True)
     st.caption(f"Example {example_id}: every decision on it.")
     st.dataframe(history[["created_at", "reviewer", "kind", "decision", "note"]], hide_index=True, key="adj_history")
     show_outcome("adj_submit", about=example_id)

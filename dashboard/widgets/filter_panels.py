@@ -16,7 +16,7 @@ from dashboard.widgets.formatting import plain
 from dashboard.widgets.job_panel import watch
 from dashboard.widgets.reruns import redraw
 from dashboard.state.session import FIT_TAU
-from dashboard.services.team import member, scope
+from dashboard.services.team import member, view
 
 __all__ = ["saved_views", "comparison", "run_form", "team_supported", "joint_note"]
 
@@ -39,7 +39,7 @@ def saved_views(tab, run) -> None:
                             st.success(plain(f"Saved {name.strip()!r}: {live_view(tau, n, len(run.ids))}."))
                         except InputError as exc:
                             st.error(plain(exc))
-            views = scope(tab).views(run_id)
+            views = view(tab).views(run_id)
             if len(views):
                 pick = st.selectbox("Open a view", views["id"], key="view_pick", format_func=lambda i: (
                     lambda v: f"{v['name']}: {live_view(v['tau'], v['target_size'], len(run.ids))} ({v['created_by']})")(

@@ -17,7 +17,7 @@ from dashboard.widgets.formatting import plain
 from dashboard.widgets.pair_panels import pair_side_by_side
 from dashboard.widgets.decision_form import save_button, show_outcome
 from dashboard.widgets.reruns import redraw
-from dashboard.services.team import member, scope
+from dashboard.services.team import member, view
 
 #: the badge of each light, as text (never HTML): tables, captions and the map legend
 BADGES = {"green": badge("green", "agreed"), "yellow": badge("yellow", "disputed / overridden"),
@@ -89,7 +89,7 @@ def review_panel(tab, run, example_id: str, key: str, *, show_example: bool = Tr
     seen = reviews.stamp(tab, run_id, example_id)   # read before what is shown: a decision landing meanwhile refuses the save
     light = reviews.lights(tab, run_id, [example_id], [bool(rec["retained"])])[0]
     st.text(f"review: {BADGES[light]}")
-    history = scope(tab).reviews(run_id, latest=False)
+    history = view(tab).reviews(run_id, latest=False)
     history = history[history["example_id"] == str(example_id)]
     if len(history):
         st.dataframe(history[["created_at", "reviewer", "decision", "note"]], hide_index=True, key=f"{key}_history")
@@ -112,7 +112,7 @@ def _save(tab, run_id: int, example_id: str, seen: int, *, decision: str, note: 
 
 def show_guidelines(tab) -> None:
     """The workspace's current review guidelines, as text (never rendered as Markdown or HTML)."""
-    found = scope(tab).guidelines()
+    found = view(tab).guidelines()
     if found is None:
         return
     with st.expander(f"Review guidelines (version {found['id']}, by {found['created_by']}, "

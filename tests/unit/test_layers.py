@@ -243,6 +243,19 @@ def test_pages_and_widgets_reach_the_server_only_through_services():
                     raise AssertionError(f"{name} line {node.lineno}: .{node.attr}; ask a service (team.scope(tab))")
 
 
+def test_pages_and_widgets_hold_a_handle_that_only_reads():
+    """Issue 54: `dashboard.services.team.scope` gave pages and widgets the read-write handle of the
+    team store. They call `dashboard.services.team.view` (it refuses writes); every write goes
+    through a service."""
+    for name, path in MODULES.items():
+        if name.startswith(("pages", "dashboard.widgets")) or name == "app":
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call):
+                    f = node.func
+                    called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                    assert called != "scope", f"{name} line {node.lineno}: scope(); give the page team.view(tab)"
+
+
 def test_no_product_module_imports_by_a_name_it_computes():
     """``importlib.import_module`` and ``__import__`` hide an import from every rule above (issue 54:
     `core/results/files.py` loaded zstats classes its package may not import): the product imports

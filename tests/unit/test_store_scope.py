@@ -451,3 +451,24 @@ def test_the_store_refuses_what_it_cannot_mean_and_counts_stay_true(store, toy, 
     assert not isinstance(info.value, NotAllowed)
     assert (_snapshot(store, a), store.progress(a["ws"], a["run_id"], by=a["owner"]).to_json()) == before
     assert store.views(a["ws"], a["run_id"], by=a["cur"]).empty
+
+
+def test_the_writers_are_marked_as_they_are_and_a_reading_handle_refuses_each(tmp_path):
+    """Issue 54: pages and widgets held the read-write handle. They now get `Scoped.reading`, which
+    offers every workspace method that reads and refuses every one that writes. Which is which is the
+    store's own mark (`writes`), checked here against what each method does."""
+    from core.team.store.scoped import reading_methods, scoped_methods
+
+    marked = {name for name, fn in _public_methods().items() if getattr(fn, "writes", False)}
+    assert marked == {name for name, fn in _public_methods().items() if _writes(fn)}
+    with TeamStore(f"sqlite:///{tmp_path}/t.sqlite", files=tmp_path / "files") as store:
+        ws_id = store.workspace("w", "owner@x.org")
+        reader = store.scoped(ws_id, "owner@x.org").reading()
+        for name in sorted(scoped_methods(TeamStore)):
+            if name in marked:
+                with pytest.raises(AttributeError, match="only reads"):
+                    getattr(reader, name)
+            else:
+                assert name in reading_methods(TeamStore) and callable(getattr(reader, name))
+        assert reader.review_settings() == store.scoped(ws_id, "owner@x.org").review_settings()
+        assert "save_run" not in dir(reader) and "runs" in dir(reader)

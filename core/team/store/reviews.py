@@ -11,6 +11,7 @@ Mixed into `core.team.store.TeamStore`; every method checks the member's role it
 """
 from __future__ import annotations
 
+
 import math
 import numbers
 from typing import Optional
@@ -18,6 +19,7 @@ from typing import Optional
 import pandas as pd
 from sqlalchemy import delete, func, select
 
+from .scoped import writes
 from ...base.errors import InputError
 from ..review import DISPUTE_RULES
 from .checks import Changed, NotAllowed, check_text
@@ -51,6 +53,7 @@ class ReviewsMixin:
         with self.Session() as s:
             return s.get(Workspace, workspace_id).dispute_rule
 
+    @writes
     def set_dispute_rule(self, workspace_id: int, rule: str, *, by: str) -> None:
         """Owners choose how disputes are settled; every review view follows at its next read."""
         self.require(workspace_id, by, "change settings")
@@ -67,6 +70,7 @@ class ReviewsMixin:
             return {"dispute_rule": ws.dispute_rule, "reviews_per_example": int(ws.reviews_per_example),
                     "blind": bool(ws.blind)}
 
+    @writes
     def set_review_settings(self, workspace_id: int, *, reviews_per_example: Optional[int] = None,
                             blind: Optional[bool] = None, by: str) -> None:
         """Owners set how many reviewers' decisions the queue gathers per example (1 to
@@ -86,6 +90,7 @@ class ReviewsMixin:
                 ws.blind = blind
 
     # ------------------------------------------------------------------ guidelines
+    @writes
     def set_guidelines(self, workspace_id: int, text: str, *, by: str) -> int:
         """Owners write the review guidelines: a new version (the old ones are kept); its id."""
         self.require(workspace_id, by, "change settings")
@@ -203,6 +208,7 @@ class ReviewsMixin:
         return ids
 
     # ------------------------------------------------------------------ served first
+    @writes
     def flag_for_review(self, workspace_id: int, run_id: int, flags, *, by: str) -> int:
         """Send examples of a finished run to the front of every member's review queue, each with why
         (``flags``: rows with ``example_id``, ``reason`` and an optional ``score``, the strength that
@@ -234,6 +240,7 @@ class ReviewsMixin:
                              .order_by(ReviewFlag.score.desc().nulls_last(), ReviewFlag.id)).all()
         return pd.DataFrame(rows, columns=["example_id", "reason", "score", "created_by", "created_at"])
 
+    @writes
     def clear_review_flags(self, workspace_id: int, run_id: int, *, reason: Optional[str] = None, by: str) -> int:
         """Take examples off the front of the run's queue (those sent for ``reason``, or all): the
         cue is fixed, say. Decisions already made on them stay. The number of rows taken off."""
@@ -246,6 +253,7 @@ class ReviewsMixin:
                                                       *(() if reason is None else (ReviewFlag.reason == reason,))))
             return int(gone.rowcount or 0)
 
+    @writes
     def review(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str = "", *,
                by: str, seen: Optional[int] = None) -> int:
         """Record one decision on one example (a new row: the history is kept), under the
@@ -256,6 +264,7 @@ class ReviewsMixin:
             raise InputError(f"overriding the filter ({decision}) needs a note that says why.")
         return self._decide(workspace_id, run_id, example_id, decision, note, by, "review", _stamp(seen))
 
+    @writes
     def adjudicate(self, workspace_id: int, run_id: int, example_id: str, decision: str, note: str, *,
                    by: str, seen: Optional[int] = None) -> int:
         """A curator's or owner's decision that settles a dispute on one example, recorded as an

@@ -11,7 +11,14 @@ from __future__ import annotations
 import functools
 import inspect
 
-__all__ = ["Scoped", "scoped_methods"]
+__all__ = ["Scoped", "scoped_methods", "writes", "reading_methods"]
+
+
+def writes(method):
+    """Marks a store method that writes: a page's read-only handle (`Scoped.reading`) refuses it
+    (`tests/unit/test_store_scope.py` checks the mark against what each method does)."""
+    method.writes = True
+    return method
 
 
 @functools.lru_cache(maxsize=None)
@@ -26,6 +33,12 @@ def scoped_methods(store_type) -> frozenset:
     return frozenset(found)
 
 
+@functools.lru_cache(maxsize=None)
+def reading_methods(store_type) -> frozenset:
+    """`scoped_methods` that read only (not marked `writes`)."""
+    return frozenset(n for n in scoped_methods(store_type) if not getattr(getattr(store_type, n), "writes", False))
+
+
 #: keywords that would change who acts or where: a member's handle refuses them
 IDENTITY = ("by", "workspace_id")
 
@@ -37,11 +50,17 @@ class Scoped:
     rebind them and refuses ``by=`` and ``workspace_id=`` on every call (`NotAllowed`), so code
     holding an annotator's handle cannot act or read as anyone else."""
 
-    __slots__ = ("_store", "_workspace_id", "_by")
+    __slots__ = ("_store", "_workspace_id", "_by", "_reads_only")
 
-    def __init__(self, store, workspace_id: int, by: str):
-        for name, value in (("_store", store), ("_workspace_id", int(workspace_id)), ("_by", str(by))):
+    def __init__(self, store, workspace_id: int, by: str, *, reads_only: bool = False):
+        for name, value in (("_store", store), ("_workspace_id", int(workspace_id)), ("_by", str(by)),
+                            ("_reads_only", bool(reads_only))):
             object.__setattr__(self, name, value)
+
+    def reading(self) -> "Scoped":
+        """The same member's handle that only reads (what a page or a widget is given): a write
+        through it is refused; writes go through a service."""
+        return Scoped(self._store, self._workspace_id, self._by, reads_only=True)
 
     @property
     def workspace_id(self) -> int:
@@ -60,6 +79,9 @@ class Scoped:
     def __getattr__(self, name: str):
         if name.startswith("_") or name not in scoped_methods(type(self._store)):
             raise AttributeError(f"{name!r} is not a workspace action of the team store")
+        if self._reads_only and name not in reading_methods(type(self._store)):
+            raise AttributeError(f"{name}() writes, and this handle only reads (a page's): write through a "
+                                 "service of dashboard.services")
         method, workspace_id, by = getattr(self._store, name), self._workspace_id, self._by
 
         @functools.wraps(method)
@@ -82,4 +104,5 @@ class Scoped:
         return self._store.role_of(self._workspace_id, self._by)
 
     def __dir__(self):
-        return sorted({*super().__dir__(), *scoped_methods(type(self._store))})
+        offered = reading_methods if self._reads_only else scoped_methods
+        return sorted({*super().__dir__(), *offered(type(self._store))})

@@ -7,12 +7,14 @@ Mixed into `core.team.store.TeamStore`; every method checks the member's role it
 """
 from __future__ import annotations
 
+
 from typing import Optional
 
 import pandas as pd
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from .scoped import writes
 from ...base import paths
 from ...base.errors import InputError
 from ...base.keys import digest
@@ -48,6 +50,7 @@ def near_copy_of(earlier, fields: dict, label: str) -> Optional[str]:
 
 
 class SubmissionsMixin:
+    @writes
     def submit(self, workspace_id: int, dataset_id: int, fields: dict, label: str, feedback: dict, *, by: str,
                revises: Optional[int] = None) -> int:
         """Store a new example (fields, label) with the feedback snapshot it was written
@@ -89,6 +92,7 @@ class SubmissionsMixin:
         except IntegrityError:   # the unique index on `revises`: another revision won
             raise InputError(f"submission {revises} was revised already.") from None
 
+    @writes
     def validate(self, workspace_id: int, submission_id: int, decision: str, note: str = "", *, by: str,
                  components: Optional[dict] = None) -> int:
         """Accept or reject a submitted example (a reject needs a note: the creator learns
@@ -154,6 +158,7 @@ class SubmissionsMixin:
         table["creator"] = subs["creator"].to_numpy()
         return table
 
+    @writes
     def save_version(self, workspace_id: int, dataset_id: int, table: pd.DataFrame, *, by: str) -> str:
         """Keep a new version of a workspace's dataset (``table``: its rows and its accepted
         examples, `core.team.versions.with_accepted`) as a Parquet file in the store's folder,

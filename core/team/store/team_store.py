@@ -25,7 +25,7 @@ from .models import (Base, DECISIONS, ROLES, RUN_STATUSES, DatasetRecord, Member
                      Workspace, now)
 from .checks import NotAllowed, check_strings, check_text
 from .database import default_url, engine_of
-from .scoped import Scoped
+from .scoped import Scoped, writes
 from .reviews import ReviewsMixin
 from .submissions import SubmissionsMixin
 from ...base.settings import printable, settings
@@ -145,6 +145,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             return MigrationContext.configure(conn).get_current_revision()
 
     # ------------------------------------------------------------------ workspaces and roles
+    @writes
     def workspace(self, name: str, owner: str) -> int:
         """The workspace ``name``; a new one makes ``owner`` its owner."""
         with self.Write.begin() as s:
@@ -156,6 +157,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                 s.add(Member(workspace_id=ws.id, email=owner.lower(), role="owner"))
             return ws.id
 
+    @writes
     def bootstrap(self, email: str, *, owner: Optional[str] = None) -> None:
         """Called at each sign-in. With an ``owner`` setting that address owns the default
         workspace (created, or promoted if a member already); without one, the first person
@@ -185,6 +187,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                              .where(Member.email == email.lower()).order_by(Workspace.name)).all()
         return [tuple(r) for r in rows]
 
+    @writes
     def create_workspace(self, name: str, *, by: str) -> int:
         """A new workspace owned by ``by``, who must own a workspace already."""
         name = name.strip()
@@ -224,6 +227,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                              f"to {action} one needs to be {' or '.join(allowed)} (ask an owner).")
         return role
 
+    @writes
     def set_role(self, workspace_id: int, email: str, role: str, *, by: str) -> None:
         self.require(workspace_id, by, "manage members")
         if role not in ROLES:
@@ -241,6 +245,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                     raise InputError(f"{email} is the last owner of this workspace; make someone else owner first.")
                 member.role = role
 
+    @writes
     def remove_member(self, workspace_id: int, email: str, *, by: str) -> None:
         """Take ``email`` out of the workspace (owners only): from the next request on they can
         read, review and export nothing in it. The last owner cannot be removed."""
@@ -290,6 +295,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
         return pd.DataFrame(rows, columns=["email", "role", "since"])
 
     # ------------------------------------------------------------------ datasets and runs
+    @writes
     def save_dataset(self, workspace_id: int, dataset, *, source: str, roles: dict, by: str,
                      name: Optional[str] = None) -> int:
         """Record a dataset (by fingerprint: saving it again returns the same id, and brings
@@ -307,6 +313,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             s.flush()
             return rec.id
 
+    @writes
     def keep_file(self, workspace_id: int, path, *, by: str) -> str:
         """A copy of an uploaded file beside the database (the server's upload cache may evict
         it), so the workspace's runs can always reload their dataset; its path. Only files in
@@ -332,6 +339,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                              .order_by(DatasetRecord.created_at.desc())).all()
         return pd.DataFrame(rows, columns=["id", "name", "source", "roles", "fingerprint", "created_by", "created_at"])
 
+    @writes
     def delete_dataset(self, workspace_id: int, dataset_id: int, *, by: str) -> None:
         """Hide a dataset and its runs from the workspace. Nothing is erased: the rows, run
         files and reviews stay (a backup restores by clearing ``deleted_at``)."""
@@ -340,6 +348,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             rec = self._in_workspace(s, DatasetRecord, dataset_id, workspace_id, "dataset")
             rec.deleted_at, rec.deleted_by = now(), by.lower()
 
+    @writes
     def begin_run(self, workspace_id: int, dataset_id: int, key: str, *, representation: str, params: dict,
                   seed: Optional[int], versions: dict, by: str) -> int:
         """Record a run as started (status "running"), held by this process with a lease its
@@ -361,6 +370,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             s.flush()
             return rec.id
 
+    @writes
     def save_run(self, workspace_id: int, dataset_id: int, run: Run, *, by: str) -> int:
         """Store a finished run: its file first (atomic, checksummed), then its row (one
         transaction). A crash between the two leaves a file and no "done" row: never a row
@@ -386,6 +396,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             s.flush()
             return rec.id
 
+    @writes
     def end_run(self, workspace_id: int, key: str, status: str, *, by: str) -> None:
         """Mark a run that did not finish: "failed" (an error) or "interrupted" (cancelled)."""
         self.require(workspace_id, by, "run filters")
@@ -397,6 +408,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                 rec.status, rec.updated_at = status, now()
                 rec.holder = rec.lease_until = None
 
+    @writes
     def renew_leases(self) -> int:
         """The heartbeat: extend the lease of every run this process holds (how many). Its
         server calls it every third of ``ARTIFACT_LENS_RUN_LEASE``."""
@@ -407,6 +419,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                 rec.lease_until = until
             return len(held)
 
+    @writes
     def recover(self, *, own: bool = True) -> int:
         """Mark "interrupted" every running run whose process is gone: its lease ran out (a
         crash, a kill, a stop; no heartbeat since) or it has none (a row from before leases);
@@ -430,6 +443,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
                             ", ".join(r.key for r in stale))
             return len(stale)
 
+    @writes
     def discard_run(self, workspace_id: int, key: str, *, by: str) -> None:
         """Forget an interrupted or failed run (a finished run is kept: reviews point at it)."""
         self.require(workspace_id, by, "run filters")
@@ -495,6 +509,7 @@ class TeamStore(ReviewsMixin, SubmissionsMixin):
             raise InputError(f"no run {key} in this workspace.")
         return found
 
+    @writes
     def save_view(self, workspace_id: int, run_id: int, name: str, tau: float, target_size: int, *, by: str) -> int:
         self.require(workspace_id, by, "save views")
         if not name.strip():
