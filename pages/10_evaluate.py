@@ -35,7 +35,7 @@ options_form(tab, run, ds, running)
 
 # ---------------------------------------------------------------- the background job
 def ended(tab, job) -> None:
-    sess.eval_job = None
+    evaluation_jobs.unwatch(tab)
     if job.status == "done":
         sess.eval_key = job.result
 

@@ -45,7 +45,8 @@ def start(tab, run, **knobs):
     tau, n = current.live_values(tab, run)
     key = evaluation_key(run.key, float(tau), int(n), options.to_dict())
     if store(tab).get(key) is not None:
-        sess.eval_key, sess.eval_job = key, None
+        sess.eval_key = key
+        sess.watch(cached_jobs.EVALUATION, None)
         return None
     ds, rep = current.dataset(tab), current.representation(tab)
     live = current.live_result(tab, run)
@@ -69,12 +70,17 @@ def start(tab, run, **knobs):
 
     target.started(key, run_key=run.key, tau=float(tau), n=int(n), options=options.to_dict())
     job = cached_jobs.submit(tab, JobKey(cached_jobs.EVALUATION, key, about=run.key), work)
-    sess.eval_job = job.spec
+    sess.watch(cached_jobs.EVALUATION, job.spec)
     return job
 
 
 def job(tab):
-    return tab.server.jobs.get(tab.session.eval_job)
+    return tab.server.jobs.get(tab.session.watching(cached_jobs.EVALUATION))
+
+
+def unwatch(tab) -> None:
+    """This tab stops watching its evaluation job (it ended, and the page showed how)."""
+    tab.session.watch(cached_jobs.EVALUATION, None)
 
 
 def interrupted(tab, run) -> list:

@@ -118,7 +118,8 @@ def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source:
     # the job is named by the run's own key: two tabs (or two sources of the same data) asking for one
     # run join one job
     job = cached_jobs.submit(tab, JobKey(cached_jobs.RUN, key), work, name=label)
-    sess.job_key, sess.job_params, sess.job_source, sess.job_page = job.spec, dict(params), source, page
+    sess.watch(cached_jobs.RUN, job.spec)
+    sess.job_params, sess.job_source, sess.job_page = dict(params), source, page
     sess.last_error = None
 
 
@@ -185,8 +186,14 @@ def open_team_run(tab, key: str) -> None:
     tab.session.source = source
 
 
+def forget_job(tab) -> None:
+    """This tab stops watching its AFLite job (it ended and was applied, or the tab left for another
+    workspace); the job itself runs on for whoever else joined it."""
+    tab.session.watch(cached_jobs.RUN, None)
+
+
 def current_job(tab):
-    return tab.server.jobs.get(tab.session.job_key)
+    return tab.server.jobs.get(tab.session.watching(cached_jobs.RUN))
 
 
 def start_umap(tab, ds, rep):
@@ -235,12 +242,12 @@ def projection(tab, method: str, *, start: bool = True):
         "projection", (key, method, parallel),
         lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True, parallel=parallel))
     if proj is None and start:
-        sess.proj_job = start_umap(tab, ds, rep).spec
+        sess.watch(cached_jobs.MAP, start_umap(tab, ds, rep).spec)
     return proj
 
 
 def projection_job(tab):
-    return tab.server.jobs.get(tab.session.proj_job)
+    return tab.server.jobs.get(tab.session.watching(cached_jobs.MAP))
 
 
 def restore_link(tab, qp: Optional[dict]) -> bool:

@@ -40,15 +40,13 @@ LIGHT_PALETTE = {k: COLOURS[k] for k in (*LIGHTS, NA)}
 
 @dataclass
 class QualityState:
-    """The tab's quality knobs and the jobs it watches (`Session.quality`)."""
+    """The tab's quality knobs (`Session.quality`; the jobs it watches are in `Session.jobs`)."""
 
     weights: dict = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     thresholds: dict = field(default_factory=lambda: {k: tuple(v) for k, v in DEFAULT_THRESHOLDS.items()})
     min_count: int = pruning.QUALITY_MIN_COUNT
     nn_dim: Optional[int] = pruning.QUALITY_NN_DIM
-    job: Optional[JobKey] = None            # the components' background job
-    compare_job: Optional[JobKey] = None    # the comparison's background job
-    compare_key: Optional[str] = None    # ... and the comparison it shows
+    compare_key: Optional[str] = None    # the comparison it shows
 
 
 def export_note(tab, spec: str) -> dict:
@@ -146,12 +144,12 @@ def start(tab):
         return key
 
     found = cached_jobs.submit(tab, JobKey(cached_jobs.QUALITY, key), work)
-    qs.job = found.spec
+    tab.session.watch(cached_jobs.QUALITY, found.spec)
     return found
 
 
 def job(tab):
-    return tab.server.jobs.get(state(tab).job)
+    return tab.server.jobs.get(tab.session.watching(cached_jobs.QUALITY))
 
 
 def badge(light: str, value: float) -> str:
@@ -209,7 +207,7 @@ def compare_start(tab, params: dict, name: str):
     key = compare_key(ds, rep, params, info)
     qs.compare_key = key
     if compare_result(tab, key) is not None:
-        qs.compare_job = None
+        tab.session.watch(cached_jobs.QUALITY_COMPARE, None)
         return None
 
     def work(ctx):
@@ -222,12 +220,17 @@ def compare_start(tab, params: dict, name: str):
         return key
 
     found = cached_jobs.submit(tab, JobKey(cached_jobs.QUALITY_COMPARE, key), work)
-    qs.compare_job = found.spec
+    tab.session.watch(cached_jobs.QUALITY_COMPARE, found.spec)
     return found
 
 
 def compare_job(tab):
-    return tab.server.jobs.get(state(tab).compare_job)
+    return tab.server.jobs.get(tab.session.watching(cached_jobs.QUALITY_COMPARE))
+
+
+def compare_ended(tab, job) -> None:
+    """The comparison's job ended (its result is kept): this tab stops watching it."""
+    tab.session.watch(cached_jobs.QUALITY_COMPARE, None)
 
 
 STOP_WORDS = {"tau": "fewer than k examples passed τ", "target_size": "reached n", None: "did not stop"}

@@ -50,11 +50,10 @@ class Session:
     pending_key: Optional[str] = None                  # a loaded dataset not scored yet (Data page)
     pending_source: Optional[Source] = None
     mapping: Optional[dict] = None                     # a load waiting for its columns' roles (Data page)
-    job_key: Optional[JobKey] = None                   # the background job this tab watches
-    job_params: Optional[dict] = None
+    jobs: dict = field(default_factory=dict)           # job kind's name -> the JobKey this tab watches (`watch`)
+    job_params: Optional[dict] = None                  # the AFLite run this tab asked for: its parameters
     job_source: Optional[Source] = None                # becomes `source` when the job's dataset is new
     job_page: str = ""                                 # the page that started it (shows its traceback)
-    proj_job: Optional[JobKey] = None
     zfilter_params: Optional[tuple] = None             # the Features page's last submitted forms
     consistency_params: Optional[tuple] = None
     dynamics_params: Optional[tuple] = None            # the Dynamics page's last submitted form
@@ -67,14 +66,24 @@ class Session:
     revising: Optional[int] = None                     # Create: the rejected submission being revised
     create_message: Optional[tuple] = None             # Create: (kind, text) said once after a submission
     create_cleared: Optional[dict] = None              # Create: field -> the text a submission cleared from it
-    eval_job: Optional[JobKey] = None                  # the Evaluate page's background job
-    eval_key: Optional[str] = None                     # ... and the stored evaluation it shows
+    eval_key: Optional[str] = None                     # the stored evaluation the Evaluate page shows
     export_file: Any = None                            # the Export page's prepared file (dashboard.services.exports)
     map_selection: tuple = ()                          # the Map's selected example ids (kept across τ/n) ...
     map_selection_of: str = ""                         # ... of this dataset (ds_key)
     knob_generation: int = 0                           # bumped when τ/n are set from outside the sliders
     live_of: dict = field(default_factory=dict)        # run key -> its last live (τ, n) in this tab (`switch_run`)
     quality: Any = None                                # dashboard.services.quality.QualityState: DQI knobs, jobs
+
+    def watch(self, kind, spec: Optional[JobKey]) -> None:
+        """Watch job ``spec`` as this tab's job of ``kind`` (a `core.base.jobs.JobKind`); None: none."""
+        if spec is None:
+            self.jobs.pop(kind.name, None)
+        else:
+            self.jobs[kind.name] = spec
+
+    def watching(self, kind) -> Optional[JobKey]:
+        """The job of ``kind`` this tab watches, or None."""
+        return self.jobs.get(kind.name)
 
     @property
     def ready(self) -> bool:

@@ -84,7 +84,7 @@ def comparison(tab, run, ds, sess) -> None:
     elif found is None and not member(tab).can("run filters"):
         st.caption("No comparison at these settings yet; a curator or owner can compute one.")
 
-    watch(tab, dq.compare_job, "Comparison", "cmp", lambda tab, job: setattr(dq.state(tab), "compare_job", None))
+    watch(tab, dq.compare_job, "Comparison", "cmp", dq.compare_ended)
     if found is not None:
         shares = [c for c in found.columns if c.startswith("share ")]
         st.dataframe(found, hide_index=True, key="cmp_table", column_config={

@@ -37,7 +37,7 @@ def job_panel(tab) -> None:
         if job is None:
             return
         if job.done:
-            sess.job_key = None
+            pipelines.forget_job(tab)
             if job.status == "done":
                 pipelines.apply_result(tab, job.result, sess.job_params or sess.params, sess.job_source)
                 sess.last_error = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.aflite.summaries import live_view
-from dashboard.services import current, team
+from dashboard.services import current, pipelines, team
 from dashboard.state import identity
 from dashboard.widgets.job_panel import job_panel
 from dashboard.services.team import member
@@ -39,7 +39,8 @@ def _switch(tab) -> None:
     sess = tab.session
     sess.workspace_id = st.session_state["workspace_pick"]
     sess.member, sess.ds_key, sess.run_key, sess.source = None, "", None, None
-    sess.pending_key = sess.pending_source = sess.job_key = None
+    sess.pending_key = sess.pending_source = None
+    pipelines.forget_job(tab)
     st.query_params.clear()
 
 

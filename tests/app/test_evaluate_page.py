@@ -61,7 +61,7 @@ def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_serve
     other.switch_page(page("10_evaluate")).run()
     no_exceptions(other)
     assert metrics(other)["Suggested n"] == m["Suggested n"]
-    assert not server().jobs.running() and other.session_state["artifact_lens"].eval_job is None
+    assert not server().jobs.running() and "eval" not in other.session_state["artifact_lens"].jobs
 
 
 def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):

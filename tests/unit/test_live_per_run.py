@@ -33,3 +33,23 @@ def test_every_run_returns_to_its_last_n_within_the_bound(visits):
         sess.target = n
         last[f"run{run}"] = n
     assert len(sess.live_of) <= LIVE_REMEMBERED
+
+
+def test_the_session_holds_one_map_of_the_jobs_it_watches():
+    """Issue 54: job handles sat in five fields (the run's, the map's, the evaluation's and the
+    quality page's two); the session now watches one job per kind, in one map."""
+    import dataclasses
+
+    from core.base.jobs import JobKey
+    from dashboard.services import cached_jobs
+    from dashboard.state.session import Session
+
+    sess = Session()
+    typed = [f.name for f in dataclasses.fields(Session) if "JobKey" in str(f.type)]
+    assert typed == [], typed   # no job handle outside the map
+    run, evaluation = JobKey(cached_jobs.RUN, "a"), JobKey(cached_jobs.EVALUATION, "b")
+    sess.watch(cached_jobs.RUN, run)
+    sess.watch(cached_jobs.EVALUATION, evaluation)
+    assert sess.watching(cached_jobs.RUN) == run and sess.watching(cached_jobs.EVALUATION) == evaluation
+    sess.watch(cached_jobs.RUN, None)
+    assert sess.watching(cached_jobs.RUN) is None and sess.jobs == {"eval": evaluation}

@@ -89,7 +89,7 @@ def _app_lookup(data, spec):
     sess.ds_key, sess.source, sess.spec = key, src, current.check_spec(spec, ds)
     found = pipelines.projection(tab, "umap", start=False)
     st.text(json.dumps(None if found is None else {"hit": found.info["cache_hit"], "xy": found.xy[:5].tolist(),
-                                                   "n": len(found.xy), "job": sess.proj_job}))
+                                                   "n": len(found.xy), "job": sess.jobs.get("proj")}))
 
 
 @pytest.fixture
