@@ -3,7 +3,7 @@ may call, and which CLI commands and dashboard services call them. `tests/unit/t
 reads this: a front end that imports an owned kernel assembles the use case itself and fails; a
 listed command or service that does not call its use case fails; and every CLI command and every
 dashboard action (a service function that checks a role or writes to the team store) must be
-named here or in the test's table of single calls."""
+named here (a use case of one call names its kernel: there is no table of exemptions)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -66,4 +66,47 @@ USE_CASES = (
             dashboard=("dashboard.services.reviews.review",)),
     UseCase("adjudicate an example (bound to what the adjudicator saw)", ("core.team.store.TeamStore.adjudicate",),
             dashboard=("dashboard.services.reviews.adjudicate",)),
+    # one call each: the kernel is the use case, and each front end that offers it calls it
+    UseCase("read a dataset (its columns, roles and messages)", ("core.data.sources.load_dataset",),
+            cli=("info",), dashboard=("dashboard.services.data_inputs.load_pending",)),
+    UseCase("keep an uploaded file", ("core.base.paths.atomic_write",),
+            dashboard=("dashboard.services.data_inputs.save_upload",)),
+    UseCase("build a representation Φ", ("core.representations.represent",), cli=("represent",)),
+    UseCase("the z-statistics of simple features", ("core.zstats.compute_z",), cli=("zstats",)),
+    UseCase("z-filtering", ("core.zstats.z_filter",), cli=("zfilter",),
+            dashboard=("dashboard.services.filters.zfilter_start",)),
+    UseCase("consistency filtering", ("core.zstats.consistency.consistency_filter",), cli=("consistency",),
+            dashboard=("dashboard.services.filters.consistency_start",)),
+    UseCase("evaluate a run's split", ("core.evaluation.suite.evaluate",), cli=("evaluate",),
+            dashboard=("dashboard.services.evaluation.start",)),
+    UseCase("the 2-D map of Φ", ("core.representations.projection.project",), cli=("project",)),
+    UseCase("keep the computed results within a disk budget", ("core.results.stores.Results",), cli=("prune",)),
+    UseCase("the quality components of a dataset", ("core.quality.quality_scores",
+                                                    "core.quality.pruning.quality_components"),
+            cli=("quality",), dashboard=("dashboard.services.quality.start",)),
+    UseCase("plain against quality-ordered AFLite", ("core.quality.pruning.compare_pruning",),
+            dashboard=("dashboard.services.quality.compare_start",)),
+    UseCase("training dynamics", ("core.dynamics.cartography.dataset_dynamics",), cli=("cartography",),
+            dashboard=("dashboard.services.dynamics.start",)),
+    UseCase("cues across splits", ("core.dynamics.transfer.cue_transfer",), cli=("transfer",),
+            dashboard=("dashboard.services.transfer.start",)),
+    UseCase("compare two certificates (the gate)", ("core.certificate.gate.compare",), cli=("check",)),
+    UseCase("accept a dataset version", ("core.team.store.TeamStore.save_version",),
+            dashboard=("dashboard.services.creation.accepted_version",)),
+    UseCase("open a run of the workspace", ("core.team.store.TeamStore.run_record",),
+            dashboard=("dashboard.services.pipelines.open_team_run", "dashboard.services.pipelines.restore_link")),
+    UseCase("save a run in the workspace", ("core.team.store.TeamStore.save_run",),
+            dashboard=("dashboard.services.pipelines.save_to_workspace",)),
+    UseCase("create a workspace", ("core.team.store.TeamStore.create_workspace",),
+            dashboard=("dashboard.services.team.create_workspace",)),
+    UseCase("check a member's role", ("core.team.store.TeamStore.require",), dashboard=("dashboard.services.team.require",)),
+    UseCase("sign a member in (the first owner of a new store)", ("core.team.store.TeamStore.bootstrap",),
+            dashboard=("dashboard.services.team.resolve",)),
+    UseCase("take the sent examples off the review queue's front", ("core.team.store.TeamStore.clear_review_flags",),
+            dashboard=("dashboard.services.reviews.clear_flags",)),
+    *(UseCase(f"the workspace's {what}", (f"core.team.store.TeamStore.{m}",), dashboard=(f"dashboard.services.team.{m}",))
+      for m, what in (("set_role", "members' roles"), ("remove_member", "members"),
+                      ("set_dispute_rule", "dispute rule"), ("set_review_settings", "review settings"),
+                      ("set_guidelines", "guidelines"), ("save_view", "saved views"), ("discard_run", "runs"),
+                      ("delete_dataset", "datasets"))),
 )
