@@ -215,11 +215,26 @@ def cmd_aflite(args) -> int:
     params = dict(n_partitions=args.m, train_size=args.train_size, slice_size=args.k, tau=args.tau,
                   target_size=args.target_size, model=args.model, strategy=args.strategy,
                   random_state=args.seed, n_jobs=args.jobs, **({"device": device} if device else {}))
-    quality, quality_record = _aflite_quality(args, ds, rep)
-    joint = _aflite_joint(args, ds, rep)
+    # the quality order and the joint filter are named before any work (a bad one is refused at once)
+    # and computed only when there is a fit, as `score_dataset` asks (the dashboard's rule too)
+    quality_values, quality_record = _aflite_quality(args, ds, rep)
+    joint_info = _aflite_joint(args)
+    made = {}
+
+    def inputs(progress):
+        from ..dynamics.joint import joint_for
+
+        made["joint"] = joint_for(ds, rep, joint_info, progress=span(progress, 0.5 if quality_values else 0.0, 1.0)) \
+            if joint_info else None
+        for note in made["joint"].found["notes"] if made["joint"] is not None else ():
+            print(f"note: {note}", file=sys.stderr)
+        return (quality_values(span(progress, 0.0, 0.5 if joint_info else 1.0)) if quality_values else None,
+                made["joint"])
+
     with progress_bar("aflite", args.quiet) as bar:
-        run = score_dataset(ds, rep, params, quality_info=quality_record or None, inputs=lambda _: (quality, joint),
+        run = score_dataset(ds, rep, params, quality_info=quality_record or None, joint_info=joint_info, inputs=inputs,
                             progress=bar, on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
+    joint = made.get("joint")
     scored = export.export_frame(ds, run, which="all", include_arrays=False)
     # (a pair's label is its side of a drawn order: its scores file keys the pair by id alone)
     scored = scored[["id", *([ds.label] if ds.pairs is None else []), "predictability", "removed_at", "retained",
@@ -290,22 +305,17 @@ def _aflite_options(p) -> None:
     p.add_argument("--evaluate", action="store_true", help="also report accuracy on full / filtered / random subsets and KNN distances (in the manifest too)")
 
 
-def _aflite_joint(args, ds, rep):
-    """--joint: the cartography's masks (core.dynamics.joint), or None; its knobs alone are refused."""
+def _aflite_joint(args):
+    """--joint: the joint filter's descriptor (`core.dynamics.joint.descriptor`: part of the run's
+    name, as the dashboard's), or None; its knobs alone are refused."""
     if not args.joint:
         if args.joint_model is not None or args.joint_epochs is not None:
             raise InputError("--joint-model and --joint-epochs set the joint filter's cartography; add --joint to use "
                              "it, or drop them.")
         return None
     from ..dynamics.joint import EPOCHS, descriptor
-    from ..dynamics.joint import joint_for
 
-    info = descriptor(model=args.joint_model or "linear", epochs=args.joint_epochs or EPOCHS, random_state=args.seed)
-    with progress_bar("cartography", args.quiet) as bar:
-        found = joint_for(ds, rep, info, progress=bar)
-    for note in found.found["notes"]:
-        print(f"note: {note}", file=sys.stderr)
-    return found
+    return descriptor(model=args.joint_model or "linear", epochs=args.joint_epochs or EPOCHS, random_state=args.seed)
 
 
 def cmd_evaluate(args) -> int:
@@ -434,7 +444,9 @@ def _review(args, given) -> dict:
 
 
 def _aflite_quality(args, ds, rep):
-    """--quality: dqi or a component of core.quality (computed on Φ), else a numeric column."""
+    """--quality: (a function of ``progress`` giving the values, the run's quality descriptor), or
+    (None, None): dqi or a component of core.quality (computed on Φ when there is a fit), else a
+    numeric column (checked at once)."""
     import numpy as np
     import pandas as pd
 
@@ -446,8 +458,13 @@ def _aflite_quality(args, ds, rep):
         from ..quality.pruning import quality_column, quality_components, quality_descriptor
 
         info = quality_descriptor(args.quality)
-        table = quality_components(ds, rep, min_count=info["min_count"], nn_dim=info["nn_dim"], cache_dir=args.cache_dir)
-        return quality_column(table, info, rep.ids), info
+
+        def computed(progress):
+            table = quality_components(ds, rep, min_count=info["min_count"], nn_dim=info["nn_dim"],
+                                       cache_dir=args.cache_dir, progress=progress)
+            return quality_column(table, info, rep.ids)
+
+        return computed, info
     if args.quality not in ds.table.columns:
         raise InputError(f"--quality '{args.quality}' is neither dqi, a quality component ({', '.join(q.COMPONENTS)}) "
                          f"nor a column; the columns are: {', '.join(ds.table.columns)}.")
@@ -458,4 +475,4 @@ def _aflite_quality(args, ds, rep):
     if np.isinf(values).any():
         raise InputError(f"--quality column '{args.quality}' has {int(np.isinf(values).sum())} infinite values; "
                          "give finite scores.")
-    return values, {"source": "column", "name": args.quality}
+    return (lambda progress: values), {"source": "column", "name": args.quality}
