@@ -28,6 +28,7 @@ own gate. Two certificates are compared only when they were made the same way
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import math
 from functools import lru_cache
@@ -231,8 +232,6 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     cues are in ``attrs["cues"]``, ``attrs["z"]`` is the family's line and ``attrs["verdict"]`` its
     `verdict`.
     InputError when the two were made with different settings or labels (`mismatches`)."""
-    from .registry import spec_of
-
     differ = mismatches(baseline, candidate)
     if differ:
         raise InputError("the two certificates were made differently, so their measures cannot be compared: "
@@ -241,65 +240,8 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     rules = rules or {}
     check_rules(rules, baseline, candidate)
     before, after = baseline["measures"], candidate["measures"]
-    rows = []
-    for name in sorted(set(before) | set(after)):
-        b, a = before.get(name), after.get(name)
-        rule = _rule_for(name, rules)
-        row = {"measure": name, "before": b and b["value"], "after": a and a["value"], "change": None,
-               "allowed": None, "ok": None, "why": ""}
-        spec = spec_of(name)   # what the measure is comes from this tool, not from the file under test
-        artifact = spec.artifact if spec is not None else False
-        named = bool(set(rule) & {"max_rise", "max", "min"})
-        if b is None or a is None:
-            if b is None:
-                row["why"] = "new measure"
-            elif (artifact or named) and not rule.get("ignore"):
-                # a candidate passes nothing by leaving a measure out: an omission fails, by name
-                row.update(ok=False, status="fail", why=_MISSING.format(what="this measure", name=name))
-            else:
-                row["why"] = "not in the candidate"
-            rows.append(row)
-            continue
-        worse = spec.worse if spec is not None else b["worse"]
-        warns = spec is not None and spec.warns
-        if b["value"] is not None and a["value"] is not None:
-            row["change"] = a["value"] - b["value"]
-        if rule.get("ignore") or not (artifact or named):
-            row["why"] = ("ignored by the rules" if rule.get("ignore") else "not an artifact measure (a rule may gate it)"
-                          if spec is not None else "a measure this tool does not know (a rule may gate it)")
-            rows.append(row)
-            continue
-        warning = warns and not named   # `Measure.warns`: shown against its line, failing nothing
-        if a["value"] is None:
-            # a value the baseline vouched for and the candidate lacks fails, warning measure or not:
-            # a null is as much an omission as a missing name
-            row.update(ok=b["value"] is None, why="could not be computed on the candidate"
-                       + ("" if b["value"] is None else " (the baseline has a value): certify the candidate again"))
-            rows.append(row)
-            continue
-        if b["value"] is None and "max" not in rule and "min" not in rule:
-            row.update(ok=None if warning else False, status="warn" if warning else None,
-                       why="the baseline has no value for it, so it cannot vouch for the candidate; certify the "
-                           "baseline again")
-            rows.append(row)
-            continue
-        problems = []
-        if "max" in rule and a["value"] > rule["max"]:
-            problems.append(f"above max {rule['max']:g}")
-        if "min" in rule and a["value"] < rule["min"]:
-            problems.append(f"below min {rule['min']:g}")
-        if row["change"] is not None and worse != "neither" and (artifact or "max_rise" in rule):
-            rise = row["change"] if worse == "higher" else -row["change"]
-            if "max_rise" in rule:
-                allowed = float(rule["max_rise"])
-            elif b["stderr"] is None or a["stderr"] is None:
-                allowed = 0.0
-            else:   # the candidate's standard error counts up to the baseline's: a file cannot widen its gate
-                allowed = math.sqrt(b["stderr"] ** 2 + min(a["stderr"], b["stderr"]) ** 2)
-                row["_spread"] = allowed   # times the family's z, once the tests are counted
-            row["allowed"], row["_rise"] = allowed, rise
-        row["_problems"], row["_warns"] = problems, warning
-        rows.append(row)
+    rows = [_measure_row(name, before.get(name), after.get(name), _rule_for(name, rules))
+            for name in sorted(set(before) | set(after))]
     cue_rule = _rule_for(CUES, rules)
     has_cues = bool(baseline.get("cues") and candidate.get("cues")) and not cue_rule.get("ignore")
     lacks_cues = bool(baseline.get("cues")) and not candidate.get("cues") and not cue_rule.get("ignore")
@@ -308,24 +250,99 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
     # a warning measure is held to the line it would have if every default test were gated
     z_warn = bonferroni_threshold(FAMILY_ALPHA, tests + sum("_spread" in r and r.get("_warns") for r in rows))
     for row in rows:
-        if "_problems" not in row:
-            row["status"] = row.get("status") or ("not gated" if row["ok"] is None else "pass" if row["ok"] else "fail")
-            continue
-        problems, warns = row.pop("_problems"), row.pop("_warns")
-        if "_spread" in row:
-            row["allowed"] = (z_warn if warns else z) * row.pop("_spread")
-        if "_rise" in row and row.pop("_rise") > row["allowed"]:
-            worse = "rose" if (row["after"] or 0) > (row["before"] or 0) else "fell"
-            problems.append(f"{worse} by {abs(row['change']):.4g}, more than {row['allowed']:.4g}")
-        if warns:   # shown against the same line, failing nothing (`core.certificate.registry.Measure.warns`)
-            row["status"] = "warn" if problems else "pass"
-            row["why"] = ("warns: " + "; ".join(problems) if problems else "within the line") + \
-                " (warns only: a rule may gate it)"
-            continue
-        row["ok"] = not problems
-        row["status"] = "pass" if row["ok"] else "fail"
-        row["why"] = "; ".join(problems) or "within the rule"
+        _apply_line(row, z, z_warn)
     changes = cue_changes(baseline, candidate, FAMILY_ALPHA / max(tests, 1)) if has_cues else None
+    rows.append(_cue_row(changes, lacks_cues, cue_rule, z))
+    table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "status", "why"])
+    table.attrs["cues"] = changes
+    table.attrs["z"], table.attrs["tests"] = z, tests
+    table.attrs["verdict"] = verdict(table)   # for readers that may not import the gate (the report)
+    return table
+
+
+def _measure_row(name: str, b: Optional[dict], a: Optional[dict], rule: dict) -> dict:
+    """The row of one measure (``b`` and ``a`` its records in the baseline and the candidate): its
+    change, and what is wrong with it before the family's line is known (``_problems``; ``_spread``,
+    the standard error the line multiplies; ``_rise``, the change in the worse direction)."""
+    from .registry import spec_of
+
+    row = {"measure": name, "before": b and b["value"], "after": a and a["value"], "change": None,
+           "allowed": None, "ok": None, "why": ""}
+    spec = spec_of(name)   # what the measure is comes from this tool, not from the file under test
+    artifact = spec.artifact if spec is not None else False
+    named = bool(set(rule) & {"max_rise", "max", "min"})
+    if b is None or a is None:
+        if b is None:
+            row["why"] = "new measure"
+        elif (artifact or named) and not rule.get("ignore"):
+            # a candidate passes nothing by leaving a measure out: an omission fails, by name
+            row.update(ok=False, status="fail", why=_MISSING.format(what="this measure", name=name))
+        else:
+            row["why"] = "not in the candidate"
+        return row
+    worse = spec.worse if spec is not None else b["worse"]
+    warns = spec is not None and spec.warns
+    if b["value"] is not None and a["value"] is not None:
+        row["change"] = a["value"] - b["value"]
+    if rule.get("ignore") or not (artifact or named):
+        row["why"] = ("ignored by the rules" if rule.get("ignore") else "not an artifact measure (a rule may gate it)"
+                      if spec is not None else "a measure this tool does not know (a rule may gate it)")
+        return row
+    warning = warns and not named   # `Measure.warns`: shown against its line, failing nothing
+    if a["value"] is None:
+        # a value the baseline vouched for and the candidate lacks fails, warning measure or not:
+        # a null is as much an omission as a missing name
+        row.update(ok=b["value"] is None, why="could not be computed on the candidate"
+                   + ("" if b["value"] is None else " (the baseline has a value): certify the candidate again"))
+        return row
+    if b["value"] is None and "max" not in rule and "min" not in rule:
+        row.update(ok=None if warning else False, status="warn" if warning else None,
+                   why="the baseline has no value for it, so it cannot vouch for the candidate; certify the "
+                       "baseline again")
+        return row
+    problems = []
+    if "max" in rule and a["value"] > rule["max"]:
+        problems.append(f"above max {rule['max']:g}")
+    if "min" in rule and a["value"] < rule["min"]:
+        problems.append(f"below min {rule['min']:g}")
+    if row["change"] is not None and worse != "neither" and (artifact or "max_rise" in rule):
+        rise = row["change"] if worse == "higher" else -row["change"]
+        if "max_rise" in rule:
+            allowed = float(rule["max_rise"])
+        elif b["stderr"] is None or a["stderr"] is None:
+            allowed = 0.0
+        else:   # the candidate's standard error counts up to the baseline's: a file cannot widen its gate
+            allowed = math.sqrt(b["stderr"] ** 2 + min(a["stderr"], b["stderr"]) ** 2)
+            row["_spread"] = allowed   # times the family's z, once the tests are counted
+        row["allowed"], row["_rise"] = allowed, rise
+    row["_problems"], row["_warns"] = problems, warning
+    return row
+
+
+def _apply_line(row: dict, z: float, z_warn: float) -> None:
+    """A measure's status once the family's line ``z`` is known (``z_warn`` for a measure that warns)."""
+    if "_problems" not in row:
+        row["status"] = row.get("status") or ("not gated" if row["ok"] is None else "pass" if row["ok"] else "fail")
+        return
+    problems, warns = row.pop("_problems"), row.pop("_warns")
+    if "_spread" in row:
+        row["allowed"] = (z_warn if warns else z) * row.pop("_spread")
+    if "_rise" in row and row.pop("_rise") > row["allowed"]:
+        worse = "rose" if (row["after"] or 0) > (row["before"] or 0) else "fell"
+        problems.append(f"{worse} by {abs(row['change']):.4g}, more than {row['allowed']:.4g}")
+    if warns:   # shown against the same line, failing nothing (`core.certificate.registry.Measure.warns`)
+        row["status"] = "warn" if problems else "pass"
+        row["why"] = ("warns: " + "; ".join(problems) if problems else "within the line") + \
+            " (warns only: a rule may gate it)"
+        return
+    row["ok"] = not problems
+    row["status"] = "pass" if row["ok"] else "fail"
+    row["why"] = "; ".join(problems) or "within the rule"
+
+
+def _cue_row(changes, lacks_cues: bool, cue_rule: dict, z: float) -> dict:
+    """The row of the cue-by-cue comparison (`CUES`): ``changes`` its new or stronger cues (None when
+    not compared), ``lacks_cues`` the candidate leaving out a table the baseline has."""
     row = {"measure": CUES, "before": None, "after": None, "change": None, "allowed": 0, "ok": None, "why": "",
            "status": "not gated"}
     if lacks_cues:
@@ -338,12 +355,7 @@ def compare(baseline: dict, candidate: dict, rules=None) -> pd.DataFrame:
         row.update(after=float(len(changes)), ok=not len(changes), status="fail" if len(changes) else "pass",
                    why=f"{len(changes)} new or stronger cue(s): {listed}" + (" …" if len(changes) > 3 else "")
                    if len(changes) else f"no cue new or stronger (z line {changes.attrs.get('line', z):.2f})")
-    rows.append(row)
-    table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "allowed", "ok", "status", "why"])
-    table.attrs["cues"] = changes
-    table.attrs["z"], table.attrs["tests"] = z, tests
-    table.attrs["verdict"] = verdict(table)   # for readers that may not import the gate (the report)
-    return table
+    return row
 
 
 @dataclass(frozen=True)
