@@ -515,37 +515,57 @@ def build_features(
     check_cancel(cancel)
     report(progress, len(text) / steps, "pair and model features")
     if pair is not None:
-        a, b = pair
-        len_a = np.bincount(tokens[a][1], minlength=N).astype(float)
-        len_b = np.bincount(tokens[b][1], minlength=N).astype(float)
-        blocks.append(_ratio_block(len_a, len_b, f"{b}/{a}", options.ratio_bins))
-        share = overlap_share(tokens[a], tokens[b], N)
-        blocks.append(_overlap_block(share, f"{b}/{a}", options.overlap_above, options.overlap_below))
-
-    partial = options.partial_input
-    if isinstance(partial, str) and partial == "auto":
-        partial = [pair[1]] if pair is not None else []
-    partial = [partial] if isinstance(partial, str) else list(partial or [])
-    if partial and y_codes is not None and classes is not None:
-        info["partial_accuracy"] = {}
-        for col in partial:
-            if col not in tokens:
-                raise InputError(f"partial_input field {col!r} is not one of the text columns {text}.")
-            Xf = next(x for c, x, *_ in ngrams if c == col)
-            pred, acc = cross_fitted_nb(
-                Xf, np.asarray(y_codes), len(classes), np.asarray(fit_rows, bool), int(options.partial_folds),
-                random_state=random_state,
-            )
-            info["partial_accuracy"][col] = acc
-            names = [f"{col}-only-pred={c}" for c in classes]
-            blocks.append(_Block(_one_hot(pred, len(classes)), names, "pred", col))
-
+        blocks += _pair_blocks(tokens, pair, N, options)
+    blocks += _partial_blocks(ngrams, tokens, text, pair, y_codes, classes, fit_rows, options, random_state, info)
     for col in columns:
         if col not in table.columns:
             raise InputError(f"feature column {col!r} is not in the data; its columns are {list(table.columns)}.")
         blocks.append(_column_block(table[col], col))
 
-    # n-gram blocks last: prune rare n-grams before building their names.
+    report(progress, (steps - 1) / steps, "assembling the feature matrix")
+    fm = _assembled(blocks, ngrams, min_count, table.index.to_numpy(dtype=object), N, info, cancel)
+    report(progress, 1.0, f"{fm.X.shape[1]} features")
+    return fm
+
+
+def _pair_blocks(tokens: dict, pair: tuple, N: int, options) -> list:
+    """The pair's features: the length ratio len(b)/len(a) and b's lexical overlap with a."""
+    a, b = pair
+    len_a = np.bincount(tokens[a][1], minlength=N).astype(float)
+    len_b = np.bincount(tokens[b][1], minlength=N).astype(float)
+    share = overlap_share(tokens[a], tokens[b], N)
+    return [_ratio_block(len_a, len_b, f"{b}/{a}", options.ratio_bins),
+            _overlap_block(share, f"{b}/{a}", options.overlap_above, options.overlap_below)]
+
+
+def _partial_blocks(ngrams, tokens, text, pair, y_codes, classes, fit_rows, options, random_state, info) -> list:
+    """The partial-input models' predictions, one block per field a model reads alone (cross-fitted
+    naive Bayes on its n-grams); their accuracies go to ``info``."""
+    partial = options.partial_input
+    if isinstance(partial, str) and partial == "auto":
+        partial = [pair[1]] if pair is not None else []
+    partial = [partial] if isinstance(partial, str) else list(partial or [])
+    if not partial or y_codes is None or classes is None:
+        return []
+    blocks = []
+    info["partial_accuracy"] = {}
+    for col in partial:
+        if col not in tokens:
+            raise InputError(f"partial_input field {col!r} is not one of the text columns {text}.")
+        Xf = next(x for c, x, *_ in ngrams if c == col)
+        pred, acc = cross_fitted_nb(
+            Xf, np.asarray(y_codes), len(classes), np.asarray(fit_rows, bool), int(options.partial_folds),
+            random_state=random_state,
+        )
+        info["partial_accuracy"][col] = acc
+        names = [f"{col}-only-pred={c}" for c in classes]
+        blocks.append(_Block(_one_hot(pred, len(classes)), names, "pred", col))
+    return blocks
+
+
+def _assembled(blocks, ngrams, min_count: int, ids, N: int, info: dict, cancel) -> "FeatureMatrix":
+    """The blocks side by side, n-grams last (pruned to ``min_count`` before their names are built),
+    without the bins and columns fewer than ``min_count`` examples have."""
     mats, names, kinds, fields = [], [], [], []
     for blk in blocks:
         mats.append(blk.X)
@@ -561,18 +581,16 @@ def build_features(
         names.append(nm)
         kinds.append(np.full(len(nm), "ngram", dtype=object))
         fields.append(np.full(len(nm), col, dtype=object))
-    report(progress, (steps - 1) / steps, "assembling the feature matrix")
     X = sp.hstack(mats, format="csr", dtype=np.float32) if mats else sp.csr_matrix((N, 0), dtype=np.float32)
     names = np.concatenate(names) if names else np.zeros(0, object)
     kinds = np.concatenate(kinds) if kinds else np.zeros(0, object)
     fields = np.concatenate(fields) if fields else np.zeros(0, object)
-    fm = FeatureMatrix(X, names, kinds, fields, table.index.to_numpy(dtype=object), info)
+    fm = FeatureMatrix(X, names, kinds, fields, ids, info)
     # Bins and columns nobody has (or fewer than min_count) are not features of this data.
     n = fm.n
     rare = (kinds != "ngram") & (n < max(int(min_count), 1))
     if rare.any():
         fm = fm.columns(~rare)
-    report(progress, 1.0, f"{X.shape[1]} features")
     return fm
 
 
