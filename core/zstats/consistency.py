@@ -120,7 +120,6 @@ def consistency_filter(
     ConsistencyResult
     """
     from sklearn.base import clone
-    from sklearn.model_selection import StratifiedKFold
 
     _check_threshold(threshold)
     min_count = check_min_count(min_count)
@@ -130,18 +129,7 @@ def consistency_filter(
     # A loose tolerance keeps 5 fits on 10k x 30k sparse inputs to seconds; τ needs ranks, not 6 digits.
     model = model if model is not None else make_model("logistic", 0, {"C": 0.5, "tol": 1e-3, "max_iter": 300})
     opts = FeatureOptions(partial_input=None, null=False)
-    cols = [inp.label, *inp.text]
-    if reference is not None:
-        if X is not None:
-            raise InputError("give either X or reference, not both: with a reference, features come from the text.")
-        ref = resolve_seed(reference, ZInput(inp.table, inp.label, inp.text, inp.pair, []))
-        classes = classes_of(ref[inp.label], what="reference")
-        combined = pd.concat([ref[cols], inp.table[cols]], ignore_index=True)
-        n_ref = len(ref)
-    else:
-        classes = classes_of(inp.table[inp.label])
-        combined = inp.table[cols].reset_index(drop=True)
-        n_ref = 0
+    combined, classes, n_ref = _training_rows(inp, reference, X)
     lacking = sorted(set(inp.table[inp.label]) - set(classes), key=str)
     if lacking:
         raise InputError(f"data has labels the reference lacks: {lacking}.")
@@ -164,30 +152,7 @@ def consistency_filter(
         m = clone(model).fit(M[:n_ref], y_all[:n_ref])
         proba[:, m.classes_] = m.predict_proba(M[n_ref:])
     else:
-        if folds > len(gold):
-            raise InputError(f"folds={folds} is more than the {len(gold)} examples; choose at most {len(gold)} "
-                             "(5 is usual).")
-        min_class = int(np.bincount(gold, minlength=L).min())
-        folds_used = int(min(folds, max(min_class, 2)))
-        if folds_used < folds:   # stratified folds need every label in every fold
-            notes.append(f"folds={folds} lowered to {folds_used}: the smallest label has only {min_class} examples.")
-        if int(np.bincount(gold, minlength=L).max()) < folds_used:
-            raise InputError(f"no label has {folds_used} examples ({len(gold)} examples, {L} labels), so no fold can "
-                             "learn any label: the label column looks like an id or free text; check --label.")
-        if min_class < 2:
-            lonely = [str(classes[c]) for c in np.flatnonzero(np.bincount(gold, minlength=L) < 2)]
-            notes.append(f"label{'s' if len(lonely) > 1 else ''} {', '.join(map(repr, lonely[:5]))} "
-                         f"{'have' if len(lonely) > 1 else 'has'} a single example: no fold can learn it, so it "
-                         "scores p_gold = 0 and is removed; add examples of it or drop it first.")
-        splitter = StratifiedKFold(n_splits=folds_used, shuffle=True, random_state=random_state)
-        with warnings.catch_warnings():   # the single-example case is said in the notes above
-            warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
-            fold_list = list(splitter.split(np.zeros(len(gold)), gold))
-        for i, (tr, te) in enumerate(fold_list):
-            check_cancel(cancel)
-            report(progress, 0.1 + 0.9 * i / folds_used, f"fold {i + 1}/{folds_used}")
-            m = clone(model).fit(M[tr], gold[tr])
-            proba[np.ix_(te, m.classes_)] = m.predict_proba(M[te])
+        proba, folds_used, notes = _cross_fitted(M, gold, classes, model, folds, random_state, progress, cancel)
     p_gold = proba[np.arange(len(gold)), gold]
     predicted = np.asarray(classes, dtype=object)[proba.argmax(axis=1)]
     scores = pd.DataFrame(
@@ -200,3 +165,51 @@ def consistency_filter(
               "folds_used": folds_used, "model": repr(model), "reference_size": n_ref, "min_count": min_count,
               "notes": notes}
     return ConsistencyResult(scores, float(threshold), inp.table, acc, params)
+
+
+def _training_rows(inp, reference, X) -> tuple:
+    """(the rows a model learns from and the data's rows after them, the labels, how many rows are
+    the reference's): the reference's (the paper's D0) then the data's, or the data's alone."""
+    cols = [inp.label, *inp.text]
+    if reference is None:
+        return inp.table[cols].reset_index(drop=True), classes_of(inp.table[inp.label]), 0
+    if X is not None:
+        raise InputError("give either X or reference, not both: with a reference, features come from the text.")
+    ref = resolve_seed(reference, ZInput(inp.table, inp.label, inp.text, inp.pair, []))
+    return (pd.concat([ref[cols], inp.table[cols]], ignore_index=True), classes_of(ref[inp.label], what="reference"),
+            len(ref))
+
+
+def _cross_fitted(M, gold: np.ndarray, classes, model, folds: int, random_state, progress, cancel) -> tuple:
+    """(p_M(l | x) of every example, scored by a model fitted on the other folds; the folds used;
+    notes): stratified folds, fewer when the smallest label cannot fill them (said in a note)."""
+    from sklearn.base import clone
+    from sklearn.model_selection import StratifiedKFold
+
+    notes, L = [], len(classes)
+    proba = np.zeros((len(gold), L))
+    if folds > len(gold):
+        raise InputError(f"folds={folds} is more than the {len(gold)} examples; choose at most {len(gold)} "
+                         "(5 is usual).")
+    min_class = int(np.bincount(gold, minlength=L).min())
+    folds_used = int(min(folds, max(min_class, 2)))
+    if folds_used < folds:   # stratified folds need every label in every fold
+        notes.append(f"folds={folds} lowered to {folds_used}: the smallest label has only {min_class} examples.")
+    if int(np.bincount(gold, minlength=L).max()) < folds_used:
+        raise InputError(f"no label has {folds_used} examples ({len(gold)} examples, {L} labels), so no fold can "
+                         "learn any label: the label column looks like an id or free text; check --label.")
+    if min_class < 2:
+        lonely = [str(classes[c]) for c in np.flatnonzero(np.bincount(gold, minlength=L) < 2)]
+        notes.append(f"label{'s' if len(lonely) > 1 else ''} {', '.join(map(repr, lonely[:5]))} "
+                     f"{'have' if len(lonely) > 1 else 'has'} a single example: no fold can learn it, so it "
+                     "scores p_gold = 0 and is removed; add examples of it or drop it first.")
+    splitter = StratifiedKFold(n_splits=folds_used, shuffle=True, random_state=random_state)
+    with warnings.catch_warnings():   # the single-example case is said in the notes above
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        fold_list = list(splitter.split(np.zeros(len(gold)), gold))
+    for i, (tr, te) in enumerate(fold_list):
+        check_cancel(cancel)
+        report(progress, 0.1 + 0.9 * i / folds_used, f"fold {i + 1}/{folds_used}")
+        m = clone(model).fit(M[tr], gold[tr])
+        proba[np.ix_(te, m.classes_)] = m.predict_proba(M[te])
+    return proba, folds_used, notes
