@@ -482,9 +482,27 @@ def assign_roles(
     frame = _with_ids(frame, id_col, dict(role="id", columns=frame.columns,
                                           detected=dict(detected, label=label, text=text_cols), preview=frame.head(20)))
 
-    # labels: names for ClassLabel ints, unusable ones dropped and counted.
+    frame = _usable_labels(frame, label, (class_names or {}).get(label), messages, dropped)
+    frame = _text_columns(frame, text_cols, messages)
+    return Dataset(
+        table=frame,
+        label=label,
+        text=text_cols,
+        embedding=embedding,
+        image=image,
+        features=feature_cols,
+        name=name,
+        dropped=dropped,
+        messages=messages,
+        truth=[c for c in truth if c in frame.columns],
+    )
+
+
+def _usable_labels(frame: pd.DataFrame, label: str, names, messages: list, dropped: dict) -> pd.DataFrame:
+    """The rows with a usable label (``names``: the names of ClassLabel ints), the others dropped and
+    counted; notes on labels that look like missing values, markup or one class written two ways.
+    InputError when fewer than two classes are left."""
     values = frame[label]
-    names = (class_names or {}).get(label)
     if names is not None:
         codes = pd.to_numeric(values, errors="coerce")
         values = pd.Series(
@@ -530,7 +548,12 @@ def assign_roles(
             f"the label column '{label}' has a single class ({frame[label].iloc[0]!r}) after dropping unusable rows; "
             "filtering needs at least two classes. Check --label, or load a dataset with several labels."
         )
+    return frame
 
+
+def _text_columns(frame: pd.DataFrame, text_cols: list, messages: list) -> pd.DataFrame:
+    """The text columns as text (an empty cell as ""), noted when empty; InputError for a column that
+    holds no text."""
     for col in text_cols:
         col_values = frame[col]
         non_text = col_values.dropna().map(lambda v: not isinstance(v, str))
@@ -547,18 +570,7 @@ def assign_roles(
                 f"{n_empty} examples have an empty '{col}'; they are kept, and a representation "
                 "that cannot handle empty text will say so."
             )
-    return Dataset(
-        table=frame,
-        label=label,
-        text=text_cols,
-        embedding=embedding,
-        image=image,
-        features=feature_cols,
-        name=name,
-        dropped=dropped,
-        messages=messages,
-        truth=[c for c in truth if c in frame.columns],
-    )
+    return frame
 
 
 def _with_ids(frame: pd.DataFrame, id_col: Optional[str], ask: dict) -> pd.DataFrame:
