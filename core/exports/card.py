@@ -153,16 +153,38 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
     from huggingface_hub import DatasetCard, DatasetCardData
 
     export = manifest.get("export") or {}
-    dataset = manifest.get("dataset") or {}
-    aflite = manifest.get("aflite") or {}
-    resolved, params = aflite.get("resolved") or {}, aflite.get("params") or {}
     rows = int(export.get("rows") or 0)
-    name = str(dataset.get("name") or "dataset")
+    name = str((manifest.get("dataset") or {}).get("name") or "dataset")
     data = DatasetCardData(license=license, task_categories=[task], size_categories=[size_category(rows)],
                            source_datasets=[name], pretty_name=f"{name} ({export.get('selection', 'filtered')}, "
                                                                "Artifact Lens)",
                            tags=["artifact-lens", "aflite", "adversarial-filtering", "dataset-artifacts"],
                            **({"artifact_certificate": _headline(certificate)} if certificate else {}))
+    lines = _how_made(manifest, name, rows) + _made_notes(manifest) + _input_tables(inputs or {}) \
+        + _certificate_section(certificate)
+    if verdict:
+        lines += ["", "## Evaluation", "", _md(verdict)]
+    agreement = export.get("review_agreement")
+    if agreement and agreement.get("examples_reviewed"):
+        alpha = agreement.get("alpha")
+        lines += ["", "## Team review", "",
+                  f"{agreement.get('reviewers')} reviewers reviewed {agreement.get('examples_reviewed'):,} examples "
+                  f"({agreement.get('examples_reviewed_twice_or_more'):,} twice or more); Krippendorff's α = "
+                  + ("undefined" if alpha is None else f"{alpha:.3f}")
+                  + (f"; the team's word vs the filter: κ = {agreement['filter_kappa']:.3f}"
+                     if agreement.get("filter_kappa") is not None else "") + "."]
+    lines += ["", "## Files", "", "`manifest.json` holds every parameter, the phases, the retained ids and the "
+              "export's options: what reproduces this split."
+              + (" `certificate.json` holds every artifact measure of the split with its uncertainty." if certificate
+                 else "")]
+    return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n".join(lines) + "\n")
+
+
+def _how_made(manifest: dict, name: str, rows: int) -> list:
+    """The card's title and its table of how the split was made (AFLite's knobs, Φ, the data)."""
+    export, dataset = manifest.get("export") or {}, manifest.get("dataset") or {}
+    aflite = manifest.get("aflite") or {}
+    resolved, params = aflite.get("resolved") or {}, aflite.get("params") or {}
     selection = export.get("selection", "retained")
     lines = [f"# {_md(name)}: {_md(_SELECTIONS.get(selection, f'the {selection} examples'))} of an AFLite filter", "",
              "Made with Artifact Lens: AFLite (Le Bras et al. 2020) removed the examples that models on a "
@@ -187,6 +209,12 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
               f"| scored examples | {_num(dataset.get('scored_examples'))} |",
               f"| warm-up examples (not scored) | {_num(dataset.get('warmup_excluded', 0))} |",
               f"| dataset fingerprint | {_md(dataset.get('fingerprint'))} |"]
+    return lines
+
+
+def _made_notes(manifest: dict) -> list:
+    """The versions, and what the team review, the joint filter and the near-duplicate drop changed."""
+    export, lines = manifest.get("export") or {}, []
     versions = manifest.get("versions") or {}
     if versions:
         lines += ["", "Versions: " + ", ".join(f"{_md(k)} {_md(v)}" for k, v in versions.items()) + "."]
@@ -206,7 +234,12 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
     dropped = (export.get("near_duplicates") or {}).get("dropped") or []
     if dropped:
         lines += ["", f"{len(dropped):,} near-duplicates were dropped (one of each group kept)."]
-    inputs = inputs or {}
+    return lines
+
+
+def _input_tables(inputs: dict) -> list:
+    """The removals per label and the cues before and after (`card_inputs`)."""
+    lines = []
     if inputs.get("labels"):
         lines += ["", "## Removals per label", "", "| label | examples | retained | removed | removed share |",
                   "|---|---|---|---|---|"]
@@ -223,6 +256,12 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
                    "the label beyond chance) on the whole dataset and on this split."), "",
                   "### Before filtering", "", _cue_table(inputs["cues"].get("before")), "",
                   "### After filtering", "", _cue_table(inputs["cues"].get("after"))]
+    return lines
+
+
+def _certificate_section(certificate: Optional[dict]) -> list:
+    """The split's headline artifact measures with their standard errors."""
+    lines = []
     if certificate:
         found = certificate.get("measures") or {}
         lines += ["", "## Artifact certificate", "",
@@ -234,22 +273,7 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
         if any((found.get(name) or {}).get("value") is not None and round(found[name]["value"], 3) < 0
                for name in ("v_information.full", "v_information.partial")):
             lines += ["", NO_INFORMATION]
-    if verdict:
-        lines += ["", "## Evaluation", "", _md(verdict)]
-    agreement = export.get("review_agreement")
-    if agreement and agreement.get("examples_reviewed"):
-        alpha = agreement.get("alpha")
-        lines += ["", "## Team review", "",
-                  f"{agreement.get('reviewers')} reviewers reviewed {agreement.get('examples_reviewed'):,} examples "
-                  f"({agreement.get('examples_reviewed_twice_or_more'):,} twice or more); Krippendorff's α = "
-                  + ("undefined" if alpha is None else f"{alpha:.3f}")
-                  + (f"; the team's word vs the filter: κ = {agreement['filter_kappa']:.3f}"
-                     if agreement.get("filter_kappa") is not None else "") + "."]
-    lines += ["", "## Files", "", "`manifest.json` holds every parameter, the phases, the retained ids and the "
-              "export's options: what reproduces this split."
-              + (" `certificate.json` holds every artifact measure of the split with its uncertainty." if certificate
-                 else "")]
-    return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n".join(lines) + "\n")
+    return lines
 
 
 def card_of(dataset, manifest: dict, *, verdict: Optional[str] = None, certificate: Optional[dict] = None):
