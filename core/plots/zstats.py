@@ -212,32 +212,8 @@ def gardner_plot(
         fig.add_hline(y=p0, line=dict(color="grey", dash="dot", width=1),
                       annotation_text=f"p0 = {p0:.3g}", annotation_position="bottom right")
         if annotate:
-            plot_h = height - margin["t"] - margin["b"]
-            w0 = LABEL_PLOT_WIDTH
-
-            def to_px(n, p):
-                return ((np.log10(n) - x_range[0]) / (x_range[1] - x_range[0]) * w0,
-                        (1 - (p - y_range[0]) / (y_range[1] - y_range[0])) * plot_h)
-
-            # the most extreme of each label first, then the second of each, ...
-            tops = [sig_table[sig_table["label"] == lab].nlargest(int(annotate), "z") for lab in labels]
-            order = [(t.iloc[r], lab) for r in range(int(annotate)) for t, lab in zip(tops, labels) if r < len(t)]
-            if order:
-                px, py = to_px(np.array([float(r["n"]) for r, _ in order]), np.array([float(r["p_hat"]) for r, _ in order]))
-                texts = [escape(r["feature"]) for r, _ in order]
-                widths = [len(str(r["feature"])) * LABEL_CHAR_PX + 6 for r, _ in order]
-                p0_y = to_px(1.0, p0)[1]
-                p0_box = (w0 - 70, p0_y, w0, p0_y + LABEL_LINE_PX + 2)   # "p0 = …", bottom right of its line
-                marked = sig_table if len(sig_table) <= 3000 else sig_table.nlargest(3000, "z")
-                ox, oy = to_px(marked["n"].to_numpy(float), marked["p_hat"].to_numpy(float))
-                offsets = place_labels(px, py, widths, plot_width=w0, plot_height=plot_h, obstacles=[p0_box],
-                                       others=list(zip(ox, oy)))
-                for (row, lab), text, off in zip(order, texts, offsets):
-                    if off is None:
-                        continue
-                    fig.add_annotation(x=np.log10(float(row["n"])), y=float(row["p_hat"]), text=text, showarrow=True,
-                                       arrowhead=0, arrowwidth=1, arrowcolor=colours[lab], ax=off[0], ay=off[1],
-                                       font=dict(size=10, color=colours[lab]), bgcolor="rgba(255,255,255,0.7)")
+            _annotate(fig, sig_table, labels, colours, int(annotate), p0, x_range, y_range,
+                      height - margin["t"] - margin["b"])
     fig.update_xaxes(type="log", title="n (examples with the feature)")
     fig.update_yaxes(title="p̂(label | feature)", range=y_range)
     n_tests = int(z.n_tests if hasattr(z, "n_tests") else z.attrs.get("n_tests", 0))
@@ -251,6 +227,36 @@ def gardner_plot(
         template="plotly_white",
     )
     return fig
+
+
+def _annotate(fig, sig_table, labels, colours: dict, annotate: int, p0: float, x_range, y_range, plot_h: float) -> None:
+    """Name the most extreme significant features of each label (the first of each, then the second
+    ...) where they fit without overlapping each other, the points, the p0 line's note or the edges."""
+    w0 = LABEL_PLOT_WIDTH
+
+    def to_px(n, p):
+        return ((np.log10(n) - x_range[0]) / (x_range[1] - x_range[0]) * w0,
+                (1 - (p - y_range[0]) / (y_range[1] - y_range[0])) * plot_h)
+
+    tops = [sig_table[sig_table["label"] == lab].nlargest(annotate, "z") for lab in labels]
+    order = [(t.iloc[r], lab) for r in range(annotate) for t, lab in zip(tops, labels) if r < len(t)]
+    if not order:
+        return
+    px, py = to_px(np.array([float(r["n"]) for r, _ in order]), np.array([float(r["p_hat"]) for r, _ in order]))
+    texts = [escape(r["feature"]) for r, _ in order]
+    widths = [len(str(r["feature"])) * LABEL_CHAR_PX + 6 for r, _ in order]
+    p0_y = to_px(1.0, p0)[1]
+    p0_box = (w0 - 70, p0_y, w0, p0_y + LABEL_LINE_PX + 2)   # "p0 = …", bottom right of its line
+    marked = sig_table if len(sig_table) <= 3000 else sig_table.nlargest(3000, "z")
+    ox, oy = to_px(marked["n"].to_numpy(float), marked["p_hat"].to_numpy(float))
+    offsets = place_labels(px, py, widths, plot_width=w0, plot_height=plot_h, obstacles=[p0_box],
+                           others=list(zip(ox, oy)))
+    for (row, lab), text, off in zip(order, texts, offsets):
+        if off is None:
+            continue
+        fig.add_annotation(x=np.log10(float(row["n"])), y=float(row["p_hat"]), text=text, showarrow=True,
+                           arrowhead=0, arrowwidth=1, arrowcolor=colours[lab], ax=off[0], ay=off[1],
+                           font=dict(size=10, color=colours[lab]), bgcolor="rgba(255,255,255,0.7)")
 
 
 def top_features_bar(z, k: int = 10, *, kind=None, field=None, title: Optional[str] = None,
