@@ -320,29 +320,7 @@ def make_nli(n=3000, artifact_share=0.6, random_state=0) -> Dataset:
         else:
             kind = kinds[kind_idx[i]]
             lab = NLI_ARTIFACTS[kind]
-            if kind == "negation":
-                variant = r % 4
-                if variant == 0:
-                    h = f"{s_h} {_be(s_h)} not {a_p} {pl}."
-                elif variant == 1:
-                    h = f"Nobody is {a_p} {pl}."
-                elif variant == 2:
-                    h = f"There is no one {a_p} {pl}."
-                else:
-                    h = f"{s_h} {'have' if s_h in _PLURAL else 'has'} never been {pl}."
-            elif kind == "sleeping":
-                verb = _SLEEP[r % len(_SLEEP)]
-                h = f"{s_h} {_be(s_h)} {verb} {pl}."
-            elif kind == "generalisation":
-                g = "People" if s_p in _PLURAL else ("A person", "Someone")[r % 2]
-                where = "outdoors" if outdoor else pl
-                h = f"{g} {'are' if g == 'People' else 'is'} {a_p} {where}."
-            elif kind == "overlap":
-                h = f"{subject_p} {_be(s_p)} {a_p} {pl} {m_p}."
-            elif kind == "purpose":
-                h = f"{s_h} {_be(s_h)} {a_p} {pl} {_PURPOSES[r % len(_PURPOSES)]}."
-            else:  # long
-                h = f"{s_h} {_be(s_h)} {a_p} {pl} {m_other} {_EXTRA_CLAUSES[r % len(_EXTRA_CLAUSES)]}."
+            h = _artifact_hypothesis(kind, r, s_p, s_h, subject_p, a_p, pl, outdoor, m_p, m_other)
         hypotheses.append(h)
         labels.append(lab)
         artifacts.append(kind)
@@ -352,6 +330,34 @@ def make_nli(n=3000, artifact_share=0.6, random_state=0) -> Dataset:
                           "artifact": artifacts, "has_artifact": has_art}, index=ids)
     return Dataset(table=table, label="label", text=["premise", "hypothesis"],
                    name="demo:nli", truth=["artifact", "has_artifact"])
+
+
+def _artifact_hypothesis(kind: str, r: int, s_p: str, s_h: str, subject_p: str, a_p: str, pl: str, outdoor: bool,
+                         m_p: str, m_other: str) -> str:
+    """The hypothesis that carries artifact ``kind`` (``r``: the example's draw among its variants)."""
+    if kind == "negation":
+        variant = r % 4
+        if variant == 0:
+            return f"{s_h} {_be(s_h)} not {a_p} {pl}."
+        elif variant == 1:
+            return f"Nobody is {a_p} {pl}."
+        elif variant == 2:
+            return f"There is no one {a_p} {pl}."
+        else:
+            return f"{s_h} {'have' if s_h in _PLURAL else 'has'} never been {pl}."
+    elif kind == "sleeping":
+        verb = _SLEEP[r % len(_SLEEP)]
+        return f"{s_h} {_be(s_h)} {verb} {pl}."
+    elif kind == "generalisation":
+        g = "People" if s_p in _PLURAL else ("A person", "Someone")[r % 2]
+        where = "outdoors" if outdoor else pl
+        return f"{g} {'are' if g == 'People' else 'is'} {a_p} {where}."
+    elif kind == "overlap":
+        return f"{subject_p} {_be(s_p)} {a_p} {pl} {m_p}."
+    elif kind == "purpose":
+        return f"{s_h} {_be(s_h)} {a_p} {pl} {_PURPOSES[r % len(_PURPOSES)]}."
+    else:  # long
+        return f"{s_h} {_be(s_h)} {a_p} {pl} {m_other} {_EXTRA_CLAUSES[r % len(_EXTRA_CLAUSES)]}."
 
 
 # --------------------------------------------------------------------------- digits
