@@ -10,7 +10,7 @@ from typing import Callable, Optional
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
-from sklearn.utils._param_validation import Interval, InvalidParameterError, RealNotInt, StrOptions
+from sklearn.utils._param_validation import InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .inputs import check_protected, check_removal_order, check_X, encode_labels
@@ -19,7 +19,7 @@ from .backends import ArrayRidgeScorer
 from ..base.devices import namespace
 from .scorers import CHUNK_ROWS, RidgeScorer, SklearnScorer, ridge_bytes
 from .storage import LocalRows, trim_heap
-from .knobs import KNOBS
+from .knobs import KNOBS, Number as _Number, constraint as _constraint
 from .selection import check_tau, resolve_size, select
 from .trajectory import Trajectory
 from ..base.cores import one_blas_thread
@@ -44,28 +44,6 @@ DEFAULT_MAX_DIM = 768
 
 
 
-class _Number(Interval):
-    """scikit-learn's `Interval` without bools (``n_partitions=True`` is a mistake, not m = 1)
-    and with any real type as a fraction (e.g. a ``np.float32`` from a computation)."""
-
-    def is_satisfied_by(self, val):
-        if isinstance(val, (bool, np.bool_)):
-            return False
-        if self.type is RealNotInt:
-            return isinstance(val, Real) and not isinstance(val, Integral) and val in self
-        return super().is_satisfied_by(val)
-
-
-_SIZE = [_Number(Integral, 1, None, closed="left"), _Number(RealNotInt, 0, 1, closed="neither")]
-
-
-def _constraint(knob) -> list:
-    """scikit-learn's constraint of a knob (`core.aflite.knobs.Knob`)."""
-    if knob.kind == "size":
-        return _SIZE
-    return [_Number(Integral if knob.kind == "count" else Real, knob.low, knob.high, closed="both")]
-
-
 # How to fix each parameter, appended to scikit-learn's message.
 _HINTS = {"n_partitions": "e.g. n_partitions=64 (m)", "train_size": "e.g. train_size=0.1 (t)",
           "slice_size": "e.g. slice_size=0.01 (k)", "tau": "e.g. tau=0.75 (τ)", "target_size": "e.g. target_size=0.5 (n)",
@@ -74,6 +52,25 @@ _HINTS = {"n_partitions": "e.g. n_partitions=64 (m)", "train_size": "e.g. train_
           "random_state": "a non-negative integer seed or None",
           "n_jobs": "a number of threads (e.g. 2, or -1 for every core) or None",
           "device": "None (the CPU engine), 'cuda', 'cuda:N', 'torch', 'cupy' or 'array-api'"}
+
+
+def _phase_record(j: int, size: int, scores, ok, keep, chosen, n_pass, correct, held, reason) -> dict:
+    """A phase's record (the history's row): S's size, how many pass τ and were removed, the
+    representation bias R before and after (eq. 5, as a mean), the held-out accuracy, why it stopped."""
+    scored, kept_scored = scores[ok], scores[ok & keep]
+    return {
+        "phase": j,
+        "size": int(size),
+        "n_passing_tau": int(n_pass),
+        "removed": int(len(chosen)),
+        "R": _num(scored.mean()) if len(scored) else None,
+        "R_after": _num(kept_scored.mean()) if len(kept_scored) else None,
+        "heldout_accuracy": _num(correct.sum() / max(held.sum(), 1)),
+        "min_removed_score": _num(scores[chosen].min()) if len(chosen) else None,
+        "n_never_held_out": int((~ok).sum()),
+        "stop_reason": reason,
+        "seconds": 0.0,
+    }
 
 
 class ParameterError(InputError, InvalidParameterError):
@@ -374,6 +371,16 @@ class AFLite(BaseEstimator):
             params["model"] = list(params["model"])
         return params
 
+    def _scorer(self, fam: str, Z, mean, codes, n_classes: int, blocks, seed, progress, cancel):
+        """The scorer of one model family: ridge on the CPU engine or on the device, else scikit-learn's."""
+        if fam == "ridge" and self._backend is not None:
+            report(progress, 0.0, f"ridge on {self.device}: block Gram matrices")
+            return ArrayRidgeScorer(*self._backend, Z.X, mean, codes, n_classes, blocks, self.alpha, cancel)
+        if fam == "ridge":
+            report(progress, 0.0, "ridge: block Gram matrices")
+            return RidgeScorer(Z, mean, codes, n_classes, blocks, self.alpha, cancel)
+        return SklearnScorer(fam, Z.X, mean, codes, seed)
+
     def _run_phases(self, Z, mean, codes, n_classes, cfg, q, protected, progress, cancel, on_phase):
         N, k, n, tau, seed = len(codes), cfg["k"], cfg["n"], cfg["tau"], cfg["seed"]
         u_all = tiebreak(seed, N)
@@ -386,17 +393,8 @@ class AFLite(BaseEstimator):
         blocks = Blocks(seed, N, cfg["block_size"])
         if "ridge" in cfg["families"]:
             _check_ridge_memory(N, Z.shape[1], n_classes, cfg["m"], blocks.n_blocks)
-        scorers = []
-        for fam in cfg["families"]:
-            if fam == "ridge" and self._backend is not None:
-                report(progress, 0.0, f"ridge on {self.device}: block Gram matrices")
-                scorers.append(ArrayRidgeScorer(*self._backend, Z.X, mean, codes, n_classes, blocks, self.alpha,
-                                                cancel))
-            elif fam == "ridge":
-                report(progress, 0.0, "ridge: block Gram matrices")
-                scorers.append(RidgeScorer(Z, mean, codes, n_classes, blocks, self.alpha, cancel))
-            else:
-                scorers.append(SklearnScorer(fam, Z.X, mean, codes, seed))
+        scorers = [self._scorer(fam, Z, mean, codes, n_classes, blocks, seed, progress, cancel)
+                   for fam in cfg["families"]]
         j = 0
         while len(S) > n:
             check_cancel(cancel)
@@ -431,20 +429,7 @@ class AFLite(BaseEstimator):
 
             keep = np.ones(len(S), dtype=bool)
             keep[chosen] = False
-            scored, kept_scored = scores[ok], scores[ok & keep]
-            rec = {
-                "phase": j,
-                "size": int(len(S)),
-                "n_passing_tau": int(n_pass),
-                "removed": int(len(chosen)),
-                "R": _num(scored.mean()) if len(scored) else None,
-                "R_after": _num(kept_scored.mean()) if len(kept_scored) else None,
-                "heldout_accuracy": _num(correct.sum() / max(held.sum(), 1)),
-                "min_removed_score": _num(scores[chosen].min()) if len(chosen) else None,
-                "n_never_held_out": int((~ok).sum()),
-                "stop_reason": reason,
-                "seconds": 0.0,
-            }
+            rec = _phase_record(j, len(S), scores, ok, keep, chosen, n_pass, correct, held, reason)
             history.append(rec)
             members = S
             S = S[keep]

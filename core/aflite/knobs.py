@@ -13,11 +13,15 @@ range for people, not a second bound.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Optional
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, RealNotInt
 
 from .selection import TAU_RANGE
 
-__all__ = ["Knob", "KNOBS", "SIZE_COUNT_MAX"]
+__all__ = ["Knob", "KNOBS", "SIZE_COUNT_MAX", "Number", "constraint"]
 
 #: the largest count a size takes as text (the CLI's check before the data is read)
 SIZE_COUNT_MAX = 10 ** 9
@@ -53,3 +57,25 @@ KNOBS = {k.param: k for k in (
          offered=(*TAU_RANGE, 0.01)),
     Knob("target_size", "n", "--target-size", 0.5, "stop at this size", "size", offered=(0.05, 0.9, 0.05)),
 )}
+
+
+class Number(Interval):
+    """scikit-learn's `Interval` without bools (``n_partitions=True`` is a mistake, not m = 1)
+    and with any real type as a fraction (e.g. a ``np.float32`` from a computation)."""
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        if self.type is RealNotInt:
+            return isinstance(val, Real) and not isinstance(val, Integral) and val in self
+        return super().is_satisfied_by(val)
+
+
+_SIZE = [Number(Integral, 1, None, closed="left"), Number(RealNotInt, 0, 1, closed="neither")]
+
+
+def constraint(knob: Knob) -> list:
+    """scikit-learn's constraint of a knob (the estimator's ``_parameter_constraints``)."""
+    if knob.kind == "size":
+        return _SIZE
+    return [Number(Integral if knob.kind == "count" else Real, knob.low, knob.high, closed="both")]
