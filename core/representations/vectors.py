@@ -397,24 +397,7 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
     staged = src.array is None and pos is not None   # a stream that must be reordered
 
     if cache_dir is False:
-        need = out_bytes + (src.n_rows * d * 4 if staged else 0)
-        avail = memory.available_memory()
-        if avail is not None and need > avail:
-            raise InputError(f"'{path.name}' {why}, so with the cache disabled it must be converted in memory: "
-                             f"{size_text(need)}, but only {size_text(avail)} of memory is available. Enable the cache "
-                             f"(it converts in chunks into a memory-mapped file) or {_FILE_FIX}.")
-        array = src.array
-        if staged:
-            array = np.concatenate([np.asarray(c, dtype=np.float32) for c in src.stream()]) if src.n_rows \
-                else np.zeros((0, d), np.float32)
-        X = np.empty((n, d), dtype=np.float32)
-        done = 0
-        for chunk in _checked(_ordered_chunks(array, src.stream, pos, n), n, dataset.ids, what, cancel, progress):
-            X[done:done + len(chunk)] = chunk
-            done += len(chunk)
-        messages.append(f"'{path.name}' {why}; it was converted to float32 in memory ({size_text(out_bytes)}). "
-                        f"To avoid the copy, {_FILE_FIX}.")
-        return X
+        return _converted_in_memory(dataset, path, src, pos, why, staged, messages, progress, cancel)
 
     canon = canonical_spec("file", opts)
     folder = Path(cache_dir if cache_dir is not None else paths.cache_dir()) / "representations" / dataset.fingerprint
@@ -462,3 +445,29 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
     sidecars.save(key, lambda f: f.write(json.dumps(meta, indent=1, default=json_default).encode()))
     info.update(cache_path=str(npy), memory_mapped=str(npy), converted="now")
     return np.load(npy, mmap_mode="r")
+
+
+def _converted_in_memory(dataset, path, src, pos, why: str, staged: bool, messages: list, progress, cancel):
+    """The file's vectors converted to float32 rows in the dataset's order in memory (the cache is
+    disabled), or InputError when they would not fit."""
+    n, d = len(dataset), src.d
+    out_bytes = n * d * 4
+    what = f"the vectors in '{src.name}'"
+    need = out_bytes + (src.n_rows * d * 4 if staged else 0)
+    avail = memory.available_memory()
+    if avail is not None and need > avail:
+        raise InputError(f"'{path.name}' {why}, so with the cache disabled it must be converted in memory: "
+                         f"{size_text(need)}, but only {size_text(avail)} of memory is available. Enable the cache "
+                         f"(it converts in chunks into a memory-mapped file) or {_FILE_FIX}.")
+    array = src.array
+    if staged:
+        array = np.concatenate([np.asarray(c, dtype=np.float32) for c in src.stream()]) if src.n_rows \
+            else np.zeros((0, d), np.float32)
+    X = np.empty((n, d), dtype=np.float32)
+    done = 0
+    for chunk in _checked(_ordered_chunks(array, src.stream, pos, n), n, dataset.ids, what, cancel, progress):
+        X[done:done + len(chunk)] = chunk
+        done += len(chunk)
+    messages.append(f"'{path.name}' {why}; it was converted to float32 in memory ({size_text(out_bytes)}). "
+                    f"To avoid the copy, {_FILE_FIX}.")
+    return X
