@@ -3,10 +3,13 @@
 `usable_cores` is the count a job may spread over (the process's CPU affinity: a container's
 or taskset's limit, not the host's). `share` divides them among the jobs computing at this moment
 (each inside `computing`); `SHARE` given as a thread count means "my share, read again before each
-step", so a job that started beside another takes every core once the other ends. `one_blas_thread` runs a block with BLAS on one thread:
-code that spreads its own work over threads (the AFLite engine, the evaluation's fits) needs
-it, because each thread's BLAS calls would otherwise start every core's worth of BLAS threads,
-and because BLAS's sums depend on its thread count (a result must not). BLAS's thread count is
+step", so a job that started beside another takes every core once the other ends.
+
+`one_blas_thread` runs a block with BLAS on one thread. Code that spreads its own work over
+threads (the AFLite engine, the evaluation's fits) needs it, because each thread's BLAS calls would
+otherwise start every core's worth of BLAS threads; and every result that is stored or compared
+(Φ, PVI, a certificate) is computed under it, because BLAS's sums depend on its thread count (a
+result must not: not on the machine, nor on another job holding the limit). BLAS's thread count is
 one setting for the whole process, so the limit is counted: the first block to enter sets it,
 the last to leave restores it, and two jobs that overlap never see it lifted under them.
 """

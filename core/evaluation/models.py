@@ -150,9 +150,9 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
              on_done: Optional[Callable[[int, Fit], None]] = None, cancel=None) -> list:
     """``fit_predict`` for each of ``fits``, in order: ``[(predictions or None, note), ...]``.
 
-    Fits made before (``memo``) are not made again; the rest run on ``n_jobs`` threads
-    (`core.base.cores.SHARE`: the job's share of the cores, read again before each fit) (the
-    solvers scikit-learn calls release the GIL: 1.6× on 2 cores). The results do not depend on
+    Fits made before (``memo``) are not made again; the rest run on ``n_jobs`` threads, or on the
+    job's share of the cores read again before each fit (`core.base.cores.SHARE`); the solvers
+    scikit-learn calls release the GIL (1.6× on 2 cores). The results do not depend on
     ``n_jobs`` or on the memo. ``device``: where the families with a device version train
     (`trains_on_device`; one such fit at a time, beside the CPU's threads). ``on_done(i, fit)`` is
     called as each finishes; ``cancel`` is checked before each fit starts (a fit under way runs
