@@ -65,11 +65,6 @@ def _presence(dataset: Dataset, names) -> np.ndarray:
     return out[order]
 
 
-def _words_and_pairs(tokens: list) -> list:
-    """A tokenised document's words and adjacent word pairs (TfidfVectorizer's word 1-2 grams)."""
-    return tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
-
-
 def _accuracy(model, Xt, yt, Xe, ye) -> float:
     model.fit(Xt, yt)
     return float((model.predict(Xe) == ye).mean())
@@ -178,20 +173,17 @@ def _cues_on_eval(top: pd.DataFrame, present: np.ndarray, y_eval: np.ndarray, p0
 
 
 def _partial_accuracy(train: Dataset, eval_: Dataset, field_: str, y_train, y_eval) -> float:
-    """The accuracy on EVAL of a model trained on TRAIN's ``field_`` alone (NaN for no vocabulary)."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    """The accuracy on EVAL of a model trained on TRAIN's ``field_`` alone: the TF-IDF of word
+    1-2-grams that Φ's ``tfidf-svd`` fits (`core.representations.text.fit_tfidf`), fitted on TRAIN
+    (NaN for a field with no vocabulary)."""
+    from ..representations.text import fit_tfidf
 
-    from ..text.tokens import tokenize_many
-
-    # words and word pairs, as TfidfVectorizer(ngram_range=(1, 2)) makes them, from one batch
-    # tokenisation per split (the per-document tokenizer took 3.8 ms a document)
-    vec = TfidfVectorizer(analyzer=_words_and_pairs, min_df=2)
     try:
-        Xt = vec.fit_transform(tokenize_many(train.table[field_].fillna("").astype(str)))
-        Xe = vec.transform(tokenize_many(eval_.table[field_].fillna("").astype(str)))
-        return _accuracy(make_model("logistic", 0, {"max_iter": 2000}), Xt, y_train, Xe, y_eval)
-    except ValueError:   # an empty vocabulary
+        vec, Xt = fit_tfidf(train.table[field_].fillna("").astype(str).tolist(), "1-2", 2, field_)
+    except InputError:   # an empty vocabulary
         return float("nan")
+    Xe = vec.transform(eval_.table[field_].fillna("").astype(str).tolist())
+    return _accuracy(make_model("logistic", 0, {"max_iter": 2000}), Xt, y_train, Xe, y_eval)
 
 
 def _aflite_view(both: Dataset, spec: str, labels: list, m: int, train_share: float, random_state, progress,

@@ -86,13 +86,16 @@ class TfidfSvd:
         return sp.hstack(blocks, format="csr", dtype=np.float32)
 
     def fit_svd(self, M: sp.csr_matrix, dim: int, seed: int = 0, rows: int = 20000) -> "TfidfSvd":
-        from sklearn.decomposition import TruncatedSVD
+        """The map: the top ``dim`` right singular vectors of (at most ``rows`` seeded rows of) ``M``,
+        by Φ's own truncated SVD (`core.representations.svd.RandomizedSVD`)."""
+        from ..representations.svd import RandomizedSVD
 
         rng = np.random.default_rng(seed)
         sample = M if M.shape[0] <= rows else M[np.sort(rng.choice(M.shape[0], rows, replace=False))]
         dim = max(1, min(int(dim), min(sample.shape) - 1))
-        svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=5, random_state=seed).fit(sample)
-        self.V = svd.components_.T.astype(np.float32)
+        svd = RandomizedSVD(n_components=dim, random_state=seed)
+        svd.fit_transform(sample)
+        self.V = np.ascontiguousarray(svd.components_.T, dtype=np.float32)
         return self
 
     def transform(self, table_or_dict) -> np.ndarray:

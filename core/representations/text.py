@@ -19,8 +19,8 @@ def fit_tfidf(texts, ngram: str, min_df: int, field: str):
     """(fitted TfidfVectorizer, its matrix of ``texts``) with the ``tfidf-svd`` representation's
     settings: word n-grams in the range ``ngram`` ("1-2"), sublinear term frequencies, float32, and
     ``min_df`` capped at half the texts (above the number of texts it would empty the vocabulary of
-    a tiny dataset). The one place a TF-IDF of a text field is fitted (Φ, and the quality context
-    that maps new text into it)."""
+    a tiny dataset). The one place a TF-IDF of a text field is fitted (Φ, the quality context
+    that maps new text into it, and the partial-input model of cues across splits)."""
     lo, hi = (int(x) for x in str(ngram).split("-"))
     least = min(int(min_df), max(1, len(texts) // 2))
     codes, unique = pd.factorize(pd.Series(list(texts), dtype=object), use_na_sentinel=False)

@@ -87,3 +87,11 @@ def test_no_new_function_runs_over_80_lines_of_code():
                     long.add(f"{path.relative_to(ROOT).as_posix()}::{node.name}")
     assert long <= LONG_FUNCTIONS, f"split these into named steps: {sorted(long - LONG_FUNCTIONS)}"
     assert long == LONG_FUNCTIONS, f"these are short now: take them off LONG_FUNCTIONS: {sorted(LONG_FUNCTIONS - long)}"
+
+
+def test_tfidf_and_the_truncated_svd_are_fitted_in_one_place():
+    """Issue 54, item 4: cues across splits fitted a TF-IDF of its own (other tokens, no sublinear
+    term frequency) and the quality context scikit-learn's SVD beside Φ's. Both use Φ's now:
+    `core.representations.text.fit_tfidf` and `core.representations.svd.RandomizedSVD`."""
+    assert not _copies(r"\bTfidfVectorizer\(", "core/representations/text.py")
+    assert not _copies(r"\bTruncatedSVD\(", "core/representations/svd.py")

@@ -6,8 +6,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from core.cli import main
 from core.data.dataset import Dataset
@@ -100,16 +98,3 @@ def test_what_transfer_cannot_measure_is_said_not_reported_as_a_number(halves):
     assert extra["eval_examples_with_a_label_only_in_eval"] == int((eval_.table[eval_.label] == "neutral").sum())
 
 
-@given(texts=st.lists(st.text(max_size=40), min_size=1, max_size=8))
-@settings(max_examples=50, deadline=None, derandomize=True, database=None)
-def test_the_batch_tokenised_features_are_the_per_document_ones(texts):
-    """transfer's word and pair features from one batch tokenisation are exactly TfidfVectorizer's
-    (ngram_range=(1, 2)) with the per-document tokenizer."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    from core.text.tokens import tokenize, tokenize_many
-    from core.dynamics.transfer import _words_and_pairs
-
-    reference = TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None, ngram_range=(1, 2))
-    analyse = reference.build_analyzer()
-    assert [_words_and_pairs(t) for t in tokenize_many(texts)] == [analyse(t) for t in texts]
