@@ -253,6 +253,65 @@ class QualityContext:
                                                               exclude_self=False)[0])
         return q
 
+    def quantities_of(self, ex: dict, toks: dict, names: list, pos: np.ndarray, phi: np.ndarray, li: int,
+                      k_neighbours: int, max_features: int) -> tuple:
+        """What the components score (`core.quality.scoring.QUANTITIES`) for ONE new example, measured
+        as `quantities` measures the dataset's (the rules are applied once, by `component_scores`), and
+        what the feedback shows beside them: (measured, (its nearest rows of Φ's neighbour space and
+        their similarities, the rows' positions), its label-tied n-grams, the copied share and the
+        semantic cosine of a pair's fields (None without a pair))."""
+        measured = {}
+        words = [w for f in self.fields for w in toks[f]]
+        measured["richness"] = len(set(words)) / math.sqrt(len(words)) if words else 0.0
+        df = np.zeros(len(names))
+        df[pos >= 0] = self.df[pos[pos >= 0]]
+        measured["rarity"] = float(np.mean(rarity(df + 1, self.N))) if names else 0.0   # + 1: the example
+
+        if getattr(self, "stand_in", None) is not None:
+            pca = self.pca_stand_in
+        else:
+            pca = self.pca
+        q = phi if pca is None else (phi - pca[0]) @ pca[1]
+        q = normalise_rows(q)[0]
+        space, space_pos = self.nn_space
+        sims = space @ q
+        top = top_k(sims, k_neighbours)
+        measured["nearest_cosine"] = float(sims[top[0]]) if len(top) else 0.0
+        overlap = None
+        if self.pair is not None:
+            a, b = self.pair
+            ta, tb = set(toks[a]), toks[b]
+            measured["copied_share"] = overlap = sum(1 for w in tb if w in ta) / len(tb)
+            measured["restated_cosine"] = sem = self._semantic_new(ex)
+        else:
+            sem = None
+
+        # label-tied features: z of the example's n-grams, counting the example itself
+        tied = []
+        zmax_own = 0.0
+        L = len(self.classes)
+        p0 = 1.0 / L
+        for name, p in zip(names, pos):
+            counts = self.counts[p].copy() if p >= 0 else np.zeros(L)
+            counts[li] += 1
+            n = counts.sum()
+            if n < self.min_count:
+                continue
+            z = z_from_share(counts / n, n, p0)
+            zmax_own = max(zmax_own, float(z[li]))
+            lab = int(np.argmax(z))
+            if z[lab] <= 0:
+                continue
+            gram, _, fld = name.rpartition("@")
+            tied.append({"feature": name, "ngram": gram, "field": fld, "words": gram.split(" "),
+                         "label": self.classes[lab], "z": round(float(z[lab]), 2), "z_own": round(float(z[li]), 2),
+                         "n": int(n), "p_hat": round(float(counts[lab] / n), 3), "own_label": lab == li,
+                         "significant": bool(z[lab] > self.z_star)})
+        tied.sort(key=lambda d: -d["z"])
+        tied = tied[:max_features]
+        measured["own_label_z"] = zmax_own
+        return measured, (top, sims, space_pos), tied, overlap, sem
+
     def _in_phi(self, values: np.ndarray) -> np.ndarray:
         """Values of the examples in Φ's neighbour space, NaN for the others."""
         col = np.full(self.N, np.nan)
@@ -363,66 +422,13 @@ class QualityContext:
         # n-gram features of the example, named as the dataset's columns are
         names = [n for f in self.fields for n in example_ngrams(toks[f], f, NGRAM_OPTIONS.ngram_range)]
         pos = self.name_index.get_indexer(names)
-        known = pos[pos >= 0]
-        # what the components score (QUANTITIES), measured for this example as `quantities` does
-        # for the dataset's; the rules are applied once, by component_scores, below
-        measured = {}
-        words = [w for f in self.fields for w in toks[f]]
-        measured["richness"] = len(set(words)) / math.sqrt(len(words)) if words else 0.0
-        df = np.zeros(len(names))
-        df[pos >= 0] = self.df[known]
-        measured["rarity"] = float(np.mean(rarity(df + 1, self.N))) if names else 0.0   # + 1: the example
-
         phi = self._phi_new(ex)
-        if getattr(self, "stand_in", None) is not None:
-            pca = self.pca_stand_in
-        else:
-            pca = self.pca
-        q = phi if pca is None else (phi - pca[0]) @ pca[1]
-        q = normalise_rows(q)[0]
-        space, space_pos = self.nn_space
-        sims = space @ q
-        top = top_k(sims, k_neighbours)
-        measured["nearest_cosine"] = float(sims[top[0]]) if len(top) else 0.0
-        neighbours = []
+        measured, (top, sims, space_pos), tied, overlap, sem = self.quantities_of(
+            ex, toks, names, pos, phi, li, k_neighbours, max_features)
         table = self.ds.table
-        for r in top:
-            row = table.iloc[int(space_pos[r])]
-            neighbours.append({"id": str(table.index[int(space_pos[r])]), "similarity": round(float(sims[r]), 4),
-                               "label": row[self.ds.label], **{f: row[f] for f in self.fields}})
-        overlap = None
-        if self.pair is not None:
-            a, b = self.pair
-            ta, tb = set(toks[a]), toks[b]
-            measured["copied_share"] = overlap = sum(1 for w in tb if w in ta) / len(tb)
-            measured["restated_cosine"] = sem = self._semantic_new(ex)
-        else:
-            sem = None
-
-        # label-tied features: z of the example's n-grams, counting the example itself
-        tied = []
-        zmax_own = 0.0
-        L = len(self.classes)
-        p0 = 1.0 / L
-        for name, p in zip(names, pos):
-            counts = self.counts[p].copy() if p >= 0 else np.zeros(L)
-            counts[li] += 1
-            n = counts.sum()
-            if n < self.min_count:
-                continue
-            z = z_from_share(counts / n, n, p0)
-            zmax_own = max(zmax_own, float(z[li]))
-            lab = int(np.argmax(z))
-            if z[lab] <= 0:
-                continue
-            gram, _, fld = name.rpartition("@")
-            tied.append({"feature": name, "ngram": gram, "field": fld, "words": gram.split(" "),
-                         "label": self.classes[lab], "z": round(float(z[lab]), 2), "z_own": round(float(z[li]), 2),
-                         "n": int(n), "p_hat": round(float(counts[lab] / n), 3), "own_label": lab == li,
-                         "significant": bool(z[lab] > self.z_star)})
-        tied.sort(key=lambda d: -d["z"])
-        tied = tied[:max_features]
-        measured["own_label_z"] = zmax_own
+        neighbours = [{"id": str(table.index[int(space_pos[r])]), "similarity": round(float(sims[r]), 4),
+                       "label": table.iloc[int(space_pos[r])][self.ds.label],
+                       **{f: table.iloc[int(space_pos[r])][f] for f in self.fields}} for r in top]
         scores = {name: float(v[0]) for name, v in component_scores(measured, self, 1).items()}
         frame = pd.DataFrame([scores])[list(COMPONENTS)]
         dqi = float(combine(frame, self.weights).iloc[0])
