@@ -8,15 +8,17 @@ shares (`start`, `result`, `job`): its result is kept in the server's bounded ca
 same key and in the result store on disk (`core.results.stores.Results.shared`), so asking again
 joins the job or reads the result, after a restart too (z-filtering, consistency filtering,
 training dynamics, cues across splits). Services whose results have a store of their own (runs,
-evaluations, maps, quality components) submit through `submit` and keep them there."""
+evaluations, maps, quality components) start their jobs through the same `start` and keep them there:
+one way to start a job, for every kind."""
 from __future__ import annotations
 
 import logging
+from typing import Optional
 
 from core.base.jobs import Job, JobKey, JobKind
 from core.base.keys import digest
 
-__all__ = ["submit", "start", "result", "job", "ended", "keep", "kept", "KINDS", "RUN", "EVALUATION", "MAP",
+__all__ = ["start", "result", "job", "ended", "keep", "kept", "KINDS", "RUN", "EVALUATION", "MAP",
            "MAP_PARALLEL", "QUALITY", "QUALITY_COMPARE", "FEEDBACK_MODELS", "ZFILTER", "CONSISTENCY", "DYNAMICS",
            "PVI", "TRANSFER", "CERTIFICATES", "DYNAMICS_LAST", "TRANSFER_LAST"]
 
@@ -48,7 +50,7 @@ KINDS = (RUN, EVALUATION, MAP, MAP_PARALLEL, QUALITY, QUALITY_COMPARE, FEEDBACK_
 log = logging.getLogger(__name__)
 
 
-def submit(tab, spec: JobKey, work, *, name: str = "") -> Job:
+def _submit(tab, spec: JobKey, work, *, name: str = "") -> Job:
     """Start ``work(ctx)`` as the job ``spec``, or join that job while it runs (``name``: what the
     job panel says; its kind's title by default)."""
     if not isinstance(spec, JobKey):
@@ -94,12 +96,19 @@ def _store(tab, kind: JobKind, key, value):
     return value
 
 
-def start(tab, kind: JobKind, key, compute) -> None:
-    """Submit ``compute(ctx)`` as the job of ``kind`` and ``key`` unless its result is kept (or it
-    is running); its result is kept as its kind says (`JobKind.kept`)."""
+def start(tab, kind: JobKind, key, compute, *, about: str = "", name: str = "") -> Optional[Job]:
+    """The one way a service starts background work: ``compute(ctx)`` as the job of ``kind`` and
+    ``key``, or that job joined while it runs. Where its result goes is the kind's (`JobKind.kept`):
+    a kind kept "shared" or in "memory" is not started again once its result is kept, and keeps
+    what ``compute`` returns; a kind with a store of its own ("own": runs, evaluations, maps, quality
+    tables) is named by its own key (``key``, a text: the run's key, the evaluation's...; ``about``,
+    what it is about, so a page finds it running) and its ``compute`` keeps the result there.
+    The job, or None when the result is kept already."""
+    if kind.kept == "own":
+        return _submit(tab, JobKey(kind, str(key), about=about), compute, name=name)
     if result(tab, kind, key) is not None:
-        return
-    submit(tab, _job_key(kind, key), lambda ctx: _store(tab, kind, key, compute(ctx)))
+        return None
+    return _submit(tab, _job_key(kind, key), lambda ctx: _store(tab, kind, key, compute(ctx)), name=name)
 
 
 def result(tab, kind: JobKind, key):

@@ -7,7 +7,6 @@ from typing import Optional
 
 from core import models
 from core.base.cores import SHARE
-from core.base.jobs import JobKey
 from core.base.settings import settings
 from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
 from core.usecases.evaluation import evaluation_report
@@ -69,7 +68,7 @@ def start(tab, run, **knobs):
         return target.put(ev)
 
     target.started(key, run_key=run.key, tau=float(tau), n=int(n), options=options.to_dict())
-    job = cached_jobs.submit(tab, JobKey(cached_jobs.EVALUATION, key, about=run.key), work)
+    job = cached_jobs.start(tab, cached_jobs.EVALUATION, key, work, about=run.key)
     sess.watch(cached_jobs.EVALUATION, job.spec)
     return job
 

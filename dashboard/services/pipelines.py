@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 
 from core.base.errors import InputError
-from core.base.jobs import JobKey, offload
+from core.base.jobs import offload
 from core.base.settings import settings
 from core.base.progress import report, span
 from core.dynamics.joint import joint_for
@@ -117,7 +117,7 @@ def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source:
 
     # the job is named by the run's own key: two tabs (or two sources of the same data) asking for one
     # run join one job
-    job = cached_jobs.submit(tab, JobKey(cached_jobs.RUN, key), work, name=label)
+    job = cached_jobs.start(tab, cached_jobs.RUN, key, work, name=label)
     sess.watch(cached_jobs.RUN, job.spec)
     sess.job_params, sess.job_source, sess.job_page = dict(params), source, page
     sess.last_error = None
@@ -220,7 +220,7 @@ def start_umap(tab, ds, rep):
         finally:
             slots.release()
 
-    return cached_jobs.submit(tab, JobKey(cached_jobs.MAP_PARALLEL if parallel else cached_jobs.MAP, key), work)
+    return cached_jobs.start(tab, cached_jobs.MAP_PARALLEL if parallel else cached_jobs.MAP, key, work)
 
 
 def projection(tab, method: str, *, start: bool = True):

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from core.quality import pruning
-from core.base.jobs import JobKey, offload
+from core.base.jobs import offload
 from core.base.progress import span
 from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
 from core.quality.pruning import quality_descriptor
@@ -143,7 +143,7 @@ def start(tab):
         _ensure(tab, key, ds, rep, min_count, nn_dim, ctx)
         return key
 
-    found = cached_jobs.submit(tab, JobKey(cached_jobs.QUALITY, key), work)
+    found = cached_jobs.start(tab, cached_jobs.QUALITY, key, work)
     tab.session.watch(cached_jobs.QUALITY, found.spec)
     return found
 
@@ -219,7 +219,7 @@ def compare_start(tab, params: dict, name: str):
         tab.server.comparisons.save(key, lambda fh: fh.write(json.dumps({"rows": rows, "attrs": attrs}).encode()))
         return key
 
-    found = cached_jobs.submit(tab, JobKey(cached_jobs.QUALITY_COMPARE, key), work)
+    found = cached_jobs.start(tab, cached_jobs.QUALITY_COMPARE, key, work)
     tab.session.watch(cached_jobs.QUALITY_COMPARE, found.spec)
     return found
 

@@ -65,7 +65,7 @@ def test_the_runner_takes_typed_keys_only_and_the_dashboards_kinds_are_declared_
     with pytest.raises(ValueError):
         JobKind("a:b", "colon in a name")
     with pytest.raises(ValueError, match="not declared"):
-        cached_jobs.submit(None, JobKey(JobKind("stray", "a kind nobody declared"), "x"), lambda ctx: None)
+        cached_jobs.start(None, JobKind("stray", "a kind nobody declared"), "x", lambda ctx: None)
     names = [k.name for k in cached_jobs.KINDS]
     assert len(names) == len(set(names))
     declared = {n for n in cached_jobs.__all__ if isinstance(getattr(cached_jobs, n), JobKind)}
@@ -87,3 +87,23 @@ def test_the_runner_takes_typed_keys_only_and_the_dashboards_kinds_are_declared_
             first = node.args[kind_at] if len(node.args) > kind_at else None
             assert not (ours and isinstance(first, ast.Constant) and isinstance(first.value, str)), \
                 f"{path.name} line {node.lineno}: a job kind named by a string; declare it in cached_jobs.KINDS"
+
+
+def test_every_service_starts_its_jobs_one_way():
+    """Issue 54: `cached_jobs.start` kept results by kind while `submit` left the run's, the
+    evaluation's, the map's and the quality page's jobs beside it. Every kind now starts through
+    `start`; its `JobKind.kept` says where the result goes, and nothing else submits."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    called = []
+    for path in (root / "dashboard").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("submit", "_submit") and isinstance(
+                    node.value, ast.Name) and node.value.id == "cached_jobs":
+                called.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not called, called
+    from dashboard.services import cached_jobs
+
+    assert "submit" not in cached_jobs.__all__ and not hasattr(cached_jobs, "submit")

@@ -392,19 +392,20 @@ def _job_submissions(path: Path) -> list:
 
 
 def test_every_background_job_is_started_by_the_one_helper():
-    """Issue 33: services start work through `dashboard.services.cached_jobs.submit`, which names the job by
-    a typed `JobKey`; no other module of the front end reaches the runner's submit."""
+    """Issue 33: services start work through `dashboard.services.cached_jobs.start` (issue 54: the one
+    way, for every kind), which names the job by a typed `JobKey`; no other module of the front end
+    reaches the runner's submit."""
     helper = MODULES["dashboard.services.cached_jobs"]
     elsewhere = {name: lines for name, path in MODULES.items() if not name.startswith("core.") and path != helper
                  for lines in [_job_submissions(path)] if lines}
-    assert not elsewhere, f"submit through dashboard.services.cached_jobs.submit instead: {elsewhere}"
+    assert not elsewhere, f"start jobs through dashboard.services.cached_jobs.start instead: {elsewhere}"
     assert _job_submissions(helper), "the helper itself submits (else this test reads nothing)"
 
 
 def test_a_job_named_by_a_bare_string_is_refused():
     import pytest
 
-    from dashboard.services.cached_jobs import submit
+    from dashboard.services.cached_jobs import _submit   # what `start` names every job through
 
     with pytest.raises(TypeError, match="JobKey"):
-        submit(None, "run:abc", lambda ctx: None, name="x")
+        _submit(None, "run:abc", lambda ctx: None, name="x")
