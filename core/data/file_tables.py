@@ -81,11 +81,6 @@ for _fmt in (InputFormat(".csv", "CSV", _read_csv), InputFormat(".tsv", "TSV", _
 del _fmt
 
 
-def file_types() -> dict:
-    """Suffix → the format's name, for every registered input format."""
-    return {suffix: fmt.name for suffix, fmt in INPUT_FORMATS.items()}
-
-
 def _duplicate_header(path: Path, sep: str) -> None:
     """Repeated column names (pandas would silently rename the second 'a' to 'a.1')."""
     opener = gzip.open if path.suffix.lower() == ".gz" else open
