@@ -11,6 +11,9 @@ action to the function it calls.
   folder carries beside it (card, certificate).
 - `agreement`: the team's agreement on a run, with the blind rule.
 - `review_queue`: the rows that carry a new cue, checked to be a run's, sent to its review queue.
+- `information`: PVI, with the one rule for which inputs it reads (Φ and the dataset's partial inputs).
+- `evaluation`: what an evaluation's report holds (its certificate and team review sections).
+- `feedback`: the context fitted once per dataset and Φ, and the feedback on one new example.
 - `submissions`: submit an example (the store refuses a near-copy) and validate one.
 - `registry`: `USE_CASES`, each use case's function and the kernels it owns.
 
