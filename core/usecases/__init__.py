@@ -14,7 +14,8 @@ action to the function it calls.
 - `information`: PVI, with the one rule for which inputs it reads (Φ and the dataset's partial inputs).
 - `evaluation`: what an evaluation's report holds (its certificate and team review sections).
 - `feedback`: the context fitted once per dataset and Φ, and the feedback on one new example.
-- `submissions`: submit an example (the store refuses a near-copy) and validate one.
+- submitting, validating, reviewing and adjudicating an example are the team store's own methods
+  (`core.team.store.TeamStore.submit` …), registered as use cases as they are.
 - `registry`: `USE_CASES`, each use case's function and the kernels it owns.
 
 May import: core.base, core.models, core.data, core.text, core.representations, core.zstats, core.aflite,
