@@ -5,6 +5,7 @@ that use case. A front end parses its arguments, calls one of these and draws wh
 kernel that `USE_CASES` says a use case owns), and maps each CLI command and each dashboard
 action to the function it calls.
 
+- `scoring`: score a dataset into a run (a stored run answers; its life recorded in a workspace).
 - `certificates`: the certificate of a dataset and of a run's split, with the one rule for which Φ
   a split's certificate uses (`certificate_representation`).
 - `exports`: a run's split to export (rows, manifest, the review's overrides) and what a datasets
