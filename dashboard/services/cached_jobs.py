@@ -1,15 +1,14 @@
 """Background jobs of the dashboard's services, typed by what they compute.
 
 Every kind of job the dashboard runs is declared once below (`KINDS`: a `core.base.jobs.JobKind`
-with its name, what a person reads while it runs and where its result is kept). `submit` is the
-one way a service starts background work: a `core.base.jobs.JobKey` of one of these kinds names
-the job, and asking again while it runs joins it. On top of it, work whose result every member
-shares (`start`, `result`, `job`): its result is kept in the server's bounded cache under the
-same key and in the result store on disk (`core.results.stores.Results.shared`), so asking again
-joins the job or reads the result, after a restart too (z-filtering, consistency filtering,
-training dynamics, cues across splits). Services whose results have a store of their own (runs,
-evaluations, maps, quality components) start their jobs through the same `start` and keep them there:
-one way to start a job, for every kind."""
+with its name, what a person reads while it runs and where its result is kept). `start` is the one
+way a service starts background work, for every kind: a `core.base.jobs.JobKey` of one of these
+kinds names the job, and asking again while it runs joins it. A kind whose result every member
+shares keeps it in the server's bounded cache under the same key and in the result store on disk
+(`core.results.stores.Results.shared`), so asking again joins the job or reads the result, after a
+restart too (z-filtering, consistency filtering, training dynamics, cues across splits: `result`,
+`job`). A kind with a store of its own (runs, evaluations, maps, quality components) is named by
+its own key, and its work keeps the result there."""
 from __future__ import annotations
 
 import logging
