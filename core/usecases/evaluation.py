@@ -51,7 +51,7 @@ def certificate_section(certificates: Optional[dict]) -> Optional[pd.DataFrame]:
 
 
 def _sections(certificates, review) -> dict:
-    reviewed = review_summary(review) if review is not None and "agreement" in review else review
+    reviewed = review_summary(review)
     return {"certificate": certificate_section(certificates),
             "review": reviewed if reviewed and reviewed.get("examples_reviewed") else None}
 
@@ -59,7 +59,7 @@ def _sections(certificates, review) -> dict:
 def evaluation_report(ev, *, certificates: Optional[dict] = None, review: Optional[dict] = None,
                       images: Optional[dict] = None) -> str:
     """The HTML report of ``ev`` with the sections the module names (``review``: `run_agreement`'s
-    result or its `review_summary`)."""
+    result)."""
     from ..exports.report import html_report
 
     return html_report(ev, images, **_sections(certificates, review))
