@@ -175,6 +175,44 @@ def test_opening_the_store_keeps_the_applications_logging(tmp_path):
         app_logger.removeHandler(handler)
 
 
+def test_a_store_opened_while_another_writes_a_fresh_file_waits_for_the_lock(tmp_path, caplog):
+    """SQLite refuses ``journal_mode=WAL`` at once, without its busy timeout, while another
+    connection writes a file still in rollback mode (CI saw one of twenty stores opened at once
+    fail so). The store waits for the lock instead: the writer lets go only once the store is
+    seen waiting, so the store must have waited to open."""
+    import logging
+    import sqlite3
+
+    path = tmp_path / "t.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("CREATE TABLE earlier (x)")
+    waiting, opened = threading.Event(), []
+
+    class Seen(logging.Handler):
+        def emit(self, record):
+            if "waiting for SQLite's write lock" in record.getMessage():
+                waiting.set()
+
+    from core.team.store.database import log
+
+    seen = Seen()
+    log.addHandler(seen)
+    caplog.set_level(logging.DEBUG, logger=log.name)
+    try:
+        opener = threading.Thread(target=lambda: opened.append(TeamStore(f"sqlite:///{path}").migrate()))
+        opener.start()
+        while opener.is_alive() and not waiting.wait(0.05):
+            pass
+        assert waiting.is_set(), "the store gave up at once instead of waiting for the lock"
+        holder.execute("COMMIT")
+        opener.join()
+    finally:
+        log.removeHandler(seen)
+        holder.close()
+    assert opened == [HEAD_REVISION]
+
+
 # ---------------------------------------------------------------------------- sign-in and workspaces
 def _store_at(url, tmp_path):
     return TeamStore(url, files=tmp_path / f"files-{uuid.uuid4().hex[:6]}")

@@ -3,6 +3,7 @@ with WAL and write locks taken at BEGIN; PostgreSQL with a pool and a connect ti
 problem one InputError with the URL printed without its password (`core.base.settings.printable`)."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from sqlalchemy import create_engine, event
@@ -14,6 +15,8 @@ from ...base.settings import printable, settings
 
 __all__ = ["default_url", "engine_of", "CONNECT_TIMEOUT"]
 
+log = logging.getLogger(__name__)
+
 
 def default_url() -> str:
     """``$ARTIFACT_LENS_DB_URL``, else a SQLite file in the cache folder."""
@@ -22,6 +25,8 @@ def default_url() -> str:
 
 #: seconds a database server may take to accept a connection before the tool says so
 CONNECT_TIMEOUT = 15
+#: seconds a connection waits for SQLite's write lock before the store says the database is locked
+_LOCK_WAIT_S = 120
 
 
 def engine_of(url: str):
@@ -46,7 +51,7 @@ def engine_of(url: str):
         # a connection per use (no pool to run dry under many writers); they queue on SQLite's
         # lock with a busy timeout instead of failing
         try:
-            engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": 120})
+            engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": _LOCK_WAIT_S})
         except (NoSuchModuleError, ImportError) as exc:
             raise InputError(f"cannot open {printable(url)!r}: {printable(exc)}; use the plain sqlite:/// driver.") from None
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -94,7 +99,29 @@ def _sqlite_pragmas(dbapi_connection, _record):
     # WAL: readers do not block the writer; a busy timeout instead of "database is locked"
     # (the timeout first: switching a fresh file to WAL waits for the lock like any write)
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA busy_timeout=120000")
-    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={int(_LOCK_WAIT_S * 1000)}")
+    _switch_to_wal(cursor)
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _switch_to_wal(cursor) -> None:
+    """Put the file in WAL mode, waiting for the lock. SQLite answers ``PRAGMA journal_mode=WAL``
+    with "database is locked" at once, without its busy handler, while another connection holds
+    the write lock of a file still in rollback mode: a fresh file opened by twenty stores at once
+    (CI under load). So the switch is retried, backing off, for as long as the busy timeout."""
+    import sqlite3
+    import time
+
+    waited, pause = 0.0, 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or waited >= _LOCK_WAIT_S:
+                raise
+            log.debug("waiting for SQLite's write lock to switch the team store to WAL")
+            time.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 0.1)
