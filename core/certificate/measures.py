@@ -129,7 +129,7 @@ class Inputs:
     @cached_property
     def labels(self):
         """Examples per label, by label (as text)."""
-        return self.dataset.table[self.dataset.label].astype(str).value_counts().sort_index()
+        return self.dataset.label_counts(as_text=True)
 
     @cached_property
     def represented(self):

@@ -77,8 +77,11 @@ class Dataset:
     def classes(self) -> list:
         return sorted(pd.unique(self.table[self.label]).tolist(), key=str)
 
-    def label_counts(self) -> pd.Series:
-        return self.table[self.label].value_counts().sort_index()
+    def label_counts(self, *, as_text: bool = False) -> pd.Series:
+        """Examples per label, by label; ``as_text``: the labels read as text (and ordered so), as
+        the certificate reports them."""
+        labels = self.table[self.label]
+        return (labels.astype(str) if as_text else labels).value_counts().sort_index()
 
     @cached_property
     def fingerprint(self) -> str:

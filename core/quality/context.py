@@ -2,7 +2,6 @@
 any new one (`feedback`, in milliseconds); `check_example` reads a new example (see `core.quality`)."""
 from __future__ import annotations
 
-import math
 import time
 from typing import Mapping, Optional
 
@@ -12,15 +11,16 @@ import scipy.sparse as sp
 
 from ..data.dataset import Dataset, text_values
 from ..base.errors import InputError
-from ..text.features import build_features, example_ngrams, overlap_share
+from ..text.features import build_features, example_ngrams
 from ..text.tokens import binary_csr, tokenise_column, tokenize
 from ..data.labels import encode_labels
 from ..base.progress import check_cancel, report
-from ..zstats import tested_z, z_from_share
+from ..zstats import tested_z
 from ..text.duplicates import DuplicateIndex
-from ..representations.neighbours import max_cosine, normalise_rows, top_k
+from ..representations.neighbours import normalise_rows
 from .feedback import Feedback, overall_light
-from .kernels import TfidfSvd, pca_basis, rarity, spec_parts, with_fields
+from .quantities import ExampleProbe, measure_dataset, measure_example
+from .kernels import TfidfSvd, pca_basis, spec_parts, with_fields
 from .scoring import (COMPONENTS, DQI_COMPONENTS, MAX_CHARS, NGRAM_OPTIONS, check_second_split, check_thresholds,
                       check_weights, combine, component_scores, lights)
 from ..models import make_model
@@ -226,91 +226,11 @@ class QualityContext:
         return out
 
     def quantities(self, other: Optional[Dataset] = None, *, progress=None, cancel=None) -> dict:
-        """What the components score (`core.quality.scoring.QUANTITIES`), one value per example of
+        """What the components score (`core.quality.quantities.QUANTITIES`), one value per example of
         the dataset; ``other_split_cosine`` only with a second split, the pair's two only with a pair."""
-        q = {"richness": self._R}
-        X = self.X_ngram
-        nnz = np.diff(X.indptr)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            q["rarity"] = np.where(nnz > 0, np.asarray(X @ rarity(self.df, self.N)).ravel() / np.maximum(nnz, 1), 0.0)
-        report(progress, 0.1, "nearest neighbours in Φ")
-        q["nearest_cosine"] = self._in_phi(max_cosine(self.phi_nn, self.phi_nn, exclude_self=True)[0])
-        check_cancel(cancel)
-        if self.pair is not None:
-            a, b = self.pair
-            q["copied_share"] = overlap_share(self.tokens[a], self.tokens[b], self.N)
-            q["restated_cosine"] = self._sem_cos
-        rows = np.repeat(np.arange(self.N), nnz)
-        zv = self.z[X.indices, self.y[rows]]
-        zmax = np.full(self.N, -np.inf)
-        np.maximum.at(zmax, rows, np.where(np.isnan(zv), -np.inf, zv))
-        q["own_label_z"] = zmax
-        report(progress, 0.7, "inter-split similarity")
         if other is not None:
             check_second_split(self.ds, other)
-            Q = self._phi_of_split(other)
-            q["other_split_cosine"] = self._in_phi(max_cosine(self.phi_nn, normalise_rows(self._reduce(Q)),
-                                                              exclude_self=False)[0])
-        return q
-
-    def quantities_of(self, ex: dict, toks: dict, names: list, pos: np.ndarray, phi: np.ndarray, li: int,
-                      k_neighbours: int, max_features: int) -> tuple:
-        """What the components score (`core.quality.scoring.QUANTITIES`) for ONE new example, measured
-        as `quantities` measures the dataset's (the rules are applied once, by `component_scores`), and
-        what the feedback shows beside them: (measured, (its nearest rows of Φ's neighbour space and
-        their similarities, the rows' positions), its label-tied n-grams, the copied share and the
-        semantic cosine of a pair's fields (None without a pair))."""
-        measured = {}
-        words = [w for f in self.fields for w in toks[f]]
-        measured["richness"] = len(set(words)) / math.sqrt(len(words)) if words else 0.0
-        df = np.zeros(len(names))
-        df[pos >= 0] = self.df[pos[pos >= 0]]
-        measured["rarity"] = float(np.mean(rarity(df + 1, self.N))) if names else 0.0   # + 1: the example
-
-        if getattr(self, "stand_in", None) is not None:
-            pca = self.pca_stand_in
-        else:
-            pca = self.pca
-        q = phi if pca is None else (phi - pca[0]) @ pca[1]
-        q = normalise_rows(q)[0]
-        space, space_pos = self.nn_space
-        sims = space @ q
-        top = top_k(sims, k_neighbours)
-        measured["nearest_cosine"] = float(sims[top[0]]) if len(top) else 0.0
-        overlap = None
-        if self.pair is not None:
-            a, b = self.pair
-            ta, tb = set(toks[a]), toks[b]
-            measured["copied_share"] = overlap = sum(1 for w in tb if w in ta) / len(tb)
-            measured["restated_cosine"] = sem = self._semantic_new(ex)
-        else:
-            sem = None
-
-        # label-tied features: z of the example's n-grams, counting the example itself
-        tied = []
-        zmax_own = 0.0
-        L = len(self.classes)
-        p0 = 1.0 / L
-        for name, p in zip(names, pos):
-            counts = self.counts[p].copy() if p >= 0 else np.zeros(L)
-            counts[li] += 1
-            n = counts.sum()
-            if n < self.min_count:
-                continue
-            z = z_from_share(counts / n, n, p0)
-            zmax_own = max(zmax_own, float(z[li]))
-            lab = int(np.argmax(z))
-            if z[lab] <= 0:
-                continue
-            gram, _, fld = name.rpartition("@")
-            tied.append({"feature": name, "ngram": gram, "field": fld, "words": gram.split(" "),
-                         "label": self.classes[lab], "z": round(float(z[lab]), 2), "z_own": round(float(z[li]), 2),
-                         "n": int(n), "p_hat": round(float(counts[lab] / n), 3), "own_label": lab == li,
-                         "significant": bool(z[lab] > self.z_star)})
-        tied.sort(key=lambda d: -d["z"])
-        tied = tied[:max_features]
-        measured["own_label_z"] = zmax_own
-        return measured, (top, sims, space_pos), tied, overlap, sem
+        return measure_dataset(self, other, progress=progress, cancel=cancel)
 
     def _in_phi(self, values: np.ndarray) -> np.ndarray:
         """Values of the examples in Φ's neighbour space, NaN for the others."""
@@ -423,8 +343,10 @@ class QualityContext:
         names = [n for f in self.fields for n in example_ngrams(toks[f], f, NGRAM_OPTIONS.ngram_range)]
         pos = self.name_index.get_indexer(names)
         phi = self._phi_new(ex)
-        measured, (top, sims, space_pos), tied, overlap, sem = self.quantities_of(
-            ex, toks, names, pos, phi, li, k_neighbours, max_features)
+        probe = ExampleProbe(self, ex, toks, names, pos, phi, li, k_neighbours, max_features)
+        measured = measure_example(self, probe)
+        (top, sims, space_pos), (tied, _) = probe.neighbours, probe.label_tied
+        overlap, sem = probe.copied, probe.restated
         table = self.ds.table
         neighbours = [{"id": str(table.index[int(space_pos[r])]), "similarity": round(float(sims[r]), 4),
                        "label": table.iloc[int(space_pos[r])][self.ds.label],

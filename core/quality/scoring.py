@@ -17,6 +17,7 @@ from ..base.registry import Registry
 from ..text.features import FeatureOptions
 from ..base import lights as lights_vocabulary
 from .kernels import dissimilarity, label_tied_score, vocabulary_score, word_overlap_score
+from .quantities import QUANTITIES
 
 
 @dataclass(frozen=True)
@@ -36,23 +37,9 @@ class QualityComponent:
     rule: Callable
 
 
-#: what a `core.quality.QualityContext` measures of every example (``quantities``) and of one new
-#: example (``quantities_of``): each component scores one of these with its rule, so a new component
-#: on a quantity measured here is one `REGISTRY` entry; a new quantity is measured in both places.
-QUANTITIES = {
-    "richness": "Guiraud's root type-token ratio of the example's words",
-    "rarity": "the mean normalised IDF of the example's n-grams (the example counted)",
-    "nearest_cosine": "the cosine to the nearest other example in Φ",
-    "copied_share": "the share of the last field's tokens that occur in the first",
-    "restated_cosine": "the cosine between the first and the last field's semantic vectors",
-    "own_label_z": "the largest z, for its own label, of the example's n-grams",
-    "other_split_cosine": "the cosine to the nearest example of the other split in Φ",
-}
-
-
-#: the components, in DQI order; adding one is one entry here, its column in
-#: `core.quality.context.QualityContext.components` and the same rule for one example in its
-#: `feedback` (docs/architecture.md, "How to add a quality component"). Thresholds, read as the raw
+#: the components, in DQI order; adding one on a quantity `core.quality.quantities.QUANTITIES`
+#: measures is one entry here: its column in `core.quality.context.QualityContext.components` and its
+#: score in `feedback` follow (docs/architecture.md, "How to add a quality component"). Thresholds, read as the raw
 #: quantity: vocabulary: red below 35 % of the dataset's R_ref, green from 60 %; ngram_frequency: red
 #: when the mean normalised IDF is below 0.2, green from 0.35; neighbour / inter_split: red when a
 #: neighbour has cos > 0.98 (a near-duplicate), green when none above 0.85; word_overlap: red when

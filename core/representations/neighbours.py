@@ -25,13 +25,11 @@ def nearest(X, row: int, k: int = 10):
     if not 0 <= int(row) < len(X):
         raise InputError(f"row={row!r} is invalid: give 0 <= row < {len(X)}.")
     k = max(0, min(int(k), len(X) - 1))
-    x = X[int(row)].astype(np.float32)
-    norms = np.linalg.norm(X, axis=1).astype(np.float32)
-    denom = norms * float(np.linalg.norm(x))
-    sims = np.divide(X @ x, denom, out=np.zeros(len(X), dtype=np.float32), where=denom > 0)
-    sims[int(row)] = -np.inf
-    top = top_k(sims, k)
-    return top, sims[top]
+    R = normalise_rows(X)
+    # one more than asked, then the row itself dropped (it may tie with exact duplicates)
+    sims, rows = cosine_neighbours(R[[int(row)]], R, k + 1)
+    others = rows[0] != int(row)
+    return rows[0][others][:k], sims[0][others][:k]
 
 
 def top_k(scores, k: int) -> np.ndarray:

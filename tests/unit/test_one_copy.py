@@ -89,3 +89,15 @@ def test_tfidf_and_the_truncated_svd_are_fitted_in_one_place():
     `core.representations.text.fit_tfidf` and `core.representations.svd.RandomizedSVD`."""
     assert not _copies(r"\bTfidfVectorizer\(", "core/representations/text.py")
     assert not _copies(r"\bTruncatedSVD\(", "core/representations/svd.py")
+
+
+def test_cosine_neighbours_and_label_counts_are_computed_in_one_place():
+    """Issue 54, item 4: `nearest` (one row's neighbours, the Map page) computed its own cosines beside
+    `cosine_neighbours`; now it calls it, and nothing else normalises rows or calls scikit-learn's
+    cosine. A dataset's examples per label are `Dataset.label_counts`."""
+    assert not _copies(r"cosine_similarity\(|np\.linalg\.norm\(X", "core/representations/neighbours.py")
+    assert not _copies(r"\.table\[[^\]]*\.label\]\.(astype\(str\)\.)?value_counts\(\)", "core/data/dataset.py")
+    import inspect
+
+    from core.representations import neighbours
+    assert "cosine_neighbours(" in inspect.getsource(neighbours.nearest)

@@ -316,3 +316,42 @@ def test_one_rule_scores_a_dataset_and_one_example_alike():
             np.testing.assert_equal(alone[name][0], values[i])
     finite = {k: v[np.isfinite(v)] for k, v in column.items()}
     assert all(((v >= 0) & (v <= 1)).all() for v in finite.values())
+
+
+def test_each_quantity_measures_a_dataset_row_and_the_same_row_sent_as_new_alike(nli_ctx):
+    """`core.quality.quantities`: each quantity's two passes sit in one entry. A row of the dataset
+    sent as a new example measures what its column says, for the quantities that do not count the
+    example itself (word richness, the copied share, the fields' restated cosine)."""
+    from core.quality.quantities import QUANTITIES, ExampleProbe, measure_example
+    from core.text.features import example_ngrams
+    from core.quality.scoring import NGRAM_OPTIONS
+    from core.text.tokens import tokenize
+
+    ds, ctx = nli_ctx
+    column = ctx.quantities()
+    assert set(column) == set(QUANTITIES) - {"other_split_cosine"}
+    for i in range(0, len(ds), max(1, len(ds) // 7)):
+        ex = {f: ds.table.iloc[i][f] for f in ctx.fields} | {ds.label: ds.table.iloc[i][ds.label]}
+        toks = {f: tokenize(ex[f]) for f in ctx.fields}
+        names = [n for f in ctx.fields for n in example_ngrams(toks[f], f, NGRAM_OPTIONS.ngram_range)]
+        probe = ExampleProbe(ctx, ex, toks, names, ctx.name_index.get_indexer(names), ctx._phi_new(ex),
+                             ctx.classes.index(ex[ds.label]), 5, 10)
+        alone = measure_example(ctx, probe)
+        assert set(alone) == set(column)
+        for name in ("richness", "copied_share"):
+            assert alone[name] == pytest.approx(column[name][i], abs=1e-9), (name, i)
+        assert alone["restated_cosine"] == pytest.approx(column["restated_cosine"][i], abs=1e-4), i
+
+
+def test_a_new_quantity_is_one_entry_measured_in_both_passes(nli_ctx, monkeypatch):
+    from core.quality.quantities import QUANTITIES, Quantity
+
+    ds, ctx = nli_ctx
+    seen = []
+    monkeypatch.setitem(QUANTITIES, "field_count", Quantity("field_count", "how many text fields",
+                                                            lambda c, other: np.full(c.N, len(c.fields)),
+                                                            lambda c, probe: seen.append(len(probe.toks))))
+    assert (ctx.quantities()["field_count"] == len(ctx.fields)).all()
+    row = ds.table.iloc[0]
+    ctx.feedback({f: row[f] for f in ctx.fields} | {ds.label: row[ds.label]})
+    assert seen == [len(ctx.fields)]
