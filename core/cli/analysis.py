@@ -24,6 +24,8 @@ def cmd_zstats(args) -> int:
     print_messages(ds, args.quiet)
     if ds.pairs is not None:
         return _pair_zstats(args, ds)
+    if ds.choices is not None:
+        return _choice_zstats(args, ds)
     with progress_bar("z-statistics", args.quiet) as bar:
         zs = compute_z(ds, min_count=args.min_count, alpha=args.alpha, progress=bar)
     write_table(zs.table, args.outputs.path_for("--out"))
@@ -67,6 +69,27 @@ def _pair_zstats(args, ds) -> int:
         for c in cues.top(args.top).itertuples(index=False):
             print(f"  {terminal_text(c.feature)[:40]:40s} {c.kind:7s} favours {c.favours:8s} share {c.share:.3f} of "
                   f"{c.differ:>6,} differing pairs, z {c.z:+.1f}{'  *' if c.over_line else ''}")
+        print(f"wrote {len(cues.table)} rows to {args.out}")
+    return 0
+
+
+def _choice_zstats(args, ds) -> int:
+    """``zstats`` on multiple-choice items: where the gold sits and the option cue table
+    (`core.zstats.choices`), keyed by feature."""
+    from ..zstats.choices import choice_lines, choice_summary, cue_phrase, option_cues
+
+    cues = option_cues(ds, min_count=args.min_count, alpha=args.alpha)
+    write_table(cues.table, args.outputs.path_for("--out"))
+    args.outputs.commit()
+    if not args.quiet:
+        print("\n".join(choice_lines(choice_summary(ds))[1:4]))
+        print(f"{cues.items:,} items; {cues.tested} option features on which at least {args.min_count} items' options "
+              "differ (a share: of those items; chance: a gold placed at random, ties counted); "
+              f"line |z| > {cues.line:.2f} (two-sided Bonferroni, alpha = {cues.alpha}); "
+              f"{int(cues.table['over_line'].sum())} over it")
+        for c in cues.top(args.top).itertuples(index=False):
+            print(f"  {terminal_text(cue_phrase(c.feature, c.kind))[:46]:46s} in {c.share:6.1%} of {c.items:>6,} items "
+                  f"(chance {c.chance:.1%}, lift {c.lift:+.1%} ± {c.lift_se:.1%}), z {c.z:+.1f}{'  *' if c.over_line else ''}")
         print(f"wrote {len(cues.table)} rows to {args.out}")
     return 0
 

@@ -43,6 +43,16 @@ def add_column_args(p: argparse.ArgumentParser, of: str = "") -> None:
     for role in ("prompt", "chosen", "rejected", "response-a", "response-b", "winner"):
         g.add_argument(f"--{role}-column", dest=f"pair_{role.replace('-', '_')}", metavar="COLUMN",
                        help=f"the pairs' {role.replace('-', ' ')} column")
+    g = p.add_argument_group(f"multiple-choice items{of} (docs/data.md; detected from option columns such as ans0… "
+                             "or A…D, or a list of choices, with an answer column, when no --label is given)")
+    from ..data.choices import SHAPES
+
+    g.add_argument("--choices", choices=SHAPES, help="read the rows as multiple-choice items of this shape")
+    g.add_argument("--no-choices", action="store_true", help="never read the rows as multiple-choice items")
+    g.add_argument("--option-columns", metavar="COLUMNS", help="the options: columns, comma-separated (ans0,ans1,ans2), "
+                   "or one column holding each item's list of options")
+    g.add_argument("--answer-column", metavar="COLUMN", help="the gold option: an index from 0, a letter, or a label")
+    g.add_argument("--stem-columns", metavar="COLUMNS", help="the stem's fields, comma-separated (context,question)")
 
 
 def id_arg(args):
@@ -58,6 +68,7 @@ def load_from_args(args, source=None):
         args.dataset if source is None else source, text=args.text, label=args.label, id=id_arg(args),
         embedding=args.embedding,
         image=args.image, features=args.feature, config=args.config, split=args.split, **pair_args(args),
+        **choice_args(args),
     )
 
 
@@ -71,6 +82,25 @@ def pair_args(args) -> dict:
                              "or drop --no-pairs.")
         return {"pairs": False}
     return {"pairs": getattr(args, "pairs", None), "pair_columns": columns or None}
+
+
+def choice_args(args) -> dict:
+    """What ``load_dataset`` gets for multiple-choice items from --choices, --no-choices and the items'
+    columns."""
+    def listed(value):
+        return [c.strip() for c in value.split(",") if c.strip()] if value else None
+
+    options = listed(getattr(args, "option_columns", None))
+    columns = {"stem": listed(getattr(args, "stem_columns", None)),
+               "options": options[0] if options and len(options) == 1 else options,
+               "answer": getattr(args, "answer_column", None)}
+    columns = {k: v for k, v in columns.items() if v}
+    if getattr(args, "no_choices", False):
+        if getattr(args, "choices", None) or columns:
+            raise InputError("--no-choices reads the rows as labelled examples: drop --choices and the items' columns, "
+                             "or drop --no-choices.")
+        return {"choices": False}
+    return {"choices": getattr(args, "choices", None), "choice_columns": columns or None}
 
 
 @contextlib.contextmanager

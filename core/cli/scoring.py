@@ -42,6 +42,10 @@ def cmd_info(args) -> int:
         info["pairs"] = {"shape": ds.pairs.shape, "columns": ds.pairs.columns, "order_seed": ds.pairs.order_seed,
                          "length_bias": length_bias(ds),
                          "degenerate": {reason: group["id"].tolist() for reason, group in flagged.groupby("reason")}}
+    if ds.choices is not None:
+        from ..zstats.choices import choice_summary
+
+        info["choices"] = choice_summary(ds)
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
@@ -67,6 +71,10 @@ def cmd_info(args) -> int:
         for reason, ids in info["pairs"]["degenerate"].items():
             shown = ", ".join(ids[:8]) + (f" … ({len(ids):,} in all; --json lists them)" if len(ids) > 8 else "")
             print(f"degenerate   {reason}: {shown}")
+    if ds.choices is not None:
+        from ..zstats.choices import choice_lines
+
+        print("\n".join(choice_lines(info["choices"])))
     for m in ds.messages:
         print(f"note: {m}")
     return 0

@@ -47,6 +47,9 @@ class Dataset:
     pairs : core.data.pairs.PairSource or None
         For preference pairs: their source shape and rows (the table then holds
         ``prompt``, ``response_a``, ``response_b`` and the label ``preferred``).
+    choices : core.data.choices.ChoiceSource or None
+        For multiple-choice items: their source shape and rows, and each item's number of options
+        (the table then holds the stem's fields, ``option_A``… and the label ``gold``).
     """
 
     table: pd.DataFrame
@@ -60,6 +63,7 @@ class Dataset:
     messages: list = field(default_factory=list)
     truth: list = field(default_factory=list)
     pairs: Optional[object] = field(default=None, repr=False, compare=False)
+    choices: Optional[object] = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -113,9 +117,11 @@ class Dataset:
                     yield repr(v)
 
     def written_rows(self) -> pd.DataFrame:
-        """The rows an export writes, indexed by id: the table, or for preference pairs their
-        source rows in the shape they came in (`core.data.pairs.PairSource.rows_for`)."""
-        return self.table if self.pairs is None else self.pairs.rows_for(self.table.index)
+        """The rows an export writes, indexed by id: the table, or for preference pairs and
+        multiple-choice items their source rows in the shape they came in
+        (`core.data.pairs.PairSource.rows_for`, `core.data.choices.ChoiceSource.rows_for`)."""
+        source = self.pairs if self.pairs is not None else self.choices
+        return self.table if source is None else source.rows_for(self.table.index)
 
     def subset(self, ids: Sequence) -> "Dataset":
         """The examples with these ids, in the dataset's order, roles kept."""

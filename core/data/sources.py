@@ -31,6 +31,7 @@ from .dataset import Dataset
 from ..base.errors import InputError, RolesNeeded
 from ..base.words import counted
 from .file_tables import INPUT_FORMATS, read_file
+from .shaped import shape_of
 from .source_files import local_path
 
 
@@ -72,6 +73,8 @@ def load_dataset(
     split: Optional[str] = None,
     pairs: Union[None, bool, str] = None,
     pair_columns: Optional[dict] = None,
+    choices: Union[None, bool, str] = None,
+    choice_columns: Optional[dict] = None,
 ) -> Dataset:
     """Load a labelled dataset from any supported source.
 
@@ -98,6 +101,13 @@ def load_dataset(
     pair_columns : dict, optional
         Role → column of the pairs (``prompt``, ``chosen``, ``rejected``, ``response_a``,
         ``response_b``, ``winner``), where the columns have other names.
+    choices : str or bool, optional
+        Multiple-choice items (`core.data.choices`): a shape (``"columns"``, ``"list"``, ``"arc"``,
+        ``"endings"``), ``False`` never to read rows as items, or None to read them as items when
+        the table has option columns (``ans0``…, ``A``…``D``) or a list of choices, with an answer.
+    choice_columns : dict, optional
+        ``stem`` (a list of columns), ``options`` (a list of columns, or one column of lists) and
+        ``answer``, where the columns have other names.
 
     Raises
     ------
@@ -113,36 +123,23 @@ def load_dataset(
                                 features=features, truth=ds.truth)
         return ds
     frame, name, class_names = _read(source, config=config, split=split)
-    if pairs is not False and (pairs or pair_columns or (label is None and _pair_shape(frame) is not None)):
-        return _read_pair_rows(frame, name=name, id=id, shape=pairs if isinstance(pairs, str) else None,
-                               columns=pair_columns, roles=dict(text=text, label=label, embedding=embedding,
-                                                                image=image, features=features))
+    columns = frame.set_axis([str(c) for c in frame.columns], axis=1)
+    shaped = shape_of(columns, detected_label=detect_roles(columns)["label"], label_given=label is not None,
+                      pairs=pairs, pair_columns=pair_columns, choices=choices, choice_columns=choice_columns)
+    if shaped is not None:
+        given = [f"--{k}" for k, v in dict(text=text, label=label, embedding=embedding, image=image,
+                                           features=features).items() if v]
+        if given:
+            raise InputError(f"{', '.join(given)} name(s) columns of labelled examples, but these rows are read as "
+                             f"{shaped.what}; name their columns with {shaped.flags} (docs/data.md), or give "
+                             "--no-pairs / --no-choices to read the rows as labelled examples.")
+        detected = detect_roles(columns)
+        id_col = None if id is False else _check_column(columns, id, "id column") if id else detected["id"]
+        indexed = _with_ids(columns, id_col, dict(role="id", columns=columns.columns, detected=detected,
+                                                  preview=columns.head(20)))
+        return shaped.read(indexed.reset_index(drop=True), indexed.index, name)
     return assign_roles(frame, name=name, text=text, label=label, id=id, embedding=embedding,
                         image=image, features=features, class_names=class_names)
-
-
-def _pair_shape(frame: pd.DataFrame) -> Optional[str]:
-    from .pairs import detect_shape
-
-    frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
-    return None if detect_roles(frame)["label"] is not None else detect_shape(frame)
-
-
-def _read_pair_rows(frame: pd.DataFrame, *, name: str, id, shape, columns, roles: dict) -> Dataset:
-    """The pairs of ``frame`` (`core.data.pairs.read_pairs`), their ids as any dataset's."""
-    from .pairs import read_pairs
-
-    given = [f"--{k}" for k, v in roles.items() if v]
-    if given:
-        raise InputError(f"{', '.join(given)} name(s) columns of labelled examples, but these rows are read as "
-                         "preference pairs (the label is which side was preferred); name the pairs' columns with "
-                         "--prompt-column, --chosen-column, --rejected-column (docs/data.md), or give --no-pairs to "
-                         "read the rows as labelled examples.")
-    frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
-    detected = detect_roles(frame)
-    id_col = None if id is False else _check_column(frame, id, "id column") if id else detected["id"]
-    indexed = _with_ids(frame, id_col, dict(role="id", columns=frame.columns, detected=detected, preview=frame.head(20)))
-    return read_pairs(indexed.reset_index(drop=True), ids=indexed.index, name=name, shape=shape, columns=columns)
 
 
 # ---------------------------------------------------------------- reading
