@@ -1,7 +1,7 @@
 """Data: choose the source, map the columns, choose the representation Φ, start scoring."""
 import streamlit as st
 
-from dashboard.widgets import column_mapping
+from dashboard.widgets import choice_panels, column_mapping
 from dashboard.services import current, pairs, pipelines
 from dashboard.widgets.data_panels import representation_panel, roles_panel, source_panel
 from dashboard.widgets.formatting import metric_row, plain
@@ -34,6 +34,9 @@ for message in ds.messages:
     st.info(plain(message))  # written by core.data.sources
 if ds.pairs is not None:
     st.info(plain(pairs.summary(tab, ds)))
+if ds.choices is not None:   # items: their own summary and cues, no Φ or scoring yet
+    choice_panels.items_panel(tab, ds)
+    st.stop()
 metric_row({
     "Examples": f"{len(ds):,}",
     "Labels": len(ds.classes),

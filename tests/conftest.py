@@ -63,6 +63,12 @@ def mnli_path():
     return _shared("mnli_dev_matched.jsonl")
 
 
+@pytest.fixture
+def bbq_path():
+    """BBQ's religion category (1,200 real multiple-choice items; see ../shared/data/README.md)."""
+    return _shared("bbq_religion.jsonl")
+
+
 @pytest.fixture(scope="session")
 def toy_run():
     """(dataset, run): 300 examples in 3 classes, one informative column, a small AFLite run."""

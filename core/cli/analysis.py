@@ -43,7 +43,7 @@ def cmd_zstats(args) -> int:
     return 0
 
 
-@command("zstats", run=cmd_zstats, help="z-statistics of simple features (n-grams, lengths, overlap, partial input) vs labels",
+@command("zstats", run=cmd_zstats, items=True, help="z-statistics of simple features (n-grams, lengths, overlap, partial input) vs labels",
          description="Compute the z-statistic of every task-independent feature against every label "
                      "(Gardner et al. 2021; Wu et al. 2022, eq. 2) and write the table as CSV.")
 def _zstats_options(p) -> None:
@@ -82,7 +82,8 @@ def _choice_zstats(args, ds) -> int:
     write_table(cues.table, args.outputs.path_for("--out"))
     args.outputs.commit()
     if not args.quiet:
-        print("\n".join(choice_lines(choice_summary(ds))[1:4]))
+        for heading, text in choice_lines(choice_summary(ds))[1:4]:
+            print(f"{heading:<12} {text}")
         print(f"{cues.items:,} items; {cues.tested} option features on which at least {args.min_count} items' options "
               "differ (a share: of those items; chance: a gold placed at random, ties counted); "
               f"line |z| > {cues.line:.2f} (two-sided Bonferroni, alpha = {cues.alpha}); "

@@ -20,16 +20,20 @@ class Command:
     declare: Callable    #: ``declare(parser)`` adds the command's options
     help: str = ""
     description: str = ""
+    #: reads multiple-choice items (`core.data.choices`) as items; the others refuse them, rather than
+    #: treating the gold option's letter as a class
+    items: bool = False
 
 
 #: name → command, in the order the help lists them
 COMMANDS = Registry("command")
 
 
-def command(name: str, *, run: Callable, help: str = "", description: str = "") -> Callable:
-    """Declare the function it decorates as the options of the command ``name``, run by ``run``."""
+def command(name: str, *, run: Callable, help: str = "", description: str = "", items: bool = False) -> Callable:
+    """Declare the function it decorates as the options of the command ``name``, run by ``run``
+    (``items``: it reads multiple-choice items)."""
     def declare(options: Callable) -> Callable:
-        COMMANDS.add(name, Command(name, run, options, help, description))
+        COMMANDS.add(name, Command(name, run, options, help, description, items))
         return options
     return declare
 

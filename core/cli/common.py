@@ -64,12 +64,20 @@ def load_from_args(args, source=None):
     """The dataset ``source`` (default: the command's DATASET) read with the command's column options."""
     from ..data.sources import load_dataset
 
-    return load_dataset(
+    ds = load_dataset(
         args.dataset if source is None else source, text=args.text, label=args.label, id=id_arg(args),
         embedding=args.embedding,
         image=args.image, features=args.feature, config=args.config, split=args.split, **pair_args(args),
         **choice_args(args),
     )
+    if ds.choices is not None and not getattr(args, "reads_items", False):
+        from .commands import COMMANDS
+
+        readers = ", ".join(c.name for c in COMMANDS.values() if c.items)
+        raise InputError(f"{ds.name} holds multiple-choice items, which `{getattr(args, 'command', 'this command')}` "
+                         f"does not measure yet (it would take the gold option's letter for a class); the commands for "
+                         f"items are: {readers}. Give --no-choices to read the rows as labelled examples instead.")
+    return ds
 
 
 def pair_args(args) -> dict:

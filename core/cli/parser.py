@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     for cmd in COMMANDS.values():   # each declared beside its function (`core.cli.commands.command`)
         p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.description)
         cmd.declare(p)
-        p.set_defaults(func=cmd.run)
+        p.set_defaults(func=cmd.run, reads_items=cmd.items)
 
     for command in sub.choices.values():   # every command that writes says what happens to an existing output
         if any(a.dest == "out" for a in command._actions):

@@ -74,13 +74,14 @@ def cmd_info(args) -> int:
     if ds.choices is not None:
         from ..zstats.choices import choice_lines
 
-        print("\n".join(choice_lines(info["choices"])))
+        for heading, text in choice_lines(info["choices"]):
+            print(f"{heading:<12} {text}")
     for m in ds.messages:
         print(f"note: {m}")
     return 0
 
 
-@command("info", run=cmd_info, help="rows, label distribution, columns and their roles, dropped rows",
+@command("info", run=cmd_info, items=True, help="rows, label distribution, columns and their roles, dropped rows",
          description="Show what the tool sees in a dataset: rows, labels, column roles, dropped rows.")
 def _info_options(p) -> None:
     add_dataset_args(p)

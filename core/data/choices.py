@@ -120,7 +120,8 @@ def detect_choices(frame: pd.DataFrame, columns: Optional[dict] = None) -> Optio
             sample = _sample(frame[listed])
             if sample and all(isinstance(v, dict) and "text" in v for v in sample):
                 return "arc"
-            if sample and all(isinstance(v, (list, tuple, np.ndarray)) for v in sample):
+            if (sample and all(isinstance(v, (list, tuple, np.ndarray)) for v in sample)) or options:
+                # (a column the user named is read as lists, each item refused by id if it is not one)
                 return "endings" if str(listed).lower() == "endings" else "list"
     if answer is not None and _option_columns(frame):
         return "columns"

@@ -23,7 +23,7 @@ import pandas as pd
 from .dataset import Dataset
 from ..base.errors import InputError
 
-__all__ = ["make_circles", "make_nli", "make_digits", "make_pairs", "PAIR_CUES", "DEMOS"]
+__all__ = ["make_circles", "make_nli", "make_digits", "make_pairs", "make_choices", "PAIR_CUES", "DEMOS"]
 
 
 # --------------------------------------------------------------------------- checks
@@ -447,5 +447,58 @@ def make_pairs(n: int = 1200, cue_share: float = 0.4, seed: int = 0) -> Dataset:
     return ds
 
 
-#: demo name (as in ``"demo:<name>"``) -> generator
-DEMOS = {"circles": make_circles, "nli": make_nli, "digits": make_digits, "pairs": make_pairs}
+_ITEM_PLACES = ["the river", "the old bridge", "the village market", "the night train", "the school garden",
+             "the lighthouse", "the harvest festival", "the city library", "the mountain road", "the winter storm"]
+_ITEM_EVENTS = ["it was closed for repairs", "the mayor opened it", "it flooded in spring", "children painted it",
+            "it moved to a new street", "a storm damaged it", "it was built by hand", "visitors came from afar",
+            "it stayed open all night", "it was rebuilt twice", "a fire started there", "nobody used it anymore"]
+_LONGER = " after a long and careful discussion among everyone who lived nearby"
+
+
+def make_choices(n: int = 1200, position_share: float = 0.2, length_share: float = 0.3, k: int = 4,
+                 seed: int = 0) -> Dataset:
+    """Synthetic multiple-choice items with a planted position cue and a planted length cue.
+
+    Each item asks what happened to a place ("What happened to the river?") with ``k`` options drawn
+    from one pool. The two shortcuts evaluation sets are known for are planted: on
+    ``position_share`` of the items the gold is moved to the first position, and on
+    ``length_share`` the gold option is made much the longest. Elsewhere the gold sits at random and
+    every option comes from the same pool, so only the planted cues give it away.
+
+    Returns
+    -------
+    Dataset
+        Multiple-choice items (`core.data.choices`, the columns shape: ``question``, ``A``…, ``answer``),
+        ids ``"choices-00000"`` …, with the ground-truth columns ``cue`` ("position", "length" or
+        "none") and ``has_cue``.
+    """
+    from .choices import LETTERS, read_choices
+
+    n = _check_int("n", n, 20)
+    k = _check_int("k", k, 2)
+    if k > 8:
+        raise InputError(f"k={k}: the choices demo has at most 8 options per item.")
+    position_share = _check_share("position_share", position_share)
+    length_share = _check_share("length_share", length_share, 0.0, 1.0 - position_share)
+    rng = np.random.default_rng(seed)
+    draw = rng.random(n)
+    cue = np.where(draw < position_share, "position", np.where(draw < position_share + length_share, "length", "none"))
+    rows = []
+    for i in range(n):
+        options = [_ITEM_EVENTS[j] for j in rng.choice(len(_ITEM_EVENTS), size=k, replace=False)]
+        gold = 0 if cue[i] == "position" else int(rng.integers(k))
+        if cue[i] == "length":
+            options[gold] += _LONGER
+        rows.append({"question": f"What happened to {_ITEM_PLACES[rng.integers(len(_ITEM_PLACES))]}?",
+                     **{LETTERS[j]: o for j, o in enumerate(options)}, "answer": LETTERS[gold]})
+    ids = pd.Index([f"choices-{i:05d}" for i in range(n)], name="id")
+    ds = read_choices(pd.DataFrame(rows), ids=ids, name="demo:choices", shape="columns")
+    ds.table["cue"] = cue.astype(str)
+    ds.table["has_cue"] = cue != "none"
+    ds.truth = ["cue", "has_cue"]
+    return ds
+
+
+#: demo name (as in ``"demo:<name>"``) -> generator; its docstring's first line is its description
+DEMOS = {"circles": make_circles, "nli": make_nli, "digits": make_digits, "pairs": make_pairs,
+         "choices": make_choices}

@@ -7,7 +7,7 @@ Supported sources (`load_dataset`):
 * a folder shaped like a Hugging Face Hub dataset repo (README.md ``configs`` + data files);
 * a Hugging Face Hub name (``"snli"``, ``"nyu-mll/glue"`` with ``config="mnli"``);
 * a pandas DataFrame or a ``datasets.Dataset`` from Python;
-* a built-in demo: ``"demo:nli"``, ``"demo:circles"``, ``"demo:digits"``, ``"demo:pairs"`` (options as
+* a built-in demo: ``"demo:nli"``, ``"demo:circles"``, ``"demo:digits"``, ``"demo:pairs"``, ``"demo:choices"`` (options as
   ``"demo:nli:n=5000,artifact_share=0.5"``).
 
 Column roles are auto-detected from common layouts (premise/hypothesis/label as in
@@ -57,7 +57,6 @@ EMBEDDING_NAMES = ["embedding", "embeddings", "vector", "emb"]
 UNUSABLE_LABELS = {"-1", "-", ""}
 _MISSING_WORDS = {"nan", "none", "null", "n/a", "na"}
 
-DEMOS = ("nli", "circles", "digits", "pairs")
 
 
 def load_dataset(
@@ -346,8 +345,8 @@ def _load_demo(source: str) -> Dataset:
     _, _, rest = source.partition(":")
     which, _, opts = rest.partition(":")
     which = which.strip().lower()
-    if which not in DEMOS:
-        raise InputError(f"unknown demo '{which}'; choose one of: " + ", ".join(f"demo:{d}" for d in DEMOS) + ".")
+    if which not in demos.DEMOS:
+        raise InputError(f"unknown demo '{which}'; choose one of: " + ", ".join(f"demo:{d}" for d in demos.DEMOS) + ".")
     kwargs = {}
     for part in filter(None, (p.strip() for p in opts.split(","))):
         key, eq, value = part.partition("=")

@@ -11,7 +11,8 @@ the most and ``chance`` the mean of ``m / k``; z = (observed − expected) / √
 being independent Bernoulli trials under the null (a Poisson-binomial sum). A feature is over the line
 when |z| passes the Bonferroni line over every feature tested, both directions counted. The effect
 size a curator reads is ``share`` against ``chance`` (``lift`` = share − chance, with its standard
-error); z grows with n, the lift does not. Numeric features are tested both ways (``longest option``
+error, shrunk towards one half so that a share of 100 % is not read as exact); z grows with n,
+the lift does not. Numeric features are tested both ways (``longest option``
 and ``shortest option``), since "the gold is the shortest" is a cue too; for a word, a negative z says the gold
 lacks it.
 
@@ -119,6 +120,13 @@ def _most(amounts: np.ndarray, k: np.ndarray, gold: np.ndarray) -> tuple:
     return differ, gold_most, m / k
 
 
+def _share_se(observed, n):
+    """The standard error of a share of ``observed`` in ``n``, with one success and one failure
+    added (Agresti and Coull's shrinkage): a share of 100 % of 300 items is not known to ± 0."""
+    smoothed = (np.asarray(observed, dtype=np.float64) + 1) / (np.asarray(n, dtype=np.float64) + 2)
+    return np.sqrt(smoothed * (1 - smoothed) / (np.asarray(n, dtype=np.float64) + 2))
+
+
 def _row(feature, kind, differ, gold_most, p) -> dict:
     n = int(differ.sum())
     observed, expected = float(gold_most[differ].sum()), float(p[differ].sum())
@@ -126,7 +134,7 @@ def _row(feature, kind, differ, gold_most, p) -> dict:
     share = observed / n if n else float("nan")
     chance = expected / n if n else float("nan")
     return {"feature": feature, "kind": kind, "items": n, "gold_most": int(observed), "share": share,
-            "chance": chance, "lift": share - chance, "lift_se": math.sqrt(share * (1 - share) / n) if n else float("nan"),
+            "chance": chance, "lift": share - chance, "lift_se": _share_se(observed, n) if n else float("nan"),
             "z": (observed - expected) / math.sqrt(variance) if variance > 0 else 0.0}
 
 
@@ -159,7 +167,7 @@ def _word_rows(ds, min_count: int) -> pd.DataFrame:
     share, chance = observed / items, expected / items
     return pd.DataFrame({"feature": names[keep], "kind": kinds[keep], "items": items,
                          "gold_most": observed.astype(np.int64), "share": share, "chance": chance,
-                         "lift": share - chance, "lift_se": np.sqrt(share * (1 - share) / items),
+                         "lift": share - chance, "lift_se": _share_se(observed, items),
                          "z": np.where(variance > 0, (observed - expected) / np.sqrt(np.maximum(variance, 1e-300)), 0.0)})
 
 
@@ -212,7 +220,8 @@ class GoldPosition:
 
 def _cohens_w(gold: np.ndarray, expected: np.ndarray) -> float:
     observed = np.bincount(gold, minlength=len(expected)) / len(gold)
-    return float(np.sqrt(np.sum((observed - expected) ** 2 / expected)))
+    has = expected > 0   # (a resample may hold no item with a fifth option)
+    return float(np.sqrt(np.sum((observed[has] - expected[has]) ** 2 / expected[has])))
 
 
 def gold_position(ds, *, resamples: int = 200, seed: int = 0) -> GoldPosition:
@@ -272,24 +281,25 @@ def choice_summary(ds) -> dict:
 
 
 def choice_lines(summary: dict) -> list:
-    """`choice_summary` as the lines a terminal prints."""
+    """`choice_summary` as (heading, text) lines: a terminal prints them in two columns, a page as
+    "Heading: text"."""
     cols = summary["columns"]
     options = cols["options"] if isinstance(cols["options"], str) else ", ".join(cols["options"])
-    k = ", ".join(f"{n:,} with {kk}" for kk, n in summary["options"].items())
+    k = ", ".join(f"{n:,} items with {kk}" for kk, n in summary["options"].items())
     w = summary["cohens_w"]
     positions = ", ".join(f"{p} {v['share']:.1%}" for p, v in summary["gold_position"].items())
     chance = ", ".join(f"{v['chance']:.1%}" for v in summary["gold_position"].values())
     long = summary["gold_longest"]
-    lines = [f"items        {summary['shape']} shape (stem: {', '.join(cols['stem']) or 'none'}; options: {options}; "
-             f"answer: {cols['answer']}); label: the gold option's letter",
-             f"options      {k}",
-             f"gold at      {positions} (chance {chance}); Cohen's w {w['w']:.3f} [{w['low']:.3f}, {w['high']:.3f}], "
-             f"about {w['chance']:.3f} with no position bias",
-             f"longest      the gold is the longest option in {long['share']:.1%} of the {long['items']:,} items whose "
-             f"options differ in length (chance {long['chance']:.1%}, z {long['z']:+.1f})"]
+    lines = [("items", f"{summary['shape']} shape (stem: {', '.join(cols['stem']) or 'none'}; options: {options}; "
+                       f"answer: {cols['answer']}); label: the gold option's letter"),
+             ("options", k),
+             ("gold at", f"{positions} (chance {chance}); Cohen's w {w['w']:.3f} [{w['low']:.3f}, {w['high']:.3f}], "
+                         f"about {w['chance']:.3f} with no position bias"),
+             ("longest", f"the gold is the longest option in {long['share']:.1%} of the {long['items']:,} items whose "
+                         f"options differ in length (chance {long['chance']:.1%}, z {long['z']:+.1f})")]
     for reason, ids in summary["degenerate"].items():
         shown = ", ".join(ids[:8]) + (f" … ({len(ids):,} in all; --json lists them)" if len(ids) > 8 else "")
-        lines.append(f"degenerate   {reason}: {shown}")
+        lines.append(("degenerate", f"{reason}: {shown}"))
     return lines
 
 

@@ -38,6 +38,26 @@ def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, pa
     return kind + (":" + ",".join(opts) if opts else "")
 
 
+def demos() -> dict:
+    """The built-in demos (`core.data.demos.DEMOS`): name → what it is (its docstring's first
+    sentence, up to a colon)."""
+    import re
+
+    from core.data.demos import DEMOS
+
+    return {name: " ".join(re.split(r"[.:]", make.__doc__ or "")[0].replace("`", "").split())
+            for name, make in DEMOS.items()}
+
+
+def demo_sized(name: str) -> bool:
+    """Whether the demo takes a number of examples ``n`` (digits is scikit-learn's fixed set)."""
+    import inspect
+
+    from core.data.demos import DEMOS
+
+    return "n" in inspect.signature(DEMOS[name]).parameters
+
+
 def file_formats() -> dict:
     """The input file formats the loader reads (`core.data.file_tables.INPUT_FORMATS`), suffix without
     its dot → name: the upload widget's accepted types and its labels."""

@@ -20,11 +20,10 @@ def source_panel(tab, sess) -> None:
     formats = ", ".join(data_inputs.file_formats().values())
     with st.form("source_form"):
         if kind == "Demo":
-            demo = st.selectbox("Demo dataset", ["nli", "circles", "digits", "pairs"], key="demo_name",
-                                help="nli: synthetic premise/hypothesis pairs with planted artifacts; circles: paper 000's "
-                                     "synthetic experiment; digits: scikit-learn's 8×8 images; pairs: synthetic "
-                                     "preference pairs (prompt, chosen, rejected) with planted length and style cues.")
-            size = st.number_input("Examples (nli, circles, pairs)", 200, 200000, 3000, step=500, key="demo_size")
+            demos = data_inputs.demos()
+            demo = st.selectbox("Demo dataset", list(demos), key="demo_name",
+                                help="; ".join(f"{name}: {about}" for name, about in demos.items()))
+            size = st.number_input("Examples (all but digits)", 200, 200000, 3000, step=500, key="demo_size")
         elif kind == "Local path":
             path = st.text_input("File or folder", placeholder="data/snli_dev.jsonl", key="src_path",
                                  help=f"{formats}, or a save_to_disk / Hub-shaped folder.")
@@ -44,7 +43,7 @@ def source_panel(tab, sess) -> None:
         try:
             with st.spinner("Reading the dataset…"):
                 if kind == "Demo":
-                    name = f"demo:{demo}" + (f":n={int(size)}" if demo in ("nli", "circles", "pairs") else "")
+                    name = f"demo:{demo}" + (f":n={int(size)}" if data_inputs.demo_sized(demo) else "")
                     source = Source(name, {}, name)
                 elif kind == "Local path":
                     if not path.strip():

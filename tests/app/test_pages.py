@@ -224,6 +224,31 @@ def test_the_pair_demo_on_every_page(at):
         assert "does not apply to preference pairs" in texts(at)
 
 
+def test_the_choices_demo_is_read_as_items_on_the_data_page(at):
+    """Multiple-choice items (issue 55): the choices demo is said to be items, previewed with the gold
+    marked, with where the gold sits and the option cue table, the planted cues over the line; it is
+    not scored as a classification, so every other page keeps the run it had."""
+    from apptest_helpers import texts
+
+    at.selectbox(key="demo_name").set_value("choices")
+    at.number_input(key="demo_size").set_value(600)
+    at.button(key="load").click().run()
+    no_exceptions(at)
+    said = texts(at)
+    assert "choice items" in said and "columns shape" in said and "Cohen" in said
+    preview = next(d.value for d in at.dataframe if {"question", "A", "B", "C", "D"} <= set(d.value.columns))
+    assert len(preview) == 500 and all(sum(str(v).startswith("✔ ") for v in row) == 1
+                                       for row in preview[["A", "B", "C", "D"]].itertuples(index=False))
+    position = next(d.value for d in at.dataframe if {"position", "share", "chance", "z"} <= set(d.value.columns))
+    assert position.set_index("position").loc["A", "z"] > 5
+    cues = next(d.value for d in at.dataframe if {"feature", "gold_most", "lift"} <= set(d.value.columns))
+    assert cues.set_index("feature").loc["longest option", "over_line"]
+    assert not any(s.key and str(s.key).startswith("rep_kind:") for s in at.selectbox)   # no Φ to score items on
+    for name in ("2_filter", "5_features", "6_examples", "7_export"):
+        at.switch_page(page(name)).run()
+        no_exceptions(at)
+
+
 # ---------------------------------------------------------------- Filter
 def test_filter_tau_and_n_are_live(at):
     at.switch_page(page("2_filter")).run()

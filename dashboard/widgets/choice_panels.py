@@ -1,0 +1,43 @@
+"""Multiple-choice items on the Data page (issue 55): what they are, an item read with its gold
+marked, where the gold sits and the option cue table. The other analyses of items (their AFLite,
+baselines and certificate) are not on the pages yet, so the Data page says so in place of Φ."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.base.errors import InputError
+from dashboard.services import choices
+from dashboard.widgets.formatting import metric_row, plain
+
+
+def items_panel(tab, ds) -> None:
+    """The summary, a preview of the items with the gold marked, and the option cues."""
+    lines = choices.summary_lines(tab, ds)
+    st.info(plain("Multiple-choice items. " + " ".join(f"{line}." for line in lines)))
+    shown = choices.items_read(ds, ds.ids[:500])
+    st.dataframe(shown, height=320, key="items_preview")   # text is shown as text, never rendered
+    st.caption(f"First {len(shown):,} of {len(ds):,} items; ✔ marks the gold option.")
+    st.subheader("Where the gold sits, and what gives it away")
+    with st.form("option_cue_form"):
+        c1, c2 = st.columns(2)
+        min_count = c1.number_input("items whose options differ (n ≥)", 1, 100000, 10, key="oc_min_count")
+        alpha = c2.select_slider("α (Bonferroni)", [0.001, 0.01, 0.05, 0.1], value=0.01, key="oc_alpha")
+        st.form_submit_button("Update", key="oc_update")
+    try:
+        with st.spinner("Counting the options' features (once per dataset and settings)…"):
+            found, position = choices.cues(tab, ds, int(min_count), float(alpha))
+    except InputError as exc:
+        st.error(plain(exc))
+        return
+    metric_row({"Items": f"{found.items:,}", "Cohen's w (position)": f"{position.w:.3f}",
+                "Features tested": f"{found.tested:,}", "Over the line": f"{int(found.table['over_line'].sum()):,}"})
+    st.dataframe(position.table, hide_index=True, key="gold_position")
+    st.caption(f"Share of items whose gold is at each position, against a gold placed at random. Cohen's w "
+               f"{position.w:.3f} (95 % interval {position.w_low:.3f}–{position.w_high:.3f}); with no position bias "
+               f"it is about {position.w_chance:.3f}.")
+    st.dataframe(found.table, hide_index=True, key="option_cues", height=360)
+    st.caption(f"For each feature of the options, over the items whose options differ on it: how often the gold "
+               f"has the most of it (share) against a gold placed at random (chance, ties counted), and z; |z| > "
+               f"{found.line:.2f} is over the Bonferroni line over every feature tested.")
+    st.info("Filtering, maps, baselines and the certificate of multiple-choice items are not on the pages yet: "
+            "the CLI's info and zstats read them.")

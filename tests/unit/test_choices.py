@@ -1,0 +1,239 @@
+"""Multiple-choice items (issue 55): four shapes read into one, written back in theirs; the option
+cue table and the gold position, which must mean the same whatever the shape and move exactly with
+the options."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from core.base.errors import InputError
+from core.data.choices import LETTERS, degenerate_items
+from core.data.sources import load_dataset
+from core.zstats.choices import choice_summary, gold_position, option_cues
+
+WORDS = ["red", "blue", "the", "cat", "not", "known", "a", "dog", "runs", "cannot", "say", "big"]
+word_text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join)
+
+
+@st.composite
+def items(draw, min_items=3, max_items=30):
+    """[(question, options, gold)] with 2 to 5 options each, distinct within an item."""
+    out = []
+    for i in range(draw(st.integers(min_items, max_items))):
+        k = draw(st.integers(2, 5))
+        options = draw(st.lists(word_text, min_size=k, max_size=k, unique=True))
+        out.append((f"question {i} " + draw(word_text), options, draw(st.integers(0, k - 1))))
+    return out
+
+
+def in_shape(rows, shape: str) -> pd.DataFrame:
+    """The same items in one of the four shapes."""
+    ids = [f"q{i}" for i in range(len(rows))]
+    if shape == "columns":
+        K = max(len(o) for _, o, _ in rows)
+        frame = {"id": ids, "question": [q for q, _, _ in rows]}
+        for j in range(K):
+            frame[f"ans{j}"] = [o[j] if j < len(o) else None for _, o, _ in rows]
+        frame["label"] = [g for _, _, g in rows]
+        return pd.DataFrame(frame)
+    if shape == "list":
+        return pd.DataFrame({"id": ids, "question": [q for q, _, _ in rows], "choices": [o for _, o, _ in rows],
+                             "answer": [LETTERS[g] for _, _, g in rows]})
+    if shape == "arc":
+        return pd.DataFrame({"id": ids, "question": [q for q, _, _ in rows],
+                             "choices": [{"text": o, "label": [str(j + 1) for j in range(len(o))]} for _, o, _ in rows],
+                             "answerKey": [str(g + 1) for _, _, g in rows]})
+    return pd.DataFrame({"id": ids, "ctx": [q for q, _, _ in rows], "endings": [o for _, o, _ in rows],
+                         "label": [str(g) for _, _, g in rows]})
+
+
+def _measures(ds) -> tuple:
+    cues = option_cues(ds, min_count=1)
+    return ds.table[[c for c in ds.table.columns if c.startswith("option_") or c == "gold"]], cues.table
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=items())
+def test_the_same_items_in_any_shape_read_and_measure_alike(rows):
+    found = {shape: load_dataset(in_shape(rows, shape)) for shape in ("columns", "list", "arc", "endings")}
+    assert {shape: ds.choices.shape for shape, ds in found.items()} == {s: s for s in found}
+    base_options, base_cues = _measures(found["columns"])
+    for shape, ds in found.items():
+        assert list(ds.choices.n_options) == [len(o) for _, o, _ in rows], shape
+        options, cues = _measures(ds)
+        pd.testing.assert_frame_equal(options, base_options, check_names=False)
+        pd.testing.assert_frame_equal(cues, base_cues, rtol=0, atol=1e-9)
+        assert ds.written_rows().index.tolist() == [f"q{i}" for i in range(len(rows))]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=items(min_items=5), data=st.data())
+def test_permuting_options_moves_the_gold_position_and_nothing_else(rows, data):
+    """The option cue table has no position in it: permuting every item's options, the gold moved
+    with them, leaves it as it is; the gold position table moves exactly as the golds moved."""
+    permuted = []
+    for q, options, gold in rows:
+        order = data.draw(st.permutations(range(len(options))))
+        permuted.append((q, [options[j] for j in order], order.index(gold)))
+    before, after = load_dataset(in_shape(rows, "list")), load_dataset(in_shape(permuted, "list"))
+    pd.testing.assert_frame_equal(option_cues(before, min_count=1).table, option_cues(after, min_count=1).table,
+                                  rtol=0, atol=1e-9)
+    moved = gold_position(after).table
+    K = max(len(o) for _, o, _ in rows)
+    assert moved["gold"].tolist() == [sum(g == j for _, _, g in permuted) for j in range(K)]
+    assert np.allclose(moved["chance"], gold_position(before).table["chance"])   # chance needs only k
+
+
+def test_ties_set_the_chance_line():
+    """Two of three options tied for the longest: a gold placed at random is among them 2/3 of the
+    time, not 1/3."""
+    rows = [(f"q{i}", ["one two", "three four", "five"], i % 3) for i in range(30)]
+    cues = option_cues(load_dataset(in_shape(rows, "list")), min_count=1, words=False).table.set_index("feature")
+    assert cues.loc["longest option", "chance"] == pytest.approx(2 / 3)
+    assert cues.loc["longest option", "share"] == pytest.approx(2 / 3)
+    assert cues.loc["shortest option", "chance"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("frame, match", [
+    (pd.DataFrame({"question": ["q"], "ans0": ["a"], "ans1": ["b"], "label": [2]}), "gold index 2 is out of range"),
+    (pd.DataFrame({"question": ["q"], "A": ["a"], "B": ["b"], "answer": ["D"]}), "'D' names no option"),
+    (pd.DataFrame({"question": ["q"], "choices": [["only"]], "answer": [0]}), "needs at least two"),
+    (pd.DataFrame({"question": ["q"], "choices": ["not a list"], "answer": [0]}), "a list of options was expected"),
+    (pd.DataFrame({"question": ["q"], "ans0": ["a"], "ans1": ["b"], "label": ["maybe"]}), "neither an option's index"),
+])
+def test_bad_items_are_refused_by_id_with_the_fix(frame, match):
+    with pytest.raises(InputError, match=match):
+        load_dataset(frame, choices=None, choice_columns={"options": "choices"} if "choices" in frame else None)
+
+
+def test_empty_and_repeated_options_are_listed_as_degenerate():
+    frame = pd.DataFrame({"id": ["a", "b", "c"], "question": ["q1", "q2", "q3"],
+                          "choices": [["yes", "Yes ", "no"], ["x", "", "y"], ["p", "q", "r"]], "answer": [0, 2, 1]})
+    ds = load_dataset(frame)
+    flagged = degenerate_items(ds.table, ds.choices)
+    assert flagged[["id", "reason"]].values.tolist() == [["a", "repeated option"], ["b", "empty option"]]
+    assert any("degenerate" in m for m in ds.messages)
+    assert choice_summary(ds)["degenerate"] == {"empty option": ["b"], "repeated option": ["a"]}
+
+
+def test_labelled_examples_stay_labelled_examples():
+    """Columns named a and b with a label, or a label named on the command line, are not items."""
+    frame = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"], "text": ["t1", "t2"], "label": ["p", "q"]})
+    assert load_dataset(frame).choices is None
+    bbq_like = pd.DataFrame({"question": ["q", "r"], "ans0": ["a", "c"], "ans1": ["b", "d"], "label": [0, 1]})
+    assert load_dataset(bbq_like).choices is not None
+    assert load_dataset(bbq_like, label="label").choices is None
+    assert load_dataset(bbq_like, choices=False).choices is None
+
+
+def _planted(base: list, rng, how: str, share: float) -> list:
+    out = []
+    for q, options, gold in base:
+        options = list(options)
+        if rng.random() < share:
+            if how == "first":
+                options[0], options[gold] = options[gold], options[0]
+                gold = 0
+            elif how == "longest":
+                options[gold] = options[gold] + " and then some more words here"
+            else:
+                options[gold] = options[gold] + " as everyone knows"
+        out.append((q, options, gold))
+    return out
+
+
+@pytest.mark.parametrize("how, share, feature", [("first", 0.2, None), ("longest", 0.3, "longest option"),
+                                                  ("phrase", 0.1, "everyone knows")])
+def test_planted_cues_stand_out(how, share, feature):
+    rng = np.random.default_rng(0)
+    words = np.array(WORDS)
+    base = [(f"q{i}", [" ".join(rng.choice(words, 3)) + f" {i}-{j}" for j in range(4)], int(rng.integers(0, 4)))
+            for i in range(800)]
+    ds = load_dataset(in_shape(_planted(base, rng, how, share), "list"))
+    clean = load_dataset(in_shape(base, "list"))
+    if feature is None:
+        position, before = gold_position(ds), gold_position(clean)
+        assert position.table.loc[0, "z"] > 5 and abs(before.table.loc[0, "z"]) < 3
+        assert position.w_low > before.w_high
+        return
+    cues = option_cues(ds).table.set_index("feature")
+    assert cues.loc[feature, "over_line"] and cues.loc[feature, "z"] > 0
+    assert not option_cues(clean).table["over_line"].any()
+
+
+def test_bbq_reads_as_items_and_its_unknown_option_is_the_cue(bbq_path, tmp_path):
+    """The shared BBQ file: read as items with its stem kept apart; the 'unknown' option is gold in
+    half the items (the ambiguous contexts) where a random gold would be it in a third."""
+    ds = load_dataset(bbq_path)
+    assert ds.choices.shape == "columns" and ds.choices.stem == ["context", "question"]
+    assert ds.choices.columns["options"] == ["ans0", "ans1", "ans2"] and len(ds) == 1200
+    summary = choice_summary(ds)
+    assert summary["cohens_w"]["low"] < summary["cohens_w"]["chance"] * 3
+    cues = option_cues(ds).table.set_index("feature")
+    row = cues.loc["option least like the stem"]
+    assert row["over_line"] and row["share"] == pytest.approx(0.5) and row["chance"] == pytest.approx(1 / 3, abs=0.01)
+    source = [json.loads(line) for line in open(bbq_path)]
+    kept = ds.subset(ds.ids[:10]).written_rows()
+    assert list(kept.columns) == list(source[0].keys()) and kept["ans0"].tolist() == [r["ans0"] for r in source[:10]]
+
+
+# ------------------------------------------------------------------------------------ the CLI
+@pytest.fixture
+def items_file(tmp_path):
+    rng = np.random.default_rng(1)
+    rows = [(f"question {i}", [f"option {i} {w}" for w in rng.choice(WORDS, 3, replace=False)], int(rng.integers(0, 3)))
+            for i in range(60)]
+    path = tmp_path / "items.jsonl"
+    in_shape(rows, "columns").to_json(path, orient="records", lines=True)
+    return path
+
+
+def test_info_and_zstats_read_items(items_file, tmp_path, capsys):
+    from core.cli import main
+
+    assert main(["info", str(items_file), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["choices"]["shape"] == "columns" and info["choices"]["options"] == {"3": 60}
+    assert set(info["choices"]["gold_position"]) == {"A", "B", "C"}
+    out = tmp_path / "cues.csv"
+    assert main(["zstats", str(items_file), "--out", str(out), "--min-count", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "gold at" in printed and "the gold is the longest option" not in printed.split("\n")[0]
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["feature", "kind", "items", "gold_most", "share", "chance", "lift", "lift_se", "z",
+                                   "over_line"]
+
+
+def test_every_command_that_does_not_measure_items_refuses_them(items_file, tmp_path, capsys):
+    """Reflection over every command: one that reads a dataset and is not declared for items refuses
+    them by name (exit 2) rather than taking the gold's letter for a class; --no-choices reads them
+    as labelled examples."""
+    from core.cli import main
+    from core.cli.commands import COMMANDS
+    from core.cli.common import load_from_args
+    from core.cli.parser import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    refused = []
+    for name, cmd in COMMANDS.items():
+        actions = {a.dest: a for a in sub.choices[name]._actions}
+        if "dataset" not in actions:
+            continue
+        needed = [a for a in actions.values() if a.required and a.dest != "dataset"]
+        argv = [name, str(items_file)] + [x for a in needed for x in ((a.option_strings[0], "x") if a.option_strings
+                                                                        else ("x",))]
+        args = parser.parse_args(argv)
+        if cmd.items:
+            assert load_from_args(args).choices is not None, name
+            continue
+        with pytest.raises(InputError, match=r"multiple-choice items.*--no-choices") as found:
+            load_from_args(args)
+        assert f"`{name}`" in str(found.value)
+        refused.append(name)
+    assert len(refused) >= 10
+    assert main(["info", str(items_file), "--no-choices"]) == 0
+    assert main(["aflite", str(items_file), "--out", str(tmp_path / "s.csv")]) == 2
+    assert "multiple-choice items" in capsys.readouterr().err
