@@ -321,6 +321,8 @@ def cmd_pvi(args) -> int:
     declare_csv(args, out=args.out)
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
+    if ds.choices is not None:
+        return _choice_pvi(args, ds)
     with progress_bar("PVI", args.quiet) as bar:
         found = usable_information(ds, args.representation, args.partial, family=args.family, folds=args.folds,
                                    seed=args.seed, cache_dir=args.cache_dir, progress=bar)
@@ -341,7 +343,30 @@ def cmd_pvi(args) -> int:
     return 0
 
 
-@command("pvi", run=cmd_pvi, help="pointwise V-usable information: how many bits about its label each example carries",
+def _choice_pvi(args, ds) -> int:
+    """``pvi`` on multiple-choice items: the full input and the options-only and position-only
+    baselines (`core.usecases.information.choice_information`), one row per item."""
+    from ..usecases.information import choice_information, choice_pvi_table
+
+    with progress_bar("baselines", args.quiet) as bar:
+        found = choice_information(ds, args.representation, args.partial, folds=args.folds, seed=args.seed,
+                                   progress=bar)
+    table = choice_pvi_table(found)
+    if args.out:
+        write_table(table, args.outputs.path_for("--out"))
+        args.outputs.commit()
+    if not args.quiet or not args.out:
+        for name, got in found.items():
+            s = got.summary
+            print(f"{name.replace('_', ' '):18s} accuracy {s['accuracy']:.3f} ± {1.96 * s['accuracy_se']:.3f} (chance "
+                  f"{s['chance']:.3f}, majority position {s['majority']:.3f}); V-information {s['v_information']:+.3f} "
+                  f"bits (± {1.96 * s['stderr']:.3f}, 95 %) beyond a uniform guess")
+        if args.out:
+            print(f"wrote {len(table):,} rows to {args.out}")
+    return 0
+
+
+@command("pvi", run=cmd_pvi, items=True, help="pointwise V-usable information: how many bits about its label each example carries",
          description="Score every example by PVI(x → y) = −log₂ g[∅](y) + log₂ g′[x](y) (Ethayarajh et al. "
                      "2022): g′ a model of the family trained on the representation, g[∅] the label prior, "
                      "both cross-fitted over --folds so every example is scored out of sample. The mean is "

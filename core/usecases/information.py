@@ -7,6 +7,10 @@ The rule (`pvi_inputs`): Φ is the representation given, else the dataset's defa
 inputs: the one given (``none`` for none), else the dataset's own: for a dataset of two or more
 text fields its last field (the hypothesis), for preference pairs the responses without the prompt
 and their style alone (`core.representations.spec.PAIR_INPUTS`), each only where it is not Φ itself.
+
+Multiple-choice items have their own inputs, fixed (`choice_information`): the stem with the options
+as the full input, the options alone and the position alone, each a conditional logit over the
+item's options (`core.evaluation.choices`); an item's PVI is against a uniform guess among its options.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from ..evaluation import default_partial_spec
 from ..evaluation.information import dataset_pvi
 from ..representations.spec import PAIR_INPUTS, default_spec, resolve_spec
 
-__all__ = ["pvi_inputs", "usable_information", "pvi_table", "NO_PARTIAL"]
+__all__ = ["pvi_inputs", "usable_information", "pvi_table", "choice_information", "choice_pvi_table", "NO_PARTIAL"]
 
 #: what ``partial`` says for "no partial input" (the CLI's ``--partial none``)
 NO_PARTIAL = "none"
@@ -74,4 +78,28 @@ def pvi_table(found: dict, dataset) -> pd.DataFrame:
         if name != "full" and got is not None:
             part = got.table.set_index("id")
             table = table.join(part[["pvi", "p_model"]].add_suffix(f"_{name}"), on="id")
+    return table
+
+
+def choice_information(dataset, representation: Optional[str] = None, partial: Optional[str] = None, *,
+                       folds: int = 5, seed: int = 0, progress=None, cancel=None) -> dict:
+    """The baselines of multiple-choice items (`core.evaluation.choices.choice_baselines`): their
+    inputs are the items' own, so a representation or a partial input given is refused by name."""
+    from ..evaluation.choices import choice_baselines
+
+    given = [flag for flag, value in (("--representation", representation), ("--partial", partial)) if value]
+    if given:
+        raise InputError(f"{' and '.join(given)} name(s) inputs of labelled examples; multiple-choice items are measured "
+                         "on their own inputs (the stem with the options, the options alone, the position alone): "
+                         "drop it.")
+    return choice_baselines(dataset, folds=folds, random_state=seed, progress=progress, cancel=cancel)
+
+
+def choice_pvi_table(found: dict) -> pd.DataFrame:
+    """One row per item: ``id``, ``pvi`` and ``p_gold`` of the full input (the stem with the
+    options), then ``pvi_<name>`` and ``p_gold_<name>`` of the options alone and the position alone."""
+    table = found["stem_and_options"].table[["id", "pvi", "p_gold"]]
+    for name, got in found.items():
+        if name != "stem_and_options":
+            table = table.join(got.table.set_index("id")[["pvi", "p_gold"]].add_suffix(f"_{name}"), on="id")
     return table

@@ -237,3 +237,73 @@ def test_every_command_that_does_not_measure_items_refuses_them(items_file, tmp_
     assert main(["info", str(items_file), "--no-choices"]) == 0
     assert main(["aflite", str(items_file), "--out", str(tmp_path / "s.csv")]) == 2
     assert "multiple-choice items" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------- the baselines
+def test_the_conditional_logits_gradient_is_its_losss():
+    """`fit_conditional_logit` descends the loss it states: its gradient matches finite differences."""
+    from scipy.optimize import check_grad
+
+    from core.evaluation.choices import choice_probabilities
+
+    rng = np.random.default_rng(0)
+    k = rng.integers(2, 5, 40)
+    starts = np.cumsum(k) - k
+    X = rng.normal(size=(int(k.sum()), 6))
+    gold_rows = starts + np.array([rng.integers(kk) for kk in k])
+    Y = np.zeros(len(X))
+    Y[gold_rows] = 1
+
+    def loss(w):
+        return -np.sum(np.log(choice_probabilities(X, starts, w)[gold_rows])) + 0.5 * 3.0 * w @ w
+
+    def grad(w):
+        return X.T @ (choice_probabilities(X, starts, w) - Y) + 3.0 * w
+
+    assert check_grad(loss, grad, rng.normal(size=6)) < 1e-4
+    p = choice_probabilities(X, starts, rng.normal(size=6))
+    assert np.allclose(np.add.reduceat(p, starts), 1)
+
+
+def test_baselines_find_the_planted_shortcuts_and_no_others():
+    from core.data.demos import make_choices
+    from core.evaluation.choices import choice_baselines
+
+    planted = choice_baselines(make_choices(n=900, position_share=0.25, length_share=0.3, seed=1))
+    clean = choice_baselines(make_choices(n=900, position_share=0.0, length_share=0.0, seed=1))
+    for name, got in planted.items():
+        s = got.summary
+        assert s["accuracy"] > s["chance"] + 4 * s["accuracy_se"] and s["v_information"] > 3 * s["stderr"], name
+    for name, got in clean.items():
+        s = got.summary
+        assert abs(s["accuracy"] - s["chance"]) < 3.5 * s["accuracy_se"] and s["v_information"] < 2 * s["stderr"], name
+    assert planted["position_only"].summary["majority"] > 0.4   # the first position, from the training folds
+
+
+@settings(max_examples=10, deadline=None)
+@given(rows=items(min_items=12, max_items=20), data=st.data())
+def test_the_options_only_baseline_does_not_see_the_order(rows, data):
+    """Permuting every item's options, gold moved with them, leaves the options-only and the full
+    input's p(gold) as they were (the model shares its weights across positions); the position-only
+    baseline is the one that may move."""
+    from core.evaluation.choices import choice_baselines
+
+    permuted = [(q, [o[j] for j in order], order.index(g)) for (q, o, g), order in
+                ((row, data.draw(st.permutations(range(len(row[1]))))) for row in rows)]
+    before = choice_baselines(load_dataset(in_shape(rows, "list")), folds=3)
+    after = choice_baselines(load_dataset(in_shape(permuted, "list")), folds=3)
+    for name in ("options_only", "stem_and_options"):
+        np.testing.assert_allclose(after[name].table["p_gold"], before[name].table["p_gold"], atol=1e-5, err_msg=name)
+
+
+def test_pvi_on_items_writes_one_row_per_item_and_refuses_a_partial(items_file, tmp_path, capsys):
+    from core.cli import main
+
+    out = tmp_path / "pvi.csv"
+    assert main(["-q", "pvi", str(items_file), "--out", str(out), "--folds", "3"]) == 0
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["id", "pvi", "p_gold", "pvi_options_only", "p_gold_options_only", "pvi_position_only",
+                                   "p_gold_position_only"] and len(table) == 60
+    assert np.allclose(table["pvi"], np.log2(np.maximum(table["p_gold"], 1e-6)) + np.log2(3), atol=1e-4)   # (6 digits)
+    assert main(["pvi", str(items_file), "--partial", "tfidf-svd:fields=question"]) == 2
+    assert "--partial" in capsys.readouterr().err
