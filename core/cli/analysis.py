@@ -45,7 +45,9 @@ def cmd_zstats(args) -> int:
 
 @command("zstats", run=cmd_zstats, items=True, help="z-statistics of simple features (n-grams, lengths, overlap, partial input) vs labels",
          description="Compute the z-statistic of every task-independent feature against every label "
-                     "(Gardner et al. 2021; Wu et al. 2022, eq. 2) and write the table as CSV.")
+                     "(Gardner et al. 2021; Wu et al. 2022, eq. 2) and write the table as CSV. For preference "
+                     "pairs, the pair cue table; for multiple-choice items, where the gold sits and the option "
+                     "cue table (docs/multiple-choice.md).")
 def _zstats_options(p) -> None:
     add_dataset_args(p)
     p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=20, help="test only features seen in at least this many examples (default 20)")
@@ -373,7 +375,9 @@ def _choice_pvi(args, ds) -> int:
                      "the dataset's V-information. Beside Φ, the bits a partial input alone carries (the "
                      "artifact's): by default the last text field (the hypothesis), for preference pairs "
                      "the responses without the prompt and their style alone; --partial names another "
-                     "or none. The Predictability page measures the same inputs.")
+                     "or none. The Predictability page measures the same inputs. For multiple-choice items: "
+                     "the stem with the options, the options alone and the position alone, each a cross-fitted "
+                     "conditional logit over the item's options (docs/multiple-choice.md).")
 def _pvi_options(p) -> None:
     add_dataset_args(p)
     p.add_argument("--representation", "-r", default=None,
