@@ -47,10 +47,12 @@ are computed.
 
 The package: `models` (families), `measures` (accuracy on subsets, KNN distances, the family
 table), `checks` (phases, coarse action, external difficulty, synthetic report), `suite` (the
-whole evaluation of a run and its store) and `plots` (its figures). The files and the one-page
+whole evaluation of a run and its store), `plots` (its figures), `information` (PVI) and
+`choices` (the options-only, position-only and full-input baselines of multiple-choice items, each
+a cross-fitted conditional logit; it counts the options' words as their cue table does). The files and the one-page
 HTML report of an evaluation are an export: `core.exports.report`.
 
-May import: core.base, core.models, core.data, core.representations, core.aflite, core.plots.
+May import: core.base, core.models, core.data, core.representations, core.aflite, core.plots, core.zstats.
 """
 from __future__ import annotations
 

@@ -18,6 +18,10 @@ After Gardner et al. (2021) and paper 004 (Wu et al. 2022):
 * **Consistency filtering** (004 §2.2.2). Drop examples whose gold label a model
   trained on other examples gives probability p_M(l | x) ≤ τ. `consistency_filter`.
 
+* **Cue tables of rows in a shape of their own**: which side of a preference pair a feature gives
+  away (`core.zstats.pairs`), and which option of a multiple-choice item, with where the gold sits
+  (`core.zstats.choices`: a chance line that counts ties, Cohen's w of the gold position).
+
 Features are built by `core.text.features` (its docstring defines the tokenisation).
 Everything returns small dataclasses holding pandas tables, ready for the CLI
 (``to_csv``) and the dashboard; figures are in `core.plots.zstats`.
