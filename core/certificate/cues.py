@@ -29,7 +29,11 @@ standard error is that of the mean of 1[feature]·(1[label] − share), measured
 
 For preference pairs (`core.zstats.pairs`), a feature's support is the pairs that differ on it
 and its two "labels" are the side with more of it, chosen or rejected, against the chance share 0.5
-that the table states (``chance``) instead of the data's label shares.
+that the table states (``chance``) instead of the data's label shares. For multiple-choice items
+(`core.zstats.choices`), a feature's support is the items whose options differ on it (or that have
+a position), its one "label" ``gold`` counts the items whose gold has the most of it, and the table
+states each feature's ``expected`` count for a gold placed at random (Σ m/k, ties counted): the
+chance line is that feature's own, measured on the candidate.
 
 A cue is *new or stronger* when it leans towards its label (p_after above the label's share) and
 one of its two z's passes the Bonferroni line over both tests of every feature × label: under no
@@ -76,14 +80,27 @@ def _frame(cert: dict):
     labels = sorted(cues["counts"])
     counts = pd.DataFrame({lab: cues["counts"][lab] for lab in labels}, index=cues["features"], dtype=float)
     total = sum(int(v) for v in cert["dataset"]["labels"].values())
-    if cues.get("chance"):   # preference pairs: the side with more of a feature, against 0.5
+    if cues.get("expected"):   # multiple-choice items: each feature's own chance line (ties counted)
+        support = np.maximum(np.asarray(cues["support"], dtype=float), 1.0)
+        prior = pd.DataFrame({lab: np.asarray(cues["expected"].get(lab, np.zeros(len(support))), dtype=float) / support
+                              for lab in labels}, index=cues["features"])
+    elif cues.get("chance"):   # preference pairs: the side with more of a feature, against 0.5
         prior = pd.Series({lab: float(cues["chance"].get(lab, 0.0)) for lab in labels})
     else:
         prior = pd.Series({lab: int(cert["dataset"]["labels"].get(lab, 0)) / max(total, 1) for lab in labels})
     return counts.assign(_support=np.asarray(cues["support"], dtype=float)), prior
 
 
-def _excess(k, n, prior: float, total: float):
+def _labels_of(prior) -> list:
+    return list(prior.columns if isinstance(prior, pd.DataFrame) else prior.index)
+
+
+def _chance(prior: pd.DataFrame, lab: str, features) -> np.ndarray:
+    """A per-feature chance line for ``features`` (NaN where the table has no such feature)."""
+    return prior[lab].reindex(features).to_numpy(dtype=float)
+
+
+def _excess(k, n, prior, total: float):
     """Rows beyond chance per example, e/N with e = k − prior·n, and its variance per example: the
     mean and variance of 1[feature]·(1[label] − prior) over the ``total`` examples."""
     mean = (k - prior * n) / total
@@ -96,12 +113,17 @@ def _z_over_chance(k, n, chance: float) -> np.ndarray:
     of the exact binomial upper tail P(K ≥ k). The normal approximation fails exactly where many
     labels make chance small: one of 5 examples at chance 1/250 read as z = 6.9 (a false alarm on
     two random halves), where its tail, P = 0.02, is z = 2.05."""
-    from scipy.stats import binom, norm
+    from scipy.special import ndtri_exp
+    from scipy.stats import binom
 
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    tail = binom.sf(k - 1, n, chance)   # P(K ≥ k)
-    with np.errstate(divide="ignore"):
-        z = norm.isf(tail)
+    # P(K ≥ k) in logs: a thousand rows of one label at chance 1/3 is a tail of 1e-500, which a float
+    # cannot hold; its z (about 50) can. Where even the log of the tail underflows, its first term
+    # P(K = k), a lower bound of the same order, stands in (a z a little smaller, never infinite)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_tail = binom.logsf(k - 1, n, chance)
+        log_tail = np.where(np.isneginf(log_tail) & (chance > 0), binom.logpmf(k, n, chance), log_tail)
+        z = -ndtri_exp(log_tail)
     # a label the baseline never had (chance 0): any example with it is beyond chance
     return np.clip(np.nan_to_num(z, nan=0.0, posinf=Z_BEYOND, neginf=-Z_BEYOND), -Z_BEYOND, Z_BEYOND)
 
@@ -124,7 +146,7 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
     a_total = max(sum(int(v) for v in candidate["dataset"]["labels"].values()), 1)
     least = int(candidate.get("settings", {}).get("min_count") or CUE_SUPPORT)
     a_counts = a_counts[a_counts["_support"] >= least]
-    labels = [lab for lab in a_counts.columns if lab != "_support" and lab in b_prior.index]
+    labels = [lab for lab in a_counts.columns if lab != "_support" and lab in _labels_of(b_prior)]
     tests = 2 * len(a_counts) * len(labels)
     line = bonferroni_threshold(alpha, tests)
     rows = []
@@ -133,13 +155,17 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
         k_a, n_a = a_counts[lab].to_numpy(), a_counts["_support"].to_numpy()
         k_b, n_b = known[lab].to_numpy(), known["_support"].to_numpy()
         p_a = k_a / n_a
-        chance = float(b_prior[lab])
+        # the chance line: the baseline's label share, or (items) the candidate's own per feature
+        chance = _chance(a_prior, lab, a_counts.index) if isinstance(a_prior, pd.DataFrame) else \
+            np.full(len(k_a), float(b_prior[lab]))
+        chance_b = _chance(b_prior, lab, a_counts.index) if isinstance(b_prior, pd.DataFrame) else chance
         seen = np.isfinite(n_b) & (n_b > 0)
         p_b = np.where(seen, np.divide(k_b, n_b, out=np.zeros_like(k_a), where=seen), np.nan)
         pooled = np.where(seen, (k_a + np.nan_to_num(k_b)) / (n_a + np.nan_to_num(n_b)), chance)
         spread = np.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / np.where(seen, n_b, 1)))
-        e_a, v_a = _excess(k_a, n_a, float(a_prior.get(lab, 0.0)), a_total)
-        e_b, v_b = _excess(np.nan_to_num(k_b), np.nan_to_num(n_b), chance, b_total)
+        e_a, v_a = _excess(k_a, n_a, chance if isinstance(a_prior, pd.DataFrame) else float(a_prior.get(lab, 0.0)),
+                           a_total)
+        e_b, v_b = _excess(np.nan_to_num(k_b), np.nan_to_num(n_b), np.nan_to_num(chance_b), b_total)
         mass_spread = np.sqrt(v_a / a_total + v_b / b_total)
         # a feature that leaned away from the label gave none of its rows away: its rise is counted
         # from zero (a lean that faded is not a cue that grew)
@@ -157,7 +183,7 @@ def cue_changes(baseline: dict, candidate: dict, alpha: float) -> pd.DataFrame:
         hit = (z > line) & (p_a > chance) & (e_a > 0)
         for i in np.flatnonzero(hit):
             rows.append([a_counts.index[i], lab, None if not seen[i] else int(n_b[i]),
-                         None if not seen[i] else float(p_b[i]), chance, int(n_a[i]), float(p_a[i]), float(e_b[i]),
+                         None if not seen[i] else float(p_b[i]), float(chance[i]), int(n_a[i]), float(p_a[i]), float(e_b[i]),
                          float(e_a[i]), "share" if z_share[i] >= z_rows[i] else "rows", float(z[i]), line])
     out = pd.DataFrame(rows, columns=columns).sort_values("z", ascending=False, kind="stable").reset_index(drop=True)
     for column in ("support_before", "share_before"):   # None (absent from the baseline), never NaN

@@ -174,13 +174,18 @@ def _version() -> str:
 
 
 # ------------------------------------------------------------------------------------------ the steps
+def _labelled(i: Inputs) -> bool:
+    """The step reads the label as a class (or a pair's side): not the gold letter of an item."""
+    return getattr(i.dataset, "choices", None) is None
+
+
 # a z grows with √n and a count over a line with n: information, not gated (the cue table is)
 @step("z-statistics", 0.0, [
     Measure("zstats.z_max", "z", "higher", False, "the largest z-statistic of any simple feature for any label "
             "(grows with √n: the cue table is gated instead)", "the largest z of a simple feature for {label}"),
     Measure("zstats.over_line", "features", "higher", False,
             per_label="features over the Bonferroni line for {label} (grows with n: the cue table is gated instead)"),
-], applies=lambda i: bool(i.dataset.text or i.dataset.features) and i.dataset.pairs is None)
+], applies=lambda i: bool(i.dataset.text or i.dataset.features) and i.dataset.pairs is None and _labelled(i))
 # (they read text fields and the columns a user names; preference pairs have their own cue table)
 def _z_statistics(i: Inputs) -> dict:
     from ..zstats import compute_z
@@ -262,7 +267,61 @@ def _pairs(i: Inputs) -> dict:
     return out
 
 
-@step("", 0.15, [Measure("labels.majority_share", "share", "higher", False, "the largest label's share")])
+# multiple-choice items (issue 55): where the gold sits, how often it is the longest option, what a
+# model that reads the options alone or the position alone gets right, and the items that cannot be
+# answered; the option cue table (with the positions) is what the gate compares cue by cue
+@step("multiple-choice items", 0.05, [
+    Measure("mc.gold_position.max_share", "share", "higher", True,
+            "share of items whose gold sits at its most common position (1/k without a position bias)"),
+    Measure("mc.gold_position.cohens_w", "effect", "higher", False,
+            "Cohen's w of the gold's positions against a gold placed at random (about √((k − 1)/n) with no bias)"),
+    Measure("mc.gold_longest_share", "share", "neither", False,
+            "share of the items whose options differ in length where the gold is the longest (the cue table gates it "
+            "against its chance)"),
+    Measure("mc.options_only.accuracy", "accuracy", "higher", True,
+            "cross-fitted accuracy of a conditional logit that reads the options alone, never the stem", warns=True),
+    Measure("mc.options_only.v_information", "bits", "higher", True,
+            "mean bits about the gold, beyond a uniform guess, of the options alone", warns=True),
+    Measure("mc.position_only.accuracy", "accuracy", "higher", True,
+            "cross-fitted accuracy of a model that reads the position alone", warns=True),
+    Measure("mc.cue_z_max", "z", "higher", False,
+            "the largest |z| of an option cue against its chance line (grows with √n: the cue table is gated instead)"),
+    Measure("mc.degenerate", "share", "higher", True, "share of items with an empty or a repeated option"),
+], applies=lambda i: getattr(i.dataset, "choices", None) is not None)
+def _choices(i: Inputs) -> dict:
+    from ..data.choices import degenerate_items
+    from ..evaluation.choices import choice_baselines
+    from ..zstats.choices import choice_cue_table, gold_position, longest_share, option_cues
+
+    s, out = i.settings, {}
+    position = gold_position(i.dataset, seed=int(s["seed"]))
+    top = int(position.table["gold"].max())
+    out["mc.gold_position.max_share"] = _share("mc.gold_position.max_share", top, i.n)
+    out["mc.gold_position.cohens_w"] = record("mc.gold_position.cohens_w", position.w,
+                                              (position.w_high - position.w_low) / 3.92)
+    longest = longest_share(i.dataset)
+    out["mc.gold_longest_share"] = record("mc.gold_longest_share", longest["share"] if longest["items"] else None,
+                                          longest["lift_se"] if longest["items"] else None)
+    found = choice_baselines(i.dataset, which=("options_only", "position_only"), folds=int(s["folds"]),
+                             random_state=int(s["seed"]), max_train=int(s["model_train"]), cancel=i.cancel)
+    for name, got in found.items():
+        acc = got.summary["accuracy"]
+        out[f"mc.{name}.accuracy"] = record(f"mc.{name}.accuracy", acc, _fold_spread(got.table, "correct",
+                                                                                    got.summary["accuracy_se"]))
+    options = found["options_only"]
+    out["mc.options_only.v_information"] = record("mc.options_only.v_information", options.summary["v_information"],
+                                                  _fold_spread(options.table, "pvi", options.summary["stderr"]))
+    cues = option_cues(i.dataset, min_count=min(int(s["min_count"]), CUE_SUPPORT), alpha=float(s["alpha"]))
+    tested = cues.table[cues.table["items"] >= int(s["min_count"])]
+    out["mc.cue_z_max"] = record("mc.cue_z_max", tested["z"].abs().max() if len(tested) else None, 1.0)
+    i.cues = choice_cue_table(cues, position, CUE_SUPPORT)
+    out["mc.degenerate"] = _share("mc.degenerate", degenerate_items(i.dataset.table, i.dataset.choices)["id"].nunique(),
+                                  i.n)
+    return out
+
+
+@step("", 0.15, [Measure("labels.majority_share", "share", "higher", False, "the largest label's share")],
+      applies=lambda i: _labelled(i))
 def _majority(i: Inputs) -> dict:
     return {"labels.majority_share": _share("labels.majority_share", int(i.labels.max()), i.n)}
 
@@ -270,7 +329,7 @@ def _majority(i: Inputs) -> dict:
 @step("V-information of the full input", 0.15, [
     Measure("v_information.full", "bits", "neither", False,
             "mean PVI of the full input: how much the representation tells of the label"),
-])
+], applies=lambda i: _labelled(i))
 def _v_information_full(i: Inputs) -> dict:
     full = i.pvi(i.settings["representation"])
     i.settings["representation"] = full.summary["representation"]
@@ -305,7 +364,7 @@ def _partial_input(i: Inputs) -> dict:
 # differ by 2-3 times that (benchmarks/gate_calibration.py), so it warns
 @step("AFLite's predictable share", 0.45, [
     Measure("aflite.predictable_share", "share", "higher", True, "share of examples with AFLite's p̃ ≥ τ", warns=True),
-])
+], applies=lambda i: _labelled(i))
 def _aflite_share(i: Inputs) -> dict:
     from ..aflite import AFLite
     from ..aflite.selection import passing
@@ -342,7 +401,7 @@ def _near_duplicates(i: Inputs) -> dict:
     Measure("mislabelled.share", "share", "higher", False, "share of examples cleanlab flags as possibly mislabelled "
             "(out-of-sample probabilities of the training dynamics; left out when that model is right on fewer "
             "than 80 % of examples)"),
-])
+], applies=lambda i: _labelled(i))
 def _mislabelled_share(i: Inputs) -> dict:
     from ..dynamics.cartography import training_dynamics
 
@@ -425,6 +484,12 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     # preference pairs: the pair step measures their partial inputs (style only, responses only) by name
     s["partial"] = partial if partial is not None else None if dataset.pairs is not None else \
         default_partial_spec(dataset)
+    if dataset.choices is not None:   # items are measured on their own inputs (the options, the position)
+        if representation or partial or eval_dataset is not None:
+            raise InputError("a certificate of multiple-choice items measures them on their own inputs (the options "
+                             "alone, the position alone) and has no evaluation split yet: drop --representation, "
+                             "--partial and --eval.")
+        s["representation"], s["partial"] = None, None
     s["model_train"] = int(DEFAULTS["model_train"])
     i = Inputs(dataset, s, eval_dataset=eval_dataset, agreement=agreement, device=device, cache_dir=cache_dir,
                progress=progress, cancel=cancel)

@@ -52,14 +52,17 @@ _CUE_ARRAYS = ("features", "support")
 
 def _check_cue_arrays(cues: dict, name: str) -> None:
     """The cue table's arrays as the schema gives them (``features``: strings of at most 400
-    characters; ``support`` and each label's ``counts``: integers ≥ 0; at most 500,000 each), and
-    one entry per feature in each."""
+    characters; ``support`` and each label's ``counts``: integers ≥ 0; each label's ``expected``:
+    finite numbers ≥ 0; at most 500,000 each), and one entry per feature in each."""
     limit = 500_000
     features = cues.get("features")
     arrays = {"cues.features": features, "cues.support": cues.get("support")}
     counts = cues.get("counts")
     if isinstance(counts, dict):
         arrays.update({f"cues.counts.{label}": values for label, values in counts.items()})
+    expected = cues.get("expected")
+    if isinstance(expected, dict):
+        arrays.update({f"cues.expected.{label}": values for label, values in expected.items()})
     for where, values in arrays.items():
         if values is None:
             continue   # a missing array is the schema's to name
@@ -70,6 +73,10 @@ def _check_cue_arrays(cues: dict, name: str) -> None:
         if where == "cues.features":
             bad = next((i for i, v in enumerate(values) if type(v) is not str or len(v) > 400), None)
             what = "is not a string of at most 400 characters"
+        elif where.startswith("cues.expected."):   # a count a random gold would have: a number, not only whole
+            bad = next((i for i, v in enumerate(values) if type(v) not in (int, float) or not 0 <= v < float("inf")),
+                       None)
+            what = "is not a finite number ≥ 0"
         else:
             bad = next((i for i, v in enumerate(values) if type(v) is not int or v < 0), None)
             what = "is not an integer ≥ 0"
@@ -92,10 +99,11 @@ def validate(certificate, name: str = "the certificate") -> dict:
     if isinstance(cues, dict):   # the arrays in bulk; the schema checks the table's shape around them
         _check_cue_arrays(cues, name)
         light = {k: ([] if k in _CUE_ARRAYS and isinstance(v, list) else v) for k, v in cues.items()}
-        if isinstance(cues.get("counts"), dict):
-            light["counts"] = {k: ([] if isinstance(v, list) else v) for k, v in cues["counts"].items()}
+        for table in ("counts", "expected"):
+            if isinstance(cues.get(table), dict):
+                light[table] = {k: ([] if isinstance(v, list) else v) for k, v in cues[table].items()}
         shown = {**certificate, "cues": light}
-    _finite(shown, name)   # the cue arrays hold integers only: nothing there can be NaN
+    _finite(shown, name)   # the cue arrays were checked finite above
     error = next(iter(sorted(_validator().iter_errors(shown), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         raise _schema_error(name, ".".join(str(p) for p in error.absolute_path), error.message)

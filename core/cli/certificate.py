@@ -77,7 +77,7 @@ def cmd_certify(args) -> int:
     return 0
 
 
-@command("certify", run=cmd_certify, help="the artifact certificate of a split: one JSON a dataset's CI can gate on",
+@command("certify", run=cmd_certify, items=True, help="the artifact certificate of a split: one JSON a dataset's CI can gate on",
          description="Measure the split's artifacts, each with its uncertainty: the largest z and the "
                      "features over the Bonferroni line per label, partial-input accuracy against the "
                      "majority, V-information of the full and the partial input, AFLite's predictable "
@@ -192,7 +192,7 @@ def cmd_check(args) -> int:
             target["store"].close()
 
 
-@command("check", run=cmd_check, help="compare two certificates; exit 1 when a measure of artifacts got worse",
+@command("check", run=cmd_check, items=True, help="compare two certificates; exit 1 when a measure of artifacts got worse",
          description="Compare a candidate certificate with a baseline, measure by measure and cue by "
                      "cue, and print before, after, change and whether each is within its rule. By "
                      "default no measure of artifact strength may get worse by more than its uncertainty, "

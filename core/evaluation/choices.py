@@ -148,7 +148,7 @@ def _inputs(ds, name: str, layout, dim: int, seed: int):
     return sp.hstack([options, sp.csr_matrix(_stem_option_features(ds, texts, item, dim, seed))], format="csr")
 
 
-def _cross_fit(X, layout, folds: int, seed: int, cancel=None) -> tuple:
+def _cross_fit(X, layout, folds: int, seed: int, max_train=None, cancel=None) -> tuple:
     """(p_gold, correct, fold, majority_correct) of each item, each fold scored by a model fitted
     on the others; ``correct`` is the chance the model picks the gold (1/m when it ties m options on
     top, as a random tie-break would)."""
@@ -161,6 +161,8 @@ def _cross_fit(X, layout, folds: int, seed: int, cancel=None) -> tuple:
     for f in range(folds):
         check_cancel(cancel)
         train, test = np.flatnonzero(fold != f), np.flatnonzero(fold == f)
+        if max_train is not None and len(train) > int(max_train):   # as strong on more items of the same kind
+            train = np.sort(np.random.default_rng([seed, f]).choice(train, int(max_train), replace=False))
         train_rows = np.concatenate([rows_of[i] for i in train])
         test_rows = np.concatenate([rows_of[i] for i in test])
         sub_starts = lambda items: np.cumsum(k[items]) - k[items]   # noqa: E731
@@ -178,9 +180,9 @@ def _cross_fit(X, layout, folds: int, seed: int, cancel=None) -> tuple:
 
 
 def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, random_state: int = 0,
-                     progress=None, cancel=None) -> dict:
+                     max_train=None, progress=None, cancel=None) -> dict:
     """The cross-fitted baselines ``which`` (of `BASELINES`) of a multiple-choice dataset:
-    name → `ChoiceBaseline`."""
+    name → `ChoiceBaseline`. ``max_train`` caps each fold's training items (a seeded sample)."""
     if getattr(ds, "choices", None) is None:
         raise InputError("these baselines read multiple-choice items (a stem, options and the gold one); for labelled "
                          "examples use pvi with a partial input.")
@@ -197,7 +199,7 @@ def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, rand
         for step, name in enumerate(which):
             report(progress, step / len(which), f"baseline: {name.replace('_', ' ')}")
             X = _inputs(ds, name, layout, dim, random_state)
-            p_gold, correct, fold, majority = _cross_fit(X, layout, folds, random_state, cancel)
+            p_gold, correct, fold, majority = _cross_fit(X, layout, folds, random_state, max_train, cancel)
             pvi = np.log2(np.maximum(p_gold, FLOOR)) + np.log2(k)
             n = len(k)
             table = pd.DataFrame({"id": ds.table.index.astype(str), "p_gold": p_gold, "correct": correct, "pvi": pvi,

@@ -30,7 +30,10 @@ def certificate_representation(run=None, manifest: Optional[dict] = None, repres
 def certify_dataset(dataset, *, run=None, manifest: Optional[dict] = None, representation: Optional[str] = None,
                     **settings) -> dict:
     """The certificate of ``dataset`` (`core.certificate.measures.certify` with ``settings``), on
-    `certificate_representation` (``run`` or its ``manifest``: the run it will be compared with)."""
+    `certificate_representation` (``run`` or its ``manifest``: the run it will be compared with);
+    multiple-choice items on their own inputs (a representation given for them is refused)."""
+    if getattr(dataset, "choices", None) is not None:
+        return certify(dataset, representation=representation, **settings)
     return certify(dataset, representation=certificate_representation(run, manifest, representation, dataset),
                    **settings)
 

@@ -12,8 +12,8 @@ being independent Bernoulli trials under the null (a Poisson-binomial sum). A fe
 when |z| passes the Bonferroni line over every feature tested, both directions counted. The effect
 size a curator reads is ``share`` against ``chance`` (``lift`` = share − chance, with its standard
 error, shrunk towards one half so that a share of 100 % is not read as exact); z grows with n,
-the lift does not. Numeric features are tested both ways (``longest option``
-and ``shortest option``), since "the gold is the shortest" is a cue too; for a word, a negative z says the gold
+the lift does not. Numeric features are tested both ways (``[longest option]``
+and ``[shortest option]``), since "the gold is the shortest" is a cue too; for a word, a negative z says the gold
 lacks it.
 
 **The gold position.** The share of items whose gold is at each position, against what a gold placed
@@ -34,15 +34,17 @@ import scipy.sparse as sp
 from ..base.errors import InputError
 from .statistics import bonferroni_threshold
 
-__all__ = ["OPTION_COLUMNS", "OptionCues", "option_cues", "GoldPosition", "gold_position", "option_amounts"]
+__all__ = ["OPTION_COLUMNS", "OptionCues", "option_cues", "GoldPosition", "gold_position", "option_amounts",
+           "choice_cue_table", "items_with_cue", "choice_summary", "choice_lines", "cue_phrase", "longest_share"]
 
 #: the columns of the option cue table
 OPTION_COLUMNS = ["feature", "kind", "items", "gold_most", "share", "chance", "lift", "lift_se", "z", "over_line"]
 
 #: numeric features of an option (the amount each option has), each tested both ways
 NUMERIC = ("length", "stem_overlap")
-_WAYS = {"length": ("longest option", "shortest option"),
-         "stem_overlap": ("option most like the stem", "option least like the stem")}
+#: (named in brackets: no word or bigram of an option has one, so a name never stands for two features)
+_WAYS = {"length": ("[longest option]", "[shortest option]"),
+         "stem_overlap": ("[option most like the stem]", "[option least like the stem]")}
 
 
 def _check_choices(ds) -> None:
@@ -257,7 +259,7 @@ def longest_share(ds) -> dict:
 
     _check_choices(ds)
     _, k, gold = options_of(ds)
-    row = _row("longest option", "numeric", *_most(option_amounts(ds)["length"], k, gold))
+    row = _row("[longest option]", "numeric", *_most(option_amounts(ds)["length"], k, gold))
     return {key: row[key] for key in ("items", "share", "chance", "lift", "lift_se", "z")}
 
 
@@ -306,4 +308,57 @@ def choice_lines(summary: dict) -> list:
 def cue_phrase(feature: str, kind: str) -> str:
     """How a terminal or a page says what an option cue counts: "the gold is the longest option",
     "the gold contains 'not'"."""
-    return f"the gold is the {feature}" if kind == "numeric" else f"the gold contains '{feature}'"
+    if kind in ("numeric", "position"):
+        return f"the gold is the {feature.strip('[]')}" if kind == "numeric" else f"the gold is at {feature.strip('[]')}"
+    return f"the gold contains '{feature}'"
+
+
+def choice_cue_table(cues: OptionCues, position: GoldPosition, min_count: int) -> dict:
+    """The certificate's cue table of items (`core.certificate.cues`): per option feature on which
+    at least ``min_count`` items differ, and per position (``[position A]``…), its ``support`` (those
+    items), the ``counts`` of items whose gold has the most of it and the ``expected`` count of a
+    gold placed at random (Σ m/k: the chance line, per feature, ties counted)."""
+    table = cues.table[cues.table["items"] >= int(min_count)]
+    positions = pd.DataFrame({"feature": [f"[position {p}]" for p in position.table["position"]],
+                              "items": position.table["items"].to_numpy(), "gold_most": position.table["gold"].to_numpy(),
+                              "chance": position.table["chance"].to_numpy() * position.items
+                              / np.maximum(position.table["items"].to_numpy(), 1)})
+    both = pd.concat([table[["feature", "items", "gold_most", "chance"]], positions], ignore_index=True)
+    both = both.sort_values("feature", kind="stable")
+    return {"min_count": int(min_count), "features": [str(f) for f in both["feature"]],
+            "support": [int(v) for v in both["items"]], "counts": {"gold": [int(v) for v in both["gold_most"]]},
+            "expected": {"gold": [round(float(c * n), 6) for c, n in zip(both["chance"], both["items"])]}}
+
+
+def items_with_cue(ds, features) -> list:
+    """For each feature of the certificate's cue table of items (a word or bigram, a bracketed numeric
+    feature, ``[position A]``…), the ids of the items whose gold carries it: the gold has the most of
+    it among options that differ on it, or sits at that position."""
+    from ..data.choices import LETTERS
+    from .pairs import token_matrix
+
+    _check_choices(ds)
+    texts, item, k, gold, *_ = _tokens(ds)
+    ids = np.asarray(ds.table.index.astype(str))
+    amounts = option_amounts(ds)
+    numeric = {}
+    for name, (most, least) in _WAYS.items():
+        numeric[most], numeric[least] = amounts[name], -amounts[name]
+    features = list(features)
+    M, names, _ = token_matrix(texts) if any(not f.startswith("[") for f in features) else (None, np.array([]), None)
+    at = {name: j for j, name in enumerate(names)}
+    gold_row = (np.cumsum(k) - k) + gold
+    out = []
+    for feature in features:
+        if feature in numeric:
+            differ, gold_most, _ = _most(numeric[feature], k, gold)
+            out.append(ids[differ & gold_most])
+        elif feature.startswith("[position ") and feature[10:-1] in LETTERS:
+            out.append(ids[gold == LETTERS.index(feature[10:-1])])
+        elif feature in at:
+            has = np.asarray(M[:, at[feature]].todense()).ravel() > 0
+            count = np.bincount(item, weights=has, minlength=len(k))
+            out.append(ids[has[gold_row] & (count < k)])
+        else:
+            out.append(np.asarray([], dtype=object))
+    return out

@@ -242,7 +242,7 @@ def test_the_choices_demo_is_read_as_items_on_the_data_page(at):
     position = next(d.value for d in at.dataframe if {"position", "share", "chance", "z"} <= set(d.value.columns))
     assert position.set_index("position").loc["A", "z"] > 5
     cues = next(d.value for d in at.dataframe if {"feature", "gold_most", "lift"} <= set(d.value.columns))
-    assert cues.set_index("feature").loc["longest option", "over_line"]
+    assert cues.set_index("feature").loc["[longest option]", "over_line"]
     assert not any(s.key and str(s.key).startswith("rep_kind:") for s in at.selectbox)   # no Φ to score items on
     for name in ("2_filter", "5_features", "6_examples", "7_export"):
         at.switch_page(page(name)).run()

@@ -91,9 +91,9 @@ def test_ties_set_the_chance_line():
     time, not 1/3."""
     rows = [(f"q{i}", ["one two", "three four", "five"], i % 3) for i in range(30)]
     cues = option_cues(load_dataset(in_shape(rows, "list")), min_count=1, words=False).table.set_index("feature")
-    assert cues.loc["longest option", "chance"] == pytest.approx(2 / 3)
-    assert cues.loc["longest option", "share"] == pytest.approx(2 / 3)
-    assert cues.loc["shortest option", "chance"] == pytest.approx(1 / 3)
+    assert cues.loc["[longest option]", "chance"] == pytest.approx(2 / 3)
+    assert cues.loc["[longest option]", "share"] == pytest.approx(2 / 3)
+    assert cues.loc["[shortest option]", "chance"] == pytest.approx(1 / 3)
 
 
 @pytest.mark.parametrize("frame, match", [
@@ -144,7 +144,7 @@ def _planted(base: list, rng, how: str, share: float) -> list:
     return out
 
 
-@pytest.mark.parametrize("how, share, feature", [("first", 0.2, None), ("longest", 0.3, "longest option"),
+@pytest.mark.parametrize("how, share, feature", [("first", 0.2, None), ("longest", 0.3, "[longest option]"),
                                                   ("phrase", 0.1, "everyone knows")])
 def test_planted_cues_stand_out(how, share, feature):
     rng = np.random.default_rng(0)
@@ -172,7 +172,7 @@ def test_bbq_reads_as_items_and_its_unknown_option_is_the_cue(bbq_path, tmp_path
     summary = choice_summary(ds)
     assert summary["cohens_w"]["low"] < summary["cohens_w"]["chance"] * 3
     cues = option_cues(ds).table.set_index("feature")
-    row = cues.loc["option least like the stem"]
+    row = cues.loc["[option least like the stem]"]
     assert row["over_line"] and row["share"] == pytest.approx(0.5) and row["chance"] == pytest.approx(1 / 3, abs=0.01)
     source = [json.loads(line) for line in open(bbq_path)]
     kept = ds.subset(ds.ids[:10]).written_rows()
@@ -307,3 +307,89 @@ def test_pvi_on_items_writes_one_row_per_item_and_refuses_a_partial(items_file, 
     assert np.allclose(table["pvi"], np.log2(np.maximum(table["p_gold"], 1e-6)) + np.log2(3), atol=1e-4)   # (6 digits)
     assert main(["pvi", str(items_file), "--partial", "tfidf-svd:fields=question"]) == 2
     assert "--partial" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------- the certificate
+def _bbq_planted(frame: pd.DataFrame, how: str, share: float, seed: int = 0) -> tuple:
+    """BBQ's rows with one cue planted in ``share`` of the items; (the rows, the planted ids)."""
+    rng = np.random.default_rng(seed)
+    out = frame.copy()
+    picked = np.flatnonzero(rng.random(len(out)) < share)
+    for i in picked:
+        g = int(out.at[i, "label"])
+        if how == "first":
+            out.at[i, "ans0"], out.at[i, f"ans{g}"] = out.at[i, f"ans{g}"], out.at[i, "ans0"]
+            out.at[i, "label"] = 0
+        elif how == "longest":
+            out.at[i, f"ans{g}"] += " who was there the whole time and saw all of it"
+        else:
+            out.at[i, f"ans{g}"] += " obviously"
+    return out, set(out["example_id"].iloc[picked].astype(str))
+
+
+@pytest.fixture(scope="module")
+def bbq_frame():
+    from conftest import SHARED_DATA
+
+    path = SHARED_DATA / "bbq_religion.jsonl"
+    if not path.exists():
+        pytest.skip("../shared/data/bbq_religion.jsonl is not here (a fresh clone has no ../shared)")
+    return pd.read_json(path, lines=True)
+
+
+def test_the_same_items_in_two_shapes_give_the_same_certificate(bbq_frame):
+    from core.certificate.measures import certify
+
+    rows = bbq_frame.head(300)
+    listed = pd.DataFrame({"example_id": rows["example_id"], "context": rows["context"], "question": rows["question"],
+                           "choices": rows[["ans0", "ans1", "ans2"]].values.tolist(), "answer": rows["label"]})
+    a, b = certify(load_dataset(rows), folds=3), certify(load_dataset(listed), folds=3)
+    assert a == b and a["dataset"]["fingerprint"] == b["dataset"]["fingerprint"]
+    assert {"mc.gold_position.max_share", "mc.options_only.accuracy", "mc.degenerate"} <= set(a["measures"])
+    assert not {"zstats.z_max", "v_information.full", "labels.majority_share"} & set(a["measures"])
+
+
+def test_bbq_halves_pass_and_each_planted_cue_fails_by_name_with_its_items(bbq_frame, tmp_path):
+    """Issue 55's gate: random halves of BBQ religion pass; the gold moved first in 20 % more items,
+    made the longest in 30 %, or given a phrase in 10 % fails `check`, naming the cue, and
+    ``check --rows`` lists the planted items."""
+    from core.certificate.gate import compare
+    from core.certificate.measures import certify
+    from core.certificate.schema import write_certificate
+    from core.cli import main
+
+    order = np.random.default_rng(3).permutation(len(bbq_frame))
+    halves = [bbq_frame.iloc[order[:600]], bbq_frame.iloc[order[600:]]]
+    found = compare(certify(load_dataset(halves[0])), certify(load_dataset(halves[1])))
+    assert not (found["status"] == "fail").any(), found.loc[found["status"] == "fail", "why"].tolist()
+    base = certify(load_dataset(bbq_frame))
+    write_certificate(base, tmp_path / "base.json")
+    for how, share, cue in (("first", 0.2, "[position A]"), ("longest", 0.3, "[longest option]"),
+                            ("phrase", 0.1, "obviously")):
+        rows, planted = _bbq_planted(bbq_frame, how, share)
+        rows.to_json(tmp_path / f"{how}.jsonl", orient="records", lines=True)
+        write_certificate(certify(load_dataset(tmp_path / f"{how}.jsonl")), tmp_path / f"{how}.json")
+        out = tmp_path / f"{how}_rows.csv"
+        assert main(["-q", "check", str(tmp_path / "base.json"), str(tmp_path / f"{how}.json"), "--rows", str(out),
+                     "--data", str(tmp_path / f"{how}.jsonl")]) == 1, how
+        broken = compare(base, certify(load_dataset(tmp_path / f"{how}.jsonl")))
+        assert cue in set(broken.attrs["cues"]["feature"]), how
+        listed = pd.read_csv(out, dtype=str)
+        carriers = set(listed.loc[listed["feature"] == cue, "id"])
+        if how == "phrase":
+            assert carriers == planted
+        else:
+            assert len(carriers & planted) >= 0.9 * len(planted)
+
+
+def test_a_candidate_without_an_items_measure_or_its_cue_table_fails(bbq_frame):
+    from core.certificate.gate import compare
+    from core.certificate.measures import certify
+
+    base = certify(load_dataset(bbq_frame.head(400)), folds=3)
+    for drop in ("mc.gold_position.max_share", "mc.degenerate"):
+        partial = {**base, "measures": {k: v for k, v in base["measures"].items() if k != drop}}
+        found = compare(base, partial)
+        assert (found["status"] == "fail").any() and drop in " ".join(found["why"].astype(str)), drop
+    found = compare(base, {k: v for k, v in base.items() if k != "cues"})
+    assert (found["status"] == "fail").any()
