@@ -23,7 +23,8 @@ import pandas as pd
 from .dataset import Dataset
 from ..base.errors import InputError
 
-__all__ = ["make_circles", "make_nli", "make_digits", "make_pairs", "make_choices", "PAIR_CUES", "DEMOS"]
+__all__ = ["make_circles", "make_nli", "make_digits", "make_pairs", "make_choices", "plant_choice_cue", "CHOICE_CUES",
+           "PAIR_CUES", "DEMOS"]
 
 
 # --------------------------------------------------------------------------- checks
@@ -497,6 +498,40 @@ def make_choices(n: int = 1200, position_share: float = 0.2, length_share: float
     ds.table["has_cue"] = cue != "none"
     ds.truth = ["cue", "has_cue"]
     return ds
+
+
+#: the cues `plant_choice_cue` plants, and the feature of the option cue table each one is
+CHOICE_CUES = {"first": "[position A]", "longest": "[longest option]", "phrase": "obviously"}
+
+
+def plant_choice_cue(frame: pd.DataFrame, how: str, share: float, *, options=("ans0", "ans1", "ans2"),
+                     answer: str = "label", seed: int = 0) -> tuple:
+    """Multiple-choice rows of the columns shape (``options`` columns, a 0-based ``answer``) with one
+    of `CHOICE_CUES` planted in ``share`` of them: the gold moved to the first position (``first``),
+    made much the longest option (``longest``), or given the word "obviously" (``phrase``). What the
+    tests and ``benchmarks/choice_gate_calibration.py`` measure the gate's detection with.
+
+    Returns
+    -------
+    (pandas.DataFrame, numpy.ndarray)
+        The rows, and the positions of the rows planted.
+    """
+    if how not in CHOICE_CUES:
+        raise InputError(f"how={how!r}: plant one of {', '.join(CHOICE_CUES)}.")
+    share = _check_share("share", share)
+    rng = np.random.default_rng(seed)
+    out = frame.copy()
+    picked = np.flatnonzero(rng.random(len(out)) < share)
+    for i in picked:
+        g = options[int(out[answer].iat[i])]
+        if how == "first":
+            first, gold = out[options[0]].iat[i], out[g].iat[i]
+            out.iat[i, out.columns.get_loc(options[0])], out.iat[i, out.columns.get_loc(g)] = gold, first
+            out.iat[i, out.columns.get_loc(answer)] = 0
+        else:
+            suffix = " who was there the whole time and saw all of it" if how == "longest" else " obviously"
+            out.iat[i, out.columns.get_loc(g)] = str(out[g].iat[i]) + suffix
+    return out, picked
 
 
 #: demo name (as in ``"demo:<name>"``) -> generator; its docstring's first line is its description

@@ -310,23 +310,6 @@ def test_pvi_on_items_writes_one_row_per_item_and_refuses_a_partial(items_file, 
 
 
 # ------------------------------------------------------------------------------- the certificate
-def _bbq_planted(frame: pd.DataFrame, how: str, share: float, seed: int = 0) -> tuple:
-    """BBQ's rows with one cue planted in ``share`` of the items; (the rows, the planted ids)."""
-    rng = np.random.default_rng(seed)
-    out = frame.copy()
-    picked = np.flatnonzero(rng.random(len(out)) < share)
-    for i in picked:
-        g = int(out.at[i, "label"])
-        if how == "first":
-            out.at[i, "ans0"], out.at[i, f"ans{g}"] = out.at[i, f"ans{g}"], out.at[i, "ans0"]
-            out.at[i, "label"] = 0
-        elif how == "longest":
-            out.at[i, f"ans{g}"] += " who was there the whole time and saw all of it"
-        else:
-            out.at[i, f"ans{g}"] += " obviously"
-    return out, set(out["example_id"].iloc[picked].astype(str))
-
-
 @pytest.fixture(scope="module")
 def bbq_frame():
     from conftest import SHARED_DATA
@@ -364,9 +347,12 @@ def test_bbq_halves_pass_and_each_planted_cue_fails_by_name_with_its_items(bbq_f
     assert not (found["status"] == "fail").any(), found.loc[found["status"] == "fail", "why"].tolist()
     base = certify(load_dataset(bbq_frame))
     write_certificate(base, tmp_path / "base.json")
-    for how, share, cue in (("first", 0.2, "[position A]"), ("longest", 0.3, "[longest option]"),
-                            ("phrase", 0.1, "obviously")):
-        rows, planted = _bbq_planted(bbq_frame, how, share)
+    from core.data.demos import CHOICE_CUES, plant_choice_cue
+
+    for how, share in (("first", 0.2), ("longest", 0.3), ("phrase", 0.1)):
+        cue = CHOICE_CUES[how]
+        rows, at = plant_choice_cue(bbq_frame, how, share)
+        planted = set(rows["example_id"].iloc[at].astype(str))
         rows.to_json(tmp_path / f"{how}.jsonl", orient="records", lines=True)
         write_certificate(certify(load_dataset(tmp_path / f"{how}.jsonl")), tmp_path / f"{how}.json")
         out = tmp_path / f"{how}_rows.csv"
