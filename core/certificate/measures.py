@@ -237,10 +237,14 @@ def _z_statistics(i: Inputs) -> dict:
             "share of pairs whose two responses are the same text or a side has no word"),
     Measure("pairs.cut_off", "share", "higher", False,
             "share of pairs with a side that seems to stop mid-sentence (a heuristic: listed for review)"),
+    Measure("pairs.first_shown_wins", "share", "neither", False,
+            "judged pairs: share of decided pairs won by the first-shown response (0.5 without a position bias)"),
+    Measure("pairs.swap_flip_rate", "share", "higher", False,
+            "judged pairs: of the pairs judged in both orders, the share whose winner changed with the order"),
 ], applies=lambda i: i.dataset.pairs is not None)
 def _pairs(i: Inputs) -> dict:
     from ..text.degenerate import STRICT, degenerate_pairs
-    from ..zstats.pairs import length_bias, pair_cue_table, pair_cues
+    from ..zstats.pairs import length_bias, pair_cue_table, pair_cues, position_bias
     from .cues import CUE_SUPPORT
 
     s, out = i.settings, {}
@@ -264,6 +268,11 @@ def _pairs(i: Inputs) -> dict:
     strict = flagged["reason"].isin(STRICT)
     out["pairs.degenerate"] = _share("pairs.degenerate", flagged.loc[strict, "id"].nunique(), i.n)
     out["pairs.cut_off"] = _share("pairs.cut_off", flagged.loc[~strict, "id"].nunique(), i.n)
+    order = position_bias(i.dataset)   # judged pairs only: the order the judge saw
+    if order is not None:
+        out["pairs.first_shown_wins"] = record("pairs.first_shown_wins", order["first_wins"], order["stderr"])
+        if order["swapped"]:
+            out["pairs.swap_flip_rate"] = record("pairs.swap_flip_rate", order["flip_rate"], order["flip_stderr"])
     return out
 
 

@@ -36,11 +36,11 @@ def cmd_info(args) -> int:
     }
     if ds.pairs is not None:
         from ..text.degenerate import degenerate_pairs
-        from ..zstats.pairs import length_bias, length_bias_line
+        from ..zstats.pairs import length_bias, length_bias_line, position_bias, position_bias_line
 
         flagged = degenerate_pairs(ds)
         info["pairs"] = {"shape": ds.pairs.shape, "columns": ds.pairs.columns, "order_seed": ds.pairs.order_seed,
-                         "length_bias": length_bias(ds),
+                         "length_bias": length_bias(ds), "position_bias": position_bias(ds),
                          "degenerate": {reason: group["id"].tolist() for reason, group in flagged.groupby("reason")}}
     if ds.choices is not None:
         from ..zstats.choices import choice_summary
@@ -68,6 +68,8 @@ def cmd_info(args) -> int:
         print(f"pairs        {ds.pairs.shape} shape (" + ", ".join(f"{r}: {c}" for r, c in ds.pairs.columns.items())
               + "); label: which side (a or b, a seeded random order) was preferred")
         print(f"length       {length_bias_line(bias)}")
+        if info["pairs"]["position_bias"] is not None:
+            print(f"order        {position_bias_line(info['pairs']['position_bias'])}")
         for reason, ids in info["pairs"]["degenerate"].items():
             shown = ", ".join(ids[:8]) + (f" … ({len(ids):,} in all; --json lists them)" if len(ids) > 8 else "")
             print(f"degenerate   {reason}: {shown}")

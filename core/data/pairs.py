@@ -35,7 +35,7 @@ import pandas as pd
 from ..base.errors import InputError
 from ..base.keys import digest
 
-__all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text",
+__all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text", "winner_of",
            "chosen_rejected", "side_by_side"]
 
 SHAPES = ("standard", "conversational", "implicit", "judged")
@@ -71,6 +71,11 @@ class PairSource:
     def rows_for(self, ids) -> pd.DataFrame:
         """The source rows of these pair ids, in that order (what an export writes)."""
         return self.rows.loc[ids]
+
+
+def winner_of(value):
+    """A judged pair's winner cell as "a", "b" or "tie" (`_WINNERS`), or None for anything else."""
+    return None if value is None else _WINNERS.get(str(value).strip().lower())
 
 
 def _lower(frame: pd.DataFrame) -> dict:
@@ -371,7 +376,7 @@ def read_pairs(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional
         return out
 
     if shape == "judged":
-        winners = get("winner").map(lambda v: _WINNERS.get(str(v).strip().lower()) if v is not None else None)
+        winners = get("winner").map(winner_of)
         unknown = sorted({str(v) for v, w in zip(get("winner"), winners) if not isinstance(w, str)})
         if unknown:
             held = ", ".join(repr(v[:20]) for v in unknown[:4])

@@ -27,7 +27,7 @@ from ..base.errors import InputError
 from ..base.words import counted
 from .statistics import bonferroni_threshold
 
-__all__ = ["PairCues", "pair_cues", "token_matrix", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
+__all__ = ["PairCues", "pair_cues", "token_matrix", "position_bias", "position_bias_line", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
            "PAIR_COLUMNS", "SIDES"]
 
 #: the columns of the pair cue table
@@ -196,3 +196,50 @@ def length_bias_line(bias: dict) -> str:
             f"{counted(bias['pairs'], 'pair')} (ties half); picking the longer is right on "
             f"{bias['longer_wins_accuracy']:.1%} of the {counted(bias['differ'], 'pair')} whose lengths differ; "
             f"{bias['chosen_words']:.1f} words chosen, {bias['rejected_words']:.1f} rejected")
+
+
+def position_bias(ds):
+    """For judged pairs (a winner between a first-shown ``response_a`` and a second ``response_b``),
+    how much the judge favours the first shown: ``first_wins`` (the share of decided pairs won by
+    the first-shown response: 0.5 without a position bias) with its ``stderr``, the ``ties`` kept
+    apart, and, where the same two responses to one prompt were judged in both orders, ``swapped``
+    (such pairs of verdicts) and ``flip_rate`` (the share of them whose winner changed with the
+    order) with its ``flip_stderr``. None for pairs of another shape (no order was shown)."""
+    from ..data.pairs import winner_of
+
+    src = getattr(ds, "pairs", None)
+    if src is None or src.shape != "judged":
+        return None
+    rows = src.rows_for(ds.table.index)
+    a_won = (rows[src.columns["winner"]].map(winner_of) == "a").to_numpy()
+    n = len(a_won)
+    ties = int(ds.dropped.get("tie", 0))
+    share = float(a_won.mean()) if n else float("nan")
+    first = rows[src.columns["response_a"]].astype(str).to_numpy()
+    second = rows[src.columns["response_b"]].astype(str).to_numpy()
+    prompts = ds.table["prompt"].astype(str).to_numpy()
+    by_order = {}
+    for i, key in enumerate(zip(prompts, first, second)):
+        by_order.setdefault(key, []).append(i)
+    swapped = flips = 0
+    for (prompt, x, y), mine in by_order.items():
+        if (x, y) >= (y, x):   # each unordered pair of orders once (and never a response against itself)
+            continue
+        for i, j in zip(mine, by_order.get((prompt, y, x), [])):
+            swapped += 1
+            flips += (first[i] if a_won[i] else second[i]) != (first[j] if a_won[j] else second[j])
+    flip = flips / swapped if swapped else None
+    return {"decided": n, "first_wins": share, "stderr": math.sqrt(share * (1 - share) / n) if n > 1 else None,
+            "ties": ties, "swapped": swapped, "flip_rate": flip,
+            "flip_stderr": math.sqrt(flip * (1 - flip) / swapped) if swapped > 1 else None}
+
+
+def position_bias_line(bias: dict) -> str:
+    """`position_bias` in one sentence, as every front end says it."""
+    spread = "" if bias["stderr"] is None else f" ± {bias['stderr']:.1%}"
+    line = (f"the first-shown response wins {bias['first_wins']:.1%}{spread} of {counted(bias['decided'], 'decided pair')}"
+            f" (0.5 without a position bias; {counted(bias['ties'], 'tie')} apart)")
+    if bias["swapped"]:
+        line += (f"; of {counted(bias['swapped'], 'pair')} judged in both orders, the winner changed with the order in "
+                 f"{bias['flip_rate']:.1%}")
+    return line

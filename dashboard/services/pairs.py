@@ -13,14 +13,16 @@ from dashboard.services import current
 
 def summary(tab, ds=None) -> Optional[str]:
     """The shape and the length bias of the pairs (``ds``, or the current dataset), or None."""
-    from core.zstats.pairs import length_bias, length_bias_line
+    from core.zstats.pairs import length_bias, length_bias_line, position_bias, position_bias_line
 
     ds = ds if ds is not None else current.dataset(tab)
     if ds.pairs is None:
         return None
     line = length_bias_line(current.cached(tab, "pair_bias", ds.fingerprint, lambda: length_bias(ds)))
+    order = current.cached(tab, "pair_order", ds.fingerprint, lambda: position_bias(ds))
+    said = "" if order is None else f" {position_bias_line(order)[:1].upper()}{position_bias_line(order)[1:]}."
     return (f"Preference pairs ({ds.pairs.shape} shape): the label says which side, a or b (a seeded order), was "
-            f"preferred. {line[:1].upper()}{line[1:]}.")
+            f"preferred. {line[:1].upper()}{line[1:]}.{said}")
 
 
 def side_by_side(tab, ids=None, ds=None) -> pd.DataFrame:

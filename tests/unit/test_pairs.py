@@ -423,3 +423,38 @@ def test_tokens_are_the_same_every_time_whatever_ends_the_texts():
                 .replace("!", "").split() for t in texts]
     for _ in range(300):
         assert tokenize_many(texts) == expected
+
+
+def test_judged_pairs_report_the_judges_position_bias_and_swap_flips(tmp_path, capsys):
+    """Issue 55, item 7: in a judged A/B file, the share of wins of the first-shown response against
+    0.5 (ties apart), and where two responses were judged in both orders, how often the winner
+    changed with the order; both in info and in the certificate."""
+    import json
+
+    from core.certificate.measures import certify
+    from core.cli import main
+    from core.zstats.pairs import position_bias
+
+    rows, flips = [], 0
+    for i in range(200):
+        x, y = f"reply {i} with some words", f"another reply {i}"
+        first, second = ("a" if i % 5 else "b"), ("a" if i % 3 else "b")   # the judge mostly picks the first shown
+        flips += first == second   # the same letter twice is a different response each time
+        rows += [{"prompt": f"q{i}", "response_a": x, "response_b": y, "winner": first},
+                 {"prompt": f"q{i}", "response_a": y, "response_b": x, "winner": second}]
+    rows += [{"prompt": "tied", "response_a": "u", "response_b": "v", "winner": "tie"}]
+    path = tmp_path / "judged.jsonl"
+    pd.DataFrame(rows).to_json(path, orient="records", lines=True)
+    ds = load_dataset(str(path))
+    bias = position_bias(ds)
+    a_wins = sum(r["winner"] == "a" for r in rows)
+    assert bias["decided"] == 400 and bias["ties"] == 1 and bias["first_wins"] == pytest.approx(a_wins / 400)
+    assert bias["swapped"] == 200 and bias["flip_rate"] == pytest.approx(flips / 200)
+    assert main(["info", str(path)]) == 0
+    assert "first-shown response wins" in capsys.readouterr().out
+    cert = certify(ds, folds=3)
+    assert cert["measures"]["pairs.first_shown_wins"]["value"] == pytest.approx(a_wins / 400)
+    assert cert["measures"]["pairs.swap_flip_rate"]["value"] == pytest.approx(flips / 200)
+    standard = load_dataset(pd.DataFrame({"prompt": ["p"] * 4, "chosen": list("abcd"), "rejected": list("efgh")}))
+    assert position_bias(standard) is None   # no order was shown
+    json.dumps(bias)
