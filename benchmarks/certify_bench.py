@@ -7,7 +7,10 @@ with a hypothesis (and its label) drawn from another row, so the text is real, e
 and near-duplicates are as rare as in the files (copying the files would make every row a
 near-duplicate and time that instead).
 
-    python benchmarks/certify_bench.py [--rows 100000] [--distinct] [--labels L] [--devices cpu,cuda] [--seed 0]
+    python benchmarks/certify_bench.py [--rows 100000] [--distinct] [--labels L] [--items N] [--devices cpu,cuda]
+        [--seed 0]
+
+``--items N`` also certifies N four-option multiple-choice items beside the rows (issue 55).
 
 ``--labels L`` relabels the rows with L labels of equal size (``l0`` … ``l{L-1}``): the cost of many
 labels, whose cue table is features × labels (issue 53, item 9: 900 labels of 10 rows took minutes).
@@ -47,6 +50,23 @@ def dataset(rows: int, seed: int, folder=DATA, distinct: bool = False, labels: i
     return load_dataset(table, text=["premise", "hypothesis"], label="label", id="id")
 
 
+def items(n: int, seed: int, folder=DATA, k: int = 4):
+    """``n`` multiple-choice items of real text: an SNLI or MNLI premise as the question, ``k``
+    hypotheses of other rows as the options, the gold at random (issue 55's benchmark)."""
+    import numpy as np
+    import pandas as pd
+
+    from core.data.sources import load_dataset
+
+    files = [pd.read_json(Path(folder) / f, lines=True) for f in ("snli_dev.jsonl", "mnli_dev_matched.jsonl")]
+    pool = pd.concat(files, ignore_index=True)
+    rng = np.random.default_rng(seed)
+    hyp = pool["hypothesis"].to_numpy()
+    table = pd.DataFrame({"id": [f"q{i}" for i in range(n)], "question": pool["premise"].to_numpy()[rng.integers(0, len(pool), n)],
+                          "choices": list(hyp[rng.integers(0, len(pool), (n, k))]), "answer": rng.integers(0, k, n)})
+    return load_dataset(table, id="id")
+
+
 def timed(ds, device, cache_dir) -> dict:
     from core.certificate.measures import certify
 
@@ -77,6 +97,8 @@ def main() -> None:
     ap.add_argument("--distinct", action="store_true", help="make every premise and hypothesis distinct (the "
                     "files' sentences repeat across the recombined rows; real data may not)")
     ap.add_argument("--labels", type=int, default=0, help="relabel the rows with this many labels of equal size")
+    ap.add_argument("--items", type=int, default=0, help="also certify this many four-option multiple-choice items "
+                    "(premises as questions, hypotheses as options), beside the rows")
     ap.add_argument("--data-dir", default=str(DATA), help="where snli_dev.jsonl and mnli_dev_matched.jsonl are "
                     "(default ../shared/data)")
     args = ap.parse_args()
@@ -89,6 +111,10 @@ def main() -> None:
                 out[device] = timed(ds, device, cache)
             except Exception as exc:  # noqa: BLE001  (a device missing here is a line, not the end of the run)
                 out[device] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+    if args.items:
+        with tempfile.TemporaryDirectory() as cache:
+            out["items"] = {"items": args.items, "options": 4, **timed(items(args.items, args.seed, args.data_dir), "cpu",
+                                                                         cache)}
     print(json.dumps(out))
 
 
