@@ -52,7 +52,7 @@ whole evaluation of a run and its store), `plots` (its figures), `information` (
 a cross-fitted conditional logit; it counts the options' words as their cue table does). The files and the one-page
 HTML report of an evaluation are an export: `core.exports.report`.
 
-May import: core.base, core.models, core.data, core.representations, core.aflite, core.plots, core.zstats.
+May import: core.base, core.models, core.data, core.text, core.representations, core.aflite, core.plots, core.zstats.
 """
 from __future__ import annotations
 

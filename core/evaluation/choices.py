@@ -103,9 +103,9 @@ def _layout(ds):
 def _option_features(ds, texts) -> sp.csr_matrix:
     """Words and bigrams of each option (present or not; those in at least two options), and its
     length in words (log)."""
-    from ..zstats.pairs import token_matrix
+    from ..text.features import token_ngrams
 
-    M, _, _ = token_matrix(texts)
+    M, _, _ = token_ngrams(texts)
     B = (M > 0).astype(np.float64).tocsc()
     B = B[:, np.flatnonzero(np.diff(B.indptr) >= 2)]
     length = np.log1p(np.asarray(M.sum(axis=1)).ravel())

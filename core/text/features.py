@@ -178,29 +178,52 @@ class _Block:
     field: str
 
 
-def _ngram_block(codes, doc, vocab, n_docs, field, ngram_range) -> tuple:
-    """Binary n-gram matrix of one field plus its per-example token counts."""
+def ngram_matrix(codes, doc, V: int, n_docs: int, ngram_range=(1, 2), *, binary: bool = True) -> tuple:
+    """(X, n_uni, bigrams): the n-grams of tokenised texts (`core.text.tokens.tokenise_column`'s
+    ``codes`` and ``doc`` over a vocabulary of ``V``), a row per text: the ``n_uni`` unigram
+    columns first (the vocabulary's order), then one per bigram of consecutive tokens of one text,
+    ``bigrams`` = (first codes, second codes) or None. Present or not (``binary``), else counted.
+    The one place n-grams are counted: the z-statistics' features, the pair and option cue tables."""
     lo, hi = ngram_range
-    V = len(vocab)
     rows, cols = [], []
     if lo <= 1:
         rows.append(doc)
         cols.append(codes)
     n_uni = V if lo <= 1 else 0
-    bigram_names = None
+    bigrams = None
     if hi >= 2 and len(codes) > 1:
         same = doc[1:] == doc[:-1]
         key = codes[:-1][same] * V + codes[1:][same]
         bcodes, bkeys = pd.factorize(key)
         rows.append(doc[:-1][same])
         cols.append(n_uni + bcodes.astype(np.int64))
-        bigram_names = (bkeys // V, bkeys % V)
-    n_cols = n_uni + (len(bigram_names[0]) if bigram_names is not None else 0)
+        bigrams = (bkeys // V, bkeys % V)
+    n_cols = n_uni + (len(bigrams[0]) if bigrams is not None else 0)
     rows = np.concatenate(rows) if rows else np.zeros(0, np.int64)
     cols = np.concatenate(cols) if cols else np.zeros(0, np.int64)
-    X = binary_csr(rows, cols, (n_docs, n_cols))
-    lengths = np.bincount(doc, minlength=n_docs)
-    return X, n_uni, bigram_names, lengths
+    if binary:
+        return binary_csr(rows, cols, (n_docs, n_cols)), n_uni, bigrams
+    return sp.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=(n_docs, n_cols)), n_uni, bigrams
+
+
+def token_ngrams(texts, *, binary: bool = False) -> tuple:
+    """(M, names, kinds): the words and bigrams of ``texts`` (a row each, counted or, with
+    ``binary``, present or not) over their shared vocabulary, with each column's name ("a cat")
+    and kind ("word" or "bigram")."""
+    from .tokens import tokenise_column
+
+    codes, doc, vocab = tokenise_column(np.asarray(texts, dtype=object))
+    M, n_uni, bigrams = ngram_matrix(codes, doc, len(vocab), len(texts), binary=binary)
+    vocab = np.asarray(vocab, dtype=object)
+    names = list(vocab) + ([f"{vocab[a]} {vocab[b]}" for a, b in zip(*bigrams)] if bigrams is not None else [])
+    kinds = ["word"] * n_uni + ["bigram"] * (len(names) - n_uni)
+    return M, np.asarray(names, dtype=object), np.asarray(kinds, dtype=object)
+
+
+def _ngram_block(codes, doc, vocab, n_docs, field, ngram_range) -> tuple:
+    """Binary n-gram matrix of one field plus its per-example token counts."""
+    X, n_uni, bigram_names = ngram_matrix(codes, doc, len(vocab), n_docs, ngram_range)
+    return X, n_uni, bigram_names, np.bincount(doc, minlength=n_docs)
 
 
 def example_ngrams(tokens: Sequence[str], field: str, ngram_range: tuple = (1, 2)) -> list:

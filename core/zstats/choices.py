@@ -142,10 +142,10 @@ def _row(feature, kind, differ, gold_most, p) -> dict:
 
 def _word_rows(ds, min_count: int) -> pd.DataFrame:
     """The option cue rows of every word and bigram on which at least ``min_count`` items differ."""
-    from .pairs import token_matrix
+    from ..text.features import token_ngrams
 
     texts, item, k, gold, *_ = _tokens(ds)
-    M, names, kinds = token_matrix(texts)
+    M, names, kinds = token_ngrams(texts)
     B = (M > 0).astype(np.int64).tocsr()
     n = len(k)
     A = sp.csr_matrix((np.ones(len(item), dtype=np.int64), (item, np.arange(len(item)))), shape=(n, len(item)))
@@ -335,7 +335,7 @@ def items_with_cue(ds, features) -> list:
     feature, ``[position A]``…), the ids of the items whose gold carries it: the gold has the most of
     it among options that differ on it, or sits at that position."""
     from ..data.choices import LETTERS
-    from .pairs import token_matrix
+    from ..text.features import token_ngrams
 
     _check_choices(ds)
     texts, item, k, gold, *_ = _tokens(ds)
@@ -345,7 +345,7 @@ def items_with_cue(ds, features) -> list:
     for name, (most, least) in _WAYS.items():
         numeric[most], numeric[least] = amounts[name], -amounts[name]
     features = list(features)
-    M, names, _ = token_matrix(texts) if any(not f.startswith("[") for f in features) else (None, np.array([]), None)
+    M, names, _ = token_ngrams(texts) if any(not f.startswith("[") for f in features) else (None, np.array([]), None)
     at = {name: j for j, name in enumerate(names)}
     gold_row = (np.cumsum(k) - k) + gold
     out = []

@@ -27,7 +27,7 @@ from ..base.errors import InputError
 from ..base.words import counted
 from .statistics import bonferroni_threshold
 
-__all__ = ["PairCues", "pair_cues", "token_matrix", "position_bias", "position_bias_line", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
+__all__ = ["PairCues", "pair_cues", "position_bias", "position_bias_line", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
            "PAIR_COLUMNS", "SIDES"]
 
 #: the columns of the pair cue table
@@ -49,31 +49,13 @@ class PairCues:
         return self.table.head(int(n))
 
 
-def token_matrix(texts) -> tuple:
-    """(M, names, kinds): sparse counts of each word and bigram (the z-statistics' token rule) in each
-    of ``texts`` (rows), over their shared vocabulary; what the pair and the option cue tables count."""
-    from ..text.tokens import tokenise_column
-
-    codes, doc, vocab = tokenise_column(np.asarray(texts, dtype=object))
-    V = len(vocab)
-    same = np.flatnonzero(doc[1:] == doc[:-1])   # consecutive tokens of one text: a bigram
-    pair_codes = codes[same] * V + codes[same + 1]
-    bigram_ids, bigram_keys = pd.factorize(pair_codes, sort=True)
-    cols = np.concatenate([codes, V + bigram_ids])
-    rows = np.concatenate([doc, doc[same]])
-    M = sp.csr_matrix((np.ones(len(cols), dtype=np.int32), (rows, cols)), shape=(len(texts), V + len(bigram_keys)))
-    bigram_keys = np.asarray(bigram_keys, dtype=np.int64)
-    names = np.concatenate([vocab, np.asarray([f"{vocab[k // V]} {vocab[k % V]}" for k in bigram_keys], dtype=object)])
-    kinds = np.array(["word"] * V + ["bigram"] * len(bigram_keys), dtype=object)
-    return M, names, kinds
-
-
 def _token_counts(chosen, rejected) -> tuple:
     """(C, R, names, kinds): sparse counts of each word and bigram in the chosen and rejected
     responses (rows: pairs), over one shared vocabulary."""
+    from ..text.features import token_ngrams
+
     n = len(chosen)
-    M, names, kinds = token_matrix(np.concatenate([np.asarray(chosen, dtype=object),
-                                                   np.asarray(rejected, dtype=object)]))
+    M, names, kinds = token_ngrams(np.concatenate([np.asarray(chosen, dtype=object), np.asarray(rejected, dtype=object)]))
     return M[:n], M[n:], names, kinds
 
 

@@ -101,3 +101,10 @@ def test_cosine_neighbours_and_label_counts_are_computed_in_one_place():
 
     from core.representations import neighbours
     assert "cosine_neighbours(" in inspect.getsource(neighbours.nearest)
+
+
+def test_word_and_bigram_counts_are_made_in_one_place():
+    """Issue 54, item 4: the z-statistics' features and the pair cue table each built their own
+    bigrams; `core.text.features.ngram_matrix` is the one place (the option cue table and the
+    baselines of multiple-choice items read it through `token_ngrams`)."""
+    assert not _copies(r"doc\[1:\] == doc\[:-1\]", "core/text/features.py")

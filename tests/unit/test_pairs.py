@@ -283,7 +283,12 @@ def test_the_four_shapes_give_the_same_certificate_and_a_swap_mirrors_it():
     frames = _shapes(_hh(300))
     certs = {shape: certify(load_dataset(frame)) for shape, frame in frames.items()}
     reference = json.dumps(certs["implicit"], sort_keys=True)
+    # a judged file also records the order the judge saw (issue 55): its measures of that order aside,
+    # every shape gives the same bytes
+    order = {"pairs.first_shown_wins", "pairs.swap_flip_rate"}
+    assert order & set(certs["judged"]["measures"]) == {"pairs.first_shown_wins"}
     for shape, cert in certs.items():
+        cert = {**cert, "measures": {k: v for k, v in cert["measures"].items() if k not in order}}
         assert json.dumps(cert, sort_keys=True) == reference, shape
     measures = certs["implicit"]["measures"]
     assert {"pairs.chosen_longer", "pairs.longer_wins_accuracy", "pairs.style_only.accuracy",
