@@ -30,7 +30,8 @@ __all__ = ["AFLite", "ParameterError", "NotFitted", "FAMILIES", "STRATEGIES"]
 
 #: Model families for M. "ensemble" pools the predictions of "logistic" and "svm"
 #: trained on the same partitions (paper 002, Algorithm 1).
-FAMILIES = ("ridge", "logistic", "svm", "ensemble")
+#: ``choice``: a conditional logit over a multiple-choice item's options (`core.aflite.items`)
+FAMILIES = ("ridge", "logistic", "svm", "ensemble", "choice")
 _ENSEMBLE = ("logistic", "svm")
 
 #: Strategies (paper 003 §2): "greedy-slice" (B, AFLite), "slice-sample" (C, the
@@ -322,6 +323,7 @@ class AFLite(BaseEstimator):
             raise InputError(f"y has a single class ({classes[0]!r}): AFLite needs at least two "
                              "classes to measure predictability; check the label column.")
         cfg = self._resolve(N, len(classes))
+        cfg["classes"] = classes   # (the choice family reads a class as the letter of its position)
         q = check_removal_order(quality, N, self.strategy)
         protect = check_protected(protected, N)
 
@@ -371,8 +373,13 @@ class AFLite(BaseEstimator):
             params["model"] = list(params["model"])
         return params
 
-    def _scorer(self, fam: str, Z, mean, codes, n_classes: int, blocks, seed, progress, cancel):
-        """The scorer of one model family: ridge on the CPU engine or on the device, else scikit-learn's."""
+    def _scorer(self, fam: str, Z, mean, codes, n_classes: int, blocks, seed, progress, cancel, classes=None):
+        """The scorer of one model family: ridge on the CPU engine or on the device, the conditional
+        logit of multiple-choice items, else scikit-learn's."""
+        if fam == "choice":
+            from .items import ChoiceScorer
+
+            return ChoiceScorer(Z.X, codes, classes, seed)
         if fam == "ridge" and self._backend is not None:
             report(progress, 0.0, f"ridge on {self.device}: block Gram matrices")
             return ArrayRidgeScorer(*self._backend, Z.X, mean, codes, n_classes, blocks, self.alpha, cancel)
@@ -393,7 +400,7 @@ class AFLite(BaseEstimator):
         blocks = Blocks(seed, N, cfg["block_size"])
         if "ridge" in cfg["families"]:
             _check_ridge_memory(N, Z.shape[1], n_classes, cfg["m"], blocks.n_blocks)
-        scorers = [self._scorer(fam, Z, mean, codes, n_classes, blocks, seed, progress, cancel)
+        scorers = [self._scorer(fam, Z, mean, codes, n_classes, blocks, seed, progress, cancel, cfg["classes"])
                    for fam in cfg["families"]]
         j = 0
         while len(S) > n:

@@ -247,8 +247,10 @@ def cmd_aflite(args) -> int:
                             progress=bar, on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
     joint = made.get("joint")
     scored = export.export_frame(ds, run, which="all", include_arrays=False)
-    # (a pair's label is its side of a drawn order: its scores file keys the pair by id alone)
-    scored = scored[["id", *([ds.label] if ds.pairs is None else []), "predictability", "removed_at", "retained",
+    # (a pair's label is its side of a drawn order, an item's is in its own answer column: their scores
+    # files key them by id alone)
+    scored = scored[["id", *([ds.label] if ds.pairs is None and ds.choices is None else []), "predictability",
+                     "removed_at", "retained",
                      "warmup"]
                     + (["possibly_mislabelled"] if joint is not None else [])]
     extra = {"retained_ids": run.kept_ids().tolist(),
@@ -285,7 +287,7 @@ def cmd_aflite(args) -> int:
     return 0
 
 
-@command("aflite", run=cmd_aflite, help="AFLite predictability scores and the filtered split",
+@command("aflite", run=cmd_aflite, items=True, help="AFLite predictability scores and the filtered split",
          description="Run AFLite (Le Bras et al. 2020, Algorithm 1) and write every example with its id, label, "
                      "predictability, removal phase and whether it is retained. Sizes are a count (3000) or a fraction (0.3).")
 def _aflite_options(p) -> None:
@@ -293,7 +295,8 @@ def _aflite_options(p) -> None:
     p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
     for knob in KNOBS:   # m, t, k, τ, n as `core.aflite.knobs` declares them
         add_knob(p, knob)
-    p.add_argument("--model", default="ridge", help="model family: ridge (default), logistic, svm, ensemble")
+    p.add_argument("--model", default=None, help="model family: ridge (default), logistic, svm, ensemble; "
+                   "multiple-choice items: choice (a conditional logit over each item's options, always)")
     p.add_argument("--strategy", default="greedy-slice", help="greedy-slice (default), slice-sample, greedy")
     p.add_argument("--quality", help="dqi, a quality component (core.quality) or a numeric column: among p ≥ τ, remove the "
                                      "lowest-quality examples first (paper 002); recorded in the manifest")

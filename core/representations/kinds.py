@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .common import build_embedding
 from .pairs import build_pair_diff, build_pair_length, build_pair_style
+from .choices import build_choice_diff
 from .spec import Kind, check_embedding, check_file, check_pair_diff, check_pixels, check_text, register_kind
 from .text import build_glove, build_pixels, build_sbert, build_tfidf_svd
 from .vectors import build_file
@@ -38,6 +39,10 @@ for _kind in (
          build_pair_style, pairs=True, new_text=_PAIR),
     Kind("pair-length", {}, "pair-length", "Preference pairs: the difference in length (length only)",
          build_pair_length, pairs=True, new_text=_PAIR),
+    # multiple-choice items (core.representations.choices): each option against its item's mean
+    Kind("choice-diff", {"dim": 32, "ngram": "1-2", "min_df": 2, "seed": 0}, "choice-diff:dim=32",
+         "Multiple-choice items: each option's TF-IDF + SVD and length, against its item's mean", build_choice_diff,
+         items=True, page_inputs=(("dim", "dim"),), new_text="it represents an item's options together"),
 ):
     register_kind(_kind)
 del _kind

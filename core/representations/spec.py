@@ -27,6 +27,7 @@ class Kind:
     build: Callable               #: builder(dataset, opts, *, messages, info, progress, cancel, cache_dir) -> (X, excluded ids)
     check: Optional[Callable] = None   #: check(dataset, opts, kind): validate and fill ``opts`` in place
     pairs: bool = False           #: made for preference pairs (and the only kinds a dataset of pairs takes)
+    items: bool = False           #: made for multiple-choice items (and the only kinds a dataset of items takes)
     page_inputs: tuple = ()       #: the Data page's inputs it takes, as (input, option): input in fields, dim, fraction, path, model
     new_text: str = ""            #: "stateless" (embeds new text as it did its rows), "fitted" (keeps what it learned) or why it cannot
 
@@ -58,8 +59,11 @@ PAIR_INPUTS = {"full": "pair-diff:prompt=1", "response_only": "pair-diff", "styl
 
 
 def default_spec(dataset) -> str:
-    """The representation an analysis uses when none is named: TF-IDF + SVD of the text fields, or
-    for preference pairs the antisymmetric ``pair-diff`` (`PAIR_INPUTS`)."""
+    """The representation an analysis uses when none is named: TF-IDF + SVD of the text fields, for
+    preference pairs the antisymmetric ``pair-diff`` (`PAIR_INPUTS`), for multiple-choice items
+    ``choice-diff`` (`core.representations.choices`)."""
+    if getattr(dataset, "choices", None) is not None:
+        return "choice-diff"
     return PAIR_INPUTS["response_only"] if getattr(dataset, "pairs", None) is not None else "tfidf-svd"
 
 

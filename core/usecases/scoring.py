@@ -66,6 +66,23 @@ def stored_run(store, key: str, life: Optional[RunLife] = None) -> Optional[Run]
     return None if found is None else keep(found, life)
 
 
+def family_for(dataset, params: dict) -> dict:
+    """``params`` with the model family the data is scored by: multiple-choice items always by
+    ``choice`` (a conditional logit over each item's options: a class-by-class family would take the
+    gold's letter for a class), which the default (none, or ``ridge``) turns into; other data by the
+    family asked for (``ridge`` by default), never ``choice``."""
+    model = params.get("model")
+    if getattr(dataset, "choices", None) is not None:
+        if model not in (None, "ridge", "choice"):
+            raise InputError(f"multiple-choice items are scored by the choice family (a conditional logit over each "
+                             f"item's options), not {model!r}: drop --model.")
+        return {**params, "model": "choice"}
+    if model == "choice":
+        raise InputError("the choice family scores multiple-choice items (options and a gold one); this dataset has "
+                         "labelled examples: choose ridge, logistic, svm or ensemble.")
+    return params if model is not None else {**params, "model": "ridge"}
+
+
 def score_dataset(dataset, rep, params: dict, *, quality_info: Optional[dict] = None,
                   joint_info: Optional[dict] = None, inputs: Optional[Callable] = None, store=None,
                   life: Optional[RunLife] = None, how: Optional[dict] = None, run_in: Optional[Callable] = None,
@@ -80,6 +97,7 @@ def score_dataset(dataset, rep, params: dict, *, quality_info: Optional[dict] = 
     change neither the result nor the name (``n_jobs``, ``device``: the cores and the device the
     caller grants); ``run_in(fn, *args, **kwargs)`` calls the fit where the caller computes (the
     dashboard: its job backend, a Dask worker or this process); by default here."""
+    params = family_for(dataset, params)
     key = run_key(dataset.fingerprint, rep.spec, params, quality_info, joint_info)
     found = stored_run(store, key, life)
     if found is not None:
