@@ -312,9 +312,9 @@ def test_pvi_on_items_writes_one_row_per_item_and_refuses_a_partial(items_file, 
 # ------------------------------------------------------------------------------- the certificate
 @pytest.fixture(scope="module")
 def bbq_frame():
-    from conftest import SHARED_DATA
+    from pathlib import Path
 
-    path = SHARED_DATA / "bbq_religion.jsonl"
+    path = Path(__file__).resolve().parents[3] / "shared" / "data" / "bbq_religion.jsonl"
     if not path.exists():
         pytest.skip("../shared/data/bbq_religion.jsonl is not here (a fresh clone has no ../shared)")
     return pd.read_json(path, lines=True)
