@@ -34,27 +34,25 @@ for message in ds.messages:
     st.info(plain(message))  # written by core.data.sources
 if ds.pairs is not None:
     st.info(plain(pairs.summary(tab, ds)))
-if ds.choices is not None:   # items: their own summary and cues, no Φ or scoring yet
+if ds.choices is not None:   # items: what they are, read with the gold marked, and their cues
     choice_panels.items_panel(tab, ds)
-    st.stop()
-metric_row({
-    "Examples": f"{len(ds):,}",
-    "Labels": len(ds.classes),
-    "Dropped rows": sum(ds.dropped.values()) if ds.dropped else 0,
-})
-
-roles_panel(tab, ds, on_view, can_load)
-
-left, right = st.columns([3, 1])
-with left:
-    shown = (ds.table.drop(columns=[c for c in (ds.embedding, ds.image) if c], errors="ignore") if ds.pairs is None
-             else pairs.side_by_side(tab, ds.ids[:500], ds=ds)).head(500)   # a pair: prompt, chosen, rejected
-    st.dataframe(shown, height=320, key="data_preview")  # text is shown as text, never rendered
-    st.caption(f"First {len(shown):,} of {len(ds):,} rows.")
-with right:
-    counts = ds.label_counts()
-    st.bar_chart(counts.rename("examples"))
-    st.dataframe(counts.rename("examples").to_frame(), key="label_counts")
+else:
+    metric_row({
+        "Examples": f"{len(ds):,}",
+        "Labels": len(ds.classes),
+        "Dropped rows": sum(ds.dropped.values()) if ds.dropped else 0,
+    })
+    roles_panel(tab, ds, on_view, can_load)
+    left, right = st.columns([3, 1])
+    with left:
+        shown = (ds.table.drop(columns=[c for c in (ds.embedding, ds.image) if c], errors="ignore") if ds.pairs is None
+                 else pairs.side_by_side(tab, ds.ids[:500], ds=ds)).head(500)   # a pair: prompt, chosen, rejected
+        st.dataframe(shown, height=320, key="data_preview")  # text is shown as text, never rendered
+        st.caption(f"First {len(shown):,} of {len(ds):,} rows.")
+    with right:
+        counts = ds.label_counts()
+        st.bar_chart(counts.rename("examples"))
+        st.dataframe(counts.rename("examples").to_frame(), key="label_counts")
 
 # ---------------------------------------------------------------- representation
 st.subheader("Representation Φ")

@@ -39,5 +39,9 @@ long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), 
 st.plotly_chart(phase_boxes(long, current.live_values(tab, run)[0], classes=ds.classes), key="phases")
 
 st.subheader("V-usable information")
-scored = current.table(tab, run).browse(current.live_result(tab, run))
-information_section(tab, scored[~scored["warmup"]], ds.classes)
+if ds.choices is not None:   # items: their baselines (options only, position only) are the CLI's pvi for now
+    st.info("For multiple-choice items, `artifact-lens pvi` measures the options-only, position-only and full-input "
+            "baselines; they are not on this page yet.")
+else:
+    scored = current.table(tab, run).browse(current.live_result(tab, run))
+    information_section(tab, scored[~scored["warmup"]], ds.classes)

@@ -11,14 +11,16 @@ from dashboard.widgets.formatting import metric_row, plain
 from dashboard.services.team import member
 from dashboard.widgets.page import start_page
 from dashboard.widgets.pair_panels import pair_cues_panel
+from dashboard.widgets.choice_panels import option_cues_panel
 
 tab = start_page("Features", caption=(
     "z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − "
     "p0)/n). Points above the dashed curve exceed the Bonferroni threshold z* and give their label away."))
 ds = current.dataset(tab)
 run = current.run(tab)
-if ds.pairs is not None:   # preference pairs: their cues are the side that has more of a feature
-    pair_cues_panel(tab)
+# preference pairs: the side that has more of a feature; items: the option that has the most of it
+if ds.pairs is not None or ds.choices is not None:
+    pair_cues_panel(tab) if ds.pairs is not None else option_cues_panel(tab, ds)
     st.stop()
 if not ds.text and not ds.features:
     st.info("This dataset has no text or feature columns, so there are no simple features to test. "

@@ -1,5 +1,5 @@
 """AFLite on multiple-choice items (issue 55): the model family ``choice``, a conditional logit over
-each item's options (`core.evaluation.choices.fit_conditional_logit`), one weight vector shared by
+each item's options (`core.models.conditional_logit`), one weight vector shared by
 every position, trained on a partition of the items and scored on the others: an item is
 predictable when the ensembles pick its gold option without reading anything but the options (and,
 with ``choice-diff:stem=1``, how they bear on the stem).
@@ -44,7 +44,7 @@ class ChoiceScorer:
 
     def __init__(self, Z, codes, classes, seed: int, l2: float = None):
         from ..data.choices import LETTERS
-        from ..evaluation.choices import L2
+        from ..models.conditional_logit import L2
 
         self.k, self.d = item_layout(Z)
         try:
@@ -69,7 +69,7 @@ class ChoiceScorer:
         return vectors[present], counts, present
 
     def score(self, S, plan, sub, cancel, phase):
-        from ..evaluation.choices import choice_probabilities, fit_conditional_logit
+        from ..models.conditional_logit import choice_probabilities, fit_conditional_logit
 
         n_s, m = len(S), plan.full.shape[1]
         options, counts, present = self._options(S)

@@ -118,7 +118,7 @@ def cmd_represent(args) -> int:
     return 0
 
 
-@command("represent", run=cmd_represent, help="build a representation (an N x d float32 matrix) and save it",
+@command("represent", run=cmd_represent, items=True, help="build a representation (an N x d float32 matrix) and save it",
          description="Build a representation Phi of a dataset and write it to .npy, .npz (X, ids) or .parquet (id, embedding).")
 def _represent_options(p) -> None:
     add_dataset_args(p)
@@ -203,6 +203,17 @@ def _phase_log(args, N: int, bar):
     return PhaseLog(N, n, k, float(args.tau), write)
 
 
+def _scores_file(ds, run, joint: bool):
+    """What ``aflite --out`` writes: each example's id (and label), predictability and fate. A pair's
+    label is its side of a drawn order and an item's is in its own answer column: theirs key them by
+    id alone."""
+    from ..exports.writers import export_frame
+
+    scored = export_frame(ds, run, which="all", include_arrays=False)
+    return scored[["id", *([ds.label] if ds.pairs is None and ds.choices is None else []), "predictability",
+                   "removed_at", "retained", "warmup"] + (["possibly_mislabelled"] if joint else [])]
+
+
 def cmd_aflite(args) -> int:
 
     from ..exports import writers as export
@@ -246,13 +257,7 @@ def cmd_aflite(args) -> int:
         run = score_dataset(ds, rep, params, quality_info=quality_record or None, joint_info=joint_info, inputs=inputs,
                             progress=bar, on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
     joint = made.get("joint")
-    scored = export.export_frame(ds, run, which="all", include_arrays=False)
-    # (a pair's label is its side of a drawn order, an item's is in its own answer column: their scores
-    # files key them by id alone)
-    scored = scored[["id", *([ds.label] if ds.pairs is None and ds.choices is None else []), "predictability",
-                     "removed_at", "retained",
-                     "warmup"]
-                    + (["possibly_mislabelled"] if joint is not None else [])]
+    scored = _scores_file(ds, run, joint is not None)
     extra = {"retained_ids": run.kept_ids().tolist(),
              "command": args.command_line}
     if quality_record:

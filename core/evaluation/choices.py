@@ -35,18 +35,14 @@ import scipy.sparse as sp
 from ..base.cores import one_blas_thread
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report
+from ..models.conditional_logit import choice_probabilities, fit_conditional_logit
 
-__all__ = ["BASELINES", "ChoiceBaseline", "choice_baselines", "fit_conditional_logit", "choice_probabilities"]
+__all__ = ["BASELINES", "ChoiceBaseline", "choice_baselines"]
 
 #: the baselines, in the order they are reported
 BASELINES = ("options_only", "position_only", "stem_and_options")
 #: the smallest probability a model is taken to give (bits stay finite)
 FLOOR = 1e-6
-#: the L2 penalty on the weights (on the summed log-likelihood). Chosen on BBQ nationality and
-#: demo:choices: at 1 the options-only model is right as often but overconfident (−0.06 bits on
-#: BBQ, where a calibrated one has about +0.085: the 'unknown' option at 1/2, the others at 1/4);
-#: at 30, +0.05 bits with the same accuracy, and the demo's planted cues read as strongly.
-L2 = 30.0
 
 
 @dataclass
@@ -61,33 +57,8 @@ class ChoiceBaseline:
     summary: dict = field(default_factory=dict)
 
 
-def choice_probabilities(X, starts: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Each option's probability within its item: a softmax of ``X @ w`` over each item's rows
-    (items contiguous, item i's rows from ``starts[i]``)."""
-    s = np.asarray(X @ w, dtype=np.float64).ravel()
-    top = np.maximum.reduceat(s, starts)
-    sizes = np.diff(np.append(starts, len(s)))
-    e = np.exp(s - np.repeat(top, sizes))
-    return e / np.repeat(np.add.reduceat(e, starts), sizes)
 
 
-def fit_conditional_logit(X, starts: np.ndarray, gold_rows: np.ndarray, l2: float = L2) -> np.ndarray:
-    """The weights of a conditional logit (module docstring) by L-BFGS on the penalised negative
-    log-likelihood: ``X`` one row per option (items contiguous from ``starts``), ``gold_rows`` the
-    row of each item's gold option."""
-    from scipy.optimize import minimize
-
-    X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-    Y = np.zeros(X.shape[0])
-    Y[gold_rows] = 1.0
-
-    def loss(w):
-        p = choice_probabilities(X, starts, w)
-        value = -np.sum(np.log(np.maximum(p[gold_rows], 1e-300))) + 0.5 * l2 * float(w @ w)
-        return value, np.asarray(X.T @ (p - Y)).ravel() + l2 * w
-
-    found = minimize(loss, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 300})
-    return found.x
 
 
 def _layout(ds):

@@ -11,12 +11,25 @@ from core.base.keys import digest
 from dashboard.services import current
 from dashboard.state.session import Source
 
-def rep_kinds(pairs: bool) -> dict:
-    """The representation kinds a dataset takes (preference pairs only the kinds made for them, the
-    others only the rest), name → description: the Data page's choice (`core.representations.REGISTRY`)."""
+def rep_kinds(ds) -> dict:
+    """The representation kinds ``ds`` takes (preference pairs and multiple-choice items only the
+    kinds made for them, the others only the rest), name → description: the Data page's choice
+    (`core.representations.REGISTRY`)."""
     from core.representations import REGISTRY
 
-    return {name: kind.description for name, kind in REGISTRY.items() if kind.pairs == pairs}
+    pairs, items = ds.pairs is not None, getattr(ds, "choices", None) is not None
+    return {name: kind.description for name, kind in REGISTRY.items() if kind.pairs == pairs and kind.items == items}
+
+
+def default_kind(ds) -> str:
+    """The kind the Data page offers first: the dataset's default representation's
+    (`core.representations.default_spec`), else what its columns hold (images, vectors)."""
+    from core.representations import default_spec
+
+    kind = default_spec(ds).split(":")[0]
+    if kind == "tfidf-svd" and not ds.text:
+        return "pixels" if ds.image else "embedding" if ds.embedding else kind
+    return kind
 
 
 def kind_inputs(kind: str) -> tuple:

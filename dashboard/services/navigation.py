@@ -20,6 +20,23 @@ PAGES = [
 ]
 
 
+#: the pages that do not read multiple-choice items yet (their models read the label as a class), by
+#: title, with why: on an items run, `dashboard.widgets.page.start_page` says so in one line and stops
+NOT_FOR_ITEMS = {
+    "Evaluate": "its models read the label as a class; `artifact-lens pvi` and `certify` measure items",
+    "Create": "it writes new labelled examples with feedback on their label",
+    "Validate": "it reviews examples written on the Create page",
+    "Dynamics": "its models read the label as a class",
+}
+
+
+def not_for_items(title: str, ds):
+    """The line a page says on multiple-choice items it does not read (`NOT_FOR_ITEMS`), or None."""
+    if getattr(ds, "choices", None) is None or title not in NOT_FOR_ITEMS:
+        return None
+    return f"{title} does not apply to multiple-choice items yet: {NOT_FOR_ITEMS[title]}."
+
+
 def configuration_error(app_arguments=()):
     """What is wrong with the server's settings or the app's own arguments (``streamlit run app.py --
     --owner EMAIL``, handed in by app.py and kept for the sign-in): one line naming the variable or

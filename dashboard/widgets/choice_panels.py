@@ -1,6 +1,5 @@
 """Multiple-choice items on the Data page (issue 55): what they are, an item read with its gold
-marked, where the gold sits and the option cue table. The other analyses of items (their AFLite,
-baselines and certificate) are not on the pages yet, so the Data page says so in place of Φ."""
+marked, where the gold sits and the option cue table."""
 from __future__ import annotations
 
 import streamlit as st
@@ -18,6 +17,12 @@ def items_panel(tab, ds) -> None:
     st.dataframe(shown, height=320, key="items_preview")   # text is shown as text, never rendered
     st.caption(f"First {len(shown):,} of {len(ds):,} items; ✔ marks the gold option.")
     st.subheader("Where the gold sits, and what gives it away")
+    option_cues_panel(tab, ds)
+
+
+def option_cues_panel(tab, ds) -> None:
+    """The gold position table and the option cue table, with their settings (the Data and the
+    Features pages)."""
     with st.form("option_cue_form"):
         c1, c2 = st.columns(2)
         min_count = c1.number_input("items whose options differ (n ≥)", 1, 100000, 10, key="oc_min_count")
@@ -39,5 +44,3 @@ def items_panel(tab, ds) -> None:
     st.caption(f"For each feature of the options, over the items whose options differ on it: how often the gold "
                f"has the most of it (share) against a gold placed at random (chance, ties counted), and z; |z| > "
                f"{found.line:.2f} is over the Bonferroni line over every feature tested.")
-    st.info("Filtering, maps, baselines and the certificate of multiple-choice items are not on the pages yet: "
-            "the CLI's info and zstats read them.")

@@ -108,11 +108,10 @@ def roles_panel(tab, ds, on_view, can_load: bool) -> None:
 
 def representation_panel(tab, sess, ds, view_key, on_view) -> None:
     """Φ: its kind and inputs, the spec they make, and "Build Φ and score with AFLite"."""
-    pairs = ds.pairs is not None   # preference pairs read only the kinds made for them, and the others only them
-    described = data_inputs.rep_kinds(pairs)
+    # preference pairs and multiple-choice items read only the kinds made for them, and the others only them
+    described = data_inputs.rep_kinds(ds)
     kinds = list(described)
-    default_kind = "pair-diff" if pairs else (
-        "pixels" if ds.image and not ds.text else ("embedding" if ds.embedding and not ds.text else "tfidf-svd"))
+    default_kind = data_inputs.default_kind(ds)
     # no form: each input reruns the page, so only the chosen kind's inputs show and the spec follows them
     with st.container(border=True):
         rk = st.selectbox("Kind", kinds, index=kinds.index(default_kind),

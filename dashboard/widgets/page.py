@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.base.errors import InputError
-from dashboard.services import current, pipelines, team
+from dashboard.services import current, navigation, pipelines, team
 from dashboard.state import browser, url
 from dashboard.widgets.formatting import plain
 from dashboard.widgets.reruns import redraw
@@ -44,6 +44,10 @@ def start_page(title: str, caption: str = "") -> Tab:
         if error.get("traceback") and error.get("page") == title and _tracebacks_shown():
             with st.expander("Details (traceback)"):
                 st.code(error["traceback"], language=None)
+    skipped = navigation.not_for_items(title, current.dataset(tab)) if sess.ready else None
+    if skipped:
+        st.info(plain(skipped))
+        st.stop()
     return tab
 
 

@@ -243,10 +243,23 @@ def test_the_choices_demo_is_read_as_items_on_the_data_page(at):
     assert position.set_index("position").loc["A", "z"] > 5
     cues = next(d.value for d in at.dataframe if {"feature", "gold_most", "lift"} <= set(d.value.columns))
     assert cues.set_index("feature").loc["[longest option]", "over_line"]
-    assert not any(s.key and str(s.key).startswith("rep_kind:") for s in at.selectbox)   # no Φ to score items on
-    for name in ("2_filter", "5_features", "6_examples", "7_export"):
+    kind = next(s for s in at.selectbox if str(s.key).startswith("rep_kind:"))
+    assert kind.value == "choice-diff" and kind.options == ["choice-diff: Multiple-choice items: each option's "
+                                                            "TF-IDF + SVD and length, against its item's mean"]
+    at.button(key="build").click().run()
+    wait_for_job(at)
+    no_exceptions(at)
+    for name in ("2_filter", "3_predictability", "4_map", "6_examples", "7_export", "8_review"):
         at.switch_page(page(name)).run()
         no_exceptions(at)
+    at.switch_page(page("5_features")).run()
+    no_exceptions(at)
+    cues = next(d.value for d in at.dataframe if {"feature", "gold_most", "lift"} <= set(d.value.columns))
+    assert cues.set_index("feature").loc["[longest option]", "over_line"]
+    for name in ("10_evaluate", "13_dynamics", "11_create", "12_validate"):
+        at.switch_page(page(name)).run()
+        no_exceptions(at)
+        assert "does not apply to multiple" in texts(at), name
 
 
 # ---------------------------------------------------------------- Filter

@@ -80,8 +80,9 @@ def test_a_representation_kind_is_one_declaration(char_counts, tmp_path, capsys)
     assert rep.spec == "char-counts:fields=premise+hypothesis,scale=2"                        # the canonical spec
     with pytest.raises(Exception, match="unknown option 'dim' for representation 'char-counts'"):
         parse_spec("char-counts:dim=3")                                                        # the grammar
-    assert data_inputs.rep_kinds(pairs=False)["char-counts"] == "Each text field's length in characters"
-    assert "char-counts" not in data_inputs.rep_kinds(pairs=True)                              # the Data page
+    assert data_inputs.rep_kinds(ds)["char-counts"] == "Each text field's length in characters"
+    assert "char-counts" not in data_inputs.rep_kinds(load_dataset("demo:pairs:n=40"))          # the Data page
+    assert "char-counts" not in data_inputs.rep_kinds(load_dataset("demo:choices:n=40"))
     assert data_inputs.build_spec("char-counts", fields=("hypothesis",)) == "char-counts:fields=hypothesis"
     assert "char-counts:fields=hypothesis" in reference_markdown()                             # help and docs/cli.md
     out = tmp_path / "phi.npy"
