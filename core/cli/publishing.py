@@ -35,6 +35,9 @@ def cmd_export(args) -> int:
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     quality = note = pairs = None
+    if args.quality and ds.choices is not None:
+        raise InputError("the quality components read labelled examples (a label per example, not an option per item): "
+                         "drop --quality for multiple-choice items.")
     if args.quality:
         from ..quality import quality_scores
         from ..quality.pruning import quality_columns_note
@@ -68,7 +71,7 @@ def cmd_export(args) -> int:
     return 0
 
 
-@command("export", run=cmd_export, help="export a saved run's split (retained, removed, or all with scores) with its manifest",
+@command("export", run=cmd_export, items=True, help="export a saved run's split (retained, removed, or all with scores) with its manifest",
          description=f"Write the split of a saved run ({', '.join(f.title for f in FORMATS.values())}), "
                      "streamed in chunks, with <name>.manifest.json beside it. Embeddings are left out of CSV unless "
                      "--embeddings is given (Parquet, JSONL and datasets folders keep them).")

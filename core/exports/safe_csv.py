@@ -59,7 +59,8 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _arrays_to_json_text(frame: pd.DataFrame) -> pd.DataFrame:
-    """Lists/arrays in cells become JSON text (CSV has no list type)."""
+    """Lists, arrays and mappings in cells become JSON text (CSV has neither: BBQ's ``answer_info``
+    written as Python's repr would not read back)."""
     out = frame.copy()
     for col in out.columns:
         if out[col].dtype != object:
@@ -69,7 +70,16 @@ def _arrays_to_json_text(frame: pd.DataFrame) -> pd.DataFrame:
             fast = _vectors_as_json(out[col])
             out[col] = fast if fast is not None else [json.dumps(np.asarray(v).tolist()) if v is not None else None
                                                       for v in out[col]]
+        elif len(sample) and isinstance(sample.iloc[0], dict):
+            out[col] = [json.dumps(v, default=_plain) if isinstance(v, dict) else v for v in out[col]]
     return out
+
+
+def _plain(value):
+    """A NumPy value inside a mapping, as JSON has it."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _vectors_as_json(cells: pd.Series):

@@ -5,6 +5,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from core.exports.safe_csv import neutralise, to_csv_bytes, write_csv
 
@@ -64,3 +65,18 @@ def test_float32_vectors_read_back_exactly_and_non_finite_values_stay_readable()
     frame.loc[3, "emb"] = np.array([np.nan] * 16, dtype=np.float32)    # JSON has no nan: per-row json.dumps
     back = pd.read_csv(io.BytesIO(to_csv_bytes(frame)), dtype={"id": str})
     assert np.isnan(json.loads(back["emb"][3])).all() and json.loads(back["emb"][4]) == vectors[4].tolist()
+
+
+@settings(max_examples=50, deadline=None)
+@given(cells=st.lists(st.dictionaries(st.text(max_size=8), st.lists(st.text(max_size=8), max_size=3), max_size=3),
+                      min_size=1, max_size=6))
+def test_mappings_in_cells_are_written_as_json_that_reads_back(cells):
+    """A column of mappings (BBQ's ``answer_info``) is JSON in the CSV, as lists are: Python's repr of a
+    dict, which CSV readers cannot parse back, never."""
+    import io
+    import json
+
+    from core.exports.safe_csv import to_csv_bytes
+
+    back = pd.read_csv(io.BytesIO(to_csv_bytes(pd.DataFrame({"info": cells}))), keep_default_na=False)
+    assert [json.loads(v) for v in back["info"]] == cells
