@@ -142,21 +142,29 @@ def page(browser, server):
 
 
 HH = ROOT.parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
+BBQ = ROOT.parent / "shared" / "data" / "bbq_religion.jsonl"
 
 
 def hh_pairs_app(tmp_path_factory, browser, name: str, pairs: int, **context):
     """A server of its own whose Local path reads a temporary folder holding the first ``pairs``
     pairs of ../shared/data/hh_harmless_pairs.jsonl (skipped where that file is absent), and a page
     on it; yields (page, the file's path)."""
+    yield from shared_file_app(tmp_path_factory, browser, name, HH, pairs, **context)
+
+
+def shared_file_app(tmp_path_factory, browser, name: str, source, rows: int, **context):
+    """A server of its own whose Local path reads a temporary folder holding the first ``rows`` rows
+    of the shared file ``source`` (skipped where it is absent), and a page on it; yields (page, the
+    file's path)."""
     from playwright.sync_api import expect
 
-    if not HH.exists():
-        pytest.skip("../shared/data/hh_harmless_pairs.jsonl is not here")
+    if not source.exists():
+        pytest.skip(f"../shared/data/{source.name} is not here")
     folder = tmp_path_factory.mktemp(name)
     data = folder / "data"
     data.mkdir()
-    path = data / "hh_pairs.jsonl"
-    path.write_text("".join(HH.read_text(encoding="utf-8").splitlines(keepends=True)[:pairs]), encoding="utf-8")
+    path = data / source.name
+    path.write_text("".join(source.read_text(encoding="utf-8").splitlines(keepends=True)[:rows]), encoding="utf-8")
     app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, **context)
     pg = ctx.new_page()
