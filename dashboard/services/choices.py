@@ -41,3 +41,19 @@ def cues(tab, ds, min_count: int, alpha: float):
 
     return current.cached(tab, "option_cues", (ds.fingerprint, int(min_count), float(alpha)),
                           lambda: (option_cues(ds, min_count=int(min_count), alpha=float(alpha)), gold_position(ds)))
+
+
+def standing_out(tab, ds, item_id: str) -> list:
+    """The option cues over the line (at the Data page's defaults: n ≥ 10, α = 0.01) that this item's
+    gold carries: the features on which its gold stands out, strongest first."""
+    from core.zstats.choices import cue_phrase, items_with_cue
+
+    def carriers():
+        found, _ = cues(tab, ds, 10, 0.01)
+        over = found.table[found.table["over_line"] & (found.table["z"] > 0)]
+        ids = items_with_cue(ds, over["feature"])
+        return [(cue_phrase(f, kind), z, set(map(str, got))) for f, kind, z, got in
+                zip(over["feature"], over["kind"], over["z"], ids)]
+
+    listed = current.cached(tab, "gold_carriers", ds.fingerprint, carriers)
+    return [f"{phrase} (z {z:+.1f})" for phrase, z, got in listed if str(item_id) in got]

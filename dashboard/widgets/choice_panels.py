@@ -1,5 +1,6 @@
-"""Multiple-choice items on the Data page (issue 55): what they are, an item read with its gold
-marked, where the gold sits and the option cue table."""
+"""Multiple-choice items on the pages (issue 55): what they are, an item read with its gold marked
+and the cues its gold carries (Data, Examples, Review), where the gold sits and the option cue table
+(Data, Features)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -44,3 +45,15 @@ def option_cues_panel(tab, ds) -> None:
     st.caption(f"For each feature of the options, over the items whose options differ on it: how often the gold "
                f"has the most of it (share) against a gold placed at random (chance, ties counted), and z; |z| > "
                f"{found.line:.2f} is over the Bonferroni line over every feature tested.")
+
+
+def item_read(tab, ds, item_id: str, key: str) -> None:
+    """One item as a person reads it (Examples, Review): its stem, its options with the gold marked
+    (as text: never rendered), and the option cues its gold carries."""
+    row = choices.items_read(ds, [item_id]).iloc[0]
+    st.text("\n".join([f"item {item_id}"] + [f"{field}: {row[field]}" for field in ds.choices.stem]))
+    options = [f"{letter}. {text}" for letter, text in row.drop(labels=ds.choices.stem).items() if text]
+    st.text("\n".join(options))
+    standing = choices.standing_out(tab, ds, item_id)
+    st.caption("✔ marks the gold option. " + ("Its gold stands out on: " + "; ".join(standing) + "."
+                                              if standing else "Its gold carries none of the option cues over the line."))

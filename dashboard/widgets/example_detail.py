@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.base.escaping import md_text
 from dashboard.services import current
+from dashboard.widgets.choice_panels import item_read
 from dashboard.widgets.pair_panels import pair_side_by_side
 
 
@@ -24,6 +25,8 @@ def example_detail(tab, run, example_id: str, key: str) -> None:
     if ds.pairs is not None:
         st.text(f"pair {example_id}")
         pair_side_by_side(tab, example_id, key)
+    elif ds.choices is not None:
+        item_read(tab, ds, example_id, key)
     else:
         st.text("\n".join([f"id: {example_id}"] + [f"{c}: {values[c]}" for c in ds.table.columns if c not in arrays]))
     p = rec["predictability"]
@@ -42,7 +45,7 @@ def example_detail(tab, run, example_id: str, key: str) -> None:
             st.caption(f"Removed in phase {int(gone.iloc[0])} of the fitted run." if len(gone)
                        else f"Kept through all {run.n_phases} phases of the fitted run.")
     with right:
-        if ds.pairs is None:   # (a pair's style features are shown with its two sides above)
+        if ds.pairs is None and ds.choices is None:   # (a pair's or an item's cues are shown with it above)
             st.markdown(f"**Its features, z for its label ({md_text(rec[ds.label])})**")
             st.dataframe(current.feature_z(tab, example_id, str(rec[ds.label])), hide_index=True,
                          key=f"{key}_features", height=200)

@@ -14,6 +14,7 @@ from core.base.errors import InputError
 from core.base.lights import NOT_REVIEWED, badge
 from dashboard.services import current, pipelines, reviews
 from dashboard.widgets.formatting import plain
+from dashboard.widgets.choice_panels import item_read
 from dashboard.widgets.pair_panels import pair_side_by_side
 from dashboard.widgets.decision_form import save_button, show_outcome
 from dashboard.widgets.reruns import redraw
@@ -70,6 +71,8 @@ def review_panel(tab, run, example_id: str, key: str, *, show_example: bool = Tr
         if ds.pairs is not None:
             st.text(f"pair {example_id}")
             pair_side_by_side(tab, example_id, key)
+        elif ds.choices is not None:
+            item_read(tab, ds, example_id, key)
         else:
             st.text(f"id: {example_id}\nlabel: {rec[ds.label]}")
             for field in ds.text:

@@ -256,6 +256,14 @@ def test_the_choices_demo_is_read_as_items_on_the_data_page(at):
     no_exceptions(at)
     cues = next(d.value for d in at.dataframe if {"feature", "gold_most", "lift"} <= set(d.value.columns))
     assert cues.set_index("feature").loc["[longest option]", "over_line"]
+    at.switch_page(page("6_examples")).run()
+    at.selectbox(key="ex_pick").select_index(0).run()
+    no_exceptions(at)
+    shown = [t.value for t in at.text]
+    item = next(t for t in shown if t.startswith("item "))
+    options = next(t for t in shown if t.startswith("A. ") or t.startswith("✔ A. ") or "\nB. " in t)
+    assert "question:" in item and options.count("✔") == 1
+    assert "marks the gold option" in texts(at)
     for name in ("10_evaluate", "13_dynamics", "11_create", "12_validate"):
         at.switch_page(page(name)).run()
         no_exceptions(at)
