@@ -93,8 +93,25 @@ def _choice_zstats(args, ds) -> int:
         for c in cues.top(args.top).itertuples(index=False):
             print(f"  {terminal_text(cue_phrase(c.feature, c.kind))[:46]:46s} in {c.share:6.1%} of {c.items:>6,} items "
                   f"(chance {c.chance:.1%}, lift {c.lift:+.1%} ± {c.lift_se:.1%}), z {c.z:+.1f}{'  *' if c.over_line else ''}")
+        _stem_cue_lines(ds, cues, args)
         print(f"wrote {len(cues.table)} rows to {args.out}")
     return 0
+
+
+def _stem_cue_lines(ds, cues, args) -> None:
+    """The stem's features that tell whether the gold carries the strongest option cue over the line."""
+    from ..zstats.choices import cue_phrase, stem_cues
+
+    over = cues.table[cues.table["over_line"] & (cues.table["z"] > 0)]
+    if not len(over) or not ds.choices.stem:
+        return
+    strongest = over.iloc[0]
+    found = stem_cues(ds, strongest["feature"], min_count=args.min_count, alpha=args.alpha).table
+    found = found[(found["kind"] != "pred") & found["significant"]].sort_values("z", ascending=False).head(args.top)
+    if len(found):
+        print(f"in the stem, what tells whether {cue_phrase(strongest['feature'], strongest['kind'])} (carries / lacks):")
+        for f in found.itertuples(index=False):
+            print(f"  {terminal_text(f.feature)[:46]:46s} → {f.label:7s} {f.p_hat:6.1%} of {f.n:>6,} items, z {f.z:+.1f}")
 
 
 def cmd_zfilter(args) -> int:

@@ -102,7 +102,11 @@ def _stem_option_features(ds, texts, item, dim: int, seed: int) -> np.ndarray:
     position = np.arange(len(item)) - np.repeat(np.cumsum(src.n_options.to_numpy()) - src.n_options.to_numpy(),
                                                 src.n_options.to_numpy())
     shared = overlap[item, position]
-    return np.hstack([shared[:, None], (S[:, :, None] * O[:, None, :]).reshape(len(item), -1)])
+    # the stem's length (log words) times the option's vector: a longer context may settle which
+    # kind of option is right (BBQ: a context of one sentence leaves the answer unknown)
+    stem_words = np.log1p(np.asarray([len(t.split()) for t in stems], dtype=np.float64))[item]
+    return np.hstack([shared[:, None], (S[:, :, None] * O[:, None, :]).reshape(len(item), -1),
+                      (stem_words - stem_words.mean())[:, None] * O])
 
 
 def _inputs(ds, name: str, layout, dim: int, seed: int):

@@ -362,3 +362,22 @@ def items_with_cue(ds, features) -> list:
         else:
             out.append(np.asarray([], dtype=object))
     return out
+
+
+def stem_cues(ds, feature: str, *, min_count: int = 20, alpha: float = 0.01):
+    """Which features of the stem tell whether an item's gold carries the option cue ``feature``
+    (`items_with_cue`): the z-statistics (`core.zstats.compute_z`) of the stem's n-grams, lengths and
+    overlaps against the label ``carries`` / ``lacks``. In BBQ, the length of the context tells
+    whether the 'unknown' option is right: a stem feature that, with the option cue, answers the
+    item without understanding it."""
+    from ..data.dataset import Dataset
+    from . import compute_z
+
+    _check_choices(ds)
+    if not ds.choices.stem:
+        raise InputError("these items have no stem (no context or question column) to read cues in.")
+    carriers = set(map(str, items_with_cue(ds, [feature])[0]))
+    table = ds.table[list(ds.choices.stem)].copy()
+    table["gold"] = np.where(table.index.astype(str).isin(carriers), "carries", "lacks")
+    stems = Dataset(table=table, label="gold", text=list(ds.choices.stem), name=f"{ds.name}: the stems")
+    return compute_z(stems, min_count=int(min_count), alpha=float(alpha))

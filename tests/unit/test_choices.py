@@ -380,3 +380,18 @@ def test_a_candidate_without_an_items_measure_or_its_cue_table_fails(bbq_frame):
         assert (found["status"] == "fail").any() and drop in " ".join(found["why"].astype(str)), drop
     found = compare(base, {k: v for k, v in base.items() if k != "cues"})
     assert (found["status"] == "fail").any()
+
+
+def test_the_stem_tells_which_kind_of_item_bbq_is(bbq_path):
+    """Issue 55, item 8: without BBQ's tags, the stem's features that tell whether the gold is the
+    'unknown' option (the strongest option cue) are the context's length; its carriers are exactly
+    the ambiguous contexts."""
+    from core.zstats.choices import items_with_cue, stem_cues
+
+    ds = load_dataset(bbq_path)
+    found = stem_cues(ds, "[option least like the stem]").table
+    top = found[found["kind"] != "pred"].sort_values("z", ascending=False).head(3)
+    assert top["feature"].str.startswith(("context-len", "len-ratio")).sum() >= 2
+    source = {str(r["example_id"]): r for r in map(json.loads, open(bbq_path))}
+    carriers = items_with_cue(ds, ["[option least like the stem]"])[0]
+    assert {source[i]["context_condition"] for i in carriers} == {"ambig"} and len(carriers) == 600
