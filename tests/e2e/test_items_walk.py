@@ -1,17 +1,20 @@
 """Multiple-choice items in a real browser (issue 55): a BBQ file (one column per option and a gold
 index) is loaded as a local path, read as items with the gold marked, scored by AFLite on its
-options, its option cues shown on the Features page, and the export downloads the kept items in
+options, its option cues shown on the Features page, one item read on the Examples page with its
+gold marked, and the export downloads the kept items in
 the shape they came in, which loads back as the same items.
 
 Starts its own server whose Local path reads a temporary folder holding the file (written from
 ../shared/data/bbq_religion.jsonl; skipped where that file is absent)."""
 import json
 import re
+import time
 
 import pytest
 
 from conftest import BBQ, shared_file_app
-from steps import count, go, load_path_and_score, press
+from scale import patience
+from steps import count, go, load_path_and_score, press, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -32,6 +35,24 @@ def test_load_read_an_item_score_and_export_in_its_shape(walk):
     assert "columns shape" in body and "Cohen" in body
     go(page, "Features")
     page.get_by_text("[option least like the stem]").first.wait_for(state="attached")   # a grid cell
+
+    go(page, "Examples")   # one item read: its stem, its options with the gold marked
+    box = page.locator(".st-key-ex_pick [role='combobox']").first
+    deadline = time.time() + patience(120)
+    while not re.fullmatch(r"[0-9]+", box.input_value()):   # BBQ's example ids
+        assert time.time() < deadline, f"no item taken from the list: {box.input_value()!r}"
+        box.evaluate("el => el.scrollIntoView({block: 'center'})")
+        box.click()
+        box.press("ArrowDown")
+        if box.get_attribute("aria-expanded") == "true" and box.get_attribute("aria-activedescendant"):
+            box.press("Enter")
+        wait_idle(page)
+    page.get_by_text("marks the gold option").first.wait_for()
+    item = next(r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+                if str(r["example_id"]) == box.input_value())
+    shown = "\n".join(page.locator('[data-testid="stText"]').all_inner_texts())
+    gold = item[f"ans{item['label']}"]
+    assert item["question"] in shown and f"✔ {gold}" in shown
 
     go(page, "Export")
     rows_to_export = count(page, "Rows to export")

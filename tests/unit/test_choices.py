@@ -321,14 +321,21 @@ def bbq_frame():
     return pd.read_json(path, lines=True)
 
 
-def test_the_same_items_in_two_shapes_give_the_same_certificate(bbq_frame):
+def test_the_same_items_in_every_shape_give_the_same_certificate(bbq_frame):
     from core.certificate.measures import certify
 
     rows = bbq_frame.head(300)
-    listed = pd.DataFrame({"example_id": rows["example_id"], "context": rows["context"], "question": rows["question"],
-                           "choices": rows[["ans0", "ans1", "ans2"]].values.tolist(), "answer": rows["label"]})
-    a, b = certify(load_dataset(rows), folds=3), certify(load_dataset(listed), folds=3)
-    assert a == b and a["dataset"]["fingerprint"] == b["dataset"]["fingerprint"]
+    options = rows[["ans0", "ans1", "ans2"]].values.tolist()
+    stem = {"example_id": rows["example_id"], "context": rows["context"], "question": rows["question"]}
+    shapes = {"list": pd.DataFrame({**stem, "choices": options, "answer": rows["label"]}),
+              "arc": pd.DataFrame({**stem, "choices": [{"text": o, "label": ["A", "B", "C"]} for o in options],
+                                   "answerKey": ["ABC"[g] for g in rows["label"]]}),
+              "columns letters": pd.DataFrame({**stem, "A": rows["ans0"], "B": rows["ans1"], "C": rows["ans2"],
+                                               "answer": ["ABC"[g] for g in rows["label"]]})}
+    a = certify(load_dataset(rows), folds=3)
+    for shape, frame in shapes.items():
+        b = certify(load_dataset(frame), folds=3)
+        assert a == b, shape
     assert {"mc.gold_position.max_share", "mc.options_only.accuracy", "mc.degenerate"} <= set(a["measures"])
     assert not {"zstats.z_max", "v_information.full", "labels.majority_share"} & set(a["measures"])
 
