@@ -337,3 +337,37 @@ def pair_cue_plot(cues, *, annotate: int = 8, height: int = 520) -> go.Figure:
     fig.update_yaxes(range=[0, 1], title="share where the chosen side has more of it")
     fig.update_layout(height=height, legend=dict(orientation="h", y=-0.2), margin=dict(t=30))
     return fig
+
+
+def option_cue_plot(cues, *, annotate: int = 8, height: int = 520) -> go.Figure:
+    """The option cue table (`core.zstats.choices.OptionCues`) against its chance line: x = the share
+    a gold placed at random would have (each feature's own, ties counted), y = the share of the items
+    whose gold has the most of the feature; the diagonal is chance. Features over the line are
+    coloured by the way they lean (the gold has more, or less, of it than chance) and the
+    ``annotate`` strongest are named; every name is escaped, and ``customdata[0]`` is the row of
+    ``cues.table``."""
+    table = cues.table
+    over = table["over_line"].to_numpy()
+    up = table["z"].to_numpy() > 0
+    fig = go.Figure()
+    hover = ("%{customdata[1]}<br>%{customdata[2]}<br>items that differ: %{customdata[3]}<br>chance: %{x:.3f}<br>"
+             "gold has the most: %{y:.3f}<br>z = %{customdata[4]:.2f}<extra></extra>")
+    groups = [("not over the line", ~over, "#b0b0b0"), ("the gold has more of it (|z| > z*)", over & up, "#d62728"),
+              ("the gold has less of it (|z| > z*)", over & ~up, "#1f77b4")]
+    for name, mask, colour in groups:
+        t = table[mask]
+        fig.add_trace((go.Scattergl if len(t) > WEBGL_ABOVE else go.Scatter)(
+            x=t["chance"], y=t["share"], mode="markers", name=name,
+            marker=dict(color=colour, size=np.clip(3 + 2 * np.log10(np.maximum(t["items"].to_numpy(), 1)), 4, 14)),
+            customdata=np.column_stack([t.index.to_numpy(), escape_all(t["feature"]), escape_all(t["kind"]),
+                                        t["items"].to_numpy(), t["z"].to_numpy()]) if len(t) else None,
+            hovertemplate=hover))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line=dict(dash="dash", color="#555"),
+                             name="chance", hoverinfo="skip"))
+    for _, r in table[over].head(int(annotate)).iterrows():
+        fig.add_annotation(x=r["chance"], y=r["share"], text=escape(r["feature"]), showarrow=False, yshift=10,
+                           font=dict(size=11))
+    fig.update_xaxes(range=[0, 1], title="share a gold placed at random would have (ties counted)")
+    fig.update_yaxes(range=[0, 1], title="share of items whose gold has the most of it")
+    fig.update_layout(height=height, legend=dict(orientation="h", y=-0.2), margin=dict(t=30))
+    return fig

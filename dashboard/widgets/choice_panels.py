@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.base.errors import InputError
+from core.plots.zstats import option_cue_plot
 from dashboard.services import choices
 from dashboard.widgets.formatting import metric_row, plain
 
@@ -41,6 +42,7 @@ def option_cues_panel(tab, ds) -> None:
     st.caption(f"Share of items whose gold is at each position, against a gold placed at random. Cohen's w "
                f"{position.w:.3f} (95 % interval {position.w_low:.3f}–{position.w_high:.3f}); with no position bias "
                f"it is about {position.w_chance:.3f}.")
+    st.plotly_chart(option_cue_plot(found), key="option_cue_plot", use_container_width=True)
     st.dataframe(found.table, hide_index=True, key="option_cues", height=360)
     st.caption(f"For each feature of the options, over the items whose options differ on it: how often the gold "
                f"has the most of it (share) against a gold placed at random (chance, ties counted), and z; |z| > "

@@ -402,3 +402,21 @@ def test_the_stem_tells_which_kind_of_item_bbq_is(bbq_path):
     source = {str(r["example_id"]): r for r in map(json.loads, open(bbq_path))}
     carriers = items_with_cue(ds, ["[option least like the stem]"])[0]
     assert {source[i]["context_condition"] for i in carriers} == {"ambig"} and len(carriers) == 600
+
+
+def test_the_option_cue_plot_draws_each_feature_at_its_chance_and_share():
+    from core.plots.zstats import option_cue_plot
+
+    rows = [(f"q{i}", ["bold yes" if i % 2 == 0 else "plain", "other words", "third one"],
+             0 if i % 2 == 0 else 1) for i in range(60)]
+    cues = option_cues(load_dataset(in_shape(rows, "list")), min_count=5)
+    fig = option_cue_plot(cues)
+    drawn = {}
+    for trace in fig.data:
+        if trace.customdata is not None:
+            for x, y, data in zip(trace.x, trace.y, trace.customdata):
+                drawn[int(data[0])] = (x, y, data[1])
+    assert set(drawn) == set(range(len(cues.table)))
+    for i, (x, y, name) in drawn.items():
+        assert (x, y) == pytest.approx((cues.table["chance"][i], cues.table["share"][i]))
+        assert name == cues.table["feature"][i]
