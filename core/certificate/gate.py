@@ -375,6 +375,11 @@ class Verdict:
     def exit_status(self) -> int:
         return int(bool(self.failed))
 
+    def exit_status_on(self, fail_on: str = "fail") -> int:
+        """1 when the check fails (``fail_on="warn"``: or warns), else 0 (2 is for a check that
+        could not run: `core.cli`)."""
+        return int(bool(self.failed or (fail_on == "warn" and self.warned)))
+
 
 def verdict(table: pd.DataFrame) -> Verdict:
     """The `Verdict` of a `compare` table: its rows by ``status``."""

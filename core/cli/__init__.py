@@ -23,12 +23,18 @@ from ..base.errors import Cancelled, InputError
 from ..exports.outputs import Outputs
 from ..base.settings import expand_path, printable_message, settings, using_cache
 
-__all__ = ["COMMANDS", "PhaseLog", "build_parser", "main"]
+__all__ = ["COMMANDS", "PhaseLog", "build_parser", "main", "PASSED", "GATE_FAILED", "REFUSED", "INTERNAL_ERROR",
+           "INTERRUPTED"]
 
 
 #: every command's name, in the order the help lists them (each declared beside its function:
 #: `core.cli.commands.command`)
 COMMANDS = tuple(_DECLARED)
+
+#: the exit statuses of every command (docs/cli.md, "Exit status"): 0 passed, 1 the gate failed (or
+#: warned, with --fail-on warn), 2 usage, a damaged input or a refused run, 3 an internal error (a
+#: bug), 130 interrupted. A CI job tells a failed gate from a broken run by them.
+PASSED, GATE_FAILED, REFUSED, INTERNAL_ERROR, INTERRUPTED = 0, 1, 2, 3, 130
 
 
 #: flags whose value is a path the command reads, and flags whose value is a representation
@@ -176,6 +182,13 @@ def _run(args, argv) -> int:
         print("interrupted; " + (f"only these outputs were written: {written}" if written else "no output was written"),
               file=sys.stderr)
         return 130
+    except Exception:   # a bug of the tool: never 0 (passed) nor 1 (the gate failed), which a CI job reads
+        import traceback
+
+        traceback.print_exc()
+        print(f"error: artifact-lens {args.command} stopped on an internal error (a bug: please report it with the "
+              f"traceback above); exit status {INTERNAL_ERROR}, not the gate's 0 or 1.", file=sys.stderr)
+        return INTERNAL_ERROR
     finally:
         args.outputs.abort()   # temporaries of outputs not moved into place
         for sig, handler in previous.items():

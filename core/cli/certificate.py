@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -177,7 +178,7 @@ def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> s
 
 
 def cmd_check(args) -> int:
-    for flag, ending in (("--json", ".json"), ("--markdown", ".md"), ("--rows", ".csv")):
+    for flag, ending in (("--json", ".json"), ("--markdown", ".md"), ("--rows", ".csv"), ("--junit", ".xml")):
         args.outputs.declare(flag, getattr(args, flag.lstrip("-")), (ending,))
     args.outputs.declare("--label-studio", args.label_studio, None, folder_ok=True)
     for flag, given in (("--rows", args.rows), ("--review-run", args.review_run), ("--label-studio", args.label_studio)):
@@ -211,6 +212,12 @@ def _check_options(p) -> None:
     p.add_argument("--rows", help="write the candidate's examples that carry each new or stronger cue (.csv: id, label, "
                    "feature, cue_label, share_after, z); needs --data")
     p.add_argument("--data", help="the candidate's data (the file it was certified from), for --rows and --review-run")
+    p.add_argument("--junit", help="also write the result as JUnit XML (.xml): one test case per gated measure and per "
+                   "new or stronger cue, for any CI system's test report")
+    p.add_argument("--github", action="store_true", help="print GitHub annotations (at most 10, the strongest new cue "
+                   "first) and add the summary to $GITHUB_STEP_SUMMARY (automatic when GITHUB_ACTIONS=true)")
+    p.add_argument("--fail-on", choices=("fail", "warn"), default="fail", help="exit 1 when a rule fails (default), "
+                   "or when a measure warns too")
     p.add_argument("--label-studio", metavar="FOLDER", help="write the candidate's examples that carry each new cue "
                    "as a Label Studio project (created: label_config.xml and tasks.json, \"remove\" predicted with the "
                    "cue's strength as its score); needs --data")
@@ -221,6 +228,19 @@ def _check_options(p) -> None:
     p.add_argument("--workspace", help="the workspace of --review-run")
     p.add_argument("--as", dest="as_", metavar="EMAIL", help="who sends the rows (default: $ARTIFACT_LENS_OWNER)")
     add_column_args(p, " of --data: as the candidate was certified with")
+
+
+def _to_github(table, baseline: dict, candidate: dict, fail_on: str) -> None:
+    """The workflow's annotations on stdout, and the summary added to ``$GITHUB_STEP_SUMMARY`` (a file
+    the runner made for it: appended to, as its protocol asks)."""
+    from ..certificate.ci_reports import github_annotations, step_summary
+
+    for line in github_annotations(table, fail_on):
+        print(line)
+    where = os.environ.get("GITHUB_STEP_SUMMARY")
+    if where:
+        with open(where, "a", encoding="utf-8") as fh:
+            fh.write(step_summary(check_markdown(table, baseline, candidate)))
 
 
 def _check(args, target) -> int:
@@ -241,6 +261,10 @@ def _check(args, target) -> int:
         Path(args.outputs.path_for("--json")).write_text(json.dumps(check_result(table), indent=1, allow_nan=False))
     if args.markdown:
         Path(args.outputs.path_for("--markdown")).write_text(check_markdown(table, baseline, candidate), encoding="utf-8")
+    if args.junit:
+        from ..certificate.ci_reports import junit_xml
+
+        Path(args.outputs.path_for("--junit")).write_text(junit_xml(table, args.fail_on), encoding="utf-8")
     if target is not None:   # before the outputs are committed: a refused send leaves no file behind
         _send_rows(target, data, table.attrs.get("cues"), rows)
     args.outputs.commit()
@@ -257,10 +281,15 @@ def _check(args, target) -> int:
                       f"{1000 * c.excess_after:.2f} per 1k; z {c.z:.1f})")
     if baseline["dataset"]["fingerprint"] == candidate["dataset"]["fingerprint"] and not args.quiet:
         print("note: both certificates are of the same data.", file=sys.stderr)
+    if args.github or os.environ.get("GITHUB_ACTIONS") == "true":
+        _to_github(table, baseline, candidate, args.fail_on)
     if not said.passed:
         print(f"check failed: {counted(len(said.failed), 'measure')} broke their rule: " + ", ".join(said.failed),
               file=sys.stderr)
-        return said.exit_status
+    elif said.exit_status_on(args.fail_on):
+        print(f"check failed on a warning (--fail-on warn): {', '.join(said.warned)}", file=sys.stderr)
+    if said.exit_status_on(args.fail_on):
+        return said.exit_status_on(args.fail_on)
     if not args.quiet:
         print(f"check passed: {counted(table['ok'].eq(True).sum(), 'gated measure')} within their rules.")
     return 0

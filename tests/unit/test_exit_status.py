@@ -1,0 +1,91 @@
+"""One exit-status convention for every command (issue 56, item 2): 0 passed, 1 the gate failed
+(or warned, with --fail-on warn), 2 usage or a damaged or refused input, 3 an internal error,
+never 0 or 1. Reflection over every declared command, so a new one is held the day it is written."""
+import json
+
+import pytest
+
+from core.cli import GATE_FAILED, INTERNAL_ERROR, PASSED, REFUSED, main
+from core.cli.commands import COMMANDS
+from core.cli.parser import build_parser
+
+
+def _argv(name: str, dataset: str, tmp_path) -> list:
+    """The command ``name`` on ``dataset`` with its required options filled in (outputs in ``tmp_path``)."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices[name]
+    argv = [name]
+    for action in sub._actions:
+        if not action.required and action.dest != "dataset" or action.dest in ("help",):
+            continue
+        if action.dest == "dataset":
+            argv.append(dataset)
+        elif action.option_strings:
+            argv += [action.option_strings[0], str(tmp_path / f"{name}-{action.dest}.csv")]
+        else:
+            argv.append(dataset)
+    return argv
+
+
+def _reads_a_file(name: str) -> bool:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices[name]
+    return any(not a.option_strings and a.dest != "help" for a in sub._actions)
+
+
+@pytest.mark.parametrize("name", [n for n in COMMANDS if _reads_a_file(n)])
+def test_a_missing_input_exits_2_with_one_error_line(name, tmp_path, capsys):
+    assert main(_argv(name, str(tmp_path / "missing.jsonl"), tmp_path)) == REFUSED, name
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err and err[-1].startswith("error:") and "Traceback" not in "\n".join(err), name
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_an_internal_error_exits_3_never_0_or_1(name, tmp_path, capsys, monkeypatch):
+    """A bug inside any command (here: its function raises) is exit 3 with its traceback."""
+    def broken(args):
+        raise ZeroDivisionError("a bug")
+
+    import core.cli.parser as parser_module
+
+    real = parser_module.build_parser
+
+    def with_a_bug():
+        parser = real()
+        sub = next(a for a in parser._actions if a.dest == "command").choices[name]
+        sub.set_defaults(func=broken)
+        return parser
+
+    monkeypatch.setattr("core.cli.build_parser", with_a_bug)
+    found = main(_argv(name, "demo:nli:n=60", tmp_path))
+    assert found == INTERNAL_ERROR and found not in (PASSED, GATE_FAILED), name
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "internal error" in err, name
+
+
+def _certificates(tmp_path):
+    from core.certificate.measures import certify
+    from core.certificate.schema import write_certificate
+    from core.data.demos import make_choices
+
+    base = certify(make_choices(n=400, position_share=0.0, length_share=0.0, seed=1), folds=3)
+    planted = certify(make_choices(n=400, position_share=0.3, length_share=0.0, seed=1), folds=3)
+    for name, cert in (("base", base), ("planted", planted)):
+        write_certificate(cert, tmp_path / f"{name}.json")
+    return tmp_path / "base.json", tmp_path / "planted.json"
+
+
+def test_check_exits_0_on_a_pass_1_on_a_failed_gate_and_on_a_warning_when_asked(tmp_path, capsys):
+    base, planted = _certificates(tmp_path)
+    assert main(["-q", "check", str(base), str(base)]) == PASSED
+    assert main(["-q", "check", str(base), str(planted)]) == GATE_FAILED
+    # a rise that only warns passes by default, and fails with --fail-on warn
+    cert = json.loads(base.read_text())
+    warned = json.loads(base.read_text())
+    m = warned["measures"]["mc.options_only.accuracy"]
+    m["value"] = m["value"] + 10 * (m["stderr"] or 0.01)
+    (tmp_path / "warned.json").write_text(json.dumps(warned))
+    assert cert != warned
+    assert main(["-q", "check", str(base), str(tmp_path / "warned.json")]) == PASSED
+    assert main(["-q", "check", str(base), str(tmp_path / "warned.json"), "--fail-on", "warn"]) == GATE_FAILED
+    assert "--fail-on warn" in capsys.readouterr().err
