@@ -70,6 +70,7 @@ class ChoiceScorer:
 
     def score(self, S, plan, sub, cancel, phase):
         from ..models.conditional_logit import choice_probabilities, fit_conditional_logit
+        from .scorers import split_of
 
         n_s, m = len(S), plan.full.shape[1]
         options, counts, present = self._options(S)
@@ -79,10 +80,7 @@ class ChoiceScorer:
         c, h = np.zeros(n_s), np.zeros(n_s)
         for p in range(m):
             check_cancel(cancel)
-            tr = plan.train_positions(p)
-            te = np.ones(n_s, dtype=bool)
-            te[tr] = False
-            te = np.flatnonzero(te)
+            tr, te = split_of(plan, p, n_s)
             rows_tr = np.flatnonzero(np.isin(item_of, tr))
             w = fit_conditional_logit(options[rows_tr], np.cumsum(counts[tr]) - counts[tr],
                                       np.cumsum(counts[tr]) - counts[tr] + gold_at[tr], self.l2)

@@ -34,11 +34,19 @@ from . import lapack as lapack
 from ..base.progress import check_cancel
 from ..models import make_model
 
-__all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of"]
+__all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of", "split_of"]
 
 CHUNK_ROWS = 8192   # rows gathered at a time (bounds temporary memory)
 CHUNK_BYTES = 64 << 20   # at most this many bytes of class scores per predicted chunk
 ASSEMBLY_COLS = 1 << 13  # RFP columns per block-Gram assembly task (37 tasks at d = 768: every thread of 16)
+
+
+def split_of(plan, p: int, n_s: int) -> tuple:
+    """(training, held-out) positions into S_j of partition ``p`` of ``plan``."""
+    tr = plan.train_positions(p)
+    te = np.ones(n_s, dtype=bool)
+    te[tr] = False
+    return tr, np.flatnonzero(te)
 
 
 def rows_of(Z, mean, idx, out=None):
@@ -375,10 +383,7 @@ class SklearnScorer:
         Zs = rows_of(self.Z, self.mean, S)
         for p in range(m):
             check_cancel(cancel)
-            tr = plan.train_positions(p)
-            te = np.ones(n_s, dtype=bool)
-            te[tr] = False
-            te = np.flatnonzero(te)
+            tr, te = split_of(plan, p, n_s)
             yhat = self._fit_predict(Zs[tr], y_s[tr], Zs[te],
                                      seed=(self.seed * 1000003 + phase * 1009 + p) % (2**31))
             c[te] += yhat == y_s[te]

@@ -9,6 +9,7 @@ from core.base.errors import InputError
 from core.plots.zstats import option_cue_plot
 from dashboard.services import choices
 from dashboard.widgets.formatting import metric_row, plain
+from dashboard.widgets.knobs import cue_settings
 
 
 def items_panel(tab, ds) -> None:
@@ -25,14 +26,10 @@ def items_panel(tab, ds) -> None:
 def option_cues_panel(tab, ds) -> None:
     """The gold position table and the option cue table, with their settings (the Data and the
     Features pages)."""
-    with st.form("option_cue_form"):
-        c1, c2 = st.columns(2)
-        min_count = c1.number_input("items whose options differ (n ≥)", 1, 100000, 10, key="oc_min_count")
-        alpha = c2.select_slider("α (Bonferroni)", [0.001, 0.01, 0.05, 0.1], value=0.01, key="oc_alpha")
-        st.form_submit_button("Update", key="oc_update")
+    min_count, alpha = cue_settings("oc", "items whose options")
     try:
         with st.spinner("Counting the options' features (once per dataset and settings)…"):
-            found, position = choices.cues(tab, ds, int(min_count), float(alpha))
+            found, position = choices.cues(tab, ds, min_count, alpha)
     except InputError as exc:
         st.error(plain(exc))
         return

@@ -8,6 +8,7 @@ from core.base.errors import InputError
 from core.plots.zstats import pair_cue_plot
 from dashboard.services import pairs
 from dashboard.widgets.formatting import metric_row, plain
+from dashboard.widgets.knobs import cue_settings
 
 
 def pair_side_by_side(tab, pair_id: str, key: str) -> None:
@@ -31,14 +32,10 @@ def pair_side_by_side(tab, pair_id: str, key: str) -> None:
 def pair_cues_panel(tab) -> None:
     """The pair cue table: for each style feature, word and bigram, the share of the pairs that
     differ on it where the chosen side has more of it, against the 0.5 line."""
-    with st.form("pair_z_form"):
-        c1, c2 = st.columns(2)
-        min_count = c1.number_input("pairs that differ (n ≥)", 1, 100000, 10, key="pz_min_count")
-        alpha = c2.select_slider("α (Bonferroni)", [0.001, 0.01, 0.05, 0.1], value=0.01, key="pz_alpha")
-        st.form_submit_button("Update", key="pz_update")
+    min_count, alpha = cue_settings("pz", "pairs")
     try:
         with st.spinner("Counting the pairs' features (once per dataset and settings)…"):
-            found = pairs.cues(tab, int(min_count), float(alpha))
+            found = pairs.cues(tab, min_count, alpha)
     except InputError as exc:
         st.error(plain(exc))
         return

@@ -122,3 +122,24 @@ def count(page, label: str) -> int:
 def shot(page, folder, name: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+def pick_example(page, pattern: str = r"[0-9]+") -> str:
+    """On the Examples page: take the first example of the list in the picker (its id matching
+    ``pattern``) and return its id, once the page shows it."""
+    import re
+    import time
+
+    from scale import patience
+
+    box = page.locator(".st-key-ex_pick [role='combobox']").first
+    deadline = time.time() + patience(120)
+    while not re.fullmatch(pattern, box.input_value()):
+        assert time.time() < deadline, f"no example taken from the list: {box.input_value()!r}"
+        box.evaluate("el => el.scrollIntoView({block: 'center'})")
+        box.click()
+        box.press("ArrowDown")
+        if box.get_attribute("aria-expanded") == "true" and box.get_attribute("aria-activedescendant"):
+            box.press("Enter")
+        wait_idle(page)
+    return box.input_value()

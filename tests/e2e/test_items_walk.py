@@ -8,13 +8,11 @@ Starts its own server whose Local path reads a temporary folder holding the file
 ../shared/data/bbq_religion.jsonl; skipped where that file is absent)."""
 import json
 import re
-import time
 
 import pytest
 
 from conftest import BBQ, shared_file_app
-from scale import patience
-from steps import count, go, load_path_and_score, press, wait_idle
+from steps import count, go, load_path_and_score, pick_example, press
 
 pytestmark = pytest.mark.e2e
 
@@ -37,19 +35,10 @@ def test_load_read_an_item_score_and_export_in_its_shape(walk):
     page.get_by_text("[option least like the stem]").first.wait_for(state="attached")   # a grid cell
 
     go(page, "Examples")   # one item read: its stem, its options with the gold marked
-    box = page.locator(".st-key-ex_pick [role='combobox']").first
-    deadline = time.time() + patience(120)
-    while not re.fullmatch(r"[0-9]+", box.input_value()):   # BBQ's example ids
-        assert time.time() < deadline, f"no item taken from the list: {box.input_value()!r}"
-        box.evaluate("el => el.scrollIntoView({block: 'center'})")
-        box.click()
-        box.press("ArrowDown")
-        if box.get_attribute("aria-expanded") == "true" and box.get_attribute("aria-activedescendant"):
-            box.press("Enter")
-        wait_idle(page)
+    picked = pick_example(page)   # the ids are the rows' numbers
     page.get_by_text("marks the gold option").first.wait_for()
     item = next(r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())
-                if str(r["example_id"]) == box.input_value())
+                if str(r["example_id"]) == picked)
     shown = "\n".join(page.locator('[data-testid="stText"]').all_inner_texts())
     gold = item[f"ans{item['label']}"]
     assert item["question"] in shown and f"✔ {gold}" in shown

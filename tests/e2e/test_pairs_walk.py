@@ -6,14 +6,12 @@ Starts its own server whose Local path reads a temporary folder holding the file
 ../shared/data/hh_harmless_pairs.jsonl; skipped where that file is absent)."""
 import json
 import re
-import time
 
 import pytest
 from playwright.sync_api import expect
 
 from conftest import hh_pairs_app
-from steps import count, go, keys, load_path_and_score, press, wait_idle
-from scale import patience  # noqa: E402
+from steps import count, go, keys, load_path_and_score, pick_example, press
 
 pytestmark = pytest.mark.e2e
 
@@ -32,20 +30,11 @@ def test_load_read_a_pair_move_tau_and_export_in_its_shape(walk):
     assert "implicit shape" in page.inner_text("body")
 
     go(page, "Examples")
-    box = page.locator(".st-key-ex_pick [role='combobox']").first
-    deadline = time.time() + patience(120)
-    while not re.fullmatch(r"[0-9]+", box.input_value()):   # pair ids are the rows' numbers
-        assert time.time() < deadline, f"no pair taken from the list: {box.input_value()!r}"
-        box.evaluate("el => el.scrollIntoView({block: 'center'})")
-        box.click()
-        box.press("ArrowDown")
-        if box.get_attribute("aria-expanded") == "true" and box.get_attribute("aria-activedescendant"):
-            box.press("Enter")
-        wait_idle(page)
+    picked = pick_example(page)   # the ids are the rows' numbers
     # the detail's headings, written as such (the tables above have "chosen" and "rejected" columns too)
     page.get_by_text("Chosen", exact=True).first.wait_for()
     page.get_by_text("Rejected", exact=True).first.wait_for()
-    pair = int(box.input_value())
+    pair = int(picked)
     chosen_turn = json.loads(path.read_text(encoding="utf-8").splitlines()[pair])["chosen"].rsplit("Assistant:", 1)[1]
     shown = page.locator('[data-testid="stText"]').all_inner_texts()
     assert any(chosen_turn.strip()[:40] in t for t in shown), "the chosen response is not on the page"
