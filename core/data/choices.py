@@ -141,17 +141,19 @@ def _text(value, where: str) -> str:
     raise InputError(f"{where} holds {str(value)[:60]!r} where an option's text was expected; fix that item.")
 
 
-def _gold_position(value, k: int, labels: list, where: str) -> int:
-    """The 0-based position of the gold option among ``k``: an index counted from 0, a letter (A…
-    or a…), or one of the item's own ``labels`` (ARC's ``answerKey``)."""
+def _gold_position(value, k: int, labels: list, where: str, base: int = 0) -> int:
+    """The 0-based position of the gold option among ``k``: an index counted from ``base`` (0, or 1
+    where the option columns are numbered from 1 and no answer is 0: WinoGrande's ``option1``,
+    ``option2`` with ``answer`` 1 or 2), a letter (A… or a…), or one of the item's own ``labels``
+    (ARC's ``answerKey``)."""
     text = "" if _absent(value) else str(value).strip()
     if labels and text in labels and not (text.isdigit() and labels == [str(j) for j in range(k)]):
         return labels.index(text)
     if re.fullmatch(r"-?\d+(\.0)?", text):
-        j = int(float(text))
+        j = int(float(text)) - base
         if not 0 <= j < k:
-            raise InputError(f"{where}: the gold index {j} is out of range for its {k} options (indices count from "
-                             f"0: 0 to {k - 1}); fix the answer of that item.")
+            raise InputError(f"{where}: the gold index {j + base} is out of range for its {k} options (indices count "
+                             f"from {base}: {base} to {k - 1 + base}); fix the answer of that item.")
         return j
     if len(text) == 1 and text.upper() in LETTERS:
         j = LETTERS.index(text.upper())
@@ -221,6 +223,18 @@ def _columns(frame: pd.DataFrame, shape: str, given: dict) -> dict:
     return {"stem": stem, "options": options, "answer": answer}
 
 
+def _index_base(frame: pd.DataFrame, shape: str, cols: dict) -> int:
+    """1 when the option columns are numbered from 1 (``option1``, ``option2``…) and no answer is 0
+    or a letter: the answers count from 1 as the columns do (WinoGrande); else 0."""
+    if shape != "columns":
+        return 0
+    numbers = [m.group(2) for c in cols["options"] if (m := _OPTION_COLUMN.match(str(c))) and m.group(2)]
+    if not numbers or min(int(n) for n in numbers if n.isdigit()) != 1:
+        return 0
+    answers = frame[cols["answer"]].dropna().astype(str).str.strip()
+    return 1 if len(answers) and answers.str.fullmatch(r"[1-9][0-9]*(\.0)?").all() else 0
+
+
 def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional[str] = None,
                  columns: Optional[dict] = None):
     """The `Dataset` of the multiple-choice items in ``frame`` (rows already indexed by ``ids``):
@@ -241,6 +255,7 @@ def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Option
         raise InputError(f"--choices {shape!r} is not a shape of multiple-choice items; choose one of "
                          f"{', '.join(SHAPES)}.")
     cols = _columns(frame, shape, given)
+    base = _index_base(frame, shape, cols)
     options, golds = [], []
     for item_id, row in zip(frame.index, frame.itertuples(index=False)):
         cells = dict(zip(frame.columns, row))
@@ -272,7 +287,7 @@ def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Option
                              "drop it.")
         if len(texts) > len(LETTERS):
             raise InputError(f"{where} has {len(texts)} options; at most {len(LETTERS)} are read.")
-        golds.append(_gold_position(cells[cols["answer"]], len(texts), labels, where))
+        golds.append(_gold_position(cells[cols["answer"]], len(texts), labels, where, base))
         options.append(texts)
     k_max = max(len(t) for t in options)
     fields = option_fields(k_max)
@@ -286,7 +301,8 @@ def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Option
     n_options = pd.Series([len(t) for t in options], index=frame.index, name="n_options")
     source = ChoiceSource(shape=shape, columns=cols, stem=stem_fields, options=fields, n_options=n_options,
                           rows=frame)
-    messages = []
+    messages = [] if not base else [f"the answers are read as counting from 1, as the option columns "
+                                    f"({', '.join(map(str, cols['options']))}) are numbered."]
     if n_options.nunique() > 1:
         messages.append(f"items have {n_options.min()} to {n_options.max()} options.")
     degenerate = degenerate_items(table, source)

@@ -420,3 +420,16 @@ def test_the_option_cue_plot_draws_each_feature_at_its_chance_and_share():
     for i, (x, y, name) in drawn.items():
         assert (x, y) == pytest.approx((cues.table["chance"][i], cues.table["share"][i]))
         assert name == cues.table["feature"][i]
+
+
+def test_option_columns_numbered_from_one_read_answers_from_one():
+    """WinoGrande's shape: option1, option2 and an answer of 1 or 2 (counted as its columns are);
+    BBQ's ans0… with 0-based labels stays 0-based, and a 0 among the answers keeps the count at 0."""
+    wino = pd.DataFrame({"sentence": ["The trophy does not fit in the case because _ is too big.", "x _ y"],
+                         "option1": ["trophy", "a"], "option2": ["case", "b"], "answer": ["1", "2"]})
+    ds = load_dataset(wino)
+    assert ds.table["gold"].tolist() == ["A", "B"] and any("counting from 1" in m for m in ds.messages)
+    zero = wino.assign(answer=["0", "1"])
+    assert load_dataset(zero).table["gold"].tolist() == ["A", "B"]
+    bbq = pd.DataFrame({"question": ["q", "r"], "ans0": ["a", "c"], "ans1": ["b", "d"], "label": [1, 1]})
+    assert load_dataset(bbq).table["gold"].tolist() == ["B", "B"]
