@@ -433,3 +433,30 @@ def test_option_columns_numbered_from_one_read_answers_from_one():
     assert load_dataset(zero).table["gold"].tolist() == ["A", "B"]
     bbq = pd.DataFrame({"question": ["q", "r"], "ans0": ["a", "c"], "ans1": ["b", "d"], "label": [1, 1]})
     assert load_dataset(bbq).table["gold"].tolist() == ["B", "B"]
+
+
+cells = st.one_of(st.none(), st.just(float("nan")), st.integers(-3, 30), st.floats(allow_nan=False, width=32),
+                  st.text(max_size=12), st.lists(st.text(max_size=6), max_size=4),
+                  st.dictionaries(st.sampled_from(["text", "label", "x"]), st.lists(st.text(max_size=4), max_size=3),
+                                  max_size=2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.tuples(st.one_of(st.text(max_size=12), cells), st.one_of(st.text(min_size=1, max_size=8), cells),
+                               st.one_of(st.text(min_size=1, max_size=8), cells), st.one_of(st.integers(0, 1), cells)),
+                     min_size=1, max_size=6),
+       shape=st.sampled_from([None, "columns", "list", "arc", "endings"]))
+def test_any_cells_load_as_items_or_are_refused_by_name(rows, shape):
+    """Hostile cells in every role of every shape: the items load (and then measure), or one
+    InputError names the problem; never another exception."""
+    frame = pd.DataFrame(rows, columns=["question", "ans0", "ans1", "label"])
+    listed = frame.assign(choices=frame["ans0"]).drop(columns=["ans0", "ans1"])
+    for table in (frame, listed):
+        try:
+            ds = load_dataset(table, choices=shape or True)
+        except InputError:
+            continue
+        assert ds.choices is not None and len(ds) == len(table)
+        assert set(ds.table["gold"]) <= set(LETTERS[:int(ds.choices.n_options.max())])
+        option_cues(ds, min_count=1)
+        gold_position(ds, resamples=5)
