@@ -243,11 +243,14 @@ def _to_github(table, baseline: dict, candidate: dict, fail_on: str) -> None:
             fh.write(step_summary(check_markdown(table, baseline, candidate)))
 
 
-def _check(args, target) -> int:
+def _check(args, target, candidate=None) -> int:
+    """``check`` once its outputs are declared: ``candidate`` a certificate already in hand (``gate``'s,
+    not yet moved into place), else read from ``args.candidate``."""
     from ..certificate.gate import compare, read_rules
     from ..certificate.schema import read_certificate
 
-    baseline, candidate = read_certificate(args.baseline), read_certificate(args.candidate)
+    baseline = read_certificate(args.baseline)
+    candidate = read_certificate(args.candidate) if candidate is None else candidate
     rules = read_rules(args.rules) if args.rules else {}
     table = compare(baseline, candidate, rules)
     said = verdict(table)
@@ -284,7 +287,11 @@ def _check(args, target) -> int:
     if args.github or os.environ.get("GITHUB_ACTIONS") == "true":
         _to_github(table, baseline, candidate, args.fail_on)
     if not said.passed:
-        print(f"check failed: {counted(len(said.failed), 'measure')} broke their rule: " + ", ".join(said.failed),
+        cues = table.attrs.get("cues")
+        named = "" if cues is None or not len(cues) else "; new or stronger cues: " + ", ".join(
+            f"{terminal_text(c.feature)[:40]} → {terminal_text(c.label)[:20]}" for c in cues.head(3).itertuples(index=False)) \
+            + (f" and {len(cues) - 3:,} more" if len(cues) > 3 else "")
+        print(f"check failed: {counted(len(said.failed), 'measure')} broke their rule: " + ", ".join(said.failed) + named,
               file=sys.stderr)
     elif said.exit_status_on(args.fail_on):
         print(f"check failed on a warning (--fail-on warn): {', '.join(said.warned)}", file=sys.stderr)

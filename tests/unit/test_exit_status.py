@@ -68,8 +68,8 @@ def _certificates(tmp_path):
     from core.certificate.schema import write_certificate
     from core.data.demos import make_choices
 
-    base = certify(make_choices(n=400, position_share=0.0, length_share=0.0, seed=1), folds=3)
-    planted = certify(make_choices(n=400, position_share=0.3, length_share=0.0, seed=1), folds=3)
+    base = certify(make_choices(n=400, position_share=0.0, length_share=0.0, seed=1))
+    planted = certify(make_choices(n=400, position_share=0.3, length_share=0.0, seed=1))
     for name, cert in (("base", base), ("planted", planted)):
         write_certificate(cert, tmp_path / f"{name}.json")
     return tmp_path / "base.json", tmp_path / "planted.json"
@@ -89,3 +89,22 @@ def test_check_exits_0_on_a_pass_1_on_a_failed_gate_and_on_a_warning_when_asked(
     assert main(["-q", "check", str(base), str(tmp_path / "warned.json")]) == PASSED
     assert main(["-q", "check", str(base), str(tmp_path / "warned.json"), "--fail-on", "warn"]) == GATE_FAILED
     assert "--fail-on warn" in capsys.readouterr().err
+
+
+def test_gate_certifies_and_checks_in_one_command_with_its_reports(tmp_path, capsys):
+    """``gate`` (what the action runs): 0 with the reports on a clean change, 1 on a planted cue,
+    and without --out it keeps nothing."""
+    from core.data.demos import make_choices
+
+    base, _ = _certificates(tmp_path)
+    for name, share in (("clean", 0.0), ("planted", 0.3)):
+        make_choices(n=400, position_share=share, length_share=0.0, seed=1).choices.rows.to_json(
+            tmp_path / f"{name}.jsonl", orient="records", lines=True)
+    out = tmp_path / "reports"
+    assert main(["-q", "gate", str(tmp_path / "clean.jsonl"), "--baseline", str(base), "--out", str(out)]) == PASSED
+    assert sorted(p.name for p in out.iterdir()) == ["certificate.json", "check.json", "cue-rows.csv", "junit.xml",
+                                                     "summary.md"]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["-q", "gate", str(tmp_path / "planted.jsonl"), "--baseline", str(base)]) == GATE_FAILED
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert "new or stronger cues: [position A] → gold" in capsys.readouterr().err
