@@ -32,7 +32,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..base.errors import InputError
-from .statistics import bonferroni_threshold
+from .statistics import CueTable, bonferroni_threshold
 
 __all__ = ["OPTION_COLUMNS", "OptionCues", "option_cues", "GoldPosition", "gold_position", "option_amounts",
            "choice_cue_table", "items_with_cue", "choice_summary", "choice_lines", "cue_phrase", "longest_share"]
@@ -54,18 +54,11 @@ def _check_choices(ds) -> None:
 
 
 @dataclass
-class OptionCues:
-    """The option cue table (`OPTION_COLUMNS`, strongest first), the Bonferroni ``line``, how many
+class OptionCues(CueTable):
+    """The option cue table (`OPTION_COLUMNS`, strongest first), its Bonferroni ``line``, how many
     features were ``tested`` and the ``items`` counted."""
 
-    table: pd.DataFrame
-    line: float
-    tested: int
-    items: int
-    alpha: float
-
-    def top(self, n: int = 10) -> pd.DataFrame:
-        return self.table.head(int(n))
+    items: int = 0
 
 
 def _tokens(ds):

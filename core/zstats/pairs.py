@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from ..base.errors import InputError
 from ..base.words import counted
-from .statistics import bonferroni_threshold
+from .statistics import CueTable, bonferroni_threshold
 
 __all__ = ["PairCues", "pair_cues", "position_bias", "position_bias_line", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
            "PAIR_COLUMNS", "SIDES"]
@@ -35,18 +35,11 @@ PAIR_COLUMNS = ["feature", "kind", "differ", "chosen_more", "share", "favours", 
 
 
 @dataclass
-class PairCues:
-    """The pair cue table (`PAIR_COLUMNS`, strongest first), the Bonferroni ``line``, how many
+class PairCues(CueTable):
+    """The pair cue table (`PAIR_COLUMNS`, strongest first), its Bonferroni ``line``, how many
     features were ``tested``, and the ``pairs`` counted."""
 
-    table: pd.DataFrame
-    line: float
-    tested: int
-    pairs: int
-    alpha: float
-
-    def top(self, n: int = 10) -> pd.DataFrame:
-        return self.table.head(int(n))
+    pairs: int = 0
 
 
 def _token_counts(chosen, rejected) -> tuple:

@@ -302,3 +302,17 @@ def z_table(data, *, label=None, text=None, pair="auto", features=None, min_coun
     """
     return compute_z(data, label=label, text=text, pair=pair, features=features, min_count=min_count, alpha=alpha,
                      options=options, random_state=random_state, progress=progress, cancel=cancel).table
+
+
+@dataclass
+class CueTable:
+    """A cue table of rows in a shape of their own (`core.zstats.pairs`, `core.zstats.choices`):
+    ``table`` strongest first, the Bonferroni ``line`` over the ``tested`` features at ``alpha``."""
+
+    table: pd.DataFrame
+    line: float
+    tested: int
+    alpha: float
+
+    def top(self, n: int = 10) -> pd.DataFrame:
+        return self.table.head(int(n))
