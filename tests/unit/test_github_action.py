@@ -4,6 +4,7 @@ on a clean change and on a planted cue."""
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,9 @@ def _run_check_step(repo: Path, inputs: dict) -> tuple:
     summary, outputs = repo / "summary.md", repo / "outputs.txt"
     summary.write_text("")
     outputs.write_text("")
-    env = {**os.environ, **{k: expand(v) for k, v in step["env"].items()}, "GITHUB_ACTIONS": "true",
+    # the runner's PATH holds the tool the action installed: here, this Python's scripts
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {**os.environ, **{k: expand(v) for k, v in step["env"].items()}, "PATH": path, "GITHUB_ACTIONS": "true",
            "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs), "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(["bash", "-c", expand(step["run"])], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=900)
