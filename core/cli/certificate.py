@@ -243,9 +243,15 @@ def _to_github(table, baseline: dict, candidate: dict, fail_on: str) -> None:
             fh.write(step_summary(check_markdown(table, baseline, candidate)))
 
 
-def _check(args, target, candidate=None) -> int:
+#: a check's reports by the option that asks for each, and their names in ``gate --out FOLDER``
+REPORTS = {"json": "check.json", "markdown": "summary.md", "junit": "junit.xml", "rows": "cue-rows.csv"}
+
+
+def _check(args, target, candidate=None, into=None) -> int:
     """``check`` once its outputs are declared: ``candidate`` a certificate already in hand (``gate``'s,
-    not yet moved into place), else read from ``args.candidate``."""
+    not yet moved into place), else read from ``args.candidate``; ``into``: a folder (``gate``'s, not
+    yet moved into place) where its reports are written under `REPORTS`' names, else each where its
+    option says."""
     from ..certificate.gate import compare, read_rules
     from ..certificate.schema import read_certificate
 
@@ -256,18 +262,22 @@ def _check(args, target, candidate=None) -> int:
     said = verdict(table)
     data = _candidate_data(args, candidate) if args.rows or args.review_run or args.label_studio else None
     rows = cue_rows(data, table.attrs.get("cues")) if data is not None else None
+    def path(option):
+        return None if not getattr(args, option) else Path(into) / REPORTS[option] if into is not None else \
+            Path(args.outputs.path_for(f"--{option}"))
+
     if args.rows:
-        write_table(rows, args.outputs.path_for("--rows"))
+        write_table(rows, path("rows"))
     if args.label_studio:
         _write_label_studio(Path(args.outputs.path_for("--label-studio")), data, rows)
     if args.json:
-        Path(args.outputs.path_for("--json")).write_text(json.dumps(check_result(table), indent=1, allow_nan=False))
+        path("json").write_text(json.dumps(check_result(table), indent=1, allow_nan=False))
     if args.markdown:
-        Path(args.outputs.path_for("--markdown")).write_text(check_markdown(table, baseline, candidate), encoding="utf-8")
+        path("markdown").write_text(check_markdown(table, baseline, candidate), encoding="utf-8")
     if args.junit:
         from ..certificate.ci_reports import junit_xml
 
-        Path(args.outputs.path_for("--junit")).write_text(junit_xml(table, args.fail_on), encoding="utf-8")
+        path("junit").write_text(junit_xml(table, args.fail_on), encoding="utf-8")
     if target is not None:   # before the outputs are committed: a refused send leaves no file behind
         _send_rows(target, data, table.attrs.get("cues"), rows)
     args.outputs.commit()

@@ -10,34 +10,28 @@ from pathlib import Path
 from .commands import command
 from .common import add_dataset_args, device_from, load_from_args, print_messages, progress_bar
 
-#: what ``gate --out FOLDER`` writes, by the ``check`` option that writes it
-REPORTS = {"json": "check.json", "markdown": "summary.md", "junit": "junit.xml", "rows": "cue-rows.csv"}
-
-
 def cmd_gate(args) -> int:
     from ..certificate.schema import write_certificate
     from ..usecases.certificates import certify_dataset
-    from .certificate import _check
+    from .certificate import REPORTS, _check
 
-    folder = Path(args.out).expanduser() if args.out else None
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)   # (a folder it creates, or one that is there: its files are kept)
+    # --out is one folder output, written whole and moved into place at the end (the output policy)
+    args.outputs.declare("--out", args.out, None, folder_ok=True)
     with tempfile.TemporaryDirectory(prefix="artifact-lens-gate-") as scratch:
-        where = folder if folder is not None else Path(scratch)
-        args.candidate = str(where / "certificate.json")
-        args.outputs.declare("the candidate certificate", args.candidate, (".json",))
-        for option, name in REPORTS.items():   # check's own options, each a file of the folder
-            setattr(args, option, str(folder / name) if folder is not None else None)
-            args.outputs.declare(f"--{option}", getattr(args, option), (Path(name).suffix,))
+        where = Path(args.outputs.path_for("--out")) if args.out else Path(scratch)
+        where.mkdir(parents=True, exist_ok=True)
+        for option in REPORTS:   # check's reports: asked for exactly when there is a folder to keep them
+            setattr(args, option, bool(args.out))
         args.data, args.label_studio, args.review_run = args.dataset, None, None
         device = device_from(args)
         ds = load_from_args(args)
         print_messages(ds, args.quiet)
         with progress_bar("certificate", args.quiet) as bar:
-            found = certify_dataset(ds, eval_dataset=_eval(args), seed=args.seed, device=device,
+            found = certify_dataset(ds, representation=args.representation, partial=args.partial,
+                                    eval_dataset=_eval(args), folds=args.folds, seed=args.seed, device=device,
                                     cache_dir=args.cache_dir, progress=bar)
-        write_certificate(found, args.outputs.path_for("the candidate certificate"))
-        return _check(args, None, found)
+        write_certificate(found, where / "certificate.json")
+        return _check(args, None, found, into=where)
 
 
 def _eval(args):
@@ -58,9 +52,14 @@ def _eval(args):
                      "damaged input, 3 an internal error.")
 def _gate_options(p) -> None:
     from .arguments import SEED_MAX, Device, Whole
+    from .commands import REPRESENTATION_HELP
 
     add_dataset_args(p)
     p.add_argument("--baseline", required=True, help="the certificate to check against (JSON, from certify)")
+    p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP + "; the baseline's, as it was "
+                   "certified")
+    p.add_argument("--partial", help="the partial input's representation, as the baseline was certified")
+    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds, as the baseline (default 5)")
     p.add_argument("--eval", help="an evaluation split whose examples the data's cues are measured on")
     p.add_argument("--rules", help="a TOML or YAML file of rules per measure: max_rise, max, min, ignore")
     p.add_argument("--out", help="a folder for the candidate certificate and the check's reports (created; default: "

@@ -28,7 +28,7 @@ USE_CASES = (
     UseCase("certify a dataset or a run's split (on the run's Φ)",
             ("core.usecases.certificates.certify_dataset", "core.usecases.certificates.certify_split"),
             owns=("core.certificate.measures.certify",),
-            cli=("certify",), dashboard=("dashboard.services.certificates.start",)),
+            cli=("certify", "gate"), dashboard=("dashboard.services.certificates.start",)),
     UseCase("export a run's split: rows, manifest, card, certificate",
             ("core.usecases.exports.export_split", "core.usecases.exports.export_saved_run",
              "core.usecases.exports.folder_files"),

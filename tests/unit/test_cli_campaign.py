@@ -56,6 +56,7 @@ BASE = {
     "pvi": ["pvi", "{data}", "-r", REP, "--partial", REP, "--folds", "2", "--out", "{out:.csv}"],
     "certify": ["certify", "{data}", "-r", REP, "--partial", REP, "--folds", "2", "--out", "{out:.json}"],
     "check": ["check", "{cert}", "{cert}"],
+    "gate": ["gate", "{data}", "--baseline", "{cert}", "-r", REP, "--partial", REP, "--folds", "2", "--out", "{out:}"],
     "prune": ["--cache-dir", "{cache}", "prune", "--max-mb", "100"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
