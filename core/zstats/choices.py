@@ -32,7 +32,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..base.errors import InputError
-from .statistics import CueTable, bonferroni_threshold
+from .statistics import CueTable, ranked_cues
 
 __all__ = ["OPTION_COLUMNS", "OptionCues", "option_cues", "GoldPosition", "gold_position", "option_amounts",
            "choice_cue_table", "items_with_cue", "choice_summary", "choice_lines", "cue_phrase", "longest_share"]
@@ -186,13 +186,8 @@ def option_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = T
     table = table[table["items"] >= int(min_count)]
     if words:
         table = pd.concat([table, _word_rows(ds, min_count)], ignore_index=True)
-    tested = len(table)
-    line = bonferroni_threshold(alpha, 2 * max(tested, 1))
-    table["over_line"] = table["z"].abs() > line
-    table = table.assign(_strength=table["z"].abs()).sort_values(["_strength", "feature"], ascending=[False, True],
-                                                                 kind="stable").drop(columns="_strength")
-    return OptionCues(table=table.reset_index(drop=True)[OPTION_COLUMNS], line=line, tested=tested, items=len(ds),
-                      alpha=float(alpha))
+    table, line, tested = ranked_cues(table, alpha, OPTION_COLUMNS)
+    return OptionCues(table=table, line=line, tested=tested, items=len(ds), alpha=float(alpha))
 
 
 @dataclass

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from ..base.errors import InputError
 from ..base.words import counted
-from .statistics import CueTable, bonferroni_threshold
+from .statistics import CueTable, ranked_cues
 
 __all__ = ["PairCues", "pair_cues", "position_bias", "position_bias_line", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
            "PAIR_COLUMNS", "SIDES"]
@@ -96,13 +96,8 @@ def pair_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = Tru
     table["share"] = table["chosen_more"] / table["differ"]
     table["favours"] = np.select([table["share"] > 0.5, table["share"] < 0.5], ["chosen", "rejected"], "neither")
     table["z"] = (table["share"] - 0.5) / np.sqrt(0.25 / table["differ"])
-    tested = len(table)
-    line = bonferroni_threshold(alpha, 2 * max(tested, 1))
-    table["over_line"] = table["z"].abs() > line
-    table = table.assign(_strength=table["z"].abs()).sort_values(["_strength", "feature"], ascending=[False, True],
-                                                                 kind="stable").drop(columns="_strength")
-    return PairCues(table=table.reset_index(drop=True)[PAIR_COLUMNS], line=line, tested=tested, pairs=len(ds),
-                    alpha=float(alpha))
+    table, line, tested = ranked_cues(table, alpha, PAIR_COLUMNS)
+    return PairCues(table=table, line=line, tested=tested, pairs=len(ds), alpha=float(alpha))
 
 
 #: the two "labels" of a pair cue (the side that has more of the feature) and their chance share

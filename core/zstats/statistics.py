@@ -304,6 +304,17 @@ def z_table(data, *, label=None, text=None, pair="auto", features=None, min_coun
                      options=options, random_state=random_state, progress=progress, cancel=cancel).table
 
 
+def ranked_cues(table: pd.DataFrame, alpha: float, columns: list) -> tuple:
+    """(``table``'s ``columns`` with ``over_line``, strongest |z| first and by feature on a tie; the
+    two-sided Bonferroni line over its features; how many were tested): the one rule of the pair
+    and the option cue tables."""
+    tested = len(table)
+    line = bonferroni_threshold(alpha, 2 * max(tested, 1))
+    table = table.assign(over_line=table["z"].abs() > line, _strength=table["z"].abs())
+    table = table.sort_values(["_strength", "feature"], ascending=[False, True], kind="stable")
+    return table.reset_index(drop=True)[columns], line, tested
+
+
 @dataclass
 class CueTable:
     """A cue table of rows in a shape of their own (`core.zstats.pairs`, `core.zstats.choices`):
