@@ -63,9 +63,30 @@ def press(page, widget, timeout: float = 180) -> None:
     settle(page, widget.click, timeout)
 
 
+# The focused widget's container key (``st-key-…``) and role, to find it again after a rerun.
+_FOCUSED = """() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return null;
+    const box = el.closest('[class*="st-key-"]');
+    const key = box && [...box.classList].find(c => c.startsWith('st-key-'));
+    return key ? [key, el.getAttribute('role')] : null;
+}"""
+
+
 def keys(page, key: str, times: int = 1, timeout: float = 180) -> None:
-    """Press ``key`` ``times`` times on the focused widget (a slider) and wait for its rerun (`settle`)."""
-    settle(page, lambda: [page.keyboard.press(key) for _ in range(times)], timeout)
+    """Press ``key`` ``times`` times on the focused widget (a slider) and wait for its rerun (`settle`).
+    A rerun that ends while the step waits for the app to settle can draw the widget anew and drop
+    its focus (then the keys would go to the page and no rerun would come): it is focused again."""
+    focused = page.evaluate(_FOCUSED)
+
+    def press_keys():
+        if focused and page.evaluate(_FOCUSED) is None:
+            widget = page.locator(f".{focused[0]}")
+            (widget.get_by_role(focused[1]) if focused[1] else widget).first.focus()
+        for _ in range(times):
+            page.keyboard.press(key)
+
+    settle(page, press_keys, timeout)
 
 
 def go(page, title: str) -> None:
