@@ -4,6 +4,17 @@
 #   /var/lib/artifact-lens  ARTIFACT_LENS_CACHE: caches, uploads and team-files/ (the run
 #                           files of the team store: back them up with the database)
 #   /data                   datasets people may load by path (ARTIFACT_LENS_DATA_DIRS); mount read-only
+# The wheel: built from the files pyproject.toml installs (the library, the dashboard, its pages and
+# assets); the served stage below installs it.
+FROM python:3.11-slim AS wheel
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY core/ core/
+COPY dashboard/ dashboard/
+COPY pages/ pages/
+COPY assets/ assets/
+RUN pip wheel --quiet --no-deps --wheel-dir /dist .
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -20,19 +31,13 @@ RUN groupadd --gid "${APP_UID}" lens \
 
 WORKDIR /app
 
-# The library first (installed as artifact_lens, with the `artifact-lens` command; extra
-# "postgres": the psycopg driver), so code-only changes to the pages reuse this layer. README.md
-# is the package's long description.
-COPY pyproject.toml README.md ./
-COPY core/ core/
-RUN pip install ".[postgres]" && rm -rf build ./*.egg-info
+# The installed wheel, built in the first stage from the same files a `pip install` reads (extras
+# "ui": Streamlit; "postgres": the psycopg driver). The image runs what pip installs, not a checkout:
+# no source is copied into this stage.
+COPY --from=wheel /dist /dist
+RUN pip install "$(ls /dist/artifact_lens-*.whl)[ui,postgres]" && rm -rf /dist
 
-# The Streamlit app itself (it imports core/ and dashboard/ from /app), the hosting config and the
-# entrypoint check.
-COPY dashboard/ dashboard/
-COPY app.py ./
-COPY pages/ pages/
-COPY assets/ assets/
+# The hosting config (read from the working folder, /app) and the entrypoint check.
 COPY deploy/config.toml .streamlit/config.toml
 COPY deploy/preflight.py deploy/preflight.py
 
@@ -56,4 +61,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
 
 # preflight.py refuses to serve the network without sign-in configured, then execs the command.
 ENTRYPOINT ["python", "/app/deploy/preflight.py"]
-CMD ["streamlit", "run", "app.py", "--server.address", "0.0.0.0", "--server.port", "8501"]
+CMD ["artifact-lens", "ui", "--headless", "--address", "0.0.0.0", "--port", "8501"]

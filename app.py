@@ -1,20 +1,18 @@
-"""Artifact Lens dashboard: `streamlit run app.py`.
+"""Artifact Lens dashboard: `streamlit run app.py` in a checkout (after `pip install -e .`, which
+`make demo` runs), or `artifact-lens ui` from an installed package.
 
 Opens on the synthetic NLI demo, already scored by a small AFLite run, so every
 page works before anything is loaded. Pages live in ``pages/`` (listed in
 ``dashboard/services/navigation.py``); the dashboard's state and widgets in ``dashboard/``;
-all computation in ``core/``.
+all computation in ``core/``. The dashboard imports the library by its installed name,
+``artifact_lens`` (``core/``), and itself as ``artifact_lens.dashboard``.
 """
-import sys
+try:
+    from artifact_lens.dashboard.app import main
+except ModuleNotFoundError as exc:   # a checkout that was never installed
+    if exc.name not in ("artifact_lens", "artifact_lens.dashboard"):
+        raise
+    raise SystemExit("Artifact Lens is not installed in this Python: run `pip install -e .` in the checkout "
+                     "(or `make demo`), then `streamlit run app.py` again.") from exc
 
-import streamlit as st
-
-from dashboard.services.navigation import PAGES, configuration_error
-
-st.set_page_config(page_title="Artifact Lens", page_icon="assets/logo.svg", layout="wide")
-if (problem := configuration_error(sys.argv[1:])) is not None:   # before any page reads a setting or the store
-    st.error(problem)
-    st.stop()
-nav = st.navigation([st.Page(path, title=title, icon=icon, default=i == 0)
-                     for i, (path, title, icon) in enumerate(PAGES)], expanded=True)   # all 13, no "View more"
-nav.run()
+main()

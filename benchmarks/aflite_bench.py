@@ -46,7 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.aflite import AFLite, random_subset, single_model_filter  # noqa: E402
+from artifact_lens.aflite import AFLite, random_subset, single_model_filter  # noqa: E402
 
 
 # --------------------------------------------------------------------------- straightforward
@@ -145,7 +145,7 @@ def embedding_like(N, d, n_classes=3, seed=0):
 
 
 def circles(n=4000):
-    from core.data.demos import make_circles
+    from artifact_lens.data.demos import make_circles
 
     ds = make_circles(n=n, separation=0.5, bias_dims=8, bias_share=0.75, random_state=0)
     X = np.stack(ds.table["features"].to_numpy()).astype(np.float32)
@@ -159,8 +159,8 @@ def snli_hypothesis(dim=128, limit=None):
     try:
         import tempfile
 
-        from core.representations import represent
-        from core.data.sources import load_dataset
+        from artifact_lens.representations import represent
+        from artifact_lens.data.sources import load_dataset
 
         ds = load_dataset(str(path), text=["premise", "hypothesis"], label="label")
         if limit:

@@ -27,11 +27,11 @@ import pandas as pd
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from core.cli import main  # noqa: E402
-from core.representations import represent  # noqa: E402
-from core.results.runs import fit_run  # noqa: E402
-from core.data.sources import load_dataset  # noqa: E402
-from core.team.store import TeamStore  # noqa: E402
+from artifact_lens.cli import main  # noqa: E402
+from artifact_lens.representations import represent  # noqa: E402
+from artifact_lens.results.runs import fit_run  # noqa: E402
+from artifact_lens.data.sources import load_dataset  # noqa: E402
+from artifact_lens.team.store import TeamStore  # noqa: E402
 
 REVIEWERS = {"owner@team.org": 0.05, "cur@team.org": 0.15, "ann@team.org": 0.30}
 

@@ -24,10 +24,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def prepare(path: str, rows: int, cache: str):
-    from core.data.sources import load_dataset
-    from core.evaluation import default_partial_spec
-    from core.representations import default_spec, represent
-    from core.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.evaluation import default_partial_spec
+    from artifact_lens.representations import default_spec, represent
+    from artifact_lens.results.runs import fit_run
 
     ds = load_dataset(path)
     if rows:
@@ -45,9 +45,9 @@ def prepare(path: str, rows: int, cache: str):
 def jobs(ds, rep, run, cache: str):
     """The two jobs' functions, as `dashboard.services.certificates.start` and
     `dashboard.services.evaluation.start` build them."""
-    from core.base.cores import SHARE
-    from core.evaluation import EvaluationOptions, evaluate
-    from core.usecases.certificates import certify_dataset
+    from artifact_lens.base.cores import SHARE
+    from artifact_lens.evaluation import EvaluationOptions, evaluate
+    from artifact_lens.usecases.certificates import certify_dataset
 
     def certificate(ctx):
         return ctx.offload(certify_dataset, ds, run=run, cache_dir=cache)
@@ -60,8 +60,8 @@ def jobs(ds, rep, run, cache: str):
 
 
 def timed(runner, todo: dict) -> dict:
-    import core.evaluation.models as models
-    from core.base.jobs import JobKey, JobKind
+    import artifact_lens.evaluation.models as models
+    from artifact_lens.base.jobs import JobKey, JobKind
 
     models.FITS = models.FitMemo()   # no fit reused from an earlier timing
 
@@ -78,8 +78,8 @@ def main() -> None:
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "snli_dev.jsonl"))
     ap.add_argument("--rows", type=int, default=0, help="the first ROWS rows only (0: all)")
     args = ap.parse_args()
-    from core.base.cores import usable_cores
-    from core.base.jobs import JobRunner
+    from artifact_lens.base.cores import usable_cores
+    from artifact_lens.base.jobs import JobRunner
 
     cache = tempfile.mkdtemp(prefix="appjobs-")
     os.environ["ARTIFACT_LENS_CACHE"] = cache

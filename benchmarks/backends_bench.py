@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.aflite import AFLite  # noqa: E402
+from artifact_lens.aflite import AFLite  # noqa: E402
 
 
 def present() -> list:

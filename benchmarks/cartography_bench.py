@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from core.dynamics.cartography import REGIONS, training_dynamics  # noqa: E402
+from artifact_lens.dynamics.cartography import REGIONS, training_dynamics  # noqa: E402
 
 
 def synthetic(n: int, d: int, seed: int = 0):
@@ -61,10 +61,10 @@ def bench_synthetic(sizes, dim, epochs, models) -> list:
 
 
 def bench_snli(path: str, spec: str, epochs: int) -> dict:
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
-    from core.dynamics.cartography import dataset_dynamics
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.dynamics.cartography import dataset_dynamics
 
     ds = load_dataset(path)
     rep = represent(ds, spec)
@@ -91,10 +91,10 @@ def bench_snli(path: str, spec: str, epochs: int) -> dict:
 def bench_joint(ds, rep, plain, epochs: int) -> dict:
     """Plain AFLite vs the joint filter (core.dynamics.joint) at the same parameters, side by side: time,
     what each removed, and the largest n-gram z left in each filtered split."""
-    from core.dynamics.joint import descriptor
-    from core.results.runs import fit_run
-    from core.dynamics.joint import joint_for
-    from core.zstats import compute_z
+    from artifact_lens.dynamics.joint import descriptor
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.dynamics.joint import joint_for
+    from artifact_lens.zstats import compute_z
 
     t = time.perf_counter()
     joint = joint_for(ds, rep, descriptor(epochs=epochs))

@@ -34,7 +34,7 @@ def dataset(rows: int, seed: int, folder=DATA, distinct: bool = False, labels: i
     import numpy as np
     import pandas as pd
 
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     files = [pd.read_json(Path(folder) / f, lines=True) for f in ("snli_dev.jsonl", "mnli_dev_matched.jsonl")]
     pool = pd.concat(files, ignore_index=True)
@@ -56,7 +56,7 @@ def items(n: int, seed: int, folder=DATA, k: int = 4):
     import numpy as np
     import pandas as pd
 
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     files = [pd.read_json(Path(folder) / f, lines=True) for f in ("snli_dev.jsonl", "mnli_dev_matched.jsonl")]
     pool = pd.concat(files, ignore_index=True)
@@ -68,14 +68,14 @@ def items(n: int, seed: int, folder=DATA, k: int = 4):
 
 
 def timed(ds, device, cache_dir) -> dict:
-    from core.certificate.measures import certify
+    from artifact_lens.certificate.measures import certify
 
     marks = []
     t0 = time.perf_counter()
     cert = certify(ds, device=None if device == "cpu" else device, cache_dir=cache_dir,
                    progress=lambda f, m="": marks.append((time.perf_counter(), m)))
     total = time.perf_counter() - t0
-    from core.certificate.schema import certificate_bytes
+    from artifact_lens.certificate.schema import certificate_bytes
 
     t1 = time.perf_counter()
     blob = certificate_bytes(cert)   # what writing it costs: validated, then serialised

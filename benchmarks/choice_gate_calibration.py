@@ -40,7 +40,7 @@ def _rows(job):
     """The rows of one job: (file, kind, seed), kind "A"/"B" (a half), "whole" or a planted cue."""
     import numpy as np
 
-    from core.data.demos import plant_choice_cue
+    from artifact_lens.data.demos import plant_choice_cue
 
     name, kind, seed = job
     frame = _frame(name)
@@ -55,8 +55,8 @@ def _rows(job):
 
 
 def _certify(job):
-    from core.certificate.measures import certify
-    from core.data.sources import load_dataset
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.data.sources import load_dataset
 
     rows, planted = _rows(job)
     return job, certify(load_dataset(rows)), planted
@@ -89,10 +89,10 @@ def main() -> None:
     args = ap.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"   # the workers run side by side
-    from core.certificate.gate import compare
-    from core.certificate.rows import cue_rows
-    from core.data.demos import CHOICE_CUES
-    from core.data.sources import load_dataset
+    from artifact_lens.certificate.gate import compare
+    from artifact_lens.certificate.rows import cue_rows
+    from artifact_lens.data.demos import CHOICE_CUES
+    from artifact_lens.data.sources import load_dataset
 
     out = {"bench": "choice_gate_calibration", "jobs": args.jobs, "cpus": os.cpu_count()}
     t0 = time.perf_counter()

@@ -106,7 +106,7 @@ def make_data(folder: Path, rows: int, dim: int, source: str) -> tuple:
     share of the rows (an artifact AFLite can find) and noise elsewhere."""
     import pandas as pd
 
-    from core.data.demos import make_nli
+    from artifact_lens.data.demos import make_nli
 
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / (f"lens_{rows}x{dim}.parquet" if source == "parquet" else f"lens_{rows}.csv")

@@ -36,9 +36,9 @@ def switches(count: int) -> dict:
 
         import streamlit as st
 
-        from dashboard.services import current, pipelines
-        from dashboard.state.browser import tab as this_tab
-        from dashboard.state.session import Source
+        from artifact_lens.dashboard.services import current, pipelines
+        from artifact_lens.dashboard.state.browser import tab as this_tab
+        from artifact_lens.dashboard.state.session import Source
 
         def rss_mb():
             with open("/proc/self/status") as fh:
@@ -84,12 +84,12 @@ def main():
     import numpy as np
     import pandas as pd
 
-    from core.plots.aflite import bias_per_phase, label_balance
-    from core.data.demos import make_nli
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.aflite.summaries import label_summary, phase_frame, phases_run
-    from core.results.tables import ExampleTable
+    from artifact_lens.plots.aflite import bias_per_phase, label_balance
+    from artifact_lens.data.demos import make_nli
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.aflite.summaries import label_summary, phase_frame, phases_run
+    from artifact_lens.results.tables import ExampleTable
 
     out = {"n": args.n}
     ds = make_nli(n=args.n, random_state=0)
@@ -149,7 +149,7 @@ def main():
     out.update(switches(args.switches))
 
     if not args.no_umap:
-        from core.representations.projection import project
+        from artifact_lens.representations.projection import project
 
         key = f"{ds.fingerprint}:{rep.spec}"
         t = time.perf_counter()

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from aflite_bench import embedding_like  # noqa: E402
 
-from core.aflite import AFLite  # noqa: E402
+from artifact_lens.aflite import AFLite  # noqa: E402
 
 
 def main(argv=None):
@@ -44,7 +44,7 @@ def main(argv=None):
 
     from distributed import Client, LocalCluster
 
-    from core.aflite.distributed import connect, load_array
+    from artifact_lens.aflite.distributed import connect, load_array
 
     params = dict(n_partitions=args.m, train_size=0.1, slice_size=0.01, tau=0.0, target_size=0.5, max_dim=None)
     out = {"benchmark": "dask", "rows": args.rows, "dim": args.dim, "params": params,

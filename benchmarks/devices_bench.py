@@ -28,9 +28,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.base.cores import one_blas_thread  # noqa: E402
-from core.dynamics.cartography import training_dynamics  # noqa: E402
-from core.evaluation.models import fit_predict  # noqa: E402
+from artifact_lens.base.cores import one_blas_thread  # noqa: E402
+from artifact_lens.dynamics.cartography import training_dynamics  # noqa: E402
+from artifact_lens.evaluation.models import fit_predict  # noqa: E402
 from backends_bench import present as backends_present  # noqa: E402  (this folder is on sys.path)
 
 NAMES = {"numpy": None, "torch-cpu": "torch", "cuda": "cuda", "cupy": "cupy", "array-api": "array-api",

@@ -24,8 +24,8 @@ import pandas as pd
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from core.text.duplicates import THRESHOLD, DuplicateIndex  # noqa: E402
-from core.data.sources import load_dataset  # noqa: E402
+from artifact_lens.text.duplicates import THRESHOLD, DuplicateIndex  # noqa: E402
+from artifact_lens.data.sources import load_dataset  # noqa: E402
 
 
 def main() -> None:

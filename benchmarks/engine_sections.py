@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import core.aflite.estimator as estimator  # noqa: E402
-import core.aflite.scorers as scorers  # noqa: E402
-import core.aflite.storage as storage  # noqa: E402
-from core.aflite import AFLite  # noqa: E402
+import artifact_lens.aflite.estimator as estimator  # noqa: E402
+import artifact_lens.aflite.scorers as scorers  # noqa: E402
+import artifact_lens.aflite.storage as storage  # noqa: E402
+from artifact_lens.aflite import AFLite  # noqa: E402
 
 SPENT: collections.Counter = collections.Counter()
 

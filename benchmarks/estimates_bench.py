@@ -43,7 +43,7 @@ def recorded(fn) -> tuple:
 
 def replay(total: float, marks: list, poll: float = 0.5) -> dict:
     """The panel's estimates over the recorded run, polled every ``poll`` s."""
-    from core.base.progress import Remaining
+    from artifact_lens.base.progress import Remaining
 
     est, i, fraction, t = Remaining(), 0, 0.0, poll
     out = {"first": None, "worst_short": None, "worst_long": None, "over_at": None}
@@ -67,15 +67,15 @@ def replay(total: float, marks: list, poll: float = 0.5) -> dict:
 
 def kinds(ds, rep, run, cache: str) -> dict:
     """Each kind's work as its service runs it (defaults of its page)."""
-    from core.dynamics.cartography import dataset_dynamics
-    from core.evaluation import EvaluationOptions, evaluate
-    from core.evaluation.information import dataset_pvi
-    from core.quality.pruning import quality_components
-    from core.representations.projection import project
-    from core.results.runs import fit_run
-    from core.usecases.certificates import certify_dataset
-    from core.zstats.consistency import consistency_filter
-    from core.zstats.zfilter import z_filter
+    from artifact_lens.dynamics.cartography import dataset_dynamics
+    from artifact_lens.evaluation import EvaluationOptions, evaluate
+    from artifact_lens.evaluation.information import dataset_pvi
+    from artifact_lens.quality.pruning import quality_components
+    from artifact_lens.representations.projection import project
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.usecases.certificates import certify_dataset
+    from artifact_lens.zstats.consistency import consistency_filter
+    from artifact_lens.zstats.zfilter import z_filter
 
     # another seed than the prepared run's, which `fit_run` would find in its store
     aflite = dict(n_partitions=64, train_size=0.1, slice_size=0.02, tau=0.75, target_size=0.5, random_state=1)
@@ -100,7 +100,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated kinds (default: all)")
     args = ap.parse_args()
     from benchmarks.app_jobs_bench import prepare
-    from dashboard.services import cached_jobs
+    from artifact_lens.dashboard.services import cached_jobs
 
     cache = tempfile.mkdtemp(prefix="estimates-")
     os.environ["ARTIFACT_LENS_CACHE"] = cache

@@ -39,10 +39,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def run20k(n: int) -> dict:
-    from core.evaluation import EvaluationOptions, evaluate
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
+    from artifact_lens.evaluation import EvaluationOptions, evaluate
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
 
     out = {"n": n}
     cache = tempfile.mkdtemp(prefix="evalbench-")
@@ -85,12 +85,12 @@ def run20k(n: int) -> dict:
 
 
 def repeat(path: str) -> dict:
-    import core.evaluation.models as models
-    from core.evaluation import EvaluationOptions, evaluate
-    from core.base.cores import usable_cores
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
+    import artifact_lens.evaluation.models as models
+    from artifact_lens.evaluation import EvaluationOptions, evaluate
+    from artifact_lens.base.cores import usable_cores
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
 
     cache = tempfile.mkdtemp(prefix="evalbench-")
     os.environ["ARTIFACT_LENS_CACHE"] = cache
@@ -121,7 +121,7 @@ def repeat(path: str) -> dict:
 
 
 def synthetic() -> dict:
-    from core.evaluation import synthetic_report
+    from artifact_lens.evaluation import synthetic_report
 
     t = time.perf_counter()
     table, _ = synthetic_report(n=2000, random_state=0)

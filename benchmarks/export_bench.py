@@ -41,7 +41,7 @@ def _dataset(rows: int, dim: int):
     import numpy as np
     import pandas as pd
 
-    from core.data.dataset import Dataset
+    from artifact_lens.data.dataset import Dataset
 
     rng = np.random.default_rng(0)
     emb = rng.standard_normal((rows, dim), dtype=np.float32)
@@ -57,7 +57,7 @@ def _dataset(rows: int, dim: int):
 def child(case: str, rows: int, dim: int) -> dict:
     import gc
 
-    from core.exports import writers as export
+    from artifact_lens.exports import writers as export
 
     fmt, arrays = CASES[case]
     ds = _dataset(rows, dim)

@@ -50,7 +50,7 @@ PHRASE = "Indeed,"
 
 
 def _dataset(name: str):
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     return load_dataset(str(Path(os.environ.get("GATE_BENCH_DATA", DATA)) / f"{name}.jsonl"))
 
@@ -103,8 +103,8 @@ def _filtered(ds, phi: str, size: float):
     """The rows AFLite keeps of ``ds`` on Φ ``phi`` down to ``size`` of it (the tool's own cleaning)."""
     import numpy as np
 
-    from core.representations import represent
-    from core.results.runs import fit_run
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
 
     run = fit_run(ds, represent(ds, phi), dict(n_partitions=16, train_size=0.1, slice_size=0.05, tau=0.0,
                                                 target_size=size, random_state=0))
@@ -114,7 +114,7 @@ def _filtered(ds, phi: str, size: float):
 def _certify(job):
     """One certificate in a worker: ``job`` = (file, kind, seed, share); a filtered split's ``seed``
     is its Φ and ``share`` the size it is kept to."""
-    from core.certificate.measures import certify
+    from artifact_lens.certificate.measures import certify
 
     name, kind, seed, share = job
     if kind.startswith("many"):   # (file "many", kind "manyA"/"manyB", seed, labels)
@@ -164,8 +164,8 @@ def main() -> None:
     _use_data(args.data_dir)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"   # the workers run side by side
-    from core.certificate.gate import compare
-    from core.certificate.rows import cue_rows
+    from artifact_lens.certificate.gate import compare
+    from artifact_lens.certificate.rows import cue_rows
 
     shares = [float(s) for s in args.shares.split(",") if s]
     out = {"bench": "gate_calibration", "jobs": args.jobs, "cpus": os.cpu_count(), "phrase": PHRASE}

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from core.aflite import AFLite
+from artifact_lens.aflite import AFLite
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -40,7 +40,7 @@ import json, os, sys, time, warnings
 warnings.filterwarnings("ignore")
 t0 = time.perf_counter()
 import numpy as np
-from core.representations.projection import project
+from artifact_lens.representations.projection import project
 args = json.loads(sys.argv[1])
 X = np.load(args["X"], mmap_mode="r")
 p = project(X, key=args["key"], cache_dir=args["cache"], only_cached=args.get("only_cached", False), **args["params"])
@@ -117,7 +117,7 @@ def main():
         t = time.perf_counter()
         r = child(tmp / "X.npy", key, cache, defaults, only_cached=True)
         out["app_lookup"] = {"found": r.get("info", {}).get("cache_hit"), "process_seconds": r["wall_seconds"]}
-        from core.representations.projection import project
+        from artifact_lens.representations.projection import project
 
         Xm = np.load(tmp / "X.npy", mmap_mode="r")
         t = time.perf_counter()

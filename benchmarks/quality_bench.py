@@ -35,10 +35,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.quality import QualityContext, quality_for_aflite  # noqa: E402
-from core.quality.pruning import compare_pruning  # noqa: E402
-from core.representations import represent  # noqa: E402
-from core.data.sources import load_dataset  # noqa: E402
+from artifact_lens.quality import QualityContext, quality_for_aflite  # noqa: E402
+from artifact_lens.quality.pruning import compare_pruning  # noqa: E402
+from artifact_lens.representations import represent  # noqa: E402
+from artifact_lens.data.sources import load_dataset  # noqa: E402
 
 SPEC = "tfidf-svd:fields=hypothesis"
 SNLI = ROOT.parent / "shared" / "data" / "snli_dev.jsonl"

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "unit")]
 
-from core.base.settings import printable  # noqa: E402
+from artifact_lens.base.settings import printable  # noqa: E402
 from redaction_reference import reference_printable  # noqa: E402
 
 INPUTS = {

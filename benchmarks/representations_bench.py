@@ -42,8 +42,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-accuracy", action="store_true", help="skip the logistic-regression sanity check")
     args = ap.parse_args(argv)
 
-    from core.representations import represent
-    from core.data.sources import load_dataset
+    from artifact_lens.representations import represent
+    from artifact_lens.data.sources import load_dataset
 
     t0 = time.perf_counter()
     ds = load_dataset(args.data)

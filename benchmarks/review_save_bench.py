@@ -33,10 +33,10 @@ def _burn(stop):
 
 
 def _store_ms(saves: int) -> float:
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
-    from core.team.store import TeamStore
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.team.store import TeamStore
 
     folder = tempfile.mkdtemp()
     with TeamStore(f"sqlite:///{folder}/team.sqlite", files=f"{folder}/files") as store:

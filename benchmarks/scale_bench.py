@@ -123,7 +123,7 @@ def child(cfg: dict) -> dict:
     folder = Path(cfg["dir"])
     npy, labels = Path(cfg["npy"]), Path(cfg["labels"])
     if cfg["mode"] == "cli":
-        from core.cli import main
+        from artifact_lens.cli import main
 
         out, manifest = folder / "scores.csv", folder / "run.json"
         argv = ["--cache-dir", str(folder / "cache"), "aflite", str(labels), "--label", "label", "--id", "id", "--text", "text",
@@ -141,7 +141,7 @@ def child(cfg: dict) -> dict:
         import numpy as np
         import pandas as pd
 
-        from core.aflite import AFLite
+        from artifact_lens.aflite import AFLite
 
         X = np.load(npy, mmap_mode="r")
         y = pd.read_parquet(labels, columns=["label"])["label"].to_numpy()

@@ -30,7 +30,7 @@ OWNER = "owner@x.org"
 
 def _toy_run():
     """A 60-example dataset and a run fitted on it in milliseconds."""
-    from core.results.runs import fit_run
+    from artifact_lens.results.runs import fit_run
     from toy import toy_data
 
     ds, rep = toy_data(60, 4, name="bench")
@@ -101,7 +101,7 @@ def main():
     ap.add_argument("--reviewers", type=int, default=20)
     ap.add_argument("--reviews", type=int, default=1000)
     args = ap.parse_args()
-    from core.team.store import TeamStore
+    from artifact_lens.team.store import TeamStore
 
     out = {"benchmark": "store", "reviewers": args.reviewers, "reviews_each": args.reviews}
     from pg_server import PostgresMissing, postgres_server   # the tests' PostgreSQL starter

@@ -51,10 +51,10 @@ def main(argv=None) -> int:
         out["cli_error"] = done.stderr[-500:]
 
     os.environ["ARTIFACT_LENS_CACHE"] = str(work / "cache-dashboard")
-    from core.results.files import read_result, write_result
-    from core.data.sources import load_dataset
-    from core.dynamics.transfer import cue_transfer
-    from dashboard.services.transfer import CUES, MODELS
+    from artifact_lens.results.files import read_result, write_result
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.dynamics.transfer import cue_transfer
+    from artifact_lens.dashboard.services.transfer import CUES, MODELS
 
     t = time.perf_counter()
     train = load_dataset(args.train)

@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT / ".." / "shared" / "data"
 
-from core.text.tokens import tokenise_column  # noqa: E402
-from core.zstats import compute_z, z_filter  # noqa: E402
+from artifact_lens.text.tokens import tokenise_column  # noqa: E402
+from artifact_lens.zstats import compute_z, z_filter  # noqa: E402
 
 
 def synthetic_pairs(n: int, source: pd.DataFrame | None, noise: float = 0.2, seed: int = 0) -> pd.DataFrame:
@@ -92,7 +92,7 @@ CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 import pandas as pd
-from core.zstats import compute_z
+from artifact_lens.zstats import compute_z
 df = pd.read_parquet({path!r})
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()

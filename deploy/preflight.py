@@ -3,7 +3,7 @@
 The image serves a network (``--server.address 0.0.0.0``). Without an ``[auth]`` section
 the app runs single-user, and every visitor would act as the owner; a secrets file that is
 missing, unreadable or unparsable looks exactly like that to Streamlit. So before
-``streamlit run`` this refuses to start unless ``.streamlit/secrets.toml`` (in the working
+``artifact-lens ui`` (or ``streamlit run``) this refuses to start unless ``.streamlit/secrets.toml`` (in the working
 folder or the home folder, where Streamlit looks) has an ``[auth]`` section with every key
 the app needs and no placeholder left from ``deploy/secrets.example.toml``.
 ``ARTIFACT_LENS_ALLOW_SINGLE_USER=1`` skips the check (a trusted, single-person machine).
@@ -26,15 +26,22 @@ PLACEHOLDER = "REPLACE"
 MIN_COOKIE_SECRET = 32
 
 
-def secrets_files() -> list:
-    """Where Streamlit reads secrets.toml, lowest precedence first."""
+def secrets_files(argv: list = ()) -> list:
+    """Where Streamlit reads secrets.toml, lowest precedence first: the file of ``artifact-lens ui
+    --secrets FILE`` when the command names one."""
+    argv = list(argv)
+    for i, arg in enumerate(argv):
+        if arg == "--secrets" and i + 1 < len(argv):
+            return [Path(argv[i + 1])]
+        if arg.startswith("--secrets="):
+            return [Path(arg.split("=", 1)[1])]
     return [Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml"]
 
 
-def problems() -> list:
+def problems(argv: list = ()) -> list:
     """What is wrong with the sign-in settings (empty when sign-in is fully configured)."""
     auth, found = None, []
-    for path in secrets_files():
+    for path in secrets_files(argv):
         if not path.exists():
             continue
         try:
@@ -45,7 +52,7 @@ def problems() -> list:
         if "auth" in data:
             auth = data["auth"]
     if auth is None:
-        where = ", ".join(found) if found else "neither " + " nor ".join(str(p) for p in secrets_files())
+        where = ", ".join(found) if found else "neither " + " nor ".join(str(p) for p in secrets_files(argv))
         return [f"no [auth] section ({'read ' + where if found else where + ' exists'})"]
     if not isinstance(auth, dict):
         return ["[auth] in secrets.toml is not a table"]
@@ -68,7 +75,9 @@ def problems() -> list:
 
 
 def serves_app(argv: list) -> bool:
-    return bool(argv) and Path(argv[0]).name == "streamlit" and "run" in argv[1:2]
+    """Whether the command serves the dashboard: ``artifact-lens ui`` (the image's) or ``streamlit run``."""
+    name = Path(argv[0]).name if argv else ""
+    return (name == "artifact-lens" and argv[1:2] == ["ui"]) or (name == "streamlit" and argv[1:2] == ["run"])
 
 
 def main(argv: list) -> int:
@@ -81,7 +90,7 @@ def main(argv: list) -> int:
         print(f"preflight: not starting: {exc}", file=sys.stderr)
         return 2
     if serves_app(argv) and not chosen.allow_single_user:
-        found = problems()
+        found = problems(argv)
         if found:
             print("preflight: not starting: sign-in is not configured, and without it every visitor of this "
                   "server would act as its owner.", file=sys.stderr)

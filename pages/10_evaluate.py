@@ -4,18 +4,18 @@ import time
 
 import streamlit as st
 
-from core.evaluation.plots import figures
-from core.exports.report import family_wide, report_name
-from core.evaluation.verdict import verdict
-from core.aflite.summaries import live_view
-from dashboard.services import current
-from dashboard.services import evaluation as evaluation_jobs
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.job_panel import watch
-from dashboard.widgets.page import require_run, start_page
-from dashboard.widgets.evaluation_panels import interrupted_panel, options_form
-from dashboard.widgets.certificate_panel import certificate_section
-from dashboard.services.team import member
+from artifact_lens.evaluation.plots import figures
+from artifact_lens.exports.report import family_wide, report_name
+from artifact_lens.evaluation.verdict import verdict
+from artifact_lens.aflite.summaries import live_view
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import evaluation as evaluation_jobs
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.job_panel import watch
+from artifact_lens.dashboard.widgets.page import require_run, start_page
+from artifact_lens.dashboard.widgets.evaluation_panels import interrupted_panel, options_form
+from artifact_lens.dashboard.widgets.certificate_panel import certificate_section
+from artifact_lens.dashboard.services.team import member
 
 tab = start_page("Evaluate", caption=(
     "Model families trained on the full, AFLite-filtered, random and single-model-filtered training sets, evaluated "

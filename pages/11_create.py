@@ -1,14 +1,14 @@
 """Create: write an example and see, as you write it, what a model could use instead of the task."""
 import streamlit as st
 
-from core.base.errors import InputError
-from dashboard.services import creation
-from dashboard.widgets import feedback_panel
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.job_panel import watch
-from dashboard.widgets.page import require_run, start_page
-from dashboard.widgets.review_panel import save_run_offer, show_guidelines
-from dashboard.services.team import member, view
+from artifact_lens.base.errors import InputError
+from artifact_lens.dashboard.services import creation
+from artifact_lens.dashboard.widgets import feedback_panel
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.job_panel import watch
+from artifact_lens.dashboard.widgets.page import require_run, start_page
+from artifact_lens.dashboard.widgets.review_panel import save_run_offer, show_guidelines
+from artifact_lens.dashboard.services.team import member, view
 
 tab = start_page("Create", caption=(
     "Paper 002 §3.2: write or revise an example and get feedback on its potential artifacts as you go — "

@@ -1,15 +1,15 @@
 """Validate: accept or reject submitted examples with their feedback; the accepted ones become a dataset version."""
 import streamlit as st
 
-from core.base.errors import InputError
-from core.quality import COMPONENTS
-from dashboard.services import creation
-from dashboard.widgets import feedback_panel
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.page import require_run, start_page
-from dashboard.widgets.decision_form import save_button, show_outcome
-from dashboard.widgets.review_panel import save_run_offer
-from dashboard.services.team import member, view
+from artifact_lens.base.errors import InputError
+from artifact_lens.quality import COMPONENTS
+from artifact_lens.dashboard.services import creation
+from artifact_lens.dashboard.widgets import feedback_panel
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.page import require_run, start_page
+from artifact_lens.dashboard.widgets.decision_form import save_button, show_outcome
+from artifact_lens.dashboard.widgets.review_panel import save_run_offer
+from artifact_lens.dashboard.services.team import member, view
 
 tab = start_page("Validate", caption=(
     "Paper 002 §3.2: validators accept or reject what creators wrote, seeing the same feedback; a rejection "

@@ -2,15 +2,16 @@
 easy, which were ambiguous, which look mislabelled (cleanlab)."""
 import streamlit as st
 
-from core.plots.cartography import data_map, region_counts
-from core.base.errors import InputError
-from dashboard.services import current, dynamics, information
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.job_panel import watch
-from dashboard.widgets.knobs import live_knobs
-from dashboard.widgets.page import require_run, start_page
-from dashboard.widgets.review_panel import review_panel
-from dashboard.services.team import member
+from artifact_lens.plots.cartography import data_map, region_counts
+from artifact_lens.base.errors import InputError
+from artifact_lens.dashboard.services import current, dynamics, information
+from artifact_lens.dashboard.services.navigation import page_file
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.job_panel import watch
+from artifact_lens.dashboard.widgets.knobs import live_knobs
+from artifact_lens.dashboard.widgets.page import require_run, start_page
+from artifact_lens.dashboard.widgets.review_panel import review_panel
+from artifact_lens.dashboard.services.team import member
 
 tab = start_page("Dynamics", caption=(
     "Swayamdipta et al. 2020: a model on Φ is trained for a few epochs and each example's probability of its label "
@@ -73,7 +74,7 @@ def joint_view() -> None:
     st.subheader(f"Selected on the map: {len(shown):,}" if chosen else f"Possibly mislabelled: {len(shown):,}")
     if len(shown) and st.button("Show these on the Map page", key="dyn_to_map"):
         dynamics.select_on_map(tab, shown["id"])
-        st.switch_page("pages/4_map.py")
+        st.switch_page(page_file("pages/4_map.py"))
     pick = st.dataframe(shown.head(500), hide_index=True, key="dyn_table", on_select="rerun",
                         selection_mode="single-row")
     if pick.selection.rows:

@@ -1,12 +1,12 @@
 """Data: choose the source, map the columns, choose the representation Φ, start scoring."""
 import streamlit as st
 
-from dashboard.widgets import choice_panels, column_mapping
-from dashboard.services import current, pairs, pipelines
-from dashboard.widgets.data_panels import representation_panel, roles_panel, source_panel
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.page import start_page
-from dashboard.services.team import member
+from artifact_lens.dashboard.widgets import choice_panels, column_mapping
+from artifact_lens.dashboard.services import current, pairs, pipelines
+from artifact_lens.dashboard.widgets.data_panels import representation_panel, roles_panel, source_panel
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.page import start_page
+from artifact_lens.dashboard.services.team import member
 
 tab = start_page("Data", caption=(
     "Load a labelled dataset, check its columns and labels, then build a representation Φ and score it "

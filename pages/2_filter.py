@@ -1,15 +1,15 @@
 """Filter: AFLite's knobs. τ and n are live (from the trajectory); k, m, t, family, strategy refit in the background."""
 import streamlit as st
 
-from core.plots.aflite import bias_per_phase, label_balance
-from core.aflite.summaries import below_chance, label_summary, phase_frame, phases_run, where_it_ran
-from dashboard.services import current, reviews
-from dashboard.widgets import quality_panel
-from dashboard.widgets.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
-from dashboard.widgets.formatting import metric_row
-from dashboard.widgets.knobs import live_knobs
-from dashboard.widgets.page import require_run, start_page
-from dashboard.services.team import member
+from artifact_lens.plots.aflite import bias_per_phase, label_balance
+from artifact_lens.aflite.summaries import below_chance, label_summary, phase_frame, phases_run, where_it_ran
+from artifact_lens.dashboard.services import current, reviews
+from artifact_lens.dashboard.widgets import quality_panel
+from artifact_lens.dashboard.widgets.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
+from artifact_lens.dashboard.widgets.formatting import metric_row
+from artifact_lens.dashboard.widgets.knobs import live_knobs
+from artifact_lens.dashboard.widgets.page import require_run, start_page
+from artifact_lens.dashboard.services.team import member
 
 tab = start_page("Filter", caption=(
     "AFLite (paper 000, Algorithm 1): m models per phase, each trained on t examples, score every "

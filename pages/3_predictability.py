@@ -1,12 +1,12 @@
 """Predictability: distributions of AFLite's scores p̃ per label, retained vs removed, and phase by phase."""
 import streamlit as st
 
-from core.plots.aflite import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
-from core.aflite.summaries import phase_scores
-from dashboard.services import current
-from dashboard.widgets.information_panel import information_section
-from dashboard.widgets.knobs import live_knobs
-from dashboard.widgets.page import require_run, start_page
+from artifact_lens.plots.aflite import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
+from artifact_lens.aflite.summaries import phase_scores
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.widgets.information_panel import information_section
+from artifact_lens.dashboard.widgets.knobs import live_knobs
+from artifact_lens.dashboard.widgets.page import require_run, start_page
 
 tab = start_page("Predictability", caption=(
     "p̃(i): the share of the models that held example i out and predicted its label correctly (paper 000, "

@@ -2,15 +2,15 @@
 (the selection is kept while τ and n move)."""
 import streamlit as st
 
-from dashboard.services import current, pipelines
-from dashboard.widgets import quality_panel
-from dashboard.state import url
-from dashboard.widgets.formatting import made, metric_row, plain
-from dashboard.widgets.knobs import live_knobs
-from dashboard.widgets.map_view import COLOURINGS_HELP, MapView
-from dashboard.widgets.page import require_run, start_page
-from dashboard.widgets.reruns import redraw
-from dashboard.widgets.review_panel import review_panel
+from artifact_lens.dashboard.services import current, pipelines
+from artifact_lens.dashboard.widgets import quality_panel
+from artifact_lens.dashboard.state import url
+from artifact_lens.dashboard.widgets.formatting import made, metric_row, plain
+from artifact_lens.dashboard.widgets.knobs import live_knobs
+from artifact_lens.dashboard.widgets.map_view import COLOURINGS_HELP, MapView
+from artifact_lens.dashboard.widgets.page import require_run, start_page
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.widgets.review_panel import review_panel
 
 tab = start_page("Map")
 sess = tab.session

@@ -2,16 +2,16 @@
 z-filtering and consistency filtering."""
 import streamlit as st
 
-from core.base.errors import InputError
-from core.text.features import KINDS
-from core.plots.zstats import gardner_plot, top_features_bar
-from dashboard.services import current
-from dashboard.widgets.feature_panels import consistency_panel, feature_examples, transfer_panel, zfilter_panel
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.services.team import member
-from dashboard.widgets.page import start_page
-from dashboard.widgets.pair_panels import pair_cues_panel
-from dashboard.widgets.choice_panels import option_cues_panel
+from artifact_lens.base.errors import InputError
+from artifact_lens.text.features import KINDS
+from artifact_lens.plots.zstats import gardner_plot, top_features_bar
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.widgets.feature_panels import consistency_panel, feature_examples, transfer_panel, zfilter_panel
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.services.team import member
+from artifact_lens.dashboard.widgets.page import start_page
+from artifact_lens.dashboard.widgets.pair_panels import pair_cues_panel
+from artifact_lens.dashboard.widgets.choice_panels import option_cues_panel
 
 tab = start_page("Features", caption=(
     "z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − "

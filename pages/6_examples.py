@@ -2,10 +2,10 @@
 pages; one example in full (fields, p̃ per phase, features with z, nearest neighbours) and its review."""
 import streamlit as st
 
-from core.results.tables import HIT
-from dashboard.widgets import quality_panel
-from dashboard.widgets.example_browser import browser
-from dashboard.widgets.page import require_run, start_page
+from artifact_lens.results.tables import HIT
+from artifact_lens.dashboard.widgets import quality_panel
+from artifact_lens.dashboard.widgets.example_browser import browser
+from artifact_lens.dashboard.widgets.page import require_run, start_page
 
 tab = start_page("Examples", caption=(
     "Text from the dataset is shown as plain text; HTML or Markdown in it is never rendered. Search hits are "

@@ -5,13 +5,13 @@ from functools import partial
 
 import streamlit as st
 
-from core.base.errors import Cancelled, InputError
-from dashboard.services import current, exports, team
-from dashboard.widgets import export_panels
-from dashboard.services import quality as dq
-from dashboard.widgets import quality_panel
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.page import start_page
+from artifact_lens.base.errors import Cancelled, InputError
+from artifact_lens.dashboard.services import current, exports, team
+from artifact_lens.dashboard.widgets import export_panels
+from artifact_lens.dashboard.services import quality as dq
+from artifact_lens.dashboard.widgets import quality_panel
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.page import start_page
 
 tab = start_page("Export", caption=(
     "Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "

@@ -1,17 +1,17 @@
 """Review: a queue of examples for each reviewer, where reviewers disagree, and who has done what."""
 import streamlit as st
 
-from core.base.words import counted
-from core.team.review import DISPUTE_RULES, QUEUE_ORDERS
-from dashboard.services import current, reviews
-from dashboard.widgets.adjudication_panel import adjudication_tab
-from dashboard.widgets.decision_form import picked
-from dashboard.widgets.agreement_panel import agreement_tab
-from dashboard.widgets.formatting import metric_row
-from dashboard.widgets.page import require_run, start_page
-from dashboard.widgets.reruns import redraw
-from dashboard.widgets.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
-from dashboard.services.team import member, view
+from artifact_lens.base.words import counted
+from artifact_lens.team.review import DISPUTE_RULES, QUEUE_ORDERS
+from artifact_lens.dashboard.services import current, reviews
+from artifact_lens.dashboard.widgets.adjudication_panel import adjudication_tab
+from artifact_lens.dashboard.widgets.decision_form import picked
+from artifact_lens.dashboard.widgets.agreement_panel import agreement_tab
+from artifact_lens.dashboard.widgets.formatting import metric_row
+from artifact_lens.dashboard.widgets.page import require_run, start_page
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.widgets.review_panel import BADGES, review_panel, save_run_offer, show_guidelines
+from artifact_lens.dashboard.services.team import member, view
 
 tab = start_page("Review", caption=(
     "Agree with the filter, keep anyway or remove anyway (a note says why). Every decision is kept with "

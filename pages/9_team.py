@@ -1,11 +1,11 @@
 """Team: the workspace's runs (open, resume, discard), its datasets, members and roles."""
 import streamlit as st
 
-from dashboard.services import current, pipelines, team
-from dashboard.widgets.page import start_page
-from dashboard.state.session import DEFAULT_PARAMS, Source
-from dashboard.services.team import member, view
-from dashboard.widgets.team_panels import act, owner_forms, reviewers_of_open_run
+from artifact_lens.dashboard.services import current, pipelines, team
+from artifact_lens.dashboard.widgets.page import start_page
+from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
+from artifact_lens.dashboard.services.team import member, view
+from artifact_lens.dashboard.widgets.team_panels import act, owner_forms, reviewers_of_open_run
 
 tab = start_page("Team", caption=(
     "Runs saved here open for every member without recomputing. Owners manage members and workspaces; "

@@ -72,7 +72,7 @@ def bbq_path():
 @pytest.fixture(scope="session")
 def toy_run():
     """(dataset, run): 300 examples in 3 classes, one informative column, a small AFLite run."""
-    from core.results.runs import fit_run
+    from artifact_lens.results.runs import fit_run
     from toy import toy_data
 
     ds, rep = toy_data()

@@ -1,6 +1,6 @@
 """Keys for the jobs tests start on a `core.base.jobs.JobRunner` of their own: the runner takes a
 typed `JobKey` only, of a declared `JobKind`."""
-from core.base.jobs import JobKey, JobKind
+from artifact_lens.base.jobs import JobKey, JobKind
 
 TEST_JOBS = JobKind("test", "a test's job")
 

@@ -5,10 +5,10 @@ def new_tab(*, identity=None):
     """A browser tab as the dashboard's services take it (`dashboard.state.tab.Tab`), made without
     Streamlit: a new `Server` on the current settings and an empty `Session`, signed in as
     ``identity`` (the local user by default). Close its server with ``tab.server.finish_stop()``."""
-    from dashboard.process.server import Server
-    from dashboard.services import team
-    from dashboard.state.session import Session
-    from dashboard.state.tab import Identity, Tab
+    from artifact_lens.dashboard.process.server import Server
+    from artifact_lens.dashboard.services import team
+    from artifact_lens.dashboard.state.session import Session
+    from artifact_lens.dashboard.state.tab import Identity, Tab
 
     tab = Tab(Session(), Server())
     team.resolve(tab, identity or Identity())
@@ -18,8 +18,8 @@ def new_tab(*, identity=None):
 def score_demo(tab, rows: int):
     """Load the synthetic NLI demo of ``rows`` rows, score it with a small AFLite run and make it the
     tab's current run, saved in its member's workspace, as the Data page does; the run."""
-    from dashboard.services import current, pipelines
-    from dashboard.state.session import DEFAULT_PARAMS, Source
+    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
 
     source = Source(f"demo:nli:n={rows}", {}, "demo")
     key, ds = current.load(tab, source)

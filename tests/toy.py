@@ -3,7 +3,7 @@ store tests, the durability worker and the store benchmark (a fit takes millisec
 import numpy as np
 import pandas as pd
 
-from core.data.dataset import Dataset
+from artifact_lens.data.dataset import Dataset
 
 
 def toy_data(n: int = 300, d: int = 6, name: str = "toy"):

@@ -24,7 +24,7 @@ from .errors import InputError
 from .escaping import cut_middle
 from .devices import known
 
-__all__ = ["Settings", "SettingsError", "settings", "using_cache", "VARIABLES", "printable", "printable_message",
+__all__ = ["Settings", "SettingsError", "settings", "settings_of", "using_cache", "VARIABLES", "printable", "printable_message",
            "expand_path"]
 
 
@@ -249,6 +249,11 @@ def settings() -> Settings:
     """The settings of the current environment (parsed once per distinct environment), with a
     command's own cache folder (`using_cache`) in place of ``ARTIFACT_LENS_CACHE``."""
     folder = _CACHE_FOLDER.get()
-    env = tuple((name, folder if name == "cache" and folder is not None else (os.environ.get(var) or "").strip())
-                for name, var in VARIABLES.items())
+    return settings_of(os.environ if folder is None else {**os.environ, VARIABLES["cache"]: folder})
+
+
+def settings_of(environ) -> Settings:
+    """The settings an environment (a mapping of variables, such as a server's about to start) gives;
+    SettingsError names the variable that cannot be used."""
+    env = tuple((name, (environ.get(var) or "").strip()) for name, var in VARIABLES.items())
     return _cached(env, os.getcwd())

@@ -50,7 +50,8 @@ def _inputs(args) -> list:
     from ..representations import spec_paths
     from ..data.source_files import files_read
 
-    found = [(flag, getattr(args, name)) for name, flag in _INPUT_FLAGS.items() if getattr(args, name, None)]
+    found = [(flag, path) for name, flag in _INPUT_FLAGS.items() if getattr(args, name, None)
+             for path in (getattr(args, name) if isinstance(getattr(args, name), list) else [getattr(args, name)])]
     for flag, path in list(found):   # what a folder points at (symlinks, README data_files) is read too
         if isinstance(path, str) and not path.startswith("demo:"):
             found += [(flag, p) for p in files_read(path, limit=None)[0]]

@@ -4,13 +4,45 @@ hook in ``.pre-commit-hooks.yaml`` call it). The same as ``certify`` then ``chec
 exit statuses (docs/cli.md, "Exit status")."""
 from __future__ import annotations
 
+import argparse
 import tempfile
 from pathlib import Path
 
+from ..base.errors import InputError
 from .commands import command
-from .common import add_dataset_args, device_from, load_from_args, print_messages, progress_bar
+from .common import add_column_args, device_from, load_from_args, print_messages, progress_bar
+
 
 def cmd_gate(args) -> int:
+    """One dataset (the Action's), or several (a pre-commit hook's staged files): each certified and
+    checked against its baseline; the exit status is the worst of theirs."""
+    files = list(args.dataset)
+    if len(files) > 1 and args.out:
+        raise InputError(f"--out keeps the reports of one dataset, and {len(files)} are given; run gate once per "
+                         "file, each with its own --out.")
+    baselines = [args.baseline or str(baseline_beside(file)) for file in files]
+    for file, baseline in zip(files, baselines):   # every file's, before any is certified
+        if not Path(baseline).is_file():
+            raise InputError(f"{file} has no baseline certificate: {baseline} is not a file. Certify the "
+                             f"committed version once (artifact-lens certify {file} --out {baseline}) and "
+                             "commit it, or give --baseline.")
+    worst = 0   # 0 passed, 1 the gate failed: the worst of the files'
+    for file, baseline in zip(files, baselines):
+        args.dataset, args.baseline = file, baseline
+        if len(files) > 1 and not args.quiet:
+            print(f"{file} (baseline {baseline}):")
+        worst = max(worst, _gate_one(args))
+    return worst
+
+
+def baseline_beside(file) -> Path:
+    """The baseline certificate a dataset file keeps beside it: ``data/train.jsonl`` ->
+    ``data/train.certificate.json`` (what the pre-commit hook reads when no --baseline is given)."""
+    path = Path(file)
+    return path.with_name(path.name.split(".")[0] + ".certificate.json")
+
+
+def _gate_one(args) -> int:
     from ..certificate.schema import write_certificate
     from ..usecases.certificates import certify_dataset
     from .certificate import REPORTS, _check
@@ -54,8 +86,12 @@ def _gate_options(p) -> None:
     from .arguments import SEED_MAX, Device, Whole
     from .commands import REPRESENTATION_HELP
 
-    add_dataset_args(p)
-    p.add_argument("--baseline", required=True, help="the certificate to check against (JSON, from certify)")
+    p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars or notes")
+    p.add_argument("dataset", nargs="+", metavar="DATASET", help="the dataset file(s) to certify, as certify reads "
+                   "them (several: each against its own baseline, as a pre-commit hook passes the staged files)")
+    add_column_args(p)
+    p.add_argument("--baseline", help="the certificate to check against (JSON, from certify; default: the one "
+                   "beside each dataset, data/train.jsonl -> data/train.certificate.json)")
     p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP + "; the baseline's, as it was "
                    "certified")
     p.add_argument("--partial", help="the partial input's representation, as the baseline was certified")

@@ -91,6 +91,8 @@ USE_CASES = (
             dashboard=("dashboard.services.dynamics.start",)),
     UseCase("cues across splits", ("core.dynamics.transfer.cue_transfer",), cli=("transfer",),
             dashboard=("dashboard.services.transfer.start",)),
+    UseCase("serve the dashboard (from a checkout or an installed package)", ("core.usecases.serving.serve_dashboard",),
+            cli=("ui",)),
     UseCase("compare two certificates (the gate)", ("core.certificate.gate.compare",), cli=("check",)),
     UseCase("accept a dataset version", ("core.team.store.TeamStore.save_version",),
             dashboard=("dashboard.services.creation.accepted_version",)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.base.settings import owner_address
+from artifact_lens.base.settings import owner_address
 
 __all__ = ["set_app_arguments", "app_owner"]
 

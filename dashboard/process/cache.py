@@ -23,7 +23,7 @@ from typing import Any, Callable, Hashable, Optional
 import numpy as np
 import pandas as pd
 
-from core.base.settings import settings
+from artifact_lens.base.settings import settings
 
 __all__ = ["BoundedCache", "sizeof", "default_budget", "KIND_LIMITS"]
 

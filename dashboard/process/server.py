@@ -23,13 +23,13 @@ import signal
 import threading
 import weakref
 
-from core.base import paths
-from core.base.job_backends import backend_for
-from core.base.jobs import JobRunner
-from core.results.stores import Results
-from core.team.store import TeamStore
-from core.base.settings import settings
-from dashboard.process.cache import BoundedCache
+from artifact_lens.base import paths
+from artifact_lens.base.job_backends import backend_for
+from artifact_lens.base.jobs import JobRunner
+from artifact_lens.results.stores import Results
+from artifact_lens.team.store import TeamStore
+from artifact_lens.base.settings import settings
+from artifact_lens.dashboard.process.cache import BoundedCache
 
 __all__ = ["Server", "exports_folder", "JOBS_GRACE"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.process.server import Server
+from artifact_lens.dashboard.process.server import Server
 
 __all__ = ["server"]
 

@@ -3,11 +3,11 @@
 by everything it depends on (a new review, the rule, a role under the ``senior`` rule, τ/n)."""
 from __future__ import annotations
 
-from core.team.run_agreement import artifact_carriers, dispute_roles
-from core.usecases.agreement import may_read, run_agreement
-from core.usecases.evaluation import review_summary
-from dashboard.services import current
-from dashboard.services.team import scope
+from artifact_lens.team.run_agreement import artifact_carriers, dispute_roles
+from artifact_lens.usecases.agreement import may_read, run_agreement
+from artifact_lens.usecases.evaluation import review_summary
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services.team import scope
 
 __all__ = ["of_run", "hidden", "manifest_record", "few_reviews", "chance_agreement", "FEW_REVIEWS"]
 

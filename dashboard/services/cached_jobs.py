@@ -14,8 +14,8 @@ from __future__ import annotations
 import logging
 from typing import Optional
 
-from core.base.jobs import Job, JobKey, JobKind
-from core.base.keys import digest
+from artifact_lens.base.jobs import Job, JobKey, JobKind
+from artifact_lens.base.keys import digest
 
 __all__ = ["start", "result", "job", "ended", "keep", "kept", "KINDS", "RUN", "EVALUATION", "MAP",
            "MAP_PARALLEL", "QUALITY", "QUALITY_COMPARE", "FEEDBACK_MODELS", "ZFILTER", "CONSISTENCY", "DYNAMICS",
@@ -69,7 +69,7 @@ def _file_key(kind: JobKind, key) -> str:
 
 def _stored(tab, kind: str, key):
     """The result on disk (None when absent or damaged: a damaged file is logged and recomputed)."""
-    from core.results.files import read_result
+    from artifact_lens.results.files import read_result
 
     shared, name = tab.server.results.shared, _file_key(kind, key)
     if not shared.path(name).exists():   # a page rerun asks each time: nothing stored is one stat, no listing
@@ -83,7 +83,7 @@ def _stored(tab, kind: str, key):
 def _store(tab, kind: JobKind, key, value):
     """Keep ``value`` in memory and, for a kind kept "shared", on disk; a result the file format
     cannot hold stays in memory."""
-    from core.results.files import write_result
+    from artifact_lens.results.files import write_result
 
     tab.server.cache.put(kind.name, key, value)
     if kind.kept != "shared":

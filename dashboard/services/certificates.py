@@ -8,13 +8,13 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.certificate.gate import compare, verdict
-from core.base.errors import InputError
-from core.base.progress import span
-from core.usecases.certificates import certify_dataset, certify_split
-from core.usecases.review_queue import send_cue_rows
-from core.certificate.schema import certificate_bytes
-from dashboard.services import cached_jobs, current, team
+from artifact_lens.certificate.gate import compare, verdict
+from artifact_lens.base.errors import InputError
+from artifact_lens.base.progress import span
+from artifact_lens.usecases.certificates import certify_dataset, certify_split
+from artifact_lens.usecases.review_queue import send_cue_rows
+from artifact_lens.certificate.schema import certificate_bytes
+from artifact_lens.dashboard.services import cached_jobs, current, team
 
 __all__ = ["start", "result", "job", "ended", "comparison", "verdict_of", "files", "send_rows"]
 

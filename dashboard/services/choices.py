@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboard.services import current
+from artifact_lens.dashboard.services import current
 
 
 def summary(tab, ds) -> dict:
     """`core.zstats.choices.choice_summary` of the items ``ds``."""
-    from core.zstats.choices import choice_summary
+    from artifact_lens.zstats.choices import choice_summary
 
     return current.cached(tab, "choice_summary", ds.fingerprint, lambda: choice_summary(ds))
 
 
 def summary_lines(tab, ds) -> list:
     """The summary as the CLI's ``info`` says it, one "Heading: text" line each (one vocabulary for both)."""
-    from core.zstats.choices import choice_lines
+    from artifact_lens.zstats.choices import choice_lines
 
     return [f"{heading[:1].upper()}{heading[1:]}: {text}" for heading, text in choice_lines(summary(tab, ds))]
 
@@ -25,7 +25,7 @@ def summary_lines(tab, ds) -> list:
 def items_read(ds, ids) -> pd.DataFrame:
     """The items ``ids`` as a person reads them: the stem's fields, then each option with the gold
     one marked "✔", indexed by id."""
-    from core.data.choices import LETTERS, options_of
+    from artifact_lens.data.choices import LETTERS, options_of
 
     table = ds.table.loc[[str(i) for i in ids]]
     texts, k, gold = options_of(ds, table)
@@ -37,7 +37,7 @@ def items_read(ds, ids) -> pd.DataFrame:
 
 def cues(tab, ds, min_count: int, alpha: float):
     """The option cue table (`core.zstats.choices.option_cues`) and the gold position."""
-    from core.zstats.choices import gold_position, option_cues
+    from artifact_lens.zstats.choices import gold_position, option_cues
 
     return current.cached(tab, "option_cues", (ds.fingerprint, int(min_count), float(alpha)),
                           lambda: (option_cues(ds, min_count=int(min_count), alpha=float(alpha)), gold_position(ds)))
@@ -46,7 +46,7 @@ def cues(tab, ds, min_count: int, alpha: float):
 def standing_out(tab, ds, item_id: str) -> list:
     """The option cues over the line (at the Data page's defaults: n ≥ 10, α = 0.01) that this item's
     gold carries: the features on which its gold stands out, strongest first."""
-    from core.zstats.choices import cue_phrase, items_with_cue
+    from artifact_lens.zstats.choices import cue_phrase, items_with_cue
 
     def carriers():
         found, _ = cues(tab, ds, 10, 0.01)

@@ -10,11 +10,11 @@ import re
 from typing import Optional
 
 
-from core.quality import QualityContext
-from core.usecases.feedback import example_feedback, feedback_context
-from dashboard.services import cached_jobs, current
-from dashboard.state.session import Source
-from dashboard.services.team import scope
+from artifact_lens.quality import QualityContext
+from artifact_lens.usecases.feedback import example_feedback, feedback_context
+from artifact_lens.dashboard.services import cached_jobs, current
+from artifact_lens.dashboard.state.session import Source
+from artifact_lens.dashboard.services.team import scope
 
 def _context_key(tab) -> tuple:
     sess = tab.session
@@ -68,7 +68,7 @@ def marked(text: str, marks) -> str:
     punctuation dropped), so "for" never marks inside "performs". Marks are placed in the order
     given (the feedback lists the most telling n-gram first, z descending) and never overlap an
     earlier one, so they do not nest."""
-    from core.text.tokens import tokenize_many
+    from artifact_lens.text.tokens import tokenize_many
 
     spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     words = tokenize_many([text[a:b] for a, b in spans])   # one token list per whitespace-separated word
@@ -116,7 +116,7 @@ def accepted_version(tab, dataset_id: int) -> Source:
     and export it like any other). Ids stay stable (the original's, and ``sub-<n>`` for an
     accepted submission); an ``origin`` column says where each row came from, ``creator`` who
     wrote an accepted one."""
-    from core.team.versions import with_accepted
+    from artifact_lens.team.versions import with_accepted
 
     ds = current.dataset(tab)
     ws = scope(tab)
@@ -129,7 +129,7 @@ def accepted_version(tab, dataset_id: int) -> Source:
     if ds.features:
         roles["features"] = list(ds.features)
     source = Source(str(path), roles, name)
-    from dashboard.services import data_inputs
+    from artifact_lens.dashboard.services import data_inputs
 
     data_inputs.load_pending(tab, source)
     return source

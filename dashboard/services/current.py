@@ -12,11 +12,11 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.base.errors import InputError
-from core.base.settings import settings
-from core.base.keys import key_of
-from dashboard.services.team import scope
-from dashboard.state.session import Source
+from artifact_lens.base.errors import InputError
+from artifact_lens.base.settings import settings
+from artifact_lens.base.keys import key_of
+from artifact_lens.dashboard.services.team import scope
+from artifact_lens.dashboard.state.session import Source
 
 def map_point_limit() -> int:
     """The most points the Map draws (``$ARTIFACT_LENS_MAP_POINTS``, `core.base.settings`)."""
@@ -70,7 +70,7 @@ def load(tab, source: Source):
 def dataset_by_key(tab, key: str, source: Optional[Source] = None):
     """The dataset with this key, reloaded from ``source`` (or the remembered one) on a miss;
     None when the server does not know how to load it."""
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     cache = tab.server.cache
 
@@ -91,7 +91,7 @@ def dataset(tab):
 
 def representation(tab):
     """Φ of the current dataset (the disk cache makes a reload after eviction cheap)."""
-    from core.representations import represent
+    from artifact_lens.representations import represent
 
     sess = tab.session
     ds = dataset(tab)
@@ -146,8 +146,8 @@ def review_standing(tab, run_id: int, *, unblinded: bool = False):
     the ``senior`` rule) a role changed since. In a blind workspace it is the member's own view
     (others' decisions only on examples they decided on), unless ``unblinded`` (adjudicators:
     the export, the adjudication queue, the team's agreement)."""
-    from core.team.review import standing
-    from core.team.run_agreement import dispute_roles
+    from artifact_lens.team.review import standing
+    from artifact_lens.team.run_agreement import dispute_roles
 
     ws = scope(tab)
     settings_ = ws.review_settings()
@@ -163,7 +163,7 @@ def run(tab):
     """The current dataset's run, or None (no run yet, a run of other data, or a damaged
     stored run, which every page names (`damaged_run`) and which is left on disk for the user
     to inspect)."""
-    from core.results.runs import CorruptRun
+    from artifact_lens.results.runs import CorruptRun
 
     try:
         found = run_by_key(tab, tab.session.run_key)
@@ -176,7 +176,7 @@ def run(tab):
 
 def damaged_run(tab) -> Optional[str]:
     """What is wrong with the current run's stored file, when it cannot be read (None otherwise)."""
-    from core.results.runs import CorruptRun
+    from artifact_lens.results.runs import CorruptRun
 
     try:
         run_by_key(tab, tab.session.run_key)
@@ -187,7 +187,7 @@ def damaged_run(tab) -> Optional[str]:
 
 def table(tab, run_):
     """The `core.results.tables.ExampleTable` of the current dataset and this run (shared, read-only)."""
-    from core.results.tables import ExampleTable
+    from artifact_lens.results.tables import ExampleTable
 
     sess = tab.session
     return tab.server.cache.get_or_compute("table", (sess.ds_key, run_.key),
@@ -229,7 +229,7 @@ def cached(tab, kind: str, key, compute):
 
 
 def zstats(tab, min_count: int = 5, alpha: float = 0.01):
-    from core.zstats import compute_z
+    from artifact_lens.zstats import compute_z
 
     ds = dataset(tab)
     return cached(tab, "zstats", (int(min_count), float(alpha)),
@@ -238,7 +238,7 @@ def zstats(tab, min_count: int = 5, alpha: float = 0.01):
 
 def feature_matrix(tab):
     """The binary example × feature matrix (`core.text.features.feature_matrix`) of the current dataset."""
-    from core.text.features import feature_matrix as of_dataset
+    from artifact_lens.text.features import feature_matrix as of_dataset
 
     ds = dataset(tab)
     return cached(tab, "features", None, lambda: of_dataset(ds))
@@ -246,7 +246,7 @@ def feature_matrix(tab):
 
 def ids_with_feature(tab, name: str) -> np.ndarray:
     """Ids of the examples that carry feature ``name``."""
-    from core.text.features import ids_with_feature as carriers
+    from artifact_lens.text.features import ids_with_feature as carriers
 
     return carriers(feature_matrix(tab), name)
 
@@ -254,14 +254,14 @@ def ids_with_feature(tab, name: str) -> np.ndarray:
 # ---------------------------------------------------------------------- projections
 def projection_key(ds, rep) -> str:
     """The projection cache's key of Φ, the one ``artifact-lens project`` writes under."""
-    from core.representations.projection import representation_key
+    from artifact_lens.representations.projection import representation_key
 
     return representation_key(ds, rep)
 
 
 def check_spec(spec: str, ds) -> str:
     """The canonical spec of ``spec`` for ``ds`` (raises InputError naming the problem)."""
-    from core.representations import resolve_spec
+    from artifact_lens.representations import resolve_spec
 
     if not spec:
         raise InputError("no representation spec given; choose a kind or type a spec such as "
@@ -288,7 +288,7 @@ def feature_z(tab, example_id: str, label: str) -> pd.DataFrame:
 
 def neighbours(tab, example_id: str, k: int) -> pd.DataFrame:
     """The example's ``k`` nearest neighbours in Φ (cosine), with their label, text and similarity."""
-    from core.representations.neighbours import nearest
+    from artifact_lens.representations.neighbours import nearest
 
     ds, rep = dataset(tab), representation(tab)
     at = pd.Index(np.asarray(rep.ids).astype(str)).get_indexer([example_id])[0]

@@ -4,18 +4,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.base import paths
-from core.base.errors import InputError
-from core.base.settings import settings
-from core.base.keys import digest
-from dashboard.services import current
-from dashboard.state.session import Source
+from artifact_lens.base import paths
+from artifact_lens.base.errors import InputError
+from artifact_lens.base.settings import settings
+from artifact_lens.base.keys import digest
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.state.session import Source
 
 def rep_kinds(ds) -> dict:
     """The representation kinds ``ds`` takes (preference pairs and multiple-choice items only the
     kinds made for them, the others only the rest), name → description: the Data page's choice
     (`core.representations.REGISTRY`)."""
-    from core.representations import REGISTRY
+    from artifact_lens.representations import REGISTRY
 
     pairs, items = ds.pairs is not None, getattr(ds, "choices", None) is not None
     return {name: kind.description for name, kind in REGISTRY.items() if kind.pairs == pairs and kind.items == items}
@@ -24,7 +24,7 @@ def rep_kinds(ds) -> dict:
 def default_kind(ds) -> str:
     """The kind the Data page offers first: the dataset's default representation's
     (`core.representations.default_spec`), else what its columns hold (images, vectors)."""
-    from core.representations import default_spec
+    from artifact_lens.representations import default_spec
 
     kind = default_spec(ds).split(":")[0]
     if kind == "tfidf-svd" and not ds.text:
@@ -34,7 +34,7 @@ def default_kind(ds) -> str:
 
 def kind_inputs(kind: str) -> tuple:
     """The Data page's inputs a kind takes (fields, dim, fraction, path, model: the page shows only these)."""
-    from core.representations import REGISTRY
+    from artifact_lens.representations import REGISTRY
 
     return tuple(field for field, _ in REGISTRY[kind].page_inputs)
 
@@ -42,7 +42,7 @@ def kind_inputs(kind: str) -> tuple:
 def build_spec(kind: str, *, fields=(), dim: int = 64, fraction: float = 0.1, path: str = "", model: str = "") -> str:
     """A representation spec string from the Data page's inputs (each kind says which it takes and the
     option each sets: `core.representations.spec.Kind.page_inputs`)."""
-    from core.representations import REGISTRY
+    from artifact_lens.representations import REGISTRY
 
     given = {"fields": "+".join(fields), "dim": int(dim), "fraction": f"{float(fraction):g}", "path": path,
              "model": model}
@@ -56,7 +56,7 @@ def demos() -> dict:
     sentence, up to a colon)."""
     import re
 
-    from core.data.demos import DEMOS
+    from artifact_lens.data.demos import DEMOS
 
     return {name: " ".join(re.split(r"[.:]", make.__doc__ or "")[0].replace("`", "").split())
             for name, make in DEMOS.items()}
@@ -66,7 +66,7 @@ def demo_sized(name: str) -> bool:
     """Whether the demo takes a number of examples ``n`` (digits is scikit-learn's fixed set)."""
     import inspect
 
-    from core.data.demos import DEMOS
+    from artifact_lens.data.demos import DEMOS
 
     return "n" in inspect.signature(DEMOS[name]).parameters
 
@@ -74,7 +74,7 @@ def demo_sized(name: str) -> bool:
 def file_formats() -> dict:
     """The input file formats the loader reads (`core.data.file_tables.INPUT_FORMATS`), suffix without
     its dot → name: the upload widget's accepted types and its labels."""
-    from core.data.file_tables import INPUT_FORMATS
+    from artifact_lens.data.file_tables import INPUT_FORMATS
 
     return {suffix.lstrip("."): fmt.name for suffix, fmt in INPUT_FORMATS.items()}
 
@@ -89,7 +89,7 @@ def check_local_path(text: str) -> str:
     """``text`` when every file a load of it would read (after symlinks, and after a folder's
     README ``data_files`` and ``state.json`` pointers) is inside `data_folders`; else an
     InputError that names the first file outside and how an administrator adds its folder."""
-    from core.data.source_files import local_path, outside, resolved
+    from artifact_lens.data.source_files import local_path, outside, resolved
 
     path = resolved(local_path(text, "the local path"))
     allowed = data_folders()
@@ -109,7 +109,7 @@ def check_local_path(text: str) -> str:
 
 def check_spec_paths(spec: str) -> str:
     """``spec`` when every file it names (kind ``file``) is inside `data_folders`."""
-    from core.representations import parse_spec
+    from artifact_lens.representations import parse_spec
 
     kind, options = parse_spec(spec)
     if kind == "file" and options.get("path"):
@@ -118,7 +118,7 @@ def check_spec_paths(spec: str) -> str:
 
 
 def save_upload(tab, name: str, data: bytes) -> Path:
-    from dashboard.services.team import require
+    from artifact_lens.dashboard.services.team import require
 
     require(tab, "load data")   # before a byte reaches the server's disk
     return _save_upload(name, data)
@@ -180,7 +180,7 @@ def _evict_uploads(folder: Path, keep: Path) -> None:
 def load_pending(tab, source: Source):
     """Load a dataset (raises InputError, or `core.team.store.NotAllowed` for a role that does not
     load data) and make it the Data page's pending choice."""
-    from dashboard.services.team import require
+    from artifact_lens.dashboard.services.team import require
 
     require(tab, "load data")
     key, ds = current.load(tab, source)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from core.text.duplicates import near_duplicate_pairs
+from artifact_lens.text.duplicates import near_duplicate_pairs
 
 __all__ = ["pairs", "dropped_rows"]
 

@@ -8,10 +8,10 @@ from typing import Optional
 
 import numpy as np
 
-from core.base.devices import where
-from core.base.settings import settings
-from core.dynamics.cartography import dataset_dynamics
-from dashboard.services import cached_jobs, current, team
+from artifact_lens.base.devices import where
+from artifact_lens.base.settings import settings
+from artifact_lens.dynamics.cartography import dataset_dynamics
+from artifact_lens.dashboard.services import cached_jobs, current, team
 
 __all__ = ["start", "result", "job", "ended", "where_it_ran", "borders", "select_on_map", "joint_choice"]
 
@@ -76,6 +76,6 @@ def select_on_map(tab, ids) -> None:
 def joint_choice(model: str, epochs: int, seed: int) -> dict:
     """What a joint run (training dynamics, then AFLite) records and keys by
     (`core.dynamics.joint.descriptor`)."""
-    from core.dynamics.joint import descriptor
+    from artifact_lens.dynamics.joint import descriptor
 
     return descriptor(model=model, epochs=int(epochs), random_state=int(seed))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core import models
-from core.base.cores import SHARE
-from core.base.settings import settings
-from core.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
-from core.usecases.evaluation import evaluation_report
-from dashboard.services import agreement, cached_jobs, certificates, current, team
+from artifact_lens import models
+from artifact_lens.base.cores import SHARE
+from artifact_lens.base.settings import settings
+from artifact_lens.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
+from artifact_lens.usecases.evaluation import evaluation_report
+from artifact_lens.dashboard.services import agreement, cached_jobs, certificates, current, team
 
 
 def store(tab) -> EvaluationStore:
@@ -56,7 +56,7 @@ def start(tab, run, **knobs):
     srv = tab.server
 
     def work(ctx):
-        from core.evaluation import evaluate
+        from artifact_lens.evaluation import evaluate
 
         try:
             ev = ctx.offload(evaluate, ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,

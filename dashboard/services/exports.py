@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from core.base.keys import key_of
-from core.exports import manifest as manifests, writers as export
-from core.usecases.exports import FolderFiles, SplitExport, export_split, folder_files as folder_files_of
-from dashboard.services import agreement, current, team
+from artifact_lens.base.keys import key_of
+from artifact_lens.exports import manifest as manifests, writers as export
+from artifact_lens.usecases.exports import FolderFiles, SplitExport, export_split, folder_files as folder_files_of
+from artifact_lens.dashboard.services import agreement, current, team
 
 __all__ = ["Split", "split", "Prepared", "prepared", "prepare", "discard", "reader", "folder_files", "card_only",
            "FORMATS"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.zstats import compute_z, consistency_filter, z_filter
-from dashboard.services import current, team
-from dashboard.services.cached_jobs import CONSISTENCY, ZFILTER, ended, job, result, start
+from artifact_lens.zstats import compute_z, consistency_filter, z_filter
+from artifact_lens.dashboard.services import current, team
+from artifact_lens.dashboard.services.cached_jobs import CONSISTENCY, ZFILTER, ended, job, result, start
 
 __all__ = ["zfilter_start", "zfilter_result", "zfilter_job", "consistency_start", "consistency_result",
            "consistency_job", "after_consistency", "ended"]

@@ -8,8 +8,8 @@ from typing import Optional
 
 import pandas as pd
 
-from core.usecases.information import usable_information
-from dashboard.services import cached_jobs, current, team
+from artifact_lens.usecases.information import usable_information
+from artifact_lens.dashboard.services import cached_jobs, current, team
 
 __all__ = ["start", "result", "job", "ended", "partials", "columns"]
 
@@ -64,8 +64,8 @@ def columns(tab) -> Optional[pd.DataFrame]:
 def extra_fields(spec: str, partial_spec: str) -> list:
     """The fields Φ (``spec``) reads beyond the partial input's, as far as the two specs name their
     fields ([] when either does not, or Φ reads no more)."""
-    from core.base.errors import InputError
-    from core.representations.spec import parse_spec
+    from artifact_lens.base.errors import InputError
+    from artifact_lens.representations.spec import parse_spec
 
     def fields(text):
         try:

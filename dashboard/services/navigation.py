@@ -1,6 +1,11 @@
 """The dashboard's pages, in menu order. `app.py` registers exactly these; a test fails
 when a file in ``pages/`` is missing here. Adding a page: one layout file in ``pages/``
 that starts with `dashboard.widgets.page.start_page`, one line here, one AppTest."""
+from pathlib import Path
+
+#: the folder that holds ``pages/`` and ``assets/``: the checkout's root, or the installed package
+#: (``artifact_lens/``, where the wheel puts them beside ``dashboard/``)
+HOME = Path(__file__).resolve().parents[2]
 
 #: (file, title, Material icon); the first page opens by default.
 PAGES = [
@@ -30,6 +35,17 @@ NOT_FOR_ITEMS = {
 }
 
 
+def page_file(path: str) -> str:
+    """A page of `PAGES` as an absolute file, which `st.Page` and `st.switch_page` take from any main script
+    (``app.py`` in a checkout, ``dashboard/app.py`` installed)."""
+    return str(HOME / path)
+
+
+def asset(name: str) -> str:
+    """A file of ``assets/`` (the logo), absolute: the server's working folder may be any folder."""
+    return str(HOME / "assets" / name)
+
+
 def not_for_items(title: str, ds):
     """The line a page says on multiple-choice items it does not read (`NOT_FOR_ITEMS`), or None."""
     if getattr(ds, "choices", None) is None or title not in NOT_FOR_ITEMS:
@@ -41,9 +57,9 @@ def configuration_error(app_arguments=()):
     """What is wrong with the server's settings or the app's own arguments (``streamlit run app.py --
     --owner EMAIL``, handed in by app.py and kept for the sign-in): one line naming the variable or
     flag and the fix, any password hidden; None when nothing is. The app checks it before any page runs."""
-    from core.base.errors import InputError
-    from core.base.settings import printable, settings
-    from dashboard.process import arguments
+    from artifact_lens.base.errors import InputError
+    from artifact_lens.base.settings import printable, settings
+    from artifact_lens.dashboard.process import arguments
 
     try:
         settings()

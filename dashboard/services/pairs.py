@@ -8,12 +8,12 @@ from typing import Optional
 
 import pandas as pd
 
-from dashboard.services import current
+from artifact_lens.dashboard.services import current
 
 
 def summary(tab, ds=None) -> Optional[str]:
     """The shape and the length bias of the pairs (``ds``, or the current dataset), or None."""
-    from core.zstats.pairs import length_bias, length_bias_line, position_bias, position_bias_line
+    from artifact_lens.zstats.pairs import length_bias, length_bias_line, position_bias, position_bias_line
 
     ds = ds if ds is not None else current.dataset(tab)
     if ds.pairs is None:
@@ -27,7 +27,7 @@ def summary(tab, ds=None) -> Optional[str]:
 
 def side_by_side(tab, ids=None, ds=None) -> pd.DataFrame:
     """``prompt``, ``chosen``, ``rejected`` of the pairs (or ``ids``), indexed by id."""
-    from core.data.pairs import side_by_side as of_pairs
+    from artifact_lens.data.pairs import side_by_side as of_pairs
 
     return of_pairs(ds if ds is not None else current.dataset(tab), ids)
 
@@ -53,7 +53,7 @@ def with_sides(tab, ds, rows: pd.DataFrame) -> pd.DataFrame:
 
 def cues(tab, min_count: int = 10, alpha: float = 0.01):
     """The pair cue table (`core.zstats.pairs.PairCues`) of the current dataset."""
-    from core.zstats.pairs import pair_cues
+    from artifact_lens.zstats.pairs import pair_cues
 
     ds = current.dataset(tab)
     return current.cached(tab, "pair_cues", (int(min_count), float(alpha)),
@@ -63,7 +63,7 @@ def cues(tab, min_count: int = 10, alpha: float = 0.01):
 def style_of(tab, pair_id: str) -> pd.DataFrame:
     """One pair's style features (`core.text.style`): ``feature``, ``chosen``, ``rejected`` counts and
     ``differs``, the differing ones first."""
-    from core.text.style import STYLE_FEATURES, style_counts
+    from artifact_lens.text.style import STYLE_FEATURES, style_counts
 
     row = side_by_side(tab, [pair_id]).iloc[0]
     counts = style_counts([row["chosen"], row["rejected"]])

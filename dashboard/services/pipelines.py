@@ -15,16 +15,16 @@ from typing import Optional
 
 import numpy as np
 
-from core.base.errors import InputError
-from core.base.jobs import offload
-from core.base.settings import settings
-from core.base.progress import report, span
-from core.dynamics.joint import joint_for
-from core.usecases import scoring
-from core.usecases.scoring import RunLife
-from dashboard.services import cached_jobs, current, team
-from dashboard.services.quality import quality_column
-from dashboard.state.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source
+from artifact_lens.base.errors import InputError
+from artifact_lens.base.jobs import offload
+from artifact_lens.base.settings import settings
+from artifact_lens.base.progress import report, span
+from artifact_lens.dynamics.joint import joint_for
+from artifact_lens.usecases import scoring
+from artifact_lens.usecases.scoring import RunLife
+from artifact_lens.dashboard.services import cached_jobs, current, team
+from artifact_lens.dashboard.services.quality import quality_column
+from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source
 
 
 def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[RunLife] = None,
@@ -35,8 +35,8 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
     is computed (or read back) first, and the run is stored under its own key. ``joint`` (a
     `core.dynamics.joint.descriptor`) makes it a joint run: the training dynamics on Φ first, then
     AFLite removing only easy-to-learn examples (its own key too)."""
-    from core.representations import represent, source_changed
-    from core.results.runs import run_key
+    from artifact_lens.representations import represent, source_changed
+    from artifact_lens.results.runs import run_key
 
     srv = tab.server
     progress = ctx.progress if ctx is not None else None
@@ -81,7 +81,7 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
     if not scored:   # this server had the run in memory: the same rules as a stored one
         scoring.keep(found, life)
     if current.map_method() == "umap":
-        from core.representations.projection import project
+        from artifact_lens.representations.projection import project
 
         pkey = current.projection_key(ds, rep)
         if project(rep.X, rep.ids, key=pkey, method="umap", only_cached=True, parallel=current.map_parallel()) is None:
@@ -96,7 +96,7 @@ def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source:
     order or joint filter, see `score`); a run that is already stored becomes current at once. Raises
     InputError for a bad spec and `core.team.store.NotAllowed` when the member's role does not
     run filters."""
-    from core.results.runs import run_key
+    from artifact_lens.results.runs import run_key
 
     m = team.require(tab, "run filters")
     srv, sess = tab.server, tab.session
@@ -155,7 +155,7 @@ def save_to_workspace(tab, run) -> int:
 def _save_dataset(tab, ds, src: Optional[Source]) -> int:
     """Record the dataset in the member's workspace with how to reload it; an upload is
     copied beside the team database first (the uploads folder is a bounded cache)."""
-    from core.base import paths
+    from artifact_lens.base import paths
 
     where = str(src.source) if src else ds.name
     uploads = paths.cache_dir() / "uploads"
@@ -168,7 +168,7 @@ def _save_dataset(tab, ds, src: Optional[Source]) -> int:
 def open_team_run(tab, key: str) -> None:
     """Make a run saved in the member's workspace current: its dataset is reloaded from the
     recorded source and column mapping, its run read from the file (checksum verified)."""
-    from core.base.errors import InputError
+    from artifact_lens.base.errors import InputError
 
     team.require(tab, "read")
     rec = team.scope(tab).run_record(key)
@@ -203,7 +203,7 @@ def start_umap(tab, ds, rep):
     the Map page opens; it runs in a child process so the server stays responsive
     (see `core.representations.map_process.project_in_subprocess`).
     """
-    from core.representations.map_process import project_in_subprocess
+    from artifact_lens.representations.map_process import project_in_subprocess
 
     key = current.projection_key(ds, rep)
     X, ids = rep.X, rep.ids
@@ -229,7 +229,7 @@ def projection(tab, method: str, *, start: bool = True):
     PCA is instant and computed inline; UMAP runs once per representation in a
     background job (disk-cached), never on a knob change.
     """
-    from core.representations.projection import project
+    from artifact_lens.representations.projection import project
 
     sess = tab.session
     ds, rep = current.dataset(tab), current.representation(tab)

@@ -17,14 +17,14 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.quality import pruning
-from core.base.jobs import offload
-from core.base.progress import span
-from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
-from core.quality.pruning import quality_descriptor
-from core.base.lights import COLOURS, EMOJI, LIGHTS, NA
-from core.base.keys import key_of
-from dashboard.services import cached_jobs, current, team
+from artifact_lens.quality import pruning
+from artifact_lens.base.jobs import offload
+from artifact_lens.base.progress import span
+from artifact_lens.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
+from artifact_lens.quality.pruning import quality_descriptor
+from artifact_lens.base.lights import COLOURS, EMOJI, LIGHTS, NA
+from artifact_lens.base.keys import key_of
+from artifact_lens.dashboard.services import cached_jobs, current, team
 
 __all__ = ["QualityState", "state", "context_key", "table", "scored", "start", "job", "descriptor",
            "quality_column", "badge", "BADGES", "LIGHT_PALETTE", "ORDERS", "compare_start",
@@ -174,7 +174,7 @@ def quality_column(tab, ds, rep, info: dict, ctx=None, progress=None) -> np.ndar
 
 # ---------------------------------------------------------------------- plain vs quality-ordered
 def compare_key(ds, rep, params: dict, info: dict) -> str:
-    from core.results.runs import full_params
+    from artifact_lens.results.runs import full_params
 
     return _hash(["compare", ds.fingerprint, rep.spec, full_params(params), info])
 

@@ -8,10 +8,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from core.team import review as rules
-from core.team.store import DECISIONS
-from dashboard.services import current
-from dashboard.services.team import member, scope, seed_of
+from artifact_lens.team import review as rules
+from artifact_lens.team.store import DECISIONS
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services.team import member, scope, seed_of
 
 __all__ = ["lights", "disagreements", "to_adjudicate", "queue", "progress", "overridden", "stamp", "review",
            "adjudicate", "flags_of", "clear_flags"]

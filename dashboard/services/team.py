@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from core.base.keys import digest
-from core.base.settings import settings
-from core.team.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS, NotAllowed
-from dashboard.process import arguments
-from dashboard.state.tab import Identity
+from artifact_lens.base.keys import digest
+from artifact_lens.base.settings import settings
+from artifact_lens.team.store import LOCAL_USER, LOCAL_WORKSPACE, PERMISSIONS, NotAllowed
+from artifact_lens.dashboard.process import arguments
+from artifact_lens.dashboard.state.tab import Identity
 
 __all__ = ["Member", "SignInNeeded", "owner_setting", "resolve", "member", "enter_workspace", "require", "scope",
            "workspaces", "create_workspace", "seed_of"]

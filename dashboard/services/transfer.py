@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from core.dynamics.transfer import cue_transfer
-from dashboard.services import cached_jobs, current, data_inputs, team
+from artifact_lens.dynamics.transfer import cue_transfer
+from artifact_lens.dashboard.services import cached_jobs, current, data_inputs, team
 
 __all__ = ["start", "result", "job", "ended", "source"]
 
@@ -33,7 +33,7 @@ def source(tab) -> Optional[str]:
 def start(tab, path: str) -> None:
     """Measure the current dataset's cues on the split at ``path`` (curators and owners; a path
     outside ARTIFACT_LENS_DATA_DIRS is refused, as on the Data page)."""
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     team.require(tab, "run filters")
     checked = data_inputs.check_local_path(path.strip())

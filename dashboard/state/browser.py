@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.process.shared import server
-from dashboard.state.session import Session
-from dashboard.state.tab import Tab
+from artifact_lens.dashboard.process.shared import server
+from artifact_lens.dashboard.state.session import Session
+from artifact_lens.dashboard.state.tab import Tab
 
 __all__ = ["session", "tab"]
 

@@ -9,9 +9,9 @@ from typing import Optional
 
 import streamlit as st
 
-from core.base.errors import InputError
-from core.base.settings import AUTH_KEYS
-from dashboard.state.tab import Identity
+from artifact_lens.base.errors import InputError
+from artifact_lens.base.settings import AUTH_KEYS
+from artifact_lens.dashboard.state.tab import Identity
 
 log = logging.getLogger("artifact_lens.auth")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from core.base.jobs import JobKey
+from artifact_lens.base.jobs import JobKey
 
 __all__ = ["Session", "Source", "DEFAULT_SOURCE", "DEFAULT_SPEC", "DEFAULT_PARAMS", "DEFAULT_TAU",
            "DEFAULT_TARGET"]

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from dashboard.state.session import Session
+from artifact_lens.dashboard.state.session import Session
 
 if TYPE_CHECKING:   # a type only: a service that imports Tab imports no server
-    from dashboard.process.server import Server
+    from artifact_lens.dashboard.process.server import Server
 
 __all__ = ["Tab", "Identity"]
 

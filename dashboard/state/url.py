@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import streamlit as st
 
-from dashboard.state.browser import session
+from artifact_lens.dashboard.state.browser import session
 
 
 def remember() -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.words import counted
-from dashboard.services import reviews
-from dashboard.widgets.decision_form import picked, save_button, show_outcome
-from dashboard.widgets.review_panel import DECISION_LABELS
-from dashboard.services.team import view
+from artifact_lens.base.words import counted
+from artifact_lens.dashboard.services import reviews
+from artifact_lens.dashboard.widgets.decision_form import picked, save_button, show_outcome
+from artifact_lens.dashboard.widgets.review_panel import DECISION_LABELS
+from artifact_lens.dashboard.services.team import view
 
 __all__ = ["adjudication_tab"]
 

@@ -7,9 +7,9 @@ import math
 
 import streamlit as st
 
-from core.plots.agreement import kappa_heatmap, support_curve
-from dashboard.services import agreement as team_agreement
-from dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.plots.agreement import kappa_heatmap, support_curve
+from artifact_lens.dashboard.services import agreement as team_agreement
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
 
 __all__ = ["agreement_tab"]
 

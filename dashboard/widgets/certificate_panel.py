@@ -7,12 +7,12 @@ from functools import partial
 
 import streamlit as st
 
-from core.base.errors import InputError
-from dashboard.services import certificates, team
-from core.base.words import counted
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.job_panel import watch
-from dashboard.widgets.reruns import redraw
+from artifact_lens.base.errors import InputError
+from artifact_lens.dashboard.services import certificates, team
+from artifact_lens.base.words import counted
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.job_panel import watch
+from artifact_lens.dashboard.widgets.reruns import redraw
 
 __all__ = ["certificate_section", "CUE_HELP"]
 

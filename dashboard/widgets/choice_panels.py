@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.errors import InputError
-from core.plots.zstats import option_cue_plot
-from dashboard.services import choices
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.knobs import cue_settings
+from artifact_lens.base.errors import InputError
+from artifact_lens.plots.zstats import option_cue_plot
+from artifact_lens.dashboard.services import choices
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.knobs import cue_settings
 
 
 def items_panel(tab, ds) -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.errors import InputError, RolesNeeded
-from dashboard.services import data_inputs
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.reruns import redraw
-from dashboard.state.session import Source
+from artifact_lens.base.errors import InputError, RolesNeeded
+from artifact_lens.dashboard.services import data_inputs
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.state.session import Source
 
 NONE = "(none)"
 _ASK = {"label": "This file has no column the dashboard recognises as the label: choose the label column below.",

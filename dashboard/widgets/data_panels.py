@@ -4,12 +4,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.base.errors import InputError
-from dashboard.widgets import column_mapping
-from dashboard.services import data_inputs, pipelines
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.reruns import redraw
-from dashboard.state.session import Source
+from artifact_lens.base.errors import InputError
+from artifact_lens.dashboard.widgets import column_mapping
+from artifact_lens.dashboard.services import data_inputs, pipelines
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.state.session import Source
 
 __all__ = ["source_panel", "roles_panel", "representation_panel"]
 

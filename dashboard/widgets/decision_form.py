@@ -15,9 +15,9 @@ from typing import Callable, Optional
 
 import streamlit as st
 
-from core.base.errors import Changed, InputError
-from core.base.keys import digest
-from dashboard.widgets.formatting import plain
+from artifact_lens.base.errors import Changed, InputError
+from artifact_lens.base.keys import digest
+from artifact_lens.dashboard.widgets.formatting import plain
 
 __all__ = ["save_button", "show_outcome", "picked"]
 

@@ -4,12 +4,12 @@ import time
 
 import streamlit as st
 
-from core.base.errors import InputError
-from core.evaluation import SEPARATIONS
-from dashboard.services import evaluation as evaluation_jobs
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.reruns import redraw
-from dashboard.services.team import member
+from artifact_lens.base.errors import InputError
+from artifact_lens.evaluation import SEPARATIONS
+from artifact_lens.dashboard.services import evaluation as evaluation_jobs
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.services.team import member
 
 __all__ = ["options_form", "interrupted_panel"]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.results.tables import filter_examples, mark_hits, page
-from dashboard.services import current, information, pairs, reviews
-from dashboard.services import quality as dq
-from dashboard.state import url
-from dashboard.widgets.example_detail import example_detail
-from dashboard.widgets.formatting import plain, thumbnail_uri
-from dashboard.widgets.knobs import live_knobs
-from dashboard.widgets.review_panel import review_panel, with_lights
+from artifact_lens.results.tables import filter_examples, mark_hits, page
+from artifact_lens.dashboard.services import current, information, pairs, reviews
+from artifact_lens.dashboard.services import quality as dq
+from artifact_lens.dashboard.state import url
+from artifact_lens.dashboard.widgets.example_detail import example_detail
+from artifact_lens.dashboard.widgets.formatting import plain, thumbnail_uri
+from artifact_lens.dashboard.widgets.knobs import live_knobs
+from artifact_lens.dashboard.widgets.review_panel import review_panel, with_lights
 
 __all__ = ["browser"]
 

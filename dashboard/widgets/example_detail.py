@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.base.escaping import md_text
-from dashboard.services import current
-from dashboard.widgets.choice_panels import item_read
-from dashboard.widgets.pair_panels import pair_side_by_side
+from artifact_lens.base.escaping import md_text
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.widgets.choice_panels import item_read
+from artifact_lens.dashboard.widgets.pair_panels import pair_side_by_side
 
 
 

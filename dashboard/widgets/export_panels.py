@@ -7,11 +7,11 @@ from typing import Callable, Optional
 import pandas as pd
 import streamlit as st
 
-from core.base.errors import InputError
-from core.team.store import NotAllowed
-from dashboard.services import duplicates, exports
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.reruns import redraw
+from artifact_lens.base.errors import InputError
+from artifact_lens.team.store import NotAllowed
+from artifact_lens.dashboard.services import duplicates, exports
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.reruns import redraw
 
 #: seconds between the store's answers to "may this member still export?" while a file waits
 ROLE_CHECK_S = 5.0

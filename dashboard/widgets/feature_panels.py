@@ -3,12 +3,12 @@ them), z-filtering and consistency filtering (forms that start background jobs, 
 import pandas as pd
 import streamlit as st
 
-from core.base.errors import InputError
-from core.plots.zstats import zfilter_history
-from dashboard.services import current, filters
-from dashboard.services import transfer as cues_across
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.job_panel import watch
+from artifact_lens.base.errors import InputError
+from artifact_lens.plots.zstats import zfilter_history
+from artifact_lens.dashboard.services import current, filters
+from artifact_lens.dashboard.services import transfer as cues_across
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.job_panel import watch
 
 __all__ = ["feature_examples", "zfilter_panel", "consistency_panel", "transfer_panel"]
 
@@ -98,7 +98,7 @@ def consistency_panel(tab, zs, min_count: int, alpha: float) -> None:
 
 def transfer_panel(tab) -> None:
     """Cues across splits (issue 23): does this dataset's cues give the labels away on another split?"""
-    from core.plots.transfer import transfer_figure
+    from artifact_lens.plots.transfer import transfer_figure
 
     st.subheader("Cues across splits")
     with st.form("transfer_form"):

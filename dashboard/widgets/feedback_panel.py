@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.base.lights import EMOJI, LIGHTS, NA
-from core.quality import DQI_COMPONENTS
-from core.quality.scoring import IN_WORDS
-from dashboard.services import current
-from dashboard.services.creation import marked
+from artifact_lens.base.lights import EMOJI, LIGHTS, NA
+from artifact_lens.quality import DQI_COMPONENTS
+from artifact_lens.quality.scoring import IN_WORDS
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services.creation import marked
 
 BADGE = {k: EMOJI[k] for k in (*LIGHTS, NA)}
 

@@ -2,21 +2,21 @@
 quality-ordered AFLite, and the form that starts a new run in the background."""
 import streamlit as st
 
-from core.aflite import FAMILIES, STRATEGIES
-from core.aflite.knobs import KNOBS
-from core.aflite.selection import TAU_RANGE
-from core.dynamics.cartography import MODELS
-from core.base.errors import InputError
-from core.dynamics.joint import EPOCHS
-from core.quality import COMPONENTS
-from core.aflite.summaries import live_view
-from dashboard.services import agreement, current, dynamics, pipelines, team
-from dashboard.services import quality as dq
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.job_panel import watch
-from dashboard.widgets.reruns import redraw
-from dashboard.state.session import FIT_TAU
-from dashboard.services.team import member, view
+from artifact_lens.aflite import FAMILIES, STRATEGIES
+from artifact_lens.aflite.knobs import KNOBS
+from artifact_lens.aflite.selection import TAU_RANGE
+from artifact_lens.dynamics.cartography import MODELS
+from artifact_lens.base.errors import InputError
+from artifact_lens.dynamics.joint import EPOCHS
+from artifact_lens.quality import COMPONENTS
+from artifact_lens.aflite.summaries import live_view
+from artifact_lens.dashboard.services import agreement, current, dynamics, pipelines, team
+from artifact_lens.dashboard.services import quality as dq
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.job_panel import watch
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.state.session import FIT_TAU
+from artifact_lens.dashboard.services.team import member, view
 
 __all__ = ["saved_views", "comparison", "run_form", "team_supported", "joint_note"]
 

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-from core.base.escaping import cut_middle, md_text
+from artifact_lens.base.escaping import cut_middle, md_text
 
 
 
@@ -22,7 +22,7 @@ _PYTHON_NOTE = re.compile(r"\s*\((?:or )?[a-z_]+= in Python\)|\s*/\s*(?:" + "|".
 
 
 def app_words(message) -> str:
-    """A message from core in the app's words: CLI flags become the names of the app's
+    """A message from artifact_lens in the app's words: CLI flags become the names of the app's
     controls ("--label" -> "the Label column choice"), Python keyword notes are dropped."""
     text = _PYTHON_NOTE.sub("", str(message))
     return _FLAG.sub(lambda m: _CONTROLS[m.group(1)], text)
@@ -31,7 +31,7 @@ def app_words(message) -> str:
 def plain(message) -> str:
     """A message for st.error/st.info/st.warning in the app's words, with Markdown escaped.
 
-    Those elements render Markdown, and messages from core can quote values from
+    Those elements render Markdown, and messages from artifact_lens can quote values from
     the data (labels, column names, file names): escaping keeps them plain text.
     """
     return md_text(app_words(cut_middle(message)))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.errors import InputError
-from core.plots.information import pvi_histogram, pvi_vs_predictability
-from dashboard.services import information, team
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.job_panel import watch
-from dashboard.widgets.reruns import redraw
+from artifact_lens.base.errors import InputError
+from artifact_lens.plots.information import pvi_histogram, pvi_vs_predictability
+from artifact_lens.dashboard.services import information, team
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.job_panel import watch
+from artifact_lens.dashboard.widgets.reruns import redraw
 
 __all__ = ["information_section"]
 

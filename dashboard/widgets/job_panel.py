@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.errors import InputError
-from dashboard.services import pipelines
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.reruns import redraw
+from artifact_lens.base.errors import InputError
+from artifact_lens.dashboard.services import pipelines
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.reruns import redraw
 
 
 def timing(snap: dict) -> str:

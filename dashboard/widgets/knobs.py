@@ -5,10 +5,10 @@ import math
 
 import streamlit as st
 
-from core.aflite.selection import TAU_RANGE
-from dashboard.services import current
-from dashboard.state import url
-from dashboard.widgets.sidebar import show_live
+from artifact_lens.aflite.selection import TAU_RANGE
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.state import url
+from artifact_lens.dashboard.widgets.sidebar import show_live
 
 
 def live_knobs(tab, run, *, n_too: bool = True) -> dict:

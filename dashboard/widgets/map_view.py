@@ -14,13 +14,13 @@ import plotly.graph_objects as go
 import plotly.io
 import streamlit as st
 
-from core.base.keys import digest_of
-from core.plots.aflite import projection_map, selected_rows
-from core.team.review import LIGHT_COLOURS
-from dashboard.services import current
-from dashboard.state import url
-from dashboard.services import quality as dq
-from dashboard.widgets.review_panel import BADGES, with_lights
+from artifact_lens.base.keys import digest_of
+from artifact_lens.plots.aflite import projection_map, selected_rows
+from artifact_lens.team.review import LIGHT_COLOURS
+from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.state import url
+from artifact_lens.dashboard.services import quality as dq
+from artifact_lens.dashboard.widgets.review_panel import BADGES, with_lights
 
 __all__ = ["MapView", "COLOURINGS_HELP"]
 

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.errors import InputError
-from dashboard.services import current, navigation, pipelines, team
-from dashboard.state import browser, url
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.reruns import redraw
-from dashboard.widgets.sign_in import sign_in
-from dashboard.state.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source
-from dashboard.state.tab import Tab
-from dashboard.widgets.sidebar import sidebar
+from artifact_lens.base.errors import InputError
+from artifact_lens.dashboard.services import current, navigation, pipelines, team
+from artifact_lens.dashboard.state import browser, url
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.widgets.sign_in import sign_in
+from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, DEFAULT_SOURCE, DEFAULT_SPEC, Session, Source
+from artifact_lens.dashboard.state.tab import Tab
+from artifact_lens.dashboard.widgets.sidebar import sidebar
 
 
 def start_page(title: str, caption: str = "") -> Tab:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.errors import InputError
-from core.plots.zstats import pair_cue_plot
-from dashboard.services import pairs
-from dashboard.widgets.formatting import metric_row, plain
-from dashboard.widgets.knobs import cue_settings
+from artifact_lens.base.errors import InputError
+from artifact_lens.plots.zstats import pair_cue_plot
+from artifact_lens.dashboard.services import pairs
+from artifact_lens.dashboard.widgets.formatting import metric_row, plain
+from artifact_lens.dashboard.widgets.knobs import cue_settings
 
 
 def pair_side_by_side(tab, pair_id: str, key: str) -> None:

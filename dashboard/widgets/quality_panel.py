@@ -8,13 +8,13 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
-from core.base.errors import InputError
-from core.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS
-from dashboard.services import team
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.job_panel import watch
-from dashboard.services.quality import BADGES, current_scored, job, start, state
-from dashboard.widgets.reruns import redraw
+from artifact_lens.base.errors import InputError
+from artifact_lens.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS
+from artifact_lens.dashboard.services import team
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.job_panel import watch
+from artifact_lens.dashboard.services.quality import BADGES, current_scored, job, start, state
+from artifact_lens.dashboard.widgets.reruns import redraw
 
 
 def _progress(tab, key: str) -> None:

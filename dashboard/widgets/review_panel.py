@@ -10,15 +10,15 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-from core.base.errors import InputError
-from core.base.lights import NOT_REVIEWED, badge
-from dashboard.services import current, pipelines, reviews
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.choice_panels import item_read
-from dashboard.widgets.pair_panels import pair_side_by_side
-from dashboard.widgets.decision_form import save_button, show_outcome
-from dashboard.widgets.reruns import redraw
-from dashboard.services.team import member, view
+from artifact_lens.base.errors import InputError
+from artifact_lens.base.lights import NOT_REVIEWED, badge
+from artifact_lens.dashboard.services import current, pipelines, reviews
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.choice_panels import item_read
+from artifact_lens.dashboard.widgets.pair_panels import pair_side_by_side
+from artifact_lens.dashboard.widgets.decision_form import save_button, show_outcome
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.services.team import member, view
 
 #: the badge of each light, as text (never HTML): tables, captions and the map legend
 BADGES = {"green": badge("green", "agreed"), "yellow": badge("yellow", "disputed / overridden"),

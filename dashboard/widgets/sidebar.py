@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.aflite.summaries import live_view
-from dashboard.services import current, pipelines, team
-from dashboard.state import identity
-from dashboard.widgets.job_panel import job_panel
-from dashboard.services.team import member
+from artifact_lens.aflite.summaries import live_view
+from artifact_lens.dashboard.services import current, pipelines, team
+from artifact_lens.dashboard.state import identity
+from artifact_lens.dashboard.widgets.job_panel import job_panel
+from artifact_lens.dashboard.services.team import member
 
 
 def show_live(tab, run) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.state import identity
-from dashboard.services import team
-from dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.state import identity
+from artifact_lens.dashboard.services import team
+from artifact_lens.dashboard.widgets.formatting import plain
 
 __all__ = ["sign_in"]
 

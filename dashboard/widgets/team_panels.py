@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.base.errors import InputError
-from core.team.review import DISPUTE_RULES
-from core.team.store import ROLES
-from core.team.store.reviews import MAX_REVIEWS_PER_EXAMPLE
-from dashboard.services import agreement, current
-from dashboard.widgets.formatting import plain
-from dashboard.widgets.reruns import redraw
-from dashboard.services import team
+from artifact_lens.base.errors import InputError
+from artifact_lens.team.review import DISPUTE_RULES
+from artifact_lens.team.store import ROLES
+from artifact_lens.team.store.reviews import MAX_REVIEWS_PER_EXAMPLE
+from artifact_lens.dashboard.services import agreement, current
+from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.reruns import redraw
+from artifact_lens.dashboard.services import team
 
 __all__ = ["act", "owner_forms", "review_settings", "reviewers_of_open_run"]
 

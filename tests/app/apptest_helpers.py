@@ -55,7 +55,7 @@ def texts(at) -> str:
 def wait_for_jobs(at, timeout=120):
     """Let the server's background jobs finish, then rerun twice (the job panel applies a
     finished run and reruns the app)."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     from scale import patience
 

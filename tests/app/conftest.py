@@ -46,7 +46,7 @@ def fresh_server(tmp_path, monkeypatch):
     import os
 
     from apptest_helpers import OWNER, ROOT
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")

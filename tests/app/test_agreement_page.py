@@ -17,7 +17,7 @@ def manifest_button(at):
 def team_of_three():
     """The owner's tab with the demo run saved to the workspace, a curator and an annotator added:
     (tab, team store, workspace id, run key, run id)."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("8_review")).run()
@@ -31,8 +31,8 @@ def team_of_three():
 
 
 def test_the_agreement_tab_says_what_the_cli_says(fresh_server, capsys, downloads):
-    from core.cli import main
-    from dashboard.process.shared import server
+    from artifact_lens.cli import main
+    from artifact_lens.dashboard.process.shared import server
 
     owner, team, ws, key, run_id = team_of_three()
     run = server().store.get(key)
@@ -92,7 +92,7 @@ def test_blind_review_with_two_reviews_per_example_adjudication_and_guidelines(f
     annotator sees them, and no one else's decision before deciding; the Agreement tab is the
     adjudicators'; a curator adjudicates a dispute; the export manifest records the settings,
     the guidelines versions and the adjudicated word."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner, team, ws, key, run_id = team_of_three()
     owner.switch_page(page("9_team")).run()
@@ -149,7 +149,7 @@ def test_one_page_counts_one_way_under_blind_review(fresh_server):
     """Issue 35, item 6: with blind review on, the owner's Review page counts every decision in its
     metrics and Disagreements, as its Agreement and Adjudication tabs do (they said 0 reviewed and 1
     dispute beside 15 reviewed and 4 disputes)."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner, team, ws, key, run_id = team_of_three()
     team.set_review_settings(ws, reviews_per_example=2, blind=True, by=OWNER)

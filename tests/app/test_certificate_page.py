@@ -7,8 +7,8 @@ from apptest_helpers import OWNER, app, no_exceptions, page, wait_for_jobs
 
 
 def test_certify_the_split_against_the_dataset(fresh_server, downloads, tmp_path):
-    from core.certificate.schema import validate
-    from core.cli import main
+    from artifact_lens.certificate.schema import validate
+    from artifact_lens.cli import main
 
     at = app(OWNER).run()
     at.switch_page(page("10_evaluate")).run()
@@ -35,7 +35,7 @@ def test_certify_the_split_against_the_dataset(fresh_server, downloads, tmp_path
 def test_the_dataset_is_certified_once_whatever_tau_and_n_its_splits_are_certified_at(fresh_server, monkeypatch):
     """Issue 53, item 13: the whole dataset's certificate does not depend on τ/n, so certifying the
     split at another n computes only the split's."""
-    from dashboard.services import certificates
+    from artifact_lens.dashboard.services import certificates
 
     calls = []
     real = certificates.certify_dataset

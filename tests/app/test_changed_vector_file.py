@@ -8,9 +8,9 @@ def _rewrite_between_runs(tab) -> dict:
     """The dashboard's own services, as the Data page calls them."""
     import numpy as np
 
-    from core.base.errors import InputError
-    from dashboard.services import current, pipelines
-    from dashboard.state.session import Source
+    from artifact_lens.base.errors import InputError
+    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.state.session import Source
 
     path = os.path.join(os.environ["ARTIFACT_LENS_DATA_DIRS"], "emb.npy")
     params = dict(n_partitions=4, train_size=0.2, slice_size=0.1, tau=0.0, target_size=0.5, random_state=0)

@@ -14,7 +14,7 @@ def write(at, premise, hypothesis, label):
 
 
 def test_create_validate_revise_and_load_the_accepted_version(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("8_review")).run()
@@ -105,7 +105,7 @@ def test_create_validate_revise_and_load_the_accepted_version(fresh_server):
 def _creator():
     """The owner saves the demo run to the workspace (it becomes a workspace dataset) and makes
     CREATOR an annotator; the creator's tab."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("8_review")).run()

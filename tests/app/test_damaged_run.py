@@ -6,7 +6,7 @@ def test_a_damaged_stored_run_is_named_on_every_page_and_left_on_disk(fresh_serv
     """The current run's file damaged on disk (and not in memory): every page says so (the page
     service reads the run; the widget every page draws first names the damage), the app keeps
     serving, and the file is left for the user to inspect."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at = app().run()
     key = at.session_state["artifact_lens"].run_key

@@ -20,7 +20,7 @@ def cluster():
 
 
 def test_a_run_and_an_evaluation_are_computed_on_the_cluster(fresh_server, cluster, monkeypatch):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     monkeypatch.setenv("ARTIFACT_LENS_SCHEDULER", cluster.scheduler_address)
     at = app().run()

@@ -9,7 +9,7 @@ ANNOTATOR = "ann@team.org"
 
 
 def test_map_the_training_dynamics_beside_aflite(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("13_dynamics")).run()
@@ -56,7 +56,7 @@ def test_the_listed_examples_open_as_the_map_selection(fresh_server):
 def test_a_restart_keeps_the_map_a_curator_computed(fresh_server):
     """Issue 35, item 2: the map (and which options it was computed with) is in the result store,
     so after a server restart an annotator still sees it instead of "a curator can compute one"."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("13_dynamics")).run()
@@ -81,7 +81,7 @@ def test_the_map_is_trained_on_the_servers_device_and_says_so(fresh_server, monk
     stands in for a GPU: the standard's namespace, no GPU needed); the page says where each map was
     trained, and a CPU map of the same options is not served for the device's (the device is part
     of the key)."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("13_dynamics")).run()

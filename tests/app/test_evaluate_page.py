@@ -21,7 +21,7 @@ def small_options(at):
 
 
 def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()
@@ -65,7 +65,7 @@ def test_evaluate_in_the_background_store_it_and_use_the_suggested_n(fresh_serve
 
 
 def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()
@@ -91,7 +91,7 @@ def test_cancel_stops_the_evaluation_and_nothing_is_stored(fresh_server):
 
 def evaluated_by_the_owner_and_an_annotator():
     """The owner's tab after a small evaluation, and a new annotator's tab: (owner, annotator)."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("10_evaluate")).run()
@@ -112,10 +112,10 @@ def test_an_annotator_sees_stored_results_but_no_form_and_start_refuses(fresh_se
     assert metrics(ann)["Suggested n"] == shown          # the owner's stored evaluation
     script = """
 import streamlit as st
-from core.team.store import NotAllowed
-from dashboard.services import current, team
-from dashboard.services import evaluation as evaluation_jobs
-from dashboard.widgets.page import start_page
+from artifact_lens.team.store import NotAllowed
+from artifact_lens.dashboard.services import current, team
+from artifact_lens.dashboard.services import evaluation as evaluation_jobs
+from artifact_lens.dashboard.widgets.page import start_page
 tab = start_page("Probe")
 try:
     evaluation_jobs.start(tab, current.run(tab), families=("logistic",))
@@ -136,9 +136,9 @@ def test_an_evaluation_a_stop_cut_short_is_shown_and_runs_again(fresh_server):
     import subprocess
     import sys
 
-    from dashboard.process.shared import server
-    from dashboard.services import evaluation as evaluation_jobs
-    from dashboard.state.tab import Tab
+    from artifact_lens.dashboard.process.shared import server
+    from artifact_lens.dashboard.services import evaluation as evaluation_jobs
+    from artifact_lens.dashboard.state.tab import Tab
 
     at = app().run()
     at.switch_page(page("10_evaluate")).run()

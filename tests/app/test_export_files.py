@@ -8,12 +8,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.base.errors import Cancelled
-from core.base.jobs import JobRunner
-from dashboard.services import exports
-from dashboard.process.server import Server
-from dashboard.state.session import Session
-from dashboard.state.tab import Tab
+from artifact_lens.base.errors import Cancelled
+from artifact_lens.base.jobs import JobRunner
+from artifact_lens.dashboard.services import exports
+from artifact_lens.dashboard.process.server import Server
+from artifact_lens.dashboard.state.session import Session
+from artifact_lens.dashboard.state.tab import Tab
 from jobkeys import job_key
 
 

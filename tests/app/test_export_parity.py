@@ -11,8 +11,8 @@ from apptest_helpers import app, no_exceptions, page
 
 @pytest.mark.parametrize("which, fmt", [("retained", "csv"), ("removed", "jsonl"), ("all", "csv")])
 def test_the_export_page_and_the_cli_write_the_same_bytes(fresh_server, downloads, tmp_path, which, fmt):
-    from core.cli import main
-    from dashboard.process.shared import server
+    from artifact_lens.cli import main
+    from artifact_lens.dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("7_export")).run()
@@ -56,7 +56,7 @@ def test_a_member_demoted_after_preparing_a_file_is_told_and_the_file_goes(fresh
     page says it: the member's next page run (the role watch reruns it within seconds) names the
     change, and the prepared file is gone."""
     from apptest_helpers import OWNER, texts
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("8_review")).run()
@@ -87,7 +87,7 @@ def test_the_export_pages_datasets_folder_carries_the_certificate(fresh_server, 
 
     from huggingface_hub import DatasetCard
 
-    from core.certificate.schema import validate
+    from artifact_lens.certificate.schema import validate
 
     at = app().run()
     at.switch_page(page("7_export")).run()

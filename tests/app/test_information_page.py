@@ -9,7 +9,7 @@ ANNOTATOR = "ann@team.org"
 
 
 def test_pvi_on_the_predictability_and_examples_pages(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("3_predictability")).run()
@@ -42,7 +42,7 @@ def test_pvi_on_the_predictability_and_examples_pages(fresh_server):
 
 
 def test_an_annotator_is_told_who_can_compute_it(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     app(OWNER).run()   # the owner's first sign-in makes the workspace
     ws = server().team.workspaces_of(OWNER)[0][0]

@@ -10,7 +10,7 @@ from apptest_helpers import app, metrics, no_exceptions, page, wait_for_jobs
 
 
 def test_a_joint_run_protects_and_queues_what_it_kept(fresh_server, downloads):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("2_filter")).run()

@@ -8,8 +8,8 @@ def _queue_a_map():
     import numpy as np
     import streamlit as st
 
-    from dashboard.services.pipelines import start_umap
-    from dashboard.state.browser import tab as this_tab
+    from artifact_lens.dashboard.services.pipelines import start_umap
+    from artifact_lens.dashboard.state.browser import tab as this_tab
 
     tab = this_tab()
     srv = tab.server
@@ -42,10 +42,10 @@ def _parallel_map():
     import numpy as np
     import streamlit as st
 
-    from core.representations.projection import project
-    from dashboard.services import current
-    from dashboard.services.pipelines import start_umap
-    from dashboard.state.browser import tab as this_tab
+    from artifact_lens.representations.projection import project
+    from artifact_lens.dashboard.services import current
+    from artifact_lens.dashboard.services.pipelines import start_umap
+    from artifact_lens.dashboard.state.browser import tab as this_tab
 
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(0, 1, (60, 6)), rng.normal(8, 1, (60, 6))]).astype("float32")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from apptest_helpers import app, metrics, no_exceptions, page, texts
-from core.plots.aflite import map_points
+from artifact_lens.plots.aflite import map_points
 
 
 def drawn(at):
@@ -14,7 +14,7 @@ def drawn(at):
 
 
 def test_every_point_is_drawn_up_to_the_limit_and_nothing_is_said(fresh_server):
-    from core.base.settings import settings
+    from artifact_lens.base.settings import settings
 
     at = app().run()
     at.switch_page(page("4_map")).run()
@@ -50,7 +50,7 @@ def test_above_the_limit_a_stable_sample_and_the_selection_are_drawn_and_the_pag
 
 @pytest.mark.parametrize("raw, expected", [("", 200_000), ("1", 1), ("5000", 5000)])
 def test_the_limit_comes_from_the_environment(monkeypatch, raw, expected):
-    from dashboard.services import current
+    from artifact_lens.dashboard.services import current
 
     monkeypatch.setenv("ARTIFACT_LENS_MAP_POINTS", raw)
     assert current.map_point_limit() == expected
@@ -63,7 +63,7 @@ def test_the_limit_comes_from_the_environment(monkeypatch, raw, expected):
 
 
 def test_a_selection_event_gives_rows_whatever_the_shape_of_customdata():
-    from core.plots.aflite import selected_rows
+    from artifact_lens.plots.aflite import selected_rows
 
     event = {"selection": {"points": [{"customdata": 5}, {"customdata": [7, "x"]}, {"customdata": {"0": 9, "1": 0.3}},
                                       {"x": 1.0}, {"customdata": 5}]}}
@@ -145,7 +145,7 @@ def test_the_figure_is_sent_again_only_when_it_changes(fresh_server, monkeypatch
 
 def test_a_large_selection_lists_a_bounded_page_of_rows_and_counts_them_all(fresh_server, monkeypatch):
     from apptest_helpers import frame_with
-    from dashboard.services import current
+    from artifact_lens.dashboard.services import current
 
     monkeypatch.setattr(current, "MAP_LIST_ROWS", 50)
     at = app().run()

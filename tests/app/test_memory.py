@@ -6,8 +6,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _fifty_switches(tab, switches: int) -> dict:
     """The dashboard's own services, as the pages call them, through ``switches`` datasets."""
-    from dashboard.services import current, pipelines
-    from dashboard.state.session import Source
+    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.state.session import Source
 
     params = dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3, random_state=0)
     cache = tab.server.cache

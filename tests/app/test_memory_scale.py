@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from dashboard.process.cache import KIND_LIMITS, BoundedCache, sizeof
+from artifact_lens.dashboard.process.cache import KIND_LIMITS, BoundedCache, sizeof
 
 
 def test_live_results_are_capped_in_number_and_never_push_out_the_dataset():
@@ -40,10 +40,10 @@ def _one_tab():
 
     import streamlit as st
 
-    from dashboard.services import current, pipelines
-    from dashboard.process.cache import sizeof
-    from dashboard.state.browser import tab as this_tab
-    from dashboard.state.session import Source
+    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.process.cache import sizeof
+    from artifact_lens.dashboard.state.browser import tab as this_tab
+    from artifact_lens.dashboard.state.session import Source
 
     tab = this_tab()
     source = Source("demo:nli:n=2000", {}, "demo")
@@ -78,7 +78,7 @@ def test_drawing_figures_with_text_keeps_no_string_alive():
     import plotly.graph_objects as go
     import plotly.io as pio
 
-    import dashboard.process.server  # noqa: F401  (installs the conversion)
+    import artifact_lens.dashboard.process.server  # noqa: F401  (installs the conversion)
 
     def draw(i):
         words = np.array([f"example {i}-{j} " + "x" * 40 for j in range(2000)], dtype=object)

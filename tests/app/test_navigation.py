@@ -2,7 +2,7 @@
 import ast
 from pathlib import Path
 
-from dashboard.services.navigation import PAGES
+from artifact_lens.dashboard.services.navigation import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from apptest_helpers import AUTH, OWNER, app, no_exceptions, page
 
 
 def test_export_drops_one_of_each_group_of_near_duplicates_and_says_which(fresh_server, downloads):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     rng = np.random.default_rng(0)
     words = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), 6)) for _ in range(600)]
@@ -22,10 +22,10 @@ def test_export_drops_one_of_each_group_of_near_duplicates_and_says_which(fresh_
     table = pd.DataFrame(rows, columns=["premise", "hypothesis", "label"])
     script = f"""
 import streamlit as st
-from dashboard.services import data_inputs, pipelines, team
-from dashboard.state.browser import tab as this_tab
-from dashboard.state.session import Source
-from dashboard.widgets.sign_in import sign_in
+from artifact_lens.dashboard.services import data_inputs, pipelines, team
+from artifact_lens.dashboard.state.browser import tab as this_tab
+from artifact_lens.dashboard.state.session import Source
+from artifact_lens.dashboard.widgets.sign_in import sign_in
 tab = this_tab()
 sign_in(tab)
 saved = data_inputs.save_upload(tab, "pairs.csv", {table.to_csv(index=False).encode()!r})

@@ -48,7 +48,7 @@ def browsers(at):
 
 def wait_for_job(at, timeout=120):
     """Let the background job finish, then rerun so its result becomes current."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -299,7 +299,7 @@ def test_filter_warns_when_filtering_goes_below_chance(at):
 
 
 def test_refit_runs_in_background_and_returns_instantly(at):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at.switch_page(page("2_filter")).run()
     at.select_slider(key="w_m").set_value(8)
@@ -332,7 +332,7 @@ def test_predictability_counts_follow_tau(at):
 def test_map_draws_webgl_points_with_row_ids(at):
     import json
 
-    from core.plots.aflite import map_points
+    from artifact_lens.plots.aflite import map_points
 
     at.switch_page(page("4_map")).run()
     no_exceptions(at)
@@ -380,7 +380,7 @@ def test_features_pick_a_feature_and_z_filter(at):
 
 
 def test_consistency_filtering_threshold(at):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at.switch_page(page("5_features")).run()
     at.button(key="run_consistency").click().run()
@@ -603,7 +603,7 @@ def test_a_file_with_duplicate_ids_offers_another_id_column(at, tmp_path):
 
 
 def test_app_messages_name_app_controls_not_cli_flags():
-    from dashboard.widgets.formatting import app_words
+    from artifact_lens.dashboard.widgets.formatting import app_words
 
     assert app_words("no rows with a usable label in column 'x'; check --label.") == \
         "no rows with a usable label in column 'x'; check the Label column choice."
@@ -654,7 +654,7 @@ def test_the_representation_inputs_and_spec_follow_the_chosen_kind(at):
 
 
 def test_cached_results_say_when_they_were_computed():
-    from dashboard.widgets.formatting import made
+    from artifact_lens.dashboard.widgets.formatting import made
 
     assert made({"seconds": 93.2, "computed_at": 1000.0, "cache_hit": True}, now=1010.0) == \
         "computed just now in 93.2 s, kept on disk for this Φ"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.base.errors import InputError, RolesNeeded
-from core.data.sources import load_dataset
-from dashboard.widgets.formatting import plain
+from artifact_lens.base.errors import InputError, RolesNeeded
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.dashboard.widgets.formatting import plain
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "unit"))
@@ -29,7 +29,7 @@ def folder(tmp_path_factory):
 
 @pytest.mark.parametrize("name, path", FILE_CASES, ids=[c[0] for c in FILE_CASES])
 def test_python_cli_and_data_page_say_the_same(name, path, folder, capsys, monkeypatch):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     path = path.replace("{dir}", str(folder))
     with pytest.raises(InputError) as info:

@@ -27,15 +27,15 @@ def compute_quality(at, button="q_panel_compute"):
 
 def expected_quality():
     """The components of the demo on the dashboard's Φ, computed directly by core.quality."""
-    from core.quality import quality_scores
-    from core.data.sources import load_dataset
-    from dashboard.state.session import DEFAULT_SPEC
+    from artifact_lens.quality import quality_scores
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.dashboard.state.session import DEFAULT_SPEC
 
     return quality_scores(load_dataset("demo:nli"), DEFAULT_SPEC, min_count=5, nn_dim=64)
 
 
 def test_a_dqi_ordered_run_is_cached_apart_from_the_plain_one_and_recorded(fresh_server, downloads):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("2_filter")).run()
@@ -97,7 +97,7 @@ def test_the_comparison_table_shows_plain_and_quality_ordered_with_stop_reasons(
                                   f"{kept['AFLite']:,} examples instead of n = 900.")
     assert kept["AFLite"] > 900
     # stored: a new tab at the same settings shows it without a job
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     again = app().run()
     again.switch_page(page("2_filter")).run()
@@ -136,7 +136,7 @@ def test_examples_show_a_quality_light_next_to_the_review_light(fresh_server):
 
 
 def test_the_map_colours_by_quality_and_by_quality_light(fresh_server):
-    from core.team.review import LIGHT_COLOURS
+    from artifact_lens.team.review import LIGHT_COLOURS
 
     at = app().run()
     at.switch_page(page("4_map")).run()
@@ -150,7 +150,7 @@ def test_the_map_colours_by_quality_and_by_quality_light(fresh_server):
     legend = {t["name"]: t["marker"]["color"] for t in fig["data"][1:]}
     present = sorted(set(expected["light"]))
     assert legend == {f"quality light={l}": LIGHT_COLOURS[l] for l in present}
-    from core.plots.aflite import map_points
+    from artifact_lens.plots.aflite import map_points
 
     drawn = map_points(fig["data"][0])
     ids = drawn["id"].tolist()
@@ -163,7 +163,7 @@ def test_the_map_colours_by_quality_and_by_quality_light(fresh_server):
 
 
 def test_exports_add_the_quality_columns(fresh_server, downloads):
-    from core.quality import COMPONENTS
+    from artifact_lens.quality import COMPONENTS
 
     at = app().run()
     at.switch_page(page("7_export")).run()
@@ -186,7 +186,7 @@ def test_exports_add_the_quality_columns(fresh_server, downloads):
 
 
 def test_annotators_are_told_who_computes_quality(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -205,8 +205,8 @@ def test_annotators_are_told_who_computes_quality(fresh_server):
 def test_the_cli_and_the_dashboard_give_a_quality_ordered_run_one_key_and_one_result(fresh_server, tmp_path):
     """The same DQI-ordered run scored on the Filter page and by `aflite --quality dqi`: one
     run key (core.quality.pruning's descriptor) and the same kept examples."""
-    from core.cli import main
-    from dashboard.process.shared import server
+    from artifact_lens.cli import main
+    from artifact_lens.dashboard.process.shared import server
 
     at = app().run()
     at.switch_page(page("2_filter")).run()

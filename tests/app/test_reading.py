@@ -15,7 +15,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from core.plots.aflite import map_points  # noqa: E402
+from artifact_lens.plots.aflite import map_points  # noqa: E402
 
 from apptest_helpers import frame_with, metrics, no_exceptions, page  # noqa: E402
 

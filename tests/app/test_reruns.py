@@ -18,7 +18,7 @@ def _script(use_redraw: bool) -> None:
     from streamlit.runtime.scriptrunner import get_script_run_ctx
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
-    from dashboard.widgets.reruns import redraw
+    from artifact_lens.dashboard.widgets.reruns import redraw
 
     ctx = get_script_run_ctx()
     seen = st.session_state.setdefault("seen", [])

@@ -7,9 +7,9 @@ import numpy as np
 
 
 def test_a_starting_server_prunes_old_formats_and_the_least_recent(fresh_server, monkeypatch):
-    from core.base.result_store import ResultStore
-    from core.results.runs import STORE_FORMAT
-    from dashboard.process.shared import server
+    from artifact_lens.base.result_store import ResultStore
+    from artifact_lens.results.runs import STORE_FORMAT
+    from artifact_lens.dashboard.process.shared import server
 
     runs = fresh_server / "runs"
     current = ResultStore(runs, suffix=".npz", format=STORE_FORMAT, what="run")
@@ -23,7 +23,7 @@ def test_a_starting_server_prunes_old_formats_and_the_least_recent(fresh_server,
     (runs / "quality").mkdir()
     theirs = runs / "quality" / "table.v1.parquet.bak"
     theirs.write_bytes(b"and me")
-    from core.representations.common import stores
+    from artifact_lens.representations.common import stores
 
     vectors, _ = stores(fresh_server / "representations" / "abc123")
     old_phi = ResultStore(vectors.root, suffix=".npy", format=vectors.format + 1, what="representation")

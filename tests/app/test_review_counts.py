@@ -15,7 +15,7 @@ def _progress(at):
 
 
 def test_progress_adds_up_for_everyone_and_a_blind_reviewer_reads_her_own(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner, team, ws, key, run_id = team_of_three()
     team.set_review_settings(ws, reviews_per_example=2, blind=True, by=OWNER)
@@ -45,7 +45,7 @@ def test_filter_examples_and_export_agree_on_the_split_the_team_reviewed(fresh_s
 
     import pandas as pd
 
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner, team, ws, key, run_id = team_of_three()
     run = server().store.get(key)

@@ -64,7 +64,7 @@ def test_a_refused_review_of_an_example_served_again_puts_the_text_back_in_the_f
 
 def test_an_adjudication_closes_its_form_and_a_stale_one_is_refused(fresh_server):
     owner, team, ws, key, run_id = team_of_three()
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     run = server().store.get(key)
     disputed = [str(x) for x in run.ids[:6]]

@@ -45,8 +45,8 @@ def test_a_signed_in_member_without_a_role_is_told_whom_to_ask(fresh_server):
 
 
 def test_an_annotator_sees_no_actions_and_the_actions_refuse(fresh_server):
-    from core.team.store import NotAllowed
-    from dashboard.process.shared import server
+    from artifact_lens.team.store import NotAllowed
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     no_exceptions(owner)
@@ -81,11 +81,11 @@ def test_dashboard_actions_check_the_role_of_the_tab(fresh_server):
     when called without the page's buttons."""
     script = """
 import streamlit as st
-from core.team.store import NotAllowed
-from dashboard.services import data_inputs, pipelines, team
-from dashboard.state.browser import tab as this_tab
-from dashboard.state.session import Source
-from dashboard.widgets.sign_in import sign_in
+from artifact_lens.team.store import NotAllowed
+from artifact_lens.dashboard.services import data_inputs, pipelines, team
+from artifact_lens.dashboard.state.browser import tab as this_tab
+from artifact_lens.dashboard.state.session import Source
+from artifact_lens.dashboard.widgets.sign_in import sign_in
 tab = this_tab()
 sign_in(tab)
 out = []
@@ -100,7 +100,7 @@ for name, call in [("load", lambda: data_inputs.load_pending(tab, Source("demo:n
         out.append(name + ": refused")
 st.text("; ".join(out))
 """
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -114,7 +114,7 @@ st.text("; ".join(out))
 
 
 def test_two_members_share_reviews_not_session_state(fresh_server, downloads):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     no_exceptions(owner)
@@ -178,7 +178,7 @@ def _queue_head(at) -> str:
 
 def _saved_demo(at):
     """Save the tab's current run (the demo) to its workspace; (workspace id, run id, run key)."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at.switch_page(page("8_review")).run()
     at.button(key="rv_save_run").click().run()
@@ -242,13 +242,13 @@ def test_saved_views_reopen_tau_and_n(fresh_server):
 
 
 def test_an_interrupted_run_can_be_resumed_or_discarded(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     at = app(OWNER).run()
     ws, run_id, key = _saved_demo(at)
     team = server().team
-    from core.results.runs import run_key
-    from dashboard.state.session import DEFAULT_PARAMS
+    from artifact_lens.results.runs import run_key
+    from artifact_lens.dashboard.state.session import DEFAULT_PARAMS
 
     rec = team.run_record(ws, key, by=OWNER)
     dataset_id, spec = rec["dataset_id"], rec["representation"]
@@ -305,18 +305,18 @@ def test_a_teammate_opens_a_run_on_an_upload_after_the_upload_cache_is_gone(fres
     uploads folder (a bounded cache) can lose it and the workspace's run still opens."""
     import shutil
 
-    from core.base import paths
-    from dashboard.process.shared import server
+    from artifact_lens.base import paths
+    from artifact_lens.dashboard.process.shared import server
 
     rows = pd.DataFrame({"premise": [f"a man number {i} sits" for i in range(240)],
                          "hypothesis": [("nobody sleeps" if i % 3 == 0 else f"someone {i} waits") for i in range(240)],
                          "label": [["contradiction", "neutral", "entailment"][i % 3] for i in range(240)]})
     script = f"""
 import streamlit as st
-from dashboard.services import data_inputs, pipelines, team
-from dashboard.state.browser import tab as this_tab
-from dashboard.state.session import Source
-from dashboard.widgets.sign_in import sign_in
+from artifact_lens.dashboard.services import data_inputs, pipelines, team
+from artifact_lens.dashboard.state.browser import tab as this_tab
+from artifact_lens.dashboard.state.session import Source
+from artifact_lens.dashboard.widgets.sign_in import sign_in
 tab = this_tab()
 sign_in(tab)
 saved = data_inputs.save_upload(tab, "my pairs.csv", {rows.to_csv(index=False).encode()!r})
@@ -349,7 +349,7 @@ st.text("started")
 def test_a_run_joined_from_another_workspace_is_saved_there_too(fresh_server):
     """Two curators of two workspaces start the same run: one job computes it, and both
     workspaces list it as done (the second tab joined the first one's job)."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     first = app(OWNER).run()
     team = server().team
@@ -375,7 +375,7 @@ def test_a_run_joined_from_another_workspace_is_saved_there_too(fresh_server):
 
 
 def test_an_owner_removes_a_member_from_the_team_page_and_they_lose_access_at_once(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     ws = server().team.workspaces_of(OWNER)[0][0]
@@ -406,7 +406,7 @@ def test_an_owner_removes_a_member_from_the_team_page_and_they_lose_access_at_on
 
 
 def test_the_dispute_rule_an_owner_sets_decides_whose_word_stands(fresh_server):
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     ws, run_id, _ = _saved_demo(owner)
@@ -445,7 +445,7 @@ def test_a_link_opens_its_run_in_its_workspace_or_says_why_not(fresh_server):
     """Issue 35, item 5: a shared link to a run of a second workspace opens that run there for a
     member of both (not the default workspace's newest run); a member of the first only is told
     plainly that the link's workspace is not theirs."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     app(OWNER).run()   # the instance's first sign-in makes the default workspace
     team = server().team
@@ -482,7 +482,7 @@ def test_a_link_opens_its_run_in_its_workspace_or_says_why_not(fresh_server):
 def test_the_review_page_serves_a_new_cues_rows_first_with_their_reason(fresh_server):
     """Examples a curator sent to the front of the queue (`check --review-run`) head every member's
     queue, each shown with the cue it carries; once decided, the next one comes."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     ws, run_id, key = _saved_demo(owner)
@@ -512,7 +512,7 @@ def test_the_review_page_serves_a_new_cues_rows_first_with_their_reason(fresh_se
 
 def test_creating_a_workspace_says_it_was_created(fresh_server):
     """Issue 53, item 14: "Create workspace" confirms, and the new workspace is the owner's."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     owner = app(OWNER).run()
     owner.switch_page(page("9_team")).run()

@@ -4,7 +4,7 @@ from apptest_helpers import app, metrics, no_exceptions, page, wait_for_jobs
 
 
 def test_the_demos_cues_carry_over_to_another_split(fresh_server, tmp_path, monkeypatch):
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     monkeypatch.setenv("ARTIFACT_LENS_DATA_DIRS", str(tmp_path))
     other = tmp_path / "other.csv"
@@ -23,7 +23,7 @@ def test_the_demos_cues_carry_over_to_another_split(fresh_server, tmp_path, monk
     cues = [d.value for d in at.dataframe if "z_eval" in d.value.columns][0]
     assert len(cues) == 10 and (cues["n_eval"] > 0).all()
     # a new tab, and a restarted server, show the split last measured (issue 45, walk item 5)
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     shown = metrics(at)["Cues that carry over"]
     for restart in (False, True):

@@ -7,8 +7,8 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.base.errors import InputError
-from dashboard.services import data_inputs
+from artifact_lens.base.errors import InputError
+from artifact_lens.dashboard.services import data_inputs
 
 
 def test_uploads_are_evicted_past_the_budget_and_respect_the_umask(service_tab, tmp_path, monkeypatch):
@@ -47,7 +47,7 @@ def test_a_file_the_tool_did_not_write_is_never_read_replaced_or_evicted(service
     """Whatever else is in the uploads folder, hash-like names included, survives any run of uploads
     past the budget, byte for byte; an upload never reads another's file as its own (a clear error
     names the file instead), and what is kept is within the budget, the tool's own files counted."""
-    from core.base.keys import digest
+    from artifact_lens.base.keys import digest
 
     folder = tmp_path / "cache-theirs" / "uploads"
     shutil.rmtree(folder.parent, ignore_errors=True)

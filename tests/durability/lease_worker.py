@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from dashboard.process.server import Server
+from artifact_lens.dashboard.process.server import Server
 
 OWNER = "owner@x.org"
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/: the shared toy data
 
-from core.results.runs import fit_run, run_key
-from core.team.store import DECISIONS, TeamStore
+from artifact_lens.results.runs import fit_run, run_key
+from artifact_lens.team.store import DECISIONS, TeamStore
 
 OWNER = "owner@x.org"
 REVIEWERS = ("ann@x.org", "bob@x.org", "cur@x.org")

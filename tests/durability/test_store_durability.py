@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, select, text
 
-from core.team.store import TeamStore
-from core.team.store.models import RunRecord
+from artifact_lens.team.store import TeamStore
+from artifact_lens.team.store.models import RunRecord
 from scale import scaled
 
 pytestmark = pytest.mark.durability
@@ -204,7 +204,7 @@ def test_two_app_processes_share_a_database_and_a_dead_ones_runs_are_marked_inte
     """Run leases (issue 24): an app process that starts while another computes leaves that
     run alone (its heartbeat keeps the lease), and marks it interrupted once the other is killed
     and the lease runs out."""
-    from dashboard.process.server import Server
+    from artifact_lens.dashboard.process.server import Server
 
     monkeypatch.setenv("ARTIFACT_LENS_DB_URL", fresh_url)
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
@@ -247,7 +247,7 @@ def test_two_app_processes_share_a_database_and_a_dead_ones_runs_are_marked_inte
 def test_the_heartbeat_outlives_a_setting_that_turns_bad(tmp_path, monkeypatch):
     """The beat is read once at start: a setting that turns bad later (here in this process's
     environment) does not kill the thread that renews the leases."""
-    from dashboard.process.server import Server
+    from artifact_lens.dashboard.process.server import Server
 
     monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))

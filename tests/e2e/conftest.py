@@ -55,10 +55,11 @@ def _require_browser() -> None:
 class AppServer:
     """`streamlit run app.py` as a subprocess on a free port with a cache folder of its own,
     restartable on the same port. ``env`` adds settings, ``args`` command-line options;
-    browse ``url`` (``host`` names it: sign-in needs the redirect_uri's host)."""
+    browse ``url`` (``host`` names it: sign-in needs the redirect_uri's host). ``command(port)``
+    replaces the command line (``artifact-lens ui`` of an installed package), run in ``cwd``."""
 
-    def __init__(self, folder: Path, *, env=None, args=(), host: str = "127.0.0.1"):
-        self.folder, self.args = Path(folder), list(args)
+    def __init__(self, folder: Path, *, env=None, args=(), host: str = "127.0.0.1", command=None, cwd=ROOT):
+        self.folder, self.args, self.command, self.cwd = Path(folder), list(args), command, cwd
         self.port = _free_port()
         self.url = f"http://{host}:{self.port}"
         self.env = dict(os.environ, ARTIFACT_LENS_CACHE=str(self.folder / "cache"), HF_HUB_OFFLINE="1",
@@ -71,11 +72,11 @@ class AppServer:
 
     def start(self, timeout: float = 90) -> "AppServer":
         log = open(self.log_path, "a")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(self.port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", *self.args],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        argv = (self.command(self.port) if self.command else
+                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                 "--server.port", str(self.port), "--server.address", "127.0.0.1",
+                 "--browser.gatherUsageStats", "false", *self.args])
+        self.proc = subprocess.Popen(argv, cwd=self.cwd, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.time() + timeout
         while time.time() < deadline:

@@ -38,8 +38,8 @@ def decide(page, email, turn):
 
 
 def test_three_reviewers_blind_with_two_reviews_per_example(team_app, browser, capsys):
-    from core.cli import main
-    from core.team.store import TeamStore
+    from artifact_lens.cli import main
+    from artifact_lens.team.store import TeamStore
 
     app = team_app
     owner = sign_in(browser, app, OWNER, "owner")

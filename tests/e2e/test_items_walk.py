@@ -48,7 +48,7 @@ def test_load_read_an_item_score_and_export_in_its_shape(walk):
     press(page, page.get_by_role("button", name="Prepare the file"))
     with page.expect_download() as info:
         page.get_by_role("button", name=re.compile(r"Download .*retained\.csv")).click()
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     saved = path.parent.parent / info.value.suggested_filename   # (outside the server's data folder)
     info.value.save_as(saved)

@@ -54,7 +54,7 @@ def test_load_read_a_pair_move_tau_and_export_in_its_shape(walk):
     press(page, page.get_by_role("button", name="Prepare the file"))
     with page.expect_download() as info:
         page.get_by_role("button", name=re.compile(r"Download .*retained\.csv")).click()
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     saved = path.parent.parent / info.value.suggested_filename   # (outside the server's data folder)
     info.value.save_as(saved)

@@ -23,7 +23,7 @@ OWNER, ANN1, _ = TEAM_USERS
 
 
 def test_a_decision_from_a_stale_page_lands_on_no_other_example(team_app, browser):
-    from core.team.store import TeamStore
+    from artifact_lens.team.store import TeamStore
 
     app = team_app
     owner = sign_in(browser, app, OWNER, "owner")

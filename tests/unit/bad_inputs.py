@@ -165,7 +165,7 @@ __all__ = ["CASES", "make_files", "gzip"]
 def _api_cases():
     import scipy.sparse as sp
 
-    from core.aflite import AFLite, Trajectory
+    from artifact_lens.aflite import AFLite, Trajectory
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(200, 4)), rng.integers(0, 2, 200)

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 
-from core.aflite import AFLite, RefitNeeded, random_subset, single_model_filter
-from core.base.errors import Cancelled, InputError
+from artifact_lens.aflite import AFLite, RefitNeeded, random_subset, single_model_filter
+from artifact_lens.base.errors import Cancelled, InputError
 
 
 def _problem(seed, n=120, d=4, n_classes=3, signal=1.0):
@@ -22,7 +22,7 @@ def _problem(seed, n=120, d=4, n_classes=3, signal=1.0):
 
 
 def _circles(n=600, seed=0):
-    from core.data.demos import make_circles
+    from artifact_lens.data.demos import make_circles
 
     ds = make_circles(n=n, random_state=seed)
     X = np.stack(ds.table["features"].to_numpy()).astype(np.float32)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.aflite import AFLite
-from core.base.devices import namespace
-from core.base.errors import InputError
-from core.results.runs import full_params
+from artifact_lens.aflite import AFLite
+from artifact_lens.base.devices import namespace
+from artifact_lens.base.errors import InputError
+from artifact_lens.results.runs import full_params
 
 
 _HAS_TORCH = importlib.util.find_spec("torch") is not None   # PyTorch on the CPU where it is installed
@@ -71,7 +71,7 @@ def test_a_device_this_machine_cannot_use_is_one_clear_error(device, says):
 
 
 def test_the_cli_refuses_an_unusable_device_before_any_work(tmp_path, capsys):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     out = tmp_path / "scores.csv"
     assert main(["aflite", "demo:nli:n=300", "--out", str(out), "--device", "tpu"]) == 2
@@ -83,10 +83,10 @@ def test_the_cli_refuses_an_unusable_device_before_any_work(tmp_path, capsys):
 
 def test_a_run_says_where_it_ran(tmp_path):
     """Issue 32: the Filter page's line comes from the run's own record."""
-    from core.representations import represent
-    from core.results.runs import Run, fit_run
-    from core.data.sources import load_dataset
-    from core.aflite.summaries import where_it_ran
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import Run, fit_run
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.aflite.summaries import where_it_ran
 
     ds = load_dataset("demo:nli:n=300")
     rep = represent(ds, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=tmp_path)
@@ -104,7 +104,7 @@ def test_a_run_says_where_it_ran(tmp_path):
 def test_sentence_transformers_encode_on_the_gpu_the_setting_names_or_on_the_cpu(device, monkeypatch):
     """Issue 32: ``ARTIFACT_LENS_DEVICE=cuda[:N]`` moves the sbert Φ to that GPU when PyTorch sees one;
     every other setting, and a machine without a GPU (CI), encodes on the CPU."""
-    from core.representations.text import _sbert_device
+    from artifact_lens.representations.text import _sbert_device
 
     if device is None:
         monkeypatch.delenv("ARTIFACT_LENS_DEVICE", raising=False)

@@ -12,10 +12,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 import dask.array as da  # noqa: E402
 
-from core.aflite import AFLite  # noqa: E402
-from core.aflite.distributed import ClusterError, connect, load_array  # noqa: E402
-from core.aflite.storage import RANGE_ROWS  # noqa: E402
-from core.base.errors import Cancelled, InputError  # noqa: E402
+from artifact_lens.aflite import AFLite  # noqa: E402
+from artifact_lens.aflite.distributed import ClusterError, connect, load_array  # noqa: E402
+from artifact_lens.aflite.storage import RANGE_ROWS  # noqa: E402
+from artifact_lens.base.errors import Cancelled, InputError  # noqa: E402
 
 pytestmark = pytest.mark.dask
 
@@ -159,7 +159,7 @@ def test_bad_input_on_the_cluster_is_refused_clearly(client, data, tmp_path):
 
 
 def test_the_cli_runs_on_a_scheduler_with_the_local_result(client, data, tmp_path):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     X, y = data
     n = 6000
@@ -177,7 +177,7 @@ def test_the_cli_runs_on_a_scheduler_with_the_local_result(client, data, tmp_pat
 
 
 def test_the_cli_names_an_unreachable_scheduler(tmp_path, capsys):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     pd.DataFrame({"id": ["a", "b", "c", "d", "e", "f"], "text": list("uvwxyz"), "label": list("ababab")}).to_csv(
         tmp_path / "d.csv", index=False)

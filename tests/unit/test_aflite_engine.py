@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from scipy.linalg import lapack
 
-from core.aflite import AFLite, estimator
-from core.aflite.estimator import DEFAULT_MAX_DIM
-from core.base.errors import InputError
-from core.aflite.scorers import CHUNK_ROWS, RidgeScorer, rows_of, solve_partition
-from core.base.progress import check_cancel
+from artifact_lens.aflite import AFLite, estimator
+from artifact_lens.aflite.estimator import DEFAULT_MAX_DIM
+from artifact_lens.base.errors import InputError
+from artifact_lens.aflite.scorers import CHUNK_ROWS, RidgeScorer, rows_of, solve_partition
+from artifact_lens.base.progress import check_cancel
 
 
 class _FullGramRidge(RidgeScorer):
@@ -110,7 +110,7 @@ def test_full_dimension_engine_matches_the_full_gram_reference(monkeypatch, seed
     kw = dict(n_partitions=m, train_size=0.1, slice_size=k, tau=tau, target_size=0.5, max_dim=None,
               random_state=seed)
     signs = []
-    import core.aflite.scorers as scorers
+    import artifact_lens.aflite.scorers as scorers
 
     extra_rows = scorers.extra_rows
 
@@ -163,7 +163,7 @@ def test_a_singular_system_falls_back_to_least_squares(monkeypatch):
     X, y = _embedding_like(5, 800, 40, 3)
     kw = dict(n_partitions=6, train_size=0.1, slice_size=0.1, tau=0.0, target_size=0.5, random_state=1)
     ref = AFLite(**kw).fit(X, y)
-    import core.aflite.lapack as engine_lapack
+    import artifact_lens.aflite.lapack as engine_lapack
 
     factor = engine_lapack.pftrf
     calls = []
@@ -196,8 +196,8 @@ def test_max_dim_default_is_full_dimension_up_to_768_columns():
 def test_many_classes_keep_memory_bounded_and_a_run_too_big_names_the_flags(monkeypatch):
     """Thousands of classes: one-hot targets per block and prediction chunks shrink with K·m
     (same result); a run that would still not fit is refused before any work, naming --label."""
-    import core.base.memory as S
-    from core.aflite.scorers import CHUNK_BYTES, CHUNK_ROWS, chunk_rows, one_hot, ridge_bytes
+    import artifact_lens.base.memory as S
+    from artifact_lens.aflite.scorers import CHUNK_BYTES, CHUNK_ROWS, chunk_rows, one_hot, ridge_bytes
 
     assert chunk_rows(2, 64) == CHUNK_ROWS                    # the usual case is unchanged
     assert 16 <= chunk_rows(9_999, 64) < CHUNK_ROWS and chunk_rows(9_999, 64) * 4 * 9_999 * 64 <= CHUNK_BYTES

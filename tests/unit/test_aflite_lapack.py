@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy.linalg import lapack as scipy_lapack
 
-from core.aflite import AFLite, lapack
+from artifact_lens.aflite import AFLite, lapack
 
 
 @settings(max_examples=40, deadline=None)

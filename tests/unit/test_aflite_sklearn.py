@@ -5,8 +5,8 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import estimator_checks as checks
 
-from core.aflite import AFLite, NotFitted, ParameterError
-from core.base.errors import InputError
+from artifact_lens.aflite import AFLite, NotFitted, ParameterError
+from artifact_lens.base.errors import InputError
 
 
 def _problem(n=200, seed=0):

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.aflite import AFLite, ParameterError, RefitNeeded, Trajectory, resolve_size
-from core.aflite.selection import passing, phase_step
-from core.base.errors import InputError
+from artifact_lens.aflite import AFLite, ParameterError, RefitNeeded, Trajectory, resolve_size
+from artifact_lens.aflite.selection import passing, phase_step
+from artifact_lens.base.errors import InputError
 
 CORE = Path(__file__).resolve().parents[2] / "core"
 
@@ -201,7 +201,7 @@ def test_an_examples_way_through_the_run():
 
 
 def test_nearest_neighbours_by_cosine():
-    from core.representations.neighbours import nearest
+    from artifact_lens.representations.neighbours import nearest
 
     X = np.array([[1, 0], [0.9, 0.1], [0, 1], [-1, 0], [0, 0]], dtype=np.float32)
     rows, sims = nearest(X, 0, 3)
@@ -214,7 +214,7 @@ def test_nearest_neighbours_by_cosine():
 def test_search_hits_are_marked_as_text():
     import pandas as pd
 
-    from core.results.tables import mark_hits
+    from artifact_lens.results.tables import mark_hits
 
     frame = pd.DataFrame({"premise": ["A man sleeps.", "x" * 100 + "Nobody" + "y" * 100],
                           "hypothesis": ["<b>nobody</b> is awake", "none"]})

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from core.team.agreement import agreement, alpha_nominal, kappa, sides_of, supported_tau_n, team_sides
-from core.base.errors import InputError
+from artifact_lens.team.agreement import agreement, alpha_nominal, kappa, sides_of, supported_tau_n, team_sides
+from artifact_lens.base.errors import InputError
 
 krippendorff = pytest.importorskip("krippendorff")
 
@@ -205,7 +205,7 @@ def test_the_agreement_expected_by_chance_is_what_kappa_corrects_for(pairs):
     shows the agreement chance gives, p_e from the marginals, which is exactly what κ subtracts."""
     from sklearn.metrics import cohen_kappa_score
 
-    from dashboard.services.agreement import chance_agreement
+    from artifact_lens.dashboard.services.agreement import chance_agreement
 
     team, filt = map(list, zip(*pairs))
     p_o = float(np.mean([a == b for a, b in pairs]))
@@ -219,7 +219,7 @@ def test_the_agreement_expected_by_chance_is_what_kappa_corrects_for(pairs):
 
 
 def test_a_supported_tau_n_says_how_few_reviews_it_rests_on():
-    from dashboard.services.agreement import FEW_REVIEWS, few_reviews
+    from artifact_lens.dashboard.services.agreement import FEW_REVIEWS, few_reviews
 
     assert "9 reviewed examples: too few to lean on" in few_reviews({"examples": 9})
     assert few_reviews({"examples": FEW_REVIEWS}) == f"It rests on {FEW_REVIEWS} reviewed examples."

@@ -1,7 +1,7 @@
 """The bad-input sweep through the CLI: one `error:` line naming the fix, exit 2, no file left."""
 import pytest
 
-from core.cli import main
+from artifact_lens.cli import main
 
 from bad_inputs import CASES, make_files
 
@@ -46,7 +46,7 @@ def _api_ids():
 
 @pytest.mark.parametrize("case", _api_ids(), ids=lambda c: c[0])
 def test_bad_input_to_the_engine_is_an_input_error_naming_it(case):
-    from core.base.errors import InputError
+    from artifact_lens.base.errors import InputError
 
     name, call, fragment = case
     with pytest.raises(InputError) as info:

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from core.certificate.measures import certify
-from core.certificate.schema import certificate_bytes
-from core.data.sources import load_dataset
-from core.evaluation.information import dataset_pvi
-from core.representations import default_spec, represent
+from artifact_lens.certificate.measures import certify
+from artifact_lens.certificate.schema import certificate_bytes
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.evaluation.information import dataset_pvi
+from artifact_lens.representations import default_spec, represent
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.base.errors import InputError
+from artifact_lens.base.errors import InputError
 
-from dashboard.process.cache import BoundedCache, default_budget, sizeof
+from artifact_lens.dashboard.process.cache import BoundedCache, default_budget, sizeof
 
 
 def test_sizeof_counts_arrays_frames_and_objects():
@@ -76,7 +76,7 @@ def test_budget_from_the_environment(monkeypatch):
 
 
 def test_an_example_table_is_measured_with_its_reading_table(toy_run):
-    from core.results.tables import ExampleTable
+    from artifact_lens.results.tables import ExampleTable
 
     ds, run = toy_run
     bare = sizeof(ExampleTable(ds, run))

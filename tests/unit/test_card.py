@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 from huggingface_hub import DatasetCard
 
-from core.exports import manifest as manifests
-from core.exports.card import card_inputs, dataset_card, size_category
-from core.cli import main
-from core.data.dataset import Dataset
-from core.representations import represent
-from core.results.runs import fit_run
-from core.data.sources import load_dataset
+from artifact_lens.exports import manifest as manifests
+from artifact_lens.exports.card import card_inputs, dataset_card, size_category
+from artifact_lens.cli import main
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.representations import represent
+from artifact_lens.results.runs import fit_run
+from artifact_lens.data.sources import load_dataset
 
 SPEC = "tfidf-svd:fields=hypothesis,dim=16"
 
@@ -123,7 +123,7 @@ def test_a_datasets_folder_carries_its_certificate_and_the_card_its_headline(sav
     """Issue 34: the export's certificate.json follows the schema and is the split's own (its
     fingerprint, its rows); the card's front matter holds the headline numbers, its body a table;
     --no-certificate leaves both out."""
-    from core.certificate.schema import read_certificate
+    from artifact_lens.certificate.schema import read_certificate
 
     ds, _, folder = saved
     data = tmp_path / "nli.csv"

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from core.exports.card import dataset_card
-from core.base.escaping import html_text, md_code, md_text
+from artifact_lens.exports.card import dataset_card
+from artifact_lens.base.escaping import html_text, md_code, md_text
 
 NASTY = ['<img src="http://tracker.example/p.gif">', "a|b", "back`tick", "line\nbreak", "bare\rreturn", "**bold**",
          "[link](http://x.example)", "![](http://x.example/i.png)", "# heading", "`` two ``", "<script>alert(1)</script>",

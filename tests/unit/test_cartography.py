@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from sklearn.metrics import roc_auc_score
 
-from core.dynamics.cartography import REGIONS, training_dynamics
-from core.base.errors import InputError
+from artifact_lens.dynamics.cartography import REGIONS, training_dynamics
+from artifact_lens.base.errors import InputError
 
 
 def blobs(n=3000, d=24, k=3, flip_share=0.10, between_share=0.10, seed=0):
@@ -159,7 +159,7 @@ def test_folds_trained_at_once_give_the_map_of_folds_trained_one_after_another(s
 
 
 def test_progress_reaches_the_end_and_a_cancel_stops_every_fold():
-    from core.base.progress import Cancelled
+    from artifact_lens.base.progress import Cancelled
 
     X, y, _, _ = blobs(n=600)
     seen = []
@@ -182,7 +182,7 @@ def test_progress_reaches_the_end_and_a_cancel_stops_every_fold():
 def test_folds_at_once_are_bounded_by_the_free_memory(monkeypatch):
     """Each fold holds a standardised copy of Φ: with room for one, the folds train one at a time
     (and the map is the same)."""
-    import core.base.memory as memory
+    import artifact_lens.base.memory as memory
 
     X, y, _, _ = blobs(n=600)
     said = []

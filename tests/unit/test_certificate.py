@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.base.errors import InputError
-from core.certificate.gate import compare, read_rules
-from core.certificate.schema import FORMAT, read_certificate, validate, write_certificate
+from artifact_lens.base.errors import InputError
+from artifact_lens.certificate.gate import compare, read_rules
+from artifact_lens.certificate.schema import FORMAT, read_certificate, validate, write_certificate
 
 names = st.from_regex(r"[a-z_]{1,12}(\.[a-z_]{1,12}){0,2}(\[[a-z0-9 ]{1,10}\])?", fullmatch=True)
 numbers = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False, width=64))
@@ -69,8 +69,8 @@ def test_what_the_schema_refuses_is_one_clear_error(tmp_path, certificate, flaw,
 
 
 def test_a_certificate_is_the_same_for_the_same_data_and_seed(tmp_path):
-    from core.certificate.measures import certify
-    from core.data.demos import make_nli
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.data.demos import make_nli
 
     ds = make_nli(n=300, random_state=0)
     a, b = (certify(ds, representation="tfidf-svd:dim=16", folds=3) for _ in range(2))
@@ -96,11 +96,11 @@ def _planted(ds, share=0.3, seed=0):
 
 @pytest.mark.slow
 def test_snli_filtered_passes_the_gate_and_planted_cues_fail_it(snli_path, tmp_path):
-    from core.certificate.measures import certify
-    from core.cli import main
-    from core.data.sources import load_dataset
-    from core.representations import represent
-    from core.results.runs import fit_run
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.cli import main
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
 
     ds = load_dataset(str(snli_path))
     base = certify(ds)
@@ -157,7 +157,7 @@ def _two(tmp_path, before=0.50, after=0.53, stderr=0.01):
     ("[broken", 2),
 ])
 def test_check_exits_by_its_rules(tmp_path, capsys, rules, code):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     before, after = _two(tmp_path)
     argv = ["check", before, after]
@@ -174,7 +174,7 @@ def test_check_exits_by_its_rules(tmp_path, capsys, rules, code):
 
 
 def test_check_refuses_a_missing_or_damaged_certificate(tmp_path, capsys):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     before, _ = _two(tmp_path)
     (tmp_path / "torn.json").write_text('{"certificate_format": 1, "measures": ')
@@ -189,8 +189,8 @@ def test_check_refuses_a_missing_or_damaged_certificate(tmp_path, capsys):
 def test_data_without_text_is_certified_on_its_own_representation():
     """Images (the digits demo on its pixels): no text to take z-statistics of or near-duplicates
     in, so those measures are left out and the rest are measured on the representation."""
-    from core.certificate.measures import certify
-    from core.data.demos import make_digits
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.data.demos import make_digits
 
     found = certify(make_digits(), representation="pixels", folds=3)
     assert {"v_information.full", "aflite.predictable_share", "mislabelled.share"} <= set(found["measures"])
@@ -205,7 +205,7 @@ def test_every_label_has_a_measure_name_the_schema_holds_and_no_two_share_one(la
     compute and then refuse its own certificate. Every label now has a name the schema allows."""
     import re
 
-    from core.certificate.measures import per_label
+    from artifact_lens.certificate.measures import per_label
 
     pattern = json.loads((__import__("pathlib").Path(__file__).parents[2] / "core" / "certificate" /
                           "certificate.schema.json").read_text())["properties"]["measures"]["propertyNames"]["pattern"]
@@ -217,8 +217,8 @@ def test_every_label_has_a_measure_name_the_schema_holds_and_no_two_share_one(la
 
 
 def test_certify_writes_the_certificate_of_labels_with_brackets_and_long_names(tmp_path):
-    from core.certificate.measures import certify
-    from core.data.demos import make_nli
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.data.demos import make_nli
 
     ds = make_nli(n=240, random_state=0)
     odd = {"entailment": "[x]] entailment", "neutral": "n" * 260, "contradiction": "100% contradiction"}
@@ -235,8 +235,8 @@ def test_mislabelled_share_moves_with_planted_flips_and_is_left_out_when_the_mod
     about 5 points from a believable clean value; on data it reads badly, no value and the reason."""
     import dataclasses
 
-    from core.certificate.measures import MISLABEL_MIN_ACCURACY, certify
-    from core.data.demos import make_circles
+    from artifact_lens.certificate.measures import MISLABEL_MIN_ACCURACY, certify
+    from artifact_lens.data.demos import make_circles
 
     def share(ds):
         found = certify(ds, representation="embedding", folds=3)["measures"]["mislabelled.share"]
@@ -272,7 +272,7 @@ def _valid_text(tmp_path) -> str:
 def test_a_hostile_certificate_is_one_error_line(tmp_path, capsys, how, expected):
     """Issue 44, item 7: a certificate is read strictly, and anything else is one `error:` line and
     exit status 2, never a traceback or a silent "last key wins"."""
-    from core.cli import main
+    from artifact_lens.cli import main
 
     base = _valid_text(tmp_path)
     (tmp_path / "hostile.json").write_text(how(base), encoding="utf-8", errors="surrogatepass")
@@ -291,7 +291,7 @@ def test_a_hostile_certificate_is_one_error_line(tmp_path, capsys, how, expected
      "both inside [measures] and outside it"),
 ])
 def test_a_rules_file_that_would_do_nothing_or_harm_is_refused(tmp_path, capsys, text, suffix, expected):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     before, after = _two(tmp_path)
     (tmp_path / f"rules{suffix}").write_text(text)
@@ -302,8 +302,8 @@ def test_a_rules_file_that_would_do_nothing_or_harm_is_refused(tmp_path, capsys,
 def test_the_same_data_and_settings_give_the_same_bytes_whatever_the_file_is_called(tmp_path, monkeypatch):
     """Issue 44, item 7: the path as typed (another name, folder, relative path, format) does not
     reach the certificate; a name does only when given with --name."""
-    from core.cli import main
-    from core.data.sources import load_dataset
+    from artifact_lens.cli import main
+    from artifact_lens.data.sources import load_dataset
 
     table = load_dataset("demo:nli:n=240").table.reset_index().rename(columns={"index": "id"})
     (tmp_path / "a").mkdir()

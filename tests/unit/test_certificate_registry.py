@@ -9,15 +9,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.base.errors import InputError
-from core.certificate.gate import COMPARED_SETTINGS, compare
-from core.certificate.registry import MEASURES, spec_of
+from artifact_lens.base.errors import InputError
+from artifact_lens.certificate.gate import COMPARED_SETTINGS, compare
+from artifact_lens.certificate.registry import MEASURES, spec_of
 
 
 @pytest.fixture(scope="module")
 def baseline():
-    from core.certificate.measures import certify
-    from core.data.demos import make_nli
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.data.demos import make_nli
 
     return certify(make_nli(n=300, random_state=0), representation="tfidf-svd:dim=16", folds=3)
 

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.certificate.measures import certify
-from core.certificate.schema import write_certificate
-from core.cli import main
-from core.data.sources import load_dataset
+from artifact_lens.certificate.measures import certify
+from artifact_lens.certificate.schema import write_certificate
+from artifact_lens.cli import main
+from artifact_lens.data.sources import load_dataset
 
 
 @pytest.fixture(scope="module")

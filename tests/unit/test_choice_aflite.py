@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.base.errors import InputError
-from core.data.demos import make_choices
-from core.data.sources import load_dataset
-from core.representations import represent
+from artifact_lens.base.errors import InputError
+from artifact_lens.data.demos import make_choices
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.representations import represent
 
 
 def _items(rows):
@@ -42,8 +42,8 @@ def test_choice_diff_moves_an_items_blocks_with_its_options_and_nothing_else(dat
 
 
 def test_aflite_on_items_removes_the_planted_items_first(tmp_path):
-    from core.results.runs import fit_run
-    from core.usecases.scoring import family_for
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.usecases.scoring import family_for
 
     ds = make_choices(n=800, position_share=0.2, length_share=0.3, seed=2)
     rep = represent(ds, "choice-diff", cache_dir=tmp_path)
@@ -58,7 +58,7 @@ def test_aflite_on_items_removes_the_planted_items_first(tmp_path):
 
 
 def test_the_choice_family_is_for_items_and_items_for_it(tmp_path):
-    from core.usecases.scoring import family_for
+    from artifact_lens.usecases.scoring import family_for
 
     items = make_choices(n=100)
     assert family_for(items, {})["model"] == "choice" and family_for(items, {"model": "ridge"})["model"] == "choice"
@@ -67,7 +67,7 @@ def test_the_choice_family_is_for_items_and_items_for_it(tmp_path):
     labelled = load_dataset("demo:nli:n=200")
     with pytest.raises(InputError, match="scores multiple-choice items"):
         family_for(labelled, {"model": "choice"})
-    from core.aflite import AFLite
+    from artifact_lens.aflite import AFLite
 
     X = represent(labelled, "tfidf-svd:dim=8", cache_dir=tmp_path).X
     with pytest.raises(InputError, match="choice-diff"):
@@ -78,7 +78,7 @@ def test_bbq_filtered_by_aflite_keeps_its_shape_loses_its_cue_and_passes_the_gat
     """AFLite on BBQ religion's items: what it removes are ambiguous items (the 'unknown' option is
     their gold), the kept items are written back as the file's rows, the option cue is gone, and
     `check` passes the split the tool cleaned."""
-    from core.cli import main
+    from artifact_lens.cli import main
 
     kept, scores = tmp_path / "kept.jsonl", tmp_path / "scores.csv"
     assert main(["-q", "aflite", str(bbq_path), "--out", str(scores), "--m", "16", "--export", str(kept)]) == 0

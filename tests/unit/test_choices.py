@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.base.errors import InputError
-from core.data.choices import LETTERS, degenerate_items
-from core.data.sources import load_dataset
-from core.zstats.choices import choice_summary, gold_position, option_cues
+from artifact_lens.base.errors import InputError
+from artifact_lens.data.choices import LETTERS, degenerate_items
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.zstats.choices import choice_summary, gold_position, option_cues
 
 WORDS = ["red", "blue", "the", "cat", "not", "known", "a", "dog", "runs", "cannot", "say", "big"]
 word_text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join)
@@ -191,7 +191,7 @@ def items_file(tmp_path):
 
 
 def test_info_and_zstats_read_items(items_file, tmp_path, capsys):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     assert main(["info", str(items_file), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
@@ -210,10 +210,10 @@ def test_every_command_that_does_not_measure_items_refuses_them(items_file, tmp_
     """Reflection over every command: one that reads a dataset and is not declared for items refuses
     them by name (exit 2) rather than taking the gold's letter for a class; --no-choices reads them
     as labelled examples."""
-    from core.cli import main
-    from core.cli.commands import COMMANDS
-    from core.cli.common import load_from_args
-    from core.cli.parser import build_parser
+    from artifact_lens.cli import main
+    from artifact_lens.cli.commands import COMMANDS
+    from artifact_lens.cli.common import load_from_args
+    from artifact_lens.cli.parser import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
@@ -245,7 +245,7 @@ def test_the_conditional_logits_gradient_is_its_losss():
     """`fit_conditional_logit` descends the loss it states: its gradient matches finite differences."""
     from scipy.optimize import check_grad
 
-    from core.models.conditional_logit import choice_probabilities
+    from artifact_lens.models.conditional_logit import choice_probabilities
 
     rng = np.random.default_rng(0)
     k = rng.integers(2, 5, 40)
@@ -267,8 +267,8 @@ def test_the_conditional_logits_gradient_is_its_losss():
 
 
 def test_baselines_find_the_planted_shortcuts_and_no_others():
-    from core.data.demos import make_choices
-    from core.evaluation.choices import choice_baselines
+    from artifact_lens.data.demos import make_choices
+    from artifact_lens.evaluation.choices import choice_baselines
 
     planted = choice_baselines(make_choices(n=900, position_share=0.25, length_share=0.3, seed=1))
     clean = choice_baselines(make_choices(n=900, position_share=0.0, length_share=0.0, seed=1))
@@ -287,7 +287,7 @@ def test_the_options_only_baseline_does_not_see_the_order(rows, data):
     """Permuting every item's options, gold moved with them, leaves the options-only and the full
     input's p(gold) as they were (the model shares its weights across positions); the position-only
     baseline is the one that may move."""
-    from core.evaluation.choices import choice_baselines
+    from artifact_lens.evaluation.choices import choice_baselines
 
     permuted = [(q, [o[j] for j in order], order.index(g)) for (q, o, g), order in
                 ((row, data.draw(st.permutations(range(len(row[1]))))) for row in rows)]
@@ -298,7 +298,7 @@ def test_the_options_only_baseline_does_not_see_the_order(rows, data):
 
 
 def test_pvi_on_items_writes_one_row_per_item_and_refuses_a_partial(items_file, tmp_path, capsys):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     out = tmp_path / "pvi.csv"
     assert main(["-q", "pvi", str(items_file), "--out", str(out), "--folds", "3"]) == 0
@@ -322,7 +322,7 @@ def bbq_frame():
 
 
 def test_the_same_items_in_every_shape_give_the_same_certificate(bbq_frame):
-    from core.certificate.measures import certify
+    from artifact_lens.certificate.measures import certify
 
     rows = bbq_frame.head(300)
     options = rows[["ans0", "ans1", "ans2"]].values.tolist()
@@ -344,10 +344,10 @@ def test_bbq_halves_pass_and_each_planted_cue_fails_by_name_with_its_items(bbq_f
     """Issue 55's gate: random halves of BBQ religion pass; the gold moved first in 20 % more items,
     made the longest in 30 %, or given a phrase in 10 % fails `check`, naming the cue, and
     ``check --rows`` lists the planted items."""
-    from core.certificate.gate import compare
-    from core.certificate.measures import certify
-    from core.certificate.schema import write_certificate
-    from core.cli import main
+    from artifact_lens.certificate.gate import compare
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.certificate.schema import write_certificate
+    from artifact_lens.cli import main
 
     order = np.random.default_rng(3).permutation(len(bbq_frame))
     halves = [bbq_frame.iloc[order[:600]], bbq_frame.iloc[order[600:]]]
@@ -355,7 +355,7 @@ def test_bbq_halves_pass_and_each_planted_cue_fails_by_name_with_its_items(bbq_f
     assert not (found["status"] == "fail").any(), found.loc[found["status"] == "fail", "why"].tolist()
     base = certify(load_dataset(bbq_frame))
     write_certificate(base, tmp_path / "base.json")
-    from core.data.demos import CHOICE_CUES, plant_choice_cue
+    from artifact_lens.data.demos import CHOICE_CUES, plant_choice_cue
 
     for how, share in (("first", 0.2), ("longest", 0.3), ("phrase", 0.1)):
         cue = CHOICE_CUES[how]
@@ -377,8 +377,8 @@ def test_bbq_halves_pass_and_each_planted_cue_fails_by_name_with_its_items(bbq_f
 
 
 def test_a_candidate_without_an_items_measure_or_its_cue_table_fails(bbq_frame):
-    from core.certificate.gate import compare
-    from core.certificate.measures import certify
+    from artifact_lens.certificate.gate import compare
+    from artifact_lens.certificate.measures import certify
 
     base = certify(load_dataset(bbq_frame.head(400)), folds=3)
     for drop in ("mc.gold_position.max_share", "mc.degenerate"):
@@ -393,7 +393,7 @@ def test_the_stem_tells_which_kind_of_item_bbq_is(bbq_path):
     """Issue 55, item 8: without BBQ's tags, the stem's features that tell whether the gold is the
     'unknown' option (the strongest option cue) are the context's length; its carriers are exactly
     the ambiguous contexts."""
-    from core.zstats.choices import items_with_cue, stem_cues
+    from artifact_lens.zstats.choices import items_with_cue, stem_cues
 
     ds = load_dataset(bbq_path)
     found = stem_cues(ds, "[option least like the stem]").table
@@ -405,7 +405,7 @@ def test_the_stem_tells_which_kind_of_item_bbq_is(bbq_path):
 
 
 def test_the_option_cue_plot_draws_each_feature_at_its_chance_and_share():
-    from core.plots.zstats import option_cue_plot
+    from artifact_lens.plots.zstats import option_cue_plot
 
     rows = [(f"q{i}", ["bold yes" if i % 2 == 0 else "plain", "other words", "third one"],
              0 if i % 2 == 0 else 1) for i in range(60)]

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.certificate.ci_reports import ANNOTATIONS_MAX, SUMMARY_MAX, github_annotations, junit_xml, step_summary
+from artifact_lens.certificate.ci_reports import ANNOTATIONS_MAX, SUMMARY_MAX, github_annotations, junit_xml, step_summary
 
 
 def _table(cues: list, warn: bool = False) -> pd.DataFrame:
@@ -75,10 +75,10 @@ def test_the_summary_is_cut_under_a_mebibyte_with_a_line_saying_so():
 def test_check_writes_junit_and_speaks_to_github(tmp_path, monkeypatch, capsys):
     from junitparser import JUnitXml
 
-    from core.certificate.measures import certify
-    from core.certificate.schema import write_certificate
-    from core.cli import main
-    from core.data.demos import make_choices
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.certificate.schema import write_certificate
+    from artifact_lens.cli import main
+    from artifact_lens.data.demos import make_choices
 
     for name, share in (("base", 0.0), ("planted", 0.3)):
         write_certificate(certify(make_choices(n=400, position_share=share, length_share=0.0, seed=1), folds=3),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.cli import main
+from artifact_lens.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +66,7 @@ def test_represent_bad_out_suffix_leaves_nothing(nli_csv, tmp_path, capsys):
 
 def test_every_command_has_help():
     for cmd in ([], ["info"], ["represent"]):
-        proc = subprocess.run([sys.executable, "-m", "core", *cmd, "--help"], cwd=ROOT, capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-m", "artifact_lens", *cmd, "--help"], cwd=ROOT, capture_output=True, text=True)
         assert proc.returncode == 0 and "usage: artifact-lens" in proc.stdout
 
 
@@ -74,7 +74,7 @@ def test_module_entry_point_reports_errors_without_traceback(tmp_path):
     bad = tmp_path / "data.xlsx"
     bad.write_text("x")
     proc = subprocess.run(
-        [sys.executable, "-m", "core", "info", str(bad)], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "artifact_lens", "info", str(bad)], cwd=ROOT, capture_output=True, text=True,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )
     assert proc.returncode == 2
@@ -196,7 +196,7 @@ def test_missing_output_folder(tmp_path, capsys):
 
 
 def test_aflite_quality_order(tmp_path):
-    from core.data.demos import make_nli
+    from artifact_lens.data.demos import make_nli
 
     ds = make_nli(n=400, random_state=0)
     table = ds.table.reset_index()
@@ -237,7 +237,7 @@ def _listing(folder):
 
 
 def test_interrupt_after_the_first_output_writes_nothing(tmp_path, capsys, monkeypatch):
-    import core.cli as cli
+    import artifact_lens.cli as cli
 
     out, rejected = tmp_path / "acc.csv", tmp_path / "rej.csv"
     calls = []
@@ -257,7 +257,7 @@ def test_interrupt_after_the_first_output_writes_nothing(tmp_path, capsys, monke
 
 def test_sigterm_is_handled_like_ctrl_c(tmp_path):
     out = tmp_path / "s.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "core", "aflite", "demo:nli:n=20000", "-r",
+    proc = subprocess.Popen([sys.executable, "-m", "artifact_lens", "aflite", "demo:nli:n=20000", "-r",
                              "tfidf-svd:fields=hypothesis,dim=64", "--m", "64", "--k", "0.002", "--out", str(out)],
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                             env=dict(os.environ, ARTIFACT_LENS_CACHE=str(tmp_path / "cache")))
@@ -274,7 +274,7 @@ def test_a_stop_request_lost_on_the_way_still_writes_nothing(tmp_path):
     signal handler sets) is honoured at commit, the last point before anything is moved into place."""
     import threading
 
-    from core.exports.outputs import Ledger, Outputs
+    from artifact_lens.exports.outputs import Ledger, Outputs
 
     stop = threading.Event()
     outs = Outputs(ledger=Ledger(tmp_path / "cache" / "ledger.json"), stop=stop)
@@ -288,7 +288,7 @@ def test_a_stop_request_lost_on_the_way_still_writes_nothing(tmp_path):
 
 
 def test_a_full_disk_is_one_error_line_and_no_file(tmp_path, capsys, monkeypatch):
-    import core.cli as cli
+    import artifact_lens.cli as cli
 
     def full(frame, path, **kw):
         with open(path, "wb") as fh:

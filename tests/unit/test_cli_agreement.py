@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from core.cli import main
-from core.representations import represent
-from core.results.runs import fit_run
-from core.data.sources import load_dataset
-from core.team.store import TeamStore
+from artifact_lens.cli import main
+from artifact_lens.representations import represent
+from artifact_lens.results.runs import fit_run
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.team.store import TeamStore
 
 krippendorff = pytest.importorskip("krippendorff")
 
@@ -140,7 +140,7 @@ def test_blind_review_counts_every_decision_for_adjudicators_and_refuses_annotat
 def test_the_certificate_carries_the_reviewers_alpha_from_the_store(team, capsys, tmp_path):
     """Issue 34: ``certify --db --workspace --run`` adds reviewers' α (the agreement command's
     number, with its bootstrap spread); half the store options is one clear error."""
-    from core.certificate.schema import read_certificate
+    from artifact_lens.certificate.schema import read_certificate
 
     found = agreement_json(team, capsys)
     out = tmp_path / "cert.json"

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.cli import COMMANDS, build_parser, main
+from artifact_lens.cli import COMMANDS, build_parser, main
 
 EXAMPLES = int(os.environ.get("ARTIFACT_LENS_CAMPAIGN_EXAMPLES", "40"))
 RANDOM = os.environ.get("ARTIFACT_LENS_CAMPAIGN_RANDOM") == "1"
@@ -58,6 +58,8 @@ BASE = {
     "check": ["check", "{cert}", "{cert}"],
     "gate": ["gate", "{data}", "--baseline", "{cert}", "-r", REP, "--partial", REP, "--folds", "2", "--out", "{out:}"],
     "prune": ["--cache-dir", "{cache}", "prune", "--max-mb", "100"],
+    # it serves until stopped: the campaign asks for the command line only (tests/e2e/test_installed_ui.py serves)
+    "ui": ["ui", "--print-command", "--data-dir", "{cache}"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
 }
@@ -70,7 +72,7 @@ def _numeric_flags() -> dict:
     found = {}
     for name, command in sub.choices.items():
         flags = [a.option_strings[-1] for a in command._actions
-                 if a.option_strings and a.type is not None and type(a.type).__module__ == "core.cli.arguments"]
+                 if a.option_strings and a.type is not None and type(a.type).__module__ == "artifact_lens.cli.arguments"]
         if flags:
             found[name] = sorted(flags)
     return found
@@ -140,10 +142,10 @@ def world(tmp_path_factory):
 def _team(base: Path) -> None:
     """A team store beside the files: a workspace with the dataset, a saved run and two reviewers'
     decisions (what ``agreement`` reads); the run's key in teamrun.txt."""
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
-    from core.team.store import TeamStore
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.team.store import TeamStore
 
     owner = "owner@example.org"
     with TeamStore(f"sqlite:///{base}/team.sqlite", files=base / "team-files") as store:
@@ -404,7 +406,7 @@ def test_an_output_changed_while_the_command_runs_is_never_lost(world, command, 
     under a new name the error line gives; a path the user freed is written as asked."""
     from unittest import mock
 
-    from core.exports.outputs import Outputs
+    from artifact_lens.exports.outputs import Outputs
 
     if action == "fill the empty folder" and next(a for a in BASE[command] if a.startswith("{out:")) != "{out:}":
         action = "create a file"   # a file output: an empty folder is refused at the check already

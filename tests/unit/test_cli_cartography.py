@@ -4,10 +4,10 @@ dashboard will call giving the same table."""
 import numpy as np
 import pandas as pd
 
-from core.cli import main
-from core.representations import represent
-from core.data.sources import load_dataset
-from core.dynamics.cartography import dataset_dynamics
+from artifact_lens.cli import main
+from artifact_lens.representations import represent
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.dynamics.cartography import dataset_dynamics
 
 SPEC = "tfidf-svd:fields=hypothesis,dim=16"
 
@@ -59,9 +59,9 @@ def test_in_sample_has_no_label_issues_and_says_why(tmp_path, capsys):
 def test_aflite_joint_marks_and_records_what_it_kept(tmp_path, capsys):
     """`aflite --joint`: the scores CSV's possibly_mislabelled column and the manifest's joint record
     agree, no protected example is removed, and the same run from the workflow has the same key."""
-    from core.dynamics.joint import descriptor
-    from core.results.runs import fit_run
-    from core.dynamics.joint import joint_for
+    from artifact_lens.dynamics.joint import descriptor
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.dynamics.joint import joint_for
 
     out, manifest = tmp_path / "scores.csv", tmp_path / "m.json"
     args = ["--cache-dir", str(tmp_path / "c"), "aflite", "demo:nli:n=600", "-r", SPEC, "--m", "8", "--k", "0.02",

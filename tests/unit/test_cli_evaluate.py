@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.exports import report as evaluation_report
-from core.cli import main
+from artifact_lens.exports import report as evaluation_report
+from artifact_lens.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import main
-from core.representations import represent
-from core.results.runs import fit_run
-from core.data.sources import load_dataset
+from artifact_lens.cli import main
+from artifact_lens.representations import represent
+from artifact_lens.results.runs import fit_run
+from artifact_lens.data.sources import load_dataset
 
 SOURCE = "demo:nli:n=300"
 PARAMS = dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3, model="ridge",
@@ -90,7 +90,7 @@ def test_bad_input_is_one_error_line_and_no_file(saved, tmp_path, capsys, extra,
 
 
 def test_export_with_quality_columns(saved, tmp_path):
-    from core.quality import COMPONENTS, quality_scores
+    from artifact_lens.quality import COMPONENTS, quality_scores
 
     ds, run, folder = saved
     out = tmp_path / "all.csv"
@@ -104,14 +104,14 @@ def test_export_with_quality_columns(saved, tmp_path):
     manifest = json.loads((tmp_path / "all.manifest.json").read_text())
     assert manifest["export"]["quality_columns"]["representation"] == "tfidf-svd:fields=hypothesis,dim=16"
     # one record for both front ends: the Export page writes the same keys, at the tab's knobs
-    from core.quality.pruning import quality_columns_note
+    from artifact_lens.quality.pruning import quality_columns_note
 
     assert manifest["export"]["quality_columns"] == quality_columns_note("tfidf-svd:fields=hypothesis,dim=16")
     assert manifest["export"]["quality_columns"]["weights"]["label_tied"] == 2.0
 
 
 def test_export_drops_one_of_each_group_of_near_duplicates(tmp_path, capsys):
-    from core.text.duplicates import near_duplicate_pairs
+    from artifact_lens.text.duplicates import near_duplicate_pairs
 
     rng = np.random.default_rng(0)
     words = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), 6)) for _ in range(400)]   # no chance overlaps
@@ -139,8 +139,8 @@ def test_a_split_has_one_certificate_whichever_front_end_writes_it(saved, tmp_pa
     """Issue 43's one rule: the datasets folder ``export`` writes carries the certificate the
     dashboard's Certificate panel computes for the same split (`certify_split` on the run's Φ), byte
     for byte; the Φ it records is the run's, not the default."""
-    from core.certificate.schema import certificate_bytes
-    from core.usecases.certificates import certify_split
+    from artifact_lens.certificate.schema import certificate_bytes
+    from artifact_lens.usecases.certificates import certify_split
 
     ds, run, folder = saved
     out = tmp_path / "kept"

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import PhaseLog, main
+from artifact_lens.cli import PhaseLog, main
 
 PHASE = re.compile(r"aflite phase (\d+)/(\d+): \|S\| ([\d,]+) → ([\d,]+) \(removed ([\d,]+)\) in ([\d.]+) s; "
                    r"(ETA (≤ )?(\d+ s|\d+ min \d+ s|\d+ h \d+ min) \((\d+) phases × [\d.]+ s\)|stopped \(.*\))")

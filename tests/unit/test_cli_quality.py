@@ -5,8 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from core.cli import main
-from core.quality import COMPONENTS
+from artifact_lens.cli import main
+from artifact_lens.quality import COMPONENTS
 
 SOURCE = "demo:nli:n=300"
 R = ["-r", "tfidf-svd:fields=hypothesis,dim=8"]
@@ -15,7 +15,7 @@ GOOD = {"premise": "A woman walks a dog in the park.", "hypothesis": "Nobody is 
 
 @pytest.fixture
 def nli_files(tmp_path):
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     table = load_dataset(SOURCE).table.reset_index()[["id", "premise", "hypothesis", "label"]]
     table.to_csv(tmp_path / "train.csv", index=False)

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.cli import main
-from core.base.settings import VARIABLES, printable
+from artifact_lens.cli import main
+from artifact_lens.base.settings import VARIABLES, printable
 
 SECRET = "S3cr"
 QUICK = settings(max_examples=40, deadline=None, derandomize=True, database=None,
@@ -83,8 +83,8 @@ def test_every_hostile_database_url_is_one_clear_line_without_its_password(tmp_p
     assert code == 2
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name in before} == contents   # nothing touched
     # the same through the store itself, and as the app's server would read it
-    from core.base.errors import InputError
-    from core.team.store import TeamStore
+    from artifact_lens.base.errors import InputError
+    from artifact_lens.team.store import TeamStore
 
     if kind != "not a database" and not url.startswith("sqlite"):
         with pytest.raises(InputError) as caught:
@@ -107,7 +107,7 @@ def test_no_password_survives_printable(password, user, rest, scheme):
 def test_a_server_that_accepts_and_never_answers_is_not_waited_on():
     """A Dask address that accepts connections and never answers is named, not waited on for
     minutes (the probe waits for the scheduler's handshake, ``timeout`` seconds at most)."""
-    from core.aflite.distributed import ClusterError, connect
+    from artifact_lens.aflite.distributed import ClusterError, connect
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -179,7 +179,7 @@ def test_cache_dir_leaves_the_environment_as_it_was(tmp_path, monkeypatch, capsy
     """Issue 33 (side channels): --cache-dir points the cache at its folder for the command only; a
     caller of `core.cli.main` (a notebook, a test, a server) finds its environment unchanged,
     whether the command succeeded or failed."""
-    from core.cli import main
+    from artifact_lens.cli import main
 
     if before is None:
         monkeypatch.delenv("ARTIFACT_LENS_CACHE", raising=False)
@@ -196,9 +196,9 @@ def test_the_apps_owner_flag_is_checked_and_handed_to_the_sign_in(address):
     """``streamlit run app.py -- --owner EMAIL`` reaches the sign-in through app.py, never through a
     read of ``sys.argv``: an address is kept (lower case), anything else is one configuration error
     naming ``--owner``, and without the flag the setting decides."""
-    from core.base.settings import settings as current
-    from dashboard.process import arguments as identity
-    from dashboard.services import navigation, team
+    from artifact_lens.base.settings import settings as current
+    from artifact_lens.dashboard.process import arguments as identity
+    from artifact_lens.dashboard.services import navigation, team
 
     try:
         problem = navigation.configuration_error(["--owner", address])

@@ -5,7 +5,7 @@ matrices, chunk size and K, and never gives a row itself as its neighbour when t
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from core.representations.neighbours import cosine_neighbours, max_cosine, normalise_rows
+from artifact_lens.representations.neighbours import cosine_neighbours, max_cosine, normalise_rows
 
 
 @settings(max_examples=60, deadline=None)

@@ -10,10 +10,10 @@ import mlcroissant as mlc
 import pandas as pd
 import pytest
 
-from core.cli import main
-from core.data.sources import load_dataset
-from core.representations import represent
-from core.results.runs import fit_run
+from artifact_lens.cli import main
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.representations import represent
+from artifact_lens.results.runs import fit_run
 
 SNLI_ROWS = 1200
 

@@ -6,7 +6,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.certificate.cues import cue_changes
+from artifact_lens.certificate.cues import cue_changes
 
 LABELS = ["a", "b", "c"]
 

@@ -6,7 +6,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.exports.card import NO_INFORMATION, dataset_card
+from artifact_lens.exports.card import NO_INFORMATION, dataset_card
 
 
 def _measure(value, stderr):
@@ -29,8 +29,8 @@ def test_the_cards_certificate_table_reads_like_a_persons_numbers(value, stderr)
 
 
 def test_pvi_prints_its_summary_without_out(tmp_path, capsys):
-    from core.cli import main
-    from core.data.demos import make_nli
+    from artifact_lens.cli import main
+    from artifact_lens.data.demos import make_nli
 
     make_nli(n=120, random_state=0).table.reset_index().to_csv(tmp_path / "d.csv", index=False)
     assert main(["pvi", str(tmp_path / "d.csv"), "--folds", "2", "--quiet"]) == 0
@@ -48,8 +48,8 @@ def test_label_messages_say_what_a_person_sees(cells):
     import numpy as np
     import pandas as pd
 
-    from core.base.errors import InputError
-    from core.data.sources import load_dataset
+    from artifact_lens.base.errors import InputError
+    from artifact_lens.data.sources import load_dataset
 
     frame = pd.DataFrame({"hypothesis": [f"h{i}" for i in range(len(cells) + 2)],
                           "label": list(cells) + ["a", "b"]})

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.results.runs import CorruptRun, Run, fit_run
+from artifact_lens.results.runs import CorruptRun, Run, fit_run
 
 QUICK = settings(max_examples=80, deadline=None, derandomize=True, database=None,
                  suppress_health_check=list(HealthCheck))
@@ -22,8 +22,8 @@ HOSTILE = [None, [], [1, 2], {}, {"a": 1}, "", "x", 0, -1, 1.5, 1e300, -1e300, f
 
 @pytest.fixture(scope="module")
 def good(tmp_path_factory):
-    from core.representations import represent
-    from core.data.sources import load_dataset
+    from artifact_lens.representations import represent
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=120")
     run = fit_run(ds, represent(ds, "tfidf-svd:fields=hypothesis,dim=4"), dict(n_partitions=4, slice_size=0.1,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st_
 from streamlit.testing.v1 import AppTest
 
-from dashboard.state import url
+from artifact_lens.dashboard.state import url
 
 
 def _ids_round_trip():
@@ -16,7 +16,7 @@ def _ids_round_trip():
 
     import streamlit as st
 
-    from dashboard.state import url as _url
+    from artifact_lens.dashboard.state import url as _url
 
     ids = _json.loads(st.session_state["given"])
     _url.keep_ids("sel", ids)
@@ -51,7 +51,7 @@ def test_a_selection_too_long_for_a_url_is_kept_out_of_it():
 def _restore_colouring():
     import streamlit as st
 
-    from dashboard.state import url as _url
+    from artifact_lens.dashboard.state import url as _url
 
     _url.restore("colour", ["label", "retained"])
     st.selectbox("Colour by", ["label", "retained"], key="colour")
@@ -93,7 +93,7 @@ def test_n_in_the_url_is_short_and_means_the_same(target):
 def _two_sliders():
     import streamlit as st
 
-    from dashboard.state.browser import session
+    from artifact_lens.dashboard.state.browser import session
 
     sess = session()
     sess.tau = st.slider("τ", 0.0, 1.0, float(sess.tau), 0.01, key=sess.knob_key("w_tau"))

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.base.errors import InputError
-from core.data.file_tables import read_file
+from artifact_lens.base.errors import InputError
+from artifact_lens.data.file_tables import read_file
 
 _tokens = ["a", "b", " ", '"', "\t", "\n", "\r\n", ",", "é"]
 #: texts as people write them (a line break is "\n" or "\r\n"); a lone "\r" is tried apart below

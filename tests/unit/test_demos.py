@@ -7,8 +7,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
 
-from core.data.demos import NLI_ARTIFACTS, make_circles, make_digits, make_nli
-from core.base.errors import InputError
+from artifact_lens.data.demos import NLI_ARTIFACTS, make_circles, make_digits, make_nli
+from artifact_lens.base.errors import InputError
 
 
 # ------------------------------------------------------------------ circles

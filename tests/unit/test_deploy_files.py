@@ -150,7 +150,7 @@ def _copies():
 
 
 def test_the_base_image_is_python_311_slim():
-    assert _all("FROM") == ["python:3.11-slim"]
+    assert _all("FROM") == ["python:3.11-slim AS wheel", "python:3.11-slim"]
 
 
 def test_the_server_runs_as_a_non_root_user_set_before_it_starts():
@@ -209,9 +209,9 @@ def test_the_image_serves_the_app_on_every_interface_on_8501():
     assert _all("EXPOSE") == ["8501"]
     assert _all("STOPSIGNAL") == ["SIGTERM"]
     cmd = _exec_form(_all("CMD")[-1])
-    assert cmd[:3] == ["streamlit", "run", "app.py"]
-    flags = dict(zip(cmd[3::2], cmd[4::2]))
-    assert flags.get("--server.address") == "0.0.0.0" and flags.get("--server.port") == "8501"
+    assert cmd[:2] == ["artifact-lens", "ui"] and "--headless" in cmd
+    flags = dict(zip(cmd[2::2], cmd[3::2])) | dict(zip(cmd[3::2], cmd[4::2]))
+    assert flags.get("--address") == "0.0.0.0" and flags.get("--port") == "8501"
     entry = _exec_form(_all("ENTRYPOINT")[-1])
     assert entry[-1] == "/app/deploy/preflight.py"
 
@@ -228,8 +228,8 @@ def test_the_hosting_config_becomes_the_apps_streamlit_config():
     assert workdir == "/app"
 
 
-def test_the_package_is_installed_with_the_postgres_extra():
-    assert any(re.search(r"pip install [^&]*\.\[postgres\]", args) for args in _all("RUN"))
+def test_the_wheel_is_installed_with_the_ui_and_postgres_extras():
+    assert any(re.search(r"pip install [^&]*artifact_lens-\*\.whl\)\[ui,postgres\]", args) for args in _all("RUN"))
 
 
 def _dockerignore():
@@ -295,25 +295,22 @@ def test_local_secrets_and_state_never_reach_the_build_context():
 
 
 def test_the_image_holds_every_installed_package_and_the_app():
-    """Drift check: a package added to pyproject.toml, or a folder the app loads, must be copied."""
+    """Drift check: every folder pyproject.toml installs (the library, the dashboard, its pages and
+    assets) is copied into the wheel's stage before the wheel is built, and the served stage gets
+    the wheel alone: no source, so the image runs what pip installs."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    copied = {src.rstrip("/") for sources, _ in _copies() for src in sources}
     setup = project["tool"]["setuptools"]
-    folders = {setup["package-dir"].get(p.split(".")[0], p.split(".")[0]) for p in setup["packages"]}
-    for folder in folders:
-        assert folder in copied, f"the package folder {folder} is installed but not copied"
-    # the dashboard imports core/ and dashboard/ from the app's folder (the wheel holds the library only)
-    assert {"app.py", "pages", "core", "dashboard", "pyproject.toml", "README.md"} <= copied
-    app = (ROOT / "app.py").read_text()
-    for ref in re.findall(r"[\"']((?:assets|pages)/[^\"']+)[\"']", app):
-        assert ref.split("/")[0] in copied and (ROOT / ref).exists(), ref
-    # the package is installed after its sources are copied
-    words = [(w, a) for w, a in _instructions() if w in ("COPY", "RUN")]
-    install = next(i for i, (w, a) in enumerate(words) if w == "RUN" and "pip install" in a)
-    before = {s.rstrip("/") for w, a in words[:install] if w == "COPY" for s in shlex.split(a)[:-1]}
-    for folder in folders:
-        assert folder in before, f"{folder} is copied after pip install"
-    assert {"pyproject.toml", "README.md"} <= before
+    folders = set(setup["package-dir"].values())
+    words = [(w, a) for w, a in _instructions() if w in ("FROM", "COPY", "RUN")]
+    served = max(i for i, (w, _) in enumerate(words) if w == "FROM")
+    build = next(i for i, (w, a) in enumerate(words) if w == "RUN" and "pip wheel" in a)
+    assert build < served
+    before = {s.rstrip("/") for w, a in words[:build] if w == "COPY" for s in shlex.split(a)[:-1]}
+    assert folders | {"pyproject.toml", "README.md"} <= before, folders - before
+    copied_after = {s.rstrip("/") for w, a in words[served:] if w == "COPY" and "--from" not in a
+                    for s in shlex.split(a)[:-1]}
+    assert copied_after == {"deploy/config.toml", "deploy/preflight.py"}, copied_after
+    assert any(w == "COPY" and a.startswith("--from=wheel") for w, a in words[served:])
 
 
 def test_the_state_folder_is_a_volume_owned_by_the_server_user():
@@ -468,6 +465,21 @@ def test_the_image_starts_with_sign_in_configured(tmp_path):
     assert out.stdout.strip() == "started run app.py" and out.stderr == ""
 
 
+def test_the_images_command_is_checked_and_its_secrets_file_read(tmp_path):
+    """``artifact-lens ui`` (the image's CMD) is checked like ``streamlit run``; with ``--secrets FILE``
+    that file is the one read."""
+    cmd = ("artifact-lens", "ui", "--headless")
+    (tmp_path / "bin").mkdir()
+    stub = tmp_path / "bin" / "artifact-lens"
+    stub.write_text("#!/bin/sh\necho started \"$@\"\n")
+    stub.chmod(0o755)
+    out = _preflight(tmp_path, None, argv=cmd)
+    assert out.returncode == 2 and "no [auth] section" in out.stderr and "started" not in out.stdout
+    (tmp_path / "s.toml").write_text(FILLED)
+    out = _preflight(tmp_path, None, {"ARTIFACT_LENS_OWNER": "you@example.org"}, argv=(*cmd, "--secrets", str(tmp_path / "s.toml")))
+    assert out.returncode == 0 and out.stdout.startswith("started ui --headless --secrets"), out.stderr
+
+
 def test_single_user_is_an_explicit_choice_and_other_commands_run_unchecked(tmp_path):
     out = _preflight(tmp_path, None, {"ARTIFACT_LENS_ALLOW_SINGLE_USER": "1"})
     assert out.returncode == 0 and "started" in out.stdout
@@ -482,7 +494,7 @@ def test_the_hosting_docs_document_every_setting_and_role():
                  "ARTIFACT_LENS_CACHE", "ARTIFACT_LENS_CACHE_MB", "ARTIFACT_LENS_MAP", "HF_HUB_OFFLINE",
                  "team-files", "/_stcore/health", "pg_dump", "pg_restore", ".backup", "oauth2callback"):
         assert name in section, name
-    from core.team.store import ROLES
+    from artifact_lens.team.store import ROLES
     for role in ROLES:
         assert f"| {role} |" in section, role
     # every environment variable the code reads is in the settings table
@@ -497,7 +509,7 @@ def test_the_hosting_docs_document_every_setting_and_role():
 def test_the_hosting_docs_promise_the_stop_time_the_settings_hold(monkeypatch):
     """The docs' "Stopping" paragraph names the backstop the code arms (issue 53, item 14: it promised
     5 s while the timer's default was 8 s), and no shorter bound."""
-    from core.base.settings import settings
+    from artifact_lens.base.settings import settings
 
     monkeypatch.delenv("ARTIFACT_LENS_STOP_DEADLINE", raising=False)
     default = settings().stop_deadline

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from core.cli import _subparsers, device_note, main
+from artifact_lens.cli import _subparsers, device_note, main
 
 
 @pytest.mark.parametrize("command", sorted(_subparsers()))
@@ -27,7 +27,7 @@ def test_every_command_uses_the_asked_device_or_says_it_does_not(command, monkey
 def test_pvi_with_a_device_asked_says_it_ran_on_the_cpu(tmp_path, monkeypatch, capsys):
     import pandas as pd
 
-    from core.data.demos import make_nli
+    from artifact_lens.data.demos import make_nli
 
     make_nli(n=120, random_state=0).table.reset_index().to_csv(tmp_path / "d.csv", index=False)
     monkeypatch.setenv("ARTIFACT_LENS_DEVICE", "cuda")

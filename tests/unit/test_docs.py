@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from imports import installed_name
+
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a path in backticks under the product's folders: a file, a folder, or a file with what follows it
@@ -29,13 +31,14 @@ DOTTED = re.compile(r"`((?:core|dashboard)(?:\.\w+)+)(?:\(|`)")
 
 
 def _resolves(name: str) -> bool:
-    """Whether ``core.x.y`` / ``dashboard.x.y`` names a module, or an attribute chain of one."""
+    """Whether ``core.x.y`` / ``dashboard.x.y`` (a module named by its folder) names a module, or an
+    attribute chain of one, imported by its installed name."""
     import importlib
 
     parts = name.split(".")
     for cut in range(len(parts), 0, -1):
         try:
-            found = importlib.import_module(".".join(parts[:cut]))
+            found = importlib.import_module(installed_name(".".join(parts[:cut])))
         except ImportError:
             continue
         for attr in parts[cut:]:
@@ -81,8 +84,8 @@ def test_every_page_has_a_section_and_a_current_screenshot_in_the_user_guide():
 
 
 def test_the_cli_reference_is_rendered_from_the_parser_and_names_every_command_and_flag():
-    from core.cli import COMMANDS, build_parser
-    from core.cli.reference import BEGIN, END, reference_markdown
+    from artifact_lens.cli import COMMANDS, build_parser
+    from artifact_lens.cli.reference import BEGIN, END, reference_markdown
 
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     assert text.split(BEGIN)[1].split(END)[0].strip() == reference_markdown().strip(), \
@@ -97,7 +100,7 @@ def test_the_cli_reference_is_rendered_from_the_parser_and_names_every_command_a
 
 
 def test_every_setting_is_in_the_hosting_docs_table():
-    from core.base.settings import VARIABLES
+    from artifact_lens.base.settings import VARIABLES
 
     table = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"\| `(ARTIFACT_LENS_[A-Z_]+)`", table))

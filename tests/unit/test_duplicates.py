@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.text.duplicates import THRESHOLD, DuplicateIndex
+from artifact_lens.text.duplicates import THRESHOLD, DuplicateIndex
 
 ROWS = pd.DataFrame({
     "premise": ["A man plays a guitar on a stage.", "A man plays a guitar on a stage.", "A cat waits for a mouse .",
@@ -78,7 +78,7 @@ def test_dataset_wide_pairs_are_exact_and_find_every_close_pair(data):
 
 
 def test_dropping_one_of_each_keeps_the_first_of_every_group_and_leaves_no_pair():
-    from core.text.duplicates import drop_one_of_each
+    from artifact_lens.text.duplicates import drop_one_of_each
 
     table = pd.DataFrame({"t": ["A man plays a red guitar in the park.", "A man plays a red guitar in a park.",
                                 "Two dogs swim in a cold lake.", "A man plays a red guitar in the park!",
@@ -107,7 +107,7 @@ def test_a_one_word_edit_of_a_short_hypothesis_is_found_and_a_minimal_pair_is_no
     """Issue 35, item 7: one word dropped, inserted or replaced (the longest word too) in a short
     hypothesis, the premise and label kept, is a near-duplicate; the same edit with another label
     (a minimal pair, as SNLI's own) is not called one by the word rule; two words changed are not."""
-    from core.text.duplicates import DuplicateIndex, _word_edits
+    from artifact_lens.text.duplicates import DuplicateIndex, _word_edits
 
     premise = " ".join(_sentence(data.draw, 8))
     words = _sentence(data.draw, n)
@@ -143,7 +143,7 @@ def test_a_one_word_edit_of_a_short_hypothesis_is_found_and_a_minimal_pair_is_no
 @given(a=st.lists(st.sampled_from("abcd"), max_size=6), b=st.lists(st.sampled_from("abcd"), max_size=6))
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 def test_word_edits_is_levenshtein_over_words_capped_at_two(a, b):
-    from core.text.duplicates import _word_edits
+    from artifact_lens.text.duplicates import _word_edits
 
     d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(len(a) + 1):
@@ -161,7 +161,7 @@ def test_the_lsh_buckets_pair_exactly_the_rows_that_share_a_band(data):
     pair with nothing."""
     import numpy as np
 
-    from core.text import duplicates
+    from artifact_lens.text import duplicates
 
     n = data.draw(st.integers(0, 260))
     width = data.draw(st.integers(1, 3))

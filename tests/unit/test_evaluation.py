@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from core.aflite import AFLite, random_subset
-from core.data.demos import make_circles
-from core.base.errors import InputError
-from core.evaluation import knn_distances, subset_accuracy
+from artifact_lens.aflite import AFLite, random_subset
+from artifact_lens.data.demos import make_circles
+from artifact_lens.base.errors import InputError
+from artifact_lens.evaluation import knn_distances, subset_accuracy
 
 
 def test_filtered_subset_is_harder_than_a_random_one_of_equal_size():

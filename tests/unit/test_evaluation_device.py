@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import core.evaluation.models as models
-from core.evaluation import EvaluationOptions, evaluate
-from core.evaluation.models import Fit, FitMemo, fit_many, fit_predict
+import artifact_lens.evaluation.models as models
+from artifact_lens.evaluation import EvaluationOptions, evaluate
+from artifact_lens.evaluation.models import Fit, FitMemo, fit_many, fit_predict
 
 DEVICES = ("array-api-strict",) + (("torch",) if importlib.util.find_spec("torch") is not None else ())
 
@@ -64,8 +64,8 @@ def test_other_families_and_other_settings_stay_on_the_cpu_and_fits_are_remember
 
 
 def test_an_evaluation_on_a_device_records_it_and_agrees_with_the_cpus(tmp_path, monkeypatch):
-    from core.data.sources import load_dataset
-    from core.representations import represent
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.representations import represent
 
     monkeypatch.setattr(models, "FITS", None)
     ds = load_dataset("demo:nli:n=400")
@@ -82,7 +82,7 @@ def test_an_evaluation_on_a_device_records_it_and_agrees_with_the_cpus(tmp_path,
     assert (a.loc[knn, "accuracy"] == b.loc[knn, "accuracy"]).all()
     assert np.allclose(a.loc[~knn, "accuracy"], b.loc[~knn, "accuracy"], atol=0.02)
     assert np.allclose(cpu.tables["coarse"]["accuracy"], dev.tables["coarse"]["accuracy"], atol=0.02)
-    from dashboard.services.evaluation import where_trained   # the Evaluate page's line
+    from artifact_lens.dashboard.services.evaluation import where_trained   # the Evaluate page's line
 
     assert where_trained(cpu) is None and "trained on array-api-strict" in where_trained(dev)
 
@@ -92,8 +92,8 @@ def test_every_device_flag_of_the_cli_is_the_one_device_type():
     command's flag refuses an unknown device the same way the day it is written."""
     import argparse
 
-    from core.cli.arguments import Device
-    from core.cli.parser import build_parser
+    from artifact_lens.cli.arguments import Device
+    from artifact_lens.cli.parser import build_parser
 
     found = []
     parser = build_parser()

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import core.evaluation.models as models
-from core.evaluation import EvaluationOptions, evaluate
-from core.evaluation.models import Fit, FitMemo, fit_many
-from core.base.cores import usable_cores
-from core.base.jobs import JobRunner
+import artifact_lens.evaluation.models as models
+from artifact_lens.evaluation import EvaluationOptions, evaluate
+from artifact_lens.evaluation.models import Fit, FitMemo, fit_many
+from artifact_lens.base.cores import usable_cores
+from artifact_lens.base.jobs import JobRunner
 from jobkeys import job_key
 
 
@@ -73,9 +73,9 @@ def test_the_memo_keeps_to_its_bound():
 
 
 def test_a_second_evaluation_of_the_run_reuses_the_fits_that_do_not_depend_on_tau_and_n(tmp_path, monkeypatch):
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=450")
     rep = represent(ds, "tfidf-svd:fields=premise+hypothesis,dim=16", cache_dir=tmp_path)
@@ -132,7 +132,7 @@ def test_a_job_on_its_share_takes_the_cores_a_job_beside_it_gives_back(monkeypat
     """Issue 53, item 13: an evaluation that started beside a certificate ran on one thread to its
     end, long after the certificate had finished (57 s beside it, against 40 s alone). On `SHARE`
     it reads its share again before each fit."""
-    import core.base.cores as cores
+    import artifact_lens.base.cores as cores
     from scale import patience
 
     monkeypatch.setattr(cores, "usable_cores", lambda: 2)
@@ -178,7 +178,7 @@ def test_a_job_on_its_share_takes_the_cores_a_job_beside_it_gives_back(monkeypat
 
 @pytest.mark.parametrize("n_jobs", [1, 3])
 def test_cancelling_stops_the_fits_not_yet_started(n_jobs):
-    from core.base.errors import Cancelled
+    from artifact_lens.base.errors import Cancelled
 
     X, y = _data(1)
     cancel, done = threading.Event(), []
@@ -198,7 +198,7 @@ def test_overlapping_blocks_keep_blas_on_one_thread_until_the_last_leaves():
     (a fit's result depends on BLAS's thread count)."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from core.base.cores import one_blas_thread
+    from artifact_lens.base.cores import one_blas_thread
 
     def blas_threads():
         return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}

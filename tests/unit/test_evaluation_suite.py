@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.aflite import AFLite
-from core.data.demos import make_circles
-from core.base.errors import InputError
-from core.evaluation import (Evaluation, EvaluationOptions, EvaluationStore, coarse_action, coarse_stop,
+from artifact_lens.aflite import AFLite
+from artifact_lens.data.demos import make_circles
+from artifact_lens.base.errors import InputError
+from artifact_lens.evaluation import (Evaluation, EvaluationOptions, EvaluationStore, coarse_action, coarse_stop,
                              difficulty_check, evaluate, evaluation_sets, family_table, heldout_split,
                              knn_distances, subset_accuracy, synthetic_report, training_sets)
 
@@ -172,10 +172,10 @@ def test_synthetic_report_finds_the_planted_bias():
 
 
 def test_evaluate_round_trips_through_the_store_and_draws_every_figure(tmp_path):
-    from core.evaluation.plots import figures
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
+    from artifact_lens.evaluation.plots import figures
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=450")
     rep = represent(ds, "tfidf-svd:fields=premise+hypothesis,dim=16", cache_dir=tmp_path)
@@ -244,7 +244,7 @@ def _evaluation(families, partial=None, majority=0.34):
 
 
 def test_the_verdict_says_in_words_what_the_numbers_show():
-    from core.evaluation.verdict import verdict
+    from artifact_lens.evaluation.verdict import verdict
 
     harder = verdict(_evaluation({"logistic": (0.50, 0.37), "knn": (0.48, 0.35)}, partial=(0.62, 0.40)))
     assert harder.startswith("The filtered split is harder: models trained on the full training set (2 families, "
@@ -261,7 +261,7 @@ def test_the_verdict_says_in_words_what_the_numbers_show():
 
 
 def test_the_report_has_the_verdict_no_row_numbers_one_header_row_and_the_datasets_name(tmp_path):
-    from core.exports.report import html_report, report_name
+    from artifact_lens.exports.report import html_report, report_name
 
     ev = _evaluation({"logistic": (0.50, 0.37)})
     ev.context.update(dataset="/srv/artifact-lens/cache/uploads/ab12cd.csv", tau=0.75, n=2952)
@@ -281,8 +281,8 @@ def test_the_report_has_the_verdict_no_row_numbers_one_header_row_and_the_datase
 def test_the_report_carries_the_certificates_comparison_escaped():
     """Issue 34: with the gate's comparison of the dataset's and the split's certificates, the
     report says which measures got worse and shows the table; measure names are text, never HTML."""
-    from core.certificate.gate import verdict
-    from core.exports.report import html_report
+    from artifact_lens.certificate.gate import verdict
+    from artifact_lens.exports.report import html_report
 
     ev = _evaluation({"logistic": (0.50, 0.37)})
     table = pd.DataFrame({"measure": ["zstats.z_max[<b>x</b>]", "partial_input.accuracy"], "before": [9.0, 0.6],
@@ -299,14 +299,14 @@ def test_the_report_carries_the_certificates_comparison_escaped():
 def test_a_partial_input_equivalent_to_phi_is_not_trained_twice(tmp_path, monkeypatch):
     """A hypothesis-only Φ (another dimension) against the default hypothesis-only partial input:
     the families table is the partial-input table, said in a note, not a second training."""
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=450")
     rep = represent(ds, "tfidf-svd:fields=hypothesis,dim=16", cache_dir=tmp_path)
     run = fit_run(ds, rep, dict(n_partitions=8, slice_size=0.05, tau=0.0, target_size=0.5, random_state=0))
-    import core.representations
+    import artifact_lens.representations
 
     def no_second_phi(*args, **kwargs):
         raise AssertionError(f"a second Φ was built: {args[1:]}")
@@ -323,7 +323,7 @@ def test_an_evaluation_cut_short_by_a_stop_is_told_apart_from_one_running_elsewh
     import subprocess
     import sys
 
-    import core.evaluation.suite as suite
+    import artifact_lens.evaluation.suite as suite
 
     store = EvaluationStore(tmp_path / "evaluations")
     opts = {"families": ["logistic"]}

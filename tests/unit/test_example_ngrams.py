@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings, strategies as st
 
-from core.text.features import FeatureOptions, build_features, example_ngrams
-from core.text.tokens import tokenize
+from artifact_lens.text.features import FeatureOptions, build_features, example_ngrams
+from artifact_lens.text.tokens import tokenize
 
 WORDS = st.sampled_from(["a", "man", "isn't", "SLEEPING", "sleeping", ".", "Ça", "va", "—", "42", "x-y", ""])
 

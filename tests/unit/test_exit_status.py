@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from core.cli import GATE_FAILED, INTERNAL_ERROR, PASSED, REFUSED, main
-from core.cli.commands import COMMANDS
-from core.cli.parser import build_parser
+from artifact_lens.cli import GATE_FAILED, INTERNAL_ERROR, PASSED, REFUSED, main
+from artifact_lens.cli.commands import COMMANDS
+from artifact_lens.cli.parser import build_parser
 
 
 def _argv(name: str, dataset: str, tmp_path) -> list:
@@ -46,7 +46,7 @@ def test_an_internal_error_exits_3_never_0_or_1(name, tmp_path, capsys, monkeypa
     def broken(args):
         raise ZeroDivisionError("a bug")
 
-    import core.cli.parser as parser_module
+    import artifact_lens.cli.parser as parser_module
 
     real = parser_module.build_parser
 
@@ -56,7 +56,7 @@ def test_an_internal_error_exits_3_never_0_or_1(name, tmp_path, capsys, monkeypa
         sub.set_defaults(func=broken)
         return parser
 
-    monkeypatch.setattr("core.cli.build_parser", with_a_bug)
+    monkeypatch.setattr("artifact_lens.cli.build_parser", with_a_bug)
     found = main(_argv(name, "demo:nli:n=60", tmp_path))
     assert found == INTERNAL_ERROR and found not in (PASSED, GATE_FAILED), name
     err = capsys.readouterr().err
@@ -64,9 +64,9 @@ def test_an_internal_error_exits_3_never_0_or_1(name, tmp_path, capsys, monkeypa
 
 
 def _certificates(tmp_path):
-    from core.certificate.measures import certify
-    from core.certificate.schema import write_certificate
-    from core.data.demos import make_choices
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.certificate.schema import write_certificate
+    from artifact_lens.data.demos import make_choices
 
     base = certify(make_choices(n=400, position_share=0.0, length_share=0.0, seed=1))
     planted = certify(make_choices(n=400, position_share=0.3, length_share=0.0, seed=1))
@@ -94,7 +94,7 @@ def test_check_exits_0_on_a_pass_1_on_a_failed_gate_and_on_a_warning_when_asked(
 def test_gate_certifies_and_checks_in_one_command_with_its_reports(tmp_path, capsys):
     """``gate`` (what the action runs): 0 with the reports on a clean change, 1 on a planted cue,
     and without --out it keeps nothing."""
-    from core.data.demos import make_choices
+    from artifact_lens.data.demos import make_choices
 
     base, _ = _certificates(tmp_path)
     for name, share in (("clean", 0.0), ("planted", 0.3)):

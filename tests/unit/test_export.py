@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.exports import manifest as manifests, writers as export
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.aflite import Trajectory
-from core.results.runs import Run
+from artifact_lens.exports import manifest as manifests, writers as export
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.base.errors import InputError
+from artifact_lens.aflite import Trajectory
+from artifact_lens.results.runs import Run
 
 
 @pytest.fixture
@@ -245,7 +245,7 @@ def test_datasets_zip_streamed_keeps_float32_vectors(wide, tmp_path):
 def test_cancel_between_chunks_stops_the_write(wide, tmp_path):
     import threading
 
-    from core.base.errors import Cancelled
+    from artifact_lens.base.errors import Cancelled
 
     ds, _ = wide
     cancel = threading.Event()
@@ -282,9 +282,9 @@ def test_manifest_names_the_dataset_not_a_server_path(dataset, run):
 
 
 def test_add_quality_columns_matches_by_id_and_refuses_clashes():
-    from core.exports.writers import add_quality_columns
-    from core.quality.scoring import quality_columns
-    from core.quality import COMPONENTS
+    from artifact_lens.exports.writers import add_quality_columns
+    from artifact_lens.quality.scoring import quality_columns
+    from artifact_lens.quality import COMPONENTS
 
     frame = pd.DataFrame({"id": ["b", "a", "z"], "text": ["x", "y", "w"]})
     quality = pd.DataFrame({c: [0.1, 0.9] for c in COMPONENTS}, index=pd.Index(["a", "b"], name="id"))
@@ -302,8 +302,8 @@ def test_add_quality_columns_matches_by_id_and_refuses_clashes():
 @pytest.mark.parametrize("source, has_arrays", [("demo:nli:n=300", False), ("demo:circles:n=300", True),
                                                 ("demo:digits", True)])
 def test_the_manifest_says_embeddings_are_included_only_when_they_are(source, has_arrays):
-    from core.exports.manifest import manifest_for
-    from core.data.sources import load_dataset
+    from artifact_lens.exports.manifest import manifest_for
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset(source)
     for asked in (True, False):
@@ -316,10 +316,10 @@ def test_an_export_manifest_names_no_server_path(tmp_path):
     and the file's name, size and time, but no path into the server's cache (issue 21)."""
     import numpy as np
 
-    from core.exports.manifest import manifest_for
-    from core.representations import represent
-    from core.results.runs import fit_run
-    from core.data.sources import load_dataset
+    from artifact_lens.exports.manifest import manifest_for
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=300")
     vectors = tmp_path / "server-side" / "emb.npy"

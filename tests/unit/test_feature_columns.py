@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.base.errors import InputError
-from core.data.sources import load_dataset
-from core.text.features import feature_matrix
+from artifact_lens.base.errors import InputError
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.text.features import feature_matrix
 
 CELLS = st.one_of(st.booleans(), st.integers(-3, 3), st.sampled_from([0.5, 1.0, float("nan")]), st.none(),
                   st.sampled_from(["a", "b", "1", "True", ""]),
@@ -76,7 +76,7 @@ def test_the_fingerprint_changes_with_any_feature_cell_and_only_with_the_data(ce
 def test_cue_transfer_measures_a_metadata_cue_on_the_evaluation_split(tmp_path, capsys):
     """The sweep's case: ``transfer --feature source`` reported ``n_eval = 0`` where the cue held
     for every row of the evaluation split."""
-    from core.cli import main
+    from artifact_lens.cli import main
 
     rng = np.random.default_rng(1)
     words = "the a man dog cat runs sleeps park beach red blue green big small".split()

@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.base.errors import InputError
-from core.text.features import FeatureOptions, build_features, cross_fitted_nb
-from core.text.tokens import keep_columns, tokenize, tokenize_many
+from artifact_lens.base.errors import InputError
+from artifact_lens.text.features import FeatureOptions, build_features, cross_fitted_nb
+from artifact_lens.text.tokens import keep_columns, tokenize, tokenize_many
 
 
 def test_tokenize_lowercases_strips_punctuation_and_splits_on_whitespace():

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.base.errors import InputError
-from core.certificate.cues import cue_changes
-from core.certificate.gate import CUES, compare
-from core.certificate.registry import MEASURES
-from core.certificate.schema import FORMAT, validate, write_certificate
+from artifact_lens.base.errors import InputError
+from artifact_lens.certificate.cues import cue_changes
+from artifact_lens.certificate.gate import CUES, compare
+from artifact_lens.certificate.registry import MEASURES
+from artifact_lens.certificate.schema import FORMAT, validate, write_certificate
 
 LABELS = {"contradiction": 1000, "entailment": 1000, "neutral": 1000}
 
@@ -97,7 +97,7 @@ def test_a_candidate_that_leaves_a_gated_measure_or_the_cues_out_fails_by_name(o
 
 
 def _check(tmp_path, rules_text, suffix, before=BEFORE, after=AFTER):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     write_certificate(before, tmp_path / "before.json")
     write_certificate(after, tmp_path / "after.json")
@@ -164,7 +164,7 @@ def test_what_the_docs_say_of_each_measure_is_what_the_gate_does():
 
 
 def test_no_command_help_shows_a_doubled_percent_sign():
-    from core.cli.parser import build_parser
+    from artifact_lens.cli.parser import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
@@ -178,7 +178,7 @@ def test_what_check_prints_counts_in_words(tmp_path, capsys):
     assert _check(tmp_path, None, "", before=one, after=one) == 0
     out = capsys.readouterr().out
     assert "check passed: 1 gated measure within their rules." in out
-    from core.base.words import counted
+    from artifact_lens.base.words import counted
 
     assert [counted(n, "example") for n in (0, 1, 2, 1234)] == ["0 examples", "1 example", "2 examples",
                                                                  "1,234 examples"]
@@ -204,9 +204,9 @@ def test_the_cue_arrays_checked_in_bulk_are_refused_by_place(flaw, where):
 def test_more_labels_than_a_certificate_holds_are_refused_up_front_and_no_file_is_too_large_to_check(monkeypatch):
     import pandas as pd
 
-    from core.certificate import schema
-    from core.certificate.measures import LABELS_MAX, certify
-    from core.data.dataset import Dataset
+    from artifact_lens.certificate import schema
+    from artifact_lens.certificate.measures import LABELS_MAX, certify
+    from artifact_lens.data.dataset import Dataset
 
     n = 2 * (LABELS_MAX + 1)
     table = pd.DataFrame({"text": [f"words {i} here" for i in range(n)], "label": [f"l{i // 2}" for i in range(n)]},
@@ -221,8 +221,8 @@ def test_more_labels_than_a_certificate_holds_are_refused_up_front_and_no_file_i
 def test_check_reads_its_data_with_the_column_options_the_candidate_was_certified_with(tmp_path, capsys):
     """Issue 53, item 9: ``check --data`` takes the column options, so a candidate certified with
     --text/--label can be used with --rows."""
-    from core.cli import main
-    from core.data.sources import load_dataset
+    from artifact_lens.cli import main
+    from artifact_lens.data.sources import load_dataset
 
     table = load_dataset("demo:nli:n=300").table.rename(columns={"premise": "first", "hypothesis": "second",
                                                                   "label": "gold"})

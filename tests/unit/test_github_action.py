@@ -43,9 +43,9 @@ def _run_check_step(repo: Path, inputs: dict) -> tuple:
 
 @pytest.fixture
 def repo(tmp_path):
-    from core.certificate.measures import certify
-    from core.certificate.schema import write_certificate
-    from core.data.demos import make_choices
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.certificate.schema import write_certificate
+    from artifact_lens.data.demos import make_choices
 
     folder = tmp_path / "dataset-repo"
     (folder / "data").mkdir(parents=True)

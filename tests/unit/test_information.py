@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.base.errors import InputError
-from core.evaluation.information import FLOOR, dataset_pvi, pvi
+from artifact_lens.base.errors import InputError
+from artifact_lens.evaluation.information import FLOOR, dataset_pvi, pvi
 
 
 def _blobs(n=240, classes=3, d=6, shift=1.5, seed=0):
@@ -78,7 +78,7 @@ def test_snli_hypotheses_alone_carry_bits_and_the_giveaway_words_carry_most(snli
     """The known hypothesis-only artifacts (Gururangan et al. 2018; Gardner et al. 2021): the
     hypothesis alone carries information about the label, and the examples with "nobody" or
     "sleeping" (contradiction) carry far more of it than the others."""
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset(str(snli_path))
     hyp = dataset_pvi(ds, "tfidf-svd:fields=hypothesis,dim=64")
@@ -92,8 +92,8 @@ def test_snli_hypotheses_alone_carry_bits_and_the_giveaway_words_carry_most(snli
 
 
 def test_the_pvi_command_writes_both_inputs_bits(tmp_path, capsys):
-    from core.cli import main
-    from core.data.demos import make_nli
+    from artifact_lens.cli import main
+    from artifact_lens.data.demos import make_nli
 
     data = tmp_path / "nli.csv"
     make_nli(n=300, random_state=0).table.reset_index().to_csv(data, index=False)
@@ -110,8 +110,8 @@ def test_the_pvi_command_writes_both_inputs_bits(tmp_path, capsys):
 def test_the_pvi_figures_count_per_label_and_colour_the_data_map():
     import pandas as pd
 
-    from core.plots.cartography import data_map
-    from core.plots.information import pvi_histogram, pvi_vs_predictability
+    from artifact_lens.plots.cartography import data_map
+    from artifact_lens.plots.information import pvi_histogram, pvi_vs_predictability
 
     X, y = _blobs(n=90)
     table = pvi(X, y, folds=3).table

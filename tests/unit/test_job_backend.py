@@ -12,10 +12,10 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from core.base.errors import Cancelled, InputError  # noqa: E402
-from core.base.job_backends import DaskBackend, LocalBackend, backend_for  # noqa: E402
-from core.base.jobs import JobRunner  # noqa: E402
-from core.zstats import z_filter  # noqa: E402
+from artifact_lens.base.errors import Cancelled, InputError  # noqa: E402
+from artifact_lens.base.job_backends import DaskBackend, LocalBackend, backend_for  # noqa: E402
+from artifact_lens.base.jobs import JobRunner  # noqa: E402
+from artifact_lens.zstats import z_filter  # noqa: E402
 from jobkeys import job_key
 
 pytestmark = pytest.mark.dask

@@ -1,7 +1,7 @@
 """The job runner owns every background thread of the server: jobs, and housekeeping services."""
 import threading
 
-from core.base.jobs import JobRunner
+from artifact_lens.base.jobs import JobRunner
 
 
 def test_services_are_owned_by_the_runner_and_stop_with_it():
@@ -24,7 +24,7 @@ def test_services_are_owned_by_the_runner_and_stop_with_it():
 def test_jobs_are_found_by_their_typed_key_never_by_parsing_it():
     """A `JobKey` names what a job computes (kind, what it is about, the digest of its inputs): its
     string is the runner's key as it always was, and the runner finds jobs by its parts."""
-    from core.base.jobs import JobKey, JobKind
+    from artifact_lens.base.jobs import JobKey, JobKind
 
     runner = JobRunner(workers=2)
     release = threading.Event()
@@ -54,8 +54,8 @@ def test_the_runner_takes_typed_keys_only_and_the_dashboards_kinds_are_declared_
 
     import pytest
 
-    from core.base.jobs import JobKey, JobKind
-    from dashboard.services import cached_jobs
+    from artifact_lens.base.jobs import JobKey, JobKind
+    from artifact_lens.dashboard.services import cached_jobs
 
     runner = JobRunner(workers=1)
     for call in (lambda: runner.submit("run:abc", lambda ctx: None), lambda: runner.get("run:abc"),
@@ -75,7 +75,7 @@ def test_the_runner_takes_typed_keys_only_and_the_dashboards_kinds_are_declared_
         tree = ast.parse(path.read_text(encoding="utf-8"))
         # the functions of cached_jobs this module calls by name, and JobKey
         named = {"JobKey"} | {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                              and node.module == "dashboard.services.cached_jobs" for a in node.names}
+                              and node.module == "artifact_lens.dashboard.services.cached_jobs" for a in node.names}
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and node.args):
                 continue
@@ -104,6 +104,6 @@ def test_every_service_starts_its_jobs_one_way():
                     node.value, ast.Name) and node.value.id == "cached_jobs":
                 called.append(f"{path.relative_to(root)}:{node.lineno}")
     assert not called, called
-    from dashboard.services import cached_jobs
+    from artifact_lens.dashboard.services import cached_jobs
 
     assert "submit" not in cached_jobs.__all__ and not hasattr(cached_jobs, "submit")

@@ -2,8 +2,8 @@
 which never rises (issue 45, walk item 5: "about 2 min left" became "about 36 min left")."""
 from hypothesis import given, settings, strategies as st
 
-from core.base.progress import Remaining
-from dashboard.widgets.job_panel import timing
+from artifact_lens.base.progress import Remaining
+from artifact_lens.dashboard.widgets.job_panel import timing
 
 
 def _shown(elapsed, fraction, estimator=None):
@@ -48,8 +48,8 @@ def test_the_pvi_job_gives_each_input_its_share_and_its_name(tmp_path):
     """PVI showed "done (61 s)" for 100 s before any result: the partial input ran at 100 % after the
     full input's "PVI done". Each input now has its share of the bar, and its steps say which input
     runs (`core.usecases.information`, what the Predictability page's job calls)."""
-    from core.data.sources import load_dataset
-    from core.usecases.information import usable_information
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.usecases.information import usable_information
 
     seen = []
     usable_information(load_dataset("demo:nli:n=200"), "tfidf-svd:dim=8", "tfidf-svd:fields=hypothesis,dim=8",

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.aflite import AFLite
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.dynamics.joint import descriptor, joint_inputs, key_part
-from core.team.review import queue
-from core.results.runs import Run, fit_run, run_key
+from artifact_lens.aflite import AFLite
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.base.errors import InputError
+from artifact_lens.dynamics.joint import descriptor, joint_inputs, key_part
+from artifact_lens.team.review import queue
+from artifact_lens.results.runs import Run, fit_run, run_key
 from test_cartography import blobs
 
 PARAMS = dict(n_partitions=8, train_size=0.2, slice_size=0.02, tau=0.0, target_size=0.5, random_state=3)
@@ -36,7 +36,7 @@ def problem():
 
 @pytest.fixture(scope="module")
 def joint(problem):
-    from core.dynamics.joint import joint_for
+    from artifact_lens.dynamics.joint import joint_for
 
     ds, rep, _, _ = problem
     return joint_for(ds, rep, descriptor(epochs=6))
@@ -103,7 +103,7 @@ def test_the_run_file_keeps_the_joint_record(run, tmp_path):
 
 
 def test_tables_show_possibly_mislabelled_for_joint_runs_only(run, problem):
-    from core.results.tables import ExampleTable
+    from artifact_lens.results.tables import ExampleTable
 
     ds, rep, _, _ = problem
     frame = ExampleTable(ds, run).browse()
@@ -117,8 +117,8 @@ def test_tables_show_possibly_mislabelled_for_joint_runs_only(run, problem):
 def test_the_card_says_what_the_joint_filter_kept(run, problem):
     from huggingface_hub import DatasetCard
 
-    from core.exports.card import dataset_card
-    from core.exports.manifest import manifest_for
+    from artifact_lens.exports.card import dataset_card
+    from artifact_lens.exports.manifest import manifest_for
 
     ds, _, _, _ = problem
     manifest = manifest_for(run, which="retained", fmt="datasets", rows=int(run.retained.sum()), dataset=ds)

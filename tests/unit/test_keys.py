@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from core.base.keys import digest, jsonable, key_of
+from artifact_lens.base.keys import digest, jsonable, key_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,13 +61,13 @@ def test_no_module_cuts_its_own_digest_into_a_key():
 def test_digest_of_tells_apart_parts_that_join_to_the_same_text(a, b):
     """Each part is self-delimiting: ("ab", "c") and ("a", "bc") are different inputs, and so are
     text and bytes of the same characters."""
-    from core.base.keys import digest_of
+    from artifact_lens.base.keys import digest_of
 
     assert (digest_of(*a) == digest_of(*b)) == ([(type(p), p) for p in a] == [(type(p), p) for p in b])
 
 
 def test_digest_of_names_an_array_by_dtype_shape_and_values():
-    from core.base.keys import digest_of
+    from artifact_lens.base.keys import digest_of
 
     x = np.arange(6, dtype=np.int32)
     seen = {digest_of(x), digest_of(x.reshape(2, 3)), digest_of(x.astype(np.uint32)), digest_of(x[::-1].copy()),

@@ -7,10 +7,10 @@ import inspect
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.aflite import AFLite
-from core.aflite.knobs import KNOBS
-from core.cli.arguments import knob_type
-from core.cli.parser import build_parser
+from artifact_lens.aflite import AFLite
+from artifact_lens.aflite.knobs import KNOBS
+from artifact_lens.cli.arguments import knob_type
+from artifact_lens.cli.parser import build_parser
 
 
 def test_the_estimator_and_the_cli_take_the_declared_defaults():
@@ -64,7 +64,7 @@ def test_a_slider_offers_only_what_the_estimator_takes():
 
 
 def test_a_knob_declared_beyond_its_bounds_is_refused():
-    from core.aflite.knobs import Knob
+    from artifact_lens.aflite.knobs import Knob
 
     with pytest.raises(ValueError, match="beyond its bounds"):
         Knob("tau", "τ", "--tau", 0.5, "threshold", "unit", 0.0, 1.0, offered=(0.0, 2.0, 0.1))

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.cli import main
-from core.data.dataset import Dataset
-from core.exports.label_studio import label_studio_config, label_studio_tasks
+from artifact_lens.cli import main
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.exports.label_studio import label_studio_config, label_studio_tasks
 
 from test_check_outputs import planted  # noqa: F401  (the baseline and the candidate with "indeed" planted)
 

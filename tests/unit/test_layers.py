@@ -7,7 +7,7 @@ import ast
 import re
 from pathlib import Path
 
-from imports import imported_module
+from imports import imported_module, repository_name
 
 ROOT = Path(__file__).resolve().parents[2]
 #: what widgets and pages may call in core: figures and what they show, errors, lights, escaping,
@@ -35,6 +35,8 @@ def _modules() -> dict:
 
 
 MODULES = _modules()
+#: the scripts Streamlit runs (app.py in a checkout, dashboard/app.py installed): a page's layer
+ENTRY = {"app", "dashboard.app"}
 
 
 def _imports(path: Path) -> list:
@@ -42,7 +44,7 @@ def _imports(path: Path) -> list:
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            out += [(a.name, ()) for a in node.names]
+            out += [(repository_name(a.name), ()) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             out.append((imported_module(node, path), tuple(a.name for a in node.names)))
     return out
@@ -167,15 +169,17 @@ def _dashboard_trespasses(modules: dict) -> list:
 
     broken = []
     for name, path in modules.items():
-        if name.startswith("dashboard."):
+        if name.startswith("pages.") or name in ENTRY:
+            layer = "pages"
+        elif name.startswith("dashboard."):
             layer = _layer_of(name)
             layer = {"tab state": "state", "process state": "state"}.get(layer, layer)
-        elif name.startswith("pages.") or name == "app":
-            layer = "pages"
         else:
             continue
         for module, names in _imports(path):
             top = module.split(".")[0]
+            if name in ENTRY and module in ENTRY:   # app.py runs the installed script, dashboard/app.py
+                continue
             if top == "dashboard":
                 target = _layer_of(module)
                 if target not in DASHBOARD[layer]:
@@ -194,7 +198,8 @@ def test_every_dashboard_module_is_in_a_layers_package_and_the_doc():
     """The dashboard's layers are its folders: no module outside the four packages, and the layer
     table of docs/architecture.md names each one in its package's row."""
     loose = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("dashboard/**/*.py")
-                   if p.parent.name not in PACKAGE_LAYERS and p != ROOT / "dashboard" / "__init__.py")
+                   if p.parent.name not in PACKAGE_LAYERS
+                   and p not in (ROOT / "dashboard" / "__init__.py", ROOT / "dashboard" / "app.py"))
     assert not loose, f"put these in dashboard/state, process, services or widgets: {loose}"
     documented = _documented_layers()
     actual = {p.stem: PACKAGE_LAYERS[p.parent.name] for p in ROOT.glob("dashboard/*/*.py") if p.stem != "__init__"}
@@ -205,7 +210,7 @@ def test_every_dashboard_module_is_in_a_layers_package_and_the_doc():
 def test_each_dashboard_layer_imports_only_what_it_may():
     """Deny by default: state → services (no streamlit; the only code that reaches the store, core's
     computations, jobs) → widgets (streamlit; services, the tab's state) → pages (layout only);
-    widgets and pages take from core only figures, errors and vocabulary."""
+    widgets and pages take from artifact_lens only figures, errors and vocabulary."""
     assert not (broken := _dashboard_trespasses(MODULES)), broken
 
 
@@ -213,15 +218,15 @@ def test_the_dashboard_rule_sees_a_trespass(tmp_path):
     """A guard on the guard: a service drawing, a widget computing or reaching the server, and a
     page calling an algorithm are each found; a widget catching a core error is not."""
     cases = {"dashboard.services.current": "import streamlit as st\n",
-             "dashboard.widgets.sidebar": "from dashboard.process.server import server\n",
-             "dashboard.widgets.knobs": "from core.results.runs import fit_run\n",
-             "pages.x": "def f():\n    from core.zstats import compute_z\n",
-             "dashboard.widgets.map_view": "from core.base.errors import InputError\nfrom core.quality import COMPONENTS\n"
-                                   "from core.team.store import NotAllowed\nfrom core.aflite.knobs import KNOBS\n",
+             "dashboard.widgets.sidebar": "from artifact_lens.dashboard.process.server import server\n",
+             "dashboard.widgets.knobs": "from artifact_lens.results.runs import fit_run\n",
+             "pages.x": "def f():\n    from artifact_lens.zstats import compute_z\n",
+             "dashboard.widgets.map_view": "from artifact_lens.base.errors import InputError\nfrom core.quality import COMPONENTS\n"
+                                   "from artifact_lens.team.store import NotAllowed\nfrom core.aflite.knobs import KNOBS\n",
              # an UPPER_CASE registry of callables is not vocabulary (issue 54's loophole)
-             "dashboard.widgets.formatting": "from core.models import FAMILIES\n",
+             "dashboard.widgets.formatting": "from artifact_lens.models import FAMILIES\n",
              # the CLI is a front end: a service never calls it (issue 54's loophole)
-             "dashboard.services.pairs": "from core.cli.common import load_from_args\n"}
+             "dashboard.services.pairs": "from artifact_lens.cli.common import load_from_args\n"}
     files = {}
     for i, (name, text) in enumerate(cases.items()):
         (tmp_path / f"m{i}.py").write_text(text)
@@ -236,7 +241,7 @@ def test_pages_and_widgets_reach_the_server_only_through_services():
     the tab to services, and the team store is reached through `dashboard.services.team.scope(tab)`,
     which binds the workspace and the member."""
     for name, path in MODULES.items():
-        if name.startswith(("pages", "dashboard.widgets")) or name == "app":
+        if name.startswith(("pages", "dashboard.widgets")) or name in ENTRY:
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Attribute) and node.attr in ("server", "team") and not (
                         isinstance(node.value, ast.Name) and node.value.id == "team"):   # the `team` service module
@@ -248,7 +253,7 @@ def test_pages_and_widgets_hold_a_handle_that_only_reads():
     team store. They call `dashboard.services.team.view` (it refuses writes); every write goes
     through a service."""
     for name, path in MODULES.items():
-        if name.startswith(("pages", "dashboard.widgets")) or name == "app":
+        if name.startswith(("pages", "dashboard.widgets")) or name in ENTRY:
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Call):
                     f = node.func
@@ -330,8 +335,8 @@ def test_the_package_rule_sees_a_trespass(tmp_path):
     """A guard on the guard: an import the docstring does not allow is found (at any depth, in
     any form), and an allowed one is not."""
     rules = _packages()
-    (tmp_path / "bad.py").write_text("def f():\n    from core import dynamics\n    import core.results.runs\n")
-    (tmp_path / "good.py").write_text("from core.base.errors import InputError\nfrom core.data import labels\n")
+    (tmp_path / "bad.py").write_text("def f():\n    from artifact_lens import dynamics\n    import artifact_lens.results.runs\n")
+    (tmp_path / "good.py").write_text("from artifact_lens.base.errors import InputError\nfrom core.data import labels\n")
     assert _trespasses({"core.base.bad": tmp_path / "bad.py"}, rules) == [("core.base.bad", "core.dynamics"),
                                                                            ("core.base.bad", "core.results")]
     assert _trespasses({"core.text.good": tmp_path / "good.py"}, rules) == []
@@ -348,10 +353,13 @@ def test_every_package_is_installed():
     import tomllib
 
     setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert setup["package-dir"] == {"artifact_lens": "core"}
+    assert setup["package-dir"] == {"artifact_lens": "core", "artifact_lens.dashboard": "dashboard",
+                                    "artifact_lens.pages": "pages", "artifact_lens.assets": "assets"}
     listed = set(setup["packages"])
     found = {".".join(("artifact_lens",) + p.parent.relative_to(ROOT / "core").parts)
              for p in ROOT.glob("core/**/__init__.py")}
+    found |= {".".join(("artifact_lens",) + p.parent.relative_to(ROOT).parts) for p in ROOT.glob("dashboard/**/__init__.py")}
+    found |= {"artifact_lens.pages", "artifact_lens.assets"}
     assert found == listed, (found - listed, listed - found)
 
 
@@ -405,7 +413,7 @@ def test_every_background_job_is_started_by_the_one_helper():
 def test_a_job_named_by_a_bare_string_is_refused():
     import pytest
 
-    from dashboard.services.cached_jobs import _submit   # what `start` names every job through
+    from artifact_lens.dashboard.services.cached_jobs import _submit   # what `start` names every job through
 
     with pytest.raises(TypeError, match="JobKey"):
         _submit(None, "run:abc", lambda ctx: None, name="x")

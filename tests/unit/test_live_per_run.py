@@ -3,7 +3,7 @@ defaults, a run reopened at its own last values, and the sliders are redrawn onl
 change (`Session.switch_run`)."""
 from hypothesis import given, settings, strategies as st
 
-from dashboard.state.session import DEFAULT_TARGET, DEFAULT_TAU, LIVE_REMEMBERED, Session
+from artifact_lens.dashboard.state.session import DEFAULT_TARGET, DEFAULT_TAU, LIVE_REMEMBERED, Session
 
 
 def test_a_new_run_opens_at_the_defaults_and_a_reopened_one_at_its_own_values():
@@ -40,9 +40,9 @@ def test_the_session_holds_one_map_of_the_jobs_it_watches():
     quality page's two); the session now watches one job per kind, in one map."""
     import dataclasses
 
-    from core.base.jobs import JobKey
-    from dashboard.services import cached_jobs
-    from dashboard.state.session import Session
+    from artifact_lens.base.jobs import JobKey
+    from artifact_lens.dashboard.services import cached_jobs
+    from artifact_lens.dashboard.state.session import Session
 
     sess = Session()
     typed = [f.name for f in dataclasses.fields(Session) if "JobKey" in str(f.type)]

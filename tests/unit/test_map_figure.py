@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from core.plots.aflite import map_points, projection_map
+from artifact_lens.plots.aflite import map_points, projection_map
 
 HOSTILE = ['<b>contra</b>', '<a href="http://x.example/">entail</a>', '$x$ <img src=x onerror=alert(1)>']
 

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import plotly.io
 from hypothesis import given, settings, strategies as st
 
-from dashboard.widgets.map_view import PreparedFigure
+from artifact_lens.dashboard.widgets.map_view import PreparedFigure
 
 
 @settings(max_examples=30, deadline=None)

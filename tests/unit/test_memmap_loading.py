@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.base.result_store import MARK
-import core.representations as R
-import core.base.memory as S
-from core.data.sources import load_dataset as load_source
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.representations import represent
+from artifact_lens.base.result_store import MARK
+import artifact_lens.representations as R
+import artifact_lens.base.memory as S
+from artifact_lens.data.sources import load_dataset as load_source
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.base.errors import InputError
+from artifact_lens.representations import represent
 
 N, D = 40, 6
 
@@ -54,7 +54,7 @@ def test_float32_npy_is_memory_mapped_without_any_copy(tmp_path, ds, X, cache):
 
 
 def test_aflite_fit_reads_the_memmap_without_copying_it(tmp_path, ds, X, cache):
-    from core.aflite.inputs import check_X
+    from artifact_lens.aflite.inputs import check_X
 
     np.save(tmp_path / "emb.npy", X)
     rep = represent(ds, f"file:path={tmp_path / 'emb.npy'}", cache_dir=cache)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.base.errors import InputError
+from artifact_lens.base.errors import InputError
 
 from test_store_scope import _at_once, _only_input_errors
 from test_team_store import store, toy  # noqa: F401  (the SQLite and PostgreSQL fixtures)

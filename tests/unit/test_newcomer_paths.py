@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import core.data.file_tables as file_tables
+import artifact_lens.data.file_tables as file_tables
 
 
 @pytest.fixture
@@ -18,11 +18,11 @@ def pipe_separated(monkeypatch):
 
 
 def test_an_input_format_is_one_declaration(pipe_separated, tmp_path, capsys):
-    from core.cli import main
-    from core.cli.reference import reference_markdown
-    from core.data.sources import load_dataset
-    from core.exports.manifest import file_name
-    from dashboard.services import data_inputs
+    from artifact_lens.cli import main
+    from artifact_lens.cli.reference import reference_markdown
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.exports.manifest import file_name
+    from artifact_lens.dashboard.services import data_inputs
 
     data = tmp_path / "tiny.psv"
     data.write_text("id|text|label\n" + "".join(f"r{i}|a sentence number {i}|{'ab'[i % 2]}\n" for i in range(40)))
@@ -50,11 +50,11 @@ def char_counts(monkeypatch):
     a newcomer would: one `Kind`, with its builder and its options' check."""
     import numpy as np
 
-    import core.representations.spec as spec
+    import artifact_lens.representations.spec as spec
 
     monkeypatch.setattr(spec, "REGISTRY", spec.REGISTRY.copy())
     monkeypatch.setattr(spec, "KINDS", dict(spec.KINDS))
-    import core.representations as reps
+    import artifact_lens.representations as reps
     monkeypatch.setattr(reps, "REGISTRY", spec.REGISTRY)
 
     def build(dataset, opts, *, messages, info, progress, cancel, cache_dir):
@@ -68,11 +68,11 @@ def char_counts(monkeypatch):
 
 
 def test_a_representation_kind_is_one_declaration(char_counts, tmp_path, capsys):
-    from core.cli import main
-    from core.cli.reference import reference_markdown
-    from core.data.sources import load_dataset
-    from core.representations import parse_spec, represent
-    from dashboard.services import data_inputs
+    from artifact_lens.cli import main
+    from artifact_lens.cli.reference import reference_markdown
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.representations import parse_spec, represent
+    from artifact_lens.dashboard.services import data_inputs
 
     ds = load_dataset("demo:nli:n=60")
     rep = represent(ds, "char-counts:fields=premise+hypothesis,scale=2", cache_dir=tmp_path)   # the builder
@@ -94,14 +94,14 @@ def test_a_representation_kind_is_one_declaration(char_counts, tmp_path, capsys)
 def words_command(monkeypatch):
     """A new command, ``words`` (how many words each label's texts hold), declared as a newcomer
     would: one function and its options, beside it, with `core.cli.commands.command`."""
-    import core.cli.commands as commands
+    import artifact_lens.cli.commands as commands
 
     monkeypatch.setattr(commands, "COMMANDS", commands.COMMANDS.copy())
-    import core.cli.parser as parser
+    import artifact_lens.cli.parser as parser
     monkeypatch.setattr(parser, "COMMANDS", commands.COMMANDS)
 
     def cmd_words(args) -> int:
-        from core.cli.common import load_from_args
+        from artifact_lens.cli.common import load_from_args
 
         ds = load_from_args(args)
         counts = ds.table.groupby(ds.label)[ds.text[-1]].apply(lambda t: int(t.str.split().str.len().sum()))
@@ -111,7 +111,7 @@ def words_command(monkeypatch):
 
     @commands.command("words", run=cmd_words, help="words per label", description="Count each label's words.")
     def _words_options(p) -> None:
-        from core.cli.common import add_dataset_args
+        from artifact_lens.cli.common import add_dataset_args
 
         add_dataset_args(p)
         p.add_argument("--scale", type=int, default=1, help="multiply the counts (default 1)")
@@ -120,9 +120,9 @@ def words_command(monkeypatch):
 
 
 def test_a_command_is_one_declaration(words_command, capsys):
-    from core.cli import main
-    from core.cli.parser import build_parser
-    from core.cli.reference import reference_markdown
+    from artifact_lens.cli import main
+    from artifact_lens.cli.parser import build_parser
+    from artifact_lens.cli.reference import reference_markdown
 
     assert "words" in build_parser().format_help()                                   # the CLI's help
     assert "### words" in reference_markdown() and "--scale" in reference_markdown()  # docs/cli.md

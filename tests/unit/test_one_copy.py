@@ -45,13 +45,13 @@ def test_every_command_gets_its_progress_bar_from_one_context_manager():
 def test_every_extension_point_is_one_registry_type():
     """Model families, export and input formats, representation kinds and certificate measures are
     each a `core.base.registry.Registry`: one rule for adding an entry (a name once), written once."""
-    from core.base.registry import Registry
-    import core.certificate.measures  # noqa: F401  (registers the measures)
-    from core.certificate.registry import MEASURES
-    from core.data.file_tables import INPUT_FORMATS
-    from core.exports.writers import FORMATS   # (registers the built-in formats)
-    from core.models.families import FAMILIES
-    from core.representations import REGISTRY
+    from artifact_lens.base.registry import Registry
+    import artifact_lens.certificate.measures  # noqa: F401  (registers the measures)
+    from artifact_lens.certificate.registry import MEASURES
+    from artifact_lens.data.file_tables import INPUT_FORMATS
+    from artifact_lens.exports.writers import FORMATS   # (registers the built-in formats)
+    from artifact_lens.models.families import FAMILIES
+    from artifact_lens.representations import REGISTRY
 
     for found in (MEASURES, INPUT_FORMATS, FORMATS, FAMILIES, REGISTRY):
         assert isinstance(found, Registry) and len(found), found
@@ -99,7 +99,7 @@ def test_cosine_neighbours_and_label_counts_are_computed_in_one_place():
     assert not _copies(r"\.table\[[^\]]*\.label\]\.(astype\(str\)\.)?value_counts\(\)", "core/data/dataset.py")
     import inspect
 
-    from core.representations import neighbours
+    from artifact_lens.representations import neighbours
     assert "cosine_neighbours(" in inspect.getsource(neighbours.nearest)
 
 

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.base import paths
-from core.base.errors import InputError
-from core.exports.outputs import Ledger, Outputs, OutputsKept
+from artifact_lens.base import paths
+from artifact_lens.base.errors import InputError
+from artifact_lens.exports.outputs import Ledger, Outputs, OutputsKept
 
 
 def _tree(folder: Path) -> dict:
@@ -36,7 +36,7 @@ def _dead_pid() -> int:
 KILLED_WRITER = """
 import os, signal, sys
 from pathlib import Path
-from core.exports.outputs import Ledger, Outputs
+from artifact_lens.exports.outputs import Ledger, Outputs
 outs = Outputs(ledger=Ledger(sys.argv[1]))
 outs.declare("--out", sys.argv[2], folder_ok=True)
 outs.declare("--folder", sys.argv[3], folder_ok=True)
@@ -136,8 +136,8 @@ def _results_tree(folder: Path, dead: int) -> None:
 @given(where=st.sampled_from(["runs", "runs/evaluations", "runs/quality", "projections", "representations/ds"]),
        how=st.sampled_from(["a link to the user's folder", "an unmarked folder", "a link to a marked folder's file"]))
 def test_pruning_deletes_nothing_it_did_not_mark_and_follows_no_link(tmp_path_factory, where, how):
-    from core.cli import main
-    from core.results.stores import Results
+    from artifact_lens.cli import main
+    from artifact_lens.results.stores import Results
 
     base = tmp_path_factory.mktemp("prune")
     cache, user = base / "cache", base / "user"
@@ -162,7 +162,7 @@ def test_pruning_deletes_nothing_it_did_not_mark_and_follows_no_link(tmp_path_fa
 
 
 def test_a_store_sweeps_only_its_marked_folder(tmp_path):
-    from core.base.result_store import ResultStore
+    from artifact_lens.base.result_store import ResultStore
 
     dead = _dead_pid()
     mine = tmp_path / "unmarked"

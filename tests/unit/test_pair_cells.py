@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.base.errors import InputError
-from core.data.sources import load_dataset
+from artifact_lens.base.errors import InputError
+from artifact_lens.data.sources import load_dataset
 
 #: plain text without brackets, braces or quotes: any of those in a response came from an object's repr
 _plain = st.text(st.sampled_from(list("abc xyz.,!?\n")), min_size=0, max_size=12)
@@ -63,7 +63,7 @@ def test_hostile_pair_cells_are_read_as_their_shape_or_refused(tmp_path, shape, 
         for text in ds.table[field]:
             assert isinstance(text, str), (field, text)
             assert not any(c in text for c in betray), (field, text, rows)
-    from core.cli import main
+    from artifact_lens.cli import main
 
     assert main(["-q", "info", str(path), "--pairs", shape]) == 0   # every front end's sentences, one pair too
     if suffix == ".jsonl" and shape != "conversational" and any(
@@ -113,7 +113,7 @@ def test_what_is_read_in_a_way_worth_saying_is_said(tmp_path):
     for words in ("1 message contents given as text parts, joined", "1 sides with no assistant message",
                   "1 number cells read as their text", "1 pairs whose two sides differ before their last assistant"):
         assert words in said, said
-    from core.data.pairs import side_by_side
+    from artifact_lens.data.pairs import side_by_side
 
     read = side_by_side(ds)
     assert read.loc["0", "chosen"] == "good" and read.loc["0", "rejected"] == "" and read.loc["1", "chosen"] == "7"

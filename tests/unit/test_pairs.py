@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.base.errors import InputError
-from core.data.pairs import chosen_rejected, prompt_text
-from core.data.sources import load_dataset
-from core.zstats.pairs import length_bias, pair_cues
+from artifact_lens.base.errors import InputError
+from artifact_lens.data.pairs import chosen_rejected, prompt_text
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.zstats.pairs import length_bias, pair_cues
 
 HH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
 needs_hh = pytest.mark.skipif(not HH.exists(), reason="../shared/data/hh_harmless_pairs.jsonl is not here")
@@ -130,8 +130,8 @@ def test_the_length_bias_of_the_shared_file():
 def test_an_export_of_a_filtered_pair_file_loads_back_in_its_shape(shape, suffix, tmp_path):
     """In every format (a CSV holds a conversational side as JSON text, issue 53 item 8), the
     filtered export reads back as the same shape and the same (prompt, chosen, rejected) triples."""
-    from core.data.pairs import side_by_side
-    from core.exports.writers import write
+    from artifact_lens.data.pairs import side_by_side
+    from artifact_lens.exports.writers import write
 
     frame = _shapes(_hh(60))[shape]
     ds = load_dataset(frame)
@@ -194,7 +194,7 @@ texts = st.lists(st.sampled_from(list("ab c!?*#-\n") + ["sorry ", "I can't ", "m
 @given(rows=st.lists(st.tuples(texts, texts, texts), min_size=2, max_size=25), seed=st.integers(0, 3))
 def test_order_and_mirror_properties_hold_for_any_pairs(rows, seed):
     frame = pd.DataFrame(rows, columns=["prompt", "chosen", "rejected"])
-    from core.data.pairs import read_pairs
+    from artifact_lens.data.pairs import read_pairs
 
     ids = pd.Index([str(i) for i in range(len(frame))], name="id")
     ds = read_pairs(frame, ids=ids, name="t", shape="standard", order_seed=seed)
@@ -215,7 +215,7 @@ def test_order_and_mirror_properties_hold_for_any_pairs(rows, seed):
 
 @needs_hh
 def test_zstats_and_info_on_a_pair_file(tmp_path, capsys):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     out = tmp_path / "pair_cues.csv"
     assert main(["zstats", str(HH), "--out", str(out), "--top", "3"]) == 0
@@ -243,7 +243,7 @@ def _planted_hh(share: float = 0.125, seed: int = 3):
 
 @needs_hh
 def test_the_pair_representations_are_antisymmetric():
-    from core.representations import represent
+    from artifact_lens.representations import represent
 
     frame = pd.DataFrame(_hh(300))
     ds, swapped = load_dataset(frame), load_dataset(frame.rename(columns={"chosen": "rejected", "rejected": "chosen"}))
@@ -256,7 +256,7 @@ def test_the_pair_representations_are_antisymmetric():
 
 @needs_hh
 def test_a_planted_phrase_raises_the_partial_inputs_pvi_of_exactly_its_pairs(tmp_path, capsys):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     frame, planted = _planted_hh()
     path = tmp_path / "planted.jsonl"
@@ -278,7 +278,7 @@ def test_a_planted_phrase_raises_the_partial_inputs_pvi_of_exactly_its_pairs(tmp
 
 @needs_hh
 def test_the_four_shapes_give_the_same_certificate_and_a_swap_mirrors_it():
-    from core.certificate.measures import certify
+    from artifact_lens.certificate.measures import certify
 
     frames = _shapes(_hh(300))
     certs = {shape: certify(load_dataset(frame)) for shape, frame in frames.items()}
@@ -306,7 +306,7 @@ def test_the_four_shapes_give_the_same_certificate_and_a_swap_mirrors_it():
 
 @needs_hh
 def test_check_fails_a_planted_pair_file_and_names_the_phrase_and_its_pairs(tmp_path, capsys):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     planted, ids = _planted_hh(share=0.06, seed=5)
     path = tmp_path / "planted.jsonl"
@@ -330,7 +330,7 @@ def test_check_fails_a_planted_pair_file_and_names_the_phrase_and_its_pairs(tmp_
 
 
 def test_degenerate_pairs_are_listed_with_their_reasons():
-    from core.text.degenerate import degenerate_pairs
+    from artifact_lens.text.degenerate import degenerate_pairs
 
     long_cut = " ".join(["word"] * 12) + " and then the"
     frame = pd.DataFrame({"prompt": ["p"] * 5,
@@ -342,7 +342,7 @@ def test_degenerate_pairs_are_listed_with_their_reasons():
 
 
 def test_a_pair_repeated_with_its_sides_swapped_is_a_near_duplicate():
-    from core.text.duplicates import near_duplicate_pairs
+    from artifact_lens.text.duplicates import near_duplicate_pairs
 
     rng = random.Random(11)
     words = ["apple", "river", "stone", "cloud", "piano", "garden", "window", "ladder", "candle", "forest", "mirror",
@@ -360,8 +360,8 @@ def test_a_pair_repeated_with_its_sides_swapped_is_a_near_duplicate():
 @needs_hh
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "datasets"])
 def test_the_export_command_writes_a_filtered_pair_file_in_its_shape(fmt, tmp_path):
-    from core.cli import main
-    from core.exports.writers import FORMATS
+    from artifact_lens.cli import main
+    from artifact_lens.exports.writers import FORMATS
 
     source = tmp_path / "pairs.jsonl"
     source.write_text("".join(HH.read_text(encoding="utf-8").splitlines(keepends=True)[:200]), encoding="utf-8")
@@ -381,7 +381,7 @@ def test_the_export_command_writes_a_filtered_pair_file_in_its_shape(fmt, tmp_pa
 
 @needs_hh
 def test_the_card_of_a_pair_export_lists_pair_cues():
-    from core.exports.card import card_inputs
+    from artifact_lens.exports.card import card_inputs
 
     ds = load_dataset(pd.DataFrame(_hh(400)))
     found = card_inputs(ds, ds.ids[::2])
@@ -420,7 +420,7 @@ def test_tokens_are_the_same_every_time_whatever_ends_the_texts():
     """pyarrow 26's whitespace split sometimes kept the space that ends the last text of a buffer in
     its last token ("cant "), run to run: the tokens must be the same on every call, and those of
     Python's own split of the normalised text."""
-    from core.text.tokens import tokenize_many
+    from artifact_lens.text.tokens import tokenize_many
 
     texts = ["#*\nmaybe abc", "**b** cc? -c*b*", "-", "#I can't *", "c", "asorry ?cc-#c-?c", "!?*-sorry",
              "I can't  c", "#I can't *", "#I can't *"]
@@ -436,9 +436,9 @@ def test_judged_pairs_report_the_judges_position_bias_and_swap_flips(tmp_path, c
     changed with the order; both in info and in the certificate."""
     import json
 
-    from core.certificate.measures import certify
-    from core.cli import main
-    from core.zstats.pairs import position_bias
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.cli import main
+    from artifact_lens.zstats.pairs import position_bias
 
     rows, flips = [], 0
     for i in range(200):

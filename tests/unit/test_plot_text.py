@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.plots import aflite as aflite_plots, zstats as zplots
-from core.plots.palette import LABEL_PALETTE, OKABE_ITO, label_colours
-from core.plots.text import escape, escape_all, snippet
-from core.aflite.summaries import label_summary
+from artifact_lens.plots import aflite as aflite_plots, zstats as zplots
+from artifact_lens.plots.palette import LABEL_PALETTE, OKABE_ITO, label_colours
+from artifact_lens.plots.text import escape, escape_all, snippet
+from artifact_lens.aflite.summaries import label_summary
 
 LABELS = ['<b>contra</b>', '<a href="http://x.example/">entail</a>', '<img src=x onerror=alert(1)>']
 RAW = ("<a ", "<b>", "<img", "<i>", "</b>", "onerror=alert(1)>")
@@ -30,8 +30,8 @@ def assert_inert(fig):
 
 @pytest.fixture(scope="module")
 def hostile():
-    from core.data.sources import load_dataset
-    from core.zstats import compute_z
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.zstats import compute_z
 
     rows = []
     for i in range(300):
@@ -246,8 +246,8 @@ def test_gardner_labels_never_overlap(scale):
 
 
 def test_gardner_labels_the_top_of_each_label_when_there_is_room(hostile):
-    from core.data.sources import load_dataset
-    from core.zstats import compute_z
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.zstats import compute_z
 
     zs = compute_z(load_dataset("demo:nli:n=900"), min_count=5)
     fig = zplots.gardner_plot(zs, kind="ngram", annotate=2)
@@ -259,7 +259,7 @@ def test_gardner_labels_the_top_of_each_label_when_there_is_room(hostile):
 
 # ---------------------------------------------------------------- the evaluation's figures
 def test_evaluation_figures_show_data_as_text_in_the_label_colours():
-    from core.evaluation import plots as ep
+    from artifact_lens.evaluation import plots as ep
 
     knn = pd.DataFrame([{"label": l, "against": a, "K": k, "before": 0.5, "after": 0.6}
                         for l in LABELS for a in ("same class", "other classes") for k in (1, 5)])

@@ -9,8 +9,8 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "artifact-
 import numpy as np
 import pytest
 
-from core.base.errors import Cancelled, InputError  # noqa: E402
-from core.representations.projection import project  # noqa: E402
+from artifact_lens.base.errors import Cancelled, InputError  # noqa: E402
+from artifact_lens.representations.projection import project  # noqa: E402
 
 # One worker runs every UMAP test (`make test`: --dist loadgroup, tests/conftest.py): numba
 # compiles umap's kernels once per process (~20 s), not once per worker.
@@ -84,8 +84,8 @@ def test_umap_fit_sample_and_transform_rest(blobs, tmp_path):
 
 
 def test_project_in_subprocess_caches_and_reports_progress(tmp_path):
-    from core.representations.map_process import project_in_subprocess
-    from core.representations.projection import project
+    from artifact_lens.representations.map_process import project_in_subprocess
+    from artifact_lens.representations.projection import project
 
     X = np.random.default_rng(0).normal(size=(60, 5)).astype(np.float32)
     seen = []
@@ -98,8 +98,8 @@ def test_project_in_subprocess_caches_and_reports_progress(tmp_path):
 def test_project_in_subprocess_reports_bad_input_and_cancels(tmp_path):
     import threading
 
-    from core.base.errors import Cancelled
-    from core.representations.map_process import project_in_subprocess
+    from artifact_lens.base.errors import Cancelled
+    from artifact_lens.representations.map_process import project_in_subprocess
 
     bad = np.ones((10, 3), np.float32)
     bad[0, 0] = np.nan
@@ -126,7 +126,7 @@ def test_numba_cache_goes_to_the_cache_root_unless_set(tmp_path, monkeypatch):
     process or a later command would inherit it)."""
     import numba
 
-    from core.representations.projection import ensure_numba_cache
+    from artifact_lens.representations.projection import ensure_numba_cache
 
     before = numba.config.CACHE_DIR
     try:

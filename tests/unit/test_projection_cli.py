@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from core import cli
-from core.representations import projection as proj
+from artifact_lens import cli
+from artifact_lens.representations import projection as proj
 
 # One worker runs every UMAP test (`make test`: --dist loadgroup, tests/conftest.py): numba
 # compiles umap's kernels once per process (~20 s), not once per worker.
@@ -61,8 +61,8 @@ def test_pca_map_from_the_cli_is_read_back(capsys, tmp_path):
     code, out, err = run(capsys, "--cache-dir", str(tmp_path), "project", DATA, "--method", "pca", "--json")
     assert code == 0, err
     record = json.loads(out)
-    from core.representations import represent
-    from core.data.sources import load_dataset
+    from artifact_lens.representations import represent
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset(DATA)
     rep = represent(ds, "tfidf-svd", cache_dir=tmp_path)
@@ -78,9 +78,9 @@ def _app_lookup(data, spec):
 
     import streamlit as st
 
-    from dashboard.services import current, pipelines
-    from dashboard.state.browser import tab as this_tab
-    from dashboard.state.session import Source
+    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.state.browser import tab as this_tab
+    from artifact_lens.dashboard.state.session import Source
 
     tab = this_tab()
     src = Source(source=data)
@@ -95,7 +95,7 @@ def _app_lookup(data, spec):
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
     """The dashboard's server on this test's cache folder (and a fresh one after it)."""
-    from dashboard.process.shared import server
+    from artifact_lens.dashboard.process.shared import server
 
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path))
     monkeypatch.setenv("ARTIFACT_LENS_DB_URL", f"sqlite:///{tmp_path}/team.sqlite")

@@ -4,8 +4,8 @@ settings gives the same bytes. Before, the CLI read a partial input only with ``
 dashboard always read the default one, and for preference pairs each had its own Φ."""
 import pytest
 
-from core.data.sources import load_dataset
-from core.usecases.information import pvi_inputs
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.usecases.information import pvi_inputs
 
 
 def test_the_inputs_follow_one_rule():
@@ -23,11 +23,11 @@ def test_the_inputs_follow_one_rule():
 
 @pytest.mark.parametrize("source", ["demo:nli:n=300", "demo:pairs:n=200"])
 def test_the_cli_and_the_dashboard_write_the_same_pvi_bytes(source, tmp_path, monkeypatch):
-    from core.cli import main
-    from core.cli.common import write_table
-    from core.usecases.information import pvi_table
-    from dashboard.services import current, information
-    from dashboard.state.session import Source
+    from artifact_lens.cli import main
+    from artifact_lens.cli.common import write_table
+    from artifact_lens.usecases.information import pvi_table
+    from artifact_lens.dashboard.services import current, information
+    from artifact_lens.dashboard.state.session import Source
     from service_tabs import new_tab
 
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))

@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.quality import (COMPONENTS, DEFAULT_THRESHOLDS, QualityContext, check_quality, combine,
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.base.errors import InputError
+from artifact_lens.quality import (COMPONENTS, DEFAULT_THRESHOLDS, QualityContext, check_quality, combine,
                           lights, quality_for_aflite, quality_scores)
-from core.representations import represent
-from core.data.sources import load_dataset
-from core.quality.pruning import compare_pruning
+from artifact_lens.representations import represent
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.quality.pruning import compare_pruning
 
 SPEC = "tfidf-svd:fields=hypothesis,dim=16"
 
@@ -271,7 +271,7 @@ def test_red_label_tied_examples_carry_the_known_artifact_words(snli_path, cache
 
 
 def test_the_overall_light_rule():
-    from core.quality.feedback import DECISIVE, overall_light
+    from artifact_lens.quality.feedback import DECISIVE, overall_light
 
     comps = {"label_tied": {"light": "green"}, "dqi": {"light": "yellow"}}
     assert overall_light(comps, None, "a") == ("yellow", "")
@@ -283,8 +283,8 @@ def test_the_overall_light_rule():
 
 
 def test_every_check_is_explained_in_plain_words_without_the_papers_symbols():
-    from core.quality import COMPONENTS
-    from core.quality.scoring import IN_WORDS
+    from artifact_lens.quality import COMPONENTS
+    from artifact_lens.quality.scoring import IN_WORDS
 
     assert set(IN_WORDS) == {*COMPONENTS, "dqi"}
     for name, words in IN_WORDS.items():
@@ -298,7 +298,7 @@ def test_one_rule_scores_a_dataset_and_one_example_alike():
     quantity is NaN, and every component scores a quantity the context measures."""
     from types import SimpleNamespace
 
-    from core.quality.scoring import QUANTITIES, REGISTRY, component_scores
+    from artifact_lens.quality.scoring import QUANTITIES, REGISTRY, component_scores
 
     assert {c.measures for c in REGISTRY} <= QUANTITIES.keys()
     rng = np.random.default_rng(0)
@@ -322,10 +322,10 @@ def test_each_quantity_measures_a_dataset_row_and_the_same_row_sent_as_new_alike
     """`core.quality.quantities`: each quantity's two passes sit in one entry. A row of the dataset
     sent as a new example measures what its column says, for the quantities that do not count the
     example itself (word richness, the copied share, the fields' restated cosine)."""
-    from core.quality.quantities import QUANTITIES, ExampleProbe, measure_example
-    from core.text.features import example_ngrams
-    from core.quality.scoring import NGRAM_OPTIONS
-    from core.text.tokens import tokenize
+    from artifact_lens.quality.quantities import QUANTITIES, ExampleProbe, measure_example
+    from artifact_lens.text.features import example_ngrams
+    from artifact_lens.quality.scoring import NGRAM_OPTIONS
+    from artifact_lens.text.tokens import tokenize
 
     ds, ctx = nli_ctx
     column = ctx.quantities()
@@ -344,7 +344,7 @@ def test_each_quantity_measures_a_dataset_row_and_the_same_row_sent_as_new_alike
 
 
 def test_a_new_quantity_is_one_entry_measured_in_both_passes(nli_ctx, monkeypatch):
-    from core.quality.quantities import QUANTITIES, Quantity
+    from artifact_lens.quality.quantities import QUANTITIES, Quantity
 
     ds, ctx = nli_ctx
     seen = []

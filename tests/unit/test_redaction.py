@@ -7,8 +7,8 @@ its middle, keeping the problem and the fix. Its speed is measured in
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.base.escaping import MESSAGE_MAX, cut_middle
-from core.base.settings import printable, printable_message
+from artifact_lens.base.escaping import MESSAGE_MAX, cut_middle
+from artifact_lens.base.settings import printable, printable_message
 
 from redaction_reference import reference_printable
 
@@ -43,7 +43,7 @@ def test_a_long_message_is_cut_in_its_middle_and_keeps_both_ends(text):
 def test_the_cli_error_line_for_a_huge_label_is_short_and_names_the_fix(tmp_path, capsys):
     """The hostile sweep's case: a 120k-character ``--label`` (86 s before) on a file without that
     column. The line is printed cut, its end (the fix) kept."""
-    from core.cli import main
+    from artifact_lens.cli import main
 
     data = tmp_path / "d.csv"
     data.write_text("premise,hypothesis,label\na,b,x\nc,d,y\n", encoding="utf-8")

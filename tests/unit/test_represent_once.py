@@ -6,12 +6,12 @@ import threading
 import numpy as np
 import pytest
 
-import core.representations as reps
-from core.base.errors import Cancelled
-from core.base.keyed_locks import KeyedLocks
-from core.representations import represent
+import artifact_lens.representations as reps
+from artifact_lens.base.errors import Cancelled
+from artifact_lens.base.keyed_locks import KeyedLocks
+from artifact_lens.representations import represent
 from scale import patience
-from core.data.sources import load_dataset
+from artifact_lens.data.sources import load_dataset
 
 
 def test_two_jobs_asking_for_one_phi_build_it_once(tmp_path, monkeypatch):

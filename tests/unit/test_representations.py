@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import core.representations as R
-from core.base.result_store import MARK
-from core.data.dataset import Dataset
-from core.data.demos import make_circles, make_digits, make_nli
-from core.base.errors import Cancelled, InputError, MissingExtraError
-from core.representations import parse_spec, represent
+import artifact_lens.representations as R
+from artifact_lens.base.result_store import MARK
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.data.demos import make_circles, make_digits, make_nli
+from artifact_lens.base.errors import Cancelled, InputError, MissingExtraError
+from artifact_lens.representations import parse_spec, represent
 
 
 @pytest.fixture
@@ -441,7 +441,7 @@ def test_not_a_dataset(cache):
 def test_source_changed_names_a_rewritten_or_missing_vector_file(tmp_path):
     import os
 
-    from core.representations import source_changed
+    from artifact_lens.representations import source_changed
 
     path = tmp_path / "emb.npy"
     np.save(path, np.zeros((4, 3), dtype=np.float32))
@@ -473,7 +473,7 @@ def test_a_fitted_representation_maps_new_text_as_its_own_rows(nli, cache):
     assert new.shape == (1, 16) and np.isfinite(new).all()
     with pytest.raises(InputError, match="premise"):
         again.transform({"hypothesis": ["An animal is outside."]})
-    from core.representations import Representation
+    from artifact_lens.representations import Representation
 
     stored = Representation(X=rep.X, ids=rep.ids, excluded_ids=rep.excluded_ids, spec="file:path=x.npy")
     assert not stored.can_transform

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.results.files import read_result, write_result
+from artifact_lens.results.files import read_result, write_result
 
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 62, 2 ** 62), st.text(max_size=20),
                    st.floats(allow_nan=True, allow_infinity=True))
@@ -50,9 +50,9 @@ def test_a_value_reads_back_equal(tmp_path_factory, value):
 
 
 def test_the_result_classes_read_back_equal(tmp_path):
-    from core.data.sources import load_dataset
-    from core.dynamics.transfer import cue_transfer
-    from core.zstats import consistency_filter, z_filter
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.dynamics.transfer import cue_transfer
+    from artifact_lens.zstats import consistency_filter, z_filter
 
     ds = load_dataset("demo:nli:n=300")
     ids = ds.table.index
@@ -76,8 +76,8 @@ def test_a_result_written_before_core_had_packages_reads_back(tmp_path):
     is read as the class it was, not taken for damage and recomputed."""
     import zipfile
 
-    from core.dynamics.cartography import training_dynamics
-    from core.results.files import MOVED
+    from artifact_lens.dynamics.cartography import training_dynamics
+    from artifact_lens.results.files import MOVED
 
     rng = np.random.default_rng(0)
     value = training_dynamics(rng.normal(size=(60, 3)), np.array(["a", "b", "c"] * 20), epochs=2, folds=2)

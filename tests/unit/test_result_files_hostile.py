@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.results import files
-from core.results.files import CLASSES, read_result, write_result
+from artifact_lens.results import files
+from artifact_lens.results.files import CLASSES, read_result, write_result
 
 #: a value of each kind a field can hold, as value.json encodes it (tables are parts of the zip)
 KINDS = {"text": "not a frame", "whole": 5, "real": 0.5, "list": [1, 2], "dict": {"a": 1}, "none": None,

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.base.result_store import KEY, ResultStore, CorruptResult, prune
-from core.base.errors import InputError
+from artifact_lens.base.result_store import KEY, ResultStore, CorruptResult, prune
+from artifact_lens.base.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -158,8 +158,8 @@ def test_stores_of_computed_results_are_result_stores():
 
 def test_the_prune_command_keeps_the_cache_within_the_budget(tmp_path, capsys):
     """`artifact-lens prune`: the same pruning as a starting server, on the cache folder given."""
-    from core.cli import main
-    from core.results.stores import Results
+    from artifact_lens.cli import main
+    from artifact_lens.results.stores import Results
 
     found = Results(tmp_path)
     for i in range(3):

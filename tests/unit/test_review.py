@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.base.errors import InputError
-from core.team.review import (AWAITING, DISPUTE_RULES, apply_overrides, disagreements, lights, queue, side, standing,
+from artifact_lens.base.errors import InputError
+from artifact_lens.team.review import (AWAITING, DISPUTE_RULES, apply_overrides, disagreements, lights, queue, side, standing,
                          to_adjudicate)
 
 

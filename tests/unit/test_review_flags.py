@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.base.errors import InputError
-from core.cli import main
-from core.data.sources import load_dataset
-from core.team.store import NotAllowed, TeamStore
+from artifact_lens.base.errors import InputError
+from artifact_lens.cli import main
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.team.store import NotAllowed, TeamStore
 
 from test_check_outputs import planted  # noqa: F401  (the baseline and the candidate with "indeed" planted)
 from test_team_store import store, toy  # noqa: F401  (the SQLite and PostgreSQL fixtures)
@@ -96,8 +96,8 @@ def test_any_flags_are_sent_whole_or_refused_with_one_clear_error(toy, tmp_path_
 @pytest.fixture(scope="module")
 def team_on_candidate(planted, tmp_path_factory):
     """A team store whose workspace holds the planted candidate's data and a finished run on it."""
-    from core.representations import represent
-    from core.results.runs import fit_run
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
 
     folder, _ = planted
     cand = load_dataset(str(folder / "cand.jsonl"))
@@ -137,8 +137,8 @@ def test_check_sends_exactly_the_rows_that_carry_the_new_cue(planted, team_on_ca
 def test_a_refused_send_writes_no_output(planted, team_on_candidate, capsys):
     """Issue 53, item 9: ``check --review-run`` on a run of other data is refused (exit 2) and
     writes none of its --json, --rows or --markdown files."""
-    from core.representations import represent
-    from core.results.runs import fit_run
+    from artifact_lens.representations import represent
+    from artifact_lens.results.runs import fit_run
 
     folder, _ = planted
     url, ws, _, _ = team_on_candidate
@@ -160,9 +160,9 @@ def test_a_refused_send_writes_no_output(planted, team_on_candidate, capsys):
 def test_a_split_is_sent_only_when_its_rows_are_the_runs(planted, team_on_candidate):
     """The use case both front ends call: a split of the run's data is the run's rows; a split
     with one text changed is refused, and nothing is sent."""
-    from core.certificate.gate import compare
-    from core.certificate.schema import read_certificate
-    from core.usecases.review_queue import send_cue_rows
+    from artifact_lens.certificate.gate import compare
+    from artifact_lens.certificate.schema import read_certificate
+    from artifact_lens.usecases.review_queue import send_cue_rows
 
     folder, ids = planted
     url, ws, run, cand = team_on_candidate
@@ -190,8 +190,8 @@ def test_a_split_is_sent_only_when_its_rows_are_the_runs(planted, team_on_candid
 def test_the_review_queue_serves_the_sent_examples_first(service_tab):
     from service_tabs import score_demo
 
-    from dashboard.services import current, reviews
-    from dashboard.services.team import scope
+    from artifact_lens.dashboard.services import current, reviews
+    from artifact_lens.dashboard.services.team import scope
 
     run = score_demo(service_tab, 300)
     run_id = current.team_run_id(service_tab, run)
@@ -212,11 +212,11 @@ def test_the_evaluate_pages_send_puts_the_splits_cue_rows_first(planted, service
     """`dashboard.services.certificates.send_rows` (the certificate section's button): the split of
     a run on the planted candidate, compared with the baseline half, sends the split's rows that
     carry "indeed", and no other, to the run's queue; an annotator's tab may not."""
-    from core.usecases.certificates import certify_dataset, certify_split
+    from artifact_lens.usecases.certificates import certify_dataset, certify_split
 
-    from dashboard.services import certificates, current, pipelines
-    from dashboard.services.team import scope
-    from dashboard.state.session import DEFAULT_PARAMS, Source
+    from artifact_lens.dashboard.services import certificates, current, pipelines
+    from artifact_lens.dashboard.services.team import scope
+    from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
 
     folder, ids = planted
     tab = service_tab

@@ -7,9 +7,9 @@ import uuid
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.base.errors import InputError
-from core.team.review import queue, standing
-from core.team.store import NotAllowed
+from artifact_lens.base.errors import InputError
+from artifact_lens.team.review import queue, standing
+from artifact_lens.team.store import NotAllowed
 
 from test_team_store import store, toy  # noqa: F401  (the SQLite and PostgreSQL fixtures)
 

@@ -4,9 +4,9 @@ second digest, built from the session's dataset key."""
 
 
 def test_the_job_that_scores_a_run_is_named_by_the_runs_key(tmp_path, monkeypatch):
-    from core.results.runs import run_key
-    from dashboard.services import cached_jobs, current, pipelines
-    from dashboard.state.session import DEFAULT_PARAMS, Source
+    from artifact_lens.results.runs import run_key
+    from artifact_lens.dashboard.services import cached_jobs, current, pipelines
+    from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
     from service_tabs import new_tab
 
     monkeypatch.setenv("ARTIFACT_LENS_CACHE", str(tmp_path / "cache"))
@@ -31,11 +31,11 @@ def test_a_joint_run_from_the_cli_has_the_dashboards_key(tmp_path):
     (and computes the inputs only when there is a fit)."""
     import json
 
-    from core.cli import main
-    from core.data.sources import load_dataset
-    from core.dynamics.joint import EPOCHS, descriptor
-    from core.representations import resolve_spec
-    from core.results.runs import run_key
+    from artifact_lens.cli import main
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.dynamics.joint import EPOCHS, descriptor
+    from artifact_lens.representations import resolve_spec
+    from artifact_lens.results.runs import run_key
 
     spec = "tfidf-svd:fields=hypothesis,dim=8"
     assert main(["-q", "aflite", "demo:nli:n=300", "-r", spec, "--m", "4", "--k", "0.05", "--tau", "0",

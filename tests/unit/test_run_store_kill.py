@@ -10,14 +10,14 @@ import time
 import numpy as np
 import pytest
 
-from core.results.runs import RunStore
+from artifact_lens.results.runs import RunStore
 from scale import scaled
 
 pytestmark = pytest.mark.durability   # kills processes for half a minute: the full tier, not the pre-commit one
 
 WRITER = r"""
 import random, sys
-from core.results.runs import Run, RunStore
+from artifact_lens.results.runs import Run, RunStore
 store = RunStore(sys.argv[1])
 runs = [Run.load(p) for p in sys.argv[2:]]
 print("ready", flush=True)

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.data.dataset import Dataset
-from core.base.errors import Cancelled, InputError
-from core.base.jobs import Job, JobRunner
-from core.base.result_store import MARK
-from core.results.runs import STORE_FORMAT, CorruptRun, Run, RunStore, fit_run, package_versions, run_key
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.base.errors import Cancelled, InputError
+from artifact_lens.base.jobs import Job, JobRunner
+from artifact_lens.base.result_store import MARK
+from artifact_lens.results.runs import STORE_FORMAT, CorruptRun, Run, RunStore, fit_run, package_versions, run_key
 from jobkeys import job_key
 
 PARAMS = dict(n_partitions=8, train_size=0.2, slice_size=0.05, tau=0.0, target_size=0.4, random_state=1)
@@ -76,7 +76,7 @@ def test_save_load_roundtrip_answers_tau_and_n_identically(run, tmp_path):
 
 
 def test_retained_for_below_fitted_needs_refit(run):
-    from core.aflite import RefitNeeded
+    from artifact_lens.aflite import RefitNeeded
 
     with pytest.raises(RefitNeeded, match="refit"):
         run.retained_for(target_size=0.2)
@@ -254,8 +254,8 @@ def test_package_versions():
 
 
 def test_live_columns_show_what_a_fresh_fit_at_that_tau_reports(run, problem):
-    from core.aflite import AFLite
-    from core.results.tables import ExampleTable
+    from artifact_lens.aflite import AFLite
+    from artifact_lens.results.tables import ExampleTable
 
     ds, rep = problem
     tau, n = 0.7, int(0.5 * len(rep.ids))
@@ -272,7 +272,7 @@ def test_live_columns_show_what_a_fresh_fit_at_that_tau_reports(run, problem):
 
 
 def test_below_chance_flags_over_filtering():
-    from core.aflite.summaries import below_chance
+    from artifact_lens.aflite.summaries import below_chance
 
     history = [{"phase": 0, "heldout_accuracy": 0.61}, {"phase": 1, "heldout_accuracy": 0.40},
                {"phase": 2, "heldout_accuracy": 0.25}]
@@ -320,9 +320,9 @@ def test_a_quality_column_without_a_description_is_keyed_by_its_values(problem):
 def test_a_run_file_whose_arrays_or_ids_disagree_is_refused(tmp_path):
     """A run .npz edited by hand (fewer ids than scores, or ids of other rows) is one clear
     error, never an IndexError or a silent mismatch."""
-    from core.representations import represent
-    from core.results.run_arguments import read_run_argument
-    from core.data.sources import load_dataset
+    from artifact_lens.representations import represent
+    from artifact_lens.results.run_arguments import read_run_argument
+    from artifact_lens.data.sources import load_dataset
 
     ds = load_dataset("demo:nli:n=300")
     run = fit_run(ds, represent(ds, "tfidf-svd:fields=hypothesis,dim=8", cache_dir=tmp_path),
@@ -379,9 +379,9 @@ def test_run_keys_are_the_keys_earlier_versions_made():
     """A run store written before core had packages opens unchanged: plain, quality-ordered and
     joint runs keep the keys the earlier version gave the same parameters (these were computed
     with it), so moving a module never turns finished runs into misses."""
-    from core.dynamics.joint import descriptor
-    from core.quality.pruning import quality_descriptor
-    from core.results.runs import run_key
+    from artifact_lens.dynamics.joint import descriptor
+    from artifact_lens.quality.pruning import quality_descriptor
+    from artifact_lens.results.runs import run_key
 
     fingerprint, spec = "0123456789abcdef", "tfidf-svd:dim=8"
     assert run_key(fingerprint, spec, {"n_partitions": 8, "tau": 0.5}) == "98e1a42e33b27baded8d"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.exports.safe_csv import neutralise, to_csv_bytes, write_csv
+from artifact_lens.exports.safe_csv import neutralise, to_csv_bytes, write_csv
 
 TRICKY = ["lone\rreturn", "lone\nnewline", "windows\r\nline", 'say "hi"', "tab\there", "nul\x00byte",
           "emoji 😀🧪", "עברית right-to-left", "", "plain"]
@@ -76,7 +76,7 @@ def test_mappings_in_cells_are_written_as_json_that_reads_back(cells):
     import io
     import json
 
-    from core.exports.safe_csv import to_csv_bytes
+    from artifact_lens.exports.safe_csv import to_csv_bytes
 
     back = pd.read_csv(io.BytesIO(to_csv_bytes(pd.DataFrame({"info": cells}))), keep_default_na=False)
     assert [json.loads(v) for v in back["info"]] == cells

@@ -12,7 +12,7 @@ def spec(fig) -> dict:
 
 
 def test_p_histograms_are_counted_on_the_server_and_violins_hold_a_bounded_sample():
-    from core.plots.aflite import HIST_EDGES, score_histogram, score_violins
+    from artifact_lens.plots.aflite import HIST_EDGES, score_histogram, score_violins
 
     rng = np.random.default_rng(3)
     n = 12_000
@@ -45,7 +45,7 @@ def _decoded(v):
 
 
 def test_phase_boxes_carry_their_statistics_not_the_scores():
-    from core.plots.aflite import box_stats, phase_boxes
+    from artifact_lens.plots.aflite import box_stats, phase_boxes
 
     values = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.98])
     st = box_stats(values)
@@ -70,7 +70,7 @@ def test_phase_boxes_carry_their_statistics_not_the_scores():
 def test_no_figure_carries_an_annotation_without_text():
     """An annotation with no text is drawn by Plotly as "new text" (issue 21): the τ line is
     labelled when coloured by label, and has no annotation at all when coloured by status."""
-    from core.plots.aflite import score_histogram
+    from artifact_lens.plots.aflite import score_histogram
 
     f = pd.DataFrame({"label": ["a", "b"] * 50, "predictability": np.linspace(0, 1, 100),
                       "status": ["retained", "removed"] * 50})

@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from core.base.errors import Cancelled
+from artifact_lens.base.errors import Cancelled
 import threading
-from core.data.demos import make_nli
-from core.representations import represent
-from core.results.runs import RunStore, run_key
-from core.team.store import TeamStore
-from core.usecases.scoring import RunLife, score_dataset
+from artifact_lens.data.demos import make_nli
+from artifact_lens.representations import represent
+from artifact_lens.results.runs import RunStore, run_key
+from artifact_lens.team.store import TeamStore
+from artifact_lens.usecases.scoring import RunLife, score_dataset
 
 OWNER = "owner@team.org"
 PARAMS = dict(n_partitions=4, train_size=0.3, slice_size=0.05, target_size=0.6, tau=0.75, random_state=0)
@@ -85,7 +85,7 @@ def test_a_cancelled_fit_is_interrupted_and_a_failed_one_failed_in_the_workspace
 
 
 def test_the_cli_aflite_gives_the_run_the_use_case_gives(tmp_path, data):
-    from core.cli import main
+    from artifact_lens.cli import main
 
     _, ds, rep = data
     source = tmp_path / "nli.jsonl"
@@ -95,7 +95,7 @@ def test_the_cli_aflite_gives_the_run_the_use_case_gives(tmp_path, data):
                  "--label", ds.label, "--id", "id", "-r", SPEC, "--m", "4", "--train-size", "0.3", "--k", "0.05",
                  "--target-size", "0.6", "--tau", "0.75", "--seed", "0", "--out", str(out), "--manifest", str(manifest)])
     assert code == 0
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     loaded = load_dataset(str(source), text=list(ds.text), label=ds.label, id="id")
     run = score_dataset(loaded, represent(loaded, SPEC, cache_dir=tmp_path / "cache"), PARAMS)

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.base.errors import Changed, InputError
-from core.team.store import TeamStore
+from artifact_lens.base.errors import Changed, InputError
+from artifact_lens.team.store import TeamStore
 
 from test_store_scope import _at_once, _only_input_errors, _public_methods, _writes
 from test_team_store import store, toy  # noqa: F401  (the SQLite and PostgreSQL fixtures)

@@ -19,11 +19,11 @@ _WITHOUT_STREAMLIT = textwrap.dedent("""
     sys.modules["streamlit"] = None          # any import of streamlit now raises ImportError
     from pathlib import Path
     for path in sorted(Path("dashboard/services").glob("*.py")):
-        importlib.import_module(f"dashboard.services.{path.stem}")
-    from dashboard.process.server import Server
-    from dashboard.services import current, reviews, team
-    from dashboard.state.session import Session
-    from dashboard.state.tab import Identity, Tab
+        importlib.import_module(f"artifact_lens.dashboard.services.{path.stem}")
+    from artifact_lens.dashboard.process.server import Server
+    from artifact_lens.dashboard.services import current, reviews, team
+    from artifact_lens.dashboard.state.session import Session
+    from artifact_lens.dashboard.state.tab import Identity, Tab
     sys.path.insert(0, "tests")
     from service_tabs import score_demo
 
@@ -67,9 +67,9 @@ def test_services_run_where_streamlit_cannot_be_imported(tmp_path):
 def test_two_tabs_on_one_server_each_keep_their_own_view(service_tab):
     """The services hold no state of their own: a second tab on the same server sees nothing until it
     opens the run the first saved, and its live τ/n stay its own."""
-    from dashboard.services import current, pipelines, team
-    from dashboard.state.session import Session
-    from dashboard.state.tab import Identity, Tab
+    from artifact_lens.dashboard.services import current, pipelines, team
+    from artifact_lens.dashboard.state.session import Session
+    from artifact_lens.dashboard.state.tab import Identity, Tab
     from service_tabs import score_demo
 
     first = score_demo(service_tab, 200)
@@ -91,8 +91,9 @@ def _tab_less(path: Path) -> list:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("session", "server"):
             found.append(f"{path.name}:{node.lineno}: {node.func.id}()")
-        if isinstance(node, ast.ImportFrom) and node.module in ("dashboard.state.browser", "dashboard.process.shared",
-                                                                "dashboard.state.identity", "dashboard.state.url"):
+        if isinstance(node, ast.ImportFrom) and node.module in (
+                "artifact_lens.dashboard.state.browser", "artifact_lens.dashboard.process.shared",
+                "artifact_lens.dashboard.state.identity", "artifact_lens.dashboard.state.url"):
             found.append(f"{path.name}:{node.lineno}: imports {node.module}")
     return found
 
@@ -107,7 +108,7 @@ def test_every_service_that_reads_the_tab_takes_it_first(path):
     """Reflection over every public service function: one that reads ``tab`` names it as its first parameter."""
     import importlib
 
-    module = importlib.import_module(f"dashboard.services.{path.stem}")
+    module = importlib.import_module(f"artifact_lens.dashboard.services.{path.stem}")
     for name, fn in inspect.getmembers(module, inspect.isfunction):
         if fn.__module__ != module.__name__:
             continue

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from core.base.settings import VARIABLES, SettingsError, settings
+from artifact_lens.base.settings import VARIABLES, SettingsError, settings
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMERIC = {"cache_mb": (1, False), "uploads_mb": (0, False), "map_points": (1, True), "map_text_points": (0, True),
@@ -81,7 +81,7 @@ def test_no_scheduler_by_default(monkeypatch):
 @pytest.mark.parametrize("raw, method, parallel", [("", "umap", False), ("UMAP", "umap", False),
                                                    ("umap-parallel", "umap", True), (" pca ", "pca", False)])
 def test_the_map_setting_names_the_method_and_whether_umap_runs_on_every_core(monkeypatch, raw, method, parallel):
-    from dashboard.services import current
+    from artifact_lens.dashboard.services import current
 
     monkeypatch.setenv("ARTIFACT_LENS_MAP", raw)
     assert (current.map_method(), current.map_parallel()) == (method, parallel)

@@ -3,9 +3,9 @@ too small for its K neighbours is refused by name instead of reading 0 for every
 import numpy as np
 import pytest
 
-from core.base.errors import InputError
-from core.evaluation.information import pvi
-from core.models.families import KNN_K
+from artifact_lens.base.errors import InputError
+from artifact_lens.evaluation.information import pvi
+from artifact_lens.models.families import KNN_K
 
 
 def _data(n, seed=0):
@@ -31,7 +31,7 @@ def test_knn_pvi_with_enough_rows_says_something():
 def test_a_file_of_identical_pairs_is_certified_with_a_note_that_says_so(tmp_path, capsys):
     import json
 
-    from core.cli import main
+    from artifact_lens.cli import main
 
     rows = [{"prompt": f"q{i}", "chosen": f"same answer {i % 7}", "rejected": f"same answer {i % 7}"} for i in range(40)]
     (tmp_path / "same.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -45,7 +45,7 @@ def test_labels_written_two_ways_are_said():
 
     import pandas as pd
 
-    from core.data.sources import load_dataset
+    from artifact_lens.data.sources import load_dataset
 
     table = pd.DataFrame({"text": ["a b", "c d", "e f", "g h", "i j", "k l"],
                           "label": ["yes", "yes ", "no", "café", unicodedata.normalize("NFD", "café"), "no"]})
@@ -59,7 +59,7 @@ def test_labels_written_two_ways_are_said():
 def test_croissant_describes_booleans_with_nulls_mappings_and_conversations():
     import pandas as pd
 
-    from core.exports.croissant import croissant_metadata
+    from artifact_lens.exports.croissant import croissant_metadata
 
     frame = pd.DataFrame({"id": ["1", "2"], "flag": [True, None], "meta": [{"k": "v", "n": 1}, {"k": "w", "n": 2}],
                           "chosen": [[{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]] * 2,
@@ -72,8 +72,8 @@ def test_croissant_describes_booleans_with_nulls_mappings_and_conversations():
 
 def test_pvi_progress_names_its_stages_and_never_goes_back(tmp_path):
     """Issue 53, item 12: Φ's "loaded from cache" is Φ's, and the folds report after it, forward."""
-    from core.data.sources import load_dataset
-    from core.evaluation.information import dataset_pvi
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.evaluation.information import dataset_pvi
 
     ds = load_dataset("demo:nli:n=300")
     for _ in range(2):   # the second time Φ comes from the cache
@@ -91,7 +91,7 @@ def test_a_job_of_unequal_steps_shows_no_time_left_while_a_paced_one_does():
     pace-based estimate was 10-40x short; such a job kind says how long it has run, never a guess."""
     import time
 
-    from core.base.jobs import Job, JobKey, JobKind
+    from artifact_lens.base.jobs import Job, JobKey, JobKind
 
     snaps = {}
     for paced in (True, False):
@@ -106,7 +106,7 @@ def test_the_kinds_whose_estimates_were_measured_dishonest_show_none():
     """`benchmarks/estimates_bench.py` on SNLI dev: an evaluation's estimates ran 3.5x short (and
     "over"), UMAP's 2.6x long, PVI's, a certificate's and cues across splits' 10-40x short. Each
     such kind shows its elapsed time only; the kinds left paced were within 2x."""
-    from dashboard.services import cached_jobs as c
+    from artifact_lens.dashboard.services import cached_jobs as c
 
     unpaced = {k.name for k in c.KINDS if not k.paced}
     assert {c.EVALUATION.name, c.MAP.name, c.MAP_PARALLEL.name, c.PVI.name, c.CERTIFICATES.name,
@@ -118,9 +118,9 @@ def test_the_evaluations_progress_names_each_stage_and_only_moves_forward(tmp_pa
     the partial input's, and the bar never goes back."""
     import numpy as np
 
-    from core.data.sources import load_dataset
-    from core.evaluation import EvaluationOptions, evaluate
-    from core.representations import represent
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.evaluation import EvaluationOptions, evaluate
+    from artifact_lens.representations import represent
 
     ds = load_dataset("demo:nli:n=300")
     rep = represent(ds, "tfidf-svd:dim=16", cache_dir=tmp_path)
@@ -136,7 +136,7 @@ def test_the_evaluations_progress_names_each_stage_and_only_moves_forward(tmp_pa
 
 
 def test_a_stage_of_the_bar_names_whose_work_it_is():
-    from core.base.progress import span
+    from artifact_lens.base.progress import span
 
     seen = []
     stage = span(lambda f, m: seen.append((f, m)), 0.5, 1.0, "the split's certificate")

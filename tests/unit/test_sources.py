@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.base.errors import InputError
-from core.data.sources import detect_roles, load_dataset
+from artifact_lens.base.errors import InputError
+from artifact_lens.data.sources import detect_roles, load_dataset
 
 NLI = pd.DataFrame(
     {
@@ -263,7 +263,7 @@ def test_sparse_and_nul_holding_text_files_are_refused(tmp_path):
 def test_a_gz_file_is_sized_by_what_it_unpacks_to(tmp_path, monkeypatch):
     import gzip
 
-    import core.base.memory as S
+    import artifact_lens.base.memory as S
 
     path = tmp_path / "d.csv.gz"
     path.write_bytes(gzip.compress(("text,label\n" + "a,1\nb,0\n" * 50_000).encode()))   # 400 kB in ~1 kB
@@ -296,7 +296,7 @@ def test_words_like_none_are_classes_and_config_is_refused_for_a_file(tmp_path):
 
 
 def test_the_files_a_folder_load_reads_are_bounded_for_the_server_not_the_cli(tmp_path):
-    from core.data.source_files import files_read
+    from artifact_lens.data.source_files import files_read
 
     for i in range(5):
         (tmp_path / f"part{i}.csv").write_text("text,label\na,1\n")

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from sqlalchemy import create_engine, func, select, text
 
-from core.base.errors import InputError
-from core.team.store import NotAllowed, TeamStore
-from core.team.store.models import Member, Submission, Validation
+from artifact_lens.base.errors import InputError
+from artifact_lens.team.store import NotAllowed, TeamStore
+from artifact_lens.team.store.models import Member, Submission, Validation
 
 from test_team_store import fresh_url, store, toy  # noqa: F401  (the SQLite and PostgreSQL fixtures)
 
@@ -147,7 +147,7 @@ def test_the_scoped_handle_offers_every_workspace_method_bound_to_one_member(sto
     """`TeamStore.scoped`: every workspace method (found by reflection, so a new one is offered
     the day it is written) with the workspace and the member bound; nothing else; and through
     it a member of A reaches none of B's ids."""
-    from core.team.store.scoped import scoped_methods
+    from artifact_lens.team.store.scoped import scoped_methods
 
     world = _world(store, toy)
     a, b = world["a"], world["b"]
@@ -336,7 +336,7 @@ def test_a_prepared_export_is_not_served_after_a_demotion(store, toy, tmp_path):
     of the store again then, and a demoted curator gets nothing (the file is deleted)."""
     from functools import partial
 
-    from dashboard.services import exports
+    from artifact_lens.dashboard.services import exports
 
     a = _world(store, toy)["a"]
     path = tmp_path / "export.csv"
@@ -354,7 +354,7 @@ def test_a_members_handle_is_sealed_on_every_method(store, toy):
     """Identity override through keyword arguments, on every scoped method (by reflection): an
     annotator's handle refuses ``by=`` and ``workspace_id=`` before reaching the store, and has
     nothing to rebind, so it never reads a blind decision or writes under a curator's name."""
-    from core.team.store.scoped import IDENTITY, scoped_methods
+    from artifact_lens.team.store.scoped import IDENTITY, scoped_methods
 
     world = _world(store, toy)
     a = world["a"]
@@ -381,7 +381,7 @@ FILE_WRITERS = {"keep_file": "copies an upload into the store's folder, no row: 
 def test_a_removal_racing_any_write_is_held_by_the_write(store, toy, monkeypatch):
     """Role changes racing every write (found by reflection): a member removed after the write's
     first role check and before its transaction is refused, and nothing of the write lands."""
-    from core.team.store.scoped import scoped_methods
+    from artifact_lens.team.store.scoped import scoped_methods
 
     world = _world(store, toy)
     a = world["a"]
@@ -457,7 +457,7 @@ def test_the_writers_are_marked_as_they_are_and_a_reading_handle_refuses_each(tm
     """Issue 54: pages and widgets held the read-write handle. They now get `Scoped.reading`, which
     offers every workspace method that reads and refuses every one that writes. Which is which is the
     store's own mark (`writes`), checked here against what each method does."""
-    from core.team.store.scoped import reading_methods, scoped_methods
+    from artifact_lens.team.store.scoped import reading_methods, scoped_methods
 
     marked = {name for name, fn in _public_methods().items() if getattr(fn, "writes", False)}
     assert marked == {name for name, fn in _public_methods().items() if _writes(fn)}

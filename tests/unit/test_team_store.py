@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import MetaData, create_engine, func, inspect, select, text
 
 from scale import scaled
-from core.base.errors import InputError
-from core.team.review import disagreements, standing
-from core.results.runs import CorruptRun
-from core.team.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
-from core.team.store.models import DatasetRecord, Member, Review, Workspace
+from artifact_lens.base.errors import InputError
+from artifact_lens.team.review import disagreements, standing
+from artifact_lens.results.runs import CorruptRun
+from artifact_lens.team.store import DEFAULT_WORKSPACE, NotAllowed, TeamStore, file_sha256
+from artifact_lens.team.store.models import DatasetRecord, Member, Review, Workspace
 
 HEAD_REVISION = "0008"   # the newest migration in core/team/store/migrations/versions
 
@@ -194,7 +194,7 @@ def test_a_store_opened_while_another_writes_a_fresh_file_waits_for_the_lock(tmp
             if "waiting for SQLite's write lock" in record.getMessage():
                 waiting.set()
 
-    from core.team.store.database import log
+    from artifact_lens.team.store.database import log
 
     seen = Seen()
     log.addHandler(seen)
@@ -417,7 +417,7 @@ def test_a_run_whose_lease_ran_out_reads_as_interrupted_with_no_server_alive(fre
     left was never opened, so its heartbeat never started). Every reader (the pages of another
     process, the CLI) sees it interrupted as soon as its lease ran out, and it can be discarded;
     a run whose lease holds still reads as running."""
-    from core.team.store.models import RunRecord
+    from artifact_lens.team.store.models import RunRecord
 
     ds, _ = toy
     url = fresh_url()
@@ -566,7 +566,7 @@ def _database_at(url, revision):
     from alembic import command
     from alembic.config import Config
 
-    from core.team.store.models import Base
+    from artifact_lens.team.store.models import Base
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
@@ -640,7 +640,7 @@ def test_a_database_of_the_previous_schema_is_upgraded_with_every_row(fresh_url,
     assert store.datasets(ws, by="ann@x.org").empty and store.runs(ws, by="ann@x.org").empty
     from sqlalchemy import func, select
 
-    from core.team.store.models import Review
+    from artifact_lens.team.store.models import Review
 
     with store.Session() as s:   # hidden from the workspace, but kept in the database
         assert s.scalar(select(func.count()).select_from(Review).where(Review.run_id == run_id)) == 2
@@ -658,7 +658,7 @@ def _decision(reviewer: int, example: int, visit: int) -> str:
 @pytest.mark.slow
 def test_twenty_reviewers_write_thousands_of_reviews_at_once(store, toy):
     """20 threads at once: 20,000 reviews under `make test-stress`, 2,000 in `make test`."""
-    from core.results.runs import fit_run
+    from artifact_lens.results.runs import fit_run
     from toy import toy_data
 
     reviewers, per = 20, scaled(1000, 100)
@@ -801,7 +801,7 @@ def test_a_dataset_version_is_kept_by_the_store_for_curators_only(store, toy):
     """The accepted examples become a version: its rows (`core.team.versions.with_accepted`) kept
     by the store in its own folder, one file per content; the role and the dataset's workspace are
     checked by the store itself."""
-    from core.team.versions import with_accepted
+    from artifact_lens.team.versions import with_accepted
 
     ds, _ = toy
     ws, other = _workspace(store), _workspace(store)
@@ -848,7 +848,7 @@ def test_the_migrations_build_exactly_the_schema_the_models_declare(fresh_url, t
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from core.team.store.models import Base
+    from artifact_lens.team.store.models import Base
 
     url = fresh_url()
     TeamStore(url, files=tmp_path / "files").close()   # opening migrates to the newest revision

@@ -8,9 +8,9 @@ from hypothesis import given, settings, strategies as st
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from core.base.errors import InputError
-from core.representations.svd import RandomizedSVD
-from core.representations.text import fit_tfidf
+from artifact_lens.base.errors import InputError
+from artifact_lens.representations.svd import RandomizedSVD
+from artifact_lens.representations.text import fit_tfidf
 
 WORDS = ["a", "man", "dog", "sleeps", "runs", "the", "park", "nobody", "is", "outside", "cat", "red"]
 
@@ -83,7 +83,7 @@ def test_the_array_term_count_is_the_vectorizers_entry_for_entry(texts, ngram):
     empty texts): the same terms and the same stored entries in the same order, or the same error."""
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from core.representations.text import count_terms
+    from artifact_lens.representations.text import count_terms
 
     ref = CountVectorizer(ngram_range=ngram, dtype=np.float32)
     try:

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import main
-from core.data.dataset import Dataset
-from core.base.errors import InputError
-from core.data.sources import load_dataset
-from core.dynamics.transfer import CUE_COLUMNS, cue_transfer
+from artifact_lens.cli import main
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.base.errors import InputError
+from artifact_lens.data.sources import load_dataset
+from artifact_lens.dynamics.transfer import CUE_COLUMNS, cue_transfer
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,11 @@ and the rerun refused the tool's own output as "a file Artifact Lens did not wri
 run says, before its work, that the record cannot be kept and what follows from it."""
 import pandas as pd
 
-from core.cli import main
+from artifact_lens.cli import main
 
 
 def test_a_run_that_cannot_record_its_outputs_says_so_first(tmp_path, capsys):
-    from core.data.demos import make_nli
+    from artifact_lens.data.demos import make_nli
 
     make_nli(n=120, random_state=0).table.reset_index().to_csv(tmp_path / "d.csv", index=False)
     cache = tmp_path / "cache"

@@ -11,10 +11,10 @@ import ast
 from pathlib import Path
 
 import pytest
-from imports import imported_module
+from imports import imported_module, repository_name
 
-from core.cli.parser import build_parser
-from core.usecases.registry import USE_CASES
+from artifact_lens.cli.parser import build_parser
+from artifact_lens.usecases.registry import USE_CASES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,8 @@ class _Module:
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
-                    self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                    name_ = repository_name(a.name)
+                    self.aliases[a.asname or a.name.split(".")[0]] = name_ if a.asname else a.name.split(".")[0]
             elif isinstance(node, ast.ImportFrom):
                 for a in node.names:
                     self.aliases[a.asname or a.name] = f"{imported_module(node, path)}.{a.name}"
@@ -101,7 +102,7 @@ def _calls(used: set, function: str) -> bool:
 def _commands() -> dict:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    return {name: f"{p.get_default('func').__module__}.{p.get_default('func').__name__}"
+    return {name: repository_name(f"{p.get_default('func').__module__}.{p.get_default('func').__name__}")
             for name, p in sub.choices.items()}
 
 
@@ -116,10 +117,10 @@ def test_no_front_end_imports_a_kernel_a_use_case_owns():
 
 def test_the_guard_sees_a_front_end_assembling_a_use_case(tmp_path):
     """A guard on the guard: each form of import of an owned kernel is found."""
-    (tmp_path / "bad.py").write_text("from core.exports import manifest as m\nimport core.certificate.measures\n"
+    (tmp_path / "bad.py").write_text("from artifact_lens.exports import manifest as m\nimport core.certificate.measures\n"
                                      "def f(run):\n    m.manifest_for(run)\n    core.certificate.measures.certify(1)\n"
-                                     "    from core.team.run_agreement import team_agreement\n")
-    (tmp_path / "good.py").write_text("from core.usecases.exports import export_split\n")
+                                     "    from artifact_lens.team.run_agreement import team_agreement\n")
+    (tmp_path / "good.py").write_text("from artifact_lens.usecases.exports import export_split\n")
     found = _trespasses({"x.bad": _Module("x.bad", tmp_path / "bad.py"), "x.good": _Module("x.good", tmp_path / "good.py")})
     assert {d for _, d in found} == {"core.exports.manifest.manifest_for", "core.certificate.measures.certify",
                                      "core.team.run_agreement.team_agreement"}

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.certificate.gate import compare, verdict
-from core.certificate.schema import write_certificate
+from artifact_lens.certificate.gate import compare, verdict
+from artifact_lens.certificate.schema import write_certificate
 from test_certificate import certificates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def demo_certificate():
-    from core.certificate.measures import certify
-    from core.data.sources import load_dataset
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.data.sources import load_dataset
 
     return certify(load_dataset("demo:nli:n=300"))
 
@@ -30,8 +30,8 @@ def demo_certificate():
 def test_check_exits_and_writes_what_the_verdict_says(tmp_path, demo_certificate, baseline, shifts, gate):
     """Over generated certificates and the demo's real one, whose measures a rule gates (by default
     only the cue table does), so that some candidates fail, some warn and some pass."""
-    from core.cli import main
-    from core.certificate.gate import read_rules
+    from artifact_lens.cli import main
+    from artifact_lens.certificate.gate import read_rules
 
     rules = []
     if baseline is None and gate:

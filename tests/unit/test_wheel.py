@@ -74,7 +74,7 @@ import json, sys
 import artifact_lens
 from artifact_lens.cli import main
 try:
-    import core
+    import artifact_lens
 except ModuleNotFoundError:
     core = None
 print(json.dumps({"file": artifact_lens.__file__, "core": core is not None}))
@@ -91,9 +91,9 @@ sys.exit(main(["info", "demo:nli:n=300"]))
 def test_the_installed_team_store_migrates_and_a_checkouts_result_file_reads(site, tmp_path):
     """The store's schema comes from the installed package (alembic runs env.py by path), and a
     result file names its class as ``core.…`` whichever name wrote it, so both read it back."""
-    from core.data.demos import make_nli
-    from core.results.files import write_result
-    from core.zstats import compute_z
+    from artifact_lens.data.demos import make_nli
+    from artifact_lens.results.files import write_result
+    from artifact_lens.zstats import compute_z
 
     buf = io.BytesIO()
     write_result(buf, compute_z(make_nli(n=300), min_count=3))

@@ -4,8 +4,8 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from core.text.tokens import tokenize
-from dashboard.services.creation import marked
+from artifact_lens.text.tokens import tokenize
+from artifact_lens.dashboard.services.creation import marked
 
 MARK = re.compile(r"⟦([^⟦⟧]*?): ([^⟦⟧]*)⟧")
 

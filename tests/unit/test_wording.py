@@ -1,7 +1,7 @@
 """What the pages say matches what they show (issue 53, item 14): the PVI text names the fields Φ
 reads beyond the partial input only when it does, and counts are in words."""
-from dashboard.services.information import extra_fields
-from dashboard.widgets.information_panel import _more_bits_in_part
+from artifact_lens.dashboard.services.information import extra_fields
+from artifact_lens.dashboard.widgets.information_panel import _more_bits_in_part
 
 
 def test_the_pvi_text_says_phi_mixes_fields_only_when_it_does():
@@ -20,8 +20,8 @@ def test_a_double_click_on_save_says_the_decision_stands(monkeypatch):
     while a decision refused because a teammate changed what was shown still keeps the text."""
     from types import SimpleNamespace
 
-    from core.base.errors import Changed
-    from dashboard.widgets import decision_form
+    from artifact_lens.base.errors import Changed
+    from artifact_lens.dashboard.widgets import decision_form
 
     toasts = []
     fake = SimpleNamespace(session_state={"note": "typo in the label"}, toast=toasts.append)
@@ -48,8 +48,8 @@ def test_a_double_click_on_save_says_the_decision_stands(monkeypatch):
 def test_every_number_of_the_cue_table_has_a_hint_on_the_evaluate_page():
     from test_gate_edges import AFTER, BEFORE
 
-    from core.certificate.cues import cue_changes
-    from dashboard.widgets.certificate_panel import CUE_HELP
+    from artifact_lens.certificate.cues import cue_changes
+    from artifact_lens.dashboard.widgets.certificate_panel import CUE_HELP
 
     columns = set(cue_changes(BEFORE, AFTER, 0.05).columns) - {"feature", "label"}
     assert columns == set(CUE_HELP)
@@ -62,10 +62,10 @@ def test_tau_bounds_are_declared_once_and_every_reader_takes_them():
 
     import pytest
 
-    from core.aflite import AFLite
-    from core.aflite.selection import TAU_RANGE, check_tau
-    from core.base.errors import InputError
-    from core.cli.parser import build_parser
+    from artifact_lens.aflite import AFLite
+    from artifact_lens.aflite.selection import TAU_RANGE, check_tau
+    from artifact_lens.base.errors import InputError
+    from artifact_lens.cli.parser import build_parser
 
     lo, hi = TAU_RANGE
     (constraint,) = AFLite._parameter_constraints["tau"]

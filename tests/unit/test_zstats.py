@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from core.data.dataset import Dataset
-from core.base.errors import Cancelled, InputError
-from core.text.features import FeatureOptions
-from core.zstats import (
+from artifact_lens.data.dataset import Dataset
+from artifact_lens.base.errors import Cancelled, InputError
+from artifact_lens.text.features import FeatureOptions
+from artifact_lens.zstats import (
     ZStats, bonferroni_threshold, compute_z, consistency_filter, z_filter, z_scores, z_table,
 )
 
@@ -110,7 +110,7 @@ def test_cues_in_any_column_an_annotator_or_a_binned_number():
 @example([0.0] * 30 + [None] * 5 + list(range(25)))              # repeated quantile edges and missing values
 @example([1.0 + i * 1e-12 for i in range(40)])                   # edges that print alike at 4 digits
 def test_any_numeric_column_is_binned_or_refused_clearly(values):
-    from core.text.features import build_features
+    from artifact_lens.text.features import build_features
 
     table = pd.DataFrame({"text": ["a b"] * len(values), "x": pd.Series(values, dtype="float64")})
     try:
@@ -317,7 +317,7 @@ def test_progress_and_cancel():
 
 
 def test_gardner_plot_and_bars():
-    from core.plots.zstats import gardner_plot, threshold_curve, top_features_bar, zfilter_history
+    from artifact_lens.plots.zstats import gardner_plot, threshold_curve, top_features_bar, zfilter_history
 
     zs = compute_z(planted_nli(600, share=0.7, seed=12), min_count=3)
     fig = gardner_plot(zs, annotate=2)
@@ -345,8 +345,8 @@ def test_gardner_plot_and_bars():
 
 
 def test_gardner_title_counts_the_features_tested_like_the_summary():
-    from core.data.sources import load_dataset
-    from core.plots.zstats import gardner_plot
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.plots.zstats import gardner_plot
 
     zs = compute_z(load_dataset("demo:nli:n=900"), min_count=5)
     n_tests = zs.summary()["n_tests"]

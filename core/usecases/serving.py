@@ -1,0 +1,76 @@
+"""Serve the dashboard (issue 56): the one function that turns ``artifact-lens ui``'s settings into
+the Streamlit command line and environment that run it, from a checkout or an installed package
+(the image runs ``artifact-lens ui`` too). The dashboard's script is found as a file beside the
+library, never imported here: the library does not import the dashboard or Streamlit."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ..base.errors import InputError
+from ..base.settings import VARIABLES, SettingsError, settings_of
+
+__all__ = ["Served", "UI_EXTRA", "dashboard_script", "serve_dashboard"]
+
+UI_EXTRA = 'pip install "artifact-lens[ui]"'
+
+
+@dataclass(frozen=True)
+class Served:
+    """What runs the dashboard: the command line and the environment it runs in."""
+    argv: list
+    env: dict
+    script: Path
+
+
+def dashboard_script() -> Path:
+    """The script Streamlit runs: ``dashboard/app.py`` beside this library (installed: both are under
+    ``artifact_lens/``; in a checkout: ``dashboard/`` beside ``core/``)."""
+    here = Path(__file__).resolve().parents[1]
+    for candidate in (here / "dashboard" / "app.py", here.parent / "dashboard" / "app.py"):
+        if candidate.is_file():
+            return candidate
+    raise InputError(f"the dashboard's files are not installed beside the library ({here}); reinstall with "
+                     f"{UI_EXTRA}.")
+
+
+def serve_dashboard(*, port: int = 8501, address: Optional[str] = None, headless: bool = False,
+                    data_dirs: tuple = (), secrets: Optional[str] = None, owner: Optional[str] = None,
+                    cache_dir: Optional[str] = None, environ: Optional[dict] = None) -> Served:
+    """The command and environment that serve the dashboard on ``port``. ``data_dirs``: the folders
+    the Data page may read by path (``ARTIFACT_LENS_DATA_DIRS``); ``secrets``: a secrets TOML file
+    (sign-in, the team database), as hosted mode reads it; ``owner``: the workspace owner's address
+    (``--owner`` of the app). The settings the server would read are checked here first, so a wrong
+    one is an error before anything starts."""
+    if importlib.util.find_spec("streamlit") is None:
+        raise InputError(f"the dashboard needs Streamlit, which is not installed in this Python; run {UI_EXTRA}.")
+    env = dict(os.environ if environ is None else environ)
+    for folder in data_dirs:
+        if not Path(folder).expanduser().is_dir():
+            raise InputError(f"--data-dir {folder!r} is not a folder; give an existing folder.")
+    if data_dirs:
+        env[VARIABLES["data_dirs"]] = os.pathsep.join(str(Path(d).expanduser().resolve()) for d in data_dirs)
+    if cache_dir:
+        env[VARIABLES["cache"]] = str(Path(cache_dir).expanduser().resolve())
+    if secrets is not None and not Path(secrets).expanduser().is_file():
+        raise InputError(f"--secrets {secrets!r} is not a file; give the secrets TOML file (docs/hosting.md).")
+    try:
+        settings_of(env)
+    except SettingsError as exc:
+        raise InputError(f"the server's settings cannot be used: {exc}") from None
+    script = dashboard_script()
+    argv = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+            "--browser.gatherUsageStats", "false"]
+    if address:
+        argv += ["--server.address", address]
+    if headless:
+        argv += ["--server.headless", "true"]
+    if secrets is not None:
+        argv += ["--secrets.files", str(Path(secrets).expanduser().resolve())]
+    if owner:
+        argv += ["--", "--owner", owner]
+    return Served(argv, env, script)
