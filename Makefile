@@ -6,7 +6,7 @@ export NUMBA_CACHE_DIR ?= $(HOME)/.cache/artifact-lens/numba
 .PHONY: install install-test demo test test-fast test-stress campaign bench screenshots
 
 install:
-	$(PYTHON) -m pip install -q -e .
+	$(PYTHON) -m pip install -q -e ".[ui]"
 
 # Label Studio's SDK, in its own environment: its validator checks the task files `check --label-studio`
 # writes (tests/unit/test_label_studio.py), and it pins NumPy and OpenCV versions the tool does not share.

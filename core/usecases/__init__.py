@@ -13,6 +13,7 @@ action to the function it calls.
 - `agreement`: the team's agreement on a run, with the blind rule.
 - `review_queue`: the rows that carry a new cue, checked to be a run's, sent to its review queue.
 - `information`: PVI, with the one rule for which inputs it reads (Φ and the dataset's partial inputs).
+- `serving`: the command and settings that serve the dashboard (``artifact-lens ui``, the image).
 - `evaluation`: what an evaluation's report holds (its certificate and team review sections).
 - `feedback`: the context fitted once per dataset and Φ, and the feedback on one new example.
 - submitting, validating, reviewing and adjudicating an example are the team store's own methods

@@ -38,6 +38,16 @@ def dashboard_script() -> Path:
                      f"{UI_EXTRA}.")
 
 
+def _shipped_options(script: Path) -> dict:
+    """The dashboard's Streamlit settings (``assets/streamlit-config.toml``, a checkout's
+    ``.streamlit/config.toml``), as ``section.option`` -> value: passed as flags, since an installed
+    package's server runs in a folder that holds no config (this machine only, by default, among them)."""
+    import tomllib
+
+    table = tomllib.loads((script.parents[1] / "assets" / "streamlit-config.toml").read_text(encoding="utf-8"))
+    return {f"{section}.{name}": value for section, options in table.items() for name, value in options.items()}
+
+
 def serve_dashboard(*, port: int = 8501, address: Optional[str] = None, headless: bool = False,
                     data_dirs: tuple = (), secrets: Optional[str] = None, owner: Optional[str] = None,
                     cache_dir: Optional[str] = None, environ: Optional[dict] = None) -> Served:
@@ -63,12 +73,14 @@ def serve_dashboard(*, port: int = 8501, address: Optional[str] = None, headless
     except SettingsError as exc:
         raise InputError(f"the server's settings cannot be used: {exc}") from None
     script = dashboard_script()
-    argv = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
-            "--browser.gatherUsageStats", "false"]
+    options = _shipped_options(script) | {"server.port": port}
     if address:
-        argv += ["--server.address", address]
+        options["server.address"] = address
     if headless:
-        argv += ["--server.headless", "true"]
+        options["server.headless"] = True
+    argv = [sys.executable, "-m", "streamlit", "run", str(script)]
+    for name, value in options.items():
+        argv += [f"--{name}", str(value).lower() if isinstance(value, bool) else str(value)]
     if secrets is not None:
         argv += ["--secrets.files", str(Path(secrets).expanduser().resolve())]
     if owner:

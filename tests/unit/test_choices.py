@@ -226,6 +226,8 @@ def test_every_command_that_does_not_measure_items_refuses_them(items_file, tmp_
         argv = [name, str(items_file)] + [x for a in needed for x in ((a.option_strings[0], "x") if a.option_strings
                                                                         else ("x",))]
         args = parser.parse_args(argv)
+        if isinstance(args.dataset, list):   # gate: one or more files, each loaded as one dataset
+            args.dataset = args.dataset[0]
         if cmd.items:
             assert load_from_args(args).choices is not None, name
             continue

@@ -27,7 +27,8 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     shutil.copy(ROOT / "pyproject.toml", src)
     shutil.copy(ROOT / "README.md", src)
-    shutil.copytree(ROOT / "core", src / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("core", "dashboard", "pages", "assets"):   # what pyproject.toml's package-dir maps
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("dist")
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                            "-w", str(out), str(src)], capture_output=True, text=True, timeout=600)
@@ -65,6 +66,10 @@ def test_the_wheel_claims_only_the_projects_name(wheel):
     assert "artifact_lens/certificate/certificate.schema.json" in names
     assert "artifact_lens/team/store/migrations/script.py.mako" in names
     assert "artifact_lens/team/store/migrations/env.py" in names
+    # the dashboard beside the library, with its pages, logo and Streamlit settings
+    assert {"artifact_lens/dashboard/app.py", "artifact_lens/dashboard/services/navigation.py",
+            "artifact_lens/assets/logo.svg", "artifact_lens/assets/streamlit-config.toml"} <= set(names)
+    assert {f"artifact_lens/{p.relative_to(ROOT).as_posix()}" for p in ROOT.glob("pages/*.py")} <= set(names)
     assert "artifact-lens = artifact_lens.cli:main" in scripts
 
 
@@ -73,18 +78,16 @@ def test_the_installed_package_works_without_a_checkout(site, tmp_path):
 import json, sys
 import artifact_lens
 from artifact_lens.cli import main
-try:
-    import artifact_lens
-except ModuleNotFoundError:
-    core = None
-print(json.dumps({"file": artifact_lens.__file__, "core": core is not None}))
+import importlib.util
+generic = [name for name in ("core", "dashboard", "pages") if importlib.util.find_spec(name) is not None]
+print(json.dumps({"file": artifact_lens.__file__, "generic": generic}))
 sys.exit(main(["info", "demo:nli:n=300"]))
 """
     proc = _python(site, tmp_path, code)
     assert proc.returncode == 0, proc.stderr[-3000:]
     first = json.loads(proc.stdout.splitlines()[0])
     assert Path(first["file"]).resolve().is_relative_to(site.resolve())
-    assert first["core"] is False
+    assert first["generic"] == []
     assert "300" in proc.stdout   # the demo's rows, as `info` reports them
 
 
