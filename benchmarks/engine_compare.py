@@ -47,8 +47,8 @@ WORKER = r"""
 import hashlib, json, sys, time
 sys.path.insert(0, sys.argv[1])
 import numpy as np
-import artifact_lens
-from artifact_lens.aflite import AFLite   # first, so aflite_bench's own import finds this tree's core
+import core   # each tree's library by its folder (core/ imports itself relatively, so any tree reads so)
+from core.aflite import AFLite   # first, so aflite_bench's own import finds this tree's core
 assert core.__file__.startswith(sys.argv[1]), (core.__file__, sys.argv[1])
 sys.path.append(sys.argv[3])
 from aflite_bench import embedding_like

@@ -14,8 +14,8 @@ _MADE_CACHE = None
 if not os.environ.get("ARTIFACT_LENS_CACHE"):
     _MADE_CACHE = os.environ["ARTIFACT_LENS_CACHE"] = tempfile.mkdtemp(prefix="artifact-lens-test-cache-")
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "artifact-lens" / "numba"))
-# The checkout's core/ and dashboard/ for the Python processes the tests start (a worker script, a
-# killed writer): installed, the library is artifact_lens, and only a checkout has `core`.
+# The checkout's root for the Python processes the tests start (a worker script, a killed writer),
+# which import the tests' helpers beside the code; the code itself is artifact_lens (`pip install -e .`).
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(Path(__file__).resolve().parents[1])] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 

@@ -35,7 +35,7 @@ import pandas as pd
 from ..base.errors import InputError
 from ..base.keys import digest
 
-__all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text", "winner_of",
+__all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text", "winner_of", "cell_text",
            "chosen_rejected", "side_by_side"]
 
 SHAPES = ("standard", "conversational", "implicit", "judged")
@@ -240,6 +240,11 @@ class _Cells:
                 self.note("sides with no assistant message, read as an empty response")
             return ""
         return turns[at][1]
+
+
+def cell_text(value) -> str:
+    """A text cell as the pair reader reads it (`_Cells.text`): "" when missing, a number as its text."""
+    return _Cells().text(value)
 
 
 def _last_assistant_at(turns: list):

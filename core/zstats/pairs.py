@@ -175,7 +175,7 @@ def position_bias(ds):
     apart, and, where the same two responses to one prompt were judged in both orders, ``swapped``
     (such pairs of verdicts) and ``flip_rate`` (the share of them whose winner changed with the
     order) with its ``flip_stderr``. None for pairs of another shape (no order was shown)."""
-    from ..data.pairs import winner_of
+    from ..data.pairs import cell_text, winner_of
 
     src = getattr(ds, "pairs", None)
     if src is None or src.shape != "judged":
@@ -185,9 +185,10 @@ def position_bias(ds):
     n = len(a_won)
     ties = int(ds.dropped.get("tie", 0))
     share = float(a_won.mean()) if n else float("nan")
-    first = rows[src.columns["response_a"]].astype(str).to_numpy()
-    second = rows[src.columns["response_b"]].astype(str).to_numpy()
-    prompts = ds.table["prompt"].astype(str).to_numpy()
+    # as the reader read them (a missing response is "", not a float NaN that no text compares with)
+    first = rows[src.columns["response_a"]].map(cell_text).to_numpy()
+    second = rows[src.columns["response_b"]].map(cell_text).to_numpy()
+    prompts = ds.table["prompt"].map(cell_text).to_numpy()
     by_order = {}
     for i, key in enumerate(zip(prompts, first, second)):
         by_order.setdefault(key, []).append(i)

@@ -89,7 +89,7 @@ def test_the_cli_reference_is_rendered_from_the_parser_and_names_every_command_a
 
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     assert text.split(BEGIN)[1].split(END)[0].strip() == reference_markdown().strip(), \
-        "docs/cli.md's reference is stale: run python -m core.cli.reference docs/cli.md"
+        "docs/cli.md's reference is stale: run python -m artifact_lens.cli.reference docs/cli.md"
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
     assert set(commands) == set(COMMANDS)
     for name, parser in commands.items():

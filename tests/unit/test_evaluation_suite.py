@@ -311,7 +311,7 @@ def test_a_partial_input_equivalent_to_phi_is_not_trained_twice(tmp_path, monkey
     def no_second_phi(*args, **kwargs):
         raise AssertionError(f"a second Φ was built: {args[1:]}")
 
-    monkeypatch.setattr(core.representations, "represent", no_second_phi)
+    monkeypatch.setattr(artifact_lens.representations, "represent", no_second_phi)
     ev = evaluate(ds, rep, run.retained, options=EvaluationOptions(families=("logistic",), knn_ks=(1,), coarse_step=0.5),
                   context={"run_key": run.key, "tau": 0.0, "n": int(run.retained.sum())})
     pd.testing.assert_frame_equal(ev.tables["partial_input"], ev.tables["families"])

@@ -132,3 +132,19 @@ def test_json_message_lists_in_a_csv_are_read_as_messages(tmp_path):
     frame.to_csv(tmp_path / "mixed.csv", index=False)
     with pytest.raises(InputError, match="JSON lists of messages in some rows and text in others \\(row 1\\)"):
         load_dataset(str(tmp_path / "mixed.csv"))
+
+
+def test_a_judged_pair_with_a_missing_response_reads_its_position_bias(tmp_path, capsys):
+    """Found by the generator above: a missing response_b (null) reached the position-bias count as
+    a float, which no text compares with (exit 3). It is read as the pair reader reads it: ""."""
+    import json
+
+    from artifact_lens.cli import main
+
+    rows = [{"prompt": "p", "response_a": "x", "response_b": None, "winner": "model_a"},
+            {"prompt": "p", "response_a": None, "response_b": "x", "winner": "model_b"},
+            {"prompt": "q", "response_a": "y", "response_b": "z", "winner": "model_a"}]
+    path = tmp_path / "judged.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["-q", "info", str(path), "--pairs", "judged"]) == 0, capsys.readouterr().err
+    assert "judged in both orders" in capsys.readouterr().out

@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from imports import installed_name
+
 from artifact_lens.results import files
 from artifact_lens.results.files import CLASSES, read_result, write_result
 
@@ -26,8 +28,9 @@ KINDS = {"text": "not a frame", "whole": 5, "real": 0.5, "list": [1, 2], "dict":
 
 
 def _cls(name):
+    """The class a result file names (``core.…``, the format's name), as the installed package holds it."""
     module, _, cls = name.rpartition(".")
-    return getattr(importlib.import_module(module), cls)
+    return getattr(importlib.import_module(installed_name(module)), cls)
 
 
 def _fits_kind(hint, kind) -> bool:
