@@ -115,6 +115,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as cache:
             out["items"] = {"items": args.items, "options": 4, **timed(items(args.items, args.seed, args.data_dir), "cpu",
                                                                          cache)}
+    import resource
+
+    # the process's high-water mark (Linux: KiB): the rows, Φ and every step together, what a CI runner must hold
+    out["peak_rss_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20, 2)
     print(json.dumps(out))
 
 
