@@ -53,6 +53,10 @@ BANDS, ROWS = 32, 4
 #: a bucket larger than this links its examples to its first one only (identical texts would
 #: otherwise give m² candidate pairs; the groups stay the same)
 _STAR_ABOVE = 200
+#: the bands' candidate keys held before they are merged (8 bytes each), and the candidate pairs
+#: checked at once (each takes its two texts' rows of a field's sparse sets, for a moment)
+_MERGE_KEYS = 1 << 25
+_CHECK_PAIRS = 1 << 20
 
 
 def _vectoriser():
@@ -162,34 +166,35 @@ class DuplicateIndex:
             part = _minhash(self._unique_X[f], BANDS * ROWS, seed, cancel, offset=k * _BUCKETS)[codes]
             sig = part if sig is None else np.minimum(sig, part)
             has |= self._size[f] > 0
-        left, right = [], []
-        for band in range(BANDS):
-            check_cancel(cancel)
-            report(progress, 0.1 + 0.5 * band / BANDS, "near-duplicates: candidate pairs")
-            i, j = _bucket_pairs(sig[:, band * ROWS:(band + 1) * ROWS], has)
-            left.append(i)
-            right.append(j)
-        i, j = np.concatenate(left), np.concatenate(right)
-        if not len(i):
+        keys = _candidate_keys(sig, has, progress, cancel)
+        if not len(keys):
             return empty
-        key = np.sort(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
-        key = key[np.r_[True, key[1:] != key[:-1]]]   # each pair once (a sort: np.unique hashed for 3.6 s)
-        i, j = key // n, key % n
-        report(progress, 0.6, f"near-duplicates: checking {len(i):,} candidate pairs")
-        # field by field, each on the pairs still at the threshold: a pair with one text in common
-        # (the same premise) needs no sparse product for it, only for the fields where its texts differ
+        report(progress, 0.6, f"near-duplicates: checking {len(keys):,} candidate pairs")
+        found = []
+        for lo in range(0, len(keys), _CHECK_PAIRS):   # in key order, a block at a time: bounded memory
+            check_cancel(cancel)
+            i, j = np.divmod(keys[lo:lo + _CHECK_PAIRS], n)
+            score = self._smallest_overlap(i, j, threshold)
+            keep = score >= threshold
+            found.append((i[keep], j[keep], score[keep]))
+            report(progress, 0.6 + 0.4 * min(lo + _CHECK_PAIRS, len(keys)) / len(keys),
+                   f"near-duplicates: checking {len(keys):,} candidate pairs")
+        i, j, score = (np.concatenate(part) for part in zip(*found))
+        order = np.argsort(-score, kind="stable")
+        report(progress, 1.0, f"near-duplicates: {len(score):,} pairs")
+        return pd.DataFrame({"a": self.ids[i][order], "b": self.ids[j][order], "overlap": np.round(score[order], 4)})
+
+    def _smallest_overlap(self, i: np.ndarray, j: np.ndarray, threshold: float) -> np.ndarray:
+        """The smallest over the fields of the Jaccard index of rows ``i`` and ``j``, pair by pair;
+        field by field, each on the pairs still at the threshold: a pair with one text in common (the
+        same premise) needs no sparse product for it, only for the fields where its texts differ."""
         score = np.ones(len(i))
         alive = np.arange(len(i))
         for f in self.fields:
-            check_cancel(cancel)
             codes, _ = self._distinct[f]
             score[alive] = np.minimum(score[alive], self._jaccard(f, codes[i[alive]], codes[j[alive]]))
             alive = alive[score[alive] >= threshold]
-        keep = score >= threshold
-        order = np.argsort(-score[keep], kind="stable")
-        report(progress, 1.0, f"near-duplicates: {int(keep.sum()):,} pairs")
-        return pd.DataFrame({"a": self.ids[i[keep]][order], "b": self.ids[j[keep]][order],
-                             "overlap": np.round(score[keep][order], 4)})
+        return score
 
 
 def _pair_jaccard(U: sp.csr_matrix, size: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -276,6 +281,26 @@ def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None, offset: int = 0) 
             out[lo + rows] = np.minimum.reduceat(hashed, X.indptr[lo:hi][rows] - X.indptr[lo], axis=1).T
         lo = hi
     return out
+
+
+def _candidate_keys(sig: np.ndarray, has: np.ndarray, progress=None, cancel=None) -> np.ndarray:
+    """The rows that share a band of the signature, as sorted distinct keys ``i·n + j`` (i < j). The
+    bands' pairs are merged whenever `_MERGE_KEYS` of them wait, so memory holds the distinct
+    candidates and one batch, not each band's copy of a pair (1M recombined rows took over 24 GB)."""
+    n = len(sig)
+    merged, batch, held = np.empty(0, np.int64), [], 0
+    for band in range(BANDS):
+        check_cancel(cancel)
+        report(progress, 0.1 + 0.5 * band / BANDS, "near-duplicates: candidate pairs")
+        i, j = _bucket_pairs(sig[:, band * ROWS:(band + 1) * ROWS], has)
+        batch.append(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
+        held += len(batch[-1])
+        if held >= _MERGE_KEYS or band == BANDS - 1:
+            merged = np.concatenate([merged, *batch])
+            merged.sort()   # each pair once (a sort: np.unique hashed for 3.6 s)
+            merged = merged[np.r_[True, merged[1:] != merged[:-1]]] if len(merged) else merged
+            batch, held = [], 0
+    return merged
 
 
 def _bucket_pairs(band: np.ndarray, has: np.ndarray):

@@ -210,3 +210,25 @@ def test_pairs_are_exact_and_identical_wording_is_always_found(data):
     for i, j in itertools.combinations(range(n), 2):
         if rows[i] == rows[j] and "" not in rows[i]:
             assert tuple(sorted((f"e{i}", f"e{j}"))) in reported
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_pairs_found_in_blocks_are_the_pairs_found_at_once(data):
+    """Issue 57: the bands' candidates are merged in batches (`_MERGE_KEYS`) and checked in blocks
+    (`_CHECK_PAIRS`), so 1M rows fit in memory; whatever the sizes, the pairs, their overlaps and
+    their order are those of one batch and one block."""
+    from artifact_lens.text import duplicates
+
+    pool = ["a dog runs in the park", "a dog runs in a park", "two women sit on a bench", "the man is sleeping",
+            "a child plays with a red ball", "a child plays with the red ball", "nobody is outside today", ""]
+    n = data.draw(st.integers(2, 60))
+    rows = data.draw(st.lists(st.tuples(st.sampled_from(pool), st.sampled_from(pool)), min_size=n, max_size=n))
+    table = pd.DataFrame(rows, columns=["premise", "hypothesis"], index=pd.Index([f"e{k}" for k in range(n)], name="id"))
+    at_once = DuplicateIndex(table, ["premise", "hypothesis"]).pairs()
+    merge, check = data.draw(st.integers(1, 50)), data.draw(st.integers(1, 50))
+    import unittest.mock as mock
+
+    with mock.patch.object(duplicates, "_MERGE_KEYS", merge), mock.patch.object(duplicates, "_CHECK_PAIRS", check):
+        in_blocks = DuplicateIndex(table, ["premise", "hypothesis"]).pairs()
+    pd.testing.assert_frame_equal(in_blocks, at_once)
