@@ -21,6 +21,9 @@ export HF_HUB_OFFLINE=1 PYTHONUNBUFFERED=1
 LOG="${OUT:-.}/gpu_check.jsonl"
 python3 -m pip install -q --no-index --no-deps benchmarks/wheels/array_api_compat-*.whl 2>/dev/null \
   || python3 -c "import array_api_compat" || { echo "array-api-compat is missing and could not be installed"; exit 1; }
+# the project itself, as it installs (the benchmarks import artifact_lens, which a checkout is only once installed)
+python3 -m pip install -q --no-index --no-deps --no-build-isolation . \
+  || { echo "could not install the project (setuptools is needed)"; exit 1; }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 echo "cpus: $(nproc)"
 python3 -c "import numpy, scipy, sklearn; print('numpy', numpy.__version__, 'scipy', scipy.__version__, 'sklearn', sklearn.__version__)"
