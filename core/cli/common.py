@@ -11,13 +11,19 @@ from ..base.errors import InputError
 from ..exports.safe_csv import write_csv
 
 
-def add_dataset_args(p: argparse.ArgumentParser) -> None:
+def add_dataset_args(p: argparse.ArgumentParser, several: str = "") -> None:
+    """The dataset argument, -q and the column options; ``several``: the argument takes one or more
+    datasets (a list), and this says what is done with each."""
     # SUPPRESS: a -q given before the command is not reset by the subcommand's default.
     p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars or notes")
     from ..data.file_tables import INPUT_FORMATS
 
-    p.add_argument("dataset", help=f"file ({'/'.join(INPUT_FORMATS)}, optionally .gz), save_to_disk folder, Hub "
-                   "name, or demo:nli / demo:circles / demo:digits")
+    what = (f"file ({'/'.join(INPUT_FORMATS)}, optionally .gz), save_to_disk folder, Hub name, or demo:nli / "
+            "demo:circles / demo:digits")
+    if several:
+        p.add_argument("dataset", nargs="+", metavar="DATASET", help=f"one or more datasets, each a {what}; {several}")
+    else:
+        p.add_argument("dataset", help=what)
     add_column_args(p)
 
 

@@ -4,13 +4,12 @@ hook in ``.pre-commit-hooks.yaml`` call it). The same as ``certify`` then ``chec
 exit statuses (docs/cli.md, "Exit status")."""
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
 from ..base.errors import InputError
 from .commands import command
-from .common import add_column_args, device_from, load_from_args, print_messages, progress_bar
+from .common import add_dataset_args, device_from, load_from_args, print_messages, progress_bar
 
 
 def cmd_gate(args) -> int:
@@ -86,10 +85,7 @@ def _gate_options(p) -> None:
     from .arguments import SEED_MAX, Device, Whole
     from .commands import REPRESENTATION_HELP
 
-    p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars or notes")
-    p.add_argument("dataset", nargs="+", metavar="DATASET", help="the dataset file(s) to certify, as certify reads "
-                   "them (several: each against its own baseline, as a pre-commit hook passes the staged files)")
-    add_column_args(p)
+    add_dataset_args(p, several="each against its own baseline, as a pre-commit hook passes the staged files")
     p.add_argument("--baseline", help="the certificate to check against (JSON, from certify; default: the one "
                    "beside each dataset, data/train.jsonl -> data/train.certificate.json)")
     p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP + "; the baseline's, as it was "
