@@ -5,7 +5,8 @@ page of the dashboard to a real browser.
 
 The environment sees the system's packages (the wheel's dependencies: the tests run offline) but
 installs the wheel itself, which comes first on its path: what it imports is the installed copy,
-checked by file location."""
+checked by file location. ``--ignore-installed``, because the system may hold this project already
+(an editable install of the checkout, as CI has): pip would call that satisfied and install nothing."""
 from __future__ import annotations
 
 import json
@@ -43,7 +44,7 @@ def venv(tmp_path_factory) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env)], check=True,
                    timeout=patience(300))
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"), "install", "-q",
-                           "--no-deps", "--no-index", str(wheel)], capture_output=True, text=True,
+                           "--no-deps", "--no-index", "--ignore-installed", str(wheel)], capture_output=True, text=True,
                           timeout=patience(600))
     assert done.returncode == 0, done.stderr[-3000:]
     return env
