@@ -21,9 +21,18 @@ list), |S| at the end, peak RssAnon/RssFile/VmRSS, VmHWM, the bound and whether 
     python benchmarks/scale_bench.py [--rows 1000000] [--dim 768] [--m 64] [--k 0.01]
         [--target 0.5] [--mode cli|engine] [--dir /tmp/artifact-lens-scale]
 
-The data generation (about a minute at 1M) is not timed in the run; the page cache is warm
-when the file was just written or read (the run reads the file several times per phase, so
+The data generation (chunks drawn on every core) is not timed in the run; the page cache is
+warm when the file was just written or read (the run reads the file several times per phase, so
 a cold first read adds one disk pass).
+
+Issue 57, item 3 (AFLite at 10M on a device): ``--dtype float16`` writes the vectors as float16
+(10M × 768 is 15 GB on disk), ``--device cuda`` (or ``cupy``, ``array-api``…) fits on that device
+in engine mode, the memory map streamed to it in chunks, and the figures gain the device's peak
+memory. ``--compare R`` then draws R rows at random (seeded) from the same file and fits them on
+the CPU engine (every core) and on the device, with the retained sets' Jaccard and both times:
+
+    python benchmarks/scale_bench.py --rows 10000000 --dtype float16 --mode engine --device cuda \
+        --compare 1000000
 """
 from __future__ import annotations
 
@@ -45,17 +54,21 @@ ARTIFACT_SHIFT = 1.5      # their shift along a unit direction (the noise has va
 CHUNK = 65536
 
 
-def data_paths(folder: Path, rows: int, dim: int, seed: int):
-    stem = f"scale_{rows}x{dim}_s{seed}"
+def data_paths(folder: Path, rows: int, dim: int, seed: int, dtype: str = "float32"):
+    stem = f"scale_{rows}x{dim}_{dtype}_s{seed}"
     return folder / f"{stem}.npy", folder / f"{stem}_labels.parquet"
 
 
-def generate(folder: Path, rows: int, dim: int, seed: int) -> float:
-    """Write the .npy and the labels once (written under temporary names, then renamed)."""
+def generate(folder: Path, rows: int, dim: int, seed: int, dtype: str = "float32") -> float:
+    """Write the .npy and the labels once (written under temporary names, then renamed). Each
+    chunk's noise comes from its own seeded generator, drawn on a thread of its own (NumPy's
+    generators release the GIL): 10M × 768 in seconds on 16 cores, the same file on any machine."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
     import pandas as pd
 
-    npy, labels = data_paths(folder, rows, dim, seed)
+    npy, labels = data_paths(folder, rows, dim, seed, dtype)
     if npy.exists() and labels.exists():
         return 0.0
     t0 = time.perf_counter()
@@ -66,13 +79,17 @@ def generate(folder: Path, rows: int, dim: int, seed: int) -> float:
     directions = rng.normal(size=(3, dim)).astype(np.float32)
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     tmp = npy.with_suffix(".npy.tmp")
-    X = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(rows, dim))
-    for lo in range(0, rows, CHUNK):
+    X = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.dtype(dtype), shape=(rows, dim))
+
+    def write(lo: int) -> None:
         hi = min(rows, lo + CHUNK)
-        block = rng.standard_normal((hi - lo, dim), dtype=np.float32)
+        block = np.random.default_rng([seed, lo]).standard_normal((hi - lo, dim), dtype=np.float32)
         b = biased[lo:hi]
         block[b] += ARTIFACT_SHIFT * directions[y[lo:hi][b]]
         X[lo:hi] = block
+
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        list(pool.map(write, range(0, rows, CHUNK)))
     X.flush()
     del X
     os.replace(tmp, npy)
@@ -144,11 +161,15 @@ def child(cfg: dict) -> dict:
         from artifact_lens.aflite import AFLite
 
         X = np.load(npy, mmap_mode="r")
-        y = pd.read_parquet(labels, columns=["label"])["label"].to_numpy()
+        frame = pd.read_parquet(labels, columns=["label", "biased"])
+        y = frame["label"].to_numpy()
+        kw = dict(n_partitions=cfg["m"], train_size=0.1, slice_size=cfg["k"], tau=0.0, target_size=cfg["target"],
+                  random_state=0)
+        _warm_up(cfg["device"], kw)
         t1 = time.perf_counter()
-        af = AFLite(n_partitions=cfg["m"], train_size=0.1, slice_size=cfg["k"], tau=0.0,
-                    target_size=cfg["target"], random_state=0).fit(X, y)
+        af = AFLite(**kw, device=cfg["device"], n_jobs=cfg["jobs"]).fit(X, y)
         fit_seconds, rep_seconds = time.perf_counter() - t1, None
+        device_peak = _device_peak(cfg["device"])
         phases = af.history_
         final = int(af.retained_.sum())
     wall = time.perf_counter() - t0
@@ -156,7 +177,12 @@ def child(cfg: dict) -> dict:
     sampler.join()
     sampler.sample()
     secs = [p["seconds"] for p in phases]
-    return {"wall_seconds": round(wall, 1), "fit_seconds": round(fit_seconds, 1),
+    extra = {}
+    if cfg["mode"] == "engine":
+        extra["device"], extra["device_peak_gib"] = cfg["device"] or "cpu", device_peak
+        if cfg["compare"]:
+            extra["compare"] = _compare(X, y, frame["biased"].to_numpy(), kw, cfg["device"], cfg["compare"])
+    return {**extra, "wall_seconds": round(wall, 1), "fit_seconds": round(fit_seconds, 1),
             "representation_seconds": rep_seconds, "n_phases": len(phases), "final_size": final,
             "phase_seconds": {"min": round(min(secs), 2), "median": round(statistics.median(secs), 2),
                               "max": round(max(secs), 2), "all": [round(s, 2) for s in secs]},
@@ -164,6 +190,62 @@ def child(cfg: dict) -> dict:
                              "peak_RssAnon": sampler.peak.get("RssAnon"),
                              "peak_RssFile": sampler.peak.get("RssFile"),
                              "peak_VmRSS": sampler.peak.get("VmRSS"), "VmHWM": sampler.peak.get("VmHWM")}}
+
+
+def _warm_up(device, kw) -> None:
+    """An untimed small fit on ``device``: imports, the CUDA context, the solver libraries' first calls."""
+    import numpy as np
+
+    from artifact_lens.aflite import AFLite
+
+    if device:
+        rng = np.random.default_rng(1)
+        AFLite(**{**kw, "n_partitions": 4}, device=device).fit(rng.normal(size=(2000, 16)).astype(np.float32),
+                                                              rng.integers(0, 3, 2000))
+        _device_peak(device, reset=True)
+
+
+def _device_peak(device, reset: bool = False):
+    """The GPU memory a run peaked at, in GiB (PyTorch's allocator; CuPy's pool, which never gives back)."""
+    if device and str(device).startswith("cuda"):
+        import torch
+
+        if reset:
+            torch.cuda.reset_peak_memory_stats()
+            return None
+        return round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+    if device == "cupy" and not reset:
+        import cupy
+
+        return round(cupy.get_default_memory_pool().total_bytes() / 2 ** 30, 2)
+    return None
+
+
+def _compare(X, y, biased, kw, device, rows: int) -> dict:
+    """A seeded random ``rows`` of the file fitted on the CPU engine (every core) and on ``device``:
+    both times, the first phase's p̃ side by side (the same models, summed in another order), the
+    retained sets' Jaccard, and the share of the planted rows each removed. Past the planted rows
+    the removals are drawn from rows with no signal, where a p̃ one model apart decides; rounding
+    moves such a p̃ and the two trajectories part there, so the Jaccard alone says little."""
+    import numpy as np
+
+    from artifact_lens.aflite import AFLite
+
+    pick = np.sort(np.random.default_rng(7).choice(len(y), size=min(rows, len(y)), replace=False))
+    Xs, ys, planted = np.asarray(X[pick], dtype=np.float32), y[pick], biased[pick]
+    out = {"rows": int(len(pick))}
+    fits = {}
+    for name, where in (("cpu", None), ("device", device)):
+        t = time.perf_counter()
+        fits[name] = AFLite(**kw, device=where, n_jobs=-1).fit(Xs, ys)
+        out[f"{name}_seconds"] = round(time.perf_counter() - t, 1)
+        out[f"{name}_removed_planted_share"] = round(float((~fits[name].retained_[planted]).mean()), 4)
+    first = [f.trajectory_.phase_scores(0) for f in fits.values()]
+    out["phase0_equal_share"] = round(float(np.isclose(*first, atol=1e-6, equal_nan=True).mean()), 5)
+    out["phase0_max_difference"] = round(float(np.nanmax(np.abs(first[0] - first[1]))), 5)
+    kept = [f.retained_ for f in fits.values()]
+    out["jaccard"] = round(float((kept[0] & kept[1]).sum() / (kept[0] | kept[1]).sum()), 4)
+    return out
 
 
 # ---------------------------------------------------------------- driver
@@ -178,17 +260,25 @@ def main() -> None:
     ap.add_argument("--target", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--mode", choices=["cli", "engine"], default="cli")
+    ap.add_argument("--dtype", choices=["float32", "float16"], default="float32", help="the vectors' type on disk")
+    ap.add_argument("--device", help="engine mode: fit on this device (cuda, cupy, array-api…), streamed from the map")
+    ap.add_argument("--jobs", type=int, help="engine mode: the CPU engine's n_jobs (default: one thread; -1 every core)")
+    ap.add_argument("--compare", type=int, default=0, metavar="R",
+                    help="engine mode: also fit R random rows on the CPU engine and on the device (Jaccard)")
     ap.add_argument("--dir", default="/tmp/artifact-lens-scale", help="data and outputs (the data is kept for reruns)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return
+    if (args.device or args.compare) and args.mode != "engine":
+        ap.error("--device and --compare time the engine alone: add --mode engine")
     folder = Path(args.dir)
-    gen = generate(folder, args.rows, args.dim, args.seed)
-    npy, labels = data_paths(folder, args.rows, args.dim, args.seed)
+    gen = generate(folder, args.rows, args.dim, args.seed, args.dtype)
+    npy, labels = data_paths(folder, args.rows, args.dim, args.seed, args.dtype)
     cfg = {"dir": str(folder), "npy": str(npy), "labels": str(labels), "m": args.m, "k": args.k,
-           "target": args.target, "mode": args.mode}
+           "target": args.target, "mode": args.mode, "device": args.device, "compare": args.compare,
+           "jobs": args.jobs}
     log = folder / f"run_{args.mode}_{args.rows}x{args.dim}.log"
     with open(log, "w") as err:
         proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(cfg)], cwd=ROOT,
@@ -197,9 +287,10 @@ def main() -> None:
     if proc.returncode != 0:
         sys.exit(f"the measured run failed ({proc.returncode}); see {log}")
     res = json.loads(proc.stdout.strip().splitlines()[-1])
-    matrix = args.rows * args.dim * 4
+    matrix = args.rows * args.dim * (2 if args.dtype == "float16" else 4)
     mem = res["memory_bytes"]
-    out = {"benchmark": "scale_bench", "mode": args.mode, "rows": args.rows, "dim": args.dim, "m": args.m,
+    out = {"benchmark": "scale_bench", "mode": args.mode, "rows": args.rows, "dim": args.dim, "dtype": args.dtype,
+           "m": args.m,
            "k": args.k, "tau": 0.0, "target": args.target, "max_dim": "default (768: full dimension)",
            "matrix_gb": round(matrix / 1e9, 3), "generate_seconds": round(gen, 1) if gen else None,
            **{k: v for k, v in res.items() if k != "memory_bytes"},

@@ -32,21 +32,26 @@ BATCH_BYTES = 256 << 20
 class ArrayRidgeScorer:
     """`core.aflite.scorers.RidgeScorer`'s interface (``score``, ``remove``) on namespace ``xp``.
 
-    Z̃ = [X − mean, 1] and the one-hot labels live on the device; so do the block Grams
-    G[b] = Z̃_bᵀZ̃_b and H[b] = Z̃_bᵀY_b, kept full (d1 × d1)."""
+    [X, 1] (in X's own float32 or float16: a 10M × 768 float16 memory map is 15 GB on the device,
+    not 31) and the one-hot labels live on the device; so do the block Grams G[b] = Z̃_bᵀZ̃_b and
+    H[b] = Z̃_bᵀY_b, kept full (d1 × d1). Rows are widened to float32 and centred as they are
+    gathered, Z̃ = [float32(x) − mean, 1]: the engine's numbers, for either storage."""
 
     def __init__(self, xp, device, X, mean, codes, n_classes, blocks, alpha, cancel):
         self.xp, self.device, self.alpha, self.C = xp, device, float(alpha), int(n_classes)
         self.codes, self.block_of = np.asarray(codes), blocks.block_of
         N, d = X.shape
-        self.Z = xp.empty((N, d + 1), dtype=xp.float32, **self._on())
-        shift = self._put(np.asarray(mean, dtype=np.float32)) if np.any(mean) else None
-        for lo in range(0, N, UPLOAD_ROWS):   # float32(x − mean), as the engine centres, done on the device
+        # float16 is not in the array API standard: PyTorch, CuPy and NumPy have it, a namespace without it widens
+        half = X.dtype == np.float16 and hasattr(xp, "float16")
+        host = np.float16 if half else np.float32
+        self.Z = xp.empty((N, d + 1), dtype=xp.float16 if half else xp.float32, **self._on())
+        for lo in range(0, N, UPLOAD_ROWS):   # X streamed from the host (a memory map's pages as read)
             check_cancel(cancel)
             hi = min(N, lo + UPLOAD_ROWS)
-            part = self._put(np.ascontiguousarray(X[lo:hi], dtype=np.float32))
-            self.Z[lo:hi, :d] = part if shift is None else part - shift
+            self.Z[lo:hi, :d] = self._put(np.ascontiguousarray(X[lo:hi], dtype=host))
         self.Z[:, d] = 1.0
+        # subtracted from each gathered row, [mean, 0]: the intercept's column stays 1
+        self.shift = self._put(np.r_[np.asarray(mean, dtype=np.float32), np.float32(0)]) if np.any(mean) else None
         self.Y = self._put(np.eye(self.C, dtype=np.float32)[self.codes])
         order = np.argsort(blocks.sort_key, kind="stable")
         bounds = np.searchsorted(self.block_of[order], np.arange(blocks.n_blocks + 1))
@@ -73,7 +78,12 @@ class ArrayRidgeScorer:
     def _gather(self, rows: np.ndarray):
         """(Z̃, Y) of ``rows`` on the device: one transfer of the row numbers, one gather each."""
         idx = self._put(np.asarray(rows, dtype=np.int64))
-        return self.xp.take(self.Z, idx, axis=0), self.xp.take(self.Y, idx, axis=0)
+        return self._rows(idx), self.xp.take(self.Y, idx, axis=0)
+
+    def _rows(self, idx):
+        """Z̃ of the rows ``idx`` (a device array): float32, centred."""
+        Zr = self.xp.astype(self.xp.take(self.Z, idx, axis=0), self.xp.float32, copy=False)
+        return Zr if self.shift is None else Zr - self.shift
 
     def _group_sums(self, groups: list):
         """(g0, g1, Z̃ᵀZ̃, Z̃ᵀY) for consecutive runs g0..g1-1 of ``groups`` (arrays of absolute rows,
@@ -152,7 +162,7 @@ class ArrayRidgeScorer:
             check_cancel(cancel)
             hi = min(len(S), lo + step)
             idx = S_d[lo:hi]
-            scores = xp.reshape(xp.take(self.Z, idx, axis=0) @ W, (hi - lo, m, self.C))
+            scores = xp.reshape(self._rows(idx) @ W, (hi - lo, m, self.C))
             own = xp.sum(scores * xp.take(self.Y, idx, axis=0)[:, None, :], axis=2)   # the true class's score
             right = own >= xp.max(scores, axis=2)                                     # (rows, m)
             held = xp.take(whole_out, blk[lo:hi], axis=0)

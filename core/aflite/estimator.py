@@ -310,12 +310,13 @@ class AFLite(BaseEstimator):
         if self.n_jobs == 0:
             raise ParameterError(f"n_jobs=0 runs nothing: give {_HINTS['n_jobs']}.")
         codes, classes = encode_labels(y)
+        self._backend = namespace(self.device)   # (xp, device) of the ridge family; None: the CPU engine
         if _is_dask_array(X):
             from .distributed import DaskRows
 
             rows = DaskRows(X)             # checks shape, dtype and values on the cluster
-        else:
-            rows = LocalRows(check_X(X), self.n_jobs)
+        else:   # float16 stays float16 for a device, which widens it chunk by chunk (`ArrayRidgeScorer`)
+            rows = LocalRows(check_X(X, keep_half=self._backend is not None), self.n_jobs)
         N = rows.shape[0]
         if len(codes) != N:
             raise InputError(f"len(X)={N} but len(y)={len(codes)}: give exactly one label per row of X.")
@@ -324,10 +325,11 @@ class AFLite(BaseEstimator):
                              "classes to measure predictability; check the label column.")
         cfg = self._resolve(N, len(classes))
         cfg["classes"] = classes   # (the choice family reads a class as the letter of its position)
+        if not rows.distributed and rows.X.dtype != np.float32 and set(cfg["families"]) != {"ridge"}:
+            rows = LocalRows(np.asarray(rows.X, dtype=np.float32), self.n_jobs)   # only ridge widens by chunk
         q = check_removal_order(quality, N, self.strategy)
         protect = check_protected(protected, N)
 
-        self._backend = namespace(self.device)   # (xp, device) of the ridge family; None: the CPU engine
         if self._backend is not None and rows.distributed:
             raise InputError(f"device={self.device!r} computes in this process: give X as an array or memory map, "
                              "not a Dask array (or leave device unset to run on the cluster).")

@@ -43,13 +43,16 @@ def check_values(scans) -> None:
                          "scale X first (e.g. standardise each column).")
 
 
-def check_X(X) -> np.ndarray:
-    """X as a C-ordered float32 (N, d) matrix (no copy for float32 input, e.g. a memmap)."""
+def check_X(X, *, keep_half: bool = False) -> np.ndarray:
+    """X as a C-ordered float32 (N, d) matrix (no copy for float32 input, e.g. a memmap). With
+    ``keep_half``, C-ordered float16 stays float16 (no copy either): the device scorer reads it in
+    chunks and widens each one where it computes, so a 10M × 768 memory map (15 GB) is never a
+    30 GB float32 copy in this process."""
     if hasattr(X, "toarray") and hasattr(X, "nnz"):
         raise InputError("X is a sparse matrix: give a dense (N, d) array, e.g. X.toarray() for a small one, or "
                          "reduce it first (e.g. TruncatedSVD) as the tfidf-svd representation does.")
-    try:
-        X = np.asarray(X)
+    try:   # a memory map stays one (np.asarray would make it a plain view, which its record then misnames)
+        X = X if isinstance(X, np.memmap) else np.asarray(X)
     except Exception as exc:  # ragged lists etc.
         raise InputError(f"X could not be read as a matrix ({exc}): give an (N, d) float array.") from None
     if X.ndim != 2:
@@ -61,7 +64,9 @@ def check_X(X) -> np.ndarray:
         raise InputError("X has 0 columns: give a representation with at least one feature.")
     if X.shape[0] == 0:
         raise InputError("X has no rows: give one row per example.")
-    X = np.asarray(X, dtype=np.float32, order="C")
+    half = keep_half and X.dtype == np.float16 and X.flags.c_contiguous
+    if not (half or X.dtype == np.float32 and X.flags.c_contiguous):
+        X = np.asarray(X, dtype=np.float32, order="C")
     check_values(scan_rows(X[lo:lo + _CHECK_ROWS], lo) for lo in range(0, X.shape[0], _CHECK_ROWS))
     return X
 

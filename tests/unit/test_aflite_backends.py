@@ -112,3 +112,35 @@ def test_sentence_transformers_encode_on_the_gpu_the_setting_names_or_on_the_cpu
         monkeypatch.setenv("ARTIFACT_LENS_DEVICE", device)
     gpu = _HAS_TORCH and __import__("torch").cuda.is_available()
     assert _sbert_device() == (device if gpu and device and device.startswith("cuda") else "cpu")
+
+
+def test_a_float16_memory_map_streams_to_the_device_as_its_float32_widening(tmp_path):
+    """Issue 57, item 3: 10M × 768 rows in float16 are a 15 GB memory map. A device run reads it as
+    it is (no float32 copy in this process) and widens each gathered chunk where it computes, so it
+    gives what the same rows widened to float32 give, bit for bit, and the CPU engine's filter."""
+    from artifact_lens.aflite.inputs import check_X
+
+    X, y = _data(5, N=1500, d=24)
+    path = tmp_path / "x.f16"
+    mapped = np.memmap(path, dtype=np.float16, mode="w+", shape=X.shape)
+    mapped[:] = X
+    mapped.flush()
+    mapped = np.memmap(path, dtype=np.float16, mode="r", shape=X.shape)
+    assert check_X(mapped, keep_half=True) is mapped                   # read where it lies
+    assert check_X(mapped).dtype == np.float32                         # the CPU engine widens it once
+    kw = dict(n_partitions=8, train_size=0.15, slice_size=0.05, tau=0.0, target_size=0.5, random_state=3)
+    widened = np.asarray(mapped, dtype=np.float32)
+    engine = AFLite(**kw).fit(widened, y)
+    # NumPy through the array API keeps float16 on its "device"; the standard has no float16 (strict widens on upload)
+    for device in ("array-api", "array-api-strict"):
+        streamed = AFLite(device=device, **kw).fit(mapped, y)
+        assert streamed.trajectory_.record["execution"]["memory_mapped"]
+        same = AFLite(device=device, **kw).fit(widened, y)
+        assert np.array_equal(streamed.phase_scores_, same.phase_scores_, equal_nan=True), device
+        assert np.array_equal(streamed.retained_, same.retained_)
+        jaccard = (streamed.retained_ & engine.retained_).sum() / (streamed.retained_ | engine.retained_).sum()
+        assert jaccard > 0.97, (device, jaccard)
+    # a family that is not ridge reads float32 rows (no float16 arithmetic anywhere)
+    mixed = AFLite(device="array-api-strict", model=["ridge", "logistic"], n_partitions=4, train_size=0.2,
+                   slice_size=0.1, tau=0.0, target_size=0.8, random_state=0).fit(mapped, y)
+    assert mixed.retained_.sum() < len(y)
