@@ -13,13 +13,15 @@ evaluation's linear families (`core.models.on_device`) compute on it.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Optional
 
 import numpy as np
 
 from .errors import InputError
 
-__all__ = ["DEVICES", "known", "namespace", "arrays_on", "to_host", "where"]
+__all__ = ["DEVICES", "known", "namespace", "arrays_on", "to_host", "where", "computing_on", "current"]
 
 #: what ``device=`` accepts besides ``cuda:N``
 DEVICES = ("numpy", "cuda", "torch", "cupy", "array-api", "array-api-strict")
@@ -90,3 +92,24 @@ def to_host(a) -> np.ndarray:
 def where(device: Optional[str]) -> str:
     """What a result records as where it was computed: ``cpu`` for the NumPy engine, else the name."""
     return "cpu" if device in (None, "numpy") else str(device)
+
+
+#: where a representation's arithmetic runs (its truncated SVD), set by `computing_on` for one
+#: computation in its context: a representation's spec names what Φ is, never where it was computed
+_CURRENT: ContextVar[Optional[str]] = ContextVar("artifact_lens_device", default=None)
+
+
+@contextmanager
+def computing_on(device: Optional[str]):
+    """Within the block, `current` is ``device`` (None: the CPU), in this context only: another
+    thread's or user's computation is left where it was."""
+    token = _CURRENT.set(None if device in (None, "numpy") else str(device))
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current() -> Optional[str]:
+    """The device of the enclosing `computing_on` block; None (the CPU) outside one."""
+    return _CURRENT.get()

@@ -135,9 +135,11 @@ class Inputs:
     def represented(self):
         """(X, y): Φ (the settings' representation, as the full input's V-information resolved it)
         and the labels in Φ's order."""
+        from ..base.devices import computing_on
         from ..representations import represent
 
-        rep = represent(self.dataset, self.settings["representation"], cache_dir=self.cache_dir, cancel=self.cancel)
+        with computing_on(self.device):   # (from the cache: the full input's V-information built it)
+            rep = represent(self.dataset, self.settings["representation"], cache_dir=self.cache_dir, cancel=self.cancel)
         y = self.dataset.table[self.dataset.label].reindex(np.asarray(rep.ids).astype(str)).to_numpy()
         return np.asarray(rep.X), y
 
@@ -148,7 +150,7 @@ class Inputs:
 
         s = self.settings
         return dataset_pvi(self.dataset, spec, family=s["family"], folds=int(s["folds"]), max_train=int(s["model_train"]),
-                           random_state=int(s["seed"]), cache_dir=self.cache_dir, cancel=self.cancel)
+                           random_state=int(s["seed"]), device=self.device, cache_dir=self.cache_dir, cancel=self.cancel)
 
 
 def per_label(measure: str, label) -> str:
@@ -474,9 +476,9 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     input (default: TF-IDF/SVD of the last text field when there are two or more); ``eval_dataset``
     another split whose examples the dataset's cues are measured on; ``agreement`` a
     `core.team.agreement.Agreement` (the reviewers of a run in a team store); ``device``
-    (`core.base.devices`: ``cuda``…) where AFLite's ridge family and the training dynamics compute
-    (PVI's logistic models train on the CPU); the measures are the same up to float32 rounding, so
-    it is not a setting the gate compares. ``name`` is the dataset's name in the certificate (default
+    (`core.base.devices`: ``cuda``…) where Φ's truncated SVD, PVI's logistic models, AFLite's ridge
+    family and the training dynamics compute; the measures are the same up to float32 rounding and
+    the solvers' tolerance, so it is not a setting the gate compares. ``name`` is the dataset's name in the certificate (default
     none: the same data gives the same bytes whatever its file is called)."""
     from ..evaluation import default_partial_spec
     from ..representations import default_spec

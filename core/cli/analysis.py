@@ -338,13 +338,17 @@ def cmd_pvi(args) -> int:
     from ..usecases.information import pvi_table, usable_information
 
     declare_csv(args, out=args.out)
+    device = device_from(args)   # asked for and absent: said here, before any work
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     if ds.choices is not None:
+        if device:   # never a CPU result read as the device's
+            print(f"note: {device} is not used for multiple-choice items: their conditional logits train on the CPU.",
+                  file=sys.stderr)
         return _choice_pvi(args, ds)
     with progress_bar("PVI", args.quiet) as bar:
         found = usable_information(ds, args.representation, args.partial, family=args.family, folds=args.folds,
-                                   seed=args.seed, cache_dir=args.cache_dir, progress=bar)
+                                   seed=args.seed, device=device, cache_dir=args.cache_dir, progress=bar)
     table = pvi_table(found, ds)
     if args.out:
         write_table(table, args.outputs.path_for("--out"))
@@ -407,6 +411,9 @@ def _pvi_options(p) -> None:
                    help="model family, one that gives probabilities (default logistic)")
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--device", type=Device(), help="where Φ's SVD and the logistic models compute: cuda, cuda:N, torch, "
+                   "cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; the same PVI, float32 rounding and "
+                   "the solver's tolerance aside; multiple-choice items compute on the CPU)")
     p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior, and pvi_partial, p_model_partial; for "
                    "preference pairs one row per pair: id, pvi, then pvi_ and p_model_ of response_only and "
                    "style_only; without it, only the summary is printed")

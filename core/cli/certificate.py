@@ -98,9 +98,9 @@ def _certify_options(p) -> None:
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
     add_knob(p, "tau", help=f"τ of AFLite's predictable share (default {KNOBS['tau'].default})")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
-    p.add_argument("--device", type=Device(), help="where AFLite's ridge family and the training dynamics compute: cuda, "
-                   "cuda:N, torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; PVI stays on the CPU; "
-                   "the same measures, float32 rounding aside)")
+    p.add_argument("--device", type=Device(), help="where Φ's SVD, PVI's logistic models, AFLite's ridge family and the "
+                   "training dynamics compute: cuda, cuda:N, torch, cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else "
+                   "the CPU; the same measures, float32 rounding and the solvers' tolerance aside)")
     p.add_argument("--name", help="the dataset's name in the certificate (default none: the same data and settings give "
                    "the same bytes, whatever the file is called or where it is)")
     p.add_argument("--out", required=True, help="the certificate (.json)")

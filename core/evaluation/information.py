@@ -29,7 +29,8 @@ from ..base.cores import one_blas_thread
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report, span
 from ..data.labels import encode_labels
-from ..models import make_model, probabilistic
+from ..base.devices import computing_on, where
+from ..models import probabilistic
 
 __all__ = ["UsableInformation", "pvi", "dataset_pvi", "FLOOR"]
 
@@ -70,15 +71,35 @@ def _check(X, y, family: str, folds: int):
     return X, folds
 
 
+def _fold_model(family: str, device, random_state: int, n_classes: int):
+    """``fit_proba(Xtr, codes, Xte)`` -> (len(Xte), n_classes) probabilities: the family's version on
+    ``device`` where it has one that gives probabilities (the CPU's optimum, to the solver's
+    tolerance), else scikit-learn's on the CPU."""
+    from ..models import family as family_of, make_model
+
+    on = family_of(family).device
+    if device not in (None, "numpy") and on is not None and on.proba is not None:
+        return lambda Xtr, codes, Xte: on.proba(device, Xtr, codes, Xte, n_classes, **on.defaults)[0]
+
+    def fit_proba(Xtr, codes, Xte):
+        model = make_model(family, int(random_state), n_train=len(Xtr), d=Xtr.shape[1]).fit(Xtr, codes)
+        proba = np.zeros((len(Xte), n_classes))
+        proba[:, model.classes_] = model.predict_proba(Xte)
+        return proba
+
+    return fit_proba
+
+
 def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 5, random_state: int = 0,
-        max_train: Optional[int] = None, progress=None, cancel=None) -> UsableInformation:
+        max_train: Optional[int] = None, device=None, progress=None, cancel=None) -> UsableInformation:
     """Cross-fitted pointwise V-information of each example (module docstring).
 
     ``X`` (N, d) is Φ, ``y`` the gold labels (any hashable type), ``ids`` their ids (default
     0..N−1). Each of ``folds`` stratified folds is scored by a model trained on the others, and
     its g[∅] is the others' label shares. ``max_train`` caps each fold's training examples (a seeded
     sample of the others): the models are then as strong on a large dataset as on a small one, so
-    a measure compared across sizes does not grow with the data. InputError when a label has fewer
+    a measure compared across sizes does not grow with the data. ``device`` (`core.base.devices`)
+    trains the folds' models there where the family can. InputError when a label has fewer
     examples than folds (a fold's model could not know it), or for a family without probabilities."""
     from sklearn.model_selection import StratifiedKFold
 
@@ -105,15 +126,14 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
     p_model, p_prior, fold_of = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
     correct = np.zeros(n, dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=int(random_state))
+    fit_proba = _fold_model(family, device, random_state, len(names))
     with one_blas_thread():   # the same PVI on any machine, busy or not (`core.base.cores`)
         for k, (train, test) in enumerate(splitter.split(np.zeros(n), codes)):
             check_cancel(cancel)
             report(progress, k / folds, f"PVI: fold {k + 1} of {folds}")
             if max_train is not None and len(train) > int(max_train):
                 train = np.sort(np.random.default_rng([int(random_state), k]).choice(train, int(max_train), replace=False))
-            model = make_model(family, int(random_state), n_train=len(train), d=X.shape[1]).fit(X[train], codes[train])
-            proba = np.zeros((len(test), len(names)))
-            proba[:, model.classes_] = model.predict_proba(X[test])
+            proba = fit_proba(X[train], codes[train], X[test])
             p_model[test] = proba[np.arange(len(test)), codes[test]]
             correct[test] = proba.argmax(axis=1) == codes[test]
             prior = np.bincount(codes[train], minlength=len(names)) / len(train)
@@ -131,22 +151,28 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
                    "accuracy": float(correct.mean()), "majority": float(counts.max() / n),
                    "v_entropy": float(-np.log2(p_prior).mean()), "conditional_v_entropy": float(-np.log2(p_model).mean()),
                    "per_label": {str(r["label"]): float(r["pvi_mean"]) for _, r in out.per_label().iterrows()},
-                   "family": family, "folds": folds, "examples": n, "random_state": int(random_state)}
+                   "family": family, "folds": folds, "examples": n, "random_state": int(random_state),
+                   "device": where(device)}
     return out
 
 
 def dataset_pvi(dataset, spec: str, *, family: str = "logistic", folds: int = 5, random_state: int = 0,
-                max_train: Optional[int] = None, cache_dir=None, progress=None, cancel=None) -> UsableInformation:
+                max_train: Optional[int] = None, device=None, cache_dir=None, progress=None,
+                cancel=None) -> UsableInformation:
     """`pvi` of a `core.data.dataset.Dataset` on the representation ``spec`` (a partial-input spec such
     as ``tfidf-svd:fields=hypothesis`` gives the artifact's bits), for the examples Φ represents
-    (warm-up examples are not scored), with the dataset's ids and class order."""
+    (warm-up examples are not scored), with the dataset's ids and class order; with a ``device``,
+    Φ's SVD (when it is built) and the folds' models compute there."""
     from ..representations import represent
 
     # Φ first (from the cache, or built), then the folds: each named, neither sending the bar back
-    rep = represent(dataset, spec, cache_dir=cache_dir, progress=span(progress, 0.0, 0.3, f"Φ ({spec})"), cancel=cancel)
+    with computing_on(device):
+        rep = represent(dataset, spec, cache_dir=cache_dir, progress=span(progress, 0.0, 0.3, f"Φ ({spec})"),
+                        cancel=cancel)
     ids = np.asarray(rep.ids).astype(str)
     y = dataset.table[dataset.label].reindex(ids).to_numpy()
     out = pvi(np.asarray(rep.X), y, ids=ids, classes=dataset.classes, family=family, folds=folds,
-              random_state=random_state, max_train=max_train, progress=span(progress, 0.3, 1.0), cancel=cancel)
+              random_state=random_state, max_train=max_train, device=device, progress=span(progress, 0.3, 1.0),
+              cancel=cancel)
     out.summary["representation"] = rep.spec
     return out

@@ -33,6 +33,8 @@ class OnDevice:
     defaults: dict   #: the parameters it takes, with their defaults (a fit given any other stays on the CPU)
     #: ``fit(device, Xtr, codes, Xte, n_classes, **knobs)`` -> (predicted codes of Xte, converged)
     fit: Callable
+    #: the same -> (class probabilities of Xte, converged), for a family PVI reads; None: none
+    proba: Optional[Callable] = None
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,7 @@ def _mlp(random_state, params, *, n_train=0, **_):
 
 # in this order: the evaluation's default families (and so its stored keys) are the table's, in order
 register(ModelFamily("logistic", "logistic regression", _logistic, probabilities=True,
-                     device=OnDevice(on_device.LINEAR_DEFAULTS, on_device.logistic), slow=1))
+                     device=OnDevice(on_device.LINEAR_DEFAULTS, on_device.logistic, on_device.logistic_proba), slow=1))
 register(ModelFamily("svm", "linear SVM", _linear_svm, device=OnDevice(on_device.LINEAR_DEFAULTS,
                                                                         on_device.squared_hinge), slow=1))
 register(ModelFamily("ridge", "ridge classifier", _ridge, table=False))

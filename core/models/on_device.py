@@ -20,7 +20,7 @@ import numpy as np
 
 from ..base.devices import arrays_on, to_host
 
-__all__ = ["LINEAR_DEFAULTS", "logistic", "squared_hinge"]
+__all__ = ["LINEAR_DEFAULTS", "logistic", "logistic_proba", "squared_hinge"]
 
 #: the parameters the device versions take, with scikit-learn's defaults (a fit given any other
 #: parameter stays on the CPU)
@@ -34,17 +34,39 @@ def _minimize(loss_and_grad, size: int, tol: float, max_iter: int):
                     options={"maxiter": max_iter, "maxls": 50, "gtol": tol, "ftol": 64 * np.finfo(float).eps})
 
 
-def _predicted(Xte, found, k: int, max_iter: int):
-    """(codes of Xte, converged) from the solver's result: k columns [w, b] (one: the sign picks)."""
+def _scores(Xte, found, k: int) -> np.ndarray:
+    """(len(Xte), k) decision values of the solver's result: k columns [w, b]."""
     W = found.x.reshape(k, -1)
-    scores = np.asarray(Xte, dtype=np.float64) @ W[:, :-1].T + W[:, -1]
+    return np.asarray(Xte, dtype=np.float64) @ W[:, :-1].T + W[:, -1]
+
+
+def _predicted(Xte, found, k: int, max_iter: int):
+    """(codes of Xte, converged) from the solver's result (one column: the sign picks)."""
+    scores = _scores(Xte, found, k)
     pred = (scores[:, 0] > 0).astype(np.int64) if k == 1 else scores.argmax(axis=1)
     return pred, bool(found.nit < max_iter)
 
 
 def logistic(device, Xtr, codes, Xte, n_classes, *, C, tol, max_iter):
     """(predicted codes of Xte, converged): the logistic family fitted on (Xtr, codes) on ``device``."""
-    C, tol, max_iter = float(C), float(tol), int(max_iter)
+    found, k = _logistic_fit(device, Xtr, codes, n_classes, float(C), float(tol), int(max_iter))
+    return _predicted(Xte, found, k, int(max_iter))
+
+
+def logistic_proba(device, Xtr, codes, Xte, n_classes, *, C, tol, max_iter):
+    """(probabilities of each class for Xte, (len(Xte), n_classes), converged): what
+    ``predict_proba`` of the logistic family fitted on (Xtr, codes) on ``device`` gives (PVI reads them)."""
+    found, k = _logistic_fit(device, Xtr, codes, n_classes, float(C), float(tol), int(max_iter))
+    z = _scores(Xte, found, k)
+    if k == 1:
+        p = 1.0 / (1.0 + np.exp(-z[:, 0]))
+        return np.column_stack([1.0 - p, p]), bool(found.nit < int(max_iter))
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True), bool(found.nit < int(max_iter))
+
+
+def _logistic_fit(device, Xtr, codes, n_classes, C, tol, max_iter):
+    """(the solver's result, k): k weight columns [w, b], one for two labels."""
     xp, put = arrays_on(device)
     n, d = Xtr.shape
     X = put(np.ascontiguousarray(Xtr, dtype=np.float32))
@@ -75,7 +97,7 @@ def logistic(device, Xtr, codes, Xte, n_classes, *, C, tol, max_iter):
         loss = float(pointwise) / n + 0.5 * strength * float(np.sum(W[:, :d] ** 2))
         return loss, grad.ravel()
 
-    return _predicted(Xte, _minimize(loss_and_grad, k * (d + 1), tol, max_iter), k, max_iter)
+    return _minimize(loss_and_grad, k * (d + 1), tol, max_iter), k
 
 
 def squared_hinge(device, Xtr, codes, Xte, n_classes, *, C, tol, max_iter):

@@ -44,17 +44,18 @@ def pvi_inputs(dataset, representation: Optional[str] = None, partial: Optional[
 
 
 def usable_information(dataset, representation: Optional[str] = None, partial: Optional[str] = None, *,
-                       family: str = "logistic", folds: int = 5, seed: int = 0, cache_dir=None,
+                       family: str = "logistic", folds: int = 5, seed: int = 0, device=None, cache_dir=None,
                        progress=None, cancel=None) -> dict:
     """``{input's name: core.evaluation.information.UsableInformation}`` for each of `pvi_inputs`,
-    Φ first, each in an equal part of the bar with its steps named by it ("PVI of Φ: fold 2 of 5")."""
+    Φ first, each in an equal part of the bar with its steps named by it ("PVI of Φ: fold 2 of 5");
+    ``device``: where Φ's SVD and the models compute (`core.base.devices`; None: the CPU)."""
     inputs = pvi_inputs(dataset, representation, partial)
     found = {}
     for i, (name, spec) in enumerate(inputs.items()):
         lo, hi = i / len(inputs), (i + 1) / len(inputs)
         part = _stage(progress, lo, hi, name) if progress is not None else None
         found[name] = dataset_pvi(dataset, spec, family=family, folds=int(folds), random_state=int(seed),
-                                  cache_dir=cache_dir, progress=part, cancel=cancel)
+                                  device=device, cache_dir=cache_dir, progress=part, cancel=cancel)
     return found
 
 

@@ -24,13 +24,28 @@ def test_every_command_uses_the_asked_device_or_says_it_does_not(command, monkey
     assert device_note(args) is None
 
 
-def test_pvi_with_a_device_asked_says_it_ran_on_the_cpu(tmp_path, monkeypatch, capsys):
+def test_pvi_computes_on_the_asked_device_or_refuses_one_this_machine_lacks(tmp_path, monkeypatch, capsys):
+    """pvi takes the device since issue 57 (Φ's SVD and the logistic models): asked through the
+    environment it is used, and one this machine cannot use is refused before any output."""
+    import importlib.util
+
     import pandas as pd
 
     from artifact_lens.data.demos import make_nli
 
     make_nli(n=120, random_state=0).table.reset_index().to_csv(tmp_path / "d.csv", index=False)
-    monkeypatch.setenv("ARTIFACT_LENS_DEVICE", "cuda")
-    assert main(["pvi", str(tmp_path / "d.csv"), "--folds", "2", "--quiet", "--out", str(tmp_path / "p.csv")]) == 0
-    assert "ARTIFACT_LENS_DEVICE=cuda is not used by pvi: it computes on the CPU" in capsys.readouterr().err
-    assert len(pd.read_csv(tmp_path / "p.csv")) == 120
+    out = tmp_path / "p.csv"
+    monkeypatch.setenv("ARTIFACT_LENS_DEVICE", "array-api-strict")
+    assert main(["pvi", str(tmp_path / "d.csv"), "--folds", "2", "--quiet", "--out", str(out)]) == 0
+    assert "computes on the CPU" not in capsys.readouterr().err
+    assert len(pd.read_csv(out)) == 120
+    if importlib.util.find_spec("torch") is None:
+        out.unlink()
+        monkeypatch.setenv("ARTIFACT_LENS_DEVICE", "cuda")
+        assert main(["pvi", str(tmp_path / "d.csv"), "--folds", "2", "--quiet", "--out", str(out)]) == 2
+        assert "needs PyTorch" in capsys.readouterr().err and not out.exists()
+
+
+def test_pvi_of_multiple_choice_items_says_the_device_is_not_used(capsys):
+    assert main(["pvi", "demo:choices:n=200", "--folds", "2", "--device", "array-api-strict"]) == 0
+    assert "array-api-strict is not used for multiple-choice items" in capsys.readouterr().err
