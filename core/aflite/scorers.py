@@ -38,7 +38,13 @@ __all__ = ["RidgeScorer", "SklearnScorer", "CHUNK_ROWS", "rows_of", "split_of"]
 
 CHUNK_ROWS = 8192   # rows gathered at a time (bounds temporary memory)
 CHUNK_BYTES = 64 << 20   # at most this many bytes of class scores per predicted chunk
-ASSEMBLY_COLS = 1 << 13  # RFP columns per block-Gram assembly task (37 tasks at d = 768: every thread of 16)
+ASSEMBLY_COLS = 1 << 12  # RFP columns per block-Gram assembly task (73 at d = 768: 16 threads, 5 tasks each)
+#: prediction tasks a phase aims at (a function of |S_j| alone, never of the threads, so the numbers
+#: are the same on any count): 64 keep 16 threads busy to the end of the pass, where 13 tasks of
+#: 8,192 rows at 100k left 3 threads idle and the last wave a third full
+PREDICT_TASKS = 64
+PREDICT_MIN_ROWS = 1024  # a smaller task spends more on its gathers and set-up than on its product
+DOWNDATE_TASKS = 64      # tasks of a phase's downdates (each block's is its own: any cut gives the same Grams)
 
 
 def split_of(plan, p: int, n_s: int) -> tuple:
@@ -146,6 +152,13 @@ def chunk_rows(K: int, m: int) -> int:
     """Rows predicted at a time: `CHUNK_ROWS`, fewer when K·m scores a row would pass
     `CHUNK_BYTES` (thousands of classes), so the temporaries stay bounded."""
     return int(max(16, min(CHUNK_ROWS, CHUNK_BYTES // max(1, 4 * K * m))))
+
+
+def task_rows(n_s: int, K: int, m: int) -> int:
+    """Members of S_j per prediction task: about |S_j| / `PREDICT_TASKS`, within
+    [`PREDICT_MIN_ROWS`, `chunk_rows`]. Each member's counts are its own row of products, so how S_j
+    is cut changes no number."""
+    return int(min(chunk_rows(K, m), max(PREDICT_MIN_ROWS, -(-n_s // PREDICT_TASKS))))
 
 
 @functools.lru_cache(maxsize=4)
@@ -276,8 +289,9 @@ class RidgeScorer:
                 self.H[b] -= Zt[lo:hi].T @ Y[lo:hi]
 
         spans = list(zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(blk)]])))
-        # a few blocks per task (a block loses ~k/B rows: one task each was mostly overhead)
-        per = max(1, -(-len(spans) // (4 * self.rows.n_jobs)))
+        # a few blocks per task (a block loses ~k/B rows: one task each was mostly overhead),
+        # as many tasks on any thread count
+        per = max(1, -(-len(spans) // DOWNDATE_TASKS))
         for _ in self.rows.tasks(downdate, [dict(spans=spans[i:i + per]) for i in range(0, len(spans), per)], {}):
             pass
 
@@ -327,10 +341,10 @@ class RidgeScorer:
         Wz = np.ascontiguousarray(W[:-1].reshape(d1 - 1, K * m))
         w0 = W[-1].reshape(K * m)
         # S is ascending: its members in range i are one slice of positions, predicted in
-        # tasks of `chunk_rows` members each (one product each, the same on any thread count;
+        # tasks of `task_rows` members each (one product each, the same on any thread count;
         # more tasks than ranges keep every thread busy).
         bounds = np.searchsorted(S, [lo for lo, _ in self.rows.ranges] + [self.rows.shape[0]])
-        step = chunk_rows(K, m)
+        step = task_rows(len(S), K, m)
         per_task, span = {}, {}
         for i in range(len(self.rows.ranges)):
             for j, p0 in enumerate(range(int(bounds[i]), int(bounds[i + 1]), step)):

@@ -208,3 +208,32 @@ def test_many_classes_keep_memory_bounded_and_a_run_too_big_names_the_flags(monk
     monkeypatch.setattr(S, "available_memory", lambda: 1_000_000)
     with pytest.raises(InputError, match=r"200 classes for 400 examples .* check --label; or lower --m"):
         AFLite(n_partitions=8, train_size=0.6, slice_size=0.1, target_size=0.8, random_state=0).fit(X, y)
+
+
+def test_how_a_phase_is_cut_into_tasks_changes_no_number(monkeypatch):
+    """Issue 57, item 4: the tasks were made finer so 16 threads stay busy (the predictions in about
+    64 tasks, the assembly in column groups of 4,096, the downdates in 64). A task's numbers are its
+    own rows' or columns', so any cut gives the same run, bit for bit: generated cuts, on one thread
+    and on two."""
+    from hypothesis import given, settings, strategies as st
+
+    import artifact_lens.aflite.scorers as scorers
+
+    X, y = _embedding_like(11, 3000, 24, 3)
+    kw = dict(n_partitions=12, train_size=0.2, slice_size=0.02, tau=0.0, target_size=0.6, random_state=4,
+              max_dim=None)
+    reference = AFLite(**kw).fit(X, y)
+
+    @settings(max_examples=8, deadline=None)
+    @given(tasks=st.integers(1, 300), least=st.integers(1, 4096), cols=st.sampled_from([64, 512, 1 << 12, 1 << 14]),
+           downdates=st.integers(1, 200), jobs=st.sampled_from([1, 2]))
+    def check(tasks, least, cols, downdates, jobs):
+        monkeypatch.setattr(scorers, "PREDICT_TASKS", tasks)
+        monkeypatch.setattr(scorers, "PREDICT_MIN_ROWS", least)
+        monkeypatch.setattr(scorers, "ASSEMBLY_COLS", cols)
+        monkeypatch.setattr(scorers, "DOWNDATE_TASKS", downdates)
+        cut = AFLite(**kw, n_jobs=jobs).fit(X, y)
+        assert np.array_equal(cut.phase_scores_, reference.phase_scores_, equal_nan=True)
+        assert np.array_equal(cut.retained_, reference.retained_)
+
+    check()
