@@ -8,6 +8,7 @@ from typing import Optional
 
 import pandas as pd
 
+from artifact_lens.base.settings import settings
 from artifact_lens.usecases.information import usable_information
 from artifact_lens.dashboard.services import cached_jobs, current, team
 
@@ -24,7 +25,9 @@ def start(tab) -> None:
     (`core.usecases.information`: what ``artifact-lens pvi`` measures); curators and owners."""
     team.require(tab, "run filters")
     ds, spec = current.dataset(tab), tab.session.spec
-    cached_jobs.start(tab, cached_jobs.PVI, _key(tab), lambda ctx: ctx.offload(usable_information, ds, spec))
+    device = settings().device   # ARTIFACT_LENS_DEVICE: Φ's SVD and the models there (the same PVI, rounding aside)
+    cached_jobs.start(tab, cached_jobs.PVI, _key(tab),
+                      lambda ctx: ctx.offload(usable_information, ds, spec, device=device))
 
 
 def result(tab) -> Optional[dict]:
