@@ -478,8 +478,8 @@ def certify(dataset, *, representation: Optional[str] = None, partial: Optional[
     `core.team.agreement.Agreement` (the reviewers of a run in a team store); ``device``
     (`core.base.devices`: ``cuda``…) where Φ's truncated SVD, PVI's logistic models, AFLite's ridge
     family and the training dynamics compute; the measures are the same up to float32 rounding and
-    the solvers' tolerance, so it is not a setting the gate compares. ``name`` is the dataset's name in the certificate (default
-    none: the same data gives the same bytes whatever its file is called)."""
+    the solvers' tolerance, so it is not a setting the gate compares. ``name`` is the dataset's name
+    in the certificate (default none: the same data gives the same bytes whatever its file is called)."""
     from ..evaluation import default_partial_spec
     from ..representations import default_spec
 

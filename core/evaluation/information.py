@@ -72,14 +72,14 @@ def _check(X, y, family: str, folds: int):
 
 
 def _fold_model(family: str, device, random_state: int, n_classes: int):
-    """``fit_proba(Xtr, codes, Xte)`` -> (len(Xte), n_classes) probabilities: the family's version on
-    ``device`` where it has one that gives probabilities (the CPU's optimum, to the solver's
-    tolerance), else scikit-learn's on the CPU."""
+    """(``fit_proba(Xtr, codes, Xte)`` -> (len(Xte), n_classes) probabilities, where it computes):
+    the family's version on ``device`` where it has one that gives probabilities (the CPU's optimum,
+    to the solver's tolerance), else scikit-learn's on the CPU (None)."""
     from ..models import family as family_of, make_model
 
     on = family_of(family).device
     if device not in (None, "numpy") and on is not None and on.proba is not None:
-        return lambda Xtr, codes, Xte: on.proba(device, Xtr, codes, Xte, n_classes, **on.defaults)[0]
+        return (lambda Xtr, codes, Xte: on.proba(device, Xtr, codes, Xte, n_classes, **on.defaults)[0]), device
 
     def fit_proba(Xtr, codes, Xte):
         model = make_model(family, int(random_state), n_train=len(Xtr), d=Xtr.shape[1]).fit(Xtr, codes)
@@ -87,7 +87,7 @@ def _fold_model(family: str, device, random_state: int, n_classes: int):
         proba[:, model.classes_] = model.predict_proba(Xte)
         return proba
 
-    return fit_proba
+    return fit_proba, None
 
 
 def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 5, random_state: int = 0,
@@ -126,7 +126,7 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
     p_model, p_prior, fold_of = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
     correct = np.zeros(n, dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=int(random_state))
-    fit_proba = _fold_model(family, device, random_state, len(names))
+    fit_proba, trained_on = _fold_model(family, device, random_state, len(names))
     with one_blas_thread():   # the same PVI on any machine, busy or not (`core.base.cores`)
         for k, (train, test) in enumerate(splitter.split(np.zeros(n), codes)):
             check_cancel(cancel)
@@ -152,7 +152,7 @@ def pvi(X, y, *, ids=None, classes=None, family: str = "logistic", folds: int = 
                    "v_entropy": float(-np.log2(p_prior).mean()), "conditional_v_entropy": float(-np.log2(p_model).mean()),
                    "per_label": {str(r["label"]): float(r["pvi_mean"]) for _, r in out.per_label().iterrows()},
                    "family": family, "folds": folds, "examples": n, "random_state": int(random_state),
-                   "device": where(device)}
+                   "device": where(trained_on)}   # where the models trained (knn and mlp: the CPU)
     return out
 
 

@@ -78,3 +78,19 @@ def test_snli_phi_on_a_device_tells_the_labels_what_the_hosts_does(snli_path):
     gap = abs(device.summary["v_information"] - host.summary["v_information"])
     assert gap < 0.25 * host.summary["stderr"], (gap, host.summary["stderr"])
     assert np.corrcoef(device.table["pvi"], host.table["pvi"])[0, 1] > 0.99
+
+
+def test_pvi_says_where_its_models_trained():
+    """A family with a device version trains there; one without (knn, mlp) trains on the CPU and
+    the summary says the CPU, never the device that was asked for."""
+    from artifact_lens.evaluation.information import pvi
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 300)
+    X = rng.normal(size=(300, 6)).astype(np.float32) + y[:, None] * 0.8
+    on = pvi(X, y, family="logistic", folds=3, device="array-api-strict")
+    assert on.summary["device"] == "array-api-strict"
+    host = pvi(X, y, family="logistic", folds=3)
+    assert host.summary["device"] == "cpu"
+    assert abs(on.summary["v_information"] - host.summary["v_information"]) < 0.01
+    assert pvi(X, y, family="knn", folds=3, device="array-api-strict").summary["device"] == "cpu"
