@@ -3,11 +3,12 @@
 # has its own limit, so a slow one cannot eat the next; every step's JSON line goes to stdout and
 # to $OUT/gpu_check.jsonl, or ./gpu_check.jsonl). CHECK picks which:
 #
-# CHECK=scale (the default; issue 57, about 560 s of bounded steps):
+# CHECK=scale (the default; issue 57, 565 s of bounded steps):
 #   1. AFLite 1M × 768 on CUDA (m = 64, k = 1 %, to 50 %): seconds and GPU memory (target ≤ 5 s);
 #   2. AFLite 10M × 768 float16, memory-mapped and streamed to CUDA: seconds, GPU and host memory
-#      (target ≤ 90 s), then a random 1M of those rows on the CPU engine (16 threads) and on CUDA:
-#      the first phase's p̃ side by side, the planted rows each removed, the retained sets' Jaccard;
+#      (target ≤ 90 s); then, a step of its own, a random 1M of those rows on the CPU engine (16
+#      threads) and on CUDA: the first phase's p̃ side by side, the planted rows each removed, the
+#      retained sets' Jaccard;
 #   3. the CPU engine at 100k on 1 thread and on 16, where each part's time goes (target ≥ 8×);
 #   4. `certify` at 1M rows on CUDA (target ≤ 60 s), with its steps' seconds; it needs .devdata/
 #      and .whl/ (made here by `bash benchmarks/prepare_device.sh`), carried:
@@ -43,11 +44,12 @@ step() {   # step SECONDS ARGS...: one benchmark, bounded, its JSON appended to 
 case "${CHECK:-scale}" in
   scale)
     step 45 benchmarks/backends_bench.py --sizes 1000000 --backends cuda
-    step 270 benchmarks/scale_bench.py --rows 10000000 --dtype float16 --mode engine --device cuda --compare 1000000 \
-      --dir /tmp/artifact-lens-scale
-    step 80 benchmarks/engine_sections.py --rows 100000 --jobs "1,$(nproc)"
+    big=(benchmarks/scale_bench.py --rows 10000000 --dtype float16 --mode engine --device cuda --dir /tmp/artifact-lens-scale)
+    step 200 "${big[@]}"
+    step 130 "${big[@]}" --compare 1000000 --compare-only
+    step 70 benchmarks/engine_sections.py --rows 100000 --jobs "1,$(nproc)"
     if [ -d .devdata ]; then
-      step 150 benchmarks/certify_bench.py --data-dir .devdata --rows 1000000 --devices cuda
+      step 120 benchmarks/certify_bench.py --data-dir .devdata --rows 1000000 --devices cuda
     else
       echo '{"step": "certify_bench", "skipped": "no .devdata/: run benchmarks/prepare_device.sh and carry it"}' | tee -a "$LOG"
     fi

@@ -166,6 +166,8 @@ def child(cfg: dict) -> dict:
         kw = dict(n_partitions=cfg["m"], train_size=0.1, slice_size=cfg["k"], tau=0.0, target_size=cfg["target"],
                   random_state=0)
         _warm_up(cfg["device"], kw)
+        if cfg["compare_only"]:
+            return {"compare": _compare(X, y, frame["biased"].to_numpy(), kw, cfg["device"], cfg["compare"])}
         t1 = time.perf_counter()
         af = AFLite(**kw, device=cfg["device"], n_jobs=cfg["jobs"]).fit(X, y)
         fit_seconds, rep_seconds = time.perf_counter() - t1, None
@@ -265,6 +267,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, help="engine mode: the CPU engine's n_jobs (default: one thread; -1 every core)")
     ap.add_argument("--compare", type=int, default=0, metavar="R",
                     help="engine mode: also fit R random rows on the CPU engine and on the device (Jaccard)")
+    ap.add_argument("--compare-only", action="store_true",
+                    help="only the --compare fits (a bounded step of its own after the whole file's fit)")
     ap.add_argument("--dir", default="/tmp/artifact-lens-scale", help="data and outputs (the data is kept for reruns)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -273,12 +277,14 @@ def main() -> None:
         return
     if (args.device or args.compare) and args.mode != "engine":
         ap.error("--device and --compare time the engine alone: add --mode engine")
+    if args.compare_only and not args.compare:
+        ap.error("--compare-only needs --compare R")
     folder = Path(args.dir)
     gen = generate(folder, args.rows, args.dim, args.seed, args.dtype)
     npy, labels = data_paths(folder, args.rows, args.dim, args.seed, args.dtype)
     cfg = {"dir": str(folder), "npy": str(npy), "labels": str(labels), "m": args.m, "k": args.k,
            "target": args.target, "mode": args.mode, "device": args.device, "compare": args.compare,
-           "jobs": args.jobs}
+           "compare_only": args.compare_only, "jobs": args.jobs}
     log = folder / f"run_{args.mode}_{args.rows}x{args.dim}.log"
     with open(log, "w") as err:
         proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(cfg)], cwd=ROOT,
@@ -287,6 +293,10 @@ def main() -> None:
     if proc.returncode != 0:
         sys.exit(f"the measured run failed ({proc.returncode}); see {log}")
     res = json.loads(proc.stdout.strip().splitlines()[-1])
+    if args.compare_only:
+        print(json.dumps({"benchmark": "scale_bench", "rows": args.rows, "dim": args.dim, "dtype": args.dtype,
+                          "m": args.m, "k": args.k, "target": args.target, "device": args.device, **res}))
+        return
     matrix = args.rows * args.dim * (2 if args.dtype == "float16" else 4)
     mem = res["memory_bytes"]
     out = {"benchmark": "scale_bench", "mode": args.mode, "rows": args.rows, "dim": args.dim, "dtype": args.dtype,
