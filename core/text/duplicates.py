@@ -57,6 +57,8 @@ _STAR_ABOVE = 200
 #: checked at once (each takes its two texts' rows of a field's sparse sets, for a moment)
 _MERGE_KEYS = 1 << 25
 _CHECK_PAIRS = 1 << 20
+#: bands keyed at once (each holds its pairs until merged: more threads, more memory)
+_BANDS_AT_ONCE = 4
 
 
 def _vectoriser():
@@ -283,30 +285,43 @@ def _minhash(X: sp.csr_matrix, k: int, seed: int, cancel=None, offset: int = 0) 
     return out
 
 
+def _distinct_sorted(keys: np.ndarray) -> np.ndarray:
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
+
+
+def _band_keys(band: np.ndarray, has: np.ndarray, n: int) -> np.ndarray:
+    """One band's candidate pairs as sorted distinct keys ``i·n + j`` (i < j)."""
+    i, j = _bucket_pairs(band, has)
+    keys = np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j)
+    keys.sort()
+    return _distinct_sorted(keys)
+
+
 def _candidate_keys(sig: np.ndarray, has: np.ndarray, progress=None, cancel=None) -> np.ndarray:
     """The rows that share a band of the signature, as sorted distinct keys ``i·n + j`` (i < j). The
-    bands' pairs are merged whenever `_MERGE_KEYS` of them wait, so memory holds the distinct
-    candidates and one batch, not each band's copy of a pair (1M recombined rows took over 24 GB)."""
-    n = len(sig)
+    bands are keyed on the job's share of the cores, a few at a time (their sorts let the GIL go:
+    1M recombined rows' 60 s of keys was one core's), and merged whenever `_MERGE_KEYS` keys wait,
+    so memory holds the distinct candidates, one batch and the bands in hand, not each band's copy
+    of a pair (1M recombined rows took over 24 GB). A set of keys: the same whatever the threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..base.cores import SHARE, threads_now
+
+    n, workers = len(sig), min(threads_now(SHARE), _BANDS_AT_ONCE)
     merged, batch, held = np.empty(0, np.int64), [], 0
-    for band in range(BANDS):
-        check_cancel(cancel)
-        report(progress, 0.1 + 0.5 * band / BANDS, "near-duplicates: candidate pairs")
-        i, j = _bucket_pairs(sig[:, band * ROWS:(band + 1) * ROWS], has)
-        batch.append(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
-        held += len(batch[-1])
-        if held >= _MERGE_KEYS or band == BANDS - 1:
-            new = np.concatenate(batch)
-            new.sort()
-            # the merged keys and the batch are two sorted runs: a stable sort (Timsort) merges them in
-            # linear time, where sorting all again made the merges most of 1M rows' search
-            if len(merged):
-                merged = np.concatenate([merged, new])
-                merged.sort(kind="stable")
-            else:
-                merged = new
-            merged = merged[np.r_[True, merged[1:] != merged[:-1]]] if len(merged) else merged   # each pair once
-            batch, held = [], 0
+    with ThreadPoolExecutor(workers, thread_name_prefix="bands") as pool:
+        for lo in range(0, BANDS, workers):
+            check_cancel(cancel)
+            report(progress, 0.1 + 0.5 * lo / BANDS, "near-duplicates: candidate pairs")
+            bands = [sig[:, b * ROWS:(b + 1) * ROWS] for b in range(lo, min(BANDS, lo + workers))]
+            for keys in pool.map(lambda band: _band_keys(band, has, n), bands):
+                batch.append(keys)
+                held += len(keys)
+            if held >= _MERGE_KEYS or lo + workers >= BANDS:
+                # sorted runs (the merged keys, each band's): a stable sort (Timsort) merges them in
+                # linear time, where sorting all again made the merges most of 1M rows' search
+                merged = _distinct_sorted(np.sort(np.concatenate([merged, *batch]), kind="stable"))
+                batch, held = [], 0
     return merged
 
 
