@@ -34,12 +34,14 @@ each group of near-duplicates (connected through pairs) and names the others.
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Mapping, Optional, Sequence
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..base.cores import SHARE, threads_now
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report
 
@@ -57,8 +59,8 @@ _STAR_ABOVE = 200
 #: checked at once (each takes its two texts' rows of a field's sparse sets, for a moment)
 _MERGE_KEYS = 1 << 25
 _CHECK_PAIRS = 1 << 20
-#: bands keyed at once (each holds its pairs until merged: more threads, more memory)
-_BANDS_AT_ONCE = 4
+#: threads of one search at most (each holds a band's pairs or a block's rows: more threads, more memory)
+_THREADS = 4
 
 
 def _vectoriser():
@@ -172,15 +174,22 @@ class DuplicateIndex:
         if not len(keys):
             return empty
         report(progress, 0.6, f"near-duplicates: checking {len(keys):,} candidate pairs")
-        found = []
-        for lo in range(0, len(keys), _CHECK_PAIRS):   # in key order, a block at a time: bounded memory
+
+        def check(lo: int):
             check_cancel(cancel)
             i, j = np.divmod(keys[lo:lo + _CHECK_PAIRS], n)
             score = self._smallest_overlap(i, j, threshold)
             keep = score >= threshold
-            found.append((i[keep], j[keep], score[keep]))
-            report(progress, 0.6 + 0.4 * min(lo + _CHECK_PAIRS, len(keys)) / len(keys),
-                   f"near-duplicates: checking {len(keys):,} candidate pairs")
+            return i[keep], j[keep], score[keep]
+
+        found = []
+        # in key order, a block at a time on each of a few threads (SciPy's sparse products let the
+        # GIL go): bounded memory, and the blocks' pairs joined in key order whatever the threads
+        with ThreadPoolExecutor(min(threads_now(SHARE), _THREADS), thread_name_prefix="check") as pool:
+            for lo, part in zip(range(0, len(keys), _CHECK_PAIRS), pool.map(check, range(0, len(keys), _CHECK_PAIRS))):
+                found.append(part)
+                report(progress, 0.6 + 0.4 * min(lo + _CHECK_PAIRS, len(keys)) / len(keys),
+                       f"near-duplicates: checking {len(keys):,} candidate pairs")
         i, j, score = (np.concatenate(part) for part in zip(*found))
         order = np.argsort(-score, kind="stable")
         report(progress, 1.0, f"near-duplicates: {len(score):,} pairs")
@@ -303,11 +312,7 @@ def _candidate_keys(sig: np.ndarray, has: np.ndarray, progress=None, cancel=None
     1M recombined rows' 60 s of keys was one core's), and merged whenever `_MERGE_KEYS` keys wait,
     so memory holds the distinct candidates, one batch and the bands in hand, not each band's copy
     of a pair (1M recombined rows took over 24 GB). A set of keys: the same whatever the threads."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..base.cores import SHARE, threads_now
-
-    n, workers = len(sig), min(threads_now(SHARE), _BANDS_AT_ONCE)
+    n, workers = len(sig), min(threads_now(SHARE), _THREADS)
     merged, batch, held = np.empty(0, np.int64), [], 0
     with ThreadPoolExecutor(workers, thread_name_prefix="bands") as pool:
         for lo in range(0, BANDS, workers):
