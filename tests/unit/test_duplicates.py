@@ -216,8 +216,9 @@ def test_pairs_are_exact_and_identical_wording_is_always_found(data):
 @given(st.data())
 def test_pairs_found_in_blocks_are_the_pairs_found_at_once(data):
     """Issue 57: the bands' candidates are merged in batches (`_MERGE_KEYS`) and checked in blocks
-    (`_CHECK_PAIRS`), so 1M rows fit in memory; whatever the sizes, the pairs, their overlaps and
-    their order are those of one batch and one block."""
+    (`_CHECK_PAIRS`), so 1M rows fit in memory, and both run on a few threads (`_THREADS`); whatever
+    the sizes and the threads, the pairs, their overlaps and their order are those of one batch, one
+    block and one thread."""
     from artifact_lens.text import duplicates
 
     pool = ["a dog runs in the park", "a dog runs in a park", "two women sit on a bench", "the man is sleeping",
@@ -225,10 +226,12 @@ def test_pairs_found_in_blocks_are_the_pairs_found_at_once(data):
     n = data.draw(st.integers(2, 60))
     rows = data.draw(st.lists(st.tuples(st.sampled_from(pool), st.sampled_from(pool)), min_size=n, max_size=n))
     table = pd.DataFrame(rows, columns=["premise", "hypothesis"], index=pd.Index([f"e{k}" for k in range(n)], name="id"))
-    at_once = DuplicateIndex(table, ["premise", "hypothesis"]).pairs()
-    merge, check = data.draw(st.integers(1, 50)), data.draw(st.integers(1, 50))
     import unittest.mock as mock
 
-    with mock.patch.object(duplicates, "_MERGE_KEYS", merge), mock.patch.object(duplicates, "_CHECK_PAIRS", check):
+    with mock.patch.object(duplicates, "_THREADS", 1):
+        at_once = DuplicateIndex(table, ["premise", "hypothesis"]).pairs()
+    merge, check, threads = data.draw(st.integers(1, 50)), data.draw(st.integers(1, 50)), data.draw(st.integers(1, 5))
+    with mock.patch.object(duplicates, "_MERGE_KEYS", merge), mock.patch.object(duplicates, "_CHECK_PAIRS", check), \
+            mock.patch.object(duplicates, "_THREADS", threads), mock.patch.object(duplicates, "threads_now", lambda _: 8):
         in_blocks = DuplicateIndex(table, ["premise", "hypothesis"]).pairs()
     pd.testing.assert_frame_equal(in_blocks, at_once)
