@@ -35,8 +35,8 @@ import pandas as pd
 from ..base.errors import InputError
 from ..base.keys import digest
 
-__all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text", "winner_of", "cell_text",
-           "chosen_rejected", "side_by_side"]
+__all__ = ["SHAPES", "PAIR_FIELDS", "PREFERRED", "PairSource", "detect_shape", "read_pairs", "prompt_text", "winner_of",
+           "cell_text", "chosen_rejected", "side_by_side"]
 
 SHAPES = ("standard", "conversational", "implicit", "judged")
 
