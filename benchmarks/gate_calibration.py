@@ -18,10 +18,16 @@ For each file (SNLI dev, MNLI dev matched):
 - ``many_labels``: ``--many-pairs`` pairs of random halves of 3,000 rows of both files recombined
   (`benchmarks/certify_bench.py`) under ``--many-labels`` labels of equal size: the false alarms
   where chance is small and a feature's examples few.
+- ``--device D`` (issue 57): every candidate (B, the planted and the filtered splits) is certified on
+  ``D`` (`core.base.devices`: ``cuda``, or ``array-api`` for the device code on this CPU) while its
+  baseline stays on the CPU, as a baseline committed from a laptop is checked by a GPU runner; and
+  ``cross_device`` checks each half A certified on the CPU against the same half certified on ``D``
+  (the same data: it must pass), with the largest difference of each measure in stated errors.
 
     python benchmarks/gate_calibration.py [--pairs 40] [--grown 10] [--planted 10] [--jobs N]
         [--files snli_dev,mnli_dev_matched] [--shares 0.01,0.03,0.1]
         [--filter-phi "tfidf-svd:fields=hypothesis;tfidf-svd;glove:fields=hypothesis"] [--filter-sizes 0.3,0.4,0.5,0.6,0.7]
+        [--device array-api]
 
 Certificates are computed in ``--jobs`` worker processes (one BLAS thread each); 2026-11 on 2
 cores one SNLI half takes about 11 s.
@@ -32,6 +38,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -47,6 +54,7 @@ def _use_data(folder) -> None:
     DATA = Path(folder)
     os.environ["GATE_BENCH_DATA"] = str(DATA)
 PHRASE = "Indeed,"
+ON_DEVICE = ("B", "planted", "filtered", "A@device")
 
 
 def _dataset(name: str):
@@ -114,9 +122,16 @@ def _filtered(ds, phi: str, size: float):
 def _certify(job):
     """One certificate in a worker: ``job`` = (file, kind, seed, share); a filtered split's ``seed``
     is its Φ and ``share`` the size it is kept to."""
+    import functools
+
     from artifact_lens.certificate.measures import certify
 
     name, kind, seed, share = job
+    if kind in ON_DEVICE and os.environ.get("GATE_BENCH_DEVICE"):
+        # the candidates (and the device's copy of A) computed on --device, with a Φ cache of their
+        # own: a Φ cached by the CPU would be read back, as a user's is, and the device's SVD skipped
+        certify = functools.partial(certify, device=os.environ["GATE_BENCH_DEVICE"],
+                                    cache_dir=os.environ["GATE_BENCH_DEVICE_CACHE"])
     if kind.startswith("many"):   # (file "many", kind "manyA"/"manyB", seed, labels)
         from certify_bench import dataset
 
@@ -134,7 +149,26 @@ def _certify(job):
     if kind == "planted":
         planted, ids = _planted(ds, b, share, seed)
         return job, certify(planted), ids
-    return job, certify(ds.subset(a if kind == "A" else b)), None
+    return job, certify(ds.subset(a if kind in ("A", "A@device") else b)), None
+
+
+def _cross_device(cert: dict, name: str, pairs: int) -> dict:
+    """Each half A certified on the CPU (the baseline) against the same half certified on the device:
+    how many checks fail (it must be none) and each measure's largest difference in stated errors."""
+    from artifact_lens.certificate.gate import compare
+
+    failed, largest = [], {}
+    for s in range(pairs):
+        cpu, device = cert[(name, "A", s, 0.0)], cert[(name, "A@device", s, 0.0)]
+        table = compare(cpu, device)
+        failed += table.loc[table["ok"] == False, "measure"].tolist()   # noqa: E712
+        for m, a_ in cpu["measures"].items():
+            b_ = device["measures"].get(m) or {}
+            if a_.get("stderr") and a_["value"] is not None and b_.get("value") is not None:
+                z = abs(b_["value"] - a_["value"]) / a_["stderr"]
+                largest[m] = max(largest.get(m, 0.0), float(f"{z:.2g}"))
+    return {"pairs": pairs, "failed": len(failed), "measures_failed": sorted(set(failed)),
+            "largest_difference_in_stated_errors": dict(sorted(largest.items()))}
 
 
 def _interval(k: int, n: int) -> list:
@@ -160,15 +194,20 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     ap.add_argument("--data-dir", default=str(DATA), help="where snli_dev.jsonl and mnli_dev_matched.jsonl are "
                     "(default ../shared/data)")
+    ap.add_argument("--device", default="", help="certify the candidates on this device (their baselines on the CPU)")
     args = ap.parse_args()
     _use_data(args.data_dir)
+    os.environ["GATE_BENCH_DEVICE"] = args.device
+    scratch = tempfile.TemporaryDirectory(prefix="gate-calibration-device-")   # removed at exit
+    os.environ["GATE_BENCH_DEVICE_CACHE"] = scratch.name
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"   # the workers run side by side
     from artifact_lens.certificate.gate import compare
     from artifact_lens.certificate.rows import cue_rows
 
     shares = [float(s) for s in args.shares.split(",") if s]
-    out = {"bench": "gate_calibration", "jobs": args.jobs, "cpus": os.cpu_count(), "phrase": PHRASE}
+    out = {"bench": "gate_calibration", "jobs": args.jobs, "cpus": os.cpu_count(), "phrase": PHRASE,
+           "candidates_on": args.device or "cpu"}
     t0 = time.perf_counter()
     for name in [f for f in args.files.split(",") if f]:
         jobs = [(name, k, s, 0.0) for s in range(args.pairs) for k in ("A", "B")] + [(name, "whole", 0, 0.0)]
@@ -176,6 +215,7 @@ def main() -> None:
         jobs += [(name, "planted", s, sh) for sh in shares for s in range(args.planted)]
         phis, sizes = [p for p in args.filter_phi.split(";") if p], [float(v) for v in args.filter_sizes.split(",") if v]
         jobs += [(name, "filtered", phi, size) for phi in phis for size in sizes]
+        jobs += [(name, "A@device", s, 0.0) for s in range(args.pairs)] if args.device else []
         t = time.perf_counter()
         with ProcessPoolExecutor(args.jobs) as pool:
             done = {job: (cert, ids) for job, cert, ids in pool.map(_certify, jobs)}
@@ -238,6 +278,8 @@ def main() -> None:
                          "ci95": _interval(sum(bool(v) for v in filtered.values()), max(len(filtered), 1)),
                          "measures_failed": {k: v for k, v in filtered.items() if v}},
             "seconds": round(time.perf_counter() - t, 1)}
+        if args.device:
+            out[name]["cross_device"] = _cross_device(cert, name, args.pairs)
     if args.many_pairs:
         jobs = [("many", k, s, float(args.many_labels)) for s in range(args.many_pairs) for k in ("manyA", "manyB")]
         with ProcessPoolExecutor(args.jobs) as pool:

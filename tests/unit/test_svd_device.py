@@ -94,3 +94,26 @@ def test_pvi_says_where_its_models_trained():
     assert host.summary["device"] == "cpu"
     assert abs(on.summary["v_information"] - host.summary["v_information"]) < 0.01
     assert pvi(X, y, family="knn", folds=3, device="array-api-strict").summary["device"] == "cpu"
+
+
+def test_a_baseline_certified_on_the_cpu_passes_the_same_data_certified_on_a_device(snli_path):
+    """A dataset repository's baseline is certified on a laptop and its candidates by a GPU runner:
+    the same rows must pass `check`, every measure within a small share of its stated error. The
+    device's certificate computes its own Φ (no cache), so its SVD and PVI models are the device's."""
+    from artifact_lens.certificate.gate import compare
+    from artifact_lens.certificate.measures import certify
+    from artifact_lens.data.sources import load_dataset
+
+    table = pd.read_json(snli_path, lines=True).head(2500)
+    data = load_dataset(table, text=["premise", "hypothesis"], label="label", id=None)
+    host = certify(data, cache_dir=False)
+    device = certify(data, cache_dir=False, device="array-api-strict")
+    verdict = compare(host, device)
+    assert not (verdict["ok"] == False).any(), verdict[verdict["ok"] == False]   # noqa: E712
+    a, b = host["measures"], device["measures"]
+    assert set(a) == set(b)
+    for m in a:
+        if a[m]["value"] is not None and a[m]["stderr"]:
+            assert abs(b[m]["value"] - a[m]["value"]) < 0.05 * a[m]["stderr"], m
+    # the device path ran: its V-information is the host's up to rounding, not bit for bit
+    assert a["v_information.full"]["value"] != b["v_information.full"]["value"]
