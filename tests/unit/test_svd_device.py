@@ -5,7 +5,6 @@ matrices computes them). QR in place of LU keeps the subspace, so the components
 tells of the labels are the host's up to rounding."""
 import numpy as np
 import pandas as pd
-import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings, strategies as st
 
