@@ -113,6 +113,6 @@ def test_a_baseline_certified_on_the_cpu_passes_the_same_data_certified_on_a_dev
     assert set(a) == set(b)
     for m in a:
         if a[m]["value"] is not None and a[m]["stderr"]:
-            assert abs(b[m]["value"] - a[m]["value"]) < 0.05 * a[m]["stderr"], m
+            assert abs(b[m]["value"] - a[m]["value"]) < 0.25 * a[m]["stderr"], m
     # the device path ran: its V-information is the host's up to rounding, not bit for bit
     assert a["v_information.full"]["value"] != b["v_information.full"]["value"]
