@@ -29,8 +29,11 @@ frame = frame[~frame["warmup"]]
 # Agreement and Adjudication tabs do; a blind reviewer sees their own and those on examples they decided
 everything = m.can("adjudicate")
 latest = ws.reviews(run_id, unblinded=everything)
-stand = current.review_standing(tab, run_id, unblinded=everything)
-light = reviews.lights(tab, run_id, frame["id"], frame["retained"], unblinded=everything)
+# blind: an example still waiting for this member's own review counts as unreviewed here, for an
+# adjudicator too (its light would tell how teammates judged it)
+waiting = reviews.waiting_for_me(tab, run_id, latest)
+stand = reviews.standing(tab, run_id, unblinded=everything, hide=waiting)
+light = reviews.lights(tab, run_id, frame["id"], frame["retained"], unblinded=everything, hide=waiting)
 metric_row({
     "Reviewed": f"{stand.shape[0]:,} of {len(frame):,}",
     BADGES["green"]: f"{(light == 'green').sum():,}",
@@ -78,7 +81,8 @@ with tabs[1]:
         st.caption(f"When reviewers differ, {DISPUTE_RULES[settings['dispute_rule']]} (owners choose the rule on the "
                    "Team page). A decision on the filter's side (agree, or remove anyway on an example the filter removed) "
                    "is agreement, not an override.")
-        dis = reviews.disagreements(tab, run_id, frame["id"], frame["retained"], unblinded=everything)
+        dis = reviews.disagreements(tab, run_id, frame["id"], frame["retained"], unblinded=everything,
+                                    hide=waiting)
         if not len(dis):
             st.caption("No example has reviewers on different sides.")
         else:

@@ -116,6 +116,31 @@ class Dataset:
                 except (TypeError, ValueError):  # ragged or not numbers: the representation reports it
                     yield repr(v)
 
+    @cached_property
+    def content_key(self) -> str:
+        """The name of everything this object holds (16 hex digits): the `fingerprint` (the roles and
+        their cells) and every other cell read, the source rows of pairs or items and what loading
+        dropped. Two loads of a file give the same key exactly when they read the same content, so a
+        file edited in place is a new dataset and its old results are never shown for it; the path it
+        was read from is not part of it (the same content elsewhere is the same dataset)."""
+        return digest(self._all_parts())
+
+    def _all_parts(self):
+        yield "dataset-v1:" + self.fingerprint
+        roled = {self.label, *self.text, *self.features, self.embedding, self.image}
+        rest = [c for c in self.table.columns if c not in roled]
+        yield repr((self.choices is not None, self.pairs is not None, sorted(self.dropped.items()),
+                    [str(c) for c in self.table.columns], list(self.truth)))
+        for frame in (self.table[rest], *(src.rows for src in (self.pairs, self.choices) if src is not None)):
+            yield repr([(str(c), str(t)) for c, t in frame.dtypes.items()])
+            if len(frame.columns):
+                yield pd.util.hash_pandas_object(frame.astype(str), index=True).to_numpy().tobytes()
+        if self.choices is not None:
+            yield repr((self.choices.shape, self.choices.columns, self.choices.stem, self.choices.options))
+            yield pd.util.hash_pandas_object(self.choices.n_options.astype(str), index=True).to_numpy().tobytes()
+        if self.pairs is not None:
+            yield repr((self.pairs.shape, self.pairs.columns, self.pairs.order_seed))
+
     def written_rows(self) -> pd.DataFrame:
         """The rows an export writes, indexed by id: the table, or for preference pairs and
         multiple-choice items their source rows in the shape they came in

@@ -20,7 +20,7 @@ from ..base.errors import Cancelled, InputError
 from ..base.progress import span
 from ..results.runs import Run, fit_run, package_versions, run_key
 
-__all__ = ["RunLife", "score_dataset", "stored_run", "keep", "refuse_if_file_changed"]
+__all__ = ["RunLife", "score_dataset", "scored_key", "stored_run", "keep", "refuse_if_file_changed"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,14 @@ def family_for(dataset, params: dict) -> dict:
     return params if model is not None else {**params, "model": "ridge"}
 
 
+def scored_key(dataset, spec: str, params: dict, quality_info: Optional[dict] = None,
+               joint_info: Optional[dict] = None) -> str:
+    """The key of the run `score_dataset` makes of these arguments: the one name of a run, in the URL,
+    the team's list, the run store and the job alike (the parameters with the family the data is
+    scored by, `family_for`)."""
+    return run_key(dataset.fingerprint, spec, family_for(dataset, params), quality_info, joint_info)
+
+
 def score_dataset(dataset, rep, params: dict, *, quality_info: Optional[dict] = None,
                   joint_info: Optional[dict] = None, inputs: Optional[Callable] = None, store=None,
                   life: Optional[RunLife] = None, how: Optional[dict] = None, run_in: Optional[Callable] = None,
@@ -97,8 +105,8 @@ def score_dataset(dataset, rep, params: dict, *, quality_info: Optional[dict] = 
     change neither the result nor the name (``n_jobs``, ``device``: the cores and the device the
     caller grants); ``run_in(fn, *args, **kwargs)`` calls the fit where the caller computes (the
     dashboard: its job backend, a Dask worker or this process); by default here."""
+    key = scored_key(dataset, rep.spec, params, quality_info, joint_info)
     params = family_for(dataset, params)
-    key = run_key(dataset.fingerprint, rep.spec, params, quality_info, joint_info)
     found = stored_run(store, key, life)
     if found is not None:
         return found

@@ -14,7 +14,6 @@ import pandas as pd
 
 from artifact_lens.base.errors import InputError
 from artifact_lens.base.settings import settings
-from artifact_lens.base.keys import key_of
 from artifact_lens.dashboard.services.team import scope
 from artifact_lens.dashboard.state.session import Source
 
@@ -56,20 +55,41 @@ def map_parallel() -> bool:
 
 
 # ---------------------------------------------------------------------- datasets
-def dataset_key(source: Source) -> str:
-    return key_of([str(source.source), source.roles])
+def _roles(source: Source) -> dict:
+    return {k: v for k, v in source.roles.items() if v not in (None, "", [])}
 
 
 def load(tab, source: Source):
-    """(key, Dataset) for a source: loaded once, then from the cache. Raises InputError."""
-    key = dataset_key(source)
-    tab.server.cache.put("source", key, source)   # tiny; lets a shared link reload an evicted dataset
-    return key, dataset_by_key(tab, key, source)
+    """(key, Dataset) for a source. The key is the content read (`core.data.dataset.Dataset.content_key`),
+    never the path: the source is read again whenever it may have changed since the server last read
+    it (`core.data.sources.source_stamp`), so a file edited in place is a new dataset with results of
+    its own, and the old content's stay reachable under their own key. Raises InputError."""
+    from artifact_lens.base.keys import key_of
+    from artifact_lens.data.sources import load_dataset, source_stamp
+
+    cache = tab.server.cache
+    stamp = source_stamp(source.source)
+    read_as = None if stamp is None else key_of(["read", stamp, _roles(source)])
+    key = cache.peek("read", read_as) if read_as else None
+    ds = cache.peek("dataset", key) if key else None
+    if ds is None:
+        fresh = load_dataset(source.source, **_roles(source))
+        key = fresh.content_key
+        ds = cache.get_or_compute("dataset", key, lambda: fresh)   # one object per content, however often read
+        if read_as:
+            cache.put("read", read_as, key)
+    cache.put("source", key, source)   # tiny; lets a shared link reload an evicted dataset
+    return key, ds
+
+
+class SourceChanged(InputError):
+    """A dataset's source no longer holds the content a page, a link or a result was computed from."""
 
 
 def dataset_by_key(tab, key: str, source: Optional[Source] = None):
-    """The dataset with this key, reloaded from ``source`` (or the remembered one) on a miss;
-    None when the server does not know how to load it."""
+    """The dataset whose content has this key, reloaded from ``source`` (or the remembered one) on a
+    miss; None when the server does not know how to load it. Raises `SourceChanged` when the source
+    now holds other content (an edited file): no result of the old content is ever shown for it."""
     from artifact_lens.data.sources import load_dataset
 
     cache = tab.server.cache
@@ -78,8 +98,12 @@ def dataset_by_key(tab, key: str, source: Optional[Source] = None):
         src = source or cache.peek("source", key)
         if src is None:
             return None
-        roles = {k: v for k, v in src.roles.items() if v not in (None, "", [])}
-        return load_dataset(src.source, **roles)
+        found = load_dataset(src.source, **_roles(src))
+        if found.content_key != key:
+            raise SourceChanged(f"{src.label or src.source} has changed since it was loaded: what is shown was "
+                                "computed from its earlier content. Load it again on the Data page to work on "
+                                "what it holds now.")
+        return found
 
     return cache.get_or_compute("dataset", key, reload)
 

@@ -36,7 +36,6 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
     `core.dynamics.joint.descriptor`) makes it a joint run: the training dynamics on Φ first, then
     AFLite removing only easy-to-learn examples (its own key too)."""
     from artifact_lens.representations import represent, source_changed
-    from artifact_lens.results.runs import run_key
 
     srv = tab.server
     progress = ctx.progress if ctx is not None else None
@@ -49,7 +48,7 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
     if source_changed(rep.info):      # Φ read from a vector file that has been rewritten since
         srv.cache.discard("representation", (ds_key, spec))
         rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
-    key = run_key(ds.fingerprint, rep.spec, params, quality, joint)
+    key = scoring.scored_key(ds, rep.spec, params, quality, joint)
 
     def inputs(sub):
         q = quality_column(tab, ds, rep, quality, ctx, progress=span(sub, 0.0, 0.5 if joint else 1.0)) if quality else None
@@ -96,13 +95,12 @@ def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source:
     order or joint filter, see `score`); a run that is already stored becomes current at once. Raises
     InputError for a bad spec and `core.team.store.NotAllowed` when the member's role does not
     run filters."""
-    from artifact_lens.results.runs import run_key
 
     m = team.require(tab, "run filters")
     srv, sess = tab.server, tab.session
     ds = current.dataset_by_key(tab, ds_key, source)
     spec = current.check_spec(spec, ds)
-    key = run_key(ds.fingerprint, spec, params, quality, joint)
+    key = scoring.scored_key(ds, spec, params, quality, joint)
     # the job's thread has no session: bind the member now
     life = RunLife(srv.team.scoped(m.workspace_id, m.email),
                    _save_dataset(tab, ds, source or sess.source or srv.cache.peek("source", ds_key)))
@@ -132,7 +130,7 @@ def apply_result(tab, result: dict, params: dict, source: Optional[Source] = Non
         sess.pending_key = sess.pending_source = None
     sess.ds_key, sess.spec = result["ds_key"], result["spec"]
     sess.switch_run(result["run_key"])   # with its own live τ and n, never another run's count
-    sess.params = dict(params)
+    sess.keep_params(sess.ds_key, params)
 
 
 def keep_in_workspace(tab) -> None:
@@ -283,7 +281,7 @@ def restore_link(tab, qp: Optional[dict]) -> bool:
         return False
     sess = tab.session
     sess.ds_key, sess.source, sess.spec, sess.run_key = ds_key, source, spec, run_key
-    sess.params = {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS}
+    sess.keep_params(ds_key, {k: v for k, v in run.params.items() if k in DEFAULT_PARAMS})
     _restore_live(tab, qp)
     return True
 

@@ -13,18 +13,25 @@ from artifact_lens.team.store import DECISIONS
 from artifact_lens.dashboard.services import current
 from artifact_lens.dashboard.services.team import member, scope, seed_of
 
-__all__ = ["lights", "disagreements", "to_adjudicate", "queue", "progress", "overridden", "stamp", "review",
+__all__ = ["standing", "lights", "disagreements", "to_adjudicate", "queue", "waiting_for_me", "progress", "overridden", "stamp", "review",
            "adjudicate", "flags_of", "clear_flags"]
 
 
-def lights(tab, run_id: int, ids, retained, *, unblinded: bool = False) -> np.ndarray:
-    """The review light of each example (`core.team.review.lights`)."""
-    return rules.lights(ids, retained, current.review_standing(tab, run_id, unblinded=unblinded))
+def standing(tab, run_id: int, *, unblinded: bool = False, hide=frozenset()) -> pd.DataFrame:
+    """`current.review_standing` without the examples in ``hide`` (`waiting_for_me`)."""
+    stand = current.review_standing(tab, run_id, unblinded=unblinded)
+    return stand[~stand.index.astype(str).isin(hide)] if hide else stand
 
 
-def disagreements(tab, run_id: int, ids, retained, *, unblinded: bool = False) -> pd.DataFrame:
-    """The examples whose reviewers are on different sides (`core.team.review.disagreements`)."""
-    return rules.disagreements(ids, retained, current.review_standing(tab, run_id, unblinded=unblinded))
+def lights(tab, run_id: int, ids, retained, *, unblinded: bool = False, hide=frozenset()) -> np.ndarray:
+    """The review light of each example (`core.team.review.lights`); those in ``hide`` as unreviewed."""
+    return rules.lights(ids, retained, standing(tab, run_id, unblinded=unblinded, hide=hide))
+
+
+def disagreements(tab, run_id: int, ids, retained, *, unblinded: bool = False, hide=frozenset()) -> pd.DataFrame:
+    """The examples whose reviewers are on different sides (`core.team.review.disagreements`), but
+    those in ``hide``."""
+    return rules.disagreements(ids, retained, standing(tab, run_id, unblinded=unblinded, hide=hide))
 
 
 def to_adjudicate(tab, run_id: int, ids, retained, *, with_filter: bool = False) -> pd.DataFrame:
@@ -49,6 +56,22 @@ def queue(tab, run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.Dat
         rank = pd.Series(range(len(sent)), index=sent, dtype=float).reindex(todo).fillna(len(sent)).to_numpy()
         todo = todo[np.argsort(rank, kind="stable")]
     return {"todo": todo, "mine": mine, "counts": counts, "per_example": per_example, "flagged": flagged}
+
+
+def waiting_for_me(tab, run_id: int, latest: pd.DataFrame) -> set:
+    """In a blind workspace, the examples still waiting for the member's own review (not decided by
+    them, fewer reviewers than the workspace asks for, not adjudicated): the teammates' decisions on
+    them stay out of every count the member's Review page shows, adjudicators' included, or a light
+    would tell how an example the member has yet to judge was judged. Empty when review is not blind."""
+    ws = scope(tab)
+    settings_ = ws.review_settings()
+    if not settings_["blind"]:
+        return set()
+    m = member(tab)
+    mine = set(latest.loc[latest["reviewer"] == m.email, "example_id"].astype(str))
+    settled = set(latest.loc[latest["kind"] == "adjudication", "example_id"].astype(str))
+    counts = ws.review_counts(run_id)
+    return {e for e, n in counts.items() if n < settings_["reviews_per_example"]} - mine - settled
 
 
 def flags_of(tab, run_id: int, example_id: str) -> list:

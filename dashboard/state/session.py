@@ -43,7 +43,7 @@ class Session:
     ds_key: str = ""                                   # the current dataset (cache key)
     source: Optional[Source] = None                    # ... and how to reload it
     spec: str = ""                                     # its representation Φ (canonical spec)
-    params: dict = field(default_factory=lambda: dict(DEFAULT_PARAMS))
+    params_of: dict = field(default_factory=dict)      # ds_key -> the run parameters last used on it (`params_for`)
     run_key: Optional[str] = None                      # the current run
     tau: float = DEFAULT_TAU                           # live τ
     target: Union[int, float] = DEFAULT_TARGET         # live n: a count, or a share of N in (0, 1)
@@ -120,6 +120,23 @@ class Session:
             self.knob_generation += 1   # the sliders are drawn afresh at the run's own values (`set_live`)
         self.tau, self.target = live
         self.run_key = key
+
+    @property
+    def params(self) -> dict:
+        """The run parameters of the current dataset (`params_for`)."""
+        return self.params_for(self.ds_key)
+
+    def params_for(self, ds_key: str) -> dict:
+        """The run parameters last used on dataset ``ds_key`` in this tab, or the defaults: a dataset's
+        settings belong to it (the family an items run is scored by, ``choice``, is no setting for
+        the next dataset this tab loads)."""
+        return dict(self.params_of.get(ds_key, DEFAULT_PARAMS))
+
+    def keep_params(self, ds_key: str, params: dict) -> None:
+        self.params_of.pop(ds_key, None)
+        self.params_of[ds_key] = dict(params)
+        while len(self.params_of) > LIVE_REMEMBERED:   # bounded, like the runs' live τ and n
+            self.params_of.pop(next(iter(self.params_of)))
 
     def knob_key(self, name: str) -> str:
         """The widget key of the τ (``w_tau``) or n (``w_target``) slider in this tab now."""

@@ -144,7 +144,7 @@ def representation_panel(tab, sess, ds, view_key, on_view) -> None:
         go = st.button("Build Φ and score with AFLite", type="primary", key="build")
     if go:
         try:
-            pipelines.start(tab, view_key, data_inputs.check_spec_paths(spec), dict(sess.params), label="Φ + AFLite",
+            pipelines.start(tab, view_key, data_inputs.check_spec_paths(spec), sess.params_for(view_key), label="Φ + AFLite",
                             source=on_view, page="Data")
             redraw()
         except InputError as exc:

@@ -31,6 +31,7 @@ def start_page(title: str, caption: str = "") -> Tab:
     if caption:
         st.caption(caption)
     sess = tab.session
+    _drop_changed_dataset(tab, sess)
     if not sess.ready and not pipelines.restore_link(tab, url.named()) and not _open_newest_run(tab, sess):
         _open_demo(tab, sess)
     url.remember()   # every page keeps dataset, Φ, run, τ and n in the URL
@@ -49,6 +50,19 @@ def start_page(title: str, caption: str = "") -> Tab:
         st.info(plain(skipped))
         st.stop()
     return tab
+
+
+def _drop_changed_dataset(tab, sess: Session) -> None:
+    """A dataset reloaded after an eviction whose file now holds other content is not shown with the
+    old content's results: the tab says so and starts afresh (`current.SourceChanged`)."""
+    if not sess.ready:
+        return
+    try:
+        current.dataset(tab)
+    except current.SourceChanged as exc:
+        sess.fail(str(exc))
+        sess.ds_key, sess.source = "", None
+        sess.switch_run(None)
 
 
 def _tracebacks_shown() -> bool:

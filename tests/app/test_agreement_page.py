@@ -170,3 +170,28 @@ def test_one_page_counts_one_way_under_blind_review(fresh_server):
     table = [d.value for d in owner.dataframe if d.key.startswith("adj_table")]
     differ = int((table[0]["reason"] == "reviewers differ").sum()) if table else 0
     assert disputes == differ > 0
+
+
+def test_blind_review_shows_no_count_of_an_example_still_waiting_for_the_readers_own_decision(fresh_server):
+    """Issue 63, item 4: before deciding on an example, the curator's Review page said "disputed /
+    overridden 1" while the only decision in the run was the annotator's override on it. An example
+    still waiting for the reader's own review counts as unreviewed on her page, adjudicator or not;
+    once she has decided (or it is settled), it counts."""
+    from artifact_lens.dashboard.process.shared import server
+
+    owner, team, ws, key, run_id = team_of_three()
+    team.set_review_settings(ws, reviews_per_example=2, blind=True, by=OWNER)
+    from artifact_lens.dashboard.widgets.review_panel import BADGES
+
+    run = server().store.get(key)
+    example = str(run.ids[int(np.flatnonzero(~run.retained)[0])])
+    team.review(ws, run_id, example, "keep", "I would keep it", by=ANNOTATOR)
+    cur = app(CURATOR).run()
+    cur.switch_page(page("8_review")).run()
+    no_exceptions(cur)
+    shown = metrics(cur)
+    assert shown["Reviewed"].startswith("0 of ") and shown[BADGES["yellow"]] == "0", shown
+    team.review(ws, run_id, example, "agree", by=CURATOR)
+    cur.run()
+    shown = metrics(cur)
+    assert shown["Reviewed"].startswith("1 of ") and shown[BADGES["yellow"]] == "1", shown

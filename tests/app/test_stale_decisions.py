@@ -62,6 +62,29 @@ def test_a_refused_review_of_an_example_served_again_puts_the_text_back_in_the_f
         [first, "remove", "a giveaway word"]]
 
 
+def test_a_blind_review_saved_after_teammates_settled_the_example_is_refused_and_keeps_the_note(fresh_server):
+    """Issue 63, item 3: two reviews per example, blind. The annotator's page serves an example, the
+    owner and the curator decide on it (2 of 2), then she saves "keep anyway" from that page: it
+    landed, and the team's verdict became hers. Refused now, her note kept on the page."""
+    owner, team, ws, key, run_id = team_of_three()
+    team.set_review_settings(ws, reviews_per_example=2, blind=True, by=OWNER)
+    ann = app(ANNOTATOR).run()
+    ann.switch_page(page("8_review")).run()
+    no_exceptions(ann)
+    first = _served(ann)
+    team.review(ws, run_id, first, "agree", by=OWNER)
+    team.review(ws, run_id, first, "agree", by=CURATOR)
+    ann.radio(key="rv_queue_decision").set_value("keep")
+    ann.text_input(key="rv_queue_note").input("keep it anyway")
+    ann.button(key="rv_queue_submit").click().run()
+    no_exceptions(ann)
+    assert any(f"example '{first}' changed while you had it open" in e.value.replace("\\", "") for e in ann.error)
+    assert f"note: keep it anyway" in texts(ann)
+    every = team.reviews(ws, run_id, by=OWNER, latest=False, unblinded=True)
+    assert not (every["reviewer"] == ANNOTATOR).any()
+    assert _served(ann) != first                               # settled: it left her queue
+
+
 def test_an_adjudication_closes_its_form_and_a_stale_one_is_refused(fresh_server):
     owner, team, ws, key, run_id = team_of_three()
     from artifact_lens.dashboard.process.shared import server

@@ -144,3 +144,32 @@ def test_under_blind_review_a_teammates_unseen_decision_refuses_nothing(store, t
         store.review(ws, run_id, ids[0], "remove", "stale", by=people[1], seen=mine)
     assert store.example_stamp(ws, run_id, ids[0], by=people[0], unblinded=True) == max(
         store.reviews(ws, run_id, by=people[0], latest=False, unblinded=True)["id"])
+
+
+def test_under_blind_review_a_page_served_before_teammates_settled_the_example_is_refused(store, toy):
+    """Issue 63, item 3: with two reviews per example, blind, an annotator's page served an example;
+    the owner and a curator then decided on it (2 of 2); her "keep anyway" from that page landed and
+    became the team's verdict. It is refused now, and one teammate's decision alone still refuses nothing."""
+    ws, run_id, (owner, ann, cur), ids = _team(store, toy)
+    store.set_review_settings(ws, reviews_per_example=2, blind=True, by=owner)
+    first, second = ids[5], ids[6]
+    shown = {e: store.example_stamp(ws, run_id, e, by=ann) for e in (first, second)}
+    assert shown == {first: 0, second: 0}
+    store.review(ws, run_id, first, "agree", by=owner, seen=store.example_stamp(ws, run_id, first, by=owner))
+    store.review(ws, run_id, first, "agree", by=cur, seen=store.example_stamp(ws, run_id, first, by=cur))
+    store.review(ws, run_id, second, "agree", by=owner, seen=store.example_stamp(ws, run_id, second, by=owner))
+    before = store.reviews(ws, run_id, by=owner, latest=False, unblinded=True)
+    with pytest.raises(Changed, match=rf"example '{first}' changed while you had it open: 2 decisions by teammates"):
+        store.review(ws, run_id, first, "keep", "keep it anyway", by=ann, seen=shown[first])
+    assert store.reviews(ws, run_id, by=owner, latest=False, unblinded=True).equals(before)
+    store.review(ws, run_id, second, "keep", "one teammate decided: mine is still wanted", by=ann, seen=shown[second])
+    settled = store.example_stamp(ws, run_id, first, by=ann)   # served again: what she saves now is a decision on it
+    assert settled > 0
+    store.review(ws, run_id, first, "keep", "keep it anyway", by=ann, seen=settled)
+    # an adjudication settles it too
+    third = ids[7]
+    stamp = store.example_stamp(ws, run_id, third, by=ann)
+    store.adjudicate(ws, run_id, third, "remove", "settled", by=owner, seen=store.example_stamp(
+        ws, run_id, third, by=owner, unblinded=True))
+    with pytest.raises(Changed):
+        store.review(ws, run_id, third, "keep", "late", by=ann, seen=stamp)

@@ -133,8 +133,10 @@ class ReviewsMixin:
                 raise InputError(f"example {str(example_id)[:80]!r} is not one of run {run_id}'s examples; decisions "
                                  "attach to the examples the run scored.")
             if seen is not None:   # the run's row is locked: no decision on it lands between this read and the write
-                blind = bool(s.get(Workspace, workspace_id).blind) and kind == "review"
-                newest = self._newest_decision(s, run_id, example_id, by if blind else None)
+                space = s.get(Workspace, workspace_id)
+                blind = bool(space.blind) and kind == "review"
+                newest = self._newest_decision(s, run_id, example_id, by if blind else None,
+                                               int(space.reviews_per_example))
                 if newest != seen:
                     raise Changed(f"example {str(example_id)[:80]!r} changed while you had it open: "
                                   f"{self._who_decided(s, run_id, example_id, seen, by)} since. Your decision was not "
@@ -147,13 +149,19 @@ class ReviewsMixin:
             return row.id
 
     @staticmethod
-    def _newest_decision(s, run_id: int, example_id: str, blind_for: Optional[str] = None) -> int:
+    def _newest_decision(s, run_id: int, example_id: str, blind_for: Optional[str] = None, needed: int = 1) -> int:
         """The newest decision on the example that its reader sees: every one, or under blind review
-        (``blind_for``: the member) only the member's own until they have decided on it (as `reviews`
-        shows them), so a teammate's unseen decision never refuses theirs."""
-        rows = select(func.max(Review.id)).where(Review.run_id == run_id, Review.example_id == str(example_id))
+        (``blind_for``: the member) none of the others' until they have decided on it (as `reviews`
+        shows them), so a teammate's independent decision never refuses theirs. What a blind reviewer
+        does see is whether the example is settled without her (``needed`` reviewers besides her, or
+        an adjudication): then its newest decision, so a page served before it was settled is refused
+        instead of overturning the reviewers who settled it."""
+        on_it = (Review.run_id == run_id, Review.example_id == str(example_id))
+        rows = select(func.max(Review.id)).where(*on_it)
         if blind_for is not None and s.scalar(rows.where(Review.reviewer == blind_for.lower())) is None:
-            return 0
+            others = s.scalar(select(func.count(func.distinct(Review.reviewer))).where(*on_it, Review.kind == "review"))
+            settled = others >= needed or s.scalar(select(func.count()).where(*on_it, Review.kind == "adjudication"))
+            return int(s.scalar(rows) or 0) if settled else 0
         return int(s.scalar(rows) or 0)
 
     @staticmethod
@@ -177,8 +185,9 @@ class ReviewsMixin:
         self.require(workspace_id, by, "adjudicate" if unblinded else "read")
         with self.Session() as s:
             self._run_in(s, workspace_id, run_id)
-            blind = bool(s.get(Workspace, workspace_id).blind) and not unblinded
-            return self._newest_decision(s, run_id, example_id, by if blind else None)
+            space = s.get(Workspace, workspace_id)
+            blind = bool(space.blind) and not unblinded
+            return self._newest_decision(s, run_id, example_id, by if blind else None, int(space.reviews_per_example))
 
     def _run_ids(self, rec) -> frozenset:
         """The ids the finished run ``rec`` scored (from its file, checksummed when saved), kept for the
