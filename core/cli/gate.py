@@ -38,7 +38,9 @@ def baseline_beside(file) -> Path:
     """The baseline certificate a dataset file keeps beside it: ``data/train.jsonl`` ->
     ``data/train.certificate.json`` (what the pre-commit hook reads when no --baseline is given)."""
     path = Path(file)
-    return path.with_name(path.name.split(".")[0] + ".certificate.json")
+    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+    stem = Path(name).stem   # only the format's suffix goes: snli.train.jsonl and snli.dev.jsonl keep a baseline each
+    return path.with_name((stem or name) + ".certificate.json")
 
 
 def _gate_one(args) -> int:

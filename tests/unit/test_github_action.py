@@ -36,8 +36,12 @@ def _run_check_step(repo: Path, inputs: dict) -> tuple:
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     env = {**os.environ, **{k: expand(v) for k, v in step["env"].items()}, "PATH": path, "GITHUB_ACTIONS": "true",
            "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(["bash", "-c", expand(step["run"])], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=900)
+    # as GitHub runs a `shell: bash` step: `bash --noprofile --norc -eo pipefail {0}` on a script file
+    script = repo / "step.sh"
+    script.write_text(expand(step["run"]))
+    assert step["shell"] == "bash"
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=900)
     return done.returncode, done.stdout, summary.read_text(encoding="utf-8"), outputs.read_text()
 
 
@@ -73,3 +77,13 @@ def test_the_action_passes_a_clean_change_and_fails_a_planted_cue_with_its_repor
     assert "**failed**" in summary and len(summary.encode("utf-8")) < 1024 * 1024
     rows = (repo / "planted-report" / "cue-rows.csv").read_text()
     assert "[position A]" in rows
+
+
+def test_a_refused_gate_still_reports_passed_false_and_a_dashed_name_is_a_file(repo):
+    """Issue 63, item 11: under `bash -eo pipefail` a failing or refused gate ended the step before
+    ``passed=false`` was written, and a data file named ``-train.jsonl`` was read as an option."""
+    (repo / "data" / "clean.jsonl").rename(repo / "-clean.jsonl")
+    status, out, summary, outputs = _run_check_step(repo, {"data": "-clean.jsonl", "baseline": "certificate.json"})
+    assert status == 0 and "passed=true" in outputs, out
+    status, out, summary, outputs = _run_check_step(repo, {"data": "no-such-file.jsonl", "baseline": "certificate.json"})
+    assert status == 2 and outputs.strip() == "passed=false", out

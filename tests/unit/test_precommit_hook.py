@@ -58,7 +58,7 @@ def _try_hook(repo, env) -> subprocess.CompletedProcess:
 def test_the_manifest_declares_the_hook_on_the_gate():
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "artifact-certificate" and hook["language"] == "python"
-    assert hook["entry"] == "artifact-lens gate"
+    assert hook["entry"] == "artifact-lens gate" and hook["args"] == ["--"]   # file names after --, dashes and all
     import re
 
     data = re.compile(hook["files"])
@@ -100,3 +100,14 @@ def test_a_data_file_without_a_baseline_beside_it_is_refused_with_the_fix(datase
     said = refused.stdout + refused.stderr
     assert refused.returncode != 0 and "exit code: 2" in said, said[-4000:]
     assert "more.certificate.json is not a file" in said and "artifact-lens certify more.csv" in said, said[-4000:]
+
+
+def test_each_data_file_keeps_its_own_baseline_beside_it():
+    """Issue 63, item 11: snli.train.jsonl and snli.dev.jsonl were both gated against snli.certificate.json."""
+    from artifact_lens.cli.gate import baseline_beside
+
+    assert baseline_beside("data/snli.train.jsonl") == Path("data/snli.train.certificate.json")
+    assert baseline_beside("data/snli.dev.jsonl") == Path("data/snli.dev.certificate.json")
+    assert baseline_beside("data/train.jsonl.gz") == Path("data/train.certificate.json")
+    assert baseline_beside("-train.csv") == Path("-train.certificate.json")
+    assert baseline_beside(".hidden.csv") == Path(".hidden.certificate.json")
