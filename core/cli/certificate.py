@@ -122,14 +122,16 @@ def comparison_text(table) -> str:
 _MARK = {"pass": "✅", "fail": "❌", "warn": "⚠️"}
 
 
-def check_result(table) -> dict:
-    """What ``check --json`` writes: per measure and per new or stronger cue, its status (pass, fail,
-    warn, not gated), the threshold and the observed values."""
+def check_result(table, fail_on: str = "fail") -> dict:
+    """What ``check --json`` writes: whether it passed and its exit status under ``fail_on`` (what the
+    command returns: with ``warn`` a warning fails it too), and per measure and per new or stronger
+    cue, its status (pass, fail, warn, not gated), the threshold and the observed values."""
     def number(v):
         return None if v is None or v != v else float(v)
 
-    cues, said = table.attrs.get("cues"), verdict(table)
-    return {"passed": said.passed, "exit_status": said.exit_status, "family_alpha": FAMILY_ALPHA, "z_line": table.attrs["z"],
+    cues, status = table.attrs.get("cues"), verdict(table).exit_status_on(fail_on)
+    return {"passed": not status, "exit_status": status, "fail_on": fail_on, "family_alpha": FAMILY_ALPHA,
+            "z_line": table.attrs["z"],
             "measures": [{"measure": r.measure, "status": r.status, "before": number(r.before),
                           "after": number(r.after), "change": number(r.change), "threshold": number(r.allowed),
                           "why": r.why} for r in table.itertuples(index=False)],
@@ -140,9 +142,10 @@ def check_result(table) -> dict:
                  "test": c.test, "z": c.z, "line": c.line} for c in cues.itertuples(index=False)]}
 
 
-def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20) -> str:
-    """What ``check --markdown`` writes: a summary for a pull request's comment or a CI job's page."""
-    result = check_result(table)
+def check_markdown(table, baseline: dict, candidate: dict, shown: int = 20, fail_on: str = "fail") -> str:
+    """What ``check --markdown`` writes: a summary for a pull request's comment or a CI job's page
+    (passed or failed under ``fail_on``, as the command's exit status says)."""
+    result = check_result(table, fail_on)
     gated = [m for m in result["measures"] if m["status"] != "not gated"]
 
     def cell(v):
@@ -240,7 +243,7 @@ def _to_github(table, baseline: dict, candidate: dict, fail_on: str) -> None:
     where = os.environ.get("GITHUB_STEP_SUMMARY")
     if where:
         with open(where, "a", encoding="utf-8") as fh:
-            fh.write(step_summary(check_markdown(table, baseline, candidate)))
+            fh.write(step_summary(check_markdown(table, baseline, candidate, fail_on=fail_on)))
 
 
 #: a check's reports by the option that asks for each, and their names in ``gate --out FOLDER``
@@ -271,9 +274,9 @@ def _check(args, target, candidate=None, into=None) -> int:
     if args.label_studio:
         _write_label_studio(Path(args.outputs.path_for("--label-studio")), data, rows)
     if args.json:
-        path("json").write_text(json.dumps(check_result(table), indent=1, allow_nan=False))
+        path("json").write_text(json.dumps(check_result(table, args.fail_on), indent=1, allow_nan=False))
     if args.markdown:
-        path("markdown").write_text(check_markdown(table, baseline, candidate), encoding="utf-8")
+        path("markdown").write_text(check_markdown(table, baseline, candidate, fail_on=args.fail_on), encoding="utf-8")
     if args.junit:
         from ..certificate.ci_reports import junit_xml
 

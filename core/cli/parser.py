@@ -30,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     for cmd in COMMANDS.values():   # each declared beside its function (`core.cli.commands.command`)
         p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.description)
         cmd.declare(p)
+        if not any(a.dest == "quiet" for a in p._actions):   # every command takes -q, after its name too (docs/cli.md)
+            p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                           help="no progress bars or notes")
         p.set_defaults(func=cmd.run, reads_items=cmd.items)
 
     for command in sub.choices.values():   # every command that writes says what happens to an existing output

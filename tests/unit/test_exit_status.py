@@ -1,6 +1,7 @@
 """One exit-status convention for every command (issue 56, item 2): 0 passed, 1 the gate failed
 (or warned, with --fail-on warn), 2 usage or a damaged or refused input, 3 an internal error,
 never 0 or 1. Reflection over every declared command, so a new one is held the day it is written."""
+import argparse
 import json
 
 import pytest
@@ -108,3 +109,51 @@ def test_gate_certifies_and_checks_in_one_command_with_its_reports(tmp_path, cap
     assert main(["-q", "gate", str(tmp_path / "planted.jsonl"), "--baseline", str(base)]) == GATE_FAILED
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert "new or stronger cues: [position A] → gold" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fail_on", ["fail", "warn"])
+def test_the_check_json_and_markdown_say_what_the_exit_status_says(tmp_path, fail_on):
+    """Issue 63, item 6: under --fail-on warn, check exited 1 while its check.json said ``passed: true,
+    exit_status: 0``."""
+    base, planted = _certificates(tmp_path)
+    warned = json.loads(base.read_text())
+    m = warned["measures"]["mc.options_only.accuracy"]
+    m["value"] = m["value"] + 10 * (m["stderr"] or 0.01)
+    (tmp_path / "warned.json").write_text(json.dumps(warned))
+    for candidate in (base, planted, tmp_path / "warned.json"):
+        out, md = tmp_path / f"{candidate.stem}-{fail_on}.json", tmp_path / f"{candidate.stem}-{fail_on}.md"
+        status = main(["check", str(base), str(candidate), "-q", "--fail-on", fail_on, "--json", str(out),
+                       "--markdown", str(md)])
+        said = json.loads(out.read_text())
+        assert (said["exit_status"], said["passed"], said["fail_on"]) == (status, status == PASSED, fail_on)
+        assert ("**failed**" in md.read_text()) == (status == GATE_FAILED)
+
+
+def test_every_command_takes_q_after_its_name_too():
+    """docs/cli.md: every command takes -q. ``check … -q`` was refused (reflection over every command)."""
+    from artifact_lens.cli.parser import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, sub in commands.items():
+        quiet = [a for a in sub._actions if a.dest == "quiet"]
+        assert quiet and "-q" in quiet[0].option_strings, name
+
+
+@pytest.mark.parametrize("representation", [["-r", "pair-diff:prompt=1"], []])
+def test_the_pvi_columns_of_pairs_are_the_ones_the_docs_list(tmp_path, representation):
+    """Issue 63, item 6: docs/preference-pairs.md promised ``pvi_response_only`` where the default Φ
+    (the responses alone) leaves it out; the docs now list each case's columns, read here."""
+    import re
+    from pathlib import Path
+
+    import pandas as pd
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "preference-pairs.md").read_text()
+    para = docs[docs.index("`pvi.csv` has one row per pair"):]
+    para = " ".join(para[:para.index("\n\n")].split())
+    with_prompt = re.findall(r"`([a-z_]+)`", para[:para.index("Without `-r`")])
+    default = re.findall(r"`([a-z_]+)`", para[para.index("the file has"):])
+    out = tmp_path / "pvi.csv"
+    assert main(["-q", "pvi", "demo:pairs:n=200", *representation, "--out", str(out)]) == PASSED
+    assert list(pd.read_csv(out, nrows=1).columns) == (with_prompt if representation else default[:6])
