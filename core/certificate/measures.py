@@ -31,14 +31,12 @@ from ..base.progress import check_cancel, report, span
 from .cues import CUE_SUPPORT, cue_table
 from .registry import STEPS, Measure, record, step
 from .schema import FORMAT, validate
+from ..zstats.inputs import LABELS_MAX   # one bound for every features × labels table (the cue table too)
 
 __all__ = ["certify", "DEFAULTS", "per_label", "LABEL_IN_NAME_MAX", "Inputs", "MISLABEL_MIN_ACCURACY"]
 
 #: the most characters of a label a measure's name holds (the schema's bound)
 LABEL_IN_NAME_MAX = 200
-#: the most labels certified: the cue table is features × labels (9,000 SNLI rows under 900 labels of
-#: 10 rows made a 190 MB table in 7 GB of memory); more is refused up front, naming this limit
-LABELS_MAX = 256
 
 #: the settings a certificate is computed with unless given (recorded in the certificate)
 DEFAULTS = {"representation": "tfidf-svd", "family": "logistic", "folds": 5, "seed": 0, "min_count": 5,

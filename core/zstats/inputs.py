@@ -81,8 +81,20 @@ def holds_strings(s: pd.Series) -> bool:
     return pd.api.types.is_string_dtype(s)
 
 
+#: the most labels z-statistics take: their counts and cue table grow as features × labels (a 20,000-row
+#: file with 10,000 labels took 22 GB before it was refused); the certificate shares the bound
+LABELS_MAX = 256
+
+
 def classes_of(values: pd.Series, what="data") -> list:
+    """The labels' classes, sorted; InputError, before anything is counted, for one class or more than
+    `LABELS_MAX`."""
     classes = sorted(pd.unique(values).tolist(), key=str)
+    if len(classes) > LABELS_MAX:
+        raise InputError(
+            f"{what}: {len(classes):,} labels. z-statistics measure each simple feature against each label, for at "
+            f"most {LABELS_MAX} labels (their table grows as features × labels, beyond what memory holds); choose "
+            f"a label column with fewer classes, or group the rare ones.")
     if len(classes) < 2:
         raise InputError(
             f"{what}: the label has only one class ({classes[0]!r} for all {len(values)} examples); z-statistics compare "
