@@ -50,7 +50,7 @@ _ANSWER_NAMES = ("answer", "label", "answerkey", "answer_idx", "answer_index", "
 _LIST_NAMES = ("choices", "options", "endings", "candidates", "answers")
 #: columns that hold one option each: a stem, then an index or a letter (ans0 ans1 …, A B C D, option_1 …)
 #: (bare letters only in capitals: a table with columns ``a``, ``b`` and a label is labelled examples)
-_OPTION_COLUMN = re.compile(r"^(?i:(ans|answer|option|opt|choice|ending|op)[_ ]?([0-9]|[a-j]))$|^([A-J])$")
+_OPTION_COLUMN = re.compile(r"^(?i:(ans|answer|option|opt|choice|ending|op)[_ ]?([0-9]+|[a-z]))$|^([A-Z])$")
 
 
 def option_fields(k: int) -> list:
@@ -96,13 +96,23 @@ def _option_columns(frame: pd.DataFrame) -> list:
     for stem, found in groups.items():
         keys = [k for _, k in found]
         digits = all(k.isdigit() for k in keys)
+        if not digits and not all(k.isalpha() for k in keys):
+            continue
         order = sorted(found, key=lambda t: int(t[1]) if digits else t[1])
         start = order[0][1]
         if start not in ("0", "1", "a") or len(order) < 2:
             continue
-        expected = [str(int(start) + j) if digits else LETTERS[j].lower() for j in range(len(order))]
+        last = int(order[-1][1]) - int(start) if digits else LETTERS.index(order[-1][1].upper())
+        expected = [str(int(start) + j) if digits else LETTERS[j].lower() for j in range(last + 1)]
         if [k for _, k in order] == expected:
             return [c for c, _ in order]
+        have = {k for _, k in order}
+        missing = [k for k in expected if k not in have]
+        if missing and len(set(keys)) == len(keys):   # a gap: ans0, ans1, ans3 has no ans2
+            named = [c for c, _ in order]
+            raise InputError(f"the option columns {', '.join(named)} skip {', '.join(missing)}: options are read in "
+                             "order, one column each, with none missing. Rename the columns, or name them in their "
+                             "order with --option-columns (or read the rows as labelled examples with --no-choices).")
     return []
 
 
@@ -117,7 +127,7 @@ def detect_choices(frame: pd.DataFrame, columns: Optional[dict] = None) -> Optio
     if isinstance(options, str) or options is None:
         listed = options or next((lower[n] for n in _LIST_NAMES if n in lower), None)
         if listed is not None and listed in frame.columns:
-            sample = _sample(frame[listed])
+            sample = [_json_cell(v) for v in _sample(frame[listed])]   # a CSV export holds them as JSON text
             if sample and all(isinstance(v, dict) and "text" in v for v in sample):
                 return "arc"
             if (sample and all(isinstance(v, (list, tuple, np.ndarray)) for v in sample)) or options:
@@ -129,6 +139,17 @@ def detect_choices(frame: pd.DataFrame, columns: Optional[dict] = None) -> Optio
 
 
 # ---------------------------------------------------------------------------------------- reading
+def _json_cell(value):
+    """A cell that holds a list or an object written as JSON text (a CSV export of list, ARC or
+    HellaSwag items) as that list or object; any other cell as it is."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 def _absent(value) -> bool:
     return value is None or (isinstance(value, float) and np.isnan(value))
 
@@ -196,6 +217,10 @@ def _columns(frame: pd.DataFrame, shape: str, given: dict) -> dict:
         options = list(options) if isinstance(options, (list, tuple)) else _option_columns(frame)
         for c in options:
             column(c, (), "options")
+        repeated = sorted({str(c) for c in options if list(options).count(c) > 1})
+        if repeated:
+            raise InputError(f"--option-columns names {', '.join(repeated)} more than once; each option is its own "
+                             "column, named once, in order.")
         if len(options) < 2:
             raise InputError("no option columns found (ans0, ans1… or A, B, C, D); name them with --option-columns.")
     else:
@@ -228,8 +253,9 @@ def _index_base(frame: pd.DataFrame, shape: str, cols: dict) -> int:
     or a letter: the answers count from 1 as the columns do (WinoGrande); else 0."""
     if shape != "columns":
         return 0
-    numbers = [m.group(2) for c in cols["options"] if (m := _OPTION_COLUMN.match(str(c))) and m.group(2)]
-    if not numbers or min(int(n) for n in numbers if n.isdigit()) != 1:
+    numbers = [int(m.group(2)) for c in cols["options"]
+               if (m := _OPTION_COLUMN.match(str(c))) and m.group(2) and m.group(2).isdigit()]
+    if not numbers or min(numbers) != 1:
         return 0
     answers = frame[cols["answer"]].dropna().astype(str).str.strip()
     return 1 if len(answers) and answers.str.fullmatch(r"[1-9][0-9]*(\.0)?").all() else 0
@@ -280,6 +306,9 @@ def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Option
             labels = [str(v).strip() for v in (held.get("label") if held.get("label") is not None else [])]
             if labels and len(labels) != len(texts):
                 raise InputError(f"{where} has {len(texts)} choices but {len(labels)} labels; fix that item.")
+            if len(set(labels)) != len(labels):
+                raise InputError(f"{where} labels its choices {', '.join(labels)}: a label names one choice; fix "
+                                 "that item's labels.")
         else:
             texts, labels = _listed(cells[cols["options"]], where), []
         if len(texts) < 2:
