@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from ..base import memory
@@ -300,14 +301,18 @@ def read_file(path: Path) -> pd.DataFrame:
     return frame
 
 
-_BOOLEAN = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
+#: the spelling of booleans read as booleans: the one they are written back in (``true`` stays text)
+_BOOLEAN = {"True": True, "False": False}
 _LOSSY = re.compile(r"^\s|\s$|^[+-]?0\d|^\+")
 
 
 def _numbers_without_loss(frame: pd.DataFrame) -> pd.DataFrame:
-    """CSV cells are text; a column becomes numbers only when no cell would lose characters on
-    the way (``000``, ``007``, ``+1`` and padded cells stay text: they are ids or codes, and
-    ``000`` written back as ``0`` would be another example)."""
+    """CSV cells are text; a column becomes numbers only when every cell is written back as the
+    same text (``000``, ``007``, ``+1`` and padded cells stay text: they are ids or codes, and
+    ``000`` written back as ``0`` would be another example). So whole numbers become integers only
+    in a column without a blank (a blank would make them floats, ``10`` written back as ``10.0``),
+    and other numbers floats only where each reads back as written (``1.10`` would come back as
+    ``1.1``, the same option as ``1.1``); every other column keeps its text."""
     for col in frame.columns:
         cells = frame[col]
         present = cells.dropna()
@@ -317,8 +322,13 @@ def _numbers_without_loss(frame: pd.DataFrame) -> pd.DataFrame:
         if not len(present) or present.str.contains(_LOSSY).any():
             continue
         numbers = pd.to_numeric(cells, errors="coerce")
-        if numbers[cells.notna()].notna().all():
-            whole = numbers.dropna()
-            frame[col] = numbers.astype("int64") if len(whole) == len(cells) and (whole == whole.round()).all() \
-                and not present.str.contains(r"[.eE]").any() else numbers
+        if not numbers[cells.notna()].notna().all():
+            continue
+        if not present.str.contains(r"[.eE]").any():
+            if len(present) == len(cells) and np.isfinite(numbers).all() and (numbers == numbers.round()).all():
+                ints = numbers.astype("int64")
+                if (ints.astype(str) == present).all():
+                    frame[col] = ints
+        elif (numbers[cells.notna()].map(repr) == present).all():
+            frame[col] = numbers
     return frame
