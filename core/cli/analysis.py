@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..base.errors import InputError
 from ..base.escaping import terminal_text
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
                              quality_knobs, representation_for, with_ids, write_table)
@@ -81,6 +82,7 @@ def _choice_zstats(args, ds) -> int:
     from ..zstats.choices import choice_lines, choice_summary, cue_phrase, option_cues
 
     cues = option_cues(ds, min_count=args.min_count, alpha=args.alpha)
+    stem_lines = _stem_cue_lines(ds, cues, args) if not args.quiet else []   # before anything is written
     write_table(cues.table, args.outputs.path_for("--out"))
     args.outputs.commit()
     if not args.quiet:
@@ -93,25 +95,32 @@ def _choice_zstats(args, ds) -> int:
         for c in cues.top(args.top).itertuples(index=False):
             print(f"  {terminal_text(cue_phrase(c.feature, c.kind))[:46]:46s} in {c.share:6.1%} of {c.items:>6,} items "
                   f"(chance {c.chance:.1%}, lift {c.lift:+.1%} ± {c.lift_se:.1%}), z {c.z:+.1f}{'  *' if c.over_line else ''}")
-        _stem_cue_lines(ds, cues, args)
+        for line in stem_lines:
+            print(line)
         print(f"wrote {len(cues.table)} rows to {args.out}")
     return 0
 
 
-def _stem_cue_lines(ds, cues, args) -> None:
-    """The stem's features that tell whether the gold carries the strongest option cue over the line."""
+def _stem_cue_lines(ds, cues, args) -> list:
+    """The lines naming the stem's features that tell whether the gold carries the strongest option
+    cue over the line; a note instead where the stem cannot tell (every item on one side)."""
     from ..zstats.choices import cue_phrase, stem_cues
 
     over = cues.table[cues.table["over_line"] & (cues.table["z"] > 0)]
     if not len(over) or not ds.choices.stem:
-        return
+        return []
     strongest = over.iloc[0]
-    found = stem_cues(ds, strongest["feature"], min_count=args.min_count, alpha=args.alpha).table
+    phrase = terminal_text(cue_phrase(strongest["feature"], strongest["kind"]))
+    try:
+        found = stem_cues(ds, strongest["feature"], min_count=args.min_count, alpha=args.alpha).table
+    except InputError as exc:   # e.g. the gold of every item carries it: nothing in the stem can tell
+        return [f"in the stem: nothing tells whether {phrase} ({exc})"]
     found = found[(found["kind"] != "pred") & found["significant"]].sort_values("z", ascending=False).head(args.top)
-    if len(found):
-        print(f"in the stem, what tells whether {cue_phrase(strongest['feature'], strongest['kind'])} (carries / lacks):")
-        for f in found.itertuples(index=False):
-            print(f"  {terminal_text(f.feature)[:46]:46s} → {f.label:7s} {f.p_hat:6.1%} of {f.n:>6,} items, z {f.z:+.1f}")
+    if not len(found):
+        return []
+    return [f"in the stem, what tells whether {phrase} (carries / lacks):"] + [
+        f"  {terminal_text(f.feature)[:46]:46s} → {f.label:7s} {f.p_hat:6.1%} of {f.n:>6,} items, z {f.z:+.1f}"
+        for f in found.itertuples(index=False)]
 
 
 def cmd_zfilter(args) -> int:
@@ -342,6 +351,9 @@ def cmd_pvi(args) -> int:
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
     if ds.choices is not None:
+        if args.family != "logistic":   # refused, never ignored: the number would not be the family's
+            raise InputError(f"--family {args.family} applies to labelled examples; multiple-choice items are scored by "
+                             "their conditional logit over each item's options (docs/multiple-choice.md): drop --family.")
         if device:   # never a CPU result read as the device's
             print(f"note: {device} is not used for multiple-choice items: their conditional logits train on the CPU.",
                   file=sys.stderr)

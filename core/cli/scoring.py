@@ -237,6 +237,10 @@ def cmd_aflite(args) -> int:
     params = dict(n_partitions=args.m, train_size=args.train_size, slice_size=args.k, tau=args.tau,
                   target_size=args.target_size, model=args.model, strategy=args.strategy,
                   random_state=args.seed, n_jobs=args.jobs, **({"device": device} if device else {}))
+    if ds.choices is not None and (args.quality or args.joint):   # refused, never run on the gold's letter as a class
+        raise InputError(f"{'--quality' if args.quality else '--joint'} orders labelled examples by their quality or "
+                         "training dynamics; multiple-choice items have no class to measure them by (the gold's letter "
+                         "is a position): drop it, or run AFLite on the items alone.")
     # the quality order and the joint filter are named before any work (a bad one is refused at once)
     # and computed only when there is a fit, as `score_dataset` asks (the dashboard's rule too)
     quality_values, quality_record = _aflite_quality(args, ds, rep)
