@@ -27,7 +27,8 @@ import html
 import json
 import re
 
-__all__ = ["md_text", "md_code", "html_text", "xml_attr", "yaml_string", "terminal_text", "cut_middle", "MESSAGE_MAX"]
+__all__ = ["md_text", "md_code", "html_text", "xml_attr", "xml_text", "yaml_string", "terminal_text", "terminal_lines",
+           "visible_text", "direction_shown", "cut_middle", "MESSAGE_MAX"]
 
 #: the longest message the CLI prints or the app shows (characters); a longer one is cut in the middle
 MESSAGE_MAX = 2_000
@@ -43,6 +44,13 @@ _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 def _bidi_shown(text: str) -> str:
     return _BIDI.sub(lambda m: f"U+{ord(m.group()):04X}", text)
+
+
+def direction_shown(value) -> str:
+    """``value`` with each character that reorders the text around it shown by its code point
+    (``U+202E``), nothing else changed: a cell of the data as the app shows it, so "A man is
+    sleeping" on screen is what the data says, not a reversal of it."""
+    return _bidi_shown(str(value))
 
 
 def md_text(value) -> str:
@@ -83,15 +91,35 @@ def xml_attr(value) -> str:
     return quoteattr(text, {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
+def xml_text(value) -> str:
+    """``value`` as XML 1.0 text for a writer that escapes the markup itself (ElementTree): a
+    character XML cannot carry is shown as its escape (``\\x01``), a reordering one by its code point."""
+    return _NOT_XML.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"),
+                        _bidi_shown(str(value)))
+
+
 def yaml_string(value) -> str:
     """``value`` as one YAML scalar (JSON's double-quoted string is valid YAML)."""
     return json.dumps(str(value), ensure_ascii=False)
 
 
-def terminal_text(value) -> str:
-    """``value`` as a terminal shows it literally (module docstring): ``"ok\\rfail"`` prints as
-    ``ok\\rfail``, not as ``fail`` over ``ok``."""
+def visible_text(value) -> str:
+    """``value`` with every control character shown as its escape (``\\r``, ``\\x1b``) and every
+    reordering one by its code point: what it holds, on one line, in any plain-text output (a
+    terminal, a workflow command, a YAML header's value)."""
     return _BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), _bidi_shown(str(value)))
+
+
+def terminal_text(value) -> str:
+    """``value`` as a terminal shows it literally (`visible_text`): ``"ok\\rfail"`` prints as
+    ``ok\\rfail``, not as ``fail`` over ``ok``."""
+    return visible_text(value)
+
+
+def terminal_lines(value) -> str:
+    """A message of one or more lines as a terminal shows it: each line `visible_text` (the message's
+    own line breaks kept; a value it quotes cannot move the cursor, recolour or reorder the line)."""
+    return "\n".join(visible_text(line) for line in str(value).split("\n"))
 
 
 def cut_middle(text: str, limit: int = MESSAGE_MAX) -> str:

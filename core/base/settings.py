@@ -138,8 +138,12 @@ def printable(text) -> str:
 
 
 def printable_message(message) -> str:
-    """An error line as the CLI prints it: `printable`, then cut in the middle (`cut_middle`)."""
-    return cut_middle(printable(message))
+    """An error line as the CLI prints it: `printable`, cut in the middle (`cut_middle`), and every
+    control or reordering character a quoted value holds (a column name's escape codes) shown, not
+    obeyed (`core.base.escaping.terminal_lines`)."""
+    from .escaping import terminal_lines
+
+    return terminal_lines(cut_middle(printable(message)))
 
 
 def expand_path(raw: str, what: str) -> Path:

@@ -8,8 +8,9 @@ command's message by ``%``, ``\\r`` and ``\\n``, and its properties by ``:`` and
 runner reads ``%0A`` as a new line, not a newline as the end of the command)."""
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
+
+from ..base.escaping import visible_text, xml_text
 
 __all__ = ["junit_xml", "github_annotations", "step_summary", "ANNOTATIONS_MAX", "SUMMARY_MAX"]
 
@@ -18,12 +19,10 @@ ANNOTATIONS_MAX = 10
 #: GitHub refuses a job summary of 1 MiB or more
 SUMMARY_MAX = 1024 * 1024 - 4096
 
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
 def _xml_text(value) -> str:
-    """``value`` as text XML 1.0 can hold (its other characters written as ``\\xNN``)."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+    """A value in JUnit XML: what it holds shown on one line (`visible_text`: a carriage return or an
+    escape code as its escape, a reordering character by its code point), as XML 1.0 text."""
+    return xml_text(visible_text(value))
 
 
 def _number(v) -> str:
@@ -72,7 +71,10 @@ def junit_xml(table, fail_on: str = "fail") -> str:
 
 
 def _command_data(text: str) -> str:
-    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: what it holds shown (`visible_text`: an escape code or a
+    right-to-left override from the data is not obeyed in the log or the annotation), then the
+    runner's own escapes."""
+    return visible_text(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _command_property(text: str) -> str:

@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from ..base.escaping import md_code, md_text
+from ..base.escaping import md_code, md_text, visible_text
 
 __all__ = ["card_inputs", "dataset_card", "card_of", "size_category", "TOP_CUES", "HEADLINE"]
 
@@ -155,9 +155,10 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
     export = manifest.get("export") or {}
     rows = int(export.get("rows") or 0)
     name = str((manifest.get("dataset") or {}).get("name") or "dataset")
+    shown = visible_text(name)   # the YAML header's values: a file name's controls shown, never obeyed
     data = DatasetCardData(license=license, task_categories=[task], size_categories=[size_category(rows)],
-                           source_datasets=[name], pretty_name=f"{name} ({export.get('selection', 'filtered')}, "
-                                                               "Artifact Lens)",
+                           source_datasets=[shown], pretty_name=f"{shown} ({visible_text(export.get('selection', 'filtered'))}, "
+                                                                "Artifact Lens)",
                            tags=["artifact-lens", "aflite", "adversarial-filtering", "dataset-artifacts"],
                            **({"artifact_certificate": _headline(certificate)} if certificate else {}))
     lines = _how_made(manifest, name, rows) + _made_notes(manifest) + _input_tables(inputs or {}) \

@@ -10,7 +10,7 @@ from artifact_lens.dashboard.services import current, information, pairs, review
 from artifact_lens.dashboard.services import quality as dq
 from artifact_lens.dashboard.state import url
 from artifact_lens.dashboard.widgets.example_detail import example_detail
-from artifact_lens.dashboard.widgets.formatting import plain, thumbnail_uri
+from artifact_lens.dashboard.widgets.formatting import plain, shown_cells, thumbnail_uri
 from artifact_lens.dashboard.widgets.knobs import live_knobs
 from artifact_lens.dashboard.widgets.review_panel import review_panel, with_lights
 
@@ -106,7 +106,7 @@ def _tables(tab, run, ds, frame, chosen, bits, quality, asked) -> tuple:
                 rows["thumbnail"] = [thumbnail_uri(v) for v in images]
             rows = pairs.with_sides(tab, ds, rows)
             shown = [c for c in cols if c in rows.columns and not (status and c == "removed_at")]
-            event = st.dataframe(rows[shown], hide_index=True, column_config=config, key=f"ex_table_{side}",
+            event = st.dataframe(shown_cells(rows[shown]), hide_index=True, column_config=config, key=f"ex_table_{side}",
                                  height=min(40 + 35 * len(rows), 900), on_select="rerun", selection_mode="single-row")
             st.caption(f"page {min(number, pages)} of {pages}")
             if event.selection.rows:

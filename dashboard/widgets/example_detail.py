@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from artifact_lens.base.escaping import md_text
+from artifact_lens.base.escaping import direction_shown, md_text
 from artifact_lens.dashboard.services import current
 from artifact_lens.dashboard.widgets.choice_panels import item_read
 from artifact_lens.dashboard.widgets.pair_panels import pair_side_by_side
@@ -28,7 +28,8 @@ def example_detail(tab, run, example_id: str, key: str) -> None:
     elif ds.choices is not None:
         item_read(tab, ds, example_id, key)
     else:
-        st.text("\n".join([f"id: {example_id}"] + [f"{c}: {values[c]}" for c in ds.table.columns if c not in arrays]))
+        st.text("\n".join([f"id: {direction_shown(example_id)}"] + [f"{c}: {direction_shown(values[c])}"
+                                                                    for c in ds.table.columns if c not in arrays]))
     p = rec["predictability"]
     st.text(("not scored (warm-up)" if np.isnan(p) else f"p̃ = {p:.2f} at the live τ and n, ")
             + ("retained" if rec["retained"] else f"removed in phase {int(rec['removed_at']) + 1}"))

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 import streamlit as st
 
-from artifact_lens.base.escaping import cut_middle, md_text
+from artifact_lens.base.escaping import cut_middle, direction_shown, md_text
 
 
 
@@ -35,6 +35,16 @@ def plain(message) -> str:
     the data (labels, column names, file names): escaping keeps them plain text.
     """
     return md_text(app_words(cut_middle(message)))
+
+
+def shown_cells(frame):
+    """A copy of ``frame`` whose text cells show their direction controls (U+202E…) by code point
+    instead of obeying them (`core.base.escaping.direction_shown`); other cells as they are."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object or str(out[col].dtype) in ("string", "str"):
+            out[col] = out[col].map(lambda v: direction_shown(v) if isinstance(v, str) else v)
+    return out
 
 
 def thumbnail_uri(image, size: int = 48) -> Optional[str]:
