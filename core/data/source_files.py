@@ -175,3 +175,29 @@ def outside(source: str, allowed: list) -> tuple[list[Path], list[str]]:
     and its remote references."""
     files, remote = files_read(source)
     return [f for f in files if not any(f == a or a in f.parents for a in allowed)], remote
+
+
+def source_stamp(source) -> Optional[str]:
+    """What tells, without reading them, whether the files a load of ``source`` reads (`files_read`)
+    still hold what they held: a key of each one's path, size, change times and inode (a write, an
+    in-place edit or a replacement by rename each change it), or of a demo's name (made the same way
+    every time). None where nothing tells (a Hub name, a remote file, an in-memory table, a path that
+    cannot be read): such a source is read again each time.
+
+    A stamp only says when to read again; what a dataset and its results are named by is what was
+    read (`core.data.dataset.Dataset.content_key`)."""
+    from ..base.keys import key_of
+
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    text = os.fspath(source).strip()
+    if text.startswith("demo:"):
+        return key_of(["demo", text])
+    try:
+        files, remote = files_read(text)
+        stats = [(str(p), p.stat()) for p in files if not p.is_dir()]
+    except (InputError, OSError):
+        return None
+    if remote or not stats:
+        return None
+    return key_of(["files", [(p, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino) for p, s in stats]])

@@ -595,31 +595,3 @@ def _with_ids(frame: pd.DataFrame, id_col: Optional[str], ask: dict) -> pd.DataF
         frame = frame.rename(columns={"id": kept})
     return frame
 
-
-# ---------------------------------------------------------------- when to read again
-
-
-def source_stamp(source) -> Optional[str]:
-    """What tells, without reading it, whether ``source`` still holds what it held: a key of each
-    file's size and change times (a write, an in-place edit or a replacement by rename each change
-    it), or of a demo's name (made the same way every time). None where nothing tells (a Hub name,
-    an in-memory table): such a source is read again each time.
-
-    A stamp only says when to read again; what a dataset and its results are named by is what was
-    read (`Dataset.content_key`)."""
-    from ..base.keys import key_of
-
-    if not isinstance(source, (str, os.PathLike)):
-        return None
-    text_source = os.fspath(source).strip()
-    if text_source.startswith("demo:"):
-        return key_of(["demo", text_source])
-    path = Path(text_source).expanduser()
-    try:
-        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else []
-        if not files:
-            return None
-        stats = [(str(p), p.stat()) for p in files]
-    except OSError:
-        return None
-    return key_of(["files", [(p, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino) for p, s in stats]])

@@ -62,10 +62,11 @@ def _roles(source: Source) -> dict:
 def load(tab, source: Source):
     """(key, Dataset) for a source. The key is the content read (`core.data.dataset.Dataset.content_key`),
     never the path: the source is read again whenever it may have changed since the server last read
-    it (`core.data.sources.source_stamp`), so a file edited in place is a new dataset with results of
+    it (`core.data.source_files.source_stamp`), so a file edited in place is a new dataset with results of
     its own, and the old content's stay reachable under their own key. Raises InputError."""
     from artifact_lens.base.keys import key_of
-    from artifact_lens.data.sources import load_dataset, source_stamp
+    from artifact_lens.data.source_files import source_stamp
+    from artifact_lens.data.sources import load_dataset
 
     cache = tab.server.cache
     stamp = source_stamp(source.source)
