@@ -11,7 +11,7 @@ from .commands import command
 
 
 def cmd_ui(args) -> int:
-    from ..usecases.serving import serve_dashboard
+    from ..usecases.serving import check_port_free, serve_dashboard
 
     served = serve_dashboard(port=args.port, address=args.address, headless=args.headless,
                              data_dirs=tuple(args.data_dir or ()), secrets=args.secrets, owner=args.owner,
@@ -20,6 +20,7 @@ def cmd_ui(args) -> int:
         changed = {k: v for k, v in served.env.items() if os.environ.get(k) != v}
         print(" ".join([*(f"{k}={shlex.quote(v)}" for k, v in sorted(changed.items())), shlex.join(served.argv)]))
         return 0
+    check_port_free(args.port, args.address)
     if not args.quiet:
         where = args.address or "localhost"
         print(f"Artifact Lens: serving the dashboard at http://{where}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
@@ -36,7 +37,7 @@ def _ui_options(p) -> None:
     from .arguments import Whole
 
     p.add_argument("--port", type=Whole(1, 65535), default=8501, help="the port (default 8501)")
-    p.add_argument("--address", help="the address to listen on (default: Streamlit's, every interface)")
+    p.add_argument("--address", help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 serves every interface)")
     p.add_argument("--data-dir", action="append", metavar="DIR", help="a folder the Data page may read files from "
                    "by path (repeat for more; default: the working folder and the cache)")
     p.add_argument("--secrets", metavar="FILE", help="a secrets TOML file: sign-in ([auth]) and the team database, "

@@ -14,7 +14,7 @@ from typing import Optional
 from ..base.errors import InputError
 from ..base.settings import VARIABLES, SettingsError, settings_of
 
-__all__ = ["Served", "UI_EXTRA", "dashboard_script", "serve_dashboard"]
+__all__ = ["Served", "UI_EXTRA", "dashboard_script", "serve_dashboard", "check_port_free"]
 
 UI_EXTRA = 'pip install "artifact-lens[ui]"'
 
@@ -48,6 +48,39 @@ def _shipped_options(script: Path) -> dict:
     return {f"{section}.{name}": value for section, options in table.items() for name, value in options.items()}
 
 
+def _check_secrets(path: Path) -> None:
+    """A secrets file the server can read: a file of valid TOML (Streamlit only logs "Failed to load
+    secrets" and serves on, without sign-in or the team database it names)."""
+    import tomllib
+
+    if not path.is_file():
+        raise InputError(f"--secrets {str(path)!r} is not a file; give the secrets TOML file (docs/hosting.md).")
+    try:
+        tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"--secrets {str(path)!r} is not valid TOML ({exc}); fix it (docs/hosting.md shows one).") from None
+
+
+def check_port_free(port: int, address: Optional[str] = None) -> None:
+    """InputError when ``port`` is taken on ``address`` (default the shipped one, this machine): said
+    before Streamlit starts, with the fix, not as Streamlit's exit status 1 (the gate's "failed")."""
+    import socket
+
+    host = address or "127.0.0.1"
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise InputError(f"--address {host!r} is not an address of this machine ({exc}); give one, e.g. 127.0.0.1.") \
+            from None
+    family, _, _, _, where = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(where)
+        except OSError:
+            raise InputError(f"port {port} is in use on {host}: another server listens there. Stop it, or choose "
+                             "another port with --port.") from None
+
+
 def serve_dashboard(*, port: int = 8501, address: Optional[str] = None, headless: bool = False,
                     data_dirs: tuple = (), secrets: Optional[str] = None, owner: Optional[str] = None,
                     cache_dir: Optional[str] = None, environ: Optional[dict] = None) -> Served:
@@ -66,12 +99,17 @@ def serve_dashboard(*, port: int = 8501, address: Optional[str] = None, headless
         env[VARIABLES["data_dirs"]] = os.pathsep.join(str(Path(d).expanduser().resolve()) for d in data_dirs)
     if cache_dir:
         env[VARIABLES["cache"]] = str(Path(cache_dir).expanduser().resolve())
-    if secrets is not None and not Path(secrets).expanduser().is_file():
-        raise InputError(f"--secrets {secrets!r} is not a file; give the secrets TOML file (docs/hosting.md).")
+    if secrets is not None:
+        _check_secrets(Path(secrets).expanduser())
     try:
-        settings_of(env)
+        read = settings_of(env)
     except SettingsError as exc:
         raise InputError(f"the server's settings cannot be used: {exc}") from None
+    if env.get(VARIABLES["data_dirs"], "").strip():
+        missing = [str(d) for d in read.data_dirs if not d.is_dir()]
+        if missing:
+            raise InputError(f"{VARIABLES['data_dirs']} names {', '.join(missing)}, which is not a folder; name existing "
+                             "folders (separated by " + repr(os.pathsep) + "), or give --data-dir.")
     script = dashboard_script()
     options = _shipped_options(script) | {"server.port": port}
     if address:
