@@ -62,6 +62,12 @@ def demos() -> dict:
             for name, make in DEMOS.items()}
 
 
+def demo_of(source: str):
+    """The demo's name a source names (``demo:nli:n=300`` → ``nli``), or None for any other source."""
+    parts = str(source).split(":")
+    return parts[1] if len(parts) > 1 and parts[0] == "demo" else None
+
+
 def demo_sized(name: str) -> bool:
     """Whether the demo takes a number of examples ``n`` (digits is scikit-learn's fixed set)."""
     import inspect

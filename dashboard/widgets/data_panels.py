@@ -21,7 +21,9 @@ def source_panel(tab, sess) -> None:
     with st.form("source_form"):
         if kind == "Demo":
             demos = data_inputs.demos()
-            demo = st.selectbox("Demo dataset", list(demos), key="demo_name",
+            names = list(demos)
+            shown = data_inputs.demo_of(sess.source.source if sess.source else "")   # the menu opens on what is loaded
+            demo = st.selectbox("Demo dataset", names, index=names.index(shown) if shown in names else 0, key="demo_name",
                                 help="; ".join(f"{name}: {about}" for name, about in demos.items()))
             size = st.number_input("Examples (all but digits)", 200, 200000, 3000, step=500, key="demo_size")
         elif kind == "Local path":

@@ -160,6 +160,15 @@ def test_load_a_csv_pick_columns_and_score_it(at, tmp_path):
     assert int(m["Retained"].replace(",", "")) + int(m["Removed"].replace(",", "")) == 240
 
 
+def test_the_demo_menu_opens_on_the_demo_that_is_loaded(at):
+    """Issue 63, item 15: the menu read "circles" while demo:nli was loaded, so pressing Load replaced it."""
+    assert at.selectbox(key="demo_name").value == "nli"
+    at.selectbox(key="demo_name").set_value("pairs")
+    at.button(key="load").click().run()
+    no_exceptions(at)
+    assert at.selectbox(key="demo_name").value == "pairs"
+
+
 @pytest.mark.parametrize("demo, size, examples", [("circles", 600, "600"), ("digits", None, "1,797")])
 def test_non_text_demos_work_on_every_page(at, demo, size, examples):
     at.selectbox(key="demo_name").set_value(demo)  # form widgets: sent with the submit
