@@ -29,10 +29,12 @@ runs = ws.runs()
 if not len(runs):
     st.caption("No runs saved here yet: score a dataset on the Data page (curators and owners).")
 else:
+    left_at = {k: current.live_label(tab, k) for k in runs["key"]}   # the τ and n this tab left each run at
     shown = runs.assign(params=runs["params"].map(lambda p: ", ".join(
-        f"{k}={p[k]}" for k in ("n_partitions", "slice_size", "train_size", "model") if k in p)))
+        f"{k}={p[k]}" for k in ("n_partitions", "slice_size", "train_size", "model") if k in p)),
+        left_at=runs["key"].map(left_at))
     st.dataframe(shown, hide_index=True, key="team_runs")
-    labels = {k: f"{d} · {s} · {who} · {when:%Y-%m-%d %H:%M} · {k[:8]}" for k, d, s, who, when in
+    labels = {k: f"{d} · {left_at[k]} · {s} · {who} · {when:%Y-%m-%d %H:%M} · {k[:8]}" for k, d, s, who, when in
               zip(runs["key"], runs["dataset"], runs["status"], runs["created_by"], runs["created_at"])}
     key = st.selectbox("Run", list(labels), format_func=labels.get, key="team_run_pick")
     if key is not None:

@@ -144,6 +144,16 @@ def run_by_key(tab, key: Optional[str]):
     return srv.cache.get_or_compute("run", key, load)
 
 
+def live_label(tab, key: str) -> str:
+    """The τ and n this tab shows run ``key`` at, or last left it at ("τ 0.75, n 50 %" for the
+    defaults of a run it has not shown): a run in a list is named with the view it opens at."""
+    from artifact_lens.dashboard.state.session import DEFAULT_TARGET, DEFAULT_TAU
+
+    sess = tab.session
+    tau, n = (sess.tau, sess.target) if key == sess.run_key else sess.live_of.get(key, (DEFAULT_TAU, DEFAULT_TARGET))
+    return f"τ {float(tau):.2f}, n " + (f"{float(n):.0%}" if isinstance(n, float) and n < 1 else f"{int(n):,}")
+
+
 def stored_run_count(tab) -> int:
     """How many finished runs the server's run store holds (every dataset)."""
     return len(tab.server.store.keys())

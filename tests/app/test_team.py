@@ -241,6 +241,20 @@ def test_saved_views_reopen_tau_and_n(fresh_server):
     assert metrics(at)["Retained"] == "2,100"
 
 
+def test_the_runs_list_names_each_run_with_the_tau_and_n_it_opens_at(fresh_server):
+    """Issue 63, item 15: the runs list named runs by path only, without the τ/n they were left at."""
+    at = app(OWNER).run()
+    ws, run_id, key = _saved_demo(at)
+    at.switch_page(page("2_filter")).run()
+    at.slider(key="w_tau").set_value(0.9)
+    at.slider(key="w_target").set_value(0.7).run()
+    at.switch_page(page("9_team")).run()
+    no_exceptions(at)
+    runs = [d.value for d in at.dataframe if "status" in d.value.columns][0].set_index("key")
+    assert runs.loc[key, "left_at"] == "τ 0.90, n 2,100"   # n as the Filter page holds it: 70 % of 3,000
+    assert "τ 0.90, n 2,100" in at.selectbox(key="team_run_pick").format_func(key)
+
+
 def test_an_interrupted_run_can_be_resumed_or_discarded(fresh_server):
     from artifact_lens.dashboard.process.shared import server
 
