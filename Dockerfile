@@ -5,7 +5,7 @@
 #                           files of the team store: back them up with the database)
 #   /data                   datasets people may load by path (ARTIFACT_LENS_DATA_DIRS); mount read-only
 # The wheel: built from the files pyproject.toml installs (the library, the dashboard, its pages and
-# assets); the served stage below installs it.
+# assets, the documentation); the served stage below installs it.
 FROM python:3.11-slim AS wheel
 WORKDIR /src
 COPY pyproject.toml README.md ./
@@ -13,6 +13,7 @@ COPY core/ core/
 COPY dashboard/ dashboard/
 COPY pages/ pages/
 COPY assets/ assets/
+COPY docs/ docs/
 RUN pip wheel --quiet --no-deps --wheel-dir /dist .
 
 FROM python:3.11-slim

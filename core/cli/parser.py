@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 # the modules that declare the commands, in the order the help lists them
-from . import scoring, analysis, publishing, maps, cache, certificate, gate, team, ui  # noqa: F401
+from . import scoring, analysis, publishing, maps, cache, certificate, gate, team, ui, docs  # noqa: F401
 from .commands import COMMANDS
 from ..exports.outputs import POLICY
 

@@ -59,7 +59,7 @@ def resolve(tab, who: Identity) -> Member:
     missing = who.missing
     if missing:
         raise SignInNeeded(f"Sign-in is configured but .streamlit/secrets.toml [auth] lacks {', '.join(missing)}; an "
-                           "administrator adds them (see docs/hosting.md) and restarts the server.")
+                           "administrator adds them (see the Hosting page of the docs: `artifact-lens docs hosting`) and restarts the server.")
     email = who.email
     if email is None:
         raise SignInNeeded("This is a shared Artifact Lens instance. Sign in to see your team's datasets and runs.",

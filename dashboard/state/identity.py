@@ -29,7 +29,7 @@ def auth_configured() -> bool:
         if broken:
             log.error("cannot read the secrets file %s: %s", broken[0], exc)
             raise InputError(f"the secrets file {broken[0].name} cannot be read (the reason is in the server log); "
-                             "an administrator fixes it (see docs/hosting.md) and restarts "
+                             "an administrator fixes it (see the Hosting page of the docs: `artifact-lens docs hosting`) and restarts "
                              "the server.") from None
         return False
 

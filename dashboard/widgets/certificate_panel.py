@@ -49,7 +49,7 @@ def certificate_section(tab, run) -> None:
                     redraw()
                 except InputError as exc:
                     st.error(plain(exc))
-        st.caption("Each artifact measure with its uncertainty (docs/certificate.md), for the whole dataset and the "
+        st.caption("Each artifact measure with its uncertainty (`artifact-lens docs certificate`), for the whole dataset and the "
                    "split at this τ and n, compared the way a dataset's CI would (artifact-lens check).")
         return
     try:

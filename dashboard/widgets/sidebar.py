@@ -23,7 +23,7 @@ def _team(tab) -> None:
     m = member(tab)
     if not m.signed_in:
         st.caption("Single-user mode: no sign-in is configured, so everything here is yours. A shared "
-                   "instance with sign-in and roles: see docs/hosting.md.")
+                   "instance with sign-in and roles: see the Hosting page of the docs (`artifact-lens docs hosting`).")
         return
     spaces = team.workspaces(tab)
     st.text(f"{m.email}\n{m.role} in {m.workspace}")

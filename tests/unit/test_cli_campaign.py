@@ -60,6 +60,7 @@ BASE = {
     "prune": ["--cache-dir", "{cache}", "prune", "--max-mb", "100"],
     # it serves until stopped: the campaign asks for the command line only (tests/e2e/test_installed_ui.py serves)
     "ui": ["ui", "--print-command", "--data-dir", "{cache}"],
+    "docs": ["docs", "hosting", "--path"],
     "agreement": ["agreement", "--db", "{db}", "--workspace", "campaign", "--run", "{teamrun}", "--as", "owner@example.org",
                   "--bootstrap", "20"],
 }

@@ -27,7 +27,7 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     shutil.copy(ROOT / "pyproject.toml", src)
     shutil.copy(ROOT / "README.md", src)
-    for folder in ("core", "dashboard", "pages", "assets"):   # what pyproject.toml's package-dir maps
+    for folder in ("core", "dashboard", "pages", "assets", "docs"):   # what pyproject.toml's package-dir maps
         shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("dist")
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
@@ -71,6 +71,10 @@ def test_the_wheel_claims_only_the_projects_name(wheel):
             "artifact_lens/assets/logo.svg", "artifact_lens/assets/streamlit-config.toml"} <= set(names)
     assert {f"artifact_lens/{p.relative_to(ROOT).as_posix()}" for p in ROOT.glob("pages/*.py")} <= set(names)
     assert "artifact-lens = artifact_lens.cli:main" in scripts
+    # the documentation the README and the app point to (issue 63, item 14), with the README's screenshot
+    assert {f"artifact_lens/{p.relative_to(ROOT).as_posix()}" for p in ROOT.glob("docs/*.md")} <= set(names)
+    shot = __import__("re").search(r"\]\((docs/screenshots/[^)]+)\)", (ROOT / "README.md").read_text()).group(1)
+    assert f"artifact_lens/{shot}" in names
 
 
 def test_the_installed_package_works_without_a_checkout(site, tmp_path):
@@ -89,6 +93,24 @@ sys.exit(main(["info", "demo:nli:n=300"]))
     assert Path(first["file"]).resolve().is_relative_to(site.resolve())
     assert first["generic"] == []
     assert "300" in proc.stdout   # the demo's rows, as `info` reports them
+
+
+def test_every_page_the_readme_names_opens_from_the_installed_package(site, tmp_path):
+    """Issue 63, item 14: the README's and the app's "docs/hosting.md" named files a pip user does not
+    have. Each page the README links to prints from the installed package (`artifact-lens docs PAGE`)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    linked = sorted(set(re.findall(r"\]\(docs/([a-z-]+)\.md[)#]", readme)))
+    commands = sorted(set(re.findall(r"`artifact-lens docs ([a-z-]+)`", readme)))
+    assert linked and set(linked) <= set(commands), (linked, commands)
+    for name in linked:
+        proc = _python(site, tmp_path, "import sys; from artifact_lens.cli import main; sys.exit(main(sys.argv[1:]))",
+                       "docs", name, "--path")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        path = Path(proc.stdout.strip())
+        assert path.resolve().is_relative_to(site.resolve()) and path.read_text(encoding="utf-8") == \
+            (ROOT / "docs" / f"{name}.md").read_text(encoding="utf-8"), name
 
 
 def test_the_installed_team_store_migrates_and_a_checkouts_result_file_reads(site, tmp_path):
