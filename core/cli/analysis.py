@@ -426,9 +426,11 @@ def _pvi_options(p) -> None:
     p.add_argument("--device", type=Device(), help="where Φ's SVD and the logistic models compute: cuda, cuda:N, torch, "
                    "cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; the same PVI, float32 rounding and "
                    "the solver's tolerance aside; multiple-choice items compute on the CPU)")
-    p.add_argument("--out", help="CSV: id, label, pvi, p_model, p_prior, and pvi_partial, p_model_partial; for "
-                   "preference pairs one row per pair: id, pvi, then pvi_ and p_model_ of response_only and "
-                   "style_only; without it, only the summary is printed")
+    p.add_argument("--out", help="CSV, one row per example: id, label, pvi, p_model, p_prior, then pvi_ and p_model_ "
+                   "of partial; for preference pairs one row per pair: id, pvi, p_model, p_prior, then pvi_ and "
+                   "p_model_ of response_only (only where Φ holds the prompt) and style_only; for multiple-choice "
+                   "items one row per item: id, pvi, p_gold, then pvi_ and p_gold_ of options_only and "
+                   "position_only; without it, only the summary is printed")
 
 
 def cmd_transfer(args) -> int:

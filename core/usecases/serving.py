@@ -54,11 +54,11 @@ def _check_secrets(path: Path) -> None:
     import tomllib
 
     if not path.is_file():
-        raise InputError(f"--secrets {str(path)!r} is not a file; give the secrets TOML file (docs/hosting.md).")
+        raise InputError(f"--secrets {str(path)!r} is not a file; give the secrets TOML file (`artifact-lens docs hosting`).")
     try:
         tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"--secrets {str(path)!r} is not valid TOML ({exc}); fix it (docs/hosting.md shows one).") from None
+        raise InputError(f"--secrets {str(path)!r} is not valid TOML ({exc}); fix it (`artifact-lens docs hosting` shows one).") from None
 
 
 def check_port_free(port: int, address: Optional[str] = None) -> None:
@@ -74,7 +74,8 @@ def check_port_free(port: int, address: Optional[str] = None) -> None:
             from None
     family, _, _, _, where = infos[0]
     with socket.socket(family, socket.SOCK_STREAM) as probe:
-        try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as the server binds: a closed one's
+        try:                                                             # lingering connections do not count
             probe.bind(where)
         except OSError:
             raise InputError(f"port {port} is in use on {host}: another server listens there. Stop it, or choose "

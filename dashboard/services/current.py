@@ -145,7 +145,7 @@ def run_by_key(tab, key: Optional[str]):
 
 
 def live_label(tab, key: str) -> str:
-    """The τ and n this tab shows run ``key`` at, or last left it at ("τ 0.75, n 50 %" for the
+    """The τ and n this tab shows run ``key`` at, or last left it at ("τ 0.75, n 50%" for the
     defaults of a run it has not shown): a run in a list is named with the view it opens at."""
     from artifact_lens.dashboard.state.session import DEFAULT_TARGET, DEFAULT_TAU
 

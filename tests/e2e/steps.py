@@ -96,8 +96,8 @@ def go(page, title: str) -> None:
     wait_idle(page)
 
 
-def load_path_and_score(page, path, examples: int):
-    """On the Data page: load ``path`` as a local path, then build Φ and score with the defaults."""
+def load_path(page, path) -> None:
+    """On the Data page: load ``path`` as a local path (not scored yet)."""
     page.wait_for_selector("h1:has-text('Data')")
     wait_idle(page)
     page.get_by_text("Local path", exact=True).click()
@@ -106,6 +106,11 @@ def load_path_and_score(page, path, examples: int):
     page.get_by_role("button", name="Load", exact=True).click()
     page.wait_for_selector("text=Loaded dataset (not scored yet)")
     wait_idle(page)
+
+
+def load_path_and_score(page, path, examples: int):
+    """On the Data page: load ``path`` as a local path, then build Φ and score with the defaults."""
+    load_path(page, path)
     page.get_by_role("button", name="Build Φ and score with AFLite").click()
     page.wait_for_selector(f'[data-testid="stSidebar"] >> text={examples} examples', timeout=120_000)
     wait_idle(page)

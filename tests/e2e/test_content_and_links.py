@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import AppServer, cue_pairs
-from steps import count, go, load_path_and_score, wait_idle
+from steps import count, go, load_path, load_path_and_score, wait_idle
 from scale import patience  # noqa: E402
 
 pytestmark = pytest.mark.e2e
@@ -28,15 +28,17 @@ def _sidebar(pg) -> str:
     return pg.locator('[data-testid="stSidebar"]').inner_text()
 
 
-def _reload(pg, path) -> None:
-    """Load ``path`` again on the Data page (the same path, as a curator does after editing it)."""
+def _reload_and_score(pg, path, n: int) -> None:
+    """Load ``path`` again on the Data page (the same path, as a curator does after editing it): it
+    reads ``n`` examples, scored as such, and the Filter page counts them."""
     go(pg, "Data")
-    pg.get_by_text("Local path", exact=True).click()
+    load_path(pg, path)
+    assert count(pg, "Examples") == n
+    pg.get_by_role("button", name="Build Φ and score with AFLite").click()
+    pg.wait_for_selector(f'[data-testid="stSidebar"] >> text={n} examples', timeout=120_000)
     wait_idle(pg)
-    pg.get_by_role("textbox", name="File or folder").fill(str(path))
-    pg.get_by_role("button", name="Load", exact=True).click()
-    pg.wait_for_selector("text=Loaded dataset (not scored yet)")
-    wait_idle(pg)
+    go(pg, "Filter")
+    assert count(pg, "Retained") + count(pg, "Removed") == n
 
 
 def _planted(folder, n):
@@ -66,13 +68,7 @@ def test_an_edited_file_shows_its_new_numbers_after_a_reload_and_a_restart(brows
         import pandas as pd
 
         pd.DataFrame(_planted(data, 150)).to_csv(path, index=False)   # the same path, edited in place
-        _reload(pg, path)
-        assert count(pg, "Examples") == 150
-        pg.get_by_role("button", name="Build Φ and score with AFLite").click()
-        pg.wait_for_selector('[data-testid="stSidebar"] >> text=150 examples', timeout=120_000)
-        wait_idle(pg)
-        go(pg, "Filter")
-        assert count(pg, "Retained") + count(pg, "Removed") == 150
+        _reload_and_score(pg, path, 150)
         go(pg, "Examples")
         body = pg.locator("body").inner_text()
         shown = [int(m.replace(",", "")) for m in re.findall(r"(?:Retained|Removed): ([0-9,]+) matching", body)]
@@ -87,13 +83,7 @@ def test_an_edited_file_shows_its_new_numbers_after_a_reload_and_a_restart(brows
         pg.goto(app.url)
         pg.wait_for_selector("h1")
         wait_idle(pg)
-        _reload(pg, path)
-        assert count(pg, "Examples") == 120
-        pg.get_by_role("button", name="Build Φ and score with AFLite").click()
-        pg.wait_for_selector('[data-testid="stSidebar"] >> text=120 examples', timeout=120_000)
-        wait_idle(pg)
-        go(pg, "Filter")
-        assert count(pg, "Retained") + count(pg, "Removed") == 120
+        _reload_and_score(pg, path, 120)
     finally:
         context.close()
         app.stop()

@@ -3,6 +3,7 @@
 never 0 or 1. Reflection over every declared command, so a new one is held the day it is written."""
 import argparse
 import json
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,39 @@ def test_the_pvi_columns_of_pairs_are_the_ones_the_docs_list(tmp_path, represent
     out = tmp_path / "pvi.csv"
     assert main(["-q", "pvi", "demo:pairs:n=200", *representation, "--out", str(out)]) == PASSED
     assert list(pd.read_csv(out, nrows=1).columns) == (with_prompt if representation else default[:6])
+
+
+def _documented_columns(text: str, where_prompt: bool) -> list:
+    """The columns a sentence of the form "a, b, c, then pvi_ and p_model_ of x (note) and y" lists."""
+    import re
+
+    head, _, tail = text.partition(", then ")
+    cols = [c.strip() for c in head.split(",")]
+    prefixes, _, names = tail.partition(" of ")
+    prefixes = [p.strip() for p in prefixes.split(" and ")]
+    inputs = []
+    for name in names.split(" and "):
+        bare = re.sub(r"\s*\(.*?\)", "", name).strip()
+        if "only where Φ holds the prompt" in name and not where_prompt:
+            continue
+        inputs.append(bare)
+    return cols + [f"{p}{i}" for i in inputs for p in prefixes]
+
+
+@pytest.mark.parametrize("data, argv, part", [
+    ("demo:nli:n=200", [], "CSV, one row per example: "),
+    ("demo:pairs:n=200", [], "for preference pairs one row per pair: "),
+    ("demo:pairs:n=200", ["-r", "pair-diff:prompt=1"], "for preference pairs one row per pair: "),
+    ("demo:choices:n=200", [], "for multiple-choice items one row per item: ")])
+def test_pvi_writes_the_columns_its_documented_help_lists(tmp_path, data, argv, part):
+    """Issue 63, item 6, by reflection on what the docs print: ``pvi --out``'s help (docs/cli.md is made
+    from it) lists each kind of data's columns; the file written has exactly those, in that order."""
+    import pandas as pd
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["pvi"]
+    helped = " ".join(next(a for a in sub._actions if a.dest == "out").help.split())
+    assert helped in " ".join((Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text().split())
+    sentence = helped[helped.index(part) + len(part):].split(";")[0]
+    out = tmp_path / "pvi.csv"
+    assert main(["-q", "pvi", data, *argv, "--out", str(out)]) == PASSED
+    assert list(pd.read_csv(out, nrows=1).columns) == _documented_columns(sentence, where_prompt=bool(argv))
