@@ -23,8 +23,9 @@ from steps import go, wait_idle
 
 from artifact_lens.dashboard.services.navigation import PAGES
 
-#: what pyproject.toml installs: the build reads these and nothing else
-SOURCES = ("pyproject.toml", "README.md", "core", "dashboard", "pages", "assets")
+#: what pyproject.toml installs: the build reads these and nothing else (its package folders, read from it)
+SOURCES = ("pyproject.toml", "README.md",
+           *__import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].values())
 
 
 @pytest.fixture(scope="module")

@@ -354,12 +354,13 @@ def test_every_package_is_installed():
 
     setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert setup["package-dir"] == {"artifact_lens": "core", "artifact_lens.dashboard": "dashboard",
-                                    "artifact_lens.pages": "pages", "artifact_lens.assets": "assets"}
+                                    "artifact_lens.pages": "pages", "artifact_lens.assets": "assets",
+                                    "artifact_lens.docs": "docs"}
     listed = set(setup["packages"])
     found = {".".join(("artifact_lens",) + p.parent.relative_to(ROOT / "core").parts)
              for p in ROOT.glob("core/**/__init__.py")}
     found |= {".".join(("artifact_lens",) + p.parent.relative_to(ROOT).parts) for p in ROOT.glob("dashboard/**/__init__.py")}
-    found |= {"artifact_lens.pages", "artifact_lens.assets"}
+    found |= {"artifact_lens.pages", "artifact_lens.assets", "artifact_lens.docs"}
     assert found == listed, (found - listed, listed - found)
 
 

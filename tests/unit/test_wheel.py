@@ -27,7 +27,9 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     shutil.copy(ROOT / "pyproject.toml", src)
     shutil.copy(ROOT / "README.md", src)
-    for folder in ("core", "dashboard", "pages", "assets", "docs"):   # what pyproject.toml's package-dir maps
+    import tomllib
+
+    for folder in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].values():
         shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("dist")
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
