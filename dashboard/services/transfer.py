@@ -1,10 +1,9 @@
 """The Features page's "cues across splits" (issue 23): the current dataset as the training split,
 another split from a folder this server may read as the evaluation split, `core.dynamics.transfer` as a
-background job on the jobs' backend; its result kept in the server's bounded cache by both
-splits (a changed file is another key)."""
+background job on the jobs' backend; its result kept in the server's bounded cache by the content of
+both splits (an edited file is another key)."""
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 from artifact_lens.dynamics.transfer import cue_transfer
@@ -37,14 +36,13 @@ def start(tab, path: str) -> None:
 
     team.require(tab, "run filters")
     checked = data_inputs.check_local_path(path.strip())
-    tab.session.transfer_source = (checked, os.path.getmtime(checked))
-    if cached_jobs.result(tab, cached_jobs.TRANSFER, _key(tab)) is not None:
-        cached_jobs.keep(tab, cached_jobs.TRANSFER_LAST, tab.session.ds_key, tab.session.transfer_source)
-        return   # measured already: no need to read the other split again
     train = current.dataset(tab)
     evaluation = load_dataset(checked, text=list(train.text), label=train.label)   # refused here, not in the job
-    cached_jobs.start(tab, cached_jobs.TRANSFER, _key(tab), lambda ctx: ctx.offload(
-        cue_transfer, train, evaluation, k=CUES, m=MODELS))
+    # named by what both splits hold, never by a path and its time (a copy keeps the time, an edit may too)
+    tab.session.transfer_source = (checked, evaluation.content_key)
+    if cached_jobs.result(tab, cached_jobs.TRANSFER, _key(tab)) is None:
+        cached_jobs.start(tab, cached_jobs.TRANSFER, _key(tab), lambda ctx: ctx.offload(
+            cue_transfer, train, evaluation, k=CUES, m=MODELS))
     cached_jobs.keep(tab, cached_jobs.TRANSFER_LAST, tab.session.ds_key, tab.session.transfer_source)   # every tab and a restart show it
 
 

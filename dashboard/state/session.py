@@ -57,7 +57,7 @@ class Session:
     zfilter_params: Optional[tuple] = None             # the Features page's last submitted forms
     consistency_params: Optional[tuple] = None
     dynamics_params: Optional[tuple] = None            # the Dynamics page's last submitted form
-    transfer_source: Optional[tuple] = None            # the Features page's evaluation split (path, mtime)
+    transfer_source: Optional[tuple] = None            # the Features page's evaluation split (path, its content key)
     last_error: Optional[dict] = None                  # {"message", "traceback", "page"}
     live_line: Any = None                              # this run's sidebar placeholder for the live τ/n
     workspace_id: Optional[int] = None                 # the team workspace this tab works in

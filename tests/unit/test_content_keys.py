@@ -176,3 +176,28 @@ def test_the_family_of_an_items_run_is_no_setting_for_the_next_dataset(service_t
                            dict(wanted, n_partitions=4))
     assert service_tab.server.store.get(done["run_key"]).params["model"] == "ridge"
     assert service_tab.session.params_for(items_key)["model"] == "choice"   # kept for its own dataset
+
+
+def test_cues_across_splits_are_named_by_the_evaluation_splits_content_not_its_time(service_tab, nli_file, tmp_path,
+                                                                                   monkeypatch):
+    """The second split was named by its path and modification time: an edit that keeps the time (a
+    copy with ``cp -p``, a restore) showed the old split's cues."""
+    import os
+
+    from artifact_lens.dashboard.services import transfer
+
+    monkeypatch.setenv("ARTIFACT_LENS_DATA_DIRS", str(tmp_path))
+    path, frame = nli_file
+    _open(service_tab, path)
+    other = tmp_path / "eval.jsonl"
+    _write(other, frame.tail(200))
+    transfer.start(service_tab, str(other))
+    first = service_tab.session.transfer_source
+    job = transfer.job(service_tab)
+    assert job is not None and job.wait().status == "done", job.traceback
+    assert transfer.result(service_tab) is not None
+    when = os.stat(other)
+    _write(other, frame.head(200))
+    os.utime(other, ns=(when.st_atime_ns, when.st_mtime_ns))   # edited, its time put back
+    transfer.start(service_tab, str(other))
+    assert service_tab.session.transfer_source != first and transfer.result(service_tab) is None
