@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.escaping import direction_shown
 from artifact_lens.plots.zstats import option_cue_plot
 from artifact_lens.dashboard.services import choices
 from artifact_lens.dashboard.widgets.formatting import metric_row, plain
@@ -50,9 +51,9 @@ def item_read(tab, ds, item_id: str, key: str) -> None:
     """One item as a person reads it (Examples, Review): its stem, its options with the gold marked
     (as text: never rendered), and the option cues its gold carries."""
     row = choices.items_read(ds, [item_id]).iloc[0]
-    st.text("\n".join([f"item {item_id}"] + [f"{field}: {row[field]}" for field in ds.choices.stem]))
+    st.text(direction_shown("\n".join([f"item {item_id}"] + [f"{field}: {row[field]}" for field in ds.choices.stem])))
     options = [f"{letter}. {text}" for letter, text in row.drop(labels=ds.choices.stem).items() if text]
-    st.text("\n".join(options))
+    st.text(direction_shown("\n".join(options)))
     standing = choices.standing_out(tab, ds, item_id)
     st.caption("✔ marks the gold option. " + ("Its gold stands out on: " + "; ".join(standing) + "."
                                               if standing else "Its gold carries none of the option cues over the line."))

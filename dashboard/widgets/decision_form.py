@@ -17,7 +17,7 @@ import streamlit as st
 
 from artifact_lens.base.errors import Changed, InputError
 from artifact_lens.base.keys import digest
-from artifact_lens.dashboard.widgets.formatting import plain
+from artifact_lens.dashboard.widgets.formatting import plain, shown_cells
 
 __all__ = ["save_button", "show_outcome", "picked"]
 
@@ -93,7 +93,7 @@ def picked(frame, *, key: str, id_column: str) -> Optional[str]:
     its rows change (the picked example was decided and left the list, a teammate's decision added
     one) the pick is dropped rather than moved onto the row now standing in its place."""
     ids = [str(x) for x in frame[id_column]]
-    event = st.dataframe(frame, hide_index=True, key=f"{key}_{digest(chr(31).join(ids))}", on_select="rerun",
+    event = st.dataframe(shown_cells(frame), hide_index=True, key=f"{key}_{digest(chr(31).join(ids))}", on_select="rerun",
                          selection_mode="single-row")
     rows = event.selection.rows
     return ids[rows[0]] if rows and rows[0] < len(ids) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.escaping import direction_shown
 from artifact_lens.plots.zstats import pair_cue_plot
 from artifact_lens.dashboard.services import pairs
 from artifact_lens.dashboard.widgets.formatting import metric_row, plain
@@ -16,14 +17,14 @@ def pair_side_by_side(tab, pair_id: str, key: str) -> None:
     rendered), and its style features with the ones that differ first and marked."""
     row = pairs.side_by_side(tab, [pair_id]).iloc[0]
     st.markdown("**Prompt**")
-    st.text(row["prompt"] or "(no prompt)")
+    st.text(direction_shown(row["prompt"] or "(no prompt)"))
     left, right = st.columns(2)
     with left:
         st.markdown("**Chosen**")
-        st.text(row["chosen"] or "(empty)")
+        st.text(direction_shown(row["chosen"] or "(empty)"))
     with right:
         st.markdown("**Rejected**")
-        st.text(row["rejected"] or "(empty)")
+        st.text(direction_shown(row["rejected"] or "(empty)"))
     style = pairs.style_of(tab, pair_id)
     style["differs"] = style["differs"].map({True: "◆ differs", False: ""})
     st.dataframe(style, hide_index=True, key=f"{key}_style", height=min(40 + 35 * len(style), 460))

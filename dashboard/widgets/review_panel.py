@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.escaping import direction_shown
 from artifact_lens.base.lights import NOT_REVIEWED, badge
 from artifact_lens.dashboard.services import current, pipelines, reviews
 from artifact_lens.dashboard.widgets.formatting import plain
@@ -74,9 +75,9 @@ def review_panel(tab, run, example_id: str, key: str, *, show_example: bool = Tr
         elif ds.choices is not None:
             item_read(tab, ds, example_id, key)
         else:
-            st.text(f"id: {example_id}\nlabel: {rec[ds.label]}")
+            st.text(direction_shown(f"id: {example_id}\nlabel: {rec[ds.label]}"))
             for field in ds.text:
-                st.text(f"{field}: {rec[field]}")
+                st.text(direction_shown(f"{field}: {rec[field]}"))
         p = rec["predictability"]
         status = "retained" if rec["retained"] else f"removed at phase {int(rec['removed_at']) + 1}"
         st.text(f"p̃ = {p:.2f}, {status}" if not np.isnan(p) else f"not scored (warm-up), {status}")

@@ -133,6 +133,33 @@ def test_error_messages_quoting_data_are_escaped_not_rendered(at, tmp_path):
     assert r"\*\*bold\*\* \[link\]\(http\:" in shown[0]
 
 
+def test_direction_controls_in_the_data_are_shown_not_obeyed(at, tmp_path):
+    """Issue 63, item 12: a hypothesis holding U+202E … U+202C ("deliberately" in a right-to-left
+    override) displayed reversed, so a cell could read other than the data says. The Examples page's
+    tables and its reading of one example show the controls by their code points."""
+    rng = np.random.default_rng(0)
+    n = 120
+    labels = np.array(["yes", "no"])[rng.integers(0, 2, n)]
+    frame = pd.DataFrame({"text": [f"{'sunny' if lab == 'yes' else 'rain'} day {i % 7} \u202edeliberately\u202c"
+                                   for i, lab in enumerate(labels)], "label": labels})
+    path = tmp_path / "bidi.csv"
+    frame.to_csv(path, index=False)
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(str(path))
+    at.button(key="load").click().run()
+    at.text_input(key="rep_custom").input("tfidf-svd:fields=text,dim=8")
+    at.button(key="build").click().run()
+    wait_for_job(at)
+    at.switch_page(page("6_examples")).run()
+    no_exceptions(at)
+    tables = [d.value for d in at.dataframe if "text" in d.value.columns]
+    assert tables and all("U+202Edeliberately" in str(v) and "\u202e" not in str(v)
+                          for t in tables for v in t["text"])
+    at.selectbox(key="ex_pick").select_index(0).run()
+    read = " ".join(t.value for t in at.text)
+    assert "U+202Edeliberately" in read and "\u202e" not in read
+
+
 def test_load_a_csv_pick_columns_and_score_it(at, tmp_path):
     rng = np.random.default_rng(0)
     n = 240
