@@ -195,3 +195,16 @@ def test_pvi_writes_the_columns_its_documented_help_lists(tmp_path, data, argv, 
     out = tmp_path / "pvi.csv"
     assert main(["-q", "pvi", data, *argv, "--out", str(out)]) == PASSED
     assert list(pd.read_csv(out, nrows=1).columns) == _documented_columns(sentence, where_prompt=bool(argv))
+
+
+def test_the_pair_cue_csv_has_the_columns_its_page_lists(tmp_path):
+    """docs/preference-pairs.md: "The CSV has `feature, kind, …`" is what ``zstats`` writes for pairs."""
+    import re
+
+    import pandas as pd
+
+    docs = " ".join((Path(__file__).resolve().parents[2] / "docs" / "preference-pairs.md").read_text().split())
+    listed = [c.strip() for c in re.search(r"The CSV has `([^`]+)`", docs).group(1).split(",")]
+    out = tmp_path / "cues.csv"
+    assert main(["-q", "zstats", "demo:pairs:n=200", "--out", str(out)]) == PASSED
+    assert list(pd.read_csv(out, nrows=1).columns) == listed
