@@ -1,5 +1,5 @@
 """Multiple-choice items (issue 55): a stem (a context, a question), k options and the gold one, in
-the four shapes evaluation sets are kept in, read into one internal shape and written back in the
+the shapes evaluation sets are kept in, read into one internal shape and written back in the
 shape they came in.
 
 The shapes (`SHAPES`), detected from the columns or named (``--choices``):
@@ -11,7 +11,9 @@ The shapes (`SHAPES`), detected from the columns or named (``--choices``):
 * ``arc``: ``choices: {text: [...], label: [...]}`` and an ``answerKey`` naming one of the labels
   (ARC, OpenBookQA, CommonsenseQA);
 * ``endings``: a context (``ctx``, or ``ctx_a`` + ``ctx_b``) with a list of ``endings`` and a
-  ``label`` (HellaSwag).
+  ``label`` (HellaSwag);
+* ``nested``: a ``question`` object holding the ``stem`` and its ``choices: [{text, label}, ...]``,
+  with an ``answerKey`` naming one of the labels (OpenBookQA's own release).
 
 The internal shape is a `Dataset` whose text fields are the stem's fields, kept apart under their own
 names, then the options ``option_A``, ``option_B``… (an item with fewer options than the widest has
@@ -37,7 +39,7 @@ from ..base.errors import InputError
 __all__ = ["SHAPES", "GOLD", "LETTERS", "ChoiceSource", "detect_choices", "read_choices", "option_fields",
            "options_of", "degenerate_items"]
 
-SHAPES = ("columns", "list", "arc", "endings")
+SHAPES = ("columns", "list", "arc", "endings", "nested")
 
 #: the label column of the internal shape: the gold option's letter
 GOLD = "gold"
@@ -124,6 +126,8 @@ def detect_choices(frame: pd.DataFrame, columns: Optional[dict] = None) -> Optio
     options = columns.get("options")
     if isinstance(options, (list, tuple)) and len(options) > 1:
         return "columns"
+    if options is None and _nested_column(frame) is not None:
+        return "nested"
     if isinstance(options, str) or options is None:
         listed = options or next((lower[n] for n in _LIST_NAMES if n in lower), None)
         if listed is not None and listed in frame.columns:
@@ -148,6 +152,33 @@ def _json_cell(value):
         except ValueError:
             return value
     return value
+
+
+def _nested_column(frame: pd.DataFrame) -> Optional[str]:
+    """The column holding each item's question as an object with its ``stem`` and ``choices`` (a list of
+    ``{text, label}``), as OpenBookQA releases it, or None."""
+    for column in frame.columns:
+        sample = [_json_cell(v) for v in _sample(frame[column])]
+        if sample and all(isinstance(v, dict) and "stem" in v and isinstance(v.get("choices"), list)
+                          for v in sample):
+            return str(column)
+    return None
+
+
+def _flattened(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``frame`` with the nested question in ``column`` read as the arc shape's columns: its stem as
+    ``question_stem`` and its choices as ``choices: {text: [...], label: [...]}``."""
+    flat = frame.drop(columns=[column])
+    cells = [_json_cell(v) for v in frame[column]]
+    for cell, item_id in zip(cells, frame.index):
+        if not isinstance(cell, dict) or not isinstance(cell.get("choices"), list) or \
+                not all(isinstance(c, dict) and "text" in c for c in cell["choices"]):
+            raise InputError(f"item {str(item_id)[:40]!r} holds {str(cell)[:60]!r} where a question {{stem, choices: "
+                             "[{text, label}]}} was expected; fix that item.")
+    flat["question_stem"] = [cell.get("stem") for cell in cells]
+    flat["choices"] = [{"text": [c["text"] for c in cell["choices"]],
+                        "label": [c.get("label", "") for c in cell["choices"]]} for cell in cells]
+    return flat
 
 
 def _absent(value) -> bool:
@@ -280,6 +311,17 @@ def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Option
     if shape not in SHAPES:
         raise InputError(f"--choices {shape!r} is not a shape of multiple-choice items; choose one of "
                          f"{', '.join(SHAPES)}.")
+    if shape == "nested":   # read as the arc shape it flattens to; written back nested, as it came
+        nested = given.get("options") if isinstance(given.get("options"), str) else _nested_column(frame)
+        if nested is None or nested not in frame.columns:
+            raise InputError("the nested shape needs a column holding each question's stem and choices; name it "
+                             "with --option-columns.")
+        found = read_choices(_flattened(frame, nested), ids=frame.index, name=name, shape="arc",
+                             columns={**given, "options": "choices", "stem": given.get("stem") or ["question_stem"]})
+        found.choices = ChoiceSource(shape="nested", columns={**found.choices.columns, "options": nested},
+                                     stem=found.choices.stem, options=found.choices.options,
+                                     n_options=found.choices.n_options, rows=frame)
+        return found
     cols = _columns(frame, shape, given)
     base = _index_base(frame, shape, cols)
     options, golds = [], []

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from artifact_lens.base.errors import InputError
-from artifact_lens.data.choices import LETTERS, degenerate_items
+from artifact_lens.data.choices import LETTERS, SHAPES, degenerate_items
 from artifact_lens.data.sources import load_dataset
 from artifact_lens.zstats.choices import choice_summary, gold_position, option_cues
 
@@ -29,7 +29,7 @@ def items(draw, min_items=3, max_items=30):
 
 
 def in_shape(rows, shape: str) -> pd.DataFrame:
-    """The same items in one of the four shapes."""
+    """The same items in one of the shapes (`core.data.choices.SHAPES`)."""
     ids = [f"q{i}" for i in range(len(rows))]
     if shape == "columns":
         K = max(len(o) for _, o, _ in rows)
@@ -45,6 +45,11 @@ def in_shape(rows, shape: str) -> pd.DataFrame:
         return pd.DataFrame({"id": ids, "question": [q for q, _, _ in rows],
                              "choices": [{"text": o, "label": [str(j + 1) for j in range(len(o))]} for _, o, _ in rows],
                              "answerKey": [str(g + 1) for _, _, g in rows]})
+    if shape == "nested":   # OpenBookQA's own release
+        return pd.DataFrame({"id": ids, "question": [{"stem": q, "choices": [{"text": t, "label": LETTERS[j]}
+                                                                            for j, t in enumerate(o)]}
+                                                    for q, o, _ in rows],
+                             "answerKey": [LETTERS[g] for _, _, g in rows]})
     return pd.DataFrame({"id": ids, "ctx": [q for q, _, _ in rows], "endings": [o for _, o, _ in rows],
                          "label": [str(g) for _, _, g in rows]})
 
@@ -57,7 +62,7 @@ def _measures(ds) -> tuple:
 @settings(max_examples=40, deadline=None)
 @given(rows=items())
 def test_the_same_items_in_any_shape_read_and_measure_alike(rows):
-    found = {shape: load_dataset(in_shape(rows, shape)) for shape in ("columns", "list", "arc", "endings")}
+    found = {shape: load_dataset(in_shape(rows, shape)) for shape in SHAPES}
     assert {shape: ds.choices.shape for shape, ds in found.items()} == {s: s for s in found}
     base_options, base_cues = _measures(found["columns"])
     for shape, ds in found.items():
