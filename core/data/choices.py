@@ -13,7 +13,12 @@ The shapes (`SHAPES`), detected from the columns or named (``--choices``):
 * ``endings``: a context (``ctx``, or ``ctx_a`` + ``ctx_b``) with a list of ``endings`` and a
   ``label`` (HellaSwag);
 * ``nested``: a ``question`` object holding the ``stem`` and its ``choices: [{text, label}, ...]``,
-  with an ``answerKey`` naming one of the labels (OpenBookQA's own release).
+  with an ``answerKey`` naming one of the labels (OpenBookQA's own release);
+* ``targets``: ``mc1_targets``, an object from each option's text to 1 (the right one) or 0, in the
+  order they are shown (TruthfulQA's ``mc_task.json``; its ``mc2_targets``, with several right
+  answers, is a set to score, not one gold, and is refused as one);
+* ``headerless``: MMLU's CSV as released, with no header row: the question, the options, then the
+  gold letter (the row read as a header is the first item; ids are row numbers from 0).
 
 The internal shape is a `Dataset` whose text fields are the stem's fields, kept apart under their own
 names, then the options ``option_A``, ``option_B``… (an item with fewer options than the widest has
@@ -39,7 +44,7 @@ from ..base.errors import InputError
 __all__ = ["SHAPES", "GOLD", "LETTERS", "ChoiceSource", "detect_choices", "read_choices", "option_fields",
            "options_of", "degenerate_items"]
 
-SHAPES = ("columns", "list", "arc", "endings", "nested")
+SHAPES = ("columns", "list", "arc", "endings", "nested", "targets", "headerless")
 
 #: the label column of the internal shape: the gold option's letter
 GOLD = "gold"
@@ -128,6 +133,9 @@ def detect_choices(frame: pd.DataFrame, columns: Optional[dict] = None) -> Optio
         return "columns"
     if options is None and _nested_column(frame) is not None:
         return "nested"
+    if (options is None and _targets_column(frame) is not None) or \
+            (isinstance(options, str) and _holds_targets(frame, options)):
+        return "targets"
     if isinstance(options, str) or options is None:
         listed = options or next((lower[n] for n in _LIST_NAMES if n in lower), None)
         if listed is not None and listed in frame.columns:
@@ -139,6 +147,8 @@ def detect_choices(frame: pd.DataFrame, columns: Optional[dict] = None) -> Optio
                 return "endings" if str(listed).lower() == "endings" else "list"
     if answer is not None and _option_columns(frame):
         return "columns"
+    if not columns and _headerless(frame):
+        return "headerless"
     return None
 
 
@@ -179,6 +189,65 @@ def _flattened(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     flat["choices"] = [{"text": [c["text"] for c in cell["choices"]],
                         "label": [c.get("label", "") for c in cell["choices"]]} for cell in cells]
     return flat
+
+
+#: TruthfulQA's columns of options to 0/1, the one with a single right answer first
+_TARGETS = ("mc1_targets", "mc2_targets", "targets")
+
+
+def _holds_targets(frame: pd.DataFrame, column) -> bool:
+    """Whether ``column`` holds objects from each option's text to 0 or 1."""
+    sample = [_json_cell(v) for v in _sample(frame[column])] if column in frame.columns else []
+    return bool(sample) and all(isinstance(v, dict) and v and all(str(x) in ("0", "1") for x in v.values())
+                                for v in sample)
+
+
+def _targets_column(frame: pd.DataFrame) -> Optional[str]:
+    """The column of objects from each option's text to 0 or 1 (TruthfulQA's ``mc1_targets``), or None."""
+    lower = _lower(frame)
+    return next((lower[n] for n in _TARGETS if n in lower and _holds_targets(frame, lower[n])), None)
+
+
+def _from_targets(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``frame`` with the targets in ``column`` read as the list shape's ``choices`` and ``answer``: the
+    options in their order, the gold the one marked 1 (refused by item where not exactly one is)."""
+    flat = frame.drop(columns=[column])
+    options, golds = [], []
+    for item_id, cell in zip(frame.index, (_json_cell(v) for v in frame[column])):
+        right = [j for j, v in enumerate(cell.values()) if str(v) == "1"] if isinstance(cell, dict) else []
+        if len(right) != 1:
+            raise InputError(f"item {str(item_id)[:40]!r}: {column} marks {len(right)} options right, where one gold "
+                             "is read (TruthfulQA's mc2_targets scores a set of right answers: read mc1_targets, or "
+                             "name it with --option-columns).")
+        options.append([str(k) for k in cell])
+        golds.append(right[0])
+    flat["choices"], flat["answer"] = options, golds
+    return flat
+
+
+def _headerless(frame: pd.DataFrame) -> bool:
+    """Whether ``frame``'s header is an item's row (MMLU's CSV): a question, 2 to 26 options, and a last
+    cell that is one of their letters, as is every row's last cell; no column is named like a role."""
+    k = len(frame.columns) - 2
+    if not 2 <= k <= len(LETTERS) or not len(frame):
+        return False
+    letters = set(LETTERS[:k])
+    names = [str(c).strip() for c in frame.columns]
+    if names[-1] not in letters or {n.lower() for n in names} & {*_ANSWER_NAMES, *_STEM_NAMES, *_LIST_NAMES, "id"}:
+        return False
+    last = frame.iloc[:, -1]
+    return bool(last.notna().all() and last.astype(str).str.strip().isin(letters).all())
+
+
+def _with_header_row(frame: pd.DataFrame) -> pd.DataFrame:
+    """A headerless file's rows, its header read back as the first item: ``question``, ``A``…, ``answer``,
+    ids the rows' numbers from 0."""
+    k = len(frame.columns) - 2
+    names = ["question", *LETTERS[:k], "answer"]
+    first = pd.DataFrame([[str(c) for c in frame.columns]], columns=names)
+    rows = pd.concat([first, frame.set_axis(names, axis=1).astype(object)], ignore_index=True)
+    rows.index = pd.Index([str(i) for i in range(len(rows))], name="id")
+    return rows
 
 
 def _absent(value) -> bool:
@@ -319,6 +388,26 @@ def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Option
         found = read_choices(_flattened(frame, nested), ids=frame.index, name=name, shape="arc",
                              columns={**given, "options": "choices", "stem": given.get("stem") or ["question_stem"]})
         found.choices = ChoiceSource(shape="nested", columns={**found.choices.columns, "options": nested},
+                                     stem=found.choices.stem, options=found.choices.options,
+                                     n_options=found.choices.n_options, rows=frame)
+        return found
+    if shape == "headerless":   # its header is its first item: read as the columns shape
+        rows = _with_header_row(frame)
+        found = read_choices(rows, ids=rows.index, name=name, shape="columns",
+                             columns={**given, "options": list(LETTERS[:len(rows.columns) - 2]), "answer": "answer",
+                                      "stem": given.get("stem") or ["question"]})
+        # written back with the header it lacked (question, A…, answer): it then reads as the columns shape
+        found.choices = ChoiceSource(shape="headerless", columns=found.choices.columns, stem=found.choices.stem,
+                                     options=found.choices.options, n_options=found.choices.n_options, rows=rows)
+        return found
+    if shape == "targets":   # read as the list shape it flattens to; written back as it came
+        targets = given.get("options") if isinstance(given.get("options"), str) else _targets_column(frame)
+        if targets is None or targets not in frame.columns:
+            raise InputError("the targets shape needs a column of options to 0/1 (mc1_targets); name it with "
+                             "--option-columns.")
+        found = read_choices(_from_targets(frame, targets), ids=frame.index, name=name, shape="list",
+                             columns={**given, "options": "choices", "answer": "answer"})
+        found.choices = ChoiceSource(shape="targets", columns={**found.choices.columns, "options": targets},
                                      stem=found.choices.stem, options=found.choices.options,
                                      n_options=found.choices.n_options, rows=frame)
         return found

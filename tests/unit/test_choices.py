@@ -45,6 +45,9 @@ def in_shape(rows, shape: str) -> pd.DataFrame:
         return pd.DataFrame({"id": ids, "question": [q for q, _, _ in rows],
                              "choices": [{"text": o, "label": [str(j + 1) for j in range(len(o))]} for _, o, _ in rows],
                              "answerKey": [str(g + 1) for _, _, g in rows]})
+    if shape == "targets":   # TruthfulQA's mc1_targets: each option's text to 1 (the gold) or 0
+        return pd.DataFrame({"id": ids, "question": [q for q, _, _ in rows],
+                             "mc1_targets": [{t: int(j == g) for j, t in enumerate(o)} for _, o, g in rows]})
     if shape == "nested":   # OpenBookQA's own release
         return pd.DataFrame({"id": ids, "question": [{"stem": q, "choices": [{"text": t, "label": LETTERS[j]}
                                                                             for j, t in enumerate(o)]}
@@ -62,7 +65,11 @@ def _measures(ds) -> tuple:
 @settings(max_examples=40, deadline=None)
 @given(rows=items())
 def test_the_same_items_in_any_shape_read_and_measure_alike(rows):
-    found = {shape: load_dataset(in_shape(rows, shape)) for shape in SHAPES}
+    # (a headerless file gives every item one number of options: tests/unit/test_item_shapes.py generates
+    # those; targets are keyed by the options' texts, so they hold items whose options all differ)
+    distinct = all(len(set(o)) == len(o) for _, o, _ in rows)
+    found = {shape: load_dataset(in_shape(rows, shape)) for shape in SHAPES
+             if shape != "headerless" and (shape != "targets" or distinct)}
     assert {shape: ds.choices.shape for shape, ds in found.items()} == {s: s for s in found}
     base_options, base_cues = _measures(found["columns"])
     for shape, ds in found.items():

@@ -114,3 +114,39 @@ def test_openbookqa_reads_in_its_own_nested_release_and_writes_back_in_it(tmp_pa
         write_file(ds.subset(ds.table.index[:40]).written_rows().reset_index(), fh, "jsonl")
     back = load_dataset(str(out))
     assert back.choices.shape == "nested" and back.table.equals(ds.table.iloc[:40])
+
+
+def test_truthfulqa_mc_task_json_reads_its_mc1_targets_and_refuses_mc2_as_one_gold(tmp_path):
+    """Issue 64, item 9: TruthfulQA's ``mc_task.json`` (objects from each option's text to 0/1) was refused
+    with "could not find a label column". MC1 reads with the gold where its 1 is (first, as released);
+    MC2 marks several right answers and is refused as one gold, by item, with the fix."""
+    rows = [{"question": f"What happens {i}?",
+             "mc1_targets": {f"right {i}": 1, f"wrong {i} a": 0, f"wrong {i} b": 0, **({f"wrong {i} c": 0} if i % 2 else {})},
+             "mc2_targets": {f"right {i}": 1, f"also right {i}": 1, f"wrong {i} a": 0}} for i in range(8)]
+    path = tmp_path / "mc_task.json"
+    path.write_text(json.dumps(rows))
+    ds = load_dataset(str(path))
+    assert ds.choices.shape == "targets" and set(ds.table["gold"]) == {"A"}
+    assert ds.choices.n_options.tolist() == [3 + i % 2 for i in range(8)]
+    assert ds.table["option_B"].tolist() == [f"wrong {i} a" for i in range(8)]
+    with pytest.raises(InputError, match="mc2_targets marks 2 options right"):
+        load_dataset(str(path), choice_columns={"options": "mc2_targets"})
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(k=st.integers(2, 10), n=st.integers(2, 12), data=st.data())
+def test_mmlus_headerless_csv_reads_every_row_as_an_item(tmp_path_factory, k, n, data):
+    """Issue 64, item 9: MMLU's CSVs have no header row (question, the options, the gold letter); the
+    first item was read as the header and the file refused. Every row is an item, ids from 0."""
+    import csv
+
+    golds = data.draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n))
+    path = tmp_path_factory.mktemp("mmlu") / "anatomy_test.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([[f"Question {i}?", *(f"option {j} of {i}" for j in range(k)), string.ascii_uppercase[g]]
+                                  for i, g in enumerate(golds)])
+    ds = load_dataset(str(path))
+    assert ds.choices is not None and ds.choices.shape == "headerless" and len(ds) == n
+    assert ds.table.index.tolist() == [str(i) for i in range(n)]
+    assert ds.table["gold"].tolist() == [string.ascii_uppercase[g] for g in golds]
+    assert ds.table["question"].iloc[0] == "Question 0?" and ds.table["option_A"].iloc[-1] == f"option 0 of {n - 1}"
