@@ -361,6 +361,39 @@ def _index_base(frame: pd.DataFrame, shape: str, cols: dict) -> int:
     return 1 if len(answers) and answers.str.fullmatch(r"[1-9][0-9]*(\.0)?").all() else 0
 
 
+#: the layouts benchmarks are released in that read as another shape once flattened:
+#: shape → (the column it reads in a file, how it flattens, the shape it flattens to, that shape's columns)
+RELEASES = {
+    "nested": (_nested_column, _flattened, "arc",
+               lambda given: {"options": "choices", "stem": given.get("stem") or ["question_stem"]}),
+    "targets": (_targets_column, _from_targets, "list",
+                lambda given: {"options": "choices", "answer": "answer"}),
+    "headerless": (lambda frame: None, lambda frame, _: _with_header_row(frame), "columns",
+                   lambda given: {"answer": "answer", "stem": given.get("stem") or ["question"]}),
+}
+
+
+def _read_release(frame: pd.DataFrame, shape: str, given: dict, name: str):
+    """Items in a released layout (`RELEASES`): flattened, read as the shape they flatten to, and kept
+    with their rows as they came, so an export writes them back so (a headerless file with the header
+    it lacked: question, A…, answer, which then reads as the columns shape)."""
+    from dataclasses import replace
+
+    find, flatten, inner, columns = RELEASES[shape]
+    column = given.get("options") if isinstance(given.get("options"), str) else find(frame)
+    if shape != "headerless" and (column is None or column not in frame.columns):
+        raise InputError(f"the {shape} shape needs the column holding each item's options (see docs/data.md); name "
+                         "it with --option-columns.")
+    flat = flatten(frame, column)
+    wanted = {**given, **columns(given)}
+    if shape == "headerless":
+        wanted["options"] = list(LETTERS[:len(flat.columns) - 2])
+    found = read_choices(flat, ids=flat.index, name=name, shape=inner, columns=wanted)
+    found.choices = replace(found.choices, shape=shape, rows=flat if shape == "headerless" else frame,
+                            columns={**found.choices.columns, **({"options": column} if column else {})})
+    return found
+
+
 def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Optional[str] = None,
                  columns: Optional[dict] = None):
     """The `Dataset` of the multiple-choice items in ``frame`` (rows already indexed by ``ids``):
@@ -380,37 +413,8 @@ def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Option
     if shape not in SHAPES:
         raise InputError(f"--choices {shape!r} is not a shape of multiple-choice items; choose one of "
                          f"{', '.join(SHAPES)}.")
-    if shape == "nested":   # read as the arc shape it flattens to; written back nested, as it came
-        nested = given.get("options") if isinstance(given.get("options"), str) else _nested_column(frame)
-        if nested is None or nested not in frame.columns:
-            raise InputError("the nested shape needs a column holding each question's stem and choices; name it "
-                             "with --option-columns.")
-        found = read_choices(_flattened(frame, nested), ids=frame.index, name=name, shape="arc",
-                             columns={**given, "options": "choices", "stem": given.get("stem") or ["question_stem"]})
-        found.choices = ChoiceSource(shape="nested", columns={**found.choices.columns, "options": nested},
-                                     stem=found.choices.stem, options=found.choices.options,
-                                     n_options=found.choices.n_options, rows=frame)
-        return found
-    if shape == "headerless":   # its header is its first item: read as the columns shape
-        rows = _with_header_row(frame)
-        found = read_choices(rows, ids=rows.index, name=name, shape="columns",
-                             columns={**given, "options": list(LETTERS[:len(rows.columns) - 2]), "answer": "answer",
-                                      "stem": given.get("stem") or ["question"]})
-        # written back with the header it lacked (question, A…, answer): it then reads as the columns shape
-        found.choices = ChoiceSource(shape="headerless", columns=found.choices.columns, stem=found.choices.stem,
-                                     options=found.choices.options, n_options=found.choices.n_options, rows=rows)
-        return found
-    if shape == "targets":   # read as the list shape it flattens to; written back as it came
-        targets = given.get("options") if isinstance(given.get("options"), str) else _targets_column(frame)
-        if targets is None or targets not in frame.columns:
-            raise InputError("the targets shape needs a column of options to 0/1 (mc1_targets); name it with "
-                             "--option-columns.")
-        found = read_choices(_from_targets(frame, targets), ids=frame.index, name=name, shape="list",
-                             columns={**given, "options": "choices", "answer": "answer"})
-        found.choices = ChoiceSource(shape="targets", columns={**found.choices.columns, "options": targets},
-                                     stem=found.choices.stem, options=found.choices.options,
-                                     n_options=found.choices.n_options, rows=frame)
-        return found
+    if shape in RELEASES:
+        return _read_release(frame, shape, given, name)
     cols = _columns(frame, shape, given)
     base = _index_base(frame, shape, cols)
     options, golds = [], []
