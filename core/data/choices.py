@@ -487,8 +487,9 @@ def options_of(ds, table: Optional[pd.DataFrame] = None) -> tuple:
 
 
 def degenerate_items(table: pd.DataFrame, source: ChoiceSource) -> pd.DataFrame:
-    """Items with an empty option or two options that read the same (case and spacing aside):
-    ``id``, ``reason`` ("empty option" or "repeated option") and the ``options`` concerned."""
+    """Items with an empty option or two options of the same text (spacing aside; case counts: ARC's
+    genotypes ``Rr`` and ``RR``, MMLU's ``Bb Bb`` and ``BB Bb`` are different options): ``id``, ``reason``
+    ("empty option" or "repeated option") and the ``options`` concerned."""
     rows = []
     k_of = source.n_options.reindex(table.index).to_numpy()
     for item_id, k, texts in zip(table.index, k_of, table[source.options].to_numpy(dtype=object)):
@@ -499,7 +500,7 @@ def degenerate_items(table: pd.DataFrame, source: ChoiceSource) -> pd.DataFrame:
         seen = {}
         for j, t in enumerate(texts):
             if str(t).strip():
-                seen.setdefault(" ".join(str(t).lower().split()), []).append(LETTERS[j])
+                seen.setdefault(" ".join(str(t).split()), []).append(LETTERS[j])
         repeated = [v for v in seen.values() if len(v) > 1]
         if repeated:
             rows.append((str(item_id), "repeated option", "; ".join(" = ".join(v) for v in repeated)))

@@ -121,8 +121,11 @@ def test_bad_items_are_refused_by_id_with_the_fix(frame, match):
 
 
 def test_empty_and_repeated_options_are_listed_as_degenerate():
-    frame = pd.DataFrame({"id": ["a", "b", "c"], "question": ["q1", "q2", "q3"],
-                          "choices": [["yes", "Yes ", "no"], ["x", "", "y"], ["p", "q", "r"]], "answer": [0, 2, 1]})
+    """Repeated means the same text, spacing aside; case counts (issue 64, item 1: ARC's genotypes
+    ``R / rr / Rr / RR`` and MMLU's ``Bb Bb`` / ``BB Bb`` were flagged, and failed random halves)."""
+    frame = pd.DataFrame({"id": ["a", "b", "c", "d", "e"], "question": ["q1", "q2", "q3", "q4", "q5"],
+                          "choices": [["yes", "yes ", "no"], ["x", "", "y"], ["p", "q", "r"], ["R", "rr", "Rr", "RR"],
+                                      ["BB Bb", "Bb Bb", "bb  Bb"]], "answer": [0, 2, 1, 1, 0]})
     ds = load_dataset(frame)
     flagged = degenerate_items(ds.table, ds.choices)
     assert flagged[["id", "reason"]].values.tolist() == [["a", "repeated option"], ["b", "empty option"]]
