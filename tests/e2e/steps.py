@@ -38,11 +38,12 @@ def wait_idle(page, timeout: float = 180) -> None:
 # Counts the app's run-state changes from now on (each record: one change, however quickly the next
 # one follows), so a step knows that the run its click asked for has begun.
 _WATCH = """() => {
-    const app = document.querySelector('[data-testid="stApp"]');
     if (window.__runWatch) window.__runWatch.disconnect();
     window.__runChanges = 0;
     window.__runWatch = new MutationObserver(records => { window.__runChanges += records.length; });
-    window.__runWatch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    // the whole document, not the root found now: a rerun that draws the app's root anew (a page
+    // finishing its navigation) changes the new root's state, which a watch on the old one never sees
+    window.__runWatch.observe(document.body, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
 }"""
 
 
