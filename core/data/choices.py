@@ -287,11 +287,7 @@ def _gold_position(value, k: int, labels: list, where: str, base: int = 0) -> in
 
 
 def _listed(value, where: str) -> list:
-    if isinstance(value, str) and value.lstrip().startswith("["):   # a CSV cell holding a JSON list
-        try:
-            value = json.loads(value)
-        except ValueError:
-            pass
+    value = _json_cell(value)   # a CSV cell holding a JSON list
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, (list, tuple)):
@@ -428,12 +424,7 @@ def read_choices(frame: pd.DataFrame, *, ids: pd.Index, name: str, shape: Option
             texts = [_text(v, where) for v in held]
             labels = []
         elif shape == "arc":
-            held = cells[cols["options"]]
-            if isinstance(held, str):
-                try:
-                    held = json.loads(held)
-                except ValueError:
-                    held = None
+            held = _json_cell(cells[cols["options"]])
             if not isinstance(held, dict) or "text" not in held:
                 raise InputError(f"{where} holds {str(held)[:60]!r} where ARC's choices {{text: [...], label: [...]}} "
                                  "were expected; fix that item, or give the shape of the file (--choices).")
