@@ -6,21 +6,18 @@ from artifact_lens.base.errors import InputError
 from artifact_lens.text.features import KINDS
 from artifact_lens.plots.zstats import gardner_plot, top_features_bar
 from artifact_lens.dashboard.services import current
-from artifact_lens.dashboard.widgets.feature_panels import consistency_panel, feature_examples, transfer_panel, zfilter_panel
+from artifact_lens.dashboard.widgets.feature_panels import (consistency_panel, feature_examples, transfer_panel,
+                                                            unit_cues_panel, zfilter_panel)
 from artifact_lens.dashboard.widgets.formatting import metric_row, plain
 from artifact_lens.dashboard.services.team import member
 from artifact_lens.dashboard.widgets.page import start_page
-from artifact_lens.dashboard.widgets.pair_panels import pair_cues_panel
-from artifact_lens.dashboard.widgets.choice_panels import option_cues_panel
 
 tab = start_page("Features", caption=(
     "z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − "
     "p0)/n). Points above the dashed curve exceed the Bonferroni threshold z* and give their label away."))
 ds = current.dataset(tab)
 run = current.run(tab)
-# preference pairs: the side that has more of a feature; items: the option that has the most of it
-if ds.pairs is not None or ds.choices is not None:
-    pair_cues_panel(tab) if ds.pairs is not None else option_cues_panel(tab, ds)
+if unit_cues_panel(tab, ds):   # pairs and items have cue tables of their own
     st.stop()
 if not ds.text and not ds.features:
     st.info("This dataset has no text or feature columns, so there are no simple features to test. "

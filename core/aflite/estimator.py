@@ -320,7 +320,9 @@ class AFLite(BaseEstimator):
         N = rows.shape[0]
         if len(codes) != N:
             raise InputError(f"len(X)={N} but len(y)={len(codes)}: give exactly one label per row of X.")
-        if len(classes) < 2:
+        # the choice family's "classes" are the gold's letters, positions it must not depend on: a
+        # benchmark whose gold always sits first (TruthfulQA as released) is scored like any other
+        if len(classes) < 2 and self.model != "choice":
             raise InputError(f"y has a single class ({classes[0]!r}): AFLite needs at least two "
                              "classes to measure predictability; check the label column.")
         cfg = self._resolve(N, len(classes))

@@ -40,7 +40,7 @@ def item_layout(X) -> tuple:
 
 class ChoiceScorer:
     """The ``choice`` family: per partition, one conditional logit on its training items, whose
-    pick (the option of the highest score; the first on a tie) is right or not on every other item."""
+    pick (the option of the highest score; none on a tie) is right or not on every other item."""
 
     def __init__(self, Z, codes, classes, seed: int, l2: float = None):
         from ..data.choices import LETTERS
@@ -61,21 +61,27 @@ class ChoiceScorer:
         pass
 
     def _options(self, rows):
-        """(option rows as a matrix, the option count of each item, which positions it has) of these items."""
+        """(option rows as a matrix, the option count of each item, the row of each item's gold among
+        its own) of these items. An item's options are laid out in an order of their own (by their
+        vectors), not the file's, so where the gold sits changes nothing: the same items with their
+        options in any order are scored the same, to the bit."""
         Z = np.asarray(self.Z[rows], dtype=np.float64)
         present = Z[:, 1:1 + self.k] > 0.5
         vectors = Z[:, 1 + self.k:].reshape(len(rows), self.k, self.d)
         counts = present.sum(axis=1)
-        return vectors[present], counts, present
+        options, starts = vectors[present], np.cumsum(counts) - counts
+        gold_row = starts + np.take_along_axis(np.cumsum(present, axis=1) - 1, self.gold[rows][:, None], axis=1)[:, 0]
+        order = np.lexsort(np.vstack([options.T[::-1], np.repeat(np.arange(len(rows)), counts)[None, :]]))
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return options[order], counts, rank[gold_row] - starts
 
     def score(self, S, plan, sub, cancel, phase):
         from ..models.conditional_logit import choice_probabilities, fit_conditional_logit
         from .scorers import split_of
 
         n_s, m = len(S), plan.full.shape[1]
-        options, counts, present = self._options(S)
-        # each item's gold as a row of its own options: its position among the positions it has
-        gold_at = np.take_along_axis(np.cumsum(present, axis=1) - 1, self.gold[S][:, None], axis=1)[:, 0]
+        options, counts, gold_at = self._options(S)
         item_of = np.repeat(np.arange(n_s), counts)
         c, h = np.zeros(n_s), np.zeros(n_s)
         for p in range(m):
@@ -88,9 +94,9 @@ class ChoiceScorer:
             at = np.cumsum(counts[te]) - counts[te]
             p_te = choice_probabilities(options[rows_te], at, w)
             on_top = p_te >= np.repeat(np.maximum.reduceat(p_te, at), counts[te])
-            within = np.arange(len(p_te)) - np.repeat(at, counts[te])
-            pick = np.minimum.reduceat(np.where(on_top, within, self.k), at)   # the first on a tie
-            c[te] += pick == gold_at[te]
+            # picked: the gold alone on top (a gold tied with another option is not picked, whatever
+            # their order: a tie broken by position would make where the gold sits matter)
+            c[te] += on_top[at + gold_at[te]] & (np.add.reduceat(on_top.astype(np.int64), at) == 1)
             h[te] += 1
             sub((p + 1) / m, f"choice model {p + 1}/{m}")
         return c, h

@@ -29,8 +29,9 @@ from ..base.cores import one_blas_thread
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report, span
 from .cues import CUE_SUPPORT, cue_table
-from .registry import STEPS, Measure, record, step
+from .registry import MEASURES, STEPS, Measure, record, step
 from .schema import FORMAT, validate
+from ..zstats.statistics import binomial_se
 from ..zstats.inputs import LABELS_MAX   # one bound for every features × labels table (the cue table too)
 
 __all__ = ["certify", "DEFAULTS", "per_label", "LABEL_IN_NAME_MAX", "Inputs", "MISLABEL_MIN_ACCURACY"]
@@ -44,9 +45,10 @@ DEFAULTS = {"representation": "tfidf-svd", "family": "logistic", "folds": 5, "se
 
 
 def _share(name: str, hits: int, n: int, description: Optional[str] = None) -> dict:
-    """A share measure with its binomial standard error (`record`)."""
+    """A share measure with its binomial standard error (`record`; `binomial_se`: never 0, so a
+    share that was 0 in the baseline allows what sampling gives a rare count)."""
     p = hits / n if n else float("nan")
-    return record(name, p, math.sqrt(p * (1 - p) / n) if n else None, description=description)
+    return record(name, p, binomial_se(hits, n), description=description)
 
 
 #: the least out-of-sample accuracy of the model whose disagreements with the labels cleanlab counts:
@@ -67,6 +69,11 @@ def _mislabelled(table) -> dict:
     return _share("mislabelled.share", int(table["label_issue"].sum()), len(table),
                   f"share of examples cleanlab flags as possibly mislabelled (out-of-sample probabilities of a model "
                   f"right on {accuracy:.0%} of them)")
+
+
+def _accuracy_se(accuracy: float, n: int) -> Optional[float]:
+    """An accuracy's standard error as a share of ``n`` examples right (`binomial_se`: never 0)."""
+    return binomial_se(round(accuracy * n), n) if n else None
 
 
 def _fold_spread(table, column: str, formula: float) -> float:
@@ -101,7 +108,7 @@ def _clustered_share(name: str, pairs, n: int) -> dict:
     groups = len(sizes) + (n - involved)   # each example without a near-duplicate is a group of one
     spread = float(np.sum((sizes * (1 - p)) ** 2) + (n - involved) * p ** 2)
     se = math.sqrt(spread * groups / max(groups - 1, 1)) / n
-    return record(name, p, se)
+    return record(name, p, max(se, binomial_se(involved, n)))   # never below a share's (0 at no near-duplicate)
 
 
 @dataclass
@@ -256,7 +263,7 @@ def _pairs(i: Inputs) -> dict:
         found = i.pvi(spec)
         acc = found.summary["accuracy"]
         out[f"pairs.{name}.accuracy"] = record(f"pairs.{name}.accuracy", acc, _fold_spread(
-            found.table, "correct", math.sqrt(acc * (1 - acc) / i.n)))
+            found.table, "correct", _accuracy_se(acc, i.n)))
         out[f"pairs.{name}.v_information"] = record(f"pairs.{name}.v_information", found.summary["v_information"],
                                                     _fold_spread(found.table, "pvi", found.summary["stderr"]))
     # one count of the features, down to the cue table's support; the z measure keeps those `min_count` admits
@@ -314,9 +321,12 @@ def _choices(i: Inputs) -> dict:
     found = choice_baselines(i.dataset, which=("options_only", "position_only"), folds=int(s["folds"]),
                              random_state=int(s["seed"]), max_train=int(s["model_train"]), cancel=i.cancel)
     for name, got in found.items():
-        acc = got.summary["accuracy"]
+        acc, said = got.summary["accuracy"], MEASURES[f"mc.{name}.accuracy"].description
+        # the chance line beside the figure, as `pvi` prints it: 0.67 means little without it
         out[f"mc.{name}.accuracy"] = record(f"mc.{name}.accuracy", acc, _fold_spread(got.table, "correct",
-                                                                                    got.summary["accuracy_se"]))
+                                                                                    _accuracy_se(acc, i.n)),
+                                            description=f"{said} (chance {got.summary['chance']:.3f}, a uniform "
+                                                        f"guess among each item's options)")
     options = found["options_only"]
     out["mc.options_only.v_information"] = record("mc.options_only.v_information", options.summary["v_information"],
                                                   _fold_spread(options.table, "pvi", options.summary["stderr"]))
@@ -362,7 +372,7 @@ def _partial_input(i: Inputs) -> dict:
     summary = part.summary
     i.settings["partial"] = summary["representation"]
     acc = summary["accuracy"]
-    se = _fold_spread(part.table, "correct", math.sqrt(acc * (1 - acc) / i.n))
+    se = _fold_spread(part.table, "correct", _accuracy_se(acc, i.n))
     return {"v_information.partial": record("v_information.partial", summary["v_information"],
                                             _fold_spread(part.table, "pvi", summary["stderr"])),
             "partial_input.accuracy": record("partial_input.accuracy", acc, se),
@@ -444,7 +454,7 @@ def _transfer(i: Inputs) -> dict:
     accuracy = t["partial_input_accuracy_eval"]
     if accuracy == accuracy:
         out["transfer.partial_accuracy_eval"] = record(
-            "transfer.partial_accuracy_eval", accuracy, math.sqrt(accuracy * (1 - accuracy) / max(n_eval, 1)))
+            "transfer.partial_accuracy_eval", accuracy, _accuracy_se(accuracy, n_eval))
     out["near_duplicates.across"] = _share("near_duplicates.across",
                                            int(t["eval_examples_with_a_near_duplicate_in_train"]), n_eval)
     s["eval_dataset"] = {"fingerprint": i.eval_dataset.fingerprint}   # its name would make the bytes depend on a path

@@ -12,6 +12,7 @@ from .common import (device_from, declare_csv, finite, id_arg, load_from_args, p
                              quality_knobs, representation_for, with_ids, write_table)
 from .. import models
 from ..aflite.knobs import KNOBS
+from ..zstats.inputs import CUE_MIN_COUNT
 from .arguments import Device, Real, SEED_MAX, Size, Whole, add_knob, knob_type
 from .commands import REPRESENTATION_HELP, command, quality_args
 from .common import add_dataset_args
@@ -51,7 +52,8 @@ def cmd_zstats(args) -> int:
                      "cue table (docs/multiple-choice.md).")
 def _zstats_options(p) -> None:
     add_dataset_args(p)
-    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=20, help="test only features seen in at least this many examples (default 20)")
+    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=CUE_MIN_COUNT,
+                   help=f"test only features seen in at least this many examples (default {CUE_MIN_COUNT})")
     p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=0.01, help="family-wise level of the Bonferroni threshold z* (default 0.01)")
     p.add_argument("--top", type=Whole(0, 10 ** 6), default=8, help="features per label to print (default 8)")
     p.add_argument("--out", required=True, help="z-table CSV: feature, label, n, count, p_hat, z, significant, kind, field")
@@ -396,6 +398,9 @@ def _choice_pvi(args, ds) -> int:
             print(f"{name.replace('_', ' '):18s} accuracy {s['accuracy']:.3f} ± {1.96 * s['accuracy_se']:.3f} (chance "
                   f"{s['chance']:.3f}, majority position {s['majority']:.3f}); V-information {s['v_information']:+.3f} "
                   f"bits (± {1.96 * s['stderr']:.3f}, 95 %) beyond a uniform guess")
+        s = next(iter(found.values())).summary
+        print(f"each fold's model trained on {s['trained_on']:,} items (at most {s['max_train']:,}, as certify's "
+              "model_train): the certificate's figures")
         if args.out:
             print(f"wrote {len(table):,} rows to {args.out}")
     return 0

@@ -66,7 +66,11 @@ def cmd_certify(args) -> int:
             value = "–" if m["value"] is None else f"{m['value']:.4g}"
             spread = "" if m["stderr"] is None else f" ± {m['stderr']:.2g}"
             print(f"  {name:40s} {value}{spread} {m['unit']}")
-        print(f"wrote the certificate of {counted(found['dataset']['examples'], 'example')} to {args.out}")
+        if getattr(ds, "choices", None) is not None:   # an accuracy of items reads against it
+            from ..data.choices import options_of
+
+            print(f"  {'chance (a uniform guess among options)':40s} {float((1 / options_of(ds)[1]).mean()):.4g}")
+        print(f"wrote the certificate of {counted(found['dataset']['examples'], ds.unit)} to {args.out}")
         degenerate = (found["measures"].get("pairs.degenerate") or {}).get("value")
         if degenerate:   # pairs that cannot teach a preference: said, not left to a model's warning
             pairs = found["dataset"]["examples"]

@@ -69,6 +69,11 @@ class Dataset:
         return len(self.table)
 
     @property
+    def unit(self) -> str:
+        """What one row is, as every front end names it: "item", "pair" or "example"."""
+        return "item" if self.choices is not None else "pair" if self.pairs is not None else "example"
+
+    @property
     def ids(self) -> np.ndarray:
         return self.table.index.to_numpy(dtype=object)
 

@@ -36,11 +36,16 @@ from ..base.cores import one_blas_thread
 from ..base.errors import InputError
 from ..base.progress import check_cancel, report
 from ..models.conditional_logit import choice_probabilities, fit_conditional_logit
+from ..zstats.statistics import binomial_se
 
-__all__ = ["BASELINES", "ChoiceBaseline", "choice_baselines"]
+__all__ = ["BASELINES", "ChoiceBaseline", "choice_baselines", "MAX_TRAIN"]
 
 #: the baselines, in the order they are reported
 BASELINES = ("options_only", "position_only", "stem_and_options")
+#: the most items a fold's model trains on (a seeded sample beyond it), for every reader of these
+#: baselines (`certify`'s ``model_train``, `pvi`, the pages): an accuracy of a model trained on more
+#: items of the same kind would grow with the data, and one definition gives one figure everywhere
+MAX_TRAIN = 3000
 #: the smallest probability a model is taken to give (bits stay finite)
 FLOOR = 1e-6
 
@@ -155,9 +160,10 @@ def _cross_fit(X, layout, folds: int, seed: int, max_train=None, cancel=None) ->
 
 
 def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, random_state: int = 0,
-                     max_train=None, progress=None, cancel=None) -> dict:
+                     max_train=MAX_TRAIN, progress=None, cancel=None) -> dict:
     """The cross-fitted baselines ``which`` (of `BASELINES`) of a multiple-choice dataset:
-    name → `ChoiceBaseline`. ``max_train`` caps each fold's training items (a seeded sample)."""
+    name → `ChoiceBaseline`. ``max_train`` caps each fold's training items (a seeded sample; None:
+    no cap); the summary's ``max_train`` says what it was, ``trained_on`` the most a fold used."""
     if getattr(ds, "choices", None) is None:
         raise InputError("these baselines read multiple-choice items (a stem, options and the gold one); for labelled "
                          "examples use pvi with a partial input.")
@@ -181,9 +187,10 @@ def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, rand
                                   "fold": fold})
             accuracy = float(correct.mean())
             out[name] = ChoiceBaseline(name, table, {
-                "accuracy": accuracy, "accuracy_se": math.sqrt(accuracy * (1 - accuracy) / n),
+                "accuracy": accuracy, "accuracy_se": binomial_se(round(accuracy * n), n),
                 "chance": float(np.mean(1.0 / k)), "majority": float(majority.mean()),
                 "v_information": float(pvi.mean()), "stderr": float(pvi.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
-                "items": n, "folds": folds})
+                "items": n, "folds": folds, "max_train": None if max_train is None else int(max_train),
+                "trained_on": int(min(n - np.bincount(fold).min(), max_train or n))})
     report(progress, 1.0, "baselines done")
     return out

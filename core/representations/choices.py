@@ -43,9 +43,11 @@ def build_choice_diff(dataset, opts, *, messages, info, progress, cancel, cache_
     Z, _ = _svd(T, opts["dim"], opts["seed"], messages, info, what="the options' TF-IDF")
     Z = Z[which]
     words = np.asarray([len(t.split()) for t in texts], dtype=np.float32)
-    V = np.hstack([Z, np.log1p(words)[:, None]])
+    V = np.hstack([Z, np.log1p(words)[:, None]]).astype(np.float64)
     starts = np.cumsum(k) - k
-    V -= np.repeat(np.add.reduceat(V, starts, axis=0) / k[:, None], k, axis=0)   # against the item's mean
+    # against the item's mean, summed in float64, where a few float32 values add up exactly: the
+    # same options in any order give the same vectors, to the bit
+    V = (V - np.repeat(np.add.reduceat(V, starts, axis=0) / k[:, None], k, axis=0)).astype(np.float32)
     d = V.shape[1]
     out = np.zeros((n, 1 + K + K * d), dtype=np.float32)
     out[:, 0] = K

@@ -32,10 +32,12 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..base.errors import InputError
+from .inputs import CUE_MIN_COUNT
 from .statistics import CueTable, ranked_cues
 
 __all__ = ["OPTION_COLUMNS", "OptionCues", "option_cues", "GoldPosition", "gold_position", "option_amounts",
-           "choice_cue_table", "items_with_cue", "choice_summary", "choice_lines", "cue_phrase", "longest_share"]
+           "choice_cue_table", "items_with_cue", "choice_summary", "choice_lines", "cue_phrase", "longest_share",
+           "strict_lengths"]
 
 #: the columns of the option cue table
 OPTION_COLUMNS = ["feature", "kind", "items", "gold_most", "share", "chance", "lift", "lift_se", "z", "over_line"]
@@ -166,7 +168,7 @@ def _word_rows(ds, min_count: int) -> pd.DataFrame:
                          "z": np.where(variance > 0, (observed - expected) / np.sqrt(np.maximum(variance, 1e-300)), 0.0)})
 
 
-def option_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = True) -> OptionCues:
+def option_cues(ds, *, min_count: int = CUE_MIN_COUNT, alpha: float = 0.01, words: bool = True) -> OptionCues:
     """The option cue table of a multiple-choice dataset (`core.data.choices`): the numeric features
     both ways and, with ``words``, every word and bigram on which at least ``min_count`` items differ."""
     _check_choices(ds)
@@ -251,6 +253,30 @@ def longest_share(ds) -> dict:
     return {key: row[key] for key in ("items", "share", "chance", "lift", "lift_se", "z")}
 
 
+def strict_lengths(ds) -> dict:
+    """The figures papers quote for answer-length cues: over all items, how often the gold is strictly
+    the longest option in characters, and strictly the shortest, each against a gold placed at random
+    (1/k where one option alone is longest (shortest), 0 where the top is shared): ``longest`` and
+    ``shortest``, each ``share``, ``chance``, ``lift`` and ``lift_se``, with ``items``."""
+    from ..data.choices import options_of
+
+    _check_choices(ds)
+    padded, k, gold = options_of(ds)
+    n = len(k)
+    chars = np.array([[len(str(t)) if j < kk else np.nan for j, t in enumerate(row)] for row, kk in zip(padded, k)],
+                     dtype=np.float64).reshape(n, -1)
+    out = {"items": n}
+    for name, sign in (("longest", 1.0), ("shortest", -1.0)):
+        signed = np.where(np.isnan(chars), -np.inf, sign * np.nan_to_num(chars, nan=0.0))
+        top = signed.max(axis=1, keepdims=True) if n else signed
+        alone = (signed == top).sum(axis=1) == 1
+        gold_alone = alone & (signed[np.arange(n), gold] == top[:, 0])
+        share, chance = float(gold_alone.mean()) if n else float("nan"), float((alone / k).mean()) if n else float("nan")
+        out[name] = {"share": share, "chance": chance, "lift": share - chance,
+                     "lift_se": float(_share_se(gold_alone.sum(), n)) if n else float("nan")}
+    return out
+
+
 def choice_summary(ds) -> dict:
     """What `info` and the Data page say of multiple-choice items: the shape and its columns, the
     options per item, where the gold sits (with Cohen's w), how often it is the longest option, and
@@ -266,7 +292,7 @@ def choice_summary(ds) -> dict:
             "gold_position": {r.position: {"share": float(r.share), "chance": float(r.chance), "z": float(r.z)}
                               for r in position.table.itertuples(index=False)},
             "cohens_w": {"w": position.w, "low": position.w_low, "high": position.w_high, "chance": position.w_chance},
-            "gold_longest": longest_share(ds),
+            "gold_longest": longest_share(ds), "gold_strictly": strict_lengths(ds),
             "degenerate": {reason: group["id"].tolist() for reason, group in flagged.groupby("reason")}}
 
 
@@ -287,6 +313,12 @@ def choice_lines(summary: dict) -> list:
                          f"about {w['chance']:.3f} with no position bias"),
              ("longest", f"the gold is the longest option in {long['share']:.1%} of the {long['items']:,} items whose "
                          f"options differ in length (chance {long['chance']:.1%}, z {long['z']:+.1f})")]
+    strict = summary.get("gold_strictly")
+    if strict:
+        lines.append(("strictly", "in characters, over all " + f"{strict['items']:,} items: the gold is the one longest "
+                      + "option in {:.1%} (chance {:.1%}), the one shortest in {:.1%} (chance {:.1%})".format(
+                          strict["longest"]["share"], strict["longest"]["chance"], strict["shortest"]["share"],
+                          strict["shortest"]["chance"])))
     for reason, ids in summary["degenerate"].items():
         shown = ", ".join(ids[:8]) + (f" … ({len(ids):,} in all; --json lists them)" if len(ids) > 8 else "")
         lines.append(("degenerate", f"{reason}: {shown}"))
@@ -357,9 +389,11 @@ def stem_cues(ds, feature: str, *, min_count: int = 20, alpha: float = 0.01):
     (`items_with_cue`): the z-statistics (`core.zstats.compute_z`) of the stem's n-grams, lengths and
     overlaps against the label ``carries`` / ``lacks``. In BBQ, the length of the context tells
     whether the 'unknown' option is right: a stem feature that, with the option cue, answers the
-    item without understanding it."""
+    item without understanding it. Each z is against the items' own share of that label (a feature
+    that leaves the share where it is tells nothing); the null feature is left out."""
     from ..data.dataset import Dataset
     from . import compute_z
+    from .statistics import z_from_share
 
     _check_choices(ds)
     if not ds.choices.stem:
@@ -368,4 +402,14 @@ def stem_cues(ds, feature: str, *, min_count: int = 20, alpha: float = 0.01):
     table = ds.table[list(ds.choices.stem)].copy()
     table["gold"] = np.where(table.index.astype(str).isin(carriers), "carries", "lacks")
     stems = Dataset(table=table, label="gold", text=list(ds.choices.stem), name=f"{ds.name}: the stems")
-    return compute_z(stems, min_count=int(min_count), alpha=float(alpha))
+    found = compute_z(stems, min_count=int(min_count), alpha=float(alpha))
+    # against the items' own share of carriers, not 1/2: a word in nearly every stem ("the", the
+    # null feature) sits at that share and tells nothing, where against 1/2 it read z ≈ 100
+    base = table["gold"].value_counts(normalize=True)
+    z = found.table
+    z = z[z["kind"] != "null"].copy()
+    z["z"] = z_from_share(z["p_hat"].to_numpy(), z["n"].to_numpy(), z["label"].astype(str).map(base).to_numpy(dtype=float))
+    z["significant"] = z["z"] > found.z_star
+    found.table = z.sort_values("z", ascending=False, kind="stable").reset_index(drop=True)
+    found.table.attrs.update(found.table.attrs, base={str(k): float(v) for k, v in base.items()})
+    return found

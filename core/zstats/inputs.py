@@ -81,6 +81,10 @@ def holds_strings(s: pd.Series) -> bool:
     return pd.api.types.is_string_dtype(s)
 
 
+#: the least support of a feature a cue table tests by default (the option and pair cue tables, the
+#: `zstats` command, the pages): one figure, so a page and the docs count the same features
+CUE_MIN_COUNT = 20
+
 #: the most labels z-statistics take: their counts and cue table grow as features × labels (a 20,000-row
 #: file with 10,000 labels took 22 GB before it was refused); the certificate shares the bound
 LABELS_MAX = 256

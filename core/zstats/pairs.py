@@ -25,7 +25,8 @@ import scipy.sparse as sp
 
 from ..base.errors import InputError
 from ..base.words import counted
-from .statistics import CueTable, ranked_cues
+from .inputs import CUE_MIN_COUNT
+from .statistics import CueTable, binomial_se, ranked_cues
 
 __all__ = ["PairCues", "pair_cues", "position_bias", "position_bias_line", "pair_cue_table", "pairs_with_feature", "length_bias", "length_bias_line",
            "PAIR_COLUMNS", "SIDES"]
@@ -79,7 +80,7 @@ def _check_pairs(ds) -> None:
                          "labelled examples: use the z-statistics (`artifact-lens zstats`).")
 
 
-def pair_cues(ds, *, min_count: int = 10, alpha: float = 0.01, words: bool = True) -> PairCues:
+def pair_cues(ds, *, min_count: int = CUE_MIN_COUNT, alpha: float = 0.01, words: bool = True) -> PairCues:
     """The pair cue table of a pair dataset (`core.data.pairs`): style features and, with
     ``words``, every word and bigram on which at least ``min_count`` pairs differ."""
     _check_pairs(ds)
@@ -150,9 +151,9 @@ def length_bias(ds) -> dict:
     k = int(differ.sum())
     acc = float((wc[differ] > wr[differ]).mean()) if k else None
     return {"pairs": n, "chosen_longer": float(score.mean()),
-            "stderr": float(score.std(ddof=1) / math.sqrt(n)) if n > 1 else None,
+            "stderr": max(float(score.std(ddof=1) / math.sqrt(n)), binomial_se(round(score.sum()), n)) if n > 1 else None,
             "longer_wins_accuracy": acc, "differ": k,
-            "longer_wins_stderr": None if acc is None or k < 2 else float(math.sqrt(acc * (1 - acc) / k)),
+            "longer_wins_stderr": None if acc is None or k < 2 else binomial_se(round(acc * k), k),
             "ties": n - k, "chosen_words": float(wc.mean()), "rejected_words": float(wr.mean())}
 
 
@@ -200,9 +201,9 @@ def position_bias(ds):
             swapped += 1
             flips += (first[i] if a_won[i] else second[i]) != (first[j] if a_won[j] else second[j])
     flip = flips / swapped if swapped else None
-    return {"decided": n, "first_wins": share, "stderr": math.sqrt(share * (1 - share) / n) if n > 1 else None,
+    return {"decided": n, "first_wins": share, "stderr": binomial_se(int(a_won.sum()), n) if n > 1 else None,
             "ties": ties, "swapped": swapped, "flip_rate": flip,
-            "flip_stderr": math.sqrt(flip * (1 - flip) / swapped) if swapped > 1 else None}
+            "flip_stderr": binomial_se(flips, swapped) if swapped > 1 else None}
 
 
 def position_bias_line(bias: dict) -> str:

@@ -2,6 +2,8 @@
 z-table of a dataset (`compute_z`, `z_table`)."""
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field as dc_field
 from typing import Optional, Sequence
 
@@ -27,6 +29,22 @@ def bonferroni_threshold(alpha: float, n_tests: int) -> float:
     if not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be a significance level in (0, 1), e.g. 0.01.")
     return float(norm.isf(alpha / max(int(n_tests), 1)))
+
+
+def binomial_se(hits: int, n: int) -> Optional[float]:
+    """The standard error of the share ``hits``/``n``, taken at the share with one hit and one miss
+    added, p̃ = (hits + 1) / (n + 2), as √(p̃(1 − p̃)/n): at 0 (or n) hits the plain formula gives 0, and
+    a gate that multiplies it would allow no rise at all, so one rare item landing in a random half
+    would fail it. At 0 of n it is about 1/n, the order of what sampling alone gives a rare count;
+    away from the ends it is the plain formula. None for n = 0.
+
+    >>> binomial_se(0, 100) > 0
+    True
+    """
+    if not n:
+        return None
+    p = (hits + 1) / (n + 2)
+    return math.sqrt(p * (1 - p) / n)
 
 
 def z_scores(counts: np.ndarray, n: np.ndarray, p0: float) -> np.ndarray:

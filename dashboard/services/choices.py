@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from artifact_lens.dashboard.services import current
+from artifact_lens.zstats.inputs import CUE_MIN_COUNT   # the cue tables' default, the command line's
 
 
 def summary(tab, ds) -> dict:

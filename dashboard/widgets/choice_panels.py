@@ -27,7 +27,7 @@ def items_panel(tab, ds) -> None:
 def option_cues_panel(tab, ds) -> None:
     """The gold position table and the option cue table, with their settings (the Data and the
     Features pages)."""
-    min_count, alpha = cue_settings("oc", "items whose options")
+    min_count, alpha = cue_settings("oc", "items whose options", choices.CUE_MIN_COUNT)
     try:
         with st.spinner("Counting the options' features (once per dataset and settings)…"):
             found, position = choices.cues(tab, ds, min_count, alpha)

@@ -13,6 +13,19 @@ from artifact_lens.dashboard.widgets.job_panel import watch
 __all__ = ["feature_examples", "zfilter_panel", "consistency_panel", "transfer_panel"]
 
 
+def unit_cues_panel(tab, ds) -> bool:
+    """The cue table of preference pairs (the side that has more of a feature) or of items (the option
+    that has the most of it), and True; False for labelled examples, whose page goes on."""
+    from artifact_lens.dashboard.widgets.choice_panels import option_cues_panel
+    from artifact_lens.dashboard.widgets.pair_panels import pair_cues_panel
+
+    if ds.pairs is not None:
+        pair_cues_panel(tab)
+    elif ds.choices is not None:
+        option_cues_panel(tab, ds)
+    return ds.pairs is not None or ds.choices is not None
+
+
 def feature_examples(tab, zs, ds, run, clicked: list, kind, field) -> None:
     """Pick a feature (clicked on a plot, or among the top ones): its z per label and its examples."""
     st.subheader("Examples carrying a feature")

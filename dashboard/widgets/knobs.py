@@ -46,12 +46,13 @@ def live_knobs(tab, run, *, n_too: bool = True) -> dict:
     return current.live_result(tab, run)
 
 
-def cue_settings(key: str, counted: str) -> tuple:
+def cue_settings(key: str, counted: str, least: int) -> tuple:
     """The settings of a cue table (the pair and the option cue tables): the least number of
-    ``counted`` that differ on a feature, and the Bonferroni α; in a form, so a change is one rerun."""
+    ``counted`` that differ on a feature (``least`` by default: the command line's), and the Bonferroni
+    α; in a form, so a change is one rerun."""
     with st.form(f"{key}_form"):
         c1, c2 = st.columns(2)
-        min_count = c1.number_input(f"{counted} that differ (n ≥)", 1, 100000, 10, key=f"{key}_min_count")
+        min_count = c1.number_input(f"{counted} that differ (n ≥)", 1, 100000, int(least), key=f"{key}_min_count")
         alpha = c2.select_slider("α (Bonferroni)", [0.001, 0.01, 0.05, 0.1], value=0.01, key=f"{key}_alpha")
         st.form_submit_button("Update", key=f"{key}_update")
     return int(min_count), float(alpha)

@@ -33,7 +33,7 @@ def pair_side_by_side(tab, pair_id: str, key: str) -> None:
 def pair_cues_panel(tab) -> None:
     """The pair cue table: for each style feature, word and bigram, the share of the pairs that
     differ on it where the chosen side has more of it, against the 0.5 line."""
-    min_count, alpha = cue_settings("pz", "pairs")
+    min_count, alpha = cue_settings("pz", "pairs", pairs.CUE_MIN_COUNT)
     try:
         with st.spinner("Counting the pairs' features (once per dataset and settings)…"):
             found = pairs.cues(tab, min_count, alpha)

@@ -421,6 +421,30 @@ def test_the_stem_tells_which_kind_of_item_bbq_is(bbq_path):
     assert {source[i]["context_condition"] for i in carriers} == {"ambig"} and len(carriers) == 600
 
 
+def test_a_stem_feature_is_shown_only_when_it_moves_the_share_of_carriers():
+    """Issue 64, item 7: against the items' own share of carriers, a word in every stem and the null
+    feature tell nothing (they read z ≈ 100 against 1/2 on MMLU); a stem word that comes with the
+    carriers does."""
+    from artifact_lens.zstats.choices import stem_cues
+
+    rng = np.random.default_rng(4)
+    rows = []
+    for i in range(400):
+        carries = i % 5 == 0   # a fifth of the golds say "never"; their stems say "which"
+        options = [f"plain {w} {i}" for w in rng.choice(WORDS, 3)]
+        gold = int(rng.integers(0, 3))
+        if carries:
+            options[gold] = f"never {i}"
+        stem = f"the question {rng.choice(WORDS)} " + ("which" if carries else "what")
+        rows.append((stem, options, gold))
+    found = stem_cues(load_dataset(in_shape(rows, "list")), "never", min_count=20).table
+    shown = found[found["significant"]]
+    assert "null" not in set(found["kind"].astype(str))
+    assert not shown["feature"].astype(str).str.fullmatch(r"(the|question)(@.*)?").any()
+    assert {("which@question", "carries"), ("what@question", "lacks")} <= set(zip(shown["feature"].astype(str),
+                                                                                   shown["label"].astype(str)))
+
+
 def test_the_option_cue_plot_draws_each_feature_at_its_chance_and_share():
     from artifact_lens.plots.zstats import option_cue_plot
 
@@ -477,3 +501,23 @@ def test_any_cells_load_as_items_or_are_refused_by_name(rows, shape):
         assert set(ds.table["gold"]) <= set(LETTERS[:int(ds.choices.n_options.max())])
         option_cues(ds, min_count=1)
         gold_position(ds, resamples=5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=items(), shape=st.sampled_from(["list", "columns", "nested"]))
+def test_strict_lengths_are_a_direct_count_over_all_items(rows, shape):
+    """Issue 64, item 8: the gold strictly the longest (shortest) option in characters, over all items,
+    and its chance (1/k where one option alone is longest), recounted here by hand."""
+    from artifact_lens.zstats.choices import strict_lengths
+
+    found = strict_lengths(load_dataset(in_shape(rows, shape)))
+    for name, pick in (("longest", max), ("shortest", min)):
+        hits = chance = 0.0
+        for _, options, gold in rows:
+            sizes = [len(o) for o in options]
+            alone = sizes.count(pick(sizes)) == 1
+            hits += alone and sizes[gold] == pick(sizes)
+            chance += alone / len(options)
+        assert found[name]["share"] == pytest.approx(hits / len(rows))
+        assert found[name]["chance"] == pytest.approx(chance / len(rows))
+    assert found["items"] == len(rows)

@@ -418,3 +418,21 @@ def test_a_job_named_by_a_bare_string_is_refused():
 
     with pytest.raises(TypeError, match="JobKey"):
         _submit(None, "run:abc", lambda ctx: None, name="x")
+
+
+def test_no_page_has_a_bare_value_streamlit_would_write_out():
+    """Streamlit's magic writes out every bare expression of a script that is not a call (issue 64:
+    ``a() if x else b()`` printed "None" under the option cue table); a page says what it means."""
+    import ast
+
+    for path in [*ROOT.glob("pages/*.py"), ROOT / "app.py", ROOT / "dashboard" / "app.py"]:
+        if not path.exists():
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            blocks = [getattr(node, f, None) for f in ("body", "orelse", "finalbody")]
+            for i, statement in (pair for block in blocks if isinstance(block, list) for pair in enumerate(block)):
+                if not isinstance(statement, ast.Expr) or isinstance(statement.value, (ast.Call, ast.Await)):
+                    continue
+                docstring = i == 0 and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+                assert docstring, f"{path.name}:{statement.lineno}: {ast.unparse(statement)[:80]}"
