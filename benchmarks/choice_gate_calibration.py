@@ -1,7 +1,15 @@
 """How often `check` fails a change of multiple-choice items that changed nothing, and how often it
-catches a planted shortcut (issue 55), on the shared BBQ files. Prints one JSON line.
+catches a planted shortcut (issues 55 and 64), on every multiple-choice file in ``../shared/data``
+and two made from them. Prints one JSON line.
 
-For each file (BBQ age, nationality, religion):
+Files (``--files``): BBQ age, nationality and religion, OpenBookQA test (its nested release),
+CommonsenseQA dev, each read as released; ``csqa_variable_k``: CommonsenseQA with each item's gold
+and 1 to 4 of its distractors (2 to 5 options, seeded), so random halves differ in their widest item
+(TruthfulQA MC1 has 2 to 13); ``obqa_case_only``: OpenBookQA with 2 % of items given a distractor
+that differs from another only in case (ARC's genotypes ``Rr`` / ``RR``) and one item with a
+repeated option (a count of 1, which lands in one half).
+
+For each file:
 - ``false_alarm``: ``--pairs`` random halves A and B (seeds 0, 1, …), each certified with the
   defaults; the share of pairs where ``check A B`` fails, with its 95 % Clopper–Pearson interval,
   and which measures failed;
@@ -22,6 +30,7 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,10 +39,47 @@ DATA = ROOT.parent / "shared" / "data"
 SHARES = {"first": 0.2, "longest": 0.3, "phrase": 0.1}
 
 
+RELEASED = ("bbq_age", "bbq_nationality", "bbq_religion", "openbookqa_test", "commonsenseqa_dev")
+MADE = {"csqa_variable_k": "commonsenseqa_dev", "obqa_case_only": "openbookqa_test"}
+
+
+@lru_cache(maxsize=None)
 def _frame(name: str):
+    """The file's items in the columns shape (``example_id``, its stem columns, ``ans0`` …, a 0-based
+    ``label``), as the tool reads them, so one planting serves every release layout."""
+    import numpy as np
     import pandas as pd
 
-    return pd.read_json(DATA / f"{name}.jsonl", lines=True)
+    from artifact_lens.data.choices import options_of
+    from artifact_lens.data.sources import load_dataset
+
+    ds = load_dataset(DATA / f"{MADE.get(name, name)}.jsonl")
+    texts, k, gold = options_of(ds)
+    frame = pd.DataFrame({"example_id": ds.table.index.astype(str)})
+    for column in ds.choices.stem:
+        frame[column] = ds.table[column].to_numpy()
+    options = [list(t[:kk]) for t, kk in zip(texts, k)]
+    rng = np.random.default_rng(64)
+    if name == "csqa_variable_k":   # the gold and 1 to 4 of its distractors, in their order
+        kept = [sorted([g] + list(rng.choice([j for j in range(len(o)) if j != g], int(rng.integers(1, len(o))),
+                                             replace=False))) for o, g in zip(options, gold)]
+        gold = np.array([keep.index(g) for keep, g in zip(kept, gold)])
+        options = [[o[j] for j in keep] for o, keep in zip(options, kept)]
+    elif name == "obqa_case_only":   # distinct options that differ only in case, and one repeat
+        for i in np.flatnonzero(rng.random(len(options)) < 0.02):
+            others = [j for j in range(len(options[i])) if j != gold[i]]
+            options[i][others[1]] = options[i][others[0]].swapcase()
+        others = [j for j in range(len(options[0])) if j != gold[0]]
+        options[0][others[1]] = options[0][others[0]]
+    widest = max(len(o) for o in options)
+    for j in range(widest):
+        frame[f"ans{j}"] = [o[j] if j < len(o) else None for o in options]
+    frame["label"] = gold
+    return frame
+
+
+def _option_columns(frame) -> tuple:
+    return tuple(c for c in frame.columns if c.startswith("ans"))
 
 
 def _rows(job):
@@ -50,7 +96,7 @@ def _rows(job):
         return frame.iloc[order[:half] if kind == "A" else order[half:]], None
     if kind == "whole":
         return frame, None
-    rows, at = plant_choice_cue(frame, kind, SHARES[kind], seed=seed)
+    rows, at = plant_choice_cue(frame, kind, SHARES[kind], options=_option_columns(frame), seed=seed)
     return rows, set(rows["example_id"].iloc[at].astype(str))
 
 
@@ -84,7 +130,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=40)
     ap.add_argument("--planted", type=int, default=5)
-    ap.add_argument("--files", default="bbq_age,bbq_nationality,bbq_religion")
+    ap.add_argument("--files", default=",".join(RELEASED + tuple(MADE)))
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2)))
     args = ap.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):

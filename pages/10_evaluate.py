@@ -14,7 +14,7 @@ from artifact_lens.dashboard.widgets.formatting import metric_row, plain
 from artifact_lens.dashboard.widgets.job_panel import watch
 from artifact_lens.dashboard.widgets.page import require_run, start_page
 from artifact_lens.dashboard.widgets.evaluation_panels import interrupted_panel, options_form
-from artifact_lens.dashboard.widgets.certificate_panel import certificate_section
+from artifact_lens.dashboard.widgets.certificate_panel import certificate_section, items_certificate_section
 from artifact_lens.dashboard.services.team import member
 
 tab = start_page("Evaluate", caption=(
@@ -28,6 +28,8 @@ live = current.live_result(tab, run)
 st.caption(f"The split at {live_view(tau, n, len(run.ids))}: {int(live['retained'].sum()):,} of {len(run.ids):,} "
            "retained.")
 
+if ds.choices is not None:   # items: the certificate alone (the model families read labels as classes)
+    items_certificate_section(tab, run)
 # ---------------------------------------------------------------- options (curators and owners)
 running = evaluation_jobs.running(tab, run)
 options_form(tab, run, ds, running)

@@ -4,7 +4,7 @@ import streamlit as st
 from artifact_lens.plots.aflite import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
 from artifact_lens.aflite.summaries import phase_scores
 from artifact_lens.dashboard.services import current
-from artifact_lens.dashboard.widgets.information_panel import information_section
+from artifact_lens.dashboard.widgets.information_panel import choice_baselines_section, information_section
 from artifact_lens.dashboard.widgets.knobs import live_knobs
 from artifact_lens.dashboard.widgets.page import require_run, start_page
 
@@ -38,10 +38,9 @@ st.subheader("Scores phase by phase")
 long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), max_phases=12)
 st.plotly_chart(phase_boxes(long, current.live_values(tab, run)[0], classes=ds.classes), key="phases")
 
-st.subheader("V-usable information")
-if ds.choices is not None:   # items: their baselines (options only, position only) are the CLI's pvi for now
-    st.info("For multiple-choice items, `artifact-lens pvi` measures the options-only, position-only and full-input "
-            "baselines; they are not on this page yet.")
+st.subheader("Baselines of the items" if ds.choices is not None else "V-usable information")
+if ds.choices is not None:   # items: their baselines (options only, position only), as `pvi` measures them
+    choice_baselines_section(tab)
 else:
     scored = current.table(tab, run).browse(current.live_result(tab, run))
     information_section(tab, scored[~scored["warmup"]], ds.classes)

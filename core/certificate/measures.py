@@ -48,7 +48,7 @@ def _share(name: str, hits: int, n: int, description: Optional[str] = None) -> d
     """A share measure with its binomial standard error (`record`; `binomial_se`: never 0, so a
     share that was 0 in the baseline allows what sampling gives a rare count)."""
     p = hits / n if n else float("nan")
-    return record(name, p, binomial_se(hits, n), description=description)
+    return record(name, p, binomial_se(hits, n), description=description, n=n)
 
 
 #: the least out-of-sample accuracy of the model whose disagreements with the labels cleanlab counts:
@@ -108,7 +108,7 @@ def _clustered_share(name: str, pairs, n: int) -> dict:
     groups = len(sizes) + (n - involved)   # each example without a near-duplicate is a group of one
     spread = float(np.sum((sizes * (1 - p)) ** 2) + (n - involved) * p ** 2)
     se = math.sqrt(spread * groups / max(groups - 1, 1)) / n
-    return record(name, p, max(se, binomial_se(involved, n)))   # never below a share's (0 at no near-duplicate)
+    return record(name, p, max(se, binomial_se(involved, n)), n=n)   # never below a share's (0 at no near-duplicate)
 
 
 @dataclass

@@ -61,15 +61,19 @@ def spec_of(name: str) -> Optional[Measure]:
     return found
 
 
-def record(name: str, value, stderr, *, label=None, description: Optional[str] = None) -> dict:
-    """A measure's entry in a certificate (the schema's fields), from its registration."""
+def record(name: str, value, stderr, *, label=None, description: Optional[str] = None, n: Optional[int] = None) -> dict:
+    """A measure's entry in a certificate (the schema's fields), from its registration; ``n``, a
+    share's denominator, lets the gate pool two shares' binomial error (`core.certificate.gate`)."""
     m = MEASURES[name]
 
     def number(v):
         return None if v is None or not math.isfinite(float(v)) else float(v)
 
-    return {"value": number(value), "stderr": number(stderr), "worse": m.worse, "artifact": m.artifact, "unit": m.unit,
-            "description": description or (m.description if label is None else m.per_label.format(label=label))}
+    out = {"value": number(value), "stderr": number(stderr), "worse": m.worse, "artifact": m.artifact, "unit": m.unit,
+           "description": description or (m.description if label is None else m.per_label.format(label=label))}
+    if n is not None:
+        out["n"] = int(n)
+    return out
 
 
 

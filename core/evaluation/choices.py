@@ -6,8 +6,10 @@ w · x(option), with one weight vector shared by all positions and items, and th
 compete in a softmax, so an item with k options is one k-way choice (McFadden's model; the
 "multiple choice" heads of language models are the same). Inputs:
 
-* ``options_only``: the option alone, its words and bigrams (present or not) and its length in words
-  (log), never the stem or the position;
+* ``options_only``: the options alone, never the stem or the position: each option's words and
+  bigrams (present or not) and its length in words (log), and what it is against the other options
+  of its item (the group features, `core.text.option_groups`: the odd one out, its rank in length,
+  its negation and hedging, "all of the above"…), which a model reading one option at a time misses;
 * ``position_only``: the position alone (one weight per position): it learns where the gold tends
   to be;
 * ``stem_and_options``: the full input: the option's features, the share of its words found in the
@@ -76,16 +78,45 @@ def _layout(ds):
     return item, starts, starts + gold, k, np.arange(len(item)) - np.repeat(starts, k)
 
 
-def _option_features(ds, texts) -> sp.csr_matrix:
+def _option_features(ds, texts, k, groups: bool = True) -> sp.csr_matrix:
     """Words and bigrams of each option (present or not; those in at least two options), and its
-    length in words (log)."""
+    length in words (log); with ``groups``, what it is against the other options of its item (`_group_features`)."""
     from ..text.features import token_ngrams
 
     M, _, _ = token_ngrams(texts)
     B = (M > 0).astype(np.float64).tocsc()
     B = B[:, np.flatnonzero(np.diff(B.indptr) >= 2)]
     length = np.log1p(np.asarray(M.sum(axis=1)).ravel())
-    return sp.hstack([B, sp.csr_matrix(length[:, None])], format="csr")
+    parts = [B, sp.csr_matrix(length[:, None])]
+    if groups:
+        parts.append(sp.csr_matrix(_group_features(texts, k, length)))
+    return sp.hstack(parts, format="csr")
+
+
+def _group_features(texts, k, words) -> np.ndarray:
+    """Each option against the others of its item (`core.text.option_groups`: the odd one out in words
+    and in TF-IDF, the words it shares, its negation, hedging, numbers and names, "all of the above"
+    and its kin), with its rank in characters and in words among them (0 the shortest, 1 the longest,
+    ties shared) and whether it is strictly the longest or the shortest; each column standardised, so
+    one penalty weighs them alike."""
+    from ..text.option_groups import group_amounts
+
+    groups = group_amounts(texts, k)
+    item = np.repeat(np.arange(len(k)), k)
+    by_item = pd.DataFrame({"item": item, "chars": groups["chars"].to_numpy(), "words": words})
+    ranked = []
+    for column in ("chars", "words"):
+        rank = by_item.groupby("item")[column].rank(method="average").to_numpy()
+        ranked.append((rank - 1) / np.maximum(np.repeat(k, k) - 1, 1))
+        top = by_item.groupby("item")[column].transform("max").to_numpy()
+        low = by_item.groupby("item")[column].transform("min").to_numpy()
+        alone_top = by_item.assign(t=by_item[column] == top).groupby("item")["t"].transform("sum").to_numpy() == 1
+        alone_low = by_item.assign(t=by_item[column] == low).groupby("item")["t"].transform("sum").to_numpy() == 1
+        ranked += [(by_item[column].to_numpy() == top) & alone_top, (by_item[column].to_numpy() == low) & alone_low]
+    G = np.column_stack([groups.to_numpy(dtype=np.float64), np.column_stack(ranked).astype(np.float64)])
+    G[:, list(groups.columns).index("chars")] = np.log1p(G[:, list(groups.columns).index("chars")])
+    spread = G.std(axis=0)
+    return np.divide(G - G.mean(axis=0), spread, out=np.zeros_like(G), where=spread > 0)
 
 
 def _stem_option_features(ds, texts, item, dim: int, seed: int) -> np.ndarray:
@@ -114,7 +145,7 @@ def _stem_option_features(ds, texts, item, dim: int, seed: int) -> np.ndarray:
                       (stem_words - stem_words.mean())[:, None] * O])
 
 
-def _inputs(ds, name: str, layout, dim: int, seed: int):
+def _inputs(ds, name: str, layout, dim: int, seed: int, groups: bool = True):
     from ..data.choices import options_of
 
     item, starts, _, k, position = layout
@@ -122,7 +153,7 @@ def _inputs(ds, name: str, layout, dim: int, seed: int):
     texts = padded[item, position]
     if name == "position_only":
         return sp.csr_matrix((np.ones(len(item)), (np.arange(len(item)), position)), shape=(len(item), int(k.max())))
-    options = _option_features(ds, texts)
+    options = _option_features(ds, texts, k, groups)
     if name == "options_only":
         return options
     return sp.hstack([options, sp.csr_matrix(_stem_option_features(ds, texts, item, dim, seed))], format="csr")
@@ -160,10 +191,12 @@ def _cross_fit(X, layout, folds: int, seed: int, max_train=None, cancel=None) ->
 
 
 def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, random_state: int = 0,
-                     max_train=MAX_TRAIN, progress=None, cancel=None) -> dict:
+                     max_train=MAX_TRAIN, groups: bool = True, progress=None, cancel=None) -> dict:
     """The cross-fitted baselines ``which`` (of `BASELINES`) of a multiple-choice dataset:
     name → `ChoiceBaseline`. ``max_train`` caps each fold's training items (a seeded sample; None:
-    no cap); the summary's ``max_train`` says what it was, ``trained_on`` the most a fold used."""
+    no cap); the summary's ``max_train`` says what it was, ``trained_on`` the most a fold used.
+    ``groups=False`` leaves the group features out (the options-only model before issue 64, which
+    `benchmarks/options_only_bench.py` sets beside the one with them)."""
     if getattr(ds, "choices", None) is None:
         raise InputError("these baselines read multiple-choice items (a stem, options and the gold one); for labelled "
                          "examples use pvi with a partial input.")
@@ -179,7 +212,7 @@ def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, rand
     with one_blas_thread():   # the same figures on any machine, busy or not (`core.base.cores`)
         for step, name in enumerate(which):
             report(progress, step / len(which), f"baseline: {name.replace('_', ' ')}")
-            X = _inputs(ds, name, layout, dim, random_state)
+            X = _inputs(ds, name, layout, dim, random_state, groups)
             p_gold, correct, fold, majority = _cross_fit(X, layout, folds, random_state, max_train, cancel)
             pvi = np.log2(np.maximum(p_gold, FLOOR)) + np.log2(k)
             n = len(k)

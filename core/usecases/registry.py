@@ -48,7 +48,7 @@ USE_CASES = (
             ("core.usecases.information.usable_information", "core.usecases.information.pvi_table",
              "core.usecases.information.choice_information", "core.usecases.information.choice_pvi_table"),
             owns=("core.evaluation.information.dataset_pvi", "core.evaluation.choices.choice_baselines"),
-            cli=("pvi",), dashboard=("dashboard.services.information.start",)),
+            cli=("pvi",), dashboard=("dashboard.services.information.start", "dashboard.services.information.start_items")),
     UseCase("an evaluation's report (its certificate and team review sections, each when its input exists)",
             ("core.usecases.evaluation.evaluation_report", "core.usecases.evaluation.write_report_files",
              "core.usecases.evaluation.review_summary"),

@@ -42,11 +42,24 @@ __all__ = ["OPTION_COLUMNS", "OptionCues", "option_cues", "GoldPosition", "gold_
 #: the columns of the option cue table
 OPTION_COLUMNS = ["feature", "kind", "items", "gold_most", "share", "chance", "lift", "lift_se", "z", "over_line"]
 
-#: numeric features of an option (the amount each option has), each tested both ways
-NUMERIC = ("length", "stem_overlap")
+#: numeric features of an option (the amount each option has), each tested both ways (a phrase an
+#: option says or not, one way: the gold says it); the group features (`core.text.option_groups`)
+#: measure an option against the other options of its item
 #: (named in brackets: no word or bigram of an option has one, so a name never stands for two features)
 _WAYS = {"length": ("[longest option]", "[shortest option]"),
-         "stem_overlap": ("[option most like the stem]", "[option least like the stem]")}
+         "stem_overlap": ("[option most like the stem]", "[option least like the stem]"),
+         "unlike_others": ("[option most unlike the others]", "[option most like the others]"),
+         "unlike_others_tfidf": ("[option most unlike the others, TF-IDF]", "[option most like the others, TF-IDF]"),
+         "shared_words": ("[option sharing most words with the others]", "[option sharing fewest words with the others]"),
+         "chars": ("[longest option in characters]", "[shortest option in characters]"),
+         "negation": ("[option with the most negation]", "[option with the least negation]"),
+         "hedging": ("[option with the most hedging]", "[option with the least hedging]"),
+         "numbers": ("[option with the most numbers]", "[option with the fewest numbers]"),
+         "names": ("[option with the most capitalised names]", "[option with the fewest capitalised names]"),
+         "all_above": ("[option saying all of the above]", None),
+         "none_above": ("[option saying none of the above]", None),
+         "both_and": ("[option saying both A and B]", None)}
+NUMERIC = tuple(_WAYS)
 
 
 def _check_choices(ds) -> None:
@@ -87,14 +100,19 @@ def _tokens(ds):
 
 def option_amounts(ds) -> dict:
     """Each numeric feature's amount per option, as an (n, k_max) array (NaN past an item's last
-    option): ``length`` in words, ``stem_overlap`` the share of the option's words in the stem."""
+    option): ``length`` in words, ``stem_overlap`` the share of the option's words in the stem, and
+    the group features of `core.text.option_groups` (against the item's other options)."""
+    from ..text.option_groups import group_amounts
+
     texts, item, k, _, codes, doc, stem_keys, V = _tokens(ds)
     R = len(texts)
     length = np.bincount(doc, minlength=R).astype(np.float64)
     in_stem = np.isin(item[doc] * V + codes, stem_keys)
     shared = np.bincount(doc, weights=in_stem.astype(np.float64), minlength=R)
     overlap = np.divide(shared, length, out=np.zeros(R), where=length > 0)
-    return {name: _padded(values, item, k) for name, values in (("length", length), ("stem_overlap", overlap))}
+    groups = group_amounts(texts, k)
+    return {name: _padded(values, item, k) for name, values in (("length", length), ("stem_overlap", overlap),
+                                                              *((g, groups[g].to_numpy()) for g in groups.columns))}
 
 
 def _padded(values: np.ndarray, item: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -181,9 +199,9 @@ def option_cues(ds, *, min_count: int = CUE_MIN_COUNT, alpha: float = 0.01, word
     _, k, gold = options_of(ds)
     rows = []
     for name, amounts in option_amounts(ds).items():
-        most, least = _WAYS[name]
-        rows.append(_row(most, "numeric", *_most(amounts, k, gold)))
-        rows.append(_row(least, "numeric", *_most(-amounts, k, gold)))
+        for way, sign in zip(_WAYS[name], (1.0, -1.0)):
+            if way is not None:
+                rows.append(_row(way, "numeric", *_most(sign * amounts, k, gold)))
     table = pd.DataFrame(rows)
     table = table[table["items"] >= int(min_count)]
     if words:
@@ -362,8 +380,8 @@ def items_with_cue(ds, features) -> list:
     ids = np.asarray(ds.table.index.astype(str))
     amounts = option_amounts(ds)
     numeric = {}
-    for name, (most, least) in _WAYS.items():
-        numeric[most], numeric[least] = amounts[name], -amounts[name]
+    for name, ways in _WAYS.items():
+        numeric.update({way: sign * amounts[name] for way, sign in zip(ways, (1.0, -1.0)) if way is not None})
     features = list(features)
     M, names, _ = token_ngrams(texts) if any(not f.startswith("[") for f in features) else (None, np.array([]), None)
     at = {name: j for j, name in enumerate(names)}

@@ -328,7 +328,9 @@ def ranked_cues(table: pd.DataFrame, alpha: float, columns: list) -> tuple:
     and the option cue tables."""
     tested = len(table)
     line = bonferroni_threshold(alpha, 2 * max(tested, 1))
-    table = table.assign(over_line=table["z"].abs() > line, _strength=table["z"].abs())
+    # the strength to 9 decimals: two features of the same |z| computed in another order (a sum over an
+    # item's options in another order differs in the last bit) stay in the order of their names
+    table = table.assign(over_line=table["z"].abs() > line, _strength=table["z"].abs().round(9))
     table = table.sort_values(["_strength", "feature"], ascending=[False, True], kind="stable")
     return table.reset_index(drop=True)[columns], line, tested
 

@@ -9,10 +9,10 @@ from typing import Optional
 import pandas as pd
 
 from artifact_lens.base.settings import settings
-from artifact_lens.usecases.information import usable_information
+from artifact_lens.usecases.information import choice_information, usable_information
 from artifact_lens.dashboard.services import cached_jobs, current, team
 
-__all__ = ["start", "result", "job", "ended", "partials", "columns"]
+__all__ = ["start", "result", "job", "ended", "partials", "columns", "start_items", "items_result", "items_job"]
 
 
 def _key(tab) -> tuple:
@@ -78,3 +78,32 @@ def extra_fields(spec: str, partial_spec: str) -> list:
 
     mine, its = fields(spec), fields(partial_spec)
     return sorted(mine - its) if its and mine > its else []
+
+
+# multiple-choice items: the baselines `artifact-lens pvi` measures (the stem with the options, the
+# options alone, the position alone), their inputs the items' own (no Φ), once per dataset
+def _items_key(tab) -> tuple:
+    return tab.session.ds_key, "multiple-choice baselines"
+
+
+def _baselines(ds, progress=None, cancel=None) -> dict:
+    """name → {"summary", "table"}: plain values the result store keeps (a restart, every member)."""
+    found = choice_information(ds, progress=progress, cancel=cancel)
+    return {name: {"summary": dict(got.summary), "table": got.table} for name, got in found.items()}
+
+
+def start_items(tab) -> None:
+    """Start (or join) the baselines of the current items (curators and owners)."""
+    team.require(tab, "run filters")
+    ds = current.dataset(tab)
+    cached_jobs.start(tab, cached_jobs.PVI, _items_key(tab), lambda ctx: ctx.offload(_baselines, ds))
+
+
+def items_result(tab) -> Optional[dict]:
+    """name → {"summary": accuracy, its error, chance, majority, V-information…, "table": per item},
+    or None before they are computed."""
+    return cached_jobs.result(tab, cached_jobs.PVI, _items_key(tab))
+
+
+def items_job(tab):
+    return cached_jobs.job(tab, cached_jobs.PVI, _items_key(tab))

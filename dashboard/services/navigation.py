@@ -28,7 +28,6 @@ PAGES = [
 #: the pages that do not read multiple-choice items yet (their models read the label as a class), by
 #: title, with why: on an items run, `dashboard.widgets.page.start_page` says so in one line and stops
 NOT_FOR_ITEMS = {
-    "Evaluate": "its models read the label as a class; `artifact-lens pvi` and `certify` measure items",
     "Create": "it writes new labelled examples with feedback on their label",
     "Validate": "it reviews examples written on the Create page",
     "Dynamics": "its models read the label as a class",

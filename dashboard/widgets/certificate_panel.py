@@ -14,7 +14,7 @@ from artifact_lens.dashboard.widgets.formatting import plain
 from artifact_lens.dashboard.widgets.job_panel import watch
 from artifact_lens.dashboard.widgets.reruns import redraw
 
-__all__ = ["certificate_section", "CUE_HELP"]
+__all__ = ["certificate_section", "items_certificate_section", "CUE_HELP"]
 
 #: what each column of the new-or-stronger cue table means (docs/certificate.md, "The rules")
 CUE_HELP = {
@@ -32,6 +32,15 @@ CUE_HELP = {
     "line": "the z a cue must pass: Bonferroni over both tests of every feature × label, so that an unchanged "
             "split flags none at the 5 % family rate",
 }
+
+
+def items_certificate_section(tab, run) -> None:
+    """The Evaluate page of multiple-choice items: the certificate of the split against the items',
+    and why the rest of the page is not shown; the page stops here."""
+    certificate_section(tab, run)
+    st.info("The evaluation's model families read the label as a class, so they do not apply to multiple-choice "
+            "items; the certificate above and the Predictability page's baselines measure them.")
+    st.stop()
 
 
 def certificate_section(tab, run) -> None:

@@ -50,6 +50,9 @@ def form(tab) -> None:
         return box.selectbox(title, options, key=f"mapping_{role}",
                              index=options.index(default) if default in cols else 0)
 
+    if ask["role"] == "id":
+        _id_form(tab, source, choose)
+        return
     with st.form("mapping_form"):
         c1, c2 = st.columns(2)
         label = choose(c1, "Label column", "label")
@@ -71,6 +74,23 @@ def form(tab) -> None:
     try:
         sess.mapping = None
         load_or_ask(tab, Source(source.source, roles, source.label))
+        redraw()
+    except InputError as exc:
+        st.error(plain(exc))
+
+
+def _id_form(tab, source: Source, choose) -> None:
+    """Only the id is asked for when only the id was refused: every other role stays as detected, so
+    a file of multiple-choice items or pairs whose ids repeat (BBQ's categories concatenated) is
+    still read as items or pairs, as the command line's ``--number-rows`` reads it."""
+    with st.form("mapping_form"):
+        id_col = choose(st, "Id column ((none) numbers the rows)", "id")
+        go = st.form_submit_button("Load with this id", type="primary", key="mapping_load")
+    if not go:
+        return
+    try:
+        tab.session.mapping = None
+        load_or_ask(tab, Source(source.source, dict(source.roles, id=False if id_col == NONE else id_col), source.label))
         redraw()
     except InputError as exc:
         st.error(plain(exc))

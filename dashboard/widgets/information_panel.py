@@ -12,7 +12,7 @@ from artifact_lens.dashboard.widgets.formatting import metric_row, plain
 from artifact_lens.dashboard.widgets.job_panel import watch
 from artifact_lens.dashboard.widgets.reruns import redraw
 
-__all__ = ["information_section"]
+__all__ = ["information_section", "choice_baselines_section"]
 
 
 
@@ -91,3 +91,41 @@ def information_section(tab, frame, classes) -> None:
     joined = frame[["id", "predictability"]].merge(full.table[["id", "label", "pvi"]], on="id")
     st.plotly_chart(pvi_vs_predictability(joined, classes=classes), key="pvi_scatter")
     st.dataframe(full.per_label(), hide_index=True, key="pvi_per_label")
+
+
+#: what each baseline reads, as a person says it
+BASELINE_NAMES = {"options_only": "Options only", "position_only": "Position only",
+                  "stem_and_options": "Stem and options"}
+
+
+def choice_baselines_section(tab) -> None:
+    """Multiple-choice items: what a model gets right from the options alone, the position alone and
+    the stem with the options, each against chance (a uniform guess among each item's options), as
+    ``artifact-lens pvi`` and the certificate measure them."""
+    watch(tab, information.items_job, "Baselines of the items", "pvi_items_job", information.ended)
+    found = information.items_result(tab)
+    if found is None:
+        job = information.items_job(tab)
+        if (job is None or job.done) and team.member(tab).can("run filters"):
+            if st.button("Compute the baselines", key="choice_baselines_compute"):
+                try:
+                    information.start_items(tab)
+                    redraw()
+                except InputError as exc:
+                    st.error(plain(exc))
+            st.caption("Conditional logits over each item's options, cross-fitted over 5 folds: one reads the options "
+                       "alone (never the stem), one the position alone, one the stem with the options. A background "
+                       "job, once per dataset.")
+        elif job is None or job.done:
+            st.caption("Nobody has computed the baselines of these items yet; curators and owners can.")
+        return
+    for name, got in found.items():
+        s = got["summary"]
+        metric_row({f"{BASELINE_NAMES.get(name, name)}: accuracy": f"{s['accuracy']:.3f} ± {1.96 * s['accuracy_se']:.3f}",
+                    "chance": f"{s['chance']:.3f}", "majority position": f"{s['majority']:.3f}",
+                    "V-information": f"{s['v_information']:+.3f} ± {1.96 * s['stderr']:.3f} bits"})
+    s = next(iter(found.values()))["summary"]
+    st.caption(f"± is a 95 % interval. Chance is a uniform guess among each item's options; the majority position "
+               f"always picks the position the gold most often sits at in the other folds. Each fold's model trained "
+               f"on {s.get('trained_on', 0):,} items (at most {s.get('max_train') or 0:,}, as the certificate's). An "
+               "options-only accuracy well above chance means the options give the gold away without the question.")

@@ -300,10 +300,33 @@ def test_the_choices_demo_is_read_as_items_on_the_data_page(at):
     options = next(t for t in shown if t.startswith("A. ") or t.startswith("✔ A. ") or "\nB. " in t)
     assert "question:" in item and options.count("✔") == 1
     assert "marks the gold option" in texts(at)
-    for name in ("10_evaluate", "13_dynamics", "11_create", "12_validate"):
+    for name in ("13_dynamics", "11_create", "12_validate"):
         at.switch_page(page(name)).run()
         no_exceptions(at)
         assert "does not apply to multiple" in texts(at), name
+    _items_baselines_and_certificate(at)
+
+
+def _items_baselines_and_certificate(at) -> None:
+    """Issue 64, item 11: the options-only and position-only baselines on the Predictability page,
+    the figures `pvi` prints (the demo's planted cues put both above chance), and the certificate of
+    the items on the Evaluate page."""
+    from apptest_helpers import texts, wait_for_jobs
+
+    at.switch_page(page("3_predictability")).run()
+    no_exceptions(at)
+    at.button(key="choice_baselines_compute").click().run()
+    wait_for_jobs(at)
+    shown = metrics(at)
+    options, chance = float(shown["Options only: accuracy"].split(" ± ")[0]), float(shown["chance"])
+    assert options > chance + 0.1 and "Position only: accuracy" in shown and "Stem and options: accuracy" in shown
+    at.switch_page(page("10_evaluate")).run()
+    no_exceptions(at)
+    assert "do not apply to multiple-choice items" in texts(at)
+    at.button(key="cert_start").click().run()
+    wait_for_jobs(at)
+    measures = set(frame_with(at, "measure", "before", "after")["measure"])
+    assert {"mc.options_only.accuracy", "mc.gold_position.max_share", "mc.degenerate"} <= measures
 
 
 # ---------------------------------------------------------------- Filter
@@ -631,11 +654,34 @@ def test_a_file_with_duplicate_ids_offers_another_id_column(at, tmp_path):
     no_exceptions(at)
     assert any("choose another id column below, or (none)" in w.value for w in at.warning)
     assert any("30 duplicated ids" in c.value for c in at.caption)
-    assert at.selectbox(key="mapping_id").value == "(none)" and at.selectbox(key="mapping_label").value == "label"
-    assert at.multiselect(key="mapping_text").value == ["premise", "hypothesis"]
+    assert at.selectbox(key="mapping_id").value == "(none)"
+    # only the id is asked for: the other roles stay as detected (issue 64, item 10)
+    assert not [w for w in (*at.selectbox, *at.multiselect) if w.key in ("mapping_label", "mapping_text")]
     at.button(key="mapping_load").click().run()
     no_exceptions(at)
     assert metrics(at)["Examples"] == "60", [x.value for x in (*at.error, *at.warning, *at.caption)]
+    roles = frame_with(at, "column", "role")
+    assert dict(zip(roles["column"], roles["role"]))["label"] == "label"
+
+
+def test_bbq_categories_concatenated_with_repeated_ids_load_as_items(at, tmp_path, bbq_path):
+    """Issue 64, item 10: BBQ's categories concatenated, as its own release does, repeat
+    ``example_id``; numbering the rows keeps the detection, so the file is read as items (it was
+    read as 3 labels with Φ on the question), as ``--number-rows`` reads it."""
+    rows = pd.read_json(bbq_path, lines=True)
+    both = pd.concat([rows.head(60), rows.tail(60).assign(example_id=range(60))], ignore_index=True)
+    path = tmp_path / "bbq_two.jsonl"
+    both.to_json(path, orient="records", lines=True)
+    at.radio(key="src_kind").set_value("Local path").run()
+    at.text_input(key="src_path").input(str(path))
+    at.button(key="load").click().run()
+    no_exceptions(at)
+    assert any("choose another id column below, or (none)" in w.value for w in at.warning)
+    at.button(key="mapping_load").click().run()
+    no_exceptions(at)
+    shown = " ".join(str(x.value) for x in (*at.markdown, *at.caption, *at.info, *at.subheader))
+    assert "Multiple" in shown and "3 labels" not in shown, shown[:400]
+    assert metrics(at).get("Items") == "120", metrics(at)
 
 
 def test_app_messages_name_app_controls_not_cli_flags():

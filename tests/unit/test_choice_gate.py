@@ -183,3 +183,26 @@ def test_pvi_and_certify_give_one_options_only_figure_and_its_chance():
     measured = cert["measures"]["mc.options_only.accuracy"]
     assert measured["value"] == pytest.approx(found["accuracy"], abs=1e-12)
     assert f"chance {found['chance']:.3f}" in measured["description"]
+
+
+def test_a_rare_count_is_judged_by_both_halves_and_a_small_n_widens_nothing():
+    """The pooled two-proportion error (CommonsenseQA's 24 repeated options fell 7 and 17 in two random
+    halves, which the baseline's error alone failed); a real rise still fails; a candidate that states
+    a tiny ``n`` gets no wider a gate."""
+    from artifact_lens.certificate.registry import record
+
+    base = certify(load_dataset(as_frame(generated_items(300, seed=3, widest=4), lambda i, k: i % k)), folds=3)
+
+    def with_share(cert, hits, n, stated_n=None):
+        share = record("mc.degenerate", hits / n, ((hits + 1) / (n + 2) * (1 - (hits + 1) / (n + 2)) / n) ** 0.5,
+                       n=stated_n or n)
+        return {**cert, "measures": {**cert["measures"], "mc.degenerate": share}}
+
+    def row(before, after):
+        return compare(before, after).set_index("measure").loc["mc.degenerate"]
+
+    low = with_share(base, 7, 610)
+    assert row(low, with_share(base, 17, 610))["status"] == "pass"
+    assert row(low, with_share(base, 40, 610))["status"] == "fail"
+    honest, hostile = row(low, with_share(base, 17, 610)), row(low, with_share(base, 17, 610, stated_n=1))
+    assert hostile["allowed"] <= honest["allowed"] + 1e-12
