@@ -95,7 +95,7 @@ def _choice_zstats(args, ds) -> int:
               f"line |z| > {cues.line:.2f} (two-sided Bonferroni, alpha = {cues.alpha}); "
               f"{int(cues.table['over_line'].sum())} over it")
         for c in cues.top(args.top).itertuples(index=False):
-            print(f"  {terminal_text(cue_phrase(c.feature, c.kind))[:46]:46s} in {c.share:6.1%} of {c.items:>6,} items "
+            print(f"  {terminal_text(cue_phrase(c.feature, c.kind))[:50]:50s} in {c.share:6.1%} of {c.items:>6,} items "
                   f"(chance {c.chance:.1%}, lift {c.lift:+.1%} ± {c.lift_se:.1%}), z {c.z:+.1f}{'  *' if c.over_line else ''}")
         for line in stem_lines:
             print(line)
@@ -121,7 +121,7 @@ def _stem_cue_lines(ds, cues, args) -> list:
     if not len(found):
         return []
     return [f"in the stem, what tells whether {phrase} (carries / lacks):"] + [
-        f"  {terminal_text(f.feature)[:46]:46s} → {f.label:7s} {f.p_hat:6.1%} of {f.n:>6,} items, z {f.z:+.1f}"
+        f"  {terminal_text(f.feature)[:50]:50s} → {f.label:7s} {f.p_hat:6.1%} of {f.n:>6,} items, z {f.z:+.1f}"
         for f in found.itertuples(index=False)]
 
 

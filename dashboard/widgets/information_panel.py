@@ -50,30 +50,43 @@ def _caption(full: dict, parts: dict) -> str:
     return text
 
 
-def _offer(tab) -> None:
-    if team.member(tab).can("run filters"):
-        c1, c2 = st.columns([1, 3])
-        if c1.button("Compute PVI", key="pvi_compute"):
-            try:
-                information.start(tab)
-                redraw()
-            except InputError as exc:
-                st.error(plain(exc))
-        c2.caption("Pointwise V-information (Ethayarajh et al. 2022): how many bits about its label each example's "
-                   "representation carries, cross-fitted over 5 folds; beside it the partial inputs alone (the "
-                   "hypothesis; for preference pairs the responses and their style), the artifact's bits. A background job, once per dataset and Φ.")
-    else:
-        st.caption("Nobody has computed the V-usable information of this dataset yet; curators and owners can.")
+def _offer(tab, button: str, key: str, start, about: str, what: str) -> None:
+    """The button that starts a computation (``start(tab)``) and what it computes, for curators and
+    owners; for others, that nobody has computed ``what`` yet."""
+    if not team.member(tab).can("run filters"):
+        st.caption(f"Nobody has computed {what} yet; curators and owners can.")
+        return
+    c1, c2 = st.columns([1, 3])
+    if c1.button(button, key=key):
+        try:
+            start(tab)
+            redraw()
+        except InputError as exc:
+            st.error(plain(exc))
+    c2.caption(about)
+
+
+def _computed(tab, job_of, result_of, title: str, watch_key: str, offer: dict):
+    """A shared job's result (``result_of(tab)``), watched while it runs; None before, with the offer
+    to start it (`_offer`'s arguments) when it is not running."""
+    watch(tab, job_of, title, watch_key, information.ended)
+    found = result_of(tab)
+    if found is None:
+        job = job_of(tab)
+        if job is None or job.done:
+            _offer(tab, **offer)
+    return found
 
 
 def information_section(tab, frame, classes) -> None:
     """``frame``: the run's scored rows (``id``, ``predictability``); ``classes``: the dataset's labels."""
-    watch(tab, information.job, "V-usable information", "pvi_job", information.ended)
-    found = information.result(tab)
+    found = _computed(tab, information.job, information.result, "V-usable information", "pvi_job", dict(
+        button="Compute PVI", key="pvi_compute", start=information.start, what="the V-usable information of this dataset",
+        about="Pointwise V-information (Ethayarajh et al. 2022): how many bits about its label each example's "
+              "representation carries, cross-fitted over 5 folds; beside it the partial inputs alone (the hypothesis; "
+              "for preference pairs the responses and their style), the artifact's bits. A background job, once per "
+              "dataset and Φ."))
     if found is None:
-        job = information.job(tab)
-        if job is None or job.done:
-            _offer(tab)
         return
     full, parts = found["full"], information.partials(found)
     ci = lambda summary: f"{summary['v_information']:.3f} ± {1.96 * summary['stderr']:.3f} bits"   # noqa: E731
@@ -102,22 +115,13 @@ def choice_baselines_section(tab) -> None:
     """Multiple-choice items: what a model gets right from the options alone, the position alone and
     the stem with the options, each against chance (a uniform guess among each item's options), as
     ``artifact-lens pvi`` and the certificate measure them."""
-    watch(tab, information.items_job, "Baselines of the items", "pvi_items_job", information.ended)
-    found = information.items_result(tab)
+    found = _computed(tab, information.items_job, information.items_result, "Baselines of the items", "pvi_items_job",
+                      dict(button="Compute the baselines", key="choice_baselines_compute", start=information.start_items,
+                           what="the baselines of these items",
+                           about="Conditional logits over each item's options, cross-fitted over 5 folds: one reads "
+                                 "the options alone (never the stem), one the position alone, one the stem with the "
+                                 "options. A background job, once per dataset."))
     if found is None:
-        job = information.items_job(tab)
-        if (job is None or job.done) and team.member(tab).can("run filters"):
-            if st.button("Compute the baselines", key="choice_baselines_compute"):
-                try:
-                    information.start_items(tab)
-                    redraw()
-                except InputError as exc:
-                    st.error(plain(exc))
-            st.caption("Conditional logits over each item's options, cross-fitted over 5 folds: one reads the options "
-                       "alone (never the stem), one the position alone, one the stem with the options. A background "
-                       "job, once per dataset.")
-        elif job is None or job.done:
-            st.caption("Nobody has computed the baselines of these items yet; curators and owners can.")
         return
     for name, got in found.items():
         s = got["summary"]

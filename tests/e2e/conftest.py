@@ -144,6 +144,7 @@ def page(browser, server):
 
 HH = ROOT.parent / "shared" / "data" / "hh_harmless_pairs.jsonl"
 BBQ = ROOT.parent / "shared" / "data" / "bbq_religion.jsonl"
+BBQ_AGE = ROOT.parent / "shared" / "data" / "bbq_age.jsonl"
 
 
 def hh_pairs_app(tmp_path_factory, browser, name: str, pairs: int, **context):
@@ -153,19 +154,22 @@ def hh_pairs_app(tmp_path_factory, browser, name: str, pairs: int, **context):
     yield from shared_file_app(tmp_path_factory, browser, name, HH, pairs, **context)
 
 
-def shared_file_app(tmp_path_factory, browser, name: str, source, rows: int, **context):
+def shared_file_app(tmp_path_factory, browser, name: str, source, rows: int, *, then=None, **context):
     """A server of its own whose Local path reads a temporary folder holding the first ``rows`` rows
-    of the shared file ``source`` (skipped where it is absent), and a page on it; yields (page, the
-    file's path)."""
+    of the shared file ``source`` (and, given ``then``, the first ``rows`` of that shared file after
+    them; skipped where one is absent), and a page on it; yields (page, the file's path)."""
     from playwright.sync_api import expect
 
-    if not source.exists():
-        pytest.skip(f"../shared/data/{source.name} is not here")
+    for one in (source, then):
+        if one is not None and not one.exists():
+            pytest.skip(f"../shared/data/{one.name} is not here")
     folder = tmp_path_factory.mktemp(name)
     data = folder / "data"
     data.mkdir()
     path = data / source.name
-    path.write_text("".join(source.read_text(encoding="utf-8").splitlines(keepends=True)[:rows]), encoding="utf-8")
+    path.write_text("".join(line for one in (source, then) if one is not None
+                            for line in one.read_text(encoding="utf-8").splitlines(keepends=True)[:rows]),
+                    encoding="utf-8")
     app = AppServer(folder, env={"ARTIFACT_LENS_DATA_DIRS": str(data)}).start()
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, **context)
     pg = ctx.new_page()
