@@ -352,6 +352,9 @@ def cmd_pvi(args) -> int:
     device = device_from(args)   # asked for and absent: said here, before any work
     ds = load_from_args(args)
     print_messages(ds, args.quiet)
+    if args.options_representation and ds.choices is None:
+        raise InputError("--options-representation embeds the options of multiple-choice items; this dataset has "
+                         f"{'preference pairs' if ds.pairs is not None else 'labelled examples'}: drop it.")
     if ds.choices is not None:
         if args.family != "logistic":   # refused, never ignored: the number would not be the family's
             raise InputError(f"--family {args.family} applies to labelled examples; multiple-choice items are scored by "
@@ -387,7 +390,7 @@ def _choice_pvi(args, ds) -> int:
 
     with progress_bar("baselines", args.quiet) as bar:
         found = choice_information(ds, args.representation, args.partial, folds=args.folds, seed=args.seed,
-                                   progress=bar)
+                                   embedding=args.options_representation, progress=bar)
     table = choice_pvi_table(found)
     if args.out:
         write_table(table, args.outputs.path_for("--out"))
@@ -398,6 +401,9 @@ def _choice_pvi(args, ds) -> int:
             print(f"{name.replace('_', ' '):18s} accuracy {s['accuracy']:.3f} ± {1.96 * s['accuracy_se']:.3f} (chance "
                   f"{s['chance']:.3f}, majority position {s['majority']:.3f}); V-information {s['v_information']:+.3f} "
                   f"bits (± {1.96 * s['stderr']:.3f}, 95 %) beyond a uniform guess")
+            if s.get("embedding"):
+                print(f"{'':18s} (the options-only inputs and each option embedded by {s['embedding']}, less its "
+                      "item's mean)")
         s = next(iter(found.values())).summary
         print(f"each fold's model trained on {s['trained_on']:,} items (at most {s['max_train']:,}, as certify's "
               "model_train): the certificate's figures")
@@ -428,6 +434,10 @@ def _pvi_options(p) -> None:
                    help="model family, one that gives probabilities (default logistic)")
     p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
+    p.add_argument("--options-representation", metavar="SPEC",
+                   help="multiple-choice items: also the options-only model with each option embedded by SPEC (glove, "
+                        "or sbert:model=NAME_OR_PATH with the extra 'sbert'), less its item's mean: the "
+                        "options_embedded baseline")
     p.add_argument("--device", type=Device(), help="where Φ's SVD and the logistic models compute: cuda, cuda:N, torch, "
                    "cupy or array-api (default: $ARTIFACT_LENS_DEVICE, else the CPU; the same PVI, float32 rounding and "
                    "the solver's tolerance aside; multiple-choice items compute on the CPU)")

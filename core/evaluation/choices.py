@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -40,7 +41,7 @@ from ..base.progress import check_cancel, report
 from ..models.conditional_logit import choice_probabilities, fit_conditional_logit
 from ..zstats.statistics import binomial_se
 
-__all__ = ["BASELINES", "ChoiceBaseline", "choice_baselines", "MAX_TRAIN"]
+__all__ = ["BASELINES", "ChoiceBaseline", "choice_baselines", "MAX_TRAIN", "option_embedding_spec"]
 
 #: the baselines, in the order they are reported
 BASELINES = ("options_only", "position_only", "stem_and_options")
@@ -145,7 +146,33 @@ def _stem_option_features(ds, texts, item, dim: int, seed: int) -> np.ndarray:
                       (stem_words - stem_words.mean())[:, None] * O])
 
 
-def _inputs(ds, name: str, layout, dim: int, seed: int, groups: bool = True):
+def option_embedding_spec(spec: str) -> str:
+    """``spec`` as the representation of each option on its own (``fields=option``), or InputError
+    naming the kinds that can: one that embeds a text without fitting on the dataset (``glove``,
+    ``sbert``), so an option's vector is the same in any item and any fold."""
+    from ..representations import REGISTRY
+    from ..representations.spec import canonical_spec, parse_spec
+
+    kind, options = parse_spec(spec)
+    if REGISTRY[kind].new_text != "stateless":
+        raise InputError(f"--options-representation {spec!r}: the options are embedded one by one, by a kind that "
+                         "fits nothing on the dataset: glove, or sbert:model=NAME_OR_PATH (extra 'sbert').")
+    if options.get("fields") not in (None, "option"):
+        raise InputError(f"--options-representation {spec!r}: drop fields=; each option is embedded on its own.")
+    return canonical_spec(kind, {**options, "fields": "option"})
+
+
+def _embedded(texts, item, k, spec: str) -> np.ndarray:
+    """Each option embedded by ``spec`` (`option_embedding_spec`), less its item's mean: what it says,
+    against the other options."""
+    from ..representations import embed_new
+
+    E = np.asarray(embed_new(spec, {"option": [str(t) for t in texts]}), dtype=np.float64)
+    starts = np.cumsum(k) - k
+    return E - np.repeat(np.add.reduceat(E, starts, axis=0) / k[:, None], k, axis=0)
+
+
+def _inputs(ds, name: str, layout, dim: int, seed: int, groups: bool = True, embedding: Optional[str] = None):
     from ..data.choices import options_of
 
     item, starts, _, k, position = layout
@@ -156,6 +183,8 @@ def _inputs(ds, name: str, layout, dim: int, seed: int, groups: bool = True):
     options = _option_features(ds, texts, k, groups)
     if name == "options_only":
         return options
+    if name == "options_embedded":
+        return sp.hstack([options, sp.csr_matrix(_embedded(texts, item, k, embedding))], format="csr")
     return sp.hstack([options, sp.csr_matrix(_stem_option_features(ds, texts, item, dim, seed))], format="csr")
 
 
@@ -191,16 +220,22 @@ def _cross_fit(X, layout, folds: int, seed: int, max_train=None, cancel=None) ->
 
 
 def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, random_state: int = 0,
-                     max_train=MAX_TRAIN, groups: bool = True, progress=None, cancel=None) -> dict:
+                     max_train=MAX_TRAIN, groups: bool = True, embedding: Optional[str] = None, progress=None,
+                     cancel=None) -> dict:
     """The cross-fitted baselines ``which`` (of `BASELINES`) of a multiple-choice dataset:
     name → `ChoiceBaseline`. ``max_train`` caps each fold's training items (a seeded sample; None:
     no cap); the summary's ``max_train`` says what it was, ``trained_on`` the most a fold used.
     ``groups=False`` leaves the group features out (the options-only model before issue 64, which
-    `benchmarks/options_only_bench.py` sets beside the one with them)."""
+    `benchmarks/options_only_bench.py` sets beside the one with them). ``embedding`` (a ``glove`` or
+    ``sbert`` spec) adds the baseline ``options_embedded``: the options-only inputs and each option's
+    embedding less its item's mean, a stronger options-only model where the user has one."""
     if getattr(ds, "choices", None) is None:
         raise InputError("these baselines read multiple-choice items (a stem, options and the gold one); for labelled "
                          "examples use pvi with a partial input.")
-    unknown = [w for w in which if w not in BASELINES]
+    if embedding is not None:
+        embedding = option_embedding_spec(embedding)
+        which = tuple(which) + ("options_embedded",) * ("options_embedded" not in which)
+    unknown = [w for w in which if w not in BASELINES + ("options_embedded",) * (embedding is not None)]
     if unknown:
         raise InputError(f"unknown baseline {unknown[0]!r}; choose from {', '.join(BASELINES)}.")
     folds = int(folds)
@@ -212,14 +247,14 @@ def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, rand
     with one_blas_thread():   # the same figures on any machine, busy or not (`core.base.cores`)
         for step, name in enumerate(which):
             report(progress, step / len(which), f"baseline: {name.replace('_', ' ')}")
-            X = _inputs(ds, name, layout, dim, random_state, groups)
+            X = _inputs(ds, name, layout, dim, random_state, groups, embedding)
             p_gold, correct, fold, majority = _cross_fit(X, layout, folds, random_state, max_train, cancel)
             pvi = np.log2(np.maximum(p_gold, FLOOR)) + np.log2(k)
             n = len(k)
             table = pd.DataFrame({"id": ds.table.index.astype(str), "p_gold": p_gold, "correct": correct, "pvi": pvi,
                                   "fold": fold})
             accuracy = float(correct.mean())
-            out[name] = ChoiceBaseline(name, table, {
+            out[name] = ChoiceBaseline(name, table, {"embedding": embedding if name == "options_embedded" else None,
                 "accuracy": accuracy, "accuracy_se": binomial_se(round(accuracy * n), n),
                 "chance": float(np.mean(1.0 / k)), "majority": float(majority.mean()),
                 "v_information": float(pvi.mean()), "stderr": float(pvi.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,

@@ -83,9 +83,11 @@ def pvi_table(found: dict, dataset) -> pd.DataFrame:
 
 
 def choice_information(dataset, representation: Optional[str] = None, partial: Optional[str] = None, *,
-                       folds: int = 5, seed: int = 0, progress=None, cancel=None) -> dict:
+                       folds: int = 5, seed: int = 0, embedding: Optional[str] = None, progress=None,
+                       cancel=None) -> dict:
     """The baselines of multiple-choice items (`core.evaluation.choices.choice_baselines`): their
-    inputs are the items' own, so a representation or a partial input given is refused by name."""
+    inputs are the items' own, so a representation or a partial input given is refused by name;
+    ``embedding`` (glove, sbert) adds the options-only model on each option's embedding."""
     from ..evaluation.choices import choice_baselines
 
     given = [flag for flag, value in (("--representation", representation), ("--partial", partial)) if value]
@@ -93,7 +95,8 @@ def choice_information(dataset, representation: Optional[str] = None, partial: O
         raise InputError(f"{' and '.join(given)} name(s) inputs of labelled examples; multiple-choice items are measured "
                          "on their own inputs (the stem with the options, the options alone, the position alone): "
                          "drop it.")
-    return choice_baselines(dataset, folds=folds, random_state=seed, progress=progress, cancel=cancel)
+    return choice_baselines(dataset, folds=folds, random_state=seed, embedding=embedding, progress=progress,
+                            cancel=cancel)
 
 
 def choice_pvi_table(found: dict) -> pd.DataFrame:

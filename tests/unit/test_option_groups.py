@@ -108,3 +108,37 @@ def test_the_cue_table_names_a_group_cue_and_check_lists_its_items():
     table = option_cues(ds).table.set_index("feature")
     assert table.loc["[option saying all of the above]", "over_line"]
     assert set(items_with_cue(ds, ["[option saying all of the above]"])[0]) == planted
+
+
+FRUITS = ("apple banana cherry grape lemon mango melon orange peach pear plum apricot lime kiwi papaya coconut fig "
+          "guava raspberry strawberry blueberry pineapple watermelon tangerine nectarine pomegranate cranberry "
+          "blackberry grapefruit avocado").split()
+THINGS = ("car truck bicycle hammer wrench train boat airplane helicopter motorcycle screwdriver drill saw ladder "
+          "shovel rake tractor bus van scooter chisel pliers canoe ferry subway tram wagon sled jeep taxi").split()
+
+
+def test_an_embedding_of_each_option_reads_what_its_words_cannot(tmp_path, capsys):
+    """Issue 64, item 6: with ``--options-representation glove`` (real GloVe vectors, the test extra),
+    the options-only model also reads each option's embedding less its item's mean. The gold is always
+    a fruit, each fruit too rare in a fold for its word to be learnt: the embedding finds the kind."""
+    from artifact_lens.cli import main
+    from artifact_lens.evaluation.choices import choice_baselines
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(240):
+        options = list(rng.choice(THINGS, 3, replace=False)) + [rng.choice(FRUITS)]
+        order = rng.permutation(4)
+        rows.append({"id": f"q{i}", "question": "which", "choices": [options[j] for j in order],
+                     "answer": "ABCD"[int(np.flatnonzero(order == 3)[0])]})
+    frame = pd.DataFrame(rows)
+    found = choice_baselines(load_dataset(frame), which=("options_only",), embedding="glove")
+    assert found["options_embedded"].summary["accuracy"] >= 0.9 > found["options_only"].summary["accuracy"] + 0.2
+    assert found["options_embedded"].summary["embedding"] == "glove:fields=option"
+    frame.to_json(tmp_path / "fruit.jsonl", orient="records", lines=True)
+    assert main(["-q", "pvi", str(tmp_path / "fruit.jsonl"), "--options-representation", "glove",
+                 "--out", str(tmp_path / "pvi.csv")]) == 0
+    assert {"pvi_options_embedded", "p_gold_options_embedded"} <= set(pd.read_csv(tmp_path / "pvi.csv").columns)
+    for spec, why in (("tfidf-svd", "fits nothing on the dataset"), ("glove:fields=question", "drop fields=")):
+        assert main(["-q", "pvi", str(tmp_path / "fruit.jsonl"), "--options-representation", spec]) == 2
+        assert why in capsys.readouterr().err
