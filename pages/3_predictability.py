@@ -22,7 +22,8 @@ def charts():
     frame = frame[~frame["warmup"]]
     frame = frame.assign(status=frame["retained"].map({True: "retained", False: "removed"}))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(score_histogram(frame, ds.label, tau, title="p̃ per label", classes=ds.classes), key="hist_label")
+    per = "gold position" if ds.choices is not None else "label"   # an item's "label" is its gold's letter
+    c1.plotly_chart(score_histogram(frame, ds.label, tau, title=f"p̃ per {per}", classes=ds.classes), key="hist_label")
     c2.plotly_chart(score_histogram(frame, "status", tau, title="p̃: retained vs removed"), key="hist_status")
     st.plotly_chart(score_violins(frame, ds.label, tau), key="violin")
     sizes = frame.groupby([ds.label, "status"]).size()

@@ -72,11 +72,21 @@ class Remaining:
     ("about 2 min left", then "about 36 min left"). Here a new estimate replaces the shown one
     only when it is lower than what the shown one has counted down to; once the shown estimate
     has run out while the work goes on, `left` is None and `over` True ("longer than estimated"),
-    never a larger number. No estimate before a tenth of the work and two seconds."""
+    never a larger number. No estimate before a tenth of the work and two seconds.
+
+    The pace is measured over the second half of the time so far (from the reading at half the
+    elapsed time): a step that took no time (a representation read from the cache: 40 % of the bar
+    at once, multiple-choice items' usual start) would otherwise make the rest look fast, and the
+    job said "longer than estimated" a second after its first estimate."""
+
+    #: the most readings kept (every other one is dropped beyond it: a long job's half-time reading
+    #: stays within a reading or two of half its time)
+    READINGS = 512
 
     def __init__(self):
         self._shown: Optional[float] = None   # seconds left, as shown at elapsed ``self._at``
         self._at = 0.0
+        self._readings = [(0.0, 0.0)]          # (elapsed, fraction), in time order
         self.over = False
 
     def left(self, elapsed: float, fraction: float) -> Optional[float]:
@@ -87,8 +97,12 @@ class Remaining:
         if counted is not None and counted <= 0:
             self.over = True   # the work goes on past the estimate: say so, never a larger number
             return None
-        if fraction >= 0.1 and elapsed >= 2:
-            pace = elapsed * (1 - fraction) / fraction
+        since, done = next((e, f) for e, f in reversed(self._readings) if e <= elapsed / 2)
+        self._readings.append((elapsed, fraction))
+        if len(self._readings) > self.READINGS:
+            self._readings = self._readings[:1] + self._readings[2::2]
+        if fraction >= 0.1 and elapsed >= 2 and fraction > done:
+            pace = (elapsed - since) * (1 - fraction) / (fraction - done)
             if counted is None or pace < counted:
                 self._shown, self._at = pace, elapsed
                 return pace

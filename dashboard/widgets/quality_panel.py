@@ -10,11 +10,20 @@ import streamlit as st
 
 from artifact_lens.base.errors import InputError
 from artifact_lens.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS
-from artifact_lens.dashboard.services import team
+from artifact_lens.dashboard.services import current, team
 from artifact_lens.dashboard.widgets.formatting import plain
 from artifact_lens.dashboard.widgets.job_panel import watch
 from artifact_lens.dashboard.services.quality import BADGES, current_scored, job, start, state
 from artifact_lens.dashboard.widgets.reruns import redraw
+
+
+#: why the quality components are not offered for multiple-choice items
+NOT_FOR_ITEMS = ("Quality (DQI) reads labelled examples (its components tie n-grams to a label as a class); it does "
+                 "not apply to multiple-choice items, whose label is the gold option's letter.")
+
+
+def _for_items(tab) -> bool:
+    return current.dataset(tab).choices is not None
 
 
 def _progress(tab, key: str) -> None:
@@ -24,7 +33,10 @@ def _progress(tab, key: str) -> None:
 
 def offer(tab, key: str, what: str) -> Optional[pd.DataFrame]:
     """The current dataset's scored quality table, or None after offering to compute it (a
-    button for curators and owners, a caption for others) and showing a running job."""
+    button for curators and owners, a caption for others) and showing a running job; None for
+    multiple-choice items, which it does not apply to (`NOT_FOR_ITEMS`)."""
+    if _for_items(tab):
+        return None
     found = current_scored(tab)
     if found is not None:
         return found
@@ -50,7 +62,11 @@ def offer(tab, key: str, what: str) -> Optional[pd.DataFrame]:
 
 def panel(tab) -> Optional[pd.DataFrame]:
     """The Filter page's expander: the context's status and knobs, the weights of ``dqi`` and the
-    thresholds of every light (defaults: `core.quality.DEFAULT_WEIGHTS`, `DEFAULT_THRESHOLDS`)."""
+    thresholds of every light (defaults: `core.quality.DEFAULT_WEIGHTS`, `DEFAULT_THRESHOLDS`); for
+    multiple-choice items, why it is not offered."""
+    if _for_items(tab):
+        st.caption(NOT_FOR_ITEMS)
+        return None
     qs = state(tab)
     with st.expander("Quality (DQI): components, weights and light thresholds", expanded=False):
         st.caption("Seven per-example components after DQI (paper 002; `core.quality`), each in [0, 1], higher = "

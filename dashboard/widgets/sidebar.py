@@ -52,7 +52,8 @@ def sidebar(tab) -> None:
         _team(tab)
         st.markdown("**Dataset**")
         name = sess.source.label if sess.source and sess.source.label else ds.name
-        st.text(f"{name}\n{len(ds):,} examples, {len(ds.classes)} labels")
+        # items and pairs by what they are: an item's "label" is its gold's letter, a pair's a drawn side
+        st.text(f"{name}\n{len(ds):,} {ds.unit}s" + (f", {len(ds.classes)} labels" if ds.unit == "example" else ""))
         st.markdown("**Representation Φ**")
         st.text(sess.spec)
         st.markdown("**Run**")

@@ -313,6 +313,11 @@ def _items_baselines_and_certificate(at) -> None:
     the items on the Evaluate page."""
     from apptest_helpers import texts, wait_for_jobs
 
+    at.switch_page(page("2_filter")).run()   # items by their name; no DQI, which reads labels as classes
+    no_exceptions(at)
+    assert "600 items" in " ".join(t.value for t in at.sidebar.text) and "labels" not in " ".join(
+        t.value for t in at.sidebar.text)
+    assert "does not apply to multiple-choice items" in texts(at)
     at.switch_page(page("3_predictability")).run()
     no_exceptions(at)
     at.button(key="choice_baselines_compute").click().run()

@@ -113,7 +113,9 @@ def load_path_and_score(page, path, examples: int):
     """On the Data page: load ``path`` as a local path, then build Φ and score with the defaults."""
     load_path(page, path)
     page.get_by_role("button", name="Build Φ and score with AFLite").click()
-    page.wait_for_selector(f'[data-testid="stSidebar"] >> text={examples} examples', timeout=120_000)
+    # the sidebar counts rows by what they are: "300 examples", "300 pairs", "300 items"
+    page.wait_for_selector(f'[data-testid="stSidebar"] >> text=/\\b{examples} (examples|pairs|items)\\b/',
+                           timeout=120_000)
     wait_idle(page)
 
 

@@ -35,7 +35,7 @@ def _reload_and_score(pg, path, n: int) -> None:
     load_path(pg, path)
     assert count(pg, "Examples") == n
     pg.get_by_role("button", name="Build Φ and score with AFLite").click()
-    pg.wait_for_selector(f'[data-testid="stSidebar"] >> text={n} examples', timeout=120_000)
+    pg.wait_for_selector(f'[data-testid="stSidebar"] >> text=/\\b{n} (examples|pairs|items)\\b/', timeout=120_000)
     wait_idle(pg)
     go(pg, "Filter")
     assert count(pg, "Retained") + count(pg, "Removed") == n

@@ -42,7 +42,7 @@ def test_repeated_ids_load_as_items_with_their_baselines_and_certificate(walk):
     assert "choice-diff" in main and "300 items" in main.replace(",", ""), main[:600]
 
     page.get_by_role("button", name="Build Φ and score with AFLite").click()
-    page.wait_for_selector(f'[data-testid="stSidebar"] >> text={2 * ROWS} examples', timeout=120_000)
+    page.wait_for_selector(f'[data-testid="stSidebar"] >> text={2 * ROWS} items', timeout=120_000)
     wait_idle(page)
 
     go(page, "Predictability")

@@ -59,3 +59,18 @@ def test_the_pvi_job_gives_each_input_its_share_and_its_name(tmp_path):
     assert ("PVI of Φ: fold 1 of 3" in [m for _, m in seen]
             and (0.5, "PVI of Φ done") in seen and (1.0, "PVI of the partial input done") in seen)
     assert all(m.startswith(("PVI of Φ", "PVI of the partial input")) for _, m in seen)
+
+
+def test_a_step_that_took_no_time_does_not_make_the_rest_look_fast():
+    """Issue 64, item 12: multiple-choice items' representation comes from the cache, 40 % of the bar
+    at once; the pace over all the time so far then promised 1.2 s where 1.4 s were left, and the job
+    said "longer than estimated" a second later. Measured over the second half of the time, an even
+    pace after the jump is never overrun."""
+    est = Remaining()
+    est.left(0.3, 0.4)                          # the cached step: no time at all
+    for tenth in range(1, 60):                  # then an even 0.01 of the bar every 0.1 s
+        elapsed, fraction = 0.3 + 0.1 * tenth, 0.4 + 0.01 * tenth
+        left = est.left(elapsed, fraction)
+        assert not est.over, (elapsed, fraction)
+        if left is not None:
+            assert left >= (1 - fraction) / 0.1 - 1e-9   # never less than what is truly left
