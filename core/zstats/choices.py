@@ -319,12 +319,15 @@ def choice_lines(summary: dict) -> list:
     "Heading: text"."""
     cols = summary["columns"]
     options = cols["options"] if isinstance(cols["options"], str) else ", ".join(cols["options"])
+    stem = ", ".join(cols["stem"]) or "none"
+    if summary["shape"] == "nested":   # as the file holds them: the question object's stem and choices
+        stem, options = f"{options}.stem", f"{options}.choices"
     k = ", ".join(f"{n:,} items with {kk}" for kk, n in summary["options"].items())
     w = summary["cohens_w"]
     positions = ", ".join(f"{p} {v['share']:.1%}" for p, v in summary["gold_position"].items())
     chance = ", ".join(f"{v['chance']:.1%}" for v in summary["gold_position"].values())
     long = summary["gold_longest"]
-    lines = [("items", f"{summary['shape']} shape (stem: {', '.join(cols['stem']) or 'none'}; options: {options}; "
+    lines = [("items", f"{summary['shape']} shape (stem: {stem}; options: {options}; "
                        f"answer: {cols['answer']}); label: the gold option's letter"),
              ("options", k),
              ("gold at", f"{positions} (chance {chance}); Cohen's w {w['w']:.3f} [{w['low']:.3f}, {w['high']:.3f}], "

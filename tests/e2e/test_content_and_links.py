@@ -124,7 +124,8 @@ def test_a_teammates_link_to_an_items_a_pair_and_an_nli_run_opens_that_run(brows
             other.wait_for_selector("h1:has-text('Filter')")
             wait_idle(other)
             said = _sidebar(other)
-            assert f"{n} examples" in said and path.name in said, (kind, said)
+            unit = {"items": "items", "pairs": "pairs"}.get(kind, "examples")   # the sidebar counts them by name
+            assert f"{n} {unit}" in said and path.name in said, (kind, said)
             assert "not in workspace" not in other.locator("body").inner_text(), kind
             assert count(other, "Retained") + count(other, "Removed") == n, kind
             assert other.url.split("run=")[1].split("&")[0] == link.split("run=")[1].split("&")[0], kind
