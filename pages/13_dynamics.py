@@ -4,6 +4,7 @@ import streamlit as st
 
 from artifact_lens.plots.cartography import data_map, region_counts
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.bounds import EPOCHS, FOLDS
 from artifact_lens.dashboard.services import current, dynamics, information
 from artifact_lens.dashboard.services.navigation import page_file
 from artifact_lens.dashboard.widgets.formatting import metric_row, plain
@@ -22,10 +23,11 @@ run, ds = require_run(tab)
 if member(tab).can("run filters"):
     with st.form("dyn_form"):
         c1, c2, c3 = st.columns(3)
-        epochs = c1.number_input("Epochs", 2, 100, 10, key="dyn_epochs")
+        epochs = c1.number_input("Epochs", *EPOCHS.range, 10, key="dyn_epochs")
         model = c2.radio("Model", ["linear", "mlp"], horizontal=True, key="dyn_model",
                          format_func={"linear": "linear (softmax)", "mlp": "MLP (one hidden layer)"}.get)
-        folds = c3.number_input("Cross-fitting folds (1: in-sample, as the paper)", 1, 20, 5, key="dyn_folds")
+        folds = c3.number_input("Cross-fitting folds (1: in-sample, as the paper)", 1, FOLDS.high, 5,
+                                key="dyn_folds")
         if st.form_submit_button("Map the training dynamics", type="primary", key="dyn_run"):
             try:
                 dynamics.start(tab, int(epochs), model, int(folds))

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..base.bounds import EPOCHS, FOLDS
 from ..base.errors import InputError
 from ..base.escaping import terminal_text
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
@@ -193,7 +194,7 @@ def cmd_consistency(args) -> int:
 def _consistency_options(p) -> None:
     add_dataset_args(p)
     p.add_argument("--threshold", type=Real(0, 1, hi_open=True), default=0.2, help="probability threshold in [0, 1) (default 0.2)")
-    p.add_argument("--folds", type=Whole(2, 10 ** 6), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--folds", type=Whole(*FOLDS.range), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--out", required=True, help="kept examples CSV")
     p.add_argument("--dropped", help="dropped examples CSV, with the gold-label probability")
@@ -329,9 +330,9 @@ def cmd_cartography(args) -> int:
 def _cartography_options(p) -> None:
     add_dataset_args(p)
     p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
-    p.add_argument("--epochs", type=Whole(2, 1000), default=10, help="training epochs (default 10)")
+    p.add_argument("--epochs", type=Whole(*EPOCHS.range), default=10, help="training epochs (default 10)")
     p.add_argument("--model", choices=["linear", "mlp"], default="linear", help="linear (softmax) or a one-hidden-layer MLP (default linear)")
-    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--folds", type=Whole(*FOLDS.range), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--in-sample", action="store_true", help="the paper's variant: one model on every example, its own "
                    "training probabilities (no label issues: they are not out of sample)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
@@ -432,7 +433,7 @@ def _pvi_options(p) -> None:
                    "unless it is Φ)")
     p.add_argument("--family", choices=models.probabilistic(), default="logistic",
                    help="model family, one that gives probabilities (default logistic)")
-    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--folds", type=Whole(*FOLDS.range), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--options-representation", metavar="SPEC",
                    help="multiple-choice items: also the options-only model with each option embedded by SPEC (glove, "

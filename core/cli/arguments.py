@@ -10,10 +10,12 @@ import argparse
 import math
 from typing import Optional
 
+from ..base.bounds import SEED
+
 __all__ = ["Real", "Whole", "Size", "WholeList", "Address", "Device", "SEED_MAX", "knob_type", "add_knob"]
 
-#: largest seed numpy's generators take from a CLI (2³² − 1, as `random_state`)
-SEED_MAX = 2 ** 32 - 1
+#: largest seed numpy's generators take from a CLI (2³² − 1, as `random_state`; `core.base.bounds.SEED`)
+SEED_MAX = SEED.high
 
 
 def _number(text: str, hint: str) -> float:

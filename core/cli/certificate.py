@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..base.bounds import FOLDS
 from ..base.errors import InputError
 from ..base.escaping import md_code, md_text, terminal_text
 from ..base.settings import settings
@@ -99,7 +100,7 @@ def _certify_options(p) -> None:
     p.add_argument("--workspace", help="the workspace of --run in the team store")
     p.add_argument("--run", help="a run's key in the team store: its reviewers' α")
     p.add_argument("--as", dest="as_", metavar="EMAIL", help="who reads the store (default: $ARTIFACT_LENS_OWNER)")
-    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--folds", type=Whole(*FOLDS.range), default=5, help="cross-fitting folds (default 5)")
     add_knob(p, "tau", help=f"τ of AFLite's predictable share (default {KNOBS['tau'].default})")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)
     p.add_argument("--device", type=Device(), help="where Φ's SVD, PVI's logistic models, AFLite's ridge family and the "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from ..base.bounds import FOLDS
 from ..base.errors import InputError
 from .commands import command
 from .common import add_dataset_args, device_from, load_from_args, print_messages, progress_bar
@@ -93,7 +94,7 @@ def _gate_options(p) -> None:
     p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP + "; the baseline's, as it was "
                    "certified")
     p.add_argument("--partial", help="the partial input's representation, as the baseline was certified")
-    p.add_argument("--folds", type=Whole(2, 100), default=5, help="cross-fitting folds, as the baseline (default 5)")
+    p.add_argument("--folds", type=Whole(*FOLDS.range), default=5, help="cross-fitting folds, as the baseline (default 5)")
     p.add_argument("--eval", help="an evaluation split whose examples the data's cues are measured on")
     p.add_argument("--rules", help="a TOML or YAML file of rules per measure: max_rise, max, min, ignore")
     p.add_argument("--out", help="a folder for the candidate certificate and the check's reports (created; default: "

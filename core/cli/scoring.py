@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..base.bounds import EPOCHS
 from .common import (device_from, describe_representation, duration_text, load_from_args, print_messages,
                              progress_bar, representation_for, seconds_text, write_table)
 from ..base.errors import InputError
@@ -313,7 +314,7 @@ def _aflite_options(p) -> None:
                    "only easy-to-learn examples, protect ambiguous ones, keep hard-to-learn or cleanlab-flagged ones as "
                    "possibly mislabelled (a column, the manifest, first in the review queue)")
     p.add_argument("--joint-model", choices=["linear", "mlp"], help="the joint filter's cartography model (default linear)")
-    p.add_argument("--joint-epochs", type=Whole(2, 1000), help="the joint filter's cartography epochs (default 10)")
+    p.add_argument("--joint-epochs", type=Whole(*EPOCHS.range), help="the joint filter's cartography epochs (default 10)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0)")
     p.add_argument("--jobs", type=Whole(1, 1024, allowed=(-1,), meaning="every core"), default=-1, help="threads for the ridge family (default -1: every core; "
                    "the result does not depend on it)")

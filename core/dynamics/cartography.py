@@ -39,6 +39,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from ..base.bounds import EPOCHS, FOLDS
 from ..base.cores import one_blas_thread, usable_cores
 from ..base.devices import arrays_on, to_host, where
 from ..base import memory
@@ -149,8 +150,8 @@ def _check(epochs, folds, model, hidden, batch_size, ambiguous_share, confidence
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
             raise InputError(f"{name} must be a whole number from {lo} to {hi}, not {value!r}.")
 
-    whole("epochs", epochs, 2, 1000)
-    whole("folds", folds, 1, 100)
+    whole("epochs", epochs, *EPOCHS.range)
+    whole("folds", folds, 1, FOLDS.high)   # 1: in-sample, the paper's variant
     whole("hidden", hidden, 1, 100_000)
     whole("batch_size", batch_size, 1, 10 ** 7)
     if model not in MODELS:

@@ -94,7 +94,8 @@ def scored_key(dataset, spec: str, params: dict, quality_info: Optional[dict] = 
 def score_dataset(dataset, rep, params: dict, *, quality_info: Optional[dict] = None,
                   joint_info: Optional[dict] = None, inputs: Optional[Callable] = None, store=None,
                   life: Optional[RunLife] = None, how: Optional[dict] = None, run_in: Optional[Callable] = None,
-                  progress=None, cancel=None, on_phase=None, scheduler: Optional[str] = None) -> Run:
+                  progress=None, cancel=None, on_phase=None, scheduler: Optional[str] = None,
+                  key: Optional[str] = None) -> Run:
     """The AFLite run of ``dataset`` on Φ ``rep`` with ``params`` (module docstring).
 
     ``quality_info`` and ``joint_info`` describe a quality-ordered run's column and a joint run's
@@ -104,8 +105,9 @@ def score_dataset(dataset, rep, params: dict, *, quality_info: Optional[dict] = 
     before and keeps a new one; ``life`` records it in a workspace. ``how`` adds parameters that
     change neither the result nor the name (``n_jobs``, ``device``: the cores and the device the
     caller grants); ``run_in(fn, *args, **kwargs)`` calls the fit where the caller computes (the
-    dashboard: its job backend, a Dask worker or this process); by default here."""
-    key = scored_key(dataset, rep.spec, params, quality_info, joint_info)
+    dashboard: its job backend, a Dask worker or this process); by default here. ``key``: the run's
+    `scored_key`, when the caller has it already (one call per run)."""
+    key = key or scored_key(dataset, rep.spec, params, quality_info, joint_info)
     params = family_for(dataset, params)
     found = stored_run(store, key, life)
     if found is not None:

@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
+from ..base.bounds import FOLDS
 from ..base.errors import InputError
 from ..text.features import FeatureOptions, build_features
 from ..data.labels import encode_labels
@@ -123,8 +124,8 @@ def consistency_filter(
 
     _check_threshold(threshold)
     min_count = check_min_count(min_count)
-    if not isinstance(folds, (int, np.integer)) or folds < 2:
-        raise InputError(f"folds={folds!r} must be a whole number ≥ 2 (cross-fitting).")
+    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or not FOLDS.low <= folds <= FOLDS.high:
+        raise InputError(f"folds={folds!r} must be a whole number from {FOLDS.low} to {FOLDS.high} (cross-fitting).")
     inp = resolve_input(data, label, text, pair, None)
     # A loose tolerance keeps 5 fits on 10k x 30k sparse inputs to seconds; τ needs ranks, not 6 digits.
     model = model if model is not None else make_model("logistic", 0, {"C": 0.5, "tol": 1e-3, "max_iter": 300})

@@ -19,7 +19,7 @@ from artifact_lens.base.keys import digest
 
 __all__ = ["start", "result", "job", "ended", "keep", "kept", "KINDS", "RUN", "EVALUATION", "MAP",
            "MAP_PARALLEL", "QUALITY", "QUALITY_COMPARE", "FEEDBACK_MODELS", "ZFILTER", "CONSISTENCY", "DYNAMICS",
-           "PVI", "TRANSFER", "CERTIFICATES", "DYNAMICS_LAST", "TRANSFER_LAST"]
+           "PVI", "TRANSFER", "CERTIFICATES", "DATASET_CERTIFICATE", "DYNAMICS_LAST", "TRANSFER_LAST"]
 
 # ------------------------------------------------------------------ every kind of job, declared once
 RUN = JobKind("run", "AFLite run")                                  # kept in the run store
@@ -44,7 +44,7 @@ DYNAMICS_LAST = JobKind("dynamics_last", "the last training dynamics' options", 
 TRANSFER_LAST = JobKind("transfer-last", "the last cues across splits' second split", kept="shared")
 
 KINDS = (RUN, EVALUATION, MAP, MAP_PARALLEL, QUALITY, QUALITY_COMPARE, FEEDBACK_MODELS, ZFILTER, CONSISTENCY,
-         DYNAMICS, PVI, TRANSFER, CERTIFICATES, DYNAMICS_LAST, TRANSFER_LAST)
+         DYNAMICS, PVI, TRANSFER, CERTIFICATES, DATASET_CERTIFICATE, DYNAMICS_LAST, TRANSFER_LAST)
 
 log = logging.getLogger(__name__)
 

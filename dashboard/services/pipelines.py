@@ -28,13 +28,14 @@ from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, DEFAULT_TARGET
 
 
 def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[RunLife] = None,
-          quality: Optional[dict] = None, joint: Optional[dict] = None) -> dict:
+          quality: Optional[dict] = None, joint: Optional[dict] = None, key: Optional[str] = None) -> dict:
     """Φ (cached) then the AFLite run (`core.usecases.scoring.score_dataset`: stored by its
     parameters, recorded in ``life``'s workspace when given); ``ctx`` may be None. ``quality`` (a
     `dashboard.services.quality.descriptor`) makes it a quality-ordered run (paper 002): the quality column
     is computed (or read back) first, and the run is stored under its own key. ``joint`` (a
     `core.dynamics.joint.descriptor`) makes it a joint run: the training dynamics on Φ first, then
-    AFLite removing only easy-to-learn examples (its own key too)."""
+    AFLite removing only easy-to-learn examples (its own key too). ``key``: the run's `scored_key`, when
+    the caller has it (`start` does: the run is named once)."""
     from artifact_lens.representations import represent, source_changed
 
     srv = tab.server
@@ -48,7 +49,7 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
     if source_changed(rep.info):      # Φ read from a vector file that has been rewritten since
         srv.cache.discard("representation", (ds_key, spec))
         rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
-    key = scoring.scored_key(ds, rep.spec, params, quality, joint)
+    key = key or scoring.scored_key(ds, rep.spec, params, quality, joint)
 
     def inputs(sub):
         q = quality_column(tab, ds, rep, quality, ctx, progress=span(sub, 0.0, 0.5 if joint else 1.0)) if quality else None
@@ -72,7 +73,7 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
         scored.append(True)
         return scoring.score_dataset(ds, rep, params, quality_info=quality, joint_info=joint, inputs=inputs,
                                      store=srv.store, life=life, how=how, progress=span(progress, 0.4, 1.0),
-                                     cancel=cancel, on_phase=on_phase,
+                                     cancel=cancel, on_phase=on_phase, key=key,
                                      run_in=lambda fn, *a, **kw: offload(ctx, fn, *a, relay=("on_phase",), **kw))
 
     # the bounded cache makes concurrent asks for one run (every tab opening on the demo) one fit
@@ -111,7 +112,7 @@ def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source:
         return
 
     def work(ctx):
-        return score(tab, ctx, ds_key, ds, spec, params, life=life, quality=quality, joint=joint)
+        return score(tab, ctx, ds_key, ds, spec, params, life=life, quality=quality, joint=joint, key=key)
 
     # the job is named by the run's own key: two tabs (or two sources of the same data) asking for one
     # run join one job

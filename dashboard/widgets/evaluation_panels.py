@@ -5,6 +5,7 @@ import time
 import streamlit as st
 
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.bounds import SEED
 from artifact_lens.evaluation import SEPARATIONS
 from artifact_lens.dashboard.services import evaluation as evaluation_jobs
 from artifact_lens.dashboard.widgets.formatting import plain
@@ -40,7 +41,7 @@ def options_form(tab, run, ds, running) -> None:
                                              "0: any gain counts, as in paper 002.")
             synthetic = c9.checkbox(f"Synthetic circles at separations {', '.join(map(str, SEPARATIONS))}",
                                     ds.name.startswith("demo:circles"), key="eval_synthetic")
-            seed = c10.number_input("Seed", 0, 2**31 - 1, 0, key="eval_seed")
+            seed = c10.number_input("Seed", *SEED.range, 0, key="eval_seed")
             submitted = st.form_submit_button("Evaluate", type="primary", key="eval_run", disabled=running is not None,
                                               help="An evaluation of this run is running (progress below)."
                                               if running is not None else None)

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.bounds import FOLDS, SEED
 from artifact_lens.plots.zstats import zfilter_history
 from artifact_lens.dashboard.services import current, filters
 from artifact_lens.dashboard.services import transfer as cues_across
@@ -62,7 +63,7 @@ def zfilter_panel(tab, ds) -> None:
         batch = c1.number_input("Batch size", 10, 100000, min(500, max(10, len(ds) // 10)), key="zf_batch")
         k = c2.number_input("k biased features per label", 1, 500, 20, key="zf_k")
         zmin = c3.number_input("min count", 1, 1000, 5, key="zf_min")
-        seed = c4.number_input("Shuffle seed", 0, 10**6, 0, key="zf_seed")
+        seed = c4.number_input("Shuffle seed", *SEED.range, 0, key="zf_seed")
         run_zf = st.form_submit_button("Run z-filtering", key="run_zfilter")
     try:
         if run_zf:
@@ -88,7 +89,7 @@ def consistency_panel(tab, zs, min_count: int, alpha: float) -> None:
     with st.form("cons_form"):
         c1, c2 = st.columns(2)
         threshold = c1.slider("τ: drop when p(gold | x) ≤ τ", 0.0, 0.95, 0.2, 0.05, key="cf_threshold")
-        folds = c2.number_input("Cross-fitting folds", 2, 10, 5, key="cf_folds")
+        folds = c2.number_input("Cross-fitting folds", *FOLDS.range, 5, key="cf_folds")
         run_cf = st.form_submit_button("Run consistency filtering", key="run_consistency")
     try:
         if run_cf:

@@ -7,6 +7,7 @@ from artifact_lens.aflite.knobs import KNOBS
 from artifact_lens.aflite.selection import TAU_RANGE
 from artifact_lens.dynamics.cartography import MODELS
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.bounds import EPOCHS as EPOCH_BOUND, SEED
 from artifact_lens.dynamics.joint import EPOCHS
 from artifact_lens.quality import COMPONENTS
 from artifact_lens.aflite.summaries import live_view
@@ -125,7 +126,7 @@ def run_form(tab, run, sess) -> None:
         strategy = c5.selectbox("Strategy", STRATEGIES, index=STRATEGIES.index(p["strategy"]), key="w_strategy")
         n_fit = c6.slider("Deepest n for the fit (live n can only go above it)", *_offered("target_size", p),
                           key="w_nfit")
-        seed = c7.number_input("Seed", 0, 2**31 - 1, int(p["random_state"]), key="w_seed")
+        seed = c7.number_input("Seed", *SEED.range, int(p["random_state"]), key="w_seed")
         orders = list(dq.ORDERS)
         now = ("dqi" if run.quality.get("name") == "dqi" else "component") if run.quality else "predictability"
         c8, c9, c10 = st.columns([2, 1, 1])
@@ -148,7 +149,7 @@ def run_form(tab, run, sess) -> None:
                                      "τ and n stay live.")
         joint_model = c12.selectbox("Cartography model", MODELS, index=MODELS.index(run.joint.get("model", "linear")),
                                     key="w_joint_model")
-        joint_epochs = c13.number_input("Cartography epochs", 2, 100, int(run.joint.get("epochs", EPOCHS)),
+        joint_epochs = c13.number_input("Cartography epochs", *EPOCH_BOUND.range, int(run.joint.get("epochs", EPOCHS)),
                                         key="w_joint_epochs")
         submitted = st.form_submit_button("Run AFLite", type="primary", key="run_aflite")
     if submitted:

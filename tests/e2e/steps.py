@@ -97,14 +97,19 @@ def go(page, title: str) -> None:
     wait_idle(page)
 
 
-def load_path(page, path) -> None:
-    """On the Data page: load ``path`` as a local path (not scored yet)."""
+def open_path(page, path) -> None:
+    """On the Data page: ask for ``path`` as a local path (what the page says next is the caller's)."""
     page.wait_for_selector("h1:has-text('Data')")
     wait_idle(page)
     page.get_by_text("Local path", exact=True).click()
     wait_idle(page)
     page.get_by_role("textbox", name="File or folder").fill(str(path))
     page.get_by_role("button", name="Load", exact=True).click()
+
+
+def load_path(page, path) -> None:
+    """On the Data page: load ``path`` as a local path (not scored yet)."""
+    open_path(page, path)
     page.wait_for_selector("text=Loaded dataset (not scored yet)")
     wait_idle(page)
 

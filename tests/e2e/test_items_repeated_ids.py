@@ -11,7 +11,7 @@ import re
 import pytest
 
 from conftest import BBQ, BBQ_AGE, shared_file_app
-from steps import go, key, metric, press, wait_idle
+from steps import go, key, metric, open_path, press, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -25,12 +25,7 @@ def walk(tmp_path_factory, browser):
 
 def test_repeated_ids_load_as_items_with_their_baselines_and_certificate(walk):
     page, path = walk
-    page.wait_for_selector("h1:has-text('Data')")
-    wait_idle(page)
-    page.get_by_text("Local path", exact=True).click()
-    wait_idle(page)
-    page.get_by_role("textbox", name="File or folder").fill(str(path))
-    page.get_by_role("button", name="Load", exact=True).click()
+    open_path(page, path)
     page.wait_for_selector("text=choose another id column below")
     key(page, "mapping_id").wait_for()
     wait_idle(page)

@@ -68,8 +68,9 @@ def test_the_runner_takes_typed_keys_only_and_the_dashboards_kinds_are_declared_
         cached_jobs.start(None, JobKind("stray", "a kind nobody declared"), "x", lambda ctx: None)
     names = [k.name for k in cached_jobs.KINDS]
     assert len(names) == len(set(names))
-    declared = {n for n in cached_jobs.__all__ if isinstance(getattr(cached_jobs, n), JobKind)}
-    assert {getattr(cached_jobs, n) for n in declared} == set(cached_jobs.KINDS)
+    # every kind the module defines (not only those it exports: DATASET_CERTIFICATE was in neither list)
+    declared = {n for n in vars(cached_jobs) if isinstance(getattr(cached_jobs, n), JobKind)}
+    assert {getattr(cached_jobs, n) for n in declared} == set(cached_jobs.KINDS) and declared <= set(cached_jobs.__all__)
     root = Path(__file__).resolve().parents[2]
     for path in [*root.glob("dashboard/**/*.py"), *root.glob("pages/*.py")]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -107,3 +108,21 @@ def test_every_service_starts_its_jobs_one_way():
     from artifact_lens.dashboard.services import cached_jobs
 
     assert "submit" not in cached_jobs.__all__ and not hasattr(cached_jobs, "submit")
+
+
+def test_a_run_is_named_once_per_scoring(monkeypatch, tmp_path):
+    """Issue 65, item 6: `score_dataset` given the run's key (the dashboard's job has it from `start`)
+    names the run by it and never computes it again; without one it computes it once."""
+    from artifact_lens.data.sources import load_dataset
+    from artifact_lens.representations import represent
+    from artifact_lens.usecases import scoring
+
+    ds = load_dataset("demo:nli:n=300")
+    rep = represent(ds, "tfidf-svd:dim=8", cache_dir=tmp_path)
+    params = {"n_partitions": 4, "random_state": 0}
+    key = scoring.scored_key(ds, rep.spec, params)
+    calls = []
+    real = scoring.scored_key
+    monkeypatch.setattr(scoring, "scored_key", lambda *a, **kw: calls.append(a) or real(*a, **kw))
+    assert scoring.score_dataset(ds, rep, params, key=key).key == key and calls == []
+    assert scoring.score_dataset(ds, rep, dict(params, random_state=1)).key != key and len(calls) == 1

@@ -1,0 +1,36 @@
+"""The bounds of the settings beside AFLite's five knobs (`core.aflite.knobs` holds those), declared
+once: the command line's argument types, the engine's checks and the dashboard's number inputs read
+them, so the seed the Filter page takes is the seed `aflite --seed` takes (issue 65: 2³¹ − 1 on the
+page, 2³² − 1 on the command line; the joint filter's epochs 2..100 on the page, 2..1000 in the CLI).
+
+Each `Bound` is a whole number in [low, high]; where a setting also takes one value below (training
+dynamics' ``folds = 1``, in-sample), the caller says so with ``low`` of its own and this ``high``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Bound", "BOUNDS", "SEED", "EPOCHS", "FOLDS"]
+
+
+@dataclass(frozen=True)
+class Bound:
+    name: str     #: the setting (``seed``)
+    low: int      #: the least value
+    high: int     #: the largest value
+    what: str     #: what it sets, as help text says it
+
+    @property
+    def range(self) -> tuple:
+        """(low, high), as an argument type and a number input take them."""
+        return self.low, self.high
+
+
+#: a random seed: numpy's generators take up to 2³² − 1 (as scikit-learn's ``random_state``)
+SEED = Bound("seed", 0, 2 ** 32 - 1, "random seed")
+#: training epochs of the cartography models (the joint filter, training dynamics)
+EPOCHS = Bound("epochs", 2, 1000, "training epochs")
+#: cross-fitting folds (PVI, certificates, consistency filtering, training dynamics)
+FOLDS = Bound("folds", 2, 100, "cross-fitting folds")
+
+BOUNDS = {b.name: b for b in (SEED, EPOCHS, FOLDS)}
