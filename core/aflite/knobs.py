@@ -8,7 +8,8 @@ A knob's ``kind``:
   sizes are (t, k, n); the range against the data is checked by the estimator, which knows N;
 - ``unit``: a real number in [low, high] (τ, in `core.aflite.selection.TAU_RANGE`).
 ``offered`` is what the dashboard's slider offers (lo, hi, step), inside those bounds: a choice of
-range for people, not a second bound.
+range for people, not a second bound; ``live`` the live τ and n sliders' top and step (their bottom
+is the run's: below the fitted τ and n the trajectory cannot answer).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ class Knob:
     low: Optional[float] = None     #: count and unit: the least value
     high: Optional[float] = None    #: count and unit: the largest value
     offered: tuple = ()             #: the dashboard's slider: (lo, hi, step)
+    live: tuple = ()                #: τ and n: the live slider's top and step (its bottom is the run's fitted value)
 
     def __post_init__(self):
         if self.kind not in ("count", "size", "unit"):
@@ -54,8 +56,9 @@ KNOBS = {k.param: k for k in (
     Knob("train_size", "t", "--train-size", 0.1, "training-set size per model", "size", offered=(0.02, 0.5, 0.01)),
     Knob("slice_size", "k", "--k", 0.01, "examples removed per phase", "size", offered=(0.001, 0.1, 0.001)),
     Knob("tau", "τ", "--tau", 0.75, "early-stopping threshold on the predictability score", "unit", *TAU_RANGE,
-         offered=(*TAU_RANGE, 0.01)),
-    Knob("target_size", "n", "--target-size", 0.5, "stop at this size", "size", offered=(0.05, 0.9, 0.05)),
+         offered=(*TAU_RANGE, 0.01), live=(TAU_RANGE[1], 0.01)),
+    Knob("target_size", "n", "--target-size", 0.5, "stop at this size", "size", offered=(0.05, 0.9, 0.05),
+         live=(0.99, 0.01)),   # n live as a share of the scored examples: up to all but 1 %
 )}
 
 

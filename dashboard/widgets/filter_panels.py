@@ -4,7 +4,6 @@ import streamlit as st
 
 from artifact_lens.aflite import FAMILIES, STRATEGIES
 from artifact_lens.aflite.knobs import KNOBS
-from artifact_lens.aflite.selection import TAU_RANGE
 from artifact_lens.dynamics.cartography import MODELS
 from artifact_lens.base.errors import InputError
 from artifact_lens.base.bounds import EPOCHS as EPOCH_BOUND, SEED
@@ -116,8 +115,9 @@ def run_form(tab, run, sess) -> None:
         c1, c2, c3 = st.columns(3)
         lo, hi, _ = KNOBS["n_partitions"].offered   # powers of two within the knob's offered range
         m_opts = [2 ** i for i in range(hi.bit_length()) if lo <= 2 ** i <= hi]
-        m = c1.select_slider("m: partitions per phase", m_opts, value=p["n_partitions"] if p["n_partitions"] in m_opts else 16,
-                             key="w_m")
+        fallback = min(m_opts, key=lambda v: abs(v - KNOBS["n_partitions"].default))   # the knob's default, or nearest
+        m = c1.select_slider("m: partitions per phase", m_opts, value=p["n_partitions"] if p["n_partitions"] in m_opts
+                             else fallback, key="w_m")
         k = c2.slider("k: removed per phase (share of N)", *_offered("slice_size", p), format="%.3f", key="w_k")
         t = c3.slider("t: training size per model (share of N)", *_offered("train_size", p), key="w_t")
         c4, c5, c6, c7 = st.columns(4)
@@ -137,8 +137,9 @@ def run_form(tab, run, sess) -> None:
         component = c9.selectbox("Component (by one component)", COMPONENTS,
                                  index=COMPONENTS.index(run.quality["name"]) if run.quality.get("name") in COMPONENTS
                                  else COMPONENTS.index("label_tied"), key="w_component")
-        tau_q = c10.slider("τ of a quality-ordered run", *TAU_RANGE, float(run.trajectory.tau if run.quality else
-                                                                         current.live_values(tab, run)[0]), 0.01,
+        lo, hi, step = KNOBS["tau"].offered
+        tau_q = c10.slider("τ of a quality-ordered run", lo, hi, float(run.trajectory.tau if run.quality else
+                                                                       current.live_values(tab, run)[0]), step,
                            key="w_tau_q", help="The quality order among p̃ ≥ τ depends on τ, so a quality-ordered run "
                                                "is fitted at this τ (plain runs fit at τ = 0 and move τ live).")
         c11, c12, c13 = st.columns([2, 1, 1])

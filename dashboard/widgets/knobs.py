@@ -5,7 +5,7 @@ import math
 
 import streamlit as st
 
-from artifact_lens.aflite.selection import TAU_RANGE
+from artifact_lens.aflite.knobs import KNOBS
 from artifact_lens.dashboard.services import current
 from artifact_lens.dashboard.state import url
 from artifact_lens.dashboard.widgets.sidebar import show_live
@@ -27,14 +27,17 @@ def live_knobs(tab, run, *, n_too: bool = True) -> dict:
         cols[0].markdown(f"τ = {tau0:.2f}: fixed by this quality-ordered run (the lowest-quality examples among "
                          "p̃ ≥ τ go first, so another τ needs another run); n is live.")
     else:
-        sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], TAU_RANGE[1], float(tau0),
-                                  0.01, key=sess.knob_key("w_tau"), help="Only examples with predictability ≥ τ are removed; "
+        top, step = KNOBS["tau"].live
+        sess.tau = cols[0].slider("τ: early-stopping threshold on p̃ (live)", bounds["tau_min"], top, float(tau0),
+                                  step, key=sess.knob_key("w_tau"), help="Only examples with predictability ≥ τ are removed; "
                                                           "filtering stops when fewer than k pass τ.")
     if n_too:
-        # the slider shows shares in steps of 0.01: its lowest step must not fall below the fitted n
-        lo = min(math.ceil(bounds["n_min"] / N * 100) / 100, 0.99)
-        offered = float(min(max(n0 / N, lo), 0.99))
-        share = cols[1].slider("n: target size, share of the scored examples (live)", lo, 0.99, offered, 0.01,
+        # the slider shows shares on its step's grid: its lowest step must not fall below the fitted n
+        top, step = KNOBS["target_size"].live
+        per = round(1 / step)   # steps per whole: a share k / per is exact where k × step is not (57 × 0.01)
+        lo = min(math.ceil(round(bounds["n_min"] / N * per, 9)) / per, top)
+        offered = float(min(max(n0 / N, lo), top))
+        share = cols[1].slider("n: target size, share of the scored examples (live)", lo, top, offered, step,
                                key=sess.knob_key("w_target"), help="Filtering stops when |S| ≤ n. Below the fitted n a refit is needed.")
         if share != offered:   # moved by the user: n becomes that share's count, kept as a count from now on
             sess.target = round(share * N)

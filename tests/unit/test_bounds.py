@@ -82,3 +82,27 @@ def test_the_engine_checks_the_same_bounds():
         with pytest.raises(InputError, match="whole number from"):
             training_dynamics(X, y, **kwargs)
     assert set(BOUNDS) == {"seed", "epochs", "folds"}
+
+
+def test_the_aflite_sliders_take_their_range_from_the_knobs():
+    """AFLite's knobs (`core.aflite.knobs.KNOBS`) reach every slider that sets one: the live τ and n
+    sliders (their top and step, `Knob.live`), the fit's m, k, t and n and a quality-ordered run's τ
+    hold no number of their own."""
+    keys = {"w_tau", "w_target", "w_m", "w_k", "w_t", "w_nfit", "w_tau_q"}
+    seen = set()
+    for path in [*ROOT.glob("dashboard/**/*.py"), *ROOT.glob("pages/*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("slider", "select_slider")):
+                continue
+            key = next((k.value for k in node.keywords if k.arg == "key"), None)
+            named = next((s.value for s in ast.walk(key) if isinstance(s, ast.Constant) and s.value in keys), None) \
+                if key is not None else None
+            if named is None:
+                continue
+            seen.add(named)
+            given = [*node.args[1:], *(k.value for k in node.keywords if k.arg not in ("key", "help", "format"))]
+            indices = {id(n.slice) for a in given for n in ast.walk(a) if isinstance(n, ast.Subscript)}   # x[0]
+            numbers = [ast.unparse(c) for a in given for c in ast.walk(a) if isinstance(c, ast.Constant)
+                       and isinstance(c.value, (int, float)) and not isinstance(c.value, bool) and id(c) not in indices]
+            assert not numbers, (path.name, named, numbers)
+    assert seen == keys
