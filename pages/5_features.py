@@ -2,6 +2,7 @@
 z-filtering and consistency filtering."""
 import streamlit as st
 
+from artifact_lens.base.bounds import MIN_COUNT
 from artifact_lens.base.errors import InputError
 from artifact_lens.text.features import KINDS
 from artifact_lens.plots.zstats import gardner_plot, top_features_bar
@@ -26,7 +27,7 @@ if not ds.text and not ds.features:
 
 with st.form("z_form"):
     c1, c2, c3, c4 = st.columns(4)
-    min_count = c1.number_input("min count (n ≥)", 1, 10000, 5, key="z_min_count")
+    min_count = c1.number_input("min count (n ≥)", *MIN_COUNT.range, 5, key="z_min_count")
     alpha = c2.select_slider("α (Bonferroni)", [0.001, 0.01, 0.05, 0.1], value=0.01, key="z_alpha")
     kinds = c3.multiselect("Feature kinds", ["ngram", "length", "overlap", "ratio", "pred", "null", "column"],
                            key="z_kinds", help="Empty: all kinds.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Bound", "BOUNDS", "SEED", "EPOCHS", "FOLDS"]
+__all__ = ["Bound", "BOUNDS", "SEED", "EPOCHS", "FOLDS", "MIN_COUNT"]
 
 
 @dataclass(frozen=True)
@@ -33,4 +33,8 @@ EPOCHS = Bound("epochs", 2, 1000, "training epochs")
 #: cross-fitting folds (PVI, certificates, consistency filtering, training dynamics)
 FOLDS = Bound("folds", 2, 100, "cross-fitting folds")
 
-BOUNDS = {b.name: b for b in (SEED, EPOCHS, FOLDS)}
+#: the least number of examples (items, pairs) a feature is seen in to be tested (the z-statistics,
+#: the cue tables, z-filtering, the quality component label_tied); its default is each table's own
+MIN_COUNT = Bound("min_count", 1, 10 ** 9, "least support of a tested feature")
+
+BOUNDS = {b.name: b for b in (SEED, EPOCHS, FOLDS, MIN_COUNT)}

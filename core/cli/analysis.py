@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..base.bounds import EPOCHS, FOLDS
+from ..base.bounds import EPOCHS, FOLDS, MIN_COUNT
 from ..base.errors import InputError
 from ..base.escaping import terminal_text
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
@@ -53,7 +53,7 @@ def cmd_zstats(args) -> int:
                      "cue table (docs/multiple-choice.md).")
 def _zstats_options(p) -> None:
     add_dataset_args(p)
-    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=CUE_MIN_COUNT,
+    p.add_argument("--min-count", type=Whole(*MIN_COUNT.range), default=CUE_MIN_COUNT,
                    help=f"test only features seen in at least this many examples (default {CUE_MIN_COUNT})")
     p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=0.01, help="family-wise level of the Bonferroni threshold z* (default 0.01)")
     p.add_argument("--top", type=Whole(0, 10 ** 6), default=8, help="features per label to print (default 8)")
@@ -162,7 +162,7 @@ def _zfilter_options(p) -> None:
     p.add_argument("--batch-size", type=Size(), default=500, help="candidates per batch: a count or a fraction (default 500)")
     p.add_argument("--k", type=Whole(1, 10 ** 6), default=20, help="biased features per label (default 20, as the paper)")
     p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=None, help="also require z above the Bonferroni threshold at this level")
-    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=1, help="only features seen this often in the accepted set can be biased (default 1)")
+    p.add_argument("--min-count", type=Whole(*MIN_COUNT.range), default=1, help="only features seen this often in the accepted set can be biased (default 1)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="seed of the batch shuffle (default 0)")
     p.add_argument("--out", required=True, help="accepted examples CSV")
     p.add_argument("--rejected", help="rejected examples CSV, with the feature that caused each rejection")
@@ -501,7 +501,7 @@ def _transfer_options(p) -> None:
     p.add_argument("--representation", "-r", default="tfidf-svd",
                    help="Φ of the AFLite view, fitted on both splits' text (default tfidf-svd over all text fields)")
     p.add_argument("--k", type=Whole(1, 10_000), default=20, help="how many of the training split's top cues (default 20)")
-    p.add_argument("--min-count", type=Whole(1, 10 ** 9), default=5, help="min count of a feature on the training split (default 5)")
+    p.add_argument("--min-count", type=Whole(*MIN_COUNT.range), default=5, help="min count of a feature on the training split (default 5)")
     p.add_argument("--m", type=knob_type("n_partitions"), default=16, help="models of the AFLite view (default 16)")
     add_knob(p, "tau", help=f"τ of the AFLite view (default {KNOBS['tau'].default})")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0)

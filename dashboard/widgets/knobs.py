@@ -6,6 +6,7 @@ import math
 import streamlit as st
 
 from artifact_lens.aflite.knobs import KNOBS
+from artifact_lens.base.bounds import MIN_COUNT
 from artifact_lens.dashboard.services import current
 from artifact_lens.dashboard.state import url
 from artifact_lens.dashboard.widgets.sidebar import show_live
@@ -55,7 +56,8 @@ def cue_settings(key: str, counted: str, least: int) -> tuple:
     α; in a form, so a change is one rerun."""
     with st.form(f"{key}_form"):
         c1, c2 = st.columns(2)
-        min_count = c1.number_input(f"{counted} that differ (n ≥)", 1, 100000, int(least), key=f"{key}_min_count")
+        min_count = c1.number_input(f"{counted} that differ (n ≥)", *MIN_COUNT.range, int(least),
+                                    key=f"{key}_min_count")
         alpha = c2.select_slider("α (Bonferroni)", [0.001, 0.01, 0.05, 0.1], value=0.01, key=f"{key}_alpha")
         st.form_submit_button("Update", key=f"{key}_update")
     return int(min_count), float(alpha)

@@ -8,6 +8,7 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
+from artifact_lens.base.bounds import MIN_COUNT
 from artifact_lens.base.errors import InputError
 from artifact_lens.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS
 from artifact_lens.dashboard.services import current, team
@@ -73,8 +74,8 @@ def panel(tab) -> Optional[pd.DataFrame]:
                    "better; a weighted `dqi` score; lights red / yellow / green: red below the first threshold, "
                    "green from the second. Shown in Examples, on the Map and in exports; used by quality-ordered runs.")
         c1, c2 = st.columns(2)
-        qs.min_count = int(c1.number_input("n-grams need at least this many examples to have a z (label_tied)", 1,
-                                           1000, int(qs.min_count), key="q_min_count"))
+        qs.min_count = int(c1.number_input("n-grams need at least this many examples to have a z (label_tied)",
+                                           *MIN_COUNT.range, int(qs.min_count), key="q_min_count"))
         exact = c2.checkbox("Neighbours in all of Φ (exact; slower above 64 dimensions)", qs.nn_dim is None,
                             key="q_exact")
         qs.nn_dim = None if exact else 64

@@ -8,17 +8,18 @@ import argparse
 import ast
 from pathlib import Path
 
-from artifact_lens.base.bounds import BOUNDS, EPOCHS, FOLDS, SEED
+from artifact_lens.base.bounds import BOUNDS, EPOCHS, FOLDS, MIN_COUNT, SEED
 from artifact_lens.cli.arguments import Whole
 from artifact_lens.cli.parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 #: an argument's dest → its bound
-BY_DEST = {"seed": SEED, "epochs": EPOCHS, "joint_epochs": EPOCHS, "folds": FOLDS}
+BY_DEST = {"seed": SEED, "epochs": EPOCHS, "joint_epochs": EPOCHS, "folds": FOLDS, "min_count": MIN_COUNT}
 #: a number input's key → its bound, and the least value it may take below the bound (in-sample folds)
 BY_KEY = {"w_seed": (SEED, None), "eval_seed": (SEED, None), "zf_seed": (SEED, None),
           "w_joint_epochs": (EPOCHS, None), "dyn_epochs": (EPOCHS, None), "cf_folds": (FOLDS, None),
-          "dyn_folds": (FOLDS, 1)}
+          "dyn_folds": (FOLDS, 1), "z_min_count": (MIN_COUNT, None), "zf_min": (MIN_COUNT, None),
+          "q_min_count": (MIN_COUNT, None), "f'{key}_min_count'": (MIN_COUNT, None)}
 
 
 def _commands():
@@ -37,7 +38,7 @@ def test_every_commands_seed_epochs_and_folds_take_the_declared_bounds():
             seen.add(action.dest)
             assert isinstance(action.type, Whole), (name, action.dest)
             assert (action.type.lo, action.type.hi) == bound.range, (name, action.dest, action.type.lo, action.type.hi)
-    assert {"seed", "epochs", "joint_epochs", "folds"} <= seen
+    assert {"seed", "epochs", "joint_epochs", "folds", "min_count"} <= seen
 
 
 def _number_inputs():
@@ -46,8 +47,10 @@ def _number_inputs():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "number_input":
                 key = next((k.value for k in node.keywords if k.arg == "key"), None)
+                # a key made at run time (an f-string) by its source: f'{key}_min_count'
+                key = key.value if isinstance(key, ast.Constant) else ast.unparse(key) if key is not None else None
                 bounds = node.args[1:2] if node.args[1:2] and isinstance(node.args[1], ast.Starred) else node.args[1:3]
-                yield path.name, getattr(key, "value", None), bounds
+                yield path.name, key, bounds
 
 
 def test_every_seed_epochs_and_folds_input_reads_the_declared_bound():
@@ -65,7 +68,8 @@ def test_every_seed_epochs_and_folds_input_reads_the_declared_bound():
             assert isinstance(bounds[0], ast.Starred) or ast.literal_eval(bounds[0]) == low, (file, key, text)
             found[key] = file
         else:
-            assert not any(word in str(key) for word in ("seed", "epoch", "fold")), (file, key, "declare it in BY_KEY")
+            assert not any(word in str(key) for word in ("seed", "epoch", "fold", "min_count")), \
+                (file, key, "declare it in BY_KEY")
     assert set(found) == set(BY_KEY)
 
 
@@ -81,7 +85,7 @@ def test_the_engine_checks_the_same_bounds():
     for kwargs in ({"epochs": EPOCHS.high + 1}, {"folds": FOLDS.high + 1}, {"epochs": EPOCHS.low - 1}):
         with pytest.raises(InputError, match="whole number from"):
             training_dynamics(X, y, **kwargs)
-    assert set(BOUNDS) == {"seed", "epochs", "folds"}
+    assert set(BOUNDS) == {"seed", "epochs", "folds", "min_count"}
 
 
 def test_the_aflite_sliders_take_their_range_from_the_knobs():
