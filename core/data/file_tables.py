@@ -48,18 +48,20 @@ def _read_tsv(path: Path) -> pd.DataFrame:
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
+    """(JSON's floats read with every digit, ``precise_float``: the default parser changed the last
+    one, so a file read and written back did not hold the same numbers.)"""
     where = _bad_json_line(path)
     if where:
         raise InputError(f"could not read {path} as JSON Lines: {where}. Fix that line (one JSON object "
                          "per line, UTF-8) or export the file again.")
-    return pd.read_json(path, lines=True, dtype=False)
+    return pd.read_json(path, lines=True, dtype=False, precise_float=True)
 
 
 def _read_json(path: Path) -> pd.DataFrame:
     try:
-        return pd.read_json(path, dtype=False)
+        return pd.read_json(path, dtype=False, precise_float=True)
     except ValueError:   # a .json file of JSON Lines
-        return pd.read_json(path, lines=True, dtype=False)
+        return pd.read_json(path, lines=True, dtype=False, precise_float=True)
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:

@@ -16,7 +16,7 @@ from typing import Callable, Optional
 
 from ..base.registry import Registry
 
-__all__ = ["ExportFormat", "register", "FORMATS", "names", "format_of", "endings", "described"]
+__all__ = ["ExportFormat", "register", "FORMATS", "names", "format_of", "endings", "described", "SPREADSHEET_ENDINGS"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,10 @@ class ExportFormat:
     #: ``write(frame, fh, chunk_rows, progress, cancel)``: stream ``frame`` to the binary file ``fh`` in
     #: chunks (None: a folder, which `core.exports.writers` builds)
     write: Optional[Callable] = None
+    #: a spreadsheet opens it as a table: a text cell a spreadsheet would run as a formula is written
+    #: neutralised (`core.exports.safe_csv`); `tests/unit/test_export_format_checks.py` holds every
+    #: format to what it declares, and a format with a spreadsheet's ending (`SPREADSHEET_ENDINGS`) to this
+    spreadsheet: bool = False
 
     @property
     def folder(self) -> bool:
@@ -36,6 +40,9 @@ class ExportFormat:
 
 #: name -> format, in the order the CLI and the page list them
 FORMATS = Registry("export format")
+
+#: the endings a spreadsheet opens as a table (a format with one must declare ``spreadsheet``)
+SPREADSHEET_ENDINGS = (".csv", ".tsv", ".tab", ".txt", ".xls", ".xlsx", ".ods")
 
 
 def register(fmt: ExportFormat) -> ExportFormat:

@@ -190,12 +190,29 @@ def _write_csv(frame, fh, chunk_rows, progress, cancel) -> None:
     write_csv_chunks(_chunks(frame, chunk_rows, progress, cancel, "writing CSV"), fh)
 
 
+def _json_cell(value):
+    """A cell as JSON holds it: a float with every digit it has (pandas' ``to_json`` keeps 10, so a
+    JSONL export lost what CSV and Parquet keep), a missing value or a non-finite float as null, numpy
+    scalars as Python's, a time as pandas writes it (milliseconds since 1970)."""
+    if isinstance(value, (list, tuple)):
+        return [_json_cell(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, pd.Timestamp):
+        return None if pd.isna(value) else int(value.value // 10 ** 6)
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
 def _write_jsonl(frame, fh, chunk_rows, progress, cancel) -> None:
     for chunk in _chunks(frame, chunk_rows, progress, cancel, "writing JSONL"):
-        text = _arrays_to_lists(chunk).to_json(orient="records", lines=True, force_ascii=False)
+        rows = _arrays_to_lists(chunk).to_dict(orient="records")
+        text = "".join(json.dumps({str(k): _json_cell(v) for k, v in row.items()}, ensure_ascii=False,
+                                  allow_nan=False, default=str) + "\n" for row in rows)
         fh.write(text.encode("utf-8"))
-        if text and not text.endswith("\n"):
-            fh.write(b"\n")
 
 
 def _write_parquet(frame, fh, chunk_rows, progress, cancel) -> None:
@@ -216,7 +233,7 @@ def _write_parquet(frame, fh, chunk_rows, progress, cancel) -> None:
             writer.close()
 
 
-for _format in (ExportFormat("csv", "CSV", ".csv", "text/csv", _write_csv),
+for _format in (ExportFormat("csv", "CSV", ".csv", "text/csv", _write_csv, spreadsheet=True),
                 ExportFormat("parquet", "Parquet", ".parquet", "application/vnd.apache.parquet", _write_parquet),
                 ExportFormat("jsonl", "JSONL", ".jsonl", "application/jsonl", _write_jsonl),
                 ExportFormat("datasets", "datasets folder (zip)", "", "application/zip")):
