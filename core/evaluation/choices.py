@@ -107,13 +107,11 @@ def _group_features(texts, k, words) -> np.ndarray:
     by_item = pd.DataFrame({"item": item, "chars": groups["chars"].to_numpy(), "words": words})
     ranked = []
     for column in ("chars", "words"):
-        rank = by_item.groupby("item")[column].rank(method="average").to_numpy()
-        ranked.append((rank - 1) / np.maximum(np.repeat(k, k) - 1, 1))
-        top = by_item.groupby("item")[column].transform("max").to_numpy()
-        low = by_item.groupby("item")[column].transform("min").to_numpy()
-        alone_top = by_item.assign(t=by_item[column] == top).groupby("item")["t"].transform("sum").to_numpy() == 1
-        alone_low = by_item.assign(t=by_item[column] == low).groupby("item")["t"].transform("sum").to_numpy() == 1
-        ranked += [(by_item[column].to_numpy() == top) & alone_top, (by_item[column].to_numpy() == low) & alone_low]
+        grouped = by_item.groupby("item")[column]
+        ranked.append((grouped.rank(method="average").to_numpy() - 1) / np.maximum(np.repeat(k, k) - 1, 1))
+        for extreme in ("max", "min"):   # strictly the longest (shortest): at the extreme, and alone there
+            at = by_item[column].to_numpy() == grouped.transform(extreme).to_numpy()
+            ranked.append(at & (pd.Series(at).groupby(item).transform("sum").to_numpy() == 1))
     G = np.column_stack([groups.to_numpy(dtype=np.float64), np.column_stack(ranked).astype(np.float64)])
     G[:, list(groups.columns).index("chars")] = np.log1p(G[:, list(groups.columns).index("chars")])
     spread = G.std(axis=0)
@@ -232,10 +230,12 @@ def choice_baselines(ds, *, which=BASELINES, folds: int = 5, dim: int = 16, rand
     if getattr(ds, "choices", None) is None:
         raise InputError("these baselines read multiple-choice items (a stem, options and the gold one); for labelled "
                          "examples use pvi with a partial input.")
+    known = BASELINES
     if embedding is not None:
         embedding = option_embedding_spec(embedding)
-        which = tuple(which) + ("options_embedded",) * ("options_embedded" not in which)
-    unknown = [w for w in which if w not in BASELINES + ("options_embedded",) * (embedding is not None)]
+        known = BASELINES + ("options_embedded",)
+        which = tuple(dict.fromkeys((*which, "options_embedded")))
+    unknown = [w for w in which if w not in known]
     if unknown:
         raise InputError(f"unknown baseline {unknown[0]!r}; choose from {', '.join(BASELINES)}.")
     folds = int(folds)

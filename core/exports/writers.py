@@ -190,12 +190,12 @@ def _write_csv(frame, fh, chunk_rows, progress, cancel) -> None:
     write_csv_chunks(_chunks(frame, chunk_rows, progress, cancel, "writing CSV"), fh)
 
 
-def _json_cell(value):
+def _json_value(value):
     """A cell as JSON holds it: a float with every digit it has (pandas' ``to_json`` keeps 10, so a
     JSONL export lost what CSV and Parquet keep), a missing value or a non-finite float as null, numpy
     scalars as Python's, a time as pandas writes it (milliseconds since 1970)."""
     if isinstance(value, (list, tuple)):
-        return [_json_cell(v) for v in value]
+        return [_json_value(v) for v in value]
     if isinstance(value, (float, np.floating)):
         return float(value) if np.isfinite(value) else None
     if isinstance(value, (np.integer, np.bool_)):
@@ -210,7 +210,7 @@ def _json_cell(value):
 def _write_jsonl(frame, fh, chunk_rows, progress, cancel) -> None:
     for chunk in _chunks(frame, chunk_rows, progress, cancel, "writing JSONL"):
         rows = _arrays_to_lists(chunk).to_dict(orient="records")
-        text = "".join(json.dumps({str(k): _json_cell(v) for k, v in row.items()}, ensure_ascii=False,
+        text = "".join(json.dumps({str(k): _json_value(v) for k, v in row.items()}, ensure_ascii=False,
                                   allow_nan=False, default=str) + "\n" for row in rows)
         fh.write(text.encode("utf-8"))
 
