@@ -4,11 +4,13 @@ the smaller file, kept every pair but one); the sidebar, the Filter page and the
 
 Starts its own server whose Local path reads a temporary folder holding 300 pairs of
 ../shared/data/hh_harmless_pairs.jsonl (skipped where that file is absent)."""
+import re
+
 import pytest
 from playwright.sync_api import expect
 
 from conftest import hh_pairs_app
-from steps import go, keys, load_path_and_score, wait_idle
+from steps import go, load_path_and_score, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -29,8 +31,13 @@ def test_n_moved_on_one_dataset_leaves_another_at_its_own_default(app_page):
     go(page, "Filter")
     n = page.locator(".st-key-w_target").get_by_role("slider")
     n.focus()
-    keys(page, "End")                                    # n to 0.99 of the demo
+    wait_idle(page)
+    page.keyboard.press("End")                           # n to 0.99 of the demo
+    # waited on the outcome (the slider at 0.99, the session's n in the link), not on seeing the
+    # rerun's state flip: under a full run's load that flip was missed twice while n=2970 was set
     expect(n).to_have_attribute("aria-valuetext", "0.99")
+    page.wait_for_url(re.compile(r"[?&]n=2970(&|$)"))
+    wait_idle(page)
     demo_caption = _n_caption(page)
 
     go(page, "Data")
