@@ -29,6 +29,7 @@ from typing import Any, Callable, Optional
 from .cores import computing, share
 from .errors import Cancelled, InputError
 from .job_backends import LocalBackend
+from .keys import ResultKey
 from .progress import Remaining
 
 __all__ = ["Job", "JobKind", "JobKey", "JobContext", "JobRunner", "offload", "KEPT"]
@@ -106,7 +107,8 @@ class JobKind:
 @dataclass(frozen=True)
 class JobKey:
     """What a background job computes, typed: its `JobKind`, what it is about (``about``: a run's
-    key, or empty) and the ``digest`` of its inputs (`core.base.keys`). ``str()`` is the runner's
+    key, or empty) and the key of its inputs (a `core.base.keys.ResultKey`: a job is named by the data
+    it reads, as its result is). ``str()`` is the runner's
     key, ``kind:about:digest`` with empty parts left out, so a job is found by its parts
     (`JobRunner.running`), never by parsing a string back."""
 
@@ -117,6 +119,9 @@ class JobKey:
     def __post_init__(self):
         if not isinstance(self.kind, JobKind):
             raise TypeError(f"a job key's kind is a JobKind declared once, not {type(self.kind).__name__}")
+        if not isinstance(self.digest, ResultKey):
+            raise TypeError(f"a job is named by core.base.keys.result_key of the data it reads, not "
+                            f"{type(self.digest).__name__} {str(self.digest)[:40]!r}")
 
     def __str__(self) -> str:
         return ":".join(p for p in (self.kind.name, self.about, self.digest) if p)

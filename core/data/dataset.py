@@ -6,7 +6,7 @@ z-statistics, exports) reads it and never the raw source.
 """
 from __future__ import annotations
 
-from ..base.keys import digest
+from ..base.keys import data_key
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Optional, Sequence
@@ -102,7 +102,7 @@ class Dataset:
         rerun): the table is treated as read-only; `subset` and
         `dataclasses.replace` make new objects with their own fingerprint.
         """
-        return digest(self._content_parts())
+        return data_key(self._content_parts())
 
     def _content_parts(self):
         """What the fingerprint hashes, in order: the roles, then ids, labels and texts, then the feature
@@ -128,7 +128,7 @@ class Dataset:
         dropped. Two loads of a file give the same key exactly when they read the same content, so a
         file edited in place is a new dataset and its old results are never shown for it; the path it
         was read from is not part of it (the same content elsewhere is the same dataset)."""
-        return digest(self._all_parts())
+        return data_key(self._all_parts())
 
     def _all_parts(self):
         yield "dataset-v1:" + self.fingerprint

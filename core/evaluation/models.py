@@ -13,7 +13,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from ..base.keys import digest_of
+from ..base.keys import ResultKey, digest_of, result_key
 from ..models import KNN_K, family, make_model, title
 
 
@@ -122,7 +122,9 @@ class FitMemo:
                 self._items.move_to_end(key)
             return hit
 
-    def put(self, key: str, value: tuple) -> None:
+    def put(self, key: ResultKey, value: tuple) -> None:
+        if not isinstance(key, ResultKey):
+            raise TypeError(f"a fit is remembered under core.base.keys.result_key of its data, not {str(key)[:40]!r}")
         size = self._size(value[0])
         if size > self.max_bytes:
             return
@@ -163,8 +165,8 @@ def fit_many(X, y, fits: Sequence[Fit], *, n_jobs: int = 1, device: Optional[str
     memo = FITS if memo is _PROCESS else memo
     data = digest_of(X, y) if memo is not None else ""
     # a fit on a device is remembered apart from the CPU's (its rounding differs); a CPU fit keeps its key
-    keys = [digest_of(data, f.family, str(f.random_state), json.dumps(f.params or {}, sort_keys=True, default=str),
-                      f.train, f.test, *([str(device)] if trains_on_device(f.family, f.params, device) else []))
+    keys = [result_key(data, f.family, str(f.random_state), f.params or {}, digest_of(f.train, f.test),
+                       *([str(device)] if trains_on_device(f.family, f.params, device) else []), length=32)
             if memo is not None else "" for f in fits]
     out: list = [None] * len(fits)
     todo = []

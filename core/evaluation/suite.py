@@ -17,7 +17,7 @@ import pandas as pd
 from ..base.result_store import KEY, ResultStore
 from ..base.devices import where
 from ..base.errors import InputError
-from ..base.keys import jsonable, key_of
+from ..base.keys import digest_of, jsonable, result_key
 from ..base.progress import check_cancel, report, span
 from .checks import check_tolerance, coarse_action, difficulty_check, phase_table, synthetic_report
 from .measures import evaluation_sets, family_table, heldout_split, knn_distances, training_sets
@@ -134,7 +134,9 @@ class Evaluation:
 
     @property
     def key(self) -> str:
-        return evaluation_key(self.context.get("run_key", ""), self.context.get("tau"), self.context.get("n"),
+        # a run's split at τ/n; an evaluation given its split directly is named by that split's ids
+        return evaluation_key(self.context.get("run_key") or self.context["split"], self.context.get("tau"),
+                              self.context.get("n"),
                               self.options)
 
     def to_dict(self) -> dict:
@@ -154,7 +156,8 @@ class Evaluation:
 
 
 def evaluation_key(run_key: str, tau, n, options: dict) -> str:
-    return key_of([run_key, tau, n, options])
+    """The key of the evaluation of a run's split at τ and n with ``options`` (a result of the run's)."""
+    return result_key(run_key, tau, n, options)
 
 
 def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen: Optional[int] = None,
@@ -257,6 +260,7 @@ def evaluate(dataset, representation, retained, *, history=None, n_phases_chosen
     ctx = {"dataset": dataset.name, "fingerprint": dataset.fingerprint, "representation": representation.spec,
            "partial_representation": partial_spec, "N": int(len(ids)), "retained": int(retained.sum()),
            "eval_filter": "the held-out examples the run retained at the chosen τ/n", "device": where(device),
+           "split": digest_of(np.asarray(ids).astype(str), retained),
            **(context or {})}
     return Evaluation(options=opts.to_dict(), context=ctx, tables=tables, notes=list(dict.fromkeys(n for n in notes if n)),
                       summary=summary)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.escaping import md_code, md_text, visible_text
+from ..base.keys import jsonable
 
 __all__ = ["card_inputs", "dataset_card", "card_of", "size_category", "TOP_CUES", "HEADLINE"]
 
@@ -160,7 +161,7 @@ def dataset_card(manifest: dict, inputs: Optional[dict] = None, *, verdict: Opti
                            source_datasets=[shown], pretty_name=f"{shown} ({visible_text(export.get('selection', 'filtered'))}, "
                                                                 "Artifact Lens)",
                            tags=["artifact-lens", "aflite", "adversarial-filtering", "dataset-artifacts"],
-                           **({"artifact_certificate": _headline(certificate)} if certificate else {}))
+                           **({"artifact_certificate": jsonable(_headline(certificate))} if certificate else {}))
     lines = _how_made(manifest, name, rows) + _made_notes(manifest) + _input_tables(inputs or {}) \
         + _certificate_section(certificate)
     if verdict:

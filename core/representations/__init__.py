@@ -93,7 +93,7 @@ from .spec import (KINDS, REGISTRY, Kind, canonical_spec, check_warmup, default_
                    resolve_options, resolve_spec, spec_paths)
 from . import kinds as _kinds  # noqa: F401  (registers the built-in kinds)
 from .vectors import source_changed
-from ..base.keys import digest
+from ..base.keys import result_key
 
 __all__ = ["Representation", "represent", "embed_new", "default_spec", "parse_spec", "spec_paths", "resolve_spec", "canonical_spec", "source_changed", "KINDS", "REGISTRY", "register_kind"]
 
@@ -196,7 +196,7 @@ def _stateless(kind: str) -> bool:
 def _cache(cache_dir, fingerprint: str, spec: str):
     """(the stores of the dataset's cached Φs, the key of ``spec``)."""
     return stores(Path(cache_dir) / "representations" / fingerprint), \
-        digest(f"{fingerprint}|{spec}", 20)
+        result_key(fingerprint, spec, length=20)
 
 
 def _load_cached(cache, dataset: Dataset, spec: str):

@@ -49,7 +49,7 @@ from ..base.result_store import ResultStore
 from ..base.errors import InputError
 from ..base import paths
 from ..base.progress import check_cancel, report
-from ..base.keys import digest, key_of
+from ..base.keys import data_key, result_key
 
 __all__ = ["Projection", "project", "representation_key", "ensure_numba_cache", "METHODS", "METRICS", "DEFAULTS"]
 
@@ -65,7 +65,7 @@ PCA_FIT_ROWS = 100_000   # the PCA step is fitted on at most this many (seeded) 
 def representation_key(ds, rep) -> str:
     """The key of Φ in the projection cache: the dataset's fingerprint and the representation's spec
     (what the dashboard and ``artifact-lens project`` both pass to `project`)."""
-    return f"{ds.fingerprint}:{rep.spec}"
+    return result_key(ds.fingerprint, rep.spec, length=24)
 
 
 def ensure_numba_cache(cache_root=None) -> str:
@@ -133,7 +133,7 @@ def maps(cache_root) -> ResultStore:
 
 
 def _map_key(key: str, method: str, params: dict, shape) -> str:
-    return f"{method}-{key_of([key, method, params, list(shape)], 24)}"
+    return result_key(key, method, params, list(shape), length=24, kind=method)
 
 
 def _read_map(path):
@@ -162,9 +162,9 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
     ids : array of str, optional
         Row ids (default: ``"0".."N-1"``).
     key : str, optional
-        A key naming X: `representation_key` (``f"{dataset.fingerprint}:{rep.spec}"``), as
-        the dashboard uses. Without one, a hash of X's bytes is used (slower for big X,
-        but never a stale hit).
+        The key of X: `representation_key` (of the dataset's fingerprint and Φ's spec), as the
+        dashboard and the CLI use, or any `core.base.keys.data_key`. Without one, X's bytes are
+        hashed (slower for big X, but never a stale hit).
     method : {"umap", "pca"}
         ``"pca"`` is instant and deterministic, for tests and previews.
     n_neighbors, metric : UMAP parameters that define the kNN graph (a change rebuilds it).
@@ -206,7 +206,7 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
     if ids.shape[0] != n:
         raise InputError(f"ids has {ids.shape[0]} entries but X has {n} rows; pass the representation's ids")
     if key is None:
-        key = "x:" + digest(np.ascontiguousarray(X).tobytes(), 24)
+        key = data_key(np.ascontiguousarray(X).tobytes(), 24)
     params = {"random_state": int(random_state)}
     if method == "umap":
         params.update(n_neighbors=int(n_neighbors), min_dist=float(min_dist), spread=float(spread), metric=metric,
@@ -288,7 +288,7 @@ def _knn_key(key: str, shape, params, fitted: Optional[int]) -> str:
     # the PCA'd input is named by what makes it (Φ's key, shape, PCA dims, seed) and the rows fitted
     ident = [key, list(shape), params["pca_dims"], params["random_state"], fitted, params["n_neighbors"],
              params["metric"], "knn-1"] + (["parallel"] if params.get("parallel") else [])
-    return "knn-" + key_of(ident, 24)
+    return result_key(key, *ident[1:], length=24, kind="knn")
 
 
 def _read_knn(path):

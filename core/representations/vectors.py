@@ -21,7 +21,7 @@ from ..base.progress import check_cancel, report
 from . import common as common   # FILE_CHUNK read at call time (tests shrink it)
 from .common import CACHE_VERSION, check_finite, json_default, read_progress, stores
 from .spec import canonical_spec
-from ..base.keys import digest
+from ..base.keys import result_key
 
 
 # ---------------------------------------------------------------- vector files (file:path=…)
@@ -401,7 +401,8 @@ def _converted_file(dataset, opts, path, src, pos, source, *, messages, info, pr
 
     canon = canonical_spec("file", opts)
     folder = Path(cache_dir if cache_dir is not None else paths.cache_dir()) / "representations" / dataset.fingerprint
-    key = "file-" + digest(json.dumps([dataset.fingerprint, canon, source]), 20)   # keys unsorted, as always
+    # the file's state (path, size, modification time) is a setting: a rewritten file converts again
+    key = result_key(dataset.fingerprint, canon, source, length=20, kind="file")
     vectors, sidecars = stores(folder)
     npy = vectors.path(key)
     # unreadable (logged): converted again and overwritten

@@ -35,7 +35,7 @@ from ..base import paths
 from ..base.result_store import ResultStore, CorruptResult
 from ..aflite import AFLite, Trajectory
 from ..base.errors import InputError
-from ..base.keys import digest, jsonable, key_of
+from ..base.keys import digest, jsonable, result_key
 from ..dynamics.joint import key_part
 
 __all__ = ["Run", "RunStore", "CorruptRun", "MANIFEST_FORMAT", "run_key", "fit_run", "quality_digest", "package_versions", "STORE_FORMAT"]
@@ -91,12 +91,12 @@ def run_key(fingerprint: str, spec: str, params: dict, quality: Optional[dict] =
     ``{}``) keep the keys they always had, and each quality choice has its own key. ``joint``
     (`core.dynamics.joint.descriptor`) does the same for the joint filter.
     """
-    parts = [fingerprint, spec, full_params(params)]
+    parts = [spec, full_params(params)]
     if quality:
         parts.append(jsonable(dict(quality)))
     if joint:
         parts.append({"joint": jsonable(key_part(joint))})
-    return key_of(parts, 20)
+    return result_key(fingerprint, *parts, length=20)
 
 
 @dataclass

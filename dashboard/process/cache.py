@@ -18,11 +18,12 @@ import logging
 import sys
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Hashable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 import pandas as pd
 
+from artifact_lens.base.keys import ResultKey
 from artifact_lens.base.settings import settings
 
 __all__ = ["BoundedCache", "sizeof", "default_budget", "KIND_LIMITS"]
@@ -92,6 +93,13 @@ def _arrays_in(value, seen: set) -> int:
     return total
 
 
+def _entry(kind: str, key) -> tuple:
+    if not isinstance(key, ResultKey):
+        raise TypeError(f"the cache keeps a {kind} under core.base.keys.result_key of the data it came from, "
+                        f"not {type(key).__name__} {str(key)[:40]!r}")
+    return kind, key
+
+
 class BoundedCache:
     """Least-recently-used cache bounded by bytes, safe across threads and sessions.
 
@@ -102,6 +110,10 @@ class BoundedCache:
         alone (it is in use) and everything else is evicted.
     limits : dict, optional
         Kind -> most entries of that kind (default `KIND_LIMITS`).
+
+    Every entry is named by its kind and a `core.base.keys.ResultKey` (the key of the data it was
+    computed from, with its settings): a tuple, a path or any other text is refused, so nothing is
+    cached under a name that outlives its data.
     """
 
     def __init__(self, budget: Optional[int] = None, limits: Optional[dict] = None):
@@ -116,14 +128,15 @@ class BoundedCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def peek(self, kind: str, key: Hashable):
+    def peek(self, kind: str, key: ResultKey):
         """The cached value or None, without computing (and without refreshing its age)."""
         with self._lock:
-            entry = self._entries.get((kind, key))
+            entry = self._entries.get(_entry(kind, key))
             return None if entry is None else entry[0]
 
-    def put(self, kind: str, key: Hashable, value) -> Any:
+    def put(self, kind: str, key: ResultKey, value) -> Any:
         """Store ``value`` (None is not stored) and evict past the budget; returns it."""
+        _entry(kind, key)
         if value is None:
             return None
         size = sizeof(value)
@@ -136,14 +149,14 @@ class BoundedCache:
             self._evict(keep=(kind, key))
         return value
 
-    def get_or_compute(self, kind: str, key: Hashable, fn: Callable[[], Any]):
+    def get_or_compute(self, kind: str, key: ResultKey, fn: Callable[[], Any]):
         """The value for (kind, key), computing it with ``fn()`` on a miss.
 
         Concurrent callers of the same missing entry wait for one computation. A
         ``None`` result is returned but not stored; an exception propagates and
         stores nothing.
         """
-        full = (kind, key)
+        full = _entry(kind, key)
         with self._lock:
             entry = self._entries.get(full)
             if entry is not None:
@@ -165,9 +178,9 @@ class BoundedCache:
                 with self._lock:
                     self._computing.pop(full, None)
 
-    def discard(self, kind: str, key: Hashable) -> None:
+    def discard(self, kind: str, key: ResultKey) -> None:
         with self._lock:
-            entry = self._entries.pop((kind, key), None)
+            entry = self._entries.pop(_entry(kind, key), None)
             if entry is not None:
                 self.nbytes -= entry[1]
 

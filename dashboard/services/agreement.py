@@ -36,7 +36,7 @@ def of_run(tab, run, run_id: int, *, tau=None, n=None) -> dict:
                              carriers=lambda: artifact_carriers(current.zstats(tab), current.feature_matrix(tab)))
 
     return tab.server.cache.get_or_compute(
-        "agreement", (run_id, stamp, rule, tuple(sorted(roles.items())), float(tau), int(n)), compute)
+        "agreement", current.reviews_key(run_id, stamp, rule, sorted(roles.items()), float(tau), int(n)), compute)
 
 
 def manifest_record(tab, run, run_id: int) -> dict:

@@ -15,7 +15,7 @@ import logging
 from typing import Optional
 
 from artifact_lens.base.jobs import Job, JobKey, JobKind
-from artifact_lens.base.keys import digest
+from artifact_lens.base.keys import ResultKey, result_key
 
 __all__ = ["start", "result", "job", "ended", "keep", "kept", "KINDS", "RUN", "EVALUATION", "MAP",
            "MAP_PARALLEL", "QUALITY", "QUALITY_COMPARE", "FEEDBACK_MODELS", "ZFILTER", "CONSISTENCY", "DYNAMICS",
@@ -59,12 +59,21 @@ def _submit(tab, spec: JobKey, work, *, name: str = "") -> Job:
     return tab.server.jobs.submit(spec, work, name=name or spec.kind.title)
 
 
+def _named(kind: JobKind, key) -> ResultKey:
+    """``key`` itself, once checked to be a `core.base.keys.ResultKey`: every job and every kept
+    result is named by the data it was computed from (`result_key`), never by a tuple or a path."""
+    if not isinstance(key, ResultKey):
+        raise TypeError(f"a {kind.name} job is named by core.base.keys.result_key of the data it reads, "
+                        f"not {type(key).__name__} {str(key)[:40]!r}")
+    return key
+
+
 def _job_key(kind: JobKind, key) -> JobKey:
-    return JobKey(kind, digest(repr(key)))
+    return JobKey(kind, _named(kind, key))
 
 
-def _file_key(kind: JobKind, key) -> str:
-    return f"{kind.name}-" + digest(repr(key), 24)
+def _file_key(kind: JobKind, key) -> ResultKey:
+    return result_key(_named(kind, key), length=24, kind=kind.name.replace("-", "_"))
 
 
 def _stored(tab, kind: str, key):
@@ -104,7 +113,7 @@ def start(tab, kind: JobKind, key, compute, *, about: str = "", name: str = "") 
     what it is about, so a page finds it running) and its ``compute`` keeps the result there.
     The job, or None when the result is kept already."""
     if kind.kept == "own":
-        return _submit(tab, JobKey(kind, str(key), about=about), compute, name=name)
+        return _submit(tab, JobKey(kind, _named(kind, key), about=about), compute, name=name)
     if result(tab, kind, key) is not None:
         return None
     return _submit(tab, _job_key(kind, key), lambda ctx: _store(tab, kind, key, compute(ctx)), name=name)

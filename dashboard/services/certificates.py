@@ -19,9 +19,9 @@ from artifact_lens.dashboard.services import cached_jobs, current, team
 __all__ = ["start", "result", "job", "ended", "comparison", "verdict_of", "files", "send_rows"]
 
 
-def _key(tab, run, at: Optional[tuple] = None) -> tuple:
+def _key(tab, run, at: Optional[tuple] = None):
     tau, n = at or current.live_values(tab, run)
-    return tab.session.ds_key, run.key, float(tau), int(n)
+    return current.named(tab, run.key, float(tau), int(n))
 
 
 def _kept(tab, run) -> np.ndarray:
@@ -34,7 +34,7 @@ def start(tab, run) -> None:
     run's Φ, as the export's certificate); curators and owners."""
     team.require(tab, "run filters")
     ds, kept = current.dataset(tab), _kept(tab, run)
-    whole_key = (tab.session.ds_key, run.key)
+    whole_key = current.named(tab, run.key)
     known = cached_jobs.result(tab, cached_jobs.DATASET_CERTIFICATE, whole_key)
 
     def compute(ctx):

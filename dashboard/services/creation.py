@@ -16,9 +16,8 @@ from artifact_lens.dashboard.services import cached_jobs, current
 from artifact_lens.dashboard.state.session import Source
 from artifact_lens.dashboard.services.team import scope
 
-def _context_key(tab) -> tuple:
-    sess = tab.session
-    return sess.ds_key, sess.spec
+def _context_key(tab):
+    return current.named(tab, tab.session.spec)
 
 
 def feedback_ready(tab) -> bool:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.keys import ResultKey, data_key, read_key, result_key
 from artifact_lens.base.settings import settings
 from artifact_lens.dashboard.services.team import scope
 from artifact_lens.dashboard.state.session import Source
@@ -64,13 +65,13 @@ def load(tab, source: Source):
     never the path: the source is read again whenever it may have changed since the server last read
     it (`core.data.source_files.source_stamp`), so a file edited in place is a new dataset with results of
     its own, and the old content's stay reachable under their own key. Raises InputError."""
-    from artifact_lens.base.keys import key_of
     from artifact_lens.data.source_files import source_stamp
     from artifact_lens.data.sources import load_dataset
 
     cache = tab.server.cache
     stamp = source_stamp(source.source)
-    read_as = None if stamp is None else key_of(["read", stamp, _roles(source)])
+    # what the file held when last read, by its state (path, size, times): a pointer to content, not a result
+    read_as = None if stamp is None else result_key(stamp, _roles(source))
     key = cache.peek("read", read_as) if read_as else None
     ds = cache.peek("dataset", key) if key else None
     if ds is None:
@@ -93,7 +94,7 @@ def dataset_by_key(tab, key: str, source: Optional[Source] = None):
     now holds other content (an edited file): no result of the old content is ever shown for it."""
     from artifact_lens.data.sources import load_dataset
 
-    cache = tab.server.cache
+    cache, key = tab.server.cache, read_key(key)
 
     def reload():
         src = source or cache.peek("source", key)
@@ -120,7 +121,7 @@ def representation(tab):
 
     sess = tab.session
     ds = dataset(tab)
-    return tab.server.cache.get_or_compute("representation", (sess.ds_key, sess.spec),
+    return tab.server.cache.get_or_compute("representation", named(tab, sess.spec),
                                            lambda: represent(ds, sess.spec))
 
 
@@ -130,7 +131,7 @@ def run_by_key(tab, key: Optional[str]):
     verified); None when there is none. Raises `core.results.runs.CorruptRun` for a damaged run."""
     if not key:
         return None
-    srv = tab.server
+    srv, key = tab.server, read_key(key)   # a key from a link or the team's records
 
     def load():
         found = srv.store.get(key)
@@ -190,8 +191,14 @@ def review_standing(tab, run_id: int, *, unblinded: bool = False):
     roles = dispute_roles(ws, rule)
     view = "all" if unblinded or not settings_["blind"] else ws.by   # a blind view is its member's own
     return tab.server.cache.get_or_compute(
-        "reviews", (run_id, stamp, rule, tuple(sorted(roles.items())), view),
+        "reviews", reviews_key(run_id, stamp, rule, sorted(roles.items()), view),
         lambda: standing(ws.reviews(run_id, unblinded=unblinded), rule=rule, roles=roles))
+
+
+def reviews_key(run_id: int, stamp, *settings) -> ResultKey:
+    """The key of a result of a run's reviews as they stand at ``stamp`` (the team store's own mark
+    of their last change), with these settings."""
+    return result_key(data_key(f"run {int(run_id)} reviews {stamp}"), *settings)
 
 
 def run(tab):
@@ -225,7 +232,7 @@ def table(tab, run_):
     from artifact_lens.results.tables import ExampleTable
 
     sess = tab.session
-    return tab.server.cache.get_or_compute("table", (sess.ds_key, run_.key),
+    return tab.server.cache.get_or_compute("table", named(tab, run_.key),
                                            lambda: ExampleTable(dataset(tab), run_).prepare_browsing())
 
 
@@ -235,7 +242,7 @@ def run_labels(tab, run_):
     import pandas as pd
 
     ds = dataset(tab)
-    return tab.server.cache.get_or_compute("labels", (tab.session.ds_key, run_.key), lambda: pd.Categorical(
+    return tab.server.cache.get_or_compute("labels", named(tab, run_.key), lambda: pd.Categorical(
         ds.table[ds.label].reindex(np.asarray(run_.ids)).to_numpy()))
 
 
@@ -254,13 +261,19 @@ def live_result(tab, run_) -> dict:
     """What a fresh fit at the session's τ and n gives (``retained``, ``removed_at``,
     ``predictability``, ``n_phases``), from the trajectory."""
     tau, n = live_values(tab, run_)
-    return tab.server.cache.get_or_compute("live", (run_.key, tau, n), lambda: run_.result_for(tau, n))
+    return tab.server.cache.get_or_compute("live", result_key(run_.key, tau, n), lambda: run_.result_for(tau, n))
 
 
 # ---------------------------------------------------------------------- z-statistics
+def named(tab, *settings) -> ResultKey:
+    """The key of a result about the current dataset with these settings (`core.base.keys.result_key`
+    of its content key): what every service names its cached results and jobs by."""
+    return result_key(tab.session.ds_key, *settings)
+
+
 def cached(tab, kind: str, key, compute):
-    """A result about the current dataset (z-statistics, z-filtering, ...), cached by ``key``."""
-    return tab.server.cache.get_or_compute(kind, (tab.session.ds_key, key), compute)
+    """A result about the current dataset (z-statistics, z-filtering, ...), cached by ``key`` (its settings)."""
+    return tab.server.cache.get_or_compute(kind, named(tab, key), compute)
 
 
 def zstats(tab, min_count: int = 5, alpha: float = 0.01):

@@ -7,7 +7,7 @@ from pathlib import Path
 from artifact_lens.base import paths
 from artifact_lens.base.errors import InputError
 from artifact_lens.base.settings import settings
-from artifact_lens.base.keys import digest
+from artifact_lens.base.keys import data_key, digest
 from artifact_lens.dashboard.services import current
 from artifact_lens.dashboard.state.session import Source
 
@@ -136,7 +136,7 @@ def _save_upload(name: str, data: bytes) -> Path:
     recently used ones are deleted past it. The name is the tool's mark: a file in the folder whose
     name is not the hash of its content is someone else's, never read as an upload, replaced or
     deleted."""
-    content = digest(data)
+    content = data_key(data)
     suffixes = "".join(Path(name).suffixes[-2:]) or ".csv"
     folder = paths.cache_dir() / "uploads"
     folder.mkdir(parents=True, exist_ok=True)

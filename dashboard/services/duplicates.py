@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from artifact_lens.dashboard.services import current
 from artifact_lens.text.duplicates import near_duplicate_pairs
 
 __all__ = ["pairs", "dropped_rows"]
@@ -12,7 +13,7 @@ __all__ = ["pairs", "dropped_rows"]
 
 def pairs(tab, ds) -> pd.DataFrame:
     """The current dataset's near-duplicate pairs (``a, b, overlap``)."""
-    return tab.server.cache.get_or_compute("near_duplicates", tab.session.ds_key, lambda: near_duplicate_pairs(ds))
+    return tab.server.cache.get_or_compute("near_duplicates", current.named(tab), lambda: near_duplicate_pairs(ds))
 
 
 def dropped_rows(record: dict, ds) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from typing import Optional
 import numpy as np
 
 from artifact_lens.base.devices import where
+from artifact_lens.base.keys import ResultKey
 from artifact_lens.base.settings import settings
 from artifact_lens.dynamics.cartography import dataset_dynamics
 from artifact_lens.dashboard.services import cached_jobs, current, team
@@ -16,12 +17,12 @@ from artifact_lens.dashboard.services import cached_jobs, current, team
 __all__ = ["start", "result", "job", "ended", "where_it_ran", "borders", "select_on_map", "joint_choice"]
 
 
-def _key(tab) -> Optional[tuple]:
+def _key(tab) -> Optional[ResultKey]:
     """The session's last submitted options, else the last ones anyone submitted for this dataset and
     Φ (so a teammate, an annotator too, sees the map a curator computed)."""
     sess = tab.session
-    params = sess.dynamics_params or cached_jobs.kept(tab, cached_jobs.DYNAMICS_LAST, (sess.ds_key, sess.spec))
-    return (sess.ds_key, sess.spec, params) if params else None
+    params = sess.dynamics_params or cached_jobs.kept(tab, cached_jobs.DYNAMICS_LAST, current.named(tab, sess.spec))
+    return current.named(tab, sess.spec, params) if params else None
 
 
 def start(tab, epochs: int, model: str, folds: int) -> None:
@@ -34,7 +35,7 @@ def start(tab, epochs: int, model: str, folds: int) -> None:
     # a map on the CPU keeps the key it always had (maps computed before stay found)
     ran = where(device)
     sess.dynamics_params = (int(epochs), str(model), int(folds)) + ((ran,) if ran != "cpu" else ())
-    cached_jobs.keep(tab, cached_jobs.DYNAMICS_LAST, (sess.ds_key, sess.spec), sess.dynamics_params)
+    cached_jobs.keep(tab, cached_jobs.DYNAMICS_LAST, current.named(tab, sess.spec), sess.dynamics_params)
     ds, rep = current.dataset(tab), current.representation(tab)
     cached_jobs.start(tab, cached_jobs.DYNAMICS, _key(tab), lambda ctx: ctx.offload(
         dataset_dynamics, ds, rep, epochs=int(epochs), model=str(model), folds=int(folds), device=device,

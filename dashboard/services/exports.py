@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from artifact_lens.base.keys import key_of
+from artifact_lens.base.keys import result_key
 from artifact_lens.exports import manifest as manifests, writers as export
 from artifact_lens.usecases.exports import FolderFiles, SplitExport, export_split, folder_files as folder_files_of
 from artifact_lens.dashboard.services import agreement, current, team
@@ -66,8 +66,8 @@ def split(tab, sess, run, ds, *, which: str, fmt: str, include_arrays: bool, qua
             standing = current.review_standing(tab, run_id, unblinded=team.member(tab).can("adjudicate"))
             extra = agreement.manifest_record(tab, run, run_id)
     out = export_split(ds, run, tau=tau, target_size=n, live=live, standing=standing, extra=extra, **options)
-    signature = key_of([sess.ds_key, run.key if run else None, which, fmt, include_arrays, out.tau, out.n,
-                        out.overrides or [], quality_note, out.manifest["export"].get("near_duplicates")])
+    signature = result_key(sess.ds_key, run.key if run else None, which, fmt, include_arrays, out.tau, out.n,
+                           out.overrides or [], quality_note, out.manifest["export"].get("near_duplicates"))
     return Split(export=out, file_name=manifests.file_name(label, which, fmt) + (".zip" if export.FORMATS[fmt].folder
                                                                                   else ""),
                  mime=export.mime(fmt), signature=signature)

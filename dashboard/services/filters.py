@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from artifact_lens.base.keys import ResultKey
 from artifact_lens.zstats import compute_z, consistency_filter, z_filter
 from artifact_lens.dashboard.services import current, team
 from artifact_lens.dashboard.services.cached_jobs import CONSISTENCY, ZFILTER, ended, job, result, start
@@ -15,9 +16,9 @@ __all__ = ["zfilter_start", "zfilter_result", "zfilter_job", "consistency_start"
 
 
 # ---------------------------------------------------------------------- z-filtering
-def _zfilter_key(tab) -> Optional[tuple]:
+def _zfilter_key(tab) -> Optional[ResultKey]:
     sess = tab.session
-    return (sess.ds_key, sess.zfilter_params) if sess.zfilter_params else None
+    return current.named(tab, sess.zfilter_params) if sess.zfilter_params else None
 
 
 def zfilter_start(tab, params: tuple) -> None:
@@ -39,9 +40,9 @@ def zfilter_job(tab):
 
 
 # ---------------------------------------------------------------------- consistency filtering
-def _consistency_key(tab) -> Optional[tuple]:
+def _consistency_key(tab) -> Optional[ResultKey]:
     sess = tab.session
-    return (sess.ds_key, sess.consistency_params[1]) if sess.consistency_params else None
+    return current.named(tab, sess.consistency_params[1]) if sess.consistency_params else None
 
 
 def consistency_start(tab, threshold: float, folds: int) -> None:

@@ -15,9 +15,8 @@ from artifact_lens.dashboard.services import cached_jobs, current, team
 __all__ = ["start", "result", "job", "ended", "partials", "columns", "start_items", "items_result", "items_job"]
 
 
-def _key(tab) -> tuple:
-    sess = tab.session
-    return sess.ds_key, sess.spec
+def _key(tab):
+    return current.named(tab, tab.session.spec)
 
 
 def start(tab) -> None:
@@ -82,8 +81,8 @@ def extra_fields(spec: str, partial_spec: str) -> list:
 
 # multiple-choice items: the baselines `artifact-lens pvi` measures (the stem with the options, the
 # options alone, the position alone), their inputs the items' own (no Φ), once per dataset
-def _items_key(tab) -> tuple:
-    return tab.session.ds_key, "multiple-choice baselines"
+def _items_key(tab):
+    return current.named(tab, "multiple-choice baselines")
 
 
 def _baselines(ds, progress=None, cancel=None) -> dict:

@@ -17,6 +17,7 @@ import numpy as np
 
 from artifact_lens.base.errors import InputError
 from artifact_lens.base.jobs import offload
+from artifact_lens.base.keys import read_key, result_key
 from artifact_lens.base.settings import settings
 from artifact_lens.base.progress import report, span
 from artifact_lens.dynamics.joint import joint_for
@@ -45,10 +46,10 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
     def build():
         return offload(ctx, represent, ds, spec, progress=span(progress, 0.0, 0.4), cancel=cancel)
 
-    rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
+    rep = srv.cache.get_or_compute("representation", result_key(ds_key, spec), build)
     if source_changed(rep.info):      # Φ read from a vector file that has been rewritten since
-        srv.cache.discard("representation", (ds_key, spec))
-        rep = srv.cache.get_or_compute("representation", (ds_key, spec), build)
+        srv.cache.discard("representation", result_key(ds_key, spec))
+        rep = srv.cache.get_or_compute("representation", result_key(ds_key, spec), build)
     key = key or scoring.scored_key(ds, rep.spec, params, quality, joint)
 
     def inputs(sub):
@@ -104,7 +105,7 @@ def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source:
     key = scoring.scored_key(ds, spec, params, quality, joint)
     # the job's thread has no session: bind the member now
     life = RunLife(srv.team.scoped(m.workspace_id, m.email),
-                   _save_dataset(tab, ds, source or sess.source or srv.cache.peek("source", ds_key)))
+                   _save_dataset(tab, ds, source or sess.source or srv.cache.peek("source", read_key(ds_key))))
     stored = current.run_by_key(tab, key) if key in srv.store else None
     if stored is not None:
         scoring.keep(stored, life)   # returning to earlier settings is instant; the workspace gets the run too
@@ -234,11 +235,11 @@ def projection(tab, method: str, *, start: bool = True):
     ds, rep = current.dataset(tab), current.representation(tab)
     key = current.projection_key(ds, rep)
     if method == "pca":
-        return tab.server.cache.get_or_compute("projection", (key, method),
+        return tab.server.cache.get_or_compute("projection", result_key(key, method),
                                                lambda: project(rep.X, rep.ids, key=key, method="pca"))
     parallel = current.map_parallel()
     proj = tab.server.cache.get_or_compute(
-        "projection", (key, method, parallel),
+        "projection", result_key(key, method, parallel),
         lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True, parallel=parallel))
     if proj is None and start:
         sess.watch(cached_jobs.MAP, start_umap(tab, ds, rep).spec)

@@ -23,7 +23,7 @@ from artifact_lens.base.progress import span
 from artifact_lens.quality import COMPONENTS, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DQI_COMPONENTS, combine, lights
 from artifact_lens.quality.pruning import quality_descriptor
 from artifact_lens.base.lights import COLOURS, EMOJI, LIGHTS, NA
-from artifact_lens.base.keys import key_of
+from artifact_lens.base.keys import ResultKey, read_key, result_key
 from artifact_lens.dashboard.services import cached_jobs, current, team
 
 __all__ = ["QualityState", "state", "context_key", "table", "scored", "start", "job", "descriptor",
@@ -64,14 +64,10 @@ def state(tab) -> QualityState:
     return sess.quality
 
 
-def _hash(parts) -> str:
-    return key_of(parts, 20)
-
-
-def context_key(tab, ds, rep, qs: Optional[QualityState] = None) -> str:
+def context_key(tab, ds, rep, qs: Optional[QualityState] = None) -> ResultKey:
     """The key of the components of ``ds`` on Φ ``rep`` with the context knobs of ``qs``."""
     qs = qs or state(tab)
-    return _hash(["quality", ds.fingerprint, rep.spec, int(qs.min_count), qs.nn_dim])
+    return result_key(ds.fingerprint, rep.spec, int(qs.min_count), qs.nn_dim, length=20, kind="quality")
 
 
 def _read(tab, key: str) -> Optional[pd.DataFrame]:
@@ -120,7 +116,7 @@ def scored(tab, components: pd.DataFrame, qs: Optional[QualityState] = None, key
 
     if key is None:
         return build()
-    return tab.server.cache.get_or_compute("quality_scored", (key, _hash([weights, thresholds])), build)
+    return tab.server.cache.get_or_compute("quality_scored", result_key(key, weights, thresholds), build)
 
 
 def current_scored(tab) -> Optional[pd.DataFrame]:
@@ -173,10 +169,10 @@ def quality_column(tab, ds, rep, info: dict, ctx=None, progress=None) -> np.ndar
 
 
 # ---------------------------------------------------------------------- plain vs quality-ordered
-def compare_key(ds, rep, params: dict, info: dict) -> str:
+def compare_key(ds, rep, params: dict, info: dict) -> ResultKey:
     from artifact_lens.results.runs import full_params
 
-    return _hash(["compare", ds.fingerprint, rep.spec, full_params(params), info])
+    return result_key(ds.fingerprint, rep.spec, full_params(params), info, length=20, kind="compare")
 
 
 def compare_result(tab, key: Optional[str]) -> Optional[pd.DataFrame]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from artifact_lens.base.keys import ResultKey
 from artifact_lens.dynamics.transfer import cue_transfer
 from artifact_lens.dashboard.services import cached_jobs, current, data_inputs, team
 
@@ -15,13 +16,14 @@ __all__ = ["start", "result", "job", "ended", "source"]
 CUES, MODELS = 10, 8
 
 
-def _key(tab) -> Optional[tuple]:
+def _key(tab) -> Optional[ResultKey]:
+    """Named by what both splits hold (the evaluation split's content key), never by its path."""
     sess = tab.session
     if not sess.transfer_source and sess.ds_key:   # a new tab, a restart: the split last measured for this dataset
-        last = cached_jobs.kept(tab, cached_jobs.TRANSFER_LAST, sess.ds_key)
+        last = cached_jobs.kept(tab, cached_jobs.TRANSFER_LAST, current.named(tab))
         if last is not None:
             sess.transfer_source = tuple(last)
-    return (sess.ds_key, sess.transfer_source) if sess.transfer_source else None
+    return current.named(tab, sess.transfer_source[1]) if sess.transfer_source else None
 
 
 def source(tab) -> Optional[str]:
@@ -38,12 +40,12 @@ def start(tab, path: str) -> None:
     checked = data_inputs.check_local_path(path.strip())
     train = current.dataset(tab)
     evaluation = load_dataset(checked, text=list(train.text), label=train.label)   # refused here, not in the job
-    # named by what both splits hold, never by a path and its time (a copy keeps the time, an edit may too)
+    # the path is what the page names; the key is what both splits hold (a copy keeps the time, an edit may too)
     tab.session.transfer_source = (checked, evaluation.content_key)
     if cached_jobs.result(tab, cached_jobs.TRANSFER, _key(tab)) is None:
         cached_jobs.start(tab, cached_jobs.TRANSFER, _key(tab), lambda ctx: ctx.offload(
             cue_transfer, train, evaluation, k=CUES, m=MODELS))
-    cached_jobs.keep(tab, cached_jobs.TRANSFER_LAST, tab.session.ds_key, tab.session.transfer_source)   # every tab and a restart show it
+    cached_jobs.keep(tab, cached_jobs.TRANSFER_LAST, current.named(tab), tab.session.transfer_source)   # every tab and a restart show it
 
 
 def result(tab):

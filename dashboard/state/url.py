@@ -29,9 +29,18 @@ def _short(target) -> str:
 def named() -> Optional[dict]:
     """What the URL names (a copy: opening the run rewrites the URL from the session), or None
     when it names no dataset, Φ and run."""
+    from artifact_lens.base.errors import InputError
+    from artifact_lens.base.keys import read_key
+
     qp = dict(st.query_params)
     named = all(qp.get(k) for k in ("ds", "spec", "run"))
-    return qp if named and all(_linkable(qp[k]) for k in ("ds", "spec", "run")) else None
+    if not (named and all(_linkable(qp[k]) for k in ("ds", "spec", "run"))):
+        return None
+    try:   # the data and the run are named by the keys the app wrote (a hand-edited one names nothing)
+        qp["ds"], qp["run"] = read_key(qp["ds"]), read_key(qp["run"])
+    except InputError:
+        return None
+    return qp
 
 
 def _linkable(value: str) -> bool:

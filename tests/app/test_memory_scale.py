@@ -8,17 +8,24 @@ from streamlit.testing.v1 import AppTest
 
 from artifact_lens.dashboard.process.cache import KIND_LIMITS, BoundedCache, sizeof
 
+from artifact_lens.base.keys import data_key
+
+
+def K(name):
+    """A key for a test's entry (the cache takes `core.base.keys` keys only)."""
+    return data_key(repr(name))
+
 
 def test_live_results_are_capped_in_number_and_never_push_out_the_dataset():
     cache = BoundedCache(budget=1 << 30)
-    cache.put("dataset", "d", np.zeros(1000, np.float32))
+    cache.put("dataset", K("d"), np.zeros(1000, np.float32))
     for i in range(5 * KIND_LIMITS["live"]):
-        cache.get_or_compute("live", ("run", 0.5 + i / 1000, 100), lambda: {"retained": np.ones(10_000, bool)})
-        cache.get_or_compute("dataset", "d", lambda: None)   # in use meanwhile
+        cache.get_or_compute("live", K(("run", 0.5 + i / 1000, 100)), lambda: {"retained": np.ones(10_000, bool)})
+        cache.get_or_compute("dataset", K("d"), lambda: None)   # in use meanwhile
     live = [k for (kind, k) in cache._entries if kind == "live"]
     assert len(live) == KIND_LIMITS["live"]
     assert live[-1] == ("run", 0.5 + (5 * KIND_LIMITS["live"] - 1) / 1000, 100)   # the newest are kept
-    assert cache.peek("dataset", "d") is not None
+    assert cache.peek("dataset", K("d")) is not None
     assert cache.stats()["by_kind"]["live"] == KIND_LIMITS["live"] * sizeof({"retained": np.ones(10_000, bool)})
 
 

@@ -10,6 +10,13 @@ from artifact_lens.base.errors import InputError
 
 from artifact_lens.dashboard.process.cache import BoundedCache, default_budget, sizeof
 
+from artifact_lens.base.keys import data_key
+
+
+def K(name):
+    """A key for a test's entry (the cache takes `core.base.keys` keys only)."""
+    return data_key(repr(name))
+
 
 def test_sizeof_counts_arrays_frames_and_objects():
     a = np.zeros(1000, dtype=np.float32)
@@ -29,22 +36,22 @@ def test_sizeof_counts_arrays_frames_and_objects():
 def test_least_recently_used_entries_go_past_the_budget():
     cache = BoundedCache(budget=10_000)
     for i in range(3):
-        cache.get_or_compute("a", i, lambda: np.zeros(3000, dtype=np.uint8))
+        cache.get_or_compute("a", K(i), lambda: np.zeros(3000, dtype=np.uint8))
     assert cache.nbytes == 9000 and len(cache) == 3
-    cache.get_or_compute("a", 0, lambda: pytest.fail("a hit must not recompute"))  # 0 is now the newest
-    cache.get_or_compute("a", 3, lambda: np.zeros(3000, dtype=np.uint8))
-    assert cache.peek("a", 1) is None and cache.peek("a", 0) is not None  # 1 was the oldest
+    cache.get_or_compute("a", K(0), lambda: pytest.fail("a hit must not recompute"))  # 0 is now the newest
+    cache.get_or_compute("a", K(3), lambda: np.zeros(3000, dtype=np.uint8))
+    assert cache.peek("a", K(1)) is None and cache.peek("a", K(0)) is not None  # 1 was the oldest
     assert cache.nbytes <= cache.budget and cache.evictions == 1
-    big = cache.put("b", "huge", np.zeros(50_000, dtype=np.uint8))
-    assert cache.peek("b", "huge") is big and len(cache) == 1  # kept alone: it is in use
+    big = cache.put("b", K("huge"), np.zeros(50_000, dtype=np.uint8))
+    assert cache.peek("b", K("huge")) is big and len(cache) == 1  # kept alone: it is in use
 
 
 def test_none_and_errors_are_not_stored():
     cache = BoundedCache(budget=1000)
-    assert cache.get_or_compute("k", 1, lambda: None) is None and len(cache) == 0
+    assert cache.get_or_compute("k", K(1), lambda: None) is None and len(cache) == 0
     with pytest.raises(ZeroDivisionError):
-        cache.get_or_compute("k", 2, lambda: 1 / 0)
-    assert len(cache) == 0 and cache.get_or_compute("k", 2, lambda: 5) == 5
+        cache.get_or_compute("k", K(2), lambda: 1 / 0)
+    assert len(cache) == 0 and cache.get_or_compute("k", K(2), lambda: 5) == 5
 
 
 def test_concurrent_misses_compute_once():
@@ -57,7 +64,7 @@ def test_concurrent_misses_compute_once():
         return np.ones(10)
 
     out = []
-    threads = [threading.Thread(target=lambda: out.append(cache.get_or_compute("k", "x", slow))) for _ in range(4)]
+    threads = [threading.Thread(target=lambda: out.append(cache.get_or_compute("k", K("x"), slow))) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:

@@ -65,11 +65,15 @@ def test_a_fit_made_once_is_not_made_again_and_other_rows_or_orders_are(monkeypa
 
 def test_the_memo_keeps_to_its_bound():
     memo = FitMemo(max_bytes=10_000)
+    from artifact_lens.base.keys import data_key
+
     for i in range(50):
-        memo.put(str(i), (np.zeros(300, np.int64), ""))     # 2,400 bytes each
-    assert len(memo) == 4 and memo.get("49") is not None and memo.get("0") is None
-    memo.put("huge", (np.zeros(5_000, np.int64), ""))      # larger than the bound: not kept
-    assert memo.get("huge") is None
+        memo.put(data_key(str(i)), (np.zeros(300, np.int64), ""))     # 2,400 bytes each
+    assert len(memo) == 4 and memo.get(data_key("49")) is not None and memo.get(data_key("0")) is None
+    memo.put(data_key("huge"), (np.zeros(5_000, np.int64), ""))      # larger than the bound: not kept
+    assert memo.get(data_key("huge")) is None
+    with pytest.raises(TypeError, match="result_key"):
+        memo.put("49", (np.zeros(3, np.int64), ""))                   # a name not made from the data
 
 
 def test_a_second_evaluation_of_the_run_reuses_the_fits_that_do_not_depend_on_tau_and_n(tmp_path, monkeypatch):

@@ -25,20 +25,22 @@ def test_jobs_are_found_by_their_typed_key_never_by_parsing_it():
     """A `JobKey` names what a job computes (kind, what it is about, the digest of its inputs): its
     string is the runner's key as it always was, and the runner finds jobs by its parts."""
     from artifact_lens.base.jobs import JobKey, JobKind
+    from artifact_lens.base.keys import read_key
 
     runner = JobRunner(workers=2)
     release = threading.Event()
     EVAL, QUALITY = JobKind("eval", "Evaluation"), JobKind("quality", "Quality components")
-    key = JobKey(EVAL, "d1g3st", about="run:with:colons")
-    assert str(key) == "eval:run:with:colons:d1g3st" and str(JobKey(JobKind("map", "Map"), "x")) == "map:x"
+    d1, d2, d3 = (read_key(k * 16) for k in "abc")
+    key = JobKey(EVAL, d1, about="run:with:colons")
+    assert str(key) == f"eval:run:with:colons:{d1}" and str(JobKey(JobKind("map", "Map"), d2)) == f"map:{d2}"
     first = runner.submit(key, lambda ctx: release.wait(30))
-    again = runner.submit(JobKey(EVAL, "d1g3st", about="run:with:colons"), lambda ctx: None)
-    other = runner.submit(JobKey(EVAL, "other", about="run2"), lambda ctx: release.wait(30))
-    plain = runner.submit(JobKey(QUALITY, "abc"), lambda ctx: release.wait(30))
+    again = runner.submit(JobKey(EVAL, d1, about="run:with:colons"), lambda ctx: None)
+    other = runner.submit(JobKey(EVAL, d2, about="run2"), lambda ctx: release.wait(30))
+    plain = runner.submit(JobKey(QUALITY, d3), lambda ctx: release.wait(30))
     try:
         assert again is first and first.key == str(key) and first.spec == key and plain.name == "Quality components"
         assert runner.running(kind=EVAL, about="run:with:colons") == [first]
-        assert {j.spec.digest for j in runner.running(kind=EVAL)} == {"d1g3st", "other"}
+        assert {j.spec.digest for j in runner.running(kind=EVAL)} == {d1, d2}
         assert set(runner.running()) == {first, other, plain}
     finally:
         release.set()
@@ -58,14 +60,16 @@ def test_the_runner_takes_typed_keys_only_and_the_dashboards_kinds_are_declared_
     from artifact_lens.dashboard.services import cached_jobs
 
     runner = JobRunner(workers=1)
+    from artifact_lens.base.keys import data_key
+
     for call in (lambda: runner.submit("run:abc", lambda ctx: None), lambda: runner.get("run:abc"),
-                 lambda: runner.forget("run:abc"), lambda: JobKey("eval", "x")):
+                 lambda: runner.forget("run:abc"), lambda: JobKey("eval", data_key("x"))):
         with pytest.raises(TypeError, match="Job"):
             call()
     with pytest.raises(ValueError):
         JobKind("a:b", "colon in a name")
     with pytest.raises(ValueError, match="not declared"):
-        cached_jobs.start(None, JobKind("stray", "a kind nobody declared"), "x", lambda ctx: None)
+        cached_jobs.start(None, JobKind("stray", "a kind nobody declared"), data_key("x"), lambda ctx: None)
     names = [k.name for k in cached_jobs.KINDS]
     assert len(names) == len(set(names))
     # every kind the module defines (not only those it exports: DATASET_CERTIFICATE was in neither list)

@@ -47,7 +47,9 @@ def test_the_session_holds_one_map_of_the_jobs_it_watches():
     sess = Session()
     typed = [f.name for f in dataclasses.fields(Session) if "JobKey" in str(f.type)]
     assert typed == [], typed   # no job handle outside the map
-    run, evaluation = JobKey(cached_jobs.RUN, "a"), JobKey(cached_jobs.EVALUATION, "b")
+    from artifact_lens.base.keys import data_key
+
+    run, evaluation = JobKey(cached_jobs.RUN, data_key("a")), JobKey(cached_jobs.EVALUATION, data_key("b"))
     sess.watch(cached_jobs.RUN, run)
     sess.watch(cached_jobs.EVALUATION, evaluation)
     assert sess.watching(cached_jobs.RUN) == run and sess.watching(cached_jobs.EVALUATION) == evaluation

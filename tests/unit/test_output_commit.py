@@ -162,6 +162,7 @@ def test_pruning_deletes_nothing_it_did_not_mark_and_follows_no_link(tmp_path_fa
 
 
 def test_a_store_sweeps_only_its_marked_folder(tmp_path):
+    from artifact_lens.base.keys import ResultKey
     from artifact_lens.base.result_store import ResultStore
 
     dead = _dead_pid()
@@ -172,7 +173,7 @@ def test_a_store_sweeps_only_its_marked_folder(tmp_path):
     ResultStore(mine, suffix=".npz", format=1, what="thing")
     assert lookalike.exists()
     store = ResultStore(tmp_path / "made", suffix=".npz", format=1, what="thing")
-    store.save("k", lambda fh: fh.write(b"x"))
+    store.save(ResultKey("k"), lambda fh: fh.write(b"x"))
     stale = store.root / f".k.v1.npz.{dead}.abc.tmp"
     stale.write_text("a killed writer's")
     ResultStore(store.root, suffix=".npz", format=1, what="thing")

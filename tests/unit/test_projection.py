@@ -17,6 +17,13 @@ from artifact_lens.representations.projection import project  # noqa: E402
 pytestmark = pytest.mark.xdist_group("umap")
 
 
+def K(name):
+    """A test's key of X (the dashboard and the CLI use `representation_key`)."""
+    from artifact_lens.base.keys import data_key
+
+    return data_key(name)
+
+
 @pytest.fixture
 def blobs():
     rng = np.random.default_rng(0)
@@ -29,23 +36,23 @@ def blobs():
 def test_pca_is_cached_by_key(blobs, tmp_path):
     X, _ = blobs
     calls = []
-    p = project(X, key="rep-a", method="pca", cache_dir=tmp_path, progress=lambda f, m: calls.append(f))
+    p = project(X, key=K("rep-a"), method="pca", cache_dir=tmp_path, progress=lambda f, m: calls.append(f))
     assert p.xy.shape == (180, 2) and p.xy.dtype == np.float32 and not p.info["cache_hit"]
     assert calls[-1] == 1.0
-    again = project(X, key="rep-a", method="pca", cache_dir=tmp_path)
+    again = project(X, key=K("rep-a"), method="pca", cache_dir=tmp_path)
     assert again.info["cache_hit"]
     np.testing.assert_array_equal(again.xy, p.xy)
     # another key (another representation) is computed anew
-    assert not project(X, key="rep-b", method="pca", cache_dir=tmp_path).info["cache_hit"]
+    assert not project(X, key=K("rep-b"), method="pca", cache_dir=tmp_path).info["cache_hit"]
     # no cache when asked
-    assert not project(X, key="rep-a", method="pca", cache_dir=tmp_path, use_cache=False).info["cache_hit"]
+    assert not project(X, key=K("rep-a"), method="pca", cache_dir=tmp_path, use_cache=False).info["cache_hit"]
 
 
 def test_ids_must_match_the_cache(blobs, tmp_path):
     X, _ = blobs
     ids = np.array([f"i{i}" for i in range(180)])
-    project(X, ids, key="k", method="pca", cache_dir=tmp_path)
-    other = project(X, ids[::-1], key="k", method="pca", cache_dir=tmp_path)
+    project(X, ids, key=K("k"), method="pca", cache_dir=tmp_path)
+    other = project(X, ids[::-1], key=K("k"), method="pca", cache_dir=tmp_path)
     assert not other.info["cache_hit"]  # same key but other ids: never a stale hit
     np.testing.assert_array_equal(other.ids, ids[::-1])
 
@@ -74,12 +81,12 @@ def test_cancel_before_umap(blobs, tmp_path):
 def test_umap_fit_sample_and_transform_rest(blobs, tmp_path):
     """UMAP keeps the three blobs apart, including the rows placed by transform (numba: slow first time)."""
     X, y = blobs
-    p = project(X, key="blobs", method="umap", n_neighbors=10, fit_size=120, pca_dims=5, cache_dir=tmp_path)
+    p = project(X, key=K("blobs"), method="umap", n_neighbors=10, fit_size=120, pca_dims=5, cache_dir=tmp_path)
     assert p.info["fitted_rows"] == 120 and p.info["transformed_rows"] == 60 and p.info["pca_dims"] == 5
     centroids = np.array([p.xy[y == c].mean(axis=0) for c in range(3)])
     nearest = np.argmin(((p.xy[:, None, :] - centroids[None]) ** 2).sum(-1), axis=1)
     assert (nearest == y).mean() > 0.95
-    assert project(X, key="blobs", method="umap", n_neighbors=10, fit_size=120, pca_dims=5,
+    assert project(X, key=K("blobs"), method="umap", n_neighbors=10, fit_size=120, pca_dims=5,
                    cache_dir=tmp_path).info["cache_hit"]
 
 
@@ -89,8 +96,8 @@ def test_project_in_subprocess_caches_and_reports_progress(tmp_path):
 
     X = np.random.default_rng(0).normal(size=(60, 5)).astype(np.float32)
     seen = []
-    out = project_in_subprocess(X, key="sub", method="pca", cache_dir=tmp_path, progress=lambda f, m="": seen.append(f))
-    again = project(X, key="sub", method="pca", cache_dir=tmp_path, only_cached=True)
+    out = project_in_subprocess(X, key=K("sub"), method="pca", cache_dir=tmp_path, progress=lambda f, m="": seen.append(f))
+    again = project(X, key=K("sub"), method="pca", cache_dir=tmp_path, only_cached=True)
     assert again is not None and np.array_equal(out.xy, again.xy)
     assert seen and seen[-1] == 1.0
 
@@ -104,11 +111,11 @@ def test_project_in_subprocess_reports_bad_input_and_cancels(tmp_path):
     bad = np.ones((10, 3), np.float32)
     bad[0, 0] = np.nan
     with pytest.raises(InputError, match="NaN"):
-        project_in_subprocess(bad, key="bad", method="pca", cache_dir=tmp_path)
+        project_in_subprocess(bad, key=K("bad"), method="pca", cache_dir=tmp_path)
     stop = threading.Event()
     stop.set()
     with pytest.raises(Cancelled):
-        project_in_subprocess(np.ones((10, 3), np.float32), key="c", method="pca", cache_dir=tmp_path, cancel=stop)
+        project_in_subprocess(np.ones((10, 3), np.float32), key=K("c"), method="pca", cache_dir=tmp_path, cancel=stop)
 
 
 def test_bad_display_and_graph_parameters(tmp_path):
@@ -146,7 +153,7 @@ def test_display_change_reuses_the_knn_graph_also_for_transformed_rows(blobs, tm
     import umap.umap_ as umap_
 
     X, y = blobs
-    first = project(X, key="b", n_neighbors=10, fit_size=120, pca_dims=5, cache_dir=tmp_path)
+    first = project(X, key=K("b"), n_neighbors=10, fit_size=120, pca_dims=5, cache_dir=tmp_path)
     assert not first.info["knn"]["cached"] and first.info["pca"]["dims"] == 5 and first.info["pca"]["fit_rows"] == 180
     assert set(first.info["stages"]) == {"pca", "import", "knn", "layout", "transform"}
 
@@ -154,14 +161,14 @@ def test_display_change_reuses_the_knn_graph_also_for_transformed_rows(blobs, tm
         raise AssertionError("searched again")
 
     monkeypatch.setattr(umap_, "nearest_neighbors", no_search)
-    again = project(X, key="b", n_neighbors=10, fit_size=120, pca_dims=5, min_dist=0.6, spread=2.0, cache_dir=tmp_path)
+    again = project(X, key=K("b"), n_neighbors=10, fit_size=120, pca_dims=5, min_dist=0.6, spread=2.0, cache_dir=tmp_path)
     assert again.info["knn"]["cached"] and not again.info["cache_hit"] and again.info["transformed_rows"] == 60
     assert not np.allclose(again.xy, first.xy)   # another layout from the same graph
     centroids = np.array([again.xy[y == c].mean(axis=0) for c in range(3)])
     nearest = np.argmin(((again.xy[:, None, :] - centroids[None]) ** 2).sum(-1), axis=1)
     assert (nearest == y).mean() > 0.95
     with pytest.raises(AssertionError, match="searched again"):   # another graph parameter: a new search
-        project(X, key="b", n_neighbors=10, metric="cosine", fit_size=120, pca_dims=5, cache_dir=tmp_path)
+        project(X, key=K("b"), n_neighbors=10, metric="cosine", fit_size=120, pca_dims=5, cache_dir=tmp_path)
 
 
 @pytest.mark.slow
@@ -169,7 +176,7 @@ def test_a_parallel_map_separates_the_blobs_and_is_cached_apart_from_the_seeded_
     """Issue 32: UMAP on every core is a choice the user makes (not reproducible); it never stands in
     for the seeded map, nor the seeded map for it."""
     X, y = blobs
-    kw = dict(key="blobs", method="umap", n_neighbors=10, fit_size=None, pca_dims=5, cache_dir=tmp_path)
+    kw = dict(key=K("blobs"), method="umap", n_neighbors=10, fit_size=None, pca_dims=5, cache_dir=tmp_path)
     p = project(X, parallel=True, **kw)
     assert p.params["parallel"] is True and not p.info["knn"]["cached"]
     centroids = np.array([p.xy[y == c].mean(axis=0) for c in range(3)])

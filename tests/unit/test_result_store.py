@@ -14,12 +14,14 @@ from hypothesis import strategies as st
 
 from artifact_lens.base.result_store import KEY, ResultStore, CorruptResult, prune
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.keys import ResultKey
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _json(store, key, value):
-    return store.save(key, lambda fh: fh.write(json.dumps(value).encode()))
+    # the store's mechanics, under names a test picks: `core.base.keys` makes the real ones
+    return store.save(ResultKey(key), lambda fh: fh.write(json.dumps(value).encode()))
 
 
 def _read(path):
@@ -68,7 +70,7 @@ def test_a_failed_write_keeps_the_old_file_and_no_temporary(tmp_path):
         raise OSError(28, "No space left on device")
 
     with pytest.raises(OSError):
-        store.save("k", broken)
+        store.save(ResultKey("k"), broken)
     assert store.load("k", _read) == [1]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".artifact-lens-results", "k.v1.json"]
 
@@ -88,7 +90,7 @@ def test_prune_deletes_only_names_the_stores_make(tmp_path_factory, foreign, bud
     ours = set()
     for i in range(4):
         ours.add(_json(a, f"a{i}", list(range(50))).name)
-        ours.add(b.save(f"b{i}", lambda fh: fh.write(b"x" * 200)).name)
+        ours.add(b.save(ResultKey(f"b{i}"), lambda fh: fh.write(b"x" * 200)).name)
     ours.add(_json(old, "a0", [0]).name)
     theirs = {}
     for name in foreign:
@@ -163,9 +165,9 @@ def test_the_prune_command_keeps_the_cache_within_the_budget(tmp_path, capsys):
 
     found = Results(tmp_path)
     for i in range(3):
-        path = found.runs.files.save(f"r{i}", lambda fh: fh.write(b"x" * 400_000))
+        path = found.runs.files.save(ResultKey(f"r{i}"), lambda fh: fh.write(b"x" * 400_000))
         os.utime(path, (1000 + i, 1000 + i))
-    table = found.quality_tables.save("q", lambda fh: fh.write(b"y" * 100_000))
+    table = found.quality_tables.save(ResultKey("q"), lambda fh: fh.write(b"y" * 100_000))
     mine = tmp_path / "runs" / "keep.txt"
     mine.write_text("mine")
     assert main(["--cache-dir", str(tmp_path), "prune", "--max-mb", "0.9", "--json"]) == 0

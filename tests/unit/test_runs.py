@@ -91,11 +91,14 @@ def test_manifest(run):
 
 
 def test_run_key_depends_on_params_data_and_spec():
-    base = run_key("f1", "spec", PARAMS)
-    assert base == run_key("f1", "spec", dict(reversed(list(PARAMS.items()))))
-    assert base != run_key("f2", "spec", PARAMS)
-    assert base != run_key("f1", "spec2", PARAMS)
-    assert base != run_key("f1", "spec", dict(PARAMS, n_partitions=16))
+    f1, f2 = "f1" * 8, "f2" * 8   # fingerprints are data keys: hex digits
+    base = run_key(f1, "spec", PARAMS)
+    assert base == run_key(f1, "spec", dict(reversed(list(PARAMS.items()))))
+    assert base != run_key(f2, "spec", PARAMS)
+    assert base != run_key(f1, "spec2", PARAMS)
+    assert base != run_key(f1, "spec", dict(PARAMS, n_partitions=16))
+    with pytest.raises(TypeError, match="data it was computed from"):
+        run_key("data/snli.csv", "spec", PARAMS)   # a path never names a run
 
 
 def test_store(run, tmp_path):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from artifact_lens.base.errors import InputError
+from artifact_lens.base.keys import data_key
 from artifact_lens.evaluation.information import pvi
 from artifact_lens.models.families import KNN_K
 
@@ -95,7 +96,7 @@ def test_a_job_of_unequal_steps_shows_no_time_left_while_a_paced_one_does():
 
     snaps = {}
     for paced in (True, False):
-        job = Job(lambda ctx: None, key=JobKey(JobKind("k", "a kind", paced=paced), "d"))
+        job = Job(lambda ctx: None, key=JobKey(JobKind("k", "a kind", paced=paced), data_key("d")))
         job.started, job.fraction = time.time() - 10, 0.5   # half done after 10 s, as a report would say
         snaps[paced] = job.snapshot()
     assert 5 < snaps[True]["left"] < 15 and not snaps[True]["over"]
