@@ -49,7 +49,7 @@ def _parallel_map():
 
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(0, 1, (60, 6)), rng.normal(8, 1, (60, 6))]).astype("float32")
-    ds = type("DS", (), {"fingerprint": "p" * 16})()
+    ds = type("DS", (), {"fingerprint": "9" * 16})()   # a data key: hex digits
     rep = type("Rep", (), {"X": X, "ids": np.arange(len(X)).astype(str), "spec": "toy-parallel"})()
     job = start_umap(this_tab(), ds, rep)
     job.wait(600)

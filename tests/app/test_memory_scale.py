@@ -24,7 +24,7 @@ def test_live_results_are_capped_in_number_and_never_push_out_the_dataset():
         cache.get_or_compute("dataset", K("d"), lambda: None)   # in use meanwhile
     live = [k for (kind, k) in cache._entries if kind == "live"]
     assert len(live) == KIND_LIMITS["live"]
-    assert live[-1] == ("run", 0.5 + (5 * KIND_LIMITS["live"] - 1) / 1000, 100)   # the newest are kept
+    assert live[-1] == K(("run", 0.5 + (5 * KIND_LIMITS["live"] - 1) / 1000, 100))   # the newest are kept
     assert cache.peek("dataset", K("d")) is not None
     assert cache.stats()["by_kind"]["live"] == KIND_LIMITS["live"] * sizeof({"retained": np.ones(10_000, bool)})
 

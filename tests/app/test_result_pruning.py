@@ -5,6 +5,8 @@ import os
 
 import numpy as np
 
+from artifact_lens.base.keys import ResultKey
+
 
 def test_a_starting_server_prunes_old_formats_and_the_least_recent(fresh_server, monkeypatch):
     from artifact_lens.base.result_store import ResultStore
@@ -15,9 +17,9 @@ def test_a_starting_server_prunes_old_formats_and_the_least_recent(fresh_server,
     current = ResultStore(runs, suffix=".npz", format=STORE_FORMAT, what="run")
     older = ResultStore(runs, suffix=".npz", format=STORE_FORMAT - 1, what="run")
     for i in range(5):   # 5 "runs" of 1 MB, oldest first
-        path = current.save(f"run{i}", lambda fh: np.save(fh, np.zeros(125_000)))
+        path = current.save(ResultKey(f"run{i}"), lambda fh: np.save(fh, np.zeros(125_000)))
         os.utime(path, (1000 + i, 1000 + i))
-    stale = older.save("run9", lambda fh: fh.write(b"old"))
+    stale = older.save(ResultKey("run9"), lambda fh: fh.write(b"old"))
     mine = runs / "notes.npz"                    # a user's file beside them, named like nothing the tool makes
     mine.write_bytes(b"keep me")
     (runs / "quality").mkdir()
@@ -27,8 +29,8 @@ def test_a_starting_server_prunes_old_formats_and_the_least_recent(fresh_server,
 
     vectors, _ = stores(fresh_server / "representations" / "abc123")
     old_phi = ResultStore(vectors.root, suffix=".npy", format=vectors.format + 1, what="representation")
-    old_phi = old_phi.save("phi", lambda fh: fh.write(b"made by a newer version"))
-    phi = vectors.save("phi", lambda fh: np.save(fh, np.zeros(10)))
+    old_phi = old_phi.save(ResultKey("phi"), lambda fh: fh.write(b"made by a newer version"))
+    phi = vectors.save(ResultKey("phi"), lambda fh: np.save(fh, np.zeros(10)))
     os.utime(phi, (2000, 2000))
     monkeypatch.setenv("ARTIFACT_LENS_RESULTS_MB", "3.5")
     srv = server()                               # a starting server prunes in a thread
