@@ -490,19 +490,15 @@ class AFLite(BaseEstimator):
         if N > PCA_ROWS:
             rng = np.random.default_rng(np.random.SeedSequence([seed, 0x9CA]))
             sample = np.sort(rng.choice(N, size=PCA_ROWS, replace=False))
+        from ..base.pca import covariance_axes
+
         Xs = rows.take(sample)
-        cov = np.zeros((d, d), dtype=np.float64)
-        for lo in range(0, len(sample), CHUNK_ROWS):
-            c = Xs[lo:lo + CHUNK_ROWS] - mean32
-            cov += (c.T @ c).astype(np.float64)
+        V, w, total = covariance_axes((Xs[lo:lo + CHUNK_ROWS] - mean32 for lo in range(0, len(sample), CHUNK_ROWS)),
+                                      d, self.max_dim)
         del Xs
-        w, V = np.linalg.eigh(cov)
-        order = np.argsort(w)[::-1][: self.max_dim]
-        V = np.ascontiguousarray(V[:, order], dtype=np.float32)
-        total = float(w.sum())
         Z = rows.derive(_range_project, dict(mean=mean32, V=V), self.max_dim, cancel)
         info = {"method": "pca", "d_in": int(d), "d_out": int(self.max_dim), "fit_rows": int(len(sample)),
-                "explained_variance_ratio": round(float(w[order].sum()) / total, 6) if total > 0 else 1.0}
+                "explained_variance_ratio": round(float(w.sum()) / total, 6) if total > 0 else 1.0}
         return Z, np.zeros(self.max_dim, dtype=np.float32), info
 
     # ------------------------------------------------------------------ the fitted run

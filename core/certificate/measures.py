@@ -196,7 +196,6 @@ def _labelled(i: Inputs) -> bool:
 # (they read text fields and the columns a user names; preference pairs have their own cue table)
 def _z_statistics(i: Inputs) -> dict:
     from ..zstats import compute_z
-    from ..zstats.statistics import bonferroni_threshold
 
     s, out = i.settings, {}
     # one pass down to the cue table's support (features seen twice or more, so that `check` knows a
@@ -206,7 +205,7 @@ def _z_statistics(i: Inputs) -> dict:
     zs = compute_z(i.dataset, min_count=min(least, CUE_SUPPORT), alpha=float(s["alpha"]), random_state=int(s["seed"]))
     i.cues = cue_table(zs, CUE_SUPPORT)
     table = zs.table[zs.table["n"] >= least]
-    z_star = bonferroni_threshold(float(s["alpha"]), len(table) // max(len(zs.labels), 1))
+    z_star = zs.line_at(least)
     out["zstats.z_max"] = record("zstats.z_max", table["z"].max() if len(table) else None, 1.0)
     # grouped once: a label at a time over the whole table costs labels × features (900 labels: minutes)
     by_label = dict(tuple(table.groupby(table["label"].astype(str), sort=True, observed=True)))

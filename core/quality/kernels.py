@@ -47,12 +47,11 @@ def label_tied_score(z_own_max, z_star: float):
 
 
 def pca_basis(X: np.ndarray, dim: int, seed: int = 0, rows: int = 20000):
-    """Mean and top ``dim`` principal axes of X (estimated on at most ``rows`` seeded rows)."""
-    rng = np.random.default_rng(seed)
-    sample = X if len(X) <= rows else X[np.sort(rng.choice(len(X), rows, replace=False))]
-    mean = sample.mean(axis=0)
-    _, _, vt = np.linalg.svd(np.asarray(sample - mean, dtype=np.float64), full_matrices=False)
-    return mean.astype(np.float32), vt[:dim].T.astype(np.float32)
+    """Mean and top ``dim`` principal axes of X (estimated exactly on at most ``rows`` seeded rows)."""
+    from ..base.pca import fit_pca
+
+    pca = fit_pca(X, dim, seed, rows, exact=True)
+    return pca.mean_.astype(np.float32), pca.components_.T.astype(np.float32)
 
 
 def spec_parts(spec: str):

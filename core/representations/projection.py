@@ -49,6 +49,7 @@ from ..base.result_store import ResultStore
 from ..base.errors import InputError
 from ..base import paths
 from ..base.progress import check_cancel, report
+from ..base.pca import FIT_ROWS, fit_pca, pca_transform
 from ..base.keys import data_key, result_key
 
 __all__ = ["Projection", "project", "representation_key", "ensure_numba_cache", "METHODS", "METRICS", "DEFAULTS"]
@@ -59,7 +60,6 @@ METRICS = ("euclidean", "cosine", "manhattan", "correlation", "chebyshev")
 # `project`'s UMAP defaults: the dashboard's Map page asks for these, so a map precomputed with them is found there
 DEFAULTS = dict(n_neighbors=15, min_dist=0.1, spread=1.0, metric="euclidean", random_state=0, fit_size=200_000,
                 pca_dims=50)
-PCA_FIT_ROWS = 100_000   # the PCA step is fitted on at most this many (seeded) rows: its axes are settled well before
 
 
 def representation_key(ds, rep) -> str:
@@ -142,10 +142,7 @@ def _read_map(path):
 
 
 def _pca(X: np.ndarray, dims: int, random_state: int) -> np.ndarray:
-    from sklearn.decomposition import PCA
-
-    dims = min(dims, X.shape[1], X.shape[0])
-    return PCA(n_components=dims, random_state=random_state, svd_solver="auto").fit_transform(X).astype(np.float32)
+    return pca_transform(fit_pca(X, dims, random_state), X)
 
 
 def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_neighbors: int = 15,
@@ -245,25 +242,10 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
 
 
 def _pca_step(X: np.ndarray, dims: int, random_state: int, progress, cancel):
-    """PCA to ``dims`` dimensions, fitted on at most PCA_FIT_ROWS seeded rows, applied to all in chunks."""
-    from sklearn.decomposition import PCA
-
-    n = X.shape[0]
-    dims = min(dims, X.shape[1], n)
-    rows = np.arange(n) if n <= PCA_FIT_ROWS else np.sort(
-        np.random.default_rng(random_state).choice(n, size=PCA_FIT_ROWS, replace=False))
-    from ..base.cores import one_blas_thread
-
-    # one BLAS thread: on a shared 2-core machine two were 2–7× slower here (100k × 768: 1.3 s vs 4–9 s)
-    with one_blas_thread():
-        pca = PCA(n_components=dims, random_state=random_state, svd_solver="auto").fit(X[rows])
-        out = np.empty((n, dims), dtype=np.float32)
-        step = 100_000   # bounds the float copy sklearn makes of each block
-        for start in range(0, n, step):
-            check_cancel(cancel)
-            out[start:start + step] = pca.transform(X[start:start + step])
-            report(progress, min(start + step, n) / n, f"PCA {X.shape[1]} → {dims} dimensions")
-    record = {"from_dims": int(X.shape[1]), "dims": int(dims), "fit_rows": int(len(rows)),
+    """PCA to ``dims`` dimensions (`core.representations.pca`), and what it did."""
+    pca = fit_pca(X, dims, random_state, FIT_ROWS)
+    out = pca_transform(pca, X, progress=progress, cancel=cancel)
+    record = {"from_dims": int(X.shape[1]), "dims": int(pca.n_components_), "fit_rows": int(pca.fit_rows_),
               "explained_variance": round(float(pca.explained_variance_ratio_.sum()), 4)}
     return out, record
 

@@ -241,13 +241,13 @@ def build_pixels(dataset, opts, *, messages, info, progress, cancel, cache_dir):
         raise InputError(f"the images in '{col}' have different shapes: {shown}; resize them to one shape first.")
     X = stack_vectors(values, dataset.ids, f"the images in '{col}'")
     if opts["pca"]:
-        from sklearn.decomposition import PCA
+        from ..base.pca import fit_pca, pca_transform
 
         k = min(opts["pca"], X.shape[0], X.shape[1])
         if k < opts["pca"]:
             messages.append(f"pca={opts['pca']} is more than {X.shape[0]}×{X.shape[1]} pixels allow; used pca={k}.")
         report(progress, 0.3, "PCA")
-        pca = PCA(n_components=k, random_state=opts["seed"])
-        X = pca.fit_transform(X)
+        pca = fit_pca(X, k, opts["seed"])
+        X = pca_transform(pca, X)
         info["explained_variance"] = round(float(pca.explained_variance_ratio_.sum()), 4)
     return X, []

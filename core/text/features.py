@@ -214,10 +214,9 @@ def token_ngrams(texts, *, binary: bool = False) -> tuple:
 
     codes, doc, vocab = tokenise_column(np.asarray(texts, dtype=object))
     M, n_uni, bigrams = ngram_matrix(codes, doc, len(vocab), len(texts), binary=binary)
-    vocab = np.asarray(vocab, dtype=object)
-    names = list(vocab) + ([f"{vocab[a]} {vocab[b]}" for a, b in zip(*bigrams)] if bigrams is not None else [])
+    names = _ngram_names(vocab, n_uni, bigrams, np.ones(M.shape[1], dtype=bool), None)
     kinds = ["word"] * n_uni + ["bigram"] * (len(names) - n_uni)
-    return M, np.asarray(names, dtype=object), np.asarray(kinds, dtype=object)
+    return M, names, np.asarray(kinds, dtype=object)
 
 
 def _ngram_block(codes, doc, vocab, n_docs, field, ngram_range) -> tuple:
@@ -229,21 +228,23 @@ def _ngram_block(codes, doc, vocab, n_docs, field, ngram_range) -> tuple:
 def example_ngrams(tokens: Sequence[str], field: str, ngram_range: tuple = (1, 2)) -> list:
     """The n-gram feature names ``<ngram>@<field>`` one example's ``tokens`` (`core.text.tokens.tokenize`)
     has, sorted: the names `build_features` gives the columns the example's row has (one new
-    example's features, e.g. the Create page's feedback, read the dataset's columns by these)."""
-    lo, hi = ngram_range
-    grams = set(tokens) if lo <= 1 else set()
-    if hi >= 2:
-        grams |= {f"{x} {y}" for x, y in zip(tokens[:-1], tokens[1:])}
-    return [f"{g}@{field}" for g in sorted(grams)]
+    example's features, e.g. the Create page's feedback, read the dataset's columns by these):
+    `ngram_matrix` and `_ngram_names` on a dataset of one text, so the rule is the dataset's."""
+    codes, vocab = pd.factorize(pd.Series(list(tokens), dtype=object))
+    X, n_uni, bigrams = ngram_matrix(codes.astype(np.int64), np.zeros(len(codes), np.int64), len(vocab), 1,
+                                     ngram_range)
+    grams = sorted(_ngram_names(np.asarray(vocab, dtype=object), n_uni, bigrams, np.ones(X.shape[1], bool), None))
+    return [f"{g}@{field}" for g in grams]
 
 
 def _ngram_names(vocab, n_uni, bigram_names, keep, field) -> np.ndarray:
-    """Names ``<ngram>@<field>`` of the kept n-gram columns (vectorised with pyarrow)."""
+    """Names ``<ngram>@<field>`` of the kept n-gram columns (vectorised with pyarrow): a bigram is its
+    two words joined by a space; ``field`` None names the n-gram alone. The one place n-grams are named."""
     def lit(x):
         return pa.scalar(x, type=pa.large_string())
 
     # binary_join_element_wise joins all but its last argument, using the last as separator.
-    suffix, nothing, space = lit("@" + field), lit(""), lit(" ")
+    suffix, nothing, space = lit("" if field is None else "@" + field), lit(""), lit(" ")
     voc = pa.array(vocab, type=pa.large_string())
     parts = []
     if n_uni:

@@ -122,6 +122,16 @@ class ZStats:
     label_counts: dict = dc_field(default_factory=dict)
     info: dict = dc_field(default_factory=dict)
 
+    def line_at(self, min_count: int) -> float:
+        """The one-sided Bonferroni line over the features seen in at least ``min_count`` examples (the
+        `z_star` a `compute_z` with that ``min_count`` gives): the table has one row per tested feature
+        and label, so the count is its rows with that support over the labels."""
+        if int(min_count) < self.min_count:
+            raise ValueError(f"features seen fewer than {self.min_count} times were not kept; "
+                             f"cannot count those seen {min_count} times")
+        features = int((self.table["n"].to_numpy() >= int(min_count)).sum()) // max(len(self.labels), 1)
+        return bonferroni_threshold(self.alpha, features)
+
     @property
     def significant(self) -> pd.DataFrame:
         """Rows whose z exceeds z* (the features that give their label away)."""
