@@ -36,7 +36,7 @@ def switches(count: int) -> dict:
 
         import streamlit as st
 
-        from artifact_lens.dashboard.services import current, pipelines
+        from artifact_lens.dashboard.services import current, pipelines, run_view
         from artifact_lens.dashboard.state.browser import tab as this_tab
         from artifact_lens.dashboard.state.session import Source
 
@@ -53,8 +53,8 @@ def switches(count: int) -> dict:
             key, ds = current.load(tab, source)
             spec = current.check_spec(specs[i // 25 % 2], ds)
             pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
-            run = current.run(tab)
-            current.table(tab, run).browse(current.live_result(tab, run))
+            run = run_view.run(tab)
+            run_view.table(tab, run).browse(run_view.live_result(tab, run))
         stats = tab.server.cache.stats()
         st.text(json.dumps({"rss_before_mb": round(before), "rss_after_mb": round(rss_mb()),
                             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),

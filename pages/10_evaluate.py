@@ -8,7 +8,7 @@ from artifact_lens.evaluation.plots import figures
 from artifact_lens.exports.report import family_wide, report_name
 from artifact_lens.evaluation.verdict import verdict
 from artifact_lens.aflite.summaries import live_view
-from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import current, run_view
 from artifact_lens.dashboard.services import evaluation as evaluation_jobs
 from artifact_lens.dashboard.widgets.formatting import metric_row, plain
 from artifact_lens.dashboard.widgets.job_panel import watch
@@ -23,8 +23,8 @@ tab = start_page("Evaluate", caption=(
     "external difficulty check; the synthetic circles. At the live τ and n; stored with the run."))
 sess = tab.session
 run, ds = require_run(tab)
-tau, n = current.live_values(tab, run)
-live = current.live_result(tab, run)
+tau, n = run_view.live_values(tab, run)
+live = run_view.live_result(tab, run)
 st.caption(f"The split at {live_view(tau, n, len(run.ids))}: {int(live['retained'].sum()):,} of {len(run.ids):,} "
            "retained.")
 

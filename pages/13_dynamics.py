@@ -5,7 +5,7 @@ import streamlit as st
 from artifact_lens.plots.cartography import data_map, region_counts
 from artifact_lens.base.errors import InputError
 from artifact_lens.base.bounds import EPOCHS, FOLDS
-from artifact_lens.dashboard.services import current, dynamics, information
+from artifact_lens.dashboard.services import current, run_view, dynamics, information
 from artifact_lens.dashboard.services.navigation import page_file
 from artifact_lens.dashboard.widgets.formatting import metric_row, plain
 from artifact_lens.dashboard.widgets.job_panel import watch
@@ -48,7 +48,7 @@ for note in found.params["notes"]:
 @st.fragment
 def joint_view() -> None:
     live = live_knobs(tab, run)
-    frame = current.table(tab, run).browse(live)[["id", ds.label, *ds.text, "predictability", "retained"]]
+    frame = run_view.table(tab, run).browse(live)[["id", ds.label, *ds.text, "predictability", "retained"]]
     frame = frame.merge(found.table.drop(columns="label"), on="id", how="inner")
     summary = found.summary()
     metric_row({**{r: f"{n:,}" for r, n in summary["regions"].items()},

@@ -3,7 +3,7 @@ import streamlit as st
 
 from artifact_lens.plots.aflite import bias_per_phase, label_balance
 from artifact_lens.aflite.summaries import below_chance, label_summary, phase_frame, phases_run, where_it_ran
-from artifact_lens.dashboard.services import current, reviews
+from artifact_lens.dashboard.services import current, run_view, reviews
 from artifact_lens.dashboard.widgets import quality_panel
 from artifact_lens.dashboard.widgets.filter_panels import comparison, joint_note, run_form, saved_views, team_supported
 from artifact_lens.dashboard.widgets.formatting import metric_row
@@ -31,7 +31,7 @@ def live():
         st.info(f"At this τ and n the last phase (phase {past['phase']}) predicts held-out labels with accuracy "
                 f"{past['accuracy']:.2f}, below chance ({past['chance']:.2f}): the remaining examples are adversarial "
                 "to Φ, not just free of its shortcuts. A larger n or τ keeps more of the data.")
-    summary = label_summary(current.run_labels(tab, run), mask)
+    summary = label_summary(run_view.run_labels(tab, run), mask)
     phases = phase_frame(run, mask)
     n_run = phases_run(phases)
     metric_row({

@@ -3,7 +3,7 @@ import streamlit as st
 
 from artifact_lens.plots.aflite import VIOLIN_POINTS, phase_boxes, score_histogram, score_violins
 from artifact_lens.aflite.summaries import phase_scores
-from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import current, run_view
 from artifact_lens.dashboard.widgets.information_panel import choice_baselines_section, information_section
 from artifact_lens.dashboard.widgets.knobs import live_knobs
 from artifact_lens.dashboard.widgets.page import require_run, start_page
@@ -17,8 +17,8 @@ run, ds = require_run(tab)
 @st.fragment
 def charts():
     live = live_knobs(tab, run)
-    tau = current.live_values(tab, run)[0]
-    frame = current.table(tab, run).browse(live)
+    tau = run_view.live_values(tab, run)[0]
+    frame = run_view.table(tab, run).browse(live)
     frame = frame[~frame["warmup"]]
     frame = frame.assign(status=frame["retained"].map({True: "retained", False: "removed"}))
     c1, c2 = st.columns(2)
@@ -37,11 +37,11 @@ charts()
 
 st.subheader("Scores phase by phase")
 long = phase_scores(run, labels=ds.table[ds.label].reindex(run.ids).to_numpy(), max_phases=12)
-st.plotly_chart(phase_boxes(long, current.live_values(tab, run)[0], classes=ds.classes), key="phases")
+st.plotly_chart(phase_boxes(long, run_view.live_values(tab, run)[0], classes=ds.classes), key="phases")
 
 st.subheader("Baselines of the items" if ds.choices is not None else "V-usable information")
 if ds.choices is not None:   # items: their baselines (options only, position only), as `pvi` measures them
     choice_baselines_section(tab)
 else:
-    scored = current.table(tab, run).browse(current.live_result(tab, run))
+    scored = run_view.table(tab, run).browse(run_view.live_result(tab, run))
     information_section(tab, scored[~scored["warmup"]], ds.classes)

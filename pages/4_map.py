@@ -2,7 +2,7 @@
 (the selection is kept while τ and n move)."""
 import streamlit as st
 
-from artifact_lens.dashboard.services import current, pipelines
+from artifact_lens.dashboard.services import current, map_settings, pipelines, run_view
 from artifact_lens.dashboard.widgets import quality_panel
 from artifact_lens.dashboard.state import url
 from artifact_lens.dashboard.widgets.formatting import made, metric_row, plain
@@ -19,10 +19,10 @@ run, ds = require_run(tab)
 methods = ["umap", "pca"]
 c1, c2, c3 = st.columns([1, 2, 1])
 method = c1.radio("Projection", methods,
-                  index=methods.index(current.map_method() if current.map_method() in methods else "umap"),
+                  index=methods.index(map_settings.map_method() if map_settings.map_method() in methods else "umap"),
                   format_func={"umap": "UMAP", "pca": "PCA (instant)"}.get, horizontal=True, key="map_method")
 proj = pipelines.projection(tab, method)
-if method == "umap" and current.map_parallel():
+if method == "umap" and map_settings.map_parallel():
     st.caption("UMAP on every core (this server's choice): faster, but not reproducible. umap-learn runs one thread "
                "whenever it is seeded, and its threads race, so a map computed again differs a little.")
 if proj is None:
@@ -43,13 +43,13 @@ if proj is None:
     proj = pipelines.projection(tab, "pca")
 
 colourings = ["label", "predictability", "retained", "removal phase", "review", "quality", "quality light",
-              *[c for c in current.table(tab, run).other_columns if c not in ("quality", "quality light")]]
+              *[c for c in run_view.table(tab, run).other_columns if c not in ("quality", "quality light")]]
 url.restore("map_colour", colourings)   # a reload keeps the colouring
 colour = c2.selectbox("Colour by", colourings, key="map_colour", help=COLOURINGS_HELP)
 size = c3.slider("Point size", 2, 10, 4, key="map_size")
 url.keep("map_colour", colour)
 quality = quality_panel.offer(tab, "map_quality", "Colouring by quality") if colour in ("quality", "quality light") else None
-view = MapView(tab, run, ds, proj, current.table(tab, run), colour, size, quality)
+view = MapView(tab, run, ds, proj, run_view.table(tab, run), colour, size, quality)
 
 
 @st.fragment
@@ -62,7 +62,7 @@ def live_selection() -> None:
     of the 100k rows stays there); a rerun of this part alone computes its own."""
     live = live_knobs(tab, run)
     values, drawn_parts = st.session_state.pop("map_parts_fresh", (None, None))
-    parts = drawn_parts if values == current.live_values(tab, run) else view.parts(live)
+    parts = drawn_parts if values == run_view.live_values(tab, run) else view.parts(live)
     if view.on_screen_is_stale(parts):
         redraw()
     rows, points = parts["rows"], parts["points"]
@@ -80,7 +80,7 @@ def live_selection() -> None:
     })
     st.button("Clear the selection", key="map_clear", on_click=lambda: setattr(sess, "map_selection", ()))
     # a bounded list: a 14k-row table took seconds to send and draw; the counts above cover them all
-    listed = chosen.head(current.MAP_LIST_ROWS)
+    listed = chosen.head(map_settings.MAP_LIST_ROWS)
     if len(listed) < len(chosen):
         st.caption(f"Listing the first {len(listed):,} of the {len(chosen):,} selected examples (in the "
                    f"table's order); the counts above and below are of all {len(chosen):,}. Select fewer "
@@ -95,9 +95,9 @@ def live_selection() -> None:
         st.caption("Select a row of the list to read that example and review it.")
 
 
-parts = view.parts(current.live_result(tab, run))
+parts = view.parts(run_view.live_result(tab, run))
 view.draw(parts)
-st.session_state["map_parts_fresh"] = (current.live_values(tab, run), parts)
+st.session_state["map_parts_fresh"] = (run_view.live_values(tab, run), parts)
 del parts
 live_selection()
 info = proj.info

@@ -6,7 +6,7 @@ from artifact_lens.base.bounds import MIN_COUNT
 from artifact_lens.base.errors import InputError
 from artifact_lens.text.features import KINDS
 from artifact_lens.plots.zstats import gardner_plot, top_features_bar
-from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import current, run_view
 from artifact_lens.dashboard.widgets.feature_panels import (consistency_panel, feature_examples, transfer_panel,
                                                             unit_cues_panel, zfilter_panel)
 from artifact_lens.dashboard.widgets.formatting import metric_row, plain
@@ -17,7 +17,7 @@ tab = start_page("Features", caption=(
     "z-statistics (paper 004 eq. 2): for a feature seen in n examples, z = (p̂(l|x) − p0)/√(p0(1 − "
     "p0)/n). Points above the dashed curve exceed the Bonferroni threshold z* and give their label away."))
 ds = current.dataset(tab)
-run = current.run(tab)
+run = run_view.run(tab)
 if unit_cues_panel(tab, ds):   # pairs and items have cue tables of their own
     st.stop()
 if not ds.text and not ds.features:

@@ -6,7 +6,7 @@ from functools import partial
 import streamlit as st
 
 from artifact_lens.base.errors import Cancelled, InputError
-from artifact_lens.dashboard.services import current, exports, team
+from artifact_lens.dashboard.services import current, run_view, exports, team
 from artifact_lens.dashboard.widgets import export_panels
 from artifact_lens.dashboard.services import quality as dq
 from artifact_lens.dashboard.widgets import quality_panel
@@ -17,7 +17,7 @@ tab = start_page("Export", caption=(
     "Exports follow the live τ and n. CSV cells starting with = + - @ are prefixed with ' so spreadsheets "
     "show them as text (formula-injection protection); other formats keep the text unchanged."))
 sess = tab.session
-run = current.run(tab)
+run = run_view.run(tab)
 ds = current.dataset(tab)
 
 c1, c2, c3 = st.columns([2, 3, 2])

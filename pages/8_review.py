@@ -3,7 +3,7 @@ import streamlit as st
 
 from artifact_lens.base.words import counted
 from artifact_lens.team.review import DISPUTE_RULES, QUEUE_ORDERS
-from artifact_lens.dashboard.services import current, reviews
+from artifact_lens.dashboard.services import current, run_view, reviews
 from artifact_lens.dashboard.widgets.adjudication_panel import adjudication_tab
 from artifact_lens.dashboard.widgets.decision_form import picked
 from artifact_lens.dashboard.widgets.agreement_panel import agreement_tab
@@ -23,7 +23,7 @@ if run_id is None:
     st.stop()
 m = member(tab)
 ws = view(tab)   # this member's read-only handle on their workspace
-frame = current.table(tab, run).browse(current.live_result(tab, run))
+frame = run_view.table(tab, run).browse(run_view.live_result(tab, run))
 frame = frame[~frame["warmup"]]
 # one view for the whole page: an adjudicator (curator, owner) counts every decision, blind or not, as the
 # Agreement and Adjudication tabs do; a blind reviewer sees their own and those on examples they decided

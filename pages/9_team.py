@@ -1,7 +1,7 @@
 """Team: the workspace's runs (open, resume, discard), its datasets, members and roles."""
 import streamlit as st
 
-from artifact_lens.dashboard.services import current, pipelines, team
+from artifact_lens.dashboard.services import current, pipelines, run_view, team
 from artifact_lens.dashboard.widgets.page import start_page
 from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
 from artifact_lens.dashboard.services.team import member, view
@@ -29,7 +29,7 @@ runs = ws.runs()
 if not len(runs):
     st.caption("No runs saved here yet: score a dataset on the Data page (curators and owners).")
 else:
-    left_at = {k: current.live_label(tab, k) for k in runs["key"]}   # the τ and n this tab left each run at
+    left_at = {k: run_view.live_label(tab, k) for k in runs["key"]}   # the τ and n this tab left each run at
     shown = runs.assign(params=runs["params"].map(lambda p: ", ".join(
         f"{k}={p[k]}" for k in ("n_partitions", "slice_size", "train_size", "model") if k in p)),
         left_at=runs["key"].map(left_at))

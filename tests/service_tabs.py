@@ -18,7 +18,7 @@ def new_tab(*, identity=None):
 def score_demo(tab, rows: int):
     """Load the synthetic NLI demo of ``rows`` rows, score it with a small AFLite run and make it the
     tab's current run, saved in its member's workspace, as the Data page does; the run."""
-    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.services import current, run_view, pipelines
     from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
 
     source = Source(f"demo:nli:n={rows}", {}, "demo")
@@ -27,4 +27,4 @@ def score_demo(tab, rows: int):
     params = dict(DEFAULT_PARAMS, n_partitions=4)
     pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
     pipelines.keep_in_workspace(tab)
-    return current.run(tab)
+    return run_view.run(tab)

@@ -1,7 +1,8 @@
 """Principal axes of dense vectors: the one PCA of the package.
 
 The map's reduction before UMAP and its PCA map, the images' ``pca=`` option and the quality
-context's neighbour space all fit their axes here: on at most ``fit_rows`` rows drawn with the seed
+context's neighbour space all fit their axes here (AFLite's rows, which may be memory-mapped, by
+`covariance_axes`): on at most ``fit_rows`` rows drawn with the seed
 (the axes are settled long before 100,000 rows), on one BLAS thread (BLAS's sums depend on its
 thread count, and on a shared 2-core machine two threads were 2–7× slower: 100k × 768 took 1.3 s
 against 4–9 s), and applied to every row in blocks, so a million rows never need a second copy of

@@ -6,7 +6,7 @@ from __future__ import annotations
 from artifact_lens.team.run_agreement import artifact_carriers, dispute_roles
 from artifact_lens.usecases.agreement import may_read, run_agreement
 from artifact_lens.usecases.evaluation import review_summary
-from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import current, run_view
 from artifact_lens.dashboard.services.team import scope
 
 __all__ = ["of_run", "hidden", "manifest_record", "few_reviews", "chance_agreement", "FEW_REVIEWS"]
@@ -29,14 +29,14 @@ def of_run(tab, run, run_id: int, *, tau=None, n=None) -> dict:
     stamp, rule = ws.review_stamp(run_id), ws.review_settings()["dispute_rule"]
     roles = dispute_roles(ws, rule)
     if tau is None or n is None:
-        tau, n = current.live_values(tab, run)
+        tau, n = run_view.live_values(tab, run)
 
     def compute():   # the per-feature table reads the session's cached z-statistics
         return run_agreement(ws, run_id, run, dataset=current.dataset(tab), tau=tau, target_size=n,
                              carriers=lambda: artifact_carriers(current.zstats(tab), current.feature_matrix(tab)))
 
     return tab.server.cache.get_or_compute(
-        "agreement", current.reviews_key(run_id, stamp, rule, sorted(roles.items()), float(tau), int(n)), compute)
+        "agreement", run_view.reviews_key(run_id, stamp, rule, sorted(roles.items()), float(tau), int(n)), compute)
 
 
 def manifest_record(tab, run, run_id: int) -> dict:

@@ -14,19 +14,19 @@ from artifact_lens.base.progress import span
 from artifact_lens.usecases.certificates import certify_dataset, certify_split
 from artifact_lens.usecases.review_queue import send_cue_rows
 from artifact_lens.certificate.schema import certificate_bytes
-from artifact_lens.dashboard.services import cached_jobs, current, team
+from artifact_lens.dashboard.services import cached_jobs, current, run_view, team
 
 __all__ = ["start", "result", "job", "ended", "comparison", "verdict_of", "files", "send_rows"]
 
 
 def _key(tab, run, at: Optional[tuple] = None):
-    tau, n = at or current.live_values(tab, run)
+    tau, n = at or run_view.live_values(tab, run)
     return current.named(tab, run.key, float(tau), int(n))
 
 
 def _kept(tab, run) -> np.ndarray:
     """The ids of the run's split at the live τ/n."""
-    return run.kept_ids(current.live_result(tab, run))
+    return run.kept_ids(run_view.live_result(tab, run))
 
 
 def start(tab, run) -> None:
@@ -94,7 +94,7 @@ def send_rows(tab, run, cues: pd.DataFrame) -> dict:
     live τ/n), to the front of the run's review queue (`core.usecases.review_queue.send_cue_rows`:
     what ``check --review-run`` does); the run must be saved in the workspace, the member a curator
     or owner."""
-    run_id = current.team_run_id(tab, run)
+    run_id = run_view.team_run_id(tab, run)
     if run_id is None:
         raise InputError("the review queue is a saved run's: save this run to the workspace first (Review page).")
     ds = current.dataset(tab)

@@ -10,7 +10,7 @@ from artifact_lens.base.cores import SHARE
 from artifact_lens.base.settings import settings
 from artifact_lens.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
 from artifact_lens.usecases.evaluation import evaluation_report
-from artifact_lens.dashboard.services import agreement, cached_jobs, certificates, current, team
+from artifact_lens.dashboard.services import agreement, cached_jobs, certificates, current, run_view, team
 
 
 def store(tab) -> EvaluationStore:
@@ -41,14 +41,14 @@ def start(tab, run, **knobs):
     options = EvaluationOptions(**knobs)
     options.check()
     sess = tab.session
-    tau, n = current.live_values(tab, run)
+    tau, n = run_view.live_values(tab, run)
     key = evaluation_key(run.key, float(tau), int(n), options.to_dict())
     if store(tab).get(key) is not None:
         sess.eval_key = key
         sess.watch(cached_jobs.EVALUATION, None)
         return None
     ds, rep = current.dataset(tab), current.representation(tab)
-    live = current.live_result(tab, run)
+    live = run_view.live_result(tab, run)
     retained, n_phases, history = live["retained"], int(live["n_phases"]), run.history
     context = {"run_key": run.key, "tau": float(tau), "n": int(n)}
     target = store(tab)
@@ -119,7 +119,7 @@ def report(tab, run, ev) -> str:
     there, when the run is saved in the workspace, reviewed, and the member may read it."""
     at = (ev.context.get("tau"), ev.context.get("n"))
     review = None
-    run_id = current.team_run_id(tab, run)
+    run_id = run_view.team_run_id(tab, run)
     if run_id is not None and not agreement.hidden(tab):
         review = agreement.of_run(tab, run, run_id, tau=at[0], n=at[1])
     return evaluation_report(ev, certificates=certificates.result(tab, run, at), review=review)

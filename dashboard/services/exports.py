@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional
 from artifact_lens.base.keys import result_key
 from artifact_lens.exports import manifest as manifests, writers as export
 from artifact_lens.usecases.exports import FolderFiles, SplitExport, export_split, folder_files as folder_files_of
-from artifact_lens.dashboard.services import agreement, current, team
+from artifact_lens.dashboard.services import agreement, current, run_view, team
 
 __all__ = ["Split", "split", "Prepared", "prepared", "prepare", "discard", "reader", "folder_files", "card_only",
            "FORMATS"]
@@ -59,11 +59,11 @@ def split(tab, sess, run, ds, *, which: str, fmt: str, include_arrays: bool, qua
                    quality_note=quality_note, duplicate_pairs=duplicate_pairs)
     standing = extra = live = tau = n = None
     if run is not None:
-        tau, n = current.live_values(tab, run)
-        live = current.live_result(tab, run)
-        run_id = current.team_run_id(tab, run)
+        tau, n = run_view.live_values(tab, run)
+        live = run_view.live_result(tab, run)
+        run_id = run_view.team_run_id(tab, run)
         if run_id is not None:   # team review: "keep anyway" / "remove anyway" change the split
-            standing = current.review_standing(tab, run_id, unblinded=team.member(tab).can("adjudicate"))
+            standing = run_view.review_standing(tab, run_id, unblinded=team.member(tab).can("adjudicate"))
             extra = agreement.manifest_record(tab, run, run_id)
     out = export_split(ds, run, tau=tau, target_size=n, live=live, standing=standing, extra=extra, **options)
     signature = result_key(sess.ds_key, run.key if run else None, which, fmt, include_arrays, out.tau, out.n,

@@ -23,7 +23,7 @@ from artifact_lens.base.progress import report, span
 from artifact_lens.dynamics.joint import joint_for
 from artifact_lens.usecases import scoring
 from artifact_lens.usecases.scoring import RunLife
-from artifact_lens.dashboard.services import cached_jobs, current, team
+from artifact_lens.dashboard.services import cached_jobs, current, run_view, map_settings, team
 from artifact_lens.dashboard.services.quality import quality_column
 from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, DEFAULT_TARGET, DEFAULT_TAU, Source
 
@@ -81,11 +81,11 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
     found = srv.cache.get_or_compute("run", key, score_it)
     if not scored:   # this server had the run in memory: the same rules as a stored one
         scoring.keep(found, life)
-    if current.map_method() == "umap":
+    if map_settings.map_method() == "umap":
         from artifact_lens.representations.projection import project
 
-        pkey = current.projection_key(ds, rep)
-        if project(rep.X, rep.ids, key=pkey, method="umap", only_cached=True, parallel=current.map_parallel()) is None:
+        pkey = map_settings.projection_key(ds, rep)
+        if project(rep.X, rep.ids, key=pkey, method="umap", only_cached=True, parallel=map_settings.map_parallel()) is None:
             start_umap(tab, ds, rep)
     report(progress, 1.0, f"run ready: {found.n_phases} phases")
     return {"ds_key": ds_key, "spec": rep.spec, "run_key": key}
@@ -106,7 +106,7 @@ def start(tab, ds_key: str, spec: str, params: dict, *, label: str = "", source:
     # the job's thread has no session: bind the member now
     life = RunLife(srv.team.scoped(m.workspace_id, m.email),
                    _save_dataset(tab, ds, source or sess.source or srv.cache.peek("source", read_key(ds_key))))
-    stored = current.run_by_key(tab, key) if key in srv.store else None
+    stored = run_view.run_by_key(tab, key) if key in srv.store else None
     if stored is not None:
         scoring.keep(stored, life)   # returning to earlier settings is instant; the workspace gets the run too
         apply_result(tab, {"ds_key": ds_key, "spec": spec, "run_key": key}, params, source)
@@ -139,8 +139,8 @@ def keep_in_workspace(tab) -> None:
     """Save the session's current run in its member's workspace if it is not there yet. A job
     is shared by everyone who asks for the same data and parameters, and it saves its run only
     in the workspace of whoever started it; the others' tabs save it here."""
-    found = current.run(tab)
-    if found is not None and team.member(tab).can("run filters") and current.team_run_id(tab, found) is None:
+    found = run_view.run(tab)
+    if found is not None and team.member(tab).can("run filters") and run_view.team_run_id(tab, found) is None:
         save_to_workspace(tab, found)
 
 
@@ -176,7 +176,7 @@ def open_team_run(tab, key: str) -> None:
         raise InputError(f"run {key} is not a finished run of this workspace; choose one from the list.")
     source = Source(rec["source"], dict(rec["roles"] or {}), rec["dataset"])
     ds_key, ds = current.load(tab, source)
-    run = current.run_by_key(tab, key)
+    run = run_view.run_by_key(tab, key)
     if run is None or run.dataset_fingerprint != ds.fingerprint:
         raise InputError(f"the dataset of run {key} ({rec['dataset']}) has changed since the run was made; "
                          "load it again and run the filter anew.")
@@ -205,10 +205,10 @@ def start_umap(tab, ds, rep):
     """
     from artifact_lens.representations.map_process import project_in_subprocess
 
-    key = current.projection_key(ds, rep)
+    key = map_settings.projection_key(ds, rep)
     X, ids = rep.X, rep.ids
     slots = tab.server.map_slots
-    parallel = current.map_parallel()
+    parallel = map_settings.map_parallel()
 
     def work(ctx):
         # one UMAP child process per server at a time: quick dataset switches queue, not pile up
@@ -233,11 +233,11 @@ def projection(tab, method: str, *, start: bool = True):
 
     sess = tab.session
     ds, rep = current.dataset(tab), current.representation(tab)
-    key = current.projection_key(ds, rep)
+    key = map_settings.projection_key(ds, rep)
     if method == "pca":
         return tab.server.cache.get_or_compute("projection", result_key(key, method),
                                                lambda: project(rep.X, rep.ids, key=key, method="pca"))
-    parallel = current.map_parallel()
+    parallel = map_settings.map_parallel()
     proj = tab.server.cache.get_or_compute(
         "projection", result_key(key, method, parallel),
         lambda: project(rep.X, rep.ids, key=key, method="umap", only_cached=True, parallel=parallel))
@@ -258,7 +258,7 @@ def restore_link(tab, qp: Optional[dict]) -> bool:
     ds_key, spec, run_key = qp["ds"], qp["spec"], qp["run"]
     if not _into_linked_workspace(tab, qp.get("ws")):
         return False
-    if current.workspace_run_id(tab, run_key) is not None:   # a teammate's link: the workspace knows how to reopen it
+    if run_view.workspace_run_id(tab, run_key) is not None:   # a teammate's link: the workspace knows how to reopen it
         try:
             open_team_run(tab, run_key)
         except InputError:
@@ -276,7 +276,7 @@ def restore_link(tab, qp: Optional[dict]) -> bool:
         return False
     try:
         ds = current.dataset_by_key(tab, ds_key, source)
-        run = current.run_by_key(tab, run_key)
+        run = run_view.run_by_key(tab, run_key)
     except Exception:  # noqa: BLE001  (a link to something that no longer loads: open the demo)
         return False
     if ds is None or run is None or run.dataset_fingerprint != ds.fingerprint or run.representation != spec:

@@ -1,6 +1,6 @@
 """The team's review of a run, for the Review page and its panels: each example's light, the
 member's queue, where reviewers disagree and what is left to adjudicate, each read from the
-reviews as this member may see them (`current.review_standing`; the rules are `core.team.review`)."""
+reviews as this member may see them (`run_view.review_standing`; the rules are `core.team.review`)."""
 from __future__ import annotations
 
 from typing import Optional
@@ -10,7 +10,7 @@ import pandas as pd
 
 from artifact_lens.team import review as rules
 from artifact_lens.team.store import DECISIONS
-from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import current, run_view
 from artifact_lens.dashboard.services.team import member, scope, seed_of
 
 __all__ = ["standing", "lights", "disagreements", "to_adjudicate", "queue", "waiting_for_me", "progress", "overridden", "stamp", "review",
@@ -18,8 +18,8 @@ __all__ = ["standing", "lights", "disagreements", "to_adjudicate", "queue", "wai
 
 
 def standing(tab, run_id: int, *, unblinded: bool = False, hide=frozenset()) -> pd.DataFrame:
-    """`current.review_standing` without the examples in ``hide`` (`waiting_for_me`)."""
-    stand = current.review_standing(tab, run_id, unblinded=unblinded)
+    """`run_view.review_standing` without the examples in ``hide`` (`waiting_for_me`)."""
+    stand = run_view.review_standing(tab, run_id, unblinded=unblinded)
     return stand[~stand.index.astype(str).isin(hide)] if hide else stand
 
 
@@ -36,7 +36,7 @@ def disagreements(tab, run_id: int, ids, retained, *, unblinded: bool = False, h
 
 def to_adjudicate(tab, run_id: int, ids, retained, *, with_filter: bool = False) -> pd.DataFrame:
     """What is left to adjudicate (every decision counts: adjudicators see them all)."""
-    return rules.to_adjudicate(ids, retained, current.review_standing(tab, run_id, unblinded=True), with_filter=with_filter)
+    return rules.to_adjudicate(ids, retained, run_view.review_standing(tab, run_id, unblinded=True), with_filter=with_filter)
 
 
 def queue(tab, run, run_id: int, frame: pd.DataFrame, order: str, latest: pd.DataFrame) -> dict:
@@ -98,10 +98,10 @@ def overridden(tab, run, live: dict) -> Optional[str]:
     """What the team's "keep anyway" and "remove anyway" change in the split at the live τ/n, in
     words, for the pages that count retained examples (the Export page applies them); None when the
     run is not in the workspace or no decision changes the split."""
-    run_id = current.team_run_id(tab, run)
+    run_id = run_view.team_run_id(tab, run)
     if run_id is None:
         return None
-    stand = current.review_standing(tab, run_id, unblinded=member(tab).can("adjudicate"))
+    stand = run_view.review_standing(tab, run_id, unblinded=member(tab).can("adjudicate"))
     reviewed, records = rules.reviewed_result(run, live, stand)
     changed = [r for r in records if r["changed"]]
     if not changed:

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from artifact_lens.results.tables import filter_examples, mark_hits, page
-from artifact_lens.dashboard.services import current, information, pairs, reviews
+from artifact_lens.dashboard.services import current, run_view, nearby, information, pairs, reviews
 from artifact_lens.dashboard.services import quality as dq
 from artifact_lens.dashboard.state import url
 from artifact_lens.dashboard.widgets.example_detail import example_detail
@@ -22,7 +22,7 @@ def browser(tab, run, ds, quality) -> None:
     in full with its review (``quality``: the page's quality table, or None)."""
     sess = tab.session
     result = live_knobs(tab, run)
-    frame = current.table(tab, run).browse(result)
+    frame = run_view.table(tab, run).browse(result)
     frame = frame[~frame["warmup"]]
     changed = reviews.overridden(tab, run, result)
     if changed:
@@ -34,7 +34,7 @@ def browser(tab, run, ds, quality) -> None:
     if ids is not None and not len(ids):
         st.warning(plain(f"No example carries the feature {asked['feature']!r}; check its name on the Features page."))
     if sess.ex_like:
-        like = current.neighbour_ids(tab, sess.ex_like)
+        like = nearby.neighbour_ids(tab, sess.ex_like)
         ids = like if ids is None else np.intersect1d(ids, like)
         c1, c2 = st.columns([4, 1])
         c1.info(plain(f"Listing the {len(like) - 1} examples nearest to {sess.ex_like} in Φ, and it."))

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from artifact_lens.base.escaping import direction_shown, md_text
-from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import current, run_view, nearby
 from artifact_lens.dashboard.widgets.choice_panels import item_read
 from artifact_lens.dashboard.widgets.pair_panels import pair_side_by_side
 
@@ -15,11 +15,11 @@ from artifact_lens.dashboard.widgets.pair_panels import pair_side_by_side
 
 def example_detail(tab, run, example_id: str, key: str) -> None:
     ds = current.dataset(tab)
-    table = current.table(tab, run)
+    table = run_view.table(tab, run)
     row = table.rows_of([example_id])[0]
     if row < 0:
         return
-    rec = table.browse(current.live_result(tab, run)).iloc[row]
+    rec = table.browse(run_view.live_result(tab, run)).iloc[row]
     arrays = {ds.embedding, ds.image}
     values = ds.table.iloc[row]
     if ds.pairs is not None:
@@ -48,10 +48,10 @@ def example_detail(tab, run, example_id: str, key: str) -> None:
     with right:
         if ds.pairs is None and ds.choices is None:   # (a pair's or an item's cues are shown with it above)
             st.markdown(f"**Its features, z for its label ({md_text(rec[ds.label])})**")
-            st.dataframe(current.feature_z(tab, example_id, str(rec[ds.label])), hide_index=True,
+            st.dataframe(nearby.feature_z(tab, example_id, str(rec[ds.label])), hide_index=True,
                          key=f"{key}_features", height=200)
     st.markdown("**Nearest neighbours in Φ** (cosine similarity; near 1 = possible duplicates)")
-    like = current.neighbours(tab, example_id, 10)
+    like = nearby.neighbours(tab, example_id, 10)
     st.dataframe(like, hide_index=True, key=f"{key}_neighbours")
     st.button("More like this: list its 50 nearest neighbours above", key=f"{key}_more",
               on_click=_more_like, args=(tab, example_id))

@@ -6,7 +6,7 @@ import streamlit as st
 from artifact_lens.base.errors import InputError
 from artifact_lens.base.bounds import FOLDS, MIN_COUNT, SEED
 from artifact_lens.plots.zstats import zfilter_history
-from artifact_lens.dashboard.services import current, filters
+from artifact_lens.dashboard.services import current, run_view, filters
 from artifact_lens.dashboard.services import transfer as cues_across
 from artifact_lens.dashboard.widgets.formatting import metric_row, plain
 from artifact_lens.dashboard.widgets.job_panel import watch
@@ -42,7 +42,7 @@ def feature_examples(tab, zs, ds, run, clicked: list, kind, field) -> None:
                      key="feature_z")
         ids = current.ids_with_feature(tab, feature)
         if run is not None:
-            frame = current.table(tab, run).browse(current.live_result(tab, run))
+            frame = run_view.table(tab, run).browse(run_view.live_result(tab, run))
             carrying = frame[frame["id"].isin(pd.Index(ids))]
             scored = carrying[~carrying["warmup"]]
             metric_row({

@@ -10,7 +10,7 @@ from artifact_lens.base.bounds import EPOCHS as EPOCH_BOUND, SEED
 from artifact_lens.dynamics.joint import EPOCHS
 from artifact_lens.quality import COMPONENTS
 from artifact_lens.aflite.summaries import live_view
-from artifact_lens.dashboard.services import agreement, current, dynamics, pipelines, team
+from artifact_lens.dashboard.services import agreement, current, run_view, dynamics, pipelines, team
 from artifact_lens.dashboard.services import quality as dq
 from artifact_lens.dashboard.widgets.formatting import plain
 from artifact_lens.dashboard.widgets.job_panel import watch
@@ -24,7 +24,7 @@ __all__ = ["saved_views", "comparison", "run_form", "team_supported", "joint_not
 def saved_views(tab, run) -> None:
     """Saved views (a name, τ and n) of the run: save the live τ/n, open one (the sliders move there)."""
     with st.expander("Saved views of this run"):
-        run_id = current.team_run_id(tab, run)
+        run_id = run_view.team_run_id(tab, run)
         if run_id is None:
             st.caption("This run is not saved in the workspace yet; save it (Team page, or review an example) to "
                        "save views of it.")
@@ -33,7 +33,7 @@ def saved_views(tab, run) -> None:
                 with st.form("view_form"):
                     name = st.text_input("Name this view (the live τ and n)", key="view_name")
                     if st.form_submit_button("Save view", key="view_save"):
-                        tau, n = current.live_values(tab, run)
+                        tau, n = run_view.live_values(tab, run)
                         try:
                             team.save_view(tab, run_id, name, tau, n)
                             st.success(plain(f"Saved {name.strip()!r}: {live_view(tau, n, len(run.ids))}."))
@@ -52,7 +52,7 @@ def saved_views(tab, run) -> None:
 def comparison(tab, run, ds, sess) -> None:
     """Plain vs quality-ordered AFLite at the live τ/n (paper 002): start, watch, show."""
     st.subheader("Plain AFLite vs quality-ordered (paper 002)")
-    tau, n = current.live_values(tab, run)
+    tau, n = run_view.live_values(tab, run)
     names = ["dqi", *COMPONENTS]
     c1, c2 = st.columns([1, 3])
     name = c1.selectbox("Quality", names, index=names.index(run.quality.get("name", "dqi")) if run.quality else 0,
@@ -139,7 +139,7 @@ def run_form(tab, run, sess) -> None:
                                  else COMPONENTS.index("label_tied"), key="w_component")
         lo, hi, step = KNOBS["tau"].offered
         tau_q = c10.slider("τ of a quality-ordered run", lo, hi, float(run.trajectory.tau if run.quality else
-                                                                       current.live_values(tab, run)[0]), step,
+                                                                       run_view.live_values(tab, run)[0]), step,
                            key="w_tau_q", help="The quality order among p̃ ≥ τ depends on τ, so a quality-ordered run "
                                                "is fitted at this τ (plain runs fit at τ = 0 and move τ live).")
         c11, c12, c13 = st.columns([2, 1, 1])
@@ -176,7 +176,7 @@ def run_form(tab, run, sess) -> None:
         st.info("A run with the new parameters is computing in the background (progress in the sidebar); "
                 "runs are cached by their parameters, so returning to earlier settings is instant.")
     else:
-        st.caption(f"Finished runs in the store: {current.stored_run_count(tab)}.")
+        st.caption(f"Finished runs in the store: {run_view.stored_run_count(tab)}.")
 
 
 def joint_note(run) -> None:
@@ -199,7 +199,7 @@ def joint_note(run) -> None:
 
 def team_supported(tab, run) -> None:
     """The τ/n the team's reviews support (the Review page's Agreement tab), offered here."""
-    run_id = current.team_run_id(tab, run)
+    run_id = run_view.team_run_id(tab, run)
     if run_id is None or agreement.hidden(tab):
         return
     best = agreement.of_run(tab, run, run_id)["best"]

@@ -7,7 +7,7 @@ import streamlit as st
 
 from artifact_lens.aflite.knobs import KNOBS
 from artifact_lens.base.bounds import MIN_COUNT
-from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import current, run_view
 from artifact_lens.dashboard.state import url
 from artifact_lens.dashboard.widgets.sidebar import show_live
 
@@ -16,12 +16,12 @@ def live_knobs(tab, run, *, n_too: bool = True) -> dict:
     """Draw the τ (and n) sliders; their values go to the session so every page shares them.
 
     Bounds come from the run: τ ≥ the fitted τ and n ≥ the fitted n (below them the
-    recorded trajectory cannot answer). Returns `current.live_result` for the new values.
+    recorded trajectory cannot answer). Returns `run_view.live_result` for the new values.
     """
     sess = tab.session
     bounds = run.trajectory.live_bounds()
     N = bounds["N"]
-    tau0, n0 = current.live_values(tab, run)
+    tau0, n0 = run_view.live_values(tab, run)
     cols = st.columns(2 if n_too else 1)
     if run.trajectory.quality is not None:
         # quality-ordered (paper 002): which examples a phase removes among p̃ ≥ τ depends on τ
@@ -44,10 +44,10 @@ def live_knobs(tab, run, *, n_too: bool = True) -> dict:
             sess.target = round(share * N)
         # else n stays what the session holds: reading n back from the slider's share (n0 / N rounded to
         # the slider's grid) and resolving it again lost an example per reload
-        cols[1].caption(f"n = {current.live_values(tab, run)[1]:,} of {N:,} scored examples")
+        cols[1].caption(f"n = {run_view.live_values(tab, run)[1]:,} of {N:,} scored examples")
     url.remember()
     show_live(tab, run)
-    return current.live_result(tab, run)
+    return run_view.live_result(tab, run)
 
 
 def cue_settings(key: str, counted: str, least: int) -> tuple:

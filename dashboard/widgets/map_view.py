@@ -17,7 +17,7 @@ import streamlit as st
 from artifact_lens.base.keys import digest_of
 from artifact_lens.plots.aflite import projection_map, selected_rows
 from artifact_lens.team.review import LIGHT_COLOURS
-from artifact_lens.dashboard.services import current
+from artifact_lens.dashboard.services import current, map_settings
 from artifact_lens.dashboard.state import url
 from artifact_lens.dashboard.services import quality as dq
 from artifact_lens.dashboard.widgets.review_panel import BADGES, with_lights
@@ -122,9 +122,9 @@ class MapView:
         url.keep_ids("map_sel", sess.map_selection)
         rows = self.selection_rows(points["id"])
         # above the documented limit a seeded sample (the same on every redraw) plus the selection is drawn
-        drawn = current.map_sample(len(points), keep=rows)
+        drawn = map_settings.map_sample(len(points), keep=rows)
         shown = points if drawn is None else points.iloc[drawn].reset_index(drop=True)
-        hover_text = len(shown) <= current.map_text_limit()
+        hover_text = len(shown) <= map_settings.map_text_limit()
         # p̃ and the status in the hover only when the colours follow τ and n anyway: otherwise they
         # would make every τ/n move send the whole figure again (~2 s at 20k points with texts)
         hover_status = hover_text and column in LIVE_COLUMNS
@@ -167,13 +167,13 @@ class MapView:
         st.plotly_chart(fig, key="map", on_select=lambda: self.keep_selection(ids, build),
                         selection_mode=("box", "lasso"))
         if not parts["kw"]["hover_text"]:
-            st.caption(f"Hovering a point shows its id and label only: above {current.map_text_limit():,} points "
+            st.caption(f"Hovering a point shows its id and label only: above {map_settings.map_text_limit():,} points "
                        "the map leaves each point's p̃, status and text out of the hover (they made the figure "
                        "five times larger and slower to draw and to select). Select points to read them in the "
                        "list below. The limit is the server's ARTIFACT_LENS_MAP_TEXT_POINTS.")
         if parts["drawn"] is not None:
             shown, points = parts["shown"], parts["points"]
-            st.caption(f"Drawing {len(shown):,} of {len(points):,} points: above {current.map_point_limit():,} "
+            st.caption(f"Drawing {len(shown):,} of {len(points):,} points: above {map_settings.map_point_limit():,} "
                        "points the map draws a seeded random sample of that many (the same on every redraw) "
                        "plus the selected examples, so the browser stays responsive; a box or lasso selects "
                        "among the drawn points. The limit is the server's ARTIFACT_LENS_MAP_POINTS.")

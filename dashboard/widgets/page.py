@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from artifact_lens.base.errors import InputError
-from artifact_lens.dashboard.services import current, navigation, pipelines, team
+from artifact_lens.dashboard.services import current, run_view, navigation, pipelines, team
 from artifact_lens.dashboard.state import browser, url
 from artifact_lens.dashboard.widgets.formatting import plain
 from artifact_lens.dashboard.widgets.reruns import redraw
@@ -36,7 +36,7 @@ def start_page(title: str, caption: str = "") -> Tab:
         _open_demo(tab, sess)
     url.remember()   # every page keeps dataset, Φ, run, τ and n in the URL
     sidebar(tab)
-    damaged = current.damaged_run(tab)
+    damaged = run_view.damaged_run(tab)
     if damaged:
         st.error(plain(damaged))
     error = sess.last_error
@@ -92,7 +92,7 @@ def _open_newest_run(tab, sess: Session) -> bool:
     opening it wants); single-user, the demo opens as always."""
     if not team.member(tab).signed_in:
         return False
-    runs = current.workspace_runs(tab)
+    runs = run_view.workspace_runs(tab)
     for key in runs.loc[runs["status"] == "done", "key"]:
         try:
             pipelines.open_team_run(tab, key)
@@ -114,7 +114,7 @@ def _open_demo(tab, sess: Session) -> None:
 def require_run(tab):
     """(run, dataset): the current dataset's AFLite run and the dataset; without a run, say
     how to make one and stop the page."""
-    run = current.run(tab)
+    run = run_view.run(tab)
     if run is None:
         st.warning("The current dataset has no AFLite run yet: build Φ and score it on the Data page.")
         st.stop()

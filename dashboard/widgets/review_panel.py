@@ -13,7 +13,7 @@ import streamlit as st
 from artifact_lens.base.errors import InputError
 from artifact_lens.base.escaping import direction_shown
 from artifact_lens.base.lights import NOT_REVIEWED, badge
-from artifact_lens.dashboard.services import current, pipelines, reviews
+from artifact_lens.dashboard.services import current, run_view, pipelines, reviews
 from artifact_lens.dashboard.widgets.formatting import plain
 from artifact_lens.dashboard.widgets.choice_panels import item_read
 from artifact_lens.dashboard.widgets.pair_panels import pair_side_by_side
@@ -30,7 +30,7 @@ DECISION_LABELS = {"agree": "Agree with the filter", "keep": "Keep anyway", "rem
 def with_lights(tab, frame, run):
     """``frame`` (rows of `ExampleTable.browse`) with a ``review`` badge column, when the run
     is saved in the workspace (else unchanged)."""
-    run_id = current.team_run_id(tab, run)
+    run_id = run_view.team_run_id(tab, run)
     if run_id is None:
         return frame.copy()
     light = reviews.lights(tab, run_id, frame["id"], frame["retained"])
@@ -42,7 +42,7 @@ def with_lights(tab, frame, run):
 def save_run_offer(tab, run, key: str) -> Optional[int]:
     """The run's id in the workspace; if it is not saved there, an offer to save it (for
     those who may) and None."""
-    run_id = current.team_run_id(tab, run)
+    run_id = run_view.team_run_id(tab, run)
     if run_id is not None:
         return run_id
     st.info("Reviews attach to runs saved in the workspace, where teammates see them; this run is not saved yet.")
@@ -60,12 +60,12 @@ def review_panel(tab, run, example_id: str, key: str, *, show_example: bool = Tr
     its review history, and the review form."""
     run_id = save_run_offer(tab, run, key)
     ds = current.dataset(tab)
-    table = current.table(tab, run)
+    table = run_view.table(tab, run)
     row = table.rows_of([example_id])[0]
     if row < 0:
         st.warning(plain(f"Example {example_id} is not in the current dataset."))
         return
-    frame = table.browse(current.live_result(tab, run)).iloc[[row]]
+    frame = table.browse(run_view.live_result(tab, run)).iloc[[row]]
     rec = frame.iloc[0]
     if show_example:
         st.markdown("**Example**")

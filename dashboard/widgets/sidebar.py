@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from artifact_lens.aflite.summaries import live_view
-from artifact_lens.dashboard.services import current, pipelines, team
+from artifact_lens.dashboard.services import current, run_view, pipelines, team
 from artifact_lens.dashboard.state import identity
 from artifact_lens.dashboard.widgets.job_panel import job_panel
 from artifact_lens.dashboard.services.team import member
@@ -15,7 +15,7 @@ def show_live(tab, run) -> None:
     """The live τ and n in the sidebar (called by the sidebar and by the live knobs)."""
     placeholder = tab.session.live_line
     if placeholder is not None:
-        tau, n = current.live_values(tab, run)
+        tau, n = run_view.live_values(tab, run)
         placeholder.text(f"live: {live_view(tau, n, len(run.ids))}")
 
 
@@ -47,7 +47,7 @@ def _switch(tab) -> None:
 def sidebar(tab) -> None:
     sess = tab.session
     ds = current.dataset(tab)
-    run = current.run(tab)
+    run = run_view.run(tab)
     with st.sidebar:
         _team(tab)
         st.markdown("**Dataset**")

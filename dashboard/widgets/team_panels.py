@@ -9,7 +9,7 @@ from artifact_lens.base.errors import InputError
 from artifact_lens.team.review import DISPUTE_RULES
 from artifact_lens.team.store import ROLES
 from artifact_lens.team.store.reviews import MAX_REVIEWS_PER_EXAMPLE
-from artifact_lens.dashboard.services import agreement, current
+from artifact_lens.dashboard.services import agreement, current, run_view
 from artifact_lens.dashboard.widgets.formatting import plain
 from artifact_lens.dashboard.widgets.reruns import redraw
 from artifact_lens.dashboard.services import team
@@ -97,8 +97,8 @@ def review_settings(tab, ws) -> None:
 def reviewers_of_open_run(tab) -> None:
     """Each reviewer's progress on the open run beside their agreement with the others and
     with the filter (the Review page's Agreement tab has the rest)."""
-    run = current.run(tab)
-    run_id = current.team_run_id(tab, run) if run is not None else None
+    run = run_view.run(tab)
+    run_id = run_view.team_run_id(tab, run) if run is not None else None
     if run_id is None or agreement.hidden(tab):
         return
     table = agreement.of_run(tab, run, run_id)["agreement"].per_reviewer

@@ -113,12 +113,12 @@ def test_an_annotator_sees_stored_results_but_no_form_and_start_refuses(fresh_se
     script = """
 import streamlit as st
 from artifact_lens.team.store import NotAllowed
-from artifact_lens.dashboard.services import current, team
+from artifact_lens.dashboard.services import current, run_view, team
 from artifact_lens.dashboard.services import evaluation as evaluation_jobs
 from artifact_lens.dashboard.widgets.page import start_page
 tab = start_page("Probe")
 try:
-    evaluation_jobs.start(tab, current.run(tab), families=("logistic",))
+    evaluation_jobs.start(tab, run_view.run(tab), families=("logistic",))
     st.text("allowed")
 except NotAllowed as exc:
     st.text("refused: " + str(exc))

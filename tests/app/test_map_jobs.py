@@ -43,7 +43,7 @@ def _parallel_map():
     import streamlit as st
 
     from artifact_lens.representations.projection import project
-    from artifact_lens.dashboard.services import current
+    from artifact_lens.dashboard.services import current, map_settings
     from artifact_lens.dashboard.services.pipelines import start_umap
     from artifact_lens.dashboard.state.browser import tab as this_tab
 
@@ -53,7 +53,7 @@ def _parallel_map():
     rep = type("Rep", (), {"X": X, "ids": np.arange(len(X)).astype(str), "spec": "toy-parallel"})()
     job = start_umap(this_tab(), ds, rep)
     job.wait(600)
-    key = current.projection_key(ds, rep)
+    key = map_settings.projection_key(ds, rep)
     seeded = project(X, rep.ids, key=key, method="umap", only_cached=True)
     fast = project(X, rep.ids, key=key, method="umap", only_cached=True, parallel=True)
     st.text(f"{job.status}|{job.name}|{seeded is None}|{fast is not None and fast.params.get('parallel') is True}"

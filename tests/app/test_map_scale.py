@@ -50,16 +50,16 @@ def test_above_the_limit_a_stable_sample_and_the_selection_are_drawn_and_the_pag
 
 @pytest.mark.parametrize("raw, expected", [("", 200_000), ("1", 1), ("5000", 5000)])
 def test_the_limit_comes_from_the_environment(monkeypatch, raw, expected):
-    from artifact_lens.dashboard.services import current
+    from artifact_lens.dashboard.services import current, map_settings
 
     monkeypatch.setenv("ARTIFACT_LENS_MAP_POINTS", raw)
-    assert current.map_point_limit() == expected
-    rows = current.map_sample(10_000, keep=[3, 9_999])
-    if current.map_point_limit() >= 10_000:
+    assert map_settings.map_point_limit() == expected
+    rows = map_settings.map_sample(10_000, keep=[3, 9_999])
+    if map_settings.map_point_limit() >= 10_000:
         assert rows is None
     else:
-        assert len(rows) <= current.map_point_limit() + 2 and {3, 9_999} <= set(rows.tolist())
-        assert np.array_equal(rows, current.map_sample(10_000, keep=[3, 9_999]))   # seeded: the same each time
+        assert len(rows) <= map_settings.map_point_limit() + 2 and {3, 9_999} <= set(rows.tolist())
+        assert np.array_equal(rows, map_settings.map_sample(10_000, keep=[3, 9_999]))   # seeded: the same each time
 
 
 def test_a_selection_event_gives_rows_whatever_the_shape_of_customdata():

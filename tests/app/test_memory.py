@@ -6,7 +6,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _fifty_switches(tab, switches: int) -> dict:
     """The dashboard's own services, as the pages call them, through ``switches`` datasets."""
-    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.services import current, run_view, pipelines
     from artifact_lens.dashboard.state.session import Source
 
     params = dict(n_partitions=8, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.3, random_state=0)
@@ -17,8 +17,8 @@ def _fifty_switches(tab, switches: int) -> dict:
         key, ds = current.load(tab, source)
         spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=8", ds)
         pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
-        run = current.run(tab)
-        current.table(tab, run).browse(current.live_result(tab, run))   # what the Examples page holds
+        run = run_view.run(tab)
+        run_view.table(tab, run).browse(run_view.live_result(tab, run))   # what the Examples page holds
         worst = max(worst, cache.nbytes)
         sources.append(source)
     # the first dataset was evicted long ago: going back to it reloads it from its source

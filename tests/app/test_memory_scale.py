@@ -47,7 +47,7 @@ def _one_tab():
 
     import streamlit as st
 
-    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.services import current, pipelines, run_view
     from artifact_lens.dashboard.process.cache import sizeof
     from artifact_lens.dashboard.state.browser import tab as this_tab
     from artifact_lens.dashboard.state.session import Source
@@ -58,8 +58,8 @@ def _one_tab():
     spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=32", ds)
     params = dict(n_partitions=4, train_size=0.1, slice_size=0.05, tau=0.0, target_size=0.5, random_state=0)
     pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
-    run = current.run(tab)
-    current.table(tab, run).browse(current.live_result(tab, run))
+    run = run_view.run(tab)
+    run_view.table(tab, run).browse(run_view.live_result(tab, run))
     X = current.representation(tab).X
     held = {k: sizeof(v) for k, v in st.session_state.items()}
     st.text(json.dumps({"x_id": id(X), "x_bytes": int(X.nbytes), "session_bytes": sum(held.values()),

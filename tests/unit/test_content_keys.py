@@ -36,7 +36,7 @@ def _zfilter(tab):
 
 
 def _open(tab, path):
-    from artifact_lens.dashboard.services import current
+    from artifact_lens.dashboard.services import current, run_view
     from artifact_lens.dashboard.state.session import Source
 
     key, ds = current.load(tab, Source(str(path), {}, path.name))
@@ -45,7 +45,7 @@ def _open(tab, path):
 
 
 def test_a_file_edited_in_place_is_a_new_dataset_and_never_shows_the_old_results(service_tab, nli_file):
-    from artifact_lens.dashboard.services import current, filters
+    from artifact_lens.dashboard.services import current, filters, run_view
 
     path, frame = nli_file
     old_key, old = _open(service_tab, path)
@@ -101,7 +101,7 @@ def test_the_same_content_at_another_path_is_the_same_dataset(service_tab, nli_f
 
 
 def test_a_dataset_reloaded_after_an_eviction_from_a_changed_file_is_refused(service_tab, nli_file):
-    from artifact_lens.dashboard.services import current
+    from artifact_lens.dashboard.services import current, run_view
 
     path, frame = nli_file
     key, _ = _open(service_tab, path)
@@ -132,7 +132,7 @@ def test_the_content_key_covers_every_cell_read(tmp_path, nli_file, columns):
 def test_an_items_run_has_one_key_in_the_url_the_workspace_the_store_and_the_job(service_tab, bbq_path, tmp_path):
     """Item 2: the job and the URL named an items run without its family (choice), the store and the
     team's list with it, so a teammate's link to an items run opened another dataset."""
-    from artifact_lens.dashboard.services import cached_jobs, current, pipelines
+    from artifact_lens.dashboard.services import cached_jobs, current, pipelines, run_view
     from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
     from artifact_lens.representations import default_spec
 
@@ -148,8 +148,8 @@ def test_an_items_run_has_one_key_in_the_url_the_workspace_the_store_and_the_job
     assert job.status == "done", job.traceback
     pipelines.apply_result(service_tab, job.result, params, source)
     pipelines.keep_in_workspace(service_tab)
-    run = current.run(service_tab)
-    listed = current.workspace_runs(service_tab)
+    run = run_view.run(service_tab)
+    listed = run_view.workspace_runs(service_tab)
     assert run is not None and run.params["model"] == "choice"
     assert service_tab.session.run_key == run.key == job.result["run_key"]
     assert listed["key"].tolist() == [run.key]
@@ -158,7 +158,7 @@ def test_an_items_run_has_one_key_in_the_url_the_workspace_the_store_and_the_job
 
 def test_the_family_of_an_items_run_is_no_setting_for_the_next_dataset(service_tab):
     """Item 5: after an items run, scoring another dataset said "choose ridge, logistic, svm or ensemble"."""
-    from artifact_lens.dashboard.services import current, pipelines
+    from artifact_lens.dashboard.services import current, pipelines, run_view
     from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
     from artifact_lens.representations import default_spec
 

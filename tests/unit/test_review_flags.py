@@ -190,12 +190,12 @@ def test_a_split_is_sent_only_when_its_rows_are_the_runs(planted, team_on_candid
 def test_the_review_queue_serves_the_sent_examples_first(service_tab):
     from service_tabs import score_demo
 
-    from artifact_lens.dashboard.services import current, reviews
+    from artifact_lens.dashboard.services import current, reviews, run_view
     from artifact_lens.dashboard.services.team import scope
 
     run = score_demo(service_tab, 300)
-    run_id = current.team_run_id(service_tab, run)
-    frame = current.table(service_tab, run).browse(current.live_result(service_tab, run))
+    run_id = run_view.team_run_id(service_tab, run)
+    frame = run_view.table(service_tab, run).browse(run_view.live_result(service_tab, run))
     frame = frame[~frame["warmup"]]
     ws = scope(service_tab)
     least = frame.sort_values("predictability")["id"].astype(str).tolist()[:3]   # served last without the flags
@@ -214,7 +214,7 @@ def test_the_evaluate_pages_send_puts_the_splits_cue_rows_first(planted, service
     carry "indeed", and no other, to the run's queue; an annotator's tab may not."""
     from artifact_lens.usecases.certificates import certify_dataset, certify_split
 
-    from artifact_lens.dashboard.services import certificates, current, pipelines
+    from artifact_lens.dashboard.services import certificates, current, pipelines, run_view
     from artifact_lens.dashboard.services.team import scope
     from artifact_lens.dashboard.state.session import DEFAULT_PARAMS, Source
 
@@ -225,8 +225,8 @@ def test_the_evaluate_pages_send_puts_the_splits_cue_rows_first(planted, service
     spec = current.check_spec("tfidf-svd:fields=hypothesis,dim=8", ds)
     params = dict(DEFAULT_PARAMS, n_partitions=4)
     pipelines.apply_result(tab, pipelines.score(tab, None, key, ds, spec, params), params, source)
-    run = current.run(tab)
-    kept = set(np.asarray(run.ids)[np.asarray(current.live_result(tab, run)["retained"], dtype=bool)].astype(str))
+    run = run_view.run(tab)
+    kept = set(np.asarray(run.ids)[np.asarray(run_view.live_result(tab, run)["retained"], dtype=bool)].astype(str))
     split, why = certify_split(ds, sorted(kept), run=run, folds=3)
     assert split is not None, why
     baseline = certify_dataset(load_dataset(str(folder / "base.jsonl")), run=run, folds=3)   # on the run's Φ too
@@ -235,6 +235,6 @@ def test_the_evaluate_pages_send_puts_the_splits_cue_rows_first(planted, service
         certificates.send_rows(tab, run, cues)   # not in the workspace yet
     pipelines.keep_in_workspace(tab)
     sent = certificates.send_rows(tab, run, cues)
-    flagged = scope(tab).review_flags(current.team_run_id(tab, run))
+    flagged = scope(tab).review_flags(run_view.team_run_id(tab, run))
     indeed = set(flagged.loc[flagged["reason"].str.contains("indeed@hypothesis", regex=False), "example_id"])
     assert indeed == ids & kept and indeed and sent["examples"] == flagged["example_id"].nunique()

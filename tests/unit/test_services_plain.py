@@ -21,7 +21,7 @@ _WITHOUT_STREAMLIT = textwrap.dedent("""
     for path in sorted(Path("dashboard/services").glob("*.py")):
         importlib.import_module(f"artifact_lens.dashboard.services.{path.stem}")
     from artifact_lens.dashboard.process.server import Server
-    from artifact_lens.dashboard.services import current, reviews, team
+    from artifact_lens.dashboard.services import current, reviews, run_view, team
     from artifact_lens.dashboard.state.session import Session
     from artifact_lens.dashboard.state.tab import Identity, Tab
     sys.path.insert(0, "tests")
@@ -31,10 +31,10 @@ _WITHOUT_STREAMLIT = textwrap.dedent("""
     me = team.resolve(tab, Identity())
     run = score_demo(tab, 240)
     tab.session.set_live(0.6, 100)
-    live = current.live_result(tab, run)
+    live = run_view.live_result(tab, run)
     z = current.zstats(tab)
     team.set_guidelines(tab, "Remove what a hypothesis alone gives away.")
-    run_id, first = current.team_run_id(tab, run), str(run.ids[0])
+    run_id, first = run_view.team_run_id(tab, run), str(run.ids[0])
     reviews.review(tab, run_id, first, reviews.stamp(tab, run_id, first), "remove", "a hypothesis-only giveaway")
     lights = reviews.lights(tab, run_id, [str(i) for i in run.ids], live["retained"])
     print(json.dumps({"member": me.email, "role": me.role, "run": run.key == tab.session.run_key,
@@ -67,7 +67,7 @@ def test_services_run_where_streamlit_cannot_be_imported(tmp_path):
 def test_two_tabs_on_one_server_each_keep_their_own_view(service_tab):
     """The services hold no state of their own: a second tab on the same server sees nothing until it
     opens the run the first saved, and its live τ/n stay its own."""
-    from artifact_lens.dashboard.services import current, pipelines, team
+    from artifact_lens.dashboard.services import current, pipelines, run_view, team
     from artifact_lens.dashboard.state.session import Session
     from artifact_lens.dashboard.state.tab import Identity, Tab
     from service_tabs import score_demo
@@ -77,12 +77,12 @@ def test_two_tabs_on_one_server_each_keep_their_own_view(service_tab):
 
     other = Tab(Session(), service_tab.server)
     team.resolve(other, Identity())
-    assert not other.session.ready and current.run(other) is None
+    assert not other.session.ready and run_view.run(other) is None
     pipelines.open_team_run(other, first.key)
-    assert current.run(other).key == first.key
+    assert run_view.run(other).key == first.key
     other.session.set_live(0.9, 50)
     assert (service_tab.session.tau, other.session.tau) == (pytest.approx(0.75), 0.9)
-    assert current.live_values(other, first)[1] != current.live_values(service_tab, first)[1]
+    assert run_view.live_values(other, first)[1] != run_view.live_values(service_tab, first)[1]
 
 
 def _tab_less(path: Path) -> list:

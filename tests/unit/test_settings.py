@@ -81,7 +81,7 @@ def test_no_scheduler_by_default(monkeypatch):
 @pytest.mark.parametrize("raw, method, parallel", [("", "umap", False), ("UMAP", "umap", False),
                                                    ("umap-parallel", "umap", True), (" pca ", "pca", False)])
 def test_the_map_setting_names_the_method_and_whether_umap_runs_on_every_core(monkeypatch, raw, method, parallel):
-    from artifact_lens.dashboard.services import current
+    from artifact_lens.dashboard.services import current, map_settings
 
     monkeypatch.setenv("ARTIFACT_LENS_MAP", raw)
-    assert (current.map_method(), current.map_parallel()) == (method, parallel)
+    assert (map_settings.map_method(), map_settings.map_parallel()) == (method, parallel)
