@@ -12,7 +12,8 @@ harmless ("artifact": false) or turn its direction round. A measure with a value
 A `Step` is how measures are computed: one computation (a model trained, a table counted) and the
 measures it writes, declared with it. `certify` runs the registered steps in order; a new measure
 is one `step` in `core/certificate/measures.py` that declares its `Measure` and computes it
-(`tests/unit/test_newcomer_paths.py` adds one). The built-in steps register when `core.certificate`
+(`tests/unit/test_extension_checks.py` checks every measure has its docs row, direction and
+calibration line). The built-in steps register when `core.certificate`
 is imported, so the registry is full wherever a measure is read.
 """
 from __future__ import annotations

@@ -4,7 +4,8 @@ Each `ExportFormat` says everything the tool needs of a format: its name (``--fo
 page's value), the words a person reads, the file ending an output path takes (none for a folder),
 its MIME type (the page's download) and how it streams a table to a binary file. The CLI's choices
 and help, the Export page's options, the output policy's endings, `format_of` and the writers read
-this registry; adding a format is one `register` call (`tests/unit/test_newcomer_paths.py` adds one).
+this registry; adding a format is one `register` call, and `tests/unit/test_export_format_checks.py` runs its
+common checks (read back, formulas neutralised) the day it is added.
 
 A format that is a folder (``datasets``) has no streaming writer: `core.exports.writers` builds it.
 """

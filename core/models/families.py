@@ -4,8 +4,8 @@ A family is built by ``build(random_state, params, n_train=, d=, scale=)``: ``pa
 defaults, ``n_train`` and ``d`` are the training set's rows and dimensions (a family may adapt to
 them: k-NN never asks for more neighbours than rows, the RBF-SVM turns approximate on large
 sets) and ``scale`` the training matrix's variance (the RBF kernel's width). Adding a family is one
-`register` call below (`tests/unit/test_newcomer_paths.py` adds one and follows it to the CLI,
-the Evaluate page, the docs and an evaluation's table).
+`register` call below (`tests/unit/test_extension_checks.py` checks that every family builds an
+estimator that fits and predicts).
 """
 from __future__ import annotations
 

@@ -30,6 +30,9 @@ A representation is named by a *spec* string, ``KIND[:key=value[,key=value…]]`
 ``pair-style``       preference pairs: the style features' differences
                      (`core.text.style`), sign·log(1 + |d|): style only.
 ``pair-length``      preference pairs: the difference in words alone.
+``choice-diff``      multiple-choice items: each option's TF-IDF/SVD vector less its
+                     item's mean (what sets an option apart from the others):
+                     ``dim=32``, ``ngram=1-2``, ``min_df=2``, ``seed=0``.
 ===================  ==========================================================
 
 Choosing ``fields`` builds partial-input representations (e.g. ``fields=hypothesis``

@@ -145,9 +145,9 @@ def test_the_figure_is_sent_again_only_when_it_changes(fresh_server, monkeypatch
 
 def test_a_large_selection_lists_a_bounded_page_of_rows_and_counts_them_all(fresh_server, monkeypatch):
     from apptest_helpers import frame_with
-    from artifact_lens.dashboard.services import current
+    from artifact_lens.dashboard.services import map_settings
 
-    monkeypatch.setattr(current, "MAP_LIST_ROWS", 50)
+    monkeypatch.setattr(map_settings, "MAP_LIST_ROWS", 50)
     at = app().run()
     at.switch_page(page("4_map")).run()
     ids = sorted(map_points(json.loads(spec_of(at))["data"][0])["id"])[:120]
