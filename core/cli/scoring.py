@@ -212,13 +212,14 @@ def _scores_file(ds, run, joint: bool):
 
     scored = export_frame(ds, run, which="all", include_arrays=False)
     return scored[["id", *([ds.label] if ds.pairs is None and ds.choices is None else []), "predictability",
-                   "removed_at", "retained", "warmup"] + (["possibly_mislabelled"] if joint else [])]
+                   "removed_at", "retained", "warmup"] + (["possibly_mislabelled"] if joint and "possibly_mislabelled"
+                                                          in scored.columns else [])]
 
 
 def cmd_aflite(args) -> int:
 
     from ..exports import writers as export
-    from ..usecases.scoring import score_dataset
+    from ..usecases.scoring import run_inputs, score_dataset
 
     outs = args.outputs
     outs.declare("--out", args.out, (".csv",))
@@ -246,23 +247,17 @@ def cmd_aflite(args) -> int:
     # and computed only when there is a fit, as `score_dataset` asks (the dashboard's rule too)
     quality_values, quality_record = _aflite_quality(args, ds, rep)
     joint_info = _aflite_joint(args)
-    made = {}
+    assembled, made = run_inputs(ds, rep, quality=quality_values, joint_info=joint_info,
+                                 on_note=lambda note: print(f"note: {note}", file=sys.stderr)), {}
 
-    def inputs(progress):
-        from ..dynamics.joint import joint_for
-
-        made["joint"] = joint_for(ds, rep, joint_info, progress=span(progress, 0.5 if quality_values else 0.0, 1.0)) \
-            if joint_info else None
-        for note in made["joint"].found["notes"] if made["joint"] is not None else ():
-            print(f"note: {note}", file=sys.stderr)
-        return (quality_values(span(progress, 0.0, 0.5 if joint_info else 1.0)) if quality_values else None,
-                made["joint"])
+    def inputs(progress):   # kept to say what the joint filter protected (when the run is fitted now)
+        quality, made["joint"] = assembled(progress)
+        return quality, made["joint"]
 
     with progress_bar("aflite", args.quiet) as bar:
         run = score_dataset(ds, rep, params, quality_info=quality_record or None, joint_info=joint_info, inputs=inputs,
                             progress=bar, on_phase=_phase_log(args, len(rep.ids), bar), scheduler=args.scheduler)
-    joint = made.get("joint")
-    scored = _scores_file(ds, run, joint is not None)
+    scored = _scores_file(ds, run, bool(run.joint))   # a joint run's, fitted now or read back
     extra = {"retained_ids": run.kept_ids().tolist(),
              "command": args.command_line}
     if quality_record:
@@ -289,8 +284,8 @@ def cmd_aflite(args) -> int:
         print(f"AFLite: kept {kept} of {len(run.ids)} scored examples in {run.n_phases} phases ({run.seconds:.1f} s); wrote {args.out}")
         if len(run.excluded_ids):
             print(f"note: {len(run.excluded_ids)} warm-up examples trained the representation and were not scored (warmup=true).")
-        if joint is not None:
-            f = joint.found
+        if made.get("joint") is not None:
+            f = made["joint"].found
             print(f"joint filter: only the {f['removable']:,} easy-to-learn, unflagged examples could be removed; "
                   f"{f['regions']['ambiguous']:,} ambiguous protected; {f['possibly_mislabelled']:,} possibly "
                   "mislabelled kept (possibly_mislabelled=true; the review queue serves them first).")
@@ -344,11 +339,9 @@ def _aflite_joint(args):
 
 def cmd_evaluate(args) -> int:
     """Issue 12: the evaluation of a run, written as JSON/CSV tables, figures and report.html."""
-    import numpy as np
-
-    from ..evaluation import EvaluationOptions, evaluate
+    from ..evaluation import EvaluationOptions
     from ..results.run_arguments import run_input
-    from ..usecases.evaluation import write_report_files
+    from ..usecases.evaluation import evaluate_split, write_report_files
 
     args.outputs.declare("--out", args.out, None, folder_ok=True)
     device = device_from(args)
@@ -357,7 +350,6 @@ def cmd_evaluate(args) -> int:
     given = run_input(args.run, ds, tau=args.tau, target_size=args.target_size)
     review = _review(args, given) if args.workspace else None   # who reads it is checked before any work
     rep = representation_for(ds, args.representation or given["spec"], args)
-    retained = np.isin(np.asarray(rep.ids).astype(str), given["retained_ids"])
     synthetic = args.synthetic if args.synthetic is not None else ds.name.startswith("demo:circles")
     partial = None if args.partial is None else ("" if args.partial.lower() == "none" else args.partial)
     opts = EvaluationOptions(families=tuple(f.strip() for f in args.families.split(",") if f.strip()),
@@ -366,9 +358,9 @@ def cmd_evaluate(args) -> int:
                              coarse_family=args.coarse_family, difficulty=args.difficulty, synthetic=synthetic,
                              seed=args.seed)
     with progress_bar("evaluate", args.quiet) as bar:
-        ev = evaluate(ds, rep, retained, history=given["history"], n_phases_chosen=given["n_phases"], options=opts,
-                      context={"run_key": given["run_key"], "tau": given["tau"], "n": given["n"]},
-                      n_jobs=None if args.jobs == -1 else args.jobs, device=device, progress=bar)
+        ev = evaluate_split(ds, rep, run_key=given["run_key"], tau=given["tau"], n=given["n"],
+                            retained_ids=given["retained_ids"], history=given["history"], n_phases=given["n_phases"],
+                            options=opts, n_jobs=None if args.jobs == -1 else args.jobs, device=device, progress=bar)
     certificates = _certificates(args, ds, given) if args.certify else None
     notes = write_report_files(ev, args.outputs.path_for("--out"), figure_format=args.figures,
                                certificates=certificates, review=review)

@@ -19,7 +19,24 @@ import pandas as pd
 
 from ..certificate.gate import compare, mismatches
 
-__all__ = ["review_summary", "certificate_section", "evaluation_report", "write_report_files"]
+__all__ = ["evaluate_split", "review_summary", "certificate_section", "evaluation_report", "write_report_files"]
+
+
+def evaluate_split(dataset, rep, *, run_key: str, tau: float, n: int, retained_ids, history=None,
+                   n_phases: Optional[int] = None, options=None, n_jobs: Optional[int] = None,
+                   device: Optional[str] = None, progress=None, cancel=None):
+    """The evaluation of a run's split at τ and n (`core.evaluation.suite.evaluate`), assembled once
+    for ``artifact-lens evaluate`` and the Evaluate page: the split is given by the ids it keeps,
+    matched to Φ's rows by id (never by position), and the context names the run and τ/n, which
+    name the evaluation (`core.evaluation.suite.evaluation_key`)."""
+    import numpy as np
+
+    from ..evaluation import evaluate
+
+    retained = np.isin(np.asarray(rep.ids).astype(str), np.asarray(retained_ids).astype(str))
+    return evaluate(dataset, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
+                    context={"run_key": run_key, "tau": float(tau), "n": int(n)}, n_jobs=n_jobs, device=device,
+                    progress=progress, cancel=cancel)
 
 
 def review_summary(found: Optional[dict]) -> Optional[dict]:

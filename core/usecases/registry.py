@@ -22,8 +22,9 @@ class UseCase:
 
 USE_CASES = (
     UseCase("score a dataset into a run (a stored run answers; its life recorded in a workspace)",
-            ("core.usecases.scoring.score_dataset", "core.usecases.scoring.stored_run", "core.usecases.scoring.keep"),
-            owns=("core.results.runs.fit_run",),
+            ("core.usecases.scoring.score_dataset", "core.usecases.scoring.stored_run", "core.usecases.scoring.keep",
+             "core.usecases.scoring.run_inputs"),
+            owns=("core.results.runs.fit_run", "core.dynamics.joint.joint_for"),
             cli=("aflite",), dashboard=("dashboard.services.pipelines.start", "dashboard.services.pipelines.score")),
     UseCase("certify a dataset or a run's split (on the run's Φ)",
             ("core.usecases.certificates.certify_dataset", "core.usecases.certificates.certify_split"),
@@ -78,7 +79,8 @@ USE_CASES = (
             dashboard=("dashboard.services.filters.zfilter_start",)),
     UseCase("consistency filtering", ("core.zstats.consistency.consistency_filter",), cli=("consistency",),
             dashboard=("dashboard.services.filters.consistency_start",)),
-    UseCase("evaluate a run's split", ("core.evaluation.suite.evaluate",), cli=("evaluate",),
+    UseCase("evaluate a run's split (the split by the ids it keeps, named by the run and τ/n)",
+            ("core.usecases.evaluation.evaluate_split",), owns=("core.evaluation.suite.evaluate",), cli=("evaluate",),
             dashboard=("dashboard.services.evaluation.start",)),
     UseCase("the 2-D map of Φ", ("core.representations.projection.project",), cli=("project",)),
     UseCase("keep the computed results within a disk budget", ("core.results.stores.Results",), cli=("prune",)),

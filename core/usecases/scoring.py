@@ -20,7 +20,7 @@ from ..base.errors import Cancelled, InputError
 from ..base.progress import span
 from ..results.runs import Run, fit_run, package_versions, run_key
 
-__all__ = ["RunLife", "score_dataset", "scored_key", "stored_run", "keep", "refuse_if_file_changed"]
+__all__ = ["RunLife", "score_dataset", "scored_key", "stored_run", "keep", "refuse_if_file_changed", "run_inputs"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,30 @@ def family_for(dataset, params: dict) -> dict:
         raise InputError("the choice family scores multiple-choice items (options and a gold one); this dataset has "
                          "labelled examples: choose ridge, logistic, svm or ensemble.")
     return params if model is not None else {**params, "model": "ridge"}
+
+
+def run_inputs(dataset, rep, *, quality: Optional[Callable] = None, joint_info: Optional[dict] = None,
+               n_jobs: Optional[int] = None, cancel=None, run_in: Optional[Callable] = None,
+               on_note: Optional[Callable] = None) -> Callable:
+    """``inputs(progress)`` for `score_dataset`: (the quality column, the joint filter's inputs), each
+    None when not asked for, assembled once for the CLI and the dashboard. ``quality(progress)``
+    gives the column (the CLI reads it from a column or computes the components; the dashboard
+    reads its shared table); the joint filter's training dynamics on Φ run through ``run_in(fn,
+    *args, **kwargs)`` (the dashboard's job backend; here by default), and ``on_note`` hears their
+    notes. Each takes its part of the bar: the quality first, then the dynamics."""
+    from ..dynamics.joint import joint_for
+
+    run_in = run_in or (lambda fn, *a, **kw: fn(*a, **kw))
+
+    def inputs(progress):
+        q = quality(span(progress, 0.0, 0.5 if joint_info else 1.0)) if quality else None
+        joint = run_in(joint_for, dataset, rep, joint_info, n_jobs=n_jobs, cancel=cancel,
+                       progress=span(progress, 0.5 if quality else 0.0, 1.0)) if joint_info else None
+        for note in joint.found["notes"] if joint is not None and on_note else ():
+            on_note(note)
+        return q, joint
+
+    return inputs
 
 
 def scored_key(dataset, spec: str, params: dict, quality_info: Optional[dict] = None,

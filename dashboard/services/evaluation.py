@@ -9,7 +9,7 @@ from artifact_lens import models
 from artifact_lens.base.cores import SHARE
 from artifact_lens.base.settings import settings
 from artifact_lens.evaluation import Evaluation, EvaluationOptions, EvaluationStore, default_partial_spec, evaluation_key
-from artifact_lens.usecases.evaluation import evaluation_report
+from artifact_lens.usecases.evaluation import evaluate_split, evaluation_report
 from artifact_lens.dashboard.services import agreement, cached_jobs, certificates, current, run_view, team
 
 
@@ -49,18 +49,15 @@ def start(tab, run, **knobs):
         return None
     ds, rep = current.dataset(tab), current.representation(tab)
     live = run_view.live_result(tab, run)
-    retained, n_phases, history = live["retained"], int(live["n_phases"]), run.history
-    context = {"run_key": run.key, "tau": float(tau), "n": int(n)}
+    kept, n_phases, history = run.kept_ids(live), int(live["n_phases"]), run.history
     target = store(tab)
     device = settings().device   # ARTIFACT_LENS_DEVICE: the linear families train there (the key does not change)
     srv = tab.server
 
     def work(ctx):
-        from artifact_lens.evaluation import evaluate
-
         try:
-            ev = ctx.offload(evaluate, ds, rep, retained, history=history, n_phases_chosen=n_phases, options=options,
-                             context=context, n_jobs=SHARE, device=device)
+            ev = ctx.offload(evaluate_split, ds, rep, run_key=run.key, tau=tau, n=n, retained_ids=kept,
+                             history=history, n_phases=n_phases, options=options, n_jobs=SHARE, device=device)
         except BaseException:
             if not srv.stopping.is_set():   # cancelled or failed: said by the job panel; a stop is "interrupted"
                 target.ended(key)

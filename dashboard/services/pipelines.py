@@ -20,7 +20,6 @@ from artifact_lens.base.jobs import offload
 from artifact_lens.base.keys import read_key, result_key
 from artifact_lens.base.settings import settings
 from artifact_lens.base.progress import report, span
-from artifact_lens.dynamics.joint import joint_for
 from artifact_lens.usecases import scoring
 from artifact_lens.usecases.scoring import RunLife
 from artifact_lens.dashboard.services import cached_jobs, current, run_view, map_settings, team
@@ -52,11 +51,10 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
         rep = srv.cache.get_or_compute("representation", result_key(ds_key, spec), build)
     key = key or scoring.scored_key(ds, rep.spec, params, quality, joint)
 
-    def inputs(sub):
-        q = quality_column(tab, ds, rep, quality, ctx, progress=span(sub, 0.0, 0.5 if joint else 1.0)) if quality else None
-        ji = offload(ctx, joint_for, ds, rep, joint, n_jobs=ctx.cores if ctx is not None else None,
-                     progress=span(sub, 0.5 if quality else 0.0, 1.0), cancel=cancel) if joint else None
-        return q, ji
+    inputs = scoring.run_inputs(
+        ds, rep, quality=(lambda sub: quality_column(tab, ds, rep, quality, ctx, progress=sub)) if quality else None,
+        joint_info=joint, n_jobs=ctx.cores if ctx is not None else None, cancel=cancel,
+        run_in=lambda fn, *a, **kw: offload(ctx, fn, *a, **kw))
 
     # every core the job is granted, on the device ARTIFACT_LENS_DEVICE names (a GPU, say): neither
     # changes the result or the key
