@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import io
 import os
 import re
 from dataclasses import dataclass
@@ -54,14 +55,24 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
     if where:
         raise InputError(f"could not read {path} as JSON Lines: {where}. Fix that line (one JSON object "
                          "per line, UTF-8) or export the file again.")
-    return pd.read_json(path, lines=True, dtype=False, precise_float=True)
+    return pd.read_json(path, lines=True, dtype=False, precise_float=True, encoding="utf-8-sig")
 
 
 def _read_json(path: Path) -> pd.DataFrame:
+    """A JSON document (records, or a table by columns), or JSON Lines in a ``.json`` file. Read as
+    JSON Lines are: a leading BOM is not data, and an object that repeats a key is refused, where a
+    reader would silently keep one of its values."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8-sig") as fh:
+        text = fh.read()
     try:
-        return pd.read_json(path, dtype=False, precise_float=True)
-    except ValueError:   # a .json file of JSON Lines
-        return pd.read_json(path, lines=True, dtype=False, precise_float=True)
+        json.loads(text, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as exc:
+        raise InputError(f"{path} repeats the key {exc.args[0]!r} in an object (a reader would keep only one of its "
+                         "values); give every field one name, or export the file again.") from None
+    except ValueError:   # not one JSON document: JSON Lines, with their own checks
+        return _read_jsonl(path)
+    return pd.read_json(io.StringIO(text), dtype=False, precise_float=True)
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -183,7 +194,7 @@ def _first_short_line(text: str):
 def _bad_json_line(path: Path) -> str:
     """Where a JSON Lines file first fails to parse, by line number."""
     opener = gzip.open if path.suffix.lower() == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:   # a BOM is not data
         for number, line in enumerate(fh, 1):
             if not line.strip():
                 continue

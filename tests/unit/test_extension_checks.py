@@ -141,6 +141,22 @@ def input_format_reads_back(suffix, fmt, tmp_path_factory=None):
     ds = load_dataset(str(path))
     assert list(ds.ids) == list(table["id"]), suffix
     assert list(ds.table[ds.label]) == list(table["label"]) and list(ds.table["text"]) == list(table["text"]), suffix
+    if fmt.text:   # a text file saved with a byte-order mark (Windows tools write one) reads the same
+        marked = folder / f"marked{suffix}"
+        marked.write_bytes("\ufeff".encode() + path.read_bytes())
+        assert load_dataset(str(marked)).table.equals(ds.table), f"{suffix}: a BOM changed what was read"
+
+
+def test_a_json_object_that_repeats_a_key_is_refused_as_in_json_lines(tmp_path):
+    """Found by the hostile campaign once it wrote every input format: a JSON document whose object
+    repeated a key was read with one of its values silently dropped (JSON Lines refused it)."""
+    from artifact_lens.base.errors import InputError
+    from artifact_lens.data.sources import load_dataset
+
+    path = tmp_path / "data.json"
+    path.write_text('[{"id": "1", "text": "a b", "label": "yes"}, {"id": "2", "text": "c", "label": "no", "label": "x"}]')
+    with pytest.raises(InputError, match="repeats the key 'label'"):
+        load_dataset(str(path))
 
 
 def export_format_has_its_common_checks(name, fmt):
