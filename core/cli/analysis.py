@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..base.bounds import EPOCHS, FOLDS, MIN_COUNT
+from ..base.bounds import BATCH_SIZE, EPOCHS, FOLDS, MIN_COUNT
 from ..base.errors import InputError
 from ..base.escaping import terminal_text
 from .common import (device_from, declare_csv, finite, id_arg, load_from_args, print_messages, progress_bar,
@@ -159,7 +159,7 @@ def cmd_zfilter(args) -> int:
 def _zfilter_options(p) -> None:
     add_dataset_args(p)
     p.add_argument("--seed-dataset", help="seed dataset D_seed (same columns); candidates must avoid its biased features")
-    p.add_argument("--batch-size", type=Size(), default=500, help="candidates per batch: a count or a fraction (default 500)")
+    p.add_argument("--batch-size", type=Size(max_count=BATCH_SIZE.high), default=500, help="candidates per batch: a count or a fraction (default 500)")
     p.add_argument("--k", type=Whole(1, 10 ** 6), default=20, help="biased features per label (default 20, as the paper)")
     p.add_argument("--alpha", type=Real(0, 1, lo_open=True, hi_open=True), default=None, help="also require z above the Bonferroni threshold at this level")
     p.add_argument("--min-count", type=Whole(*MIN_COUNT.range), default=1, help="only features seen this often in the accepted set can be biased (default 1)")

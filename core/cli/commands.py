@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..base.bounds import MIN_COUNT
+from ..base.bounds import DIM, MIN_COUNT
 from ..base.registry import Registry
 from .arguments import Whole
 
@@ -48,6 +48,6 @@ def quality_args(p) -> None:
     """The quality components' options (``quality`` and ``feedback``)."""
     p.add_argument("--representation", "-r", default=None, help=REPRESENTATION_HELP)
     p.add_argument("--min-count", type=Whole(*MIN_COUNT.range), default=5, help="n-grams seen fewer times get no z (default 5)")
-    p.add_argument("--nn-dim", type=Whole(0, 100_000), default=64, help="principal axes of Φ for the neighbour search (default 64; 0 = exact)")
+    p.add_argument("--nn-dim", type=Whole(*DIM.range, allowed=(0,), meaning="0: exact"), default=64, help="principal axes of Φ for the neighbour search (default 64; 0 = exact)")
     p.add_argument("--weights", help="weights of the combined score, e.g. label_tied=2,word_overlap=1.5")
     p.add_argument("--thresholds", help="traffic-light thresholds (red below:green from), e.g. dqi=0.4:0.6")

@@ -7,6 +7,7 @@ import sys
 from ..base.errors import InputError
 from ..representations.spec import default_spec
 from .common import load_from_args, print_messages, representation_for
+from ..base.bounds import DIM
 from .arguments import Real, SEED_MAX, Whole
 from .commands import REPRESENTATION_HELP, command
 from .common import add_dataset_args
@@ -111,7 +112,7 @@ def _project_options(p) -> None:
     p.add_argument("--metric", default="euclidean", help="distance of the kNN graph: euclidean (default), cosine, manhattan, correlation, chebyshev")
     p.add_argument("--min-dist", type=Real(0, 1), default=0.1, help="UMAP min_dist in [0, 1] (default 0.1; display only: reuses the kNN graph)")
     p.add_argument("--spread", type=Real(0, 10, lo_open=True), default=1.0, help="UMAP spread (default 1.0; display only: reuses the kNN graph)")
-    p.add_argument("--pca-dims", type=Whole(2, 100_000, allowed=(0,), meaning="0: no PCA step"), default=50, help="PCA step before UMAP to this many dims (default 50; 0 = none)")
+    p.add_argument("--pca-dims", type=Whole(2, DIM.high, allowed=(0,), meaning="0: no PCA step"), default=50, help="PCA step before UMAP to this many dims (default 50; 0 = none)")
     p.add_argument("--fit-size", type=Whole(0, 10 ** 9), default=200_000, help="fit UMAP on at most this many rows, place the rest with "
                                                                "transform (default 200000; 0 = every row)")
     p.add_argument("--seed", type=Whole(0, SEED_MAX), default=0, help="random seed (default 0, as the dashboard)")

@@ -10,6 +10,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..data.dataset import Dataset
+from ..base.bounds import DIM
 from ..base.errors import InputError
 from ..base.registry import Registry
 
@@ -146,9 +147,11 @@ def _fields(dataset: Dataset, value, kind: str) -> list:
     return names
 
 
-def _int_option(kind, name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InputError(f"{kind}:{name}={value!r} is invalid: give an integer >= {minimum}.")
+def _int_option(kind, name, value, minimum, maximum=None):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum \
+            or maximum is not None and value > maximum:
+        within = f"from {minimum} to {maximum:,}" if maximum is not None else f">= {minimum}"
+        raise InputError(f"{kind}:{name}={value!r} is invalid: give an integer {within}.")
     return int(value)
 
 
@@ -194,7 +197,7 @@ def check_text(dataset: Dataset, opts: dict, kind: str) -> None:
     """The text kinds (tfidf-svd, glove, sbert): their fields, and each one's own options."""
     opts["fields"] = "+".join(_fields(dataset, opts["fields"], kind))
     if "dim" in opts:
-        opts["dim"] = _int_option(kind, "dim", opts["dim"], 1)
+        opts["dim"] = _int_option(kind, "dim", opts["dim"], *DIM.range)
     if "seed" in opts:
         opts["seed"] = _int_option(kind, "seed", opts["seed"], 0)
     if "min_df" in opts:

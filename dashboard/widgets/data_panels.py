@@ -4,6 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from artifact_lens.base.bounds import DIM
 from artifact_lens.base.errors import InputError
 from artifact_lens.dashboard.widgets import column_mapping
 from artifact_lens.dashboard.services import data_inputs, pipelines
@@ -127,7 +128,7 @@ def representation_panel(tab, sess, ds, view_key, on_view) -> None:
                                     key=f"rep_fields:{view_key}")
         c1, c2 = st.columns(2)
         if "dim" in needs:
-            dim = c1.number_input("PCA dimensions" if rk == "pixels" else "Dimensions (SVD)", 2, 1024, 64,
+            dim = c1.number_input("PCA dimensions" if rk == "pixels" else "Dimensions (SVD)", *DIM.range, 64,
                                   key="rep_dim")
         if "fraction" in needs:
             fraction = c2.slider("Warm-up fraction", 0.02, 0.5, 0.1, 0.01, key="rep_fraction",

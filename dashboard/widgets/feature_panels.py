@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from artifact_lens.base.errors import InputError
-from artifact_lens.base.bounds import FOLDS, MIN_COUNT, SEED
+from artifact_lens.base.bounds import BATCH_SIZE, FOLDS, MIN_COUNT, SEED
 from artifact_lens.plots.zstats import zfilter_history
 from artifact_lens.dashboard.services import current, run_view, filters
 from artifact_lens.dashboard.services import transfer as cues_across
@@ -60,7 +60,7 @@ def zfilter_panel(tab, ds) -> None:
     st.subheader("z-filtering (paper 004, Algorithm 1)")
     with st.form("zfilter_form"):
         c1, c2, c3, c4 = st.columns(4)
-        batch = c1.number_input("Batch size", 10, 100000, min(500, max(10, len(ds) // 10)), key="zf_batch")
+        batch = c1.number_input("Batch size", *BATCH_SIZE.range, min(500, max(10, len(ds) // 10)), key="zf_batch")
         k = c2.number_input("k biased features per label", 1, 500, 20, key="zf_k")
         zmin = c3.number_input("min count", *MIN_COUNT.range, 5, key="zf_min")
         seed = c4.number_input("Shuffle seed", *SEED.range, 0, key="zf_seed")

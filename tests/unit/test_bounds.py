@@ -8,18 +8,20 @@ import argparse
 import ast
 from pathlib import Path
 
-from artifact_lens.base.bounds import BOUNDS, EPOCHS, FOLDS, MIN_COUNT, SEED
+from artifact_lens.base.bounds import BATCH_SIZE, BOUNDS, DIM, EPOCHS, FOLDS, MIN_COUNT, SEED
 from artifact_lens.cli.arguments import Whole
 from artifact_lens.cli.parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 #: an argument's dest → its bound
-BY_DEST = {"seed": SEED, "epochs": EPOCHS, "joint_epochs": EPOCHS, "folds": FOLDS, "min_count": MIN_COUNT}
+BY_DEST = {"seed": SEED, "epochs": EPOCHS, "joint_epochs": EPOCHS, "folds": FOLDS, "min_count": MIN_COUNT,
+           "nn_dim": DIM}
 #: a number input's key → its bound, and the least value it may take below the bound (in-sample folds)
 BY_KEY = {"w_seed": (SEED, None), "eval_seed": (SEED, None), "zf_seed": (SEED, None),
           "w_joint_epochs": (EPOCHS, None), "dyn_epochs": (EPOCHS, None), "cf_folds": (FOLDS, None),
           "dyn_folds": (FOLDS, 1), "z_min_count": (MIN_COUNT, None), "zf_min": (MIN_COUNT, None),
-          "q_min_count": (MIN_COUNT, None), "f'{key}_min_count'": (MIN_COUNT, None)}
+          "q_min_count": (MIN_COUNT, None), "f'{key}_min_count'": (MIN_COUNT, None), "rep_dim": (DIM, None),
+          "zf_batch": (BATCH_SIZE, None)}
 
 
 def _commands():
@@ -38,7 +40,9 @@ def test_every_commands_seed_epochs_and_folds_take_the_declared_bounds():
             seen.add(action.dest)
             assert isinstance(action.type, Whole), (name, action.dest)
             assert (action.type.lo, action.type.hi) == bound.range, (name, action.dest, action.type.lo, action.type.hi)
-    assert {"seed", "epochs", "joint_epochs", "folds", "min_count"} <= seen
+    assert {"seed", "epochs", "joint_epochs", "folds", "min_count", "nn_dim"} <= seen
+    dims = [a.type for _, c in _commands() for a in c._actions if a.dest in ("pca_dims", "batch_size")]
+    assert dims and all(getattr(t, "hi", getattr(t, "max_count", None)) in (DIM.high, BATCH_SIZE.high) for t in dims), dims
 
 
 def _number_inputs():
@@ -68,7 +72,7 @@ def test_every_seed_epochs_and_folds_input_reads_the_declared_bound():
             assert isinstance(bounds[0], ast.Starred) or ast.literal_eval(bounds[0]) == low, (file, key, text)
             found[key] = file
         else:
-            assert not any(word in str(key) for word in ("seed", "epoch", "fold", "min_count")), \
+            assert not any(word in str(key) for word in ("seed", "epoch", "fold", "min_count", "dim", "batch")), \
                 (file, key, "declare it in BY_KEY")
     assert set(found) == set(BY_KEY)
 
@@ -85,7 +89,14 @@ def test_the_engine_checks_the_same_bounds():
     for kwargs in ({"epochs": EPOCHS.high + 1}, {"folds": FOLDS.high + 1}, {"epochs": EPOCHS.low - 1}):
         with pytest.raises(InputError, match="whole number from"):
             training_dynamics(X, y, **kwargs)
-    assert set(BOUNDS) == {"seed", "epochs", "folds", "min_count"}
+    assert set(BOUNDS) == {"seed", "epochs", "folds", "min_count", "dim", "batch_size"}
+    from artifact_lens.representations import resolve_spec
+    from artifact_lens.data.sources import load_dataset
+
+    ds = load_dataset("demo:nli:n=60")
+    for dim in (DIM.low - 1, DIM.high + 1):   # a spec's dim= is held to the bound the inputs take
+        with pytest.raises(InputError, match=f"from {DIM.low} to {DIM.high:,}"):
+            resolve_spec(ds, f"tfidf-svd:dim={dim}")
 
 
 def test_the_aflite_sliders_take_their_range_from_the_knobs():
