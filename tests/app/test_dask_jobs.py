@@ -40,4 +40,5 @@ def test_a_run_and_an_evaluation_are_computed_on_the_cluster(fresh_server, clust
     no_exceptions(at)
     assert "Coarse action stops at" in metrics(at)
     computed = {key_split(t[0]) for t in cluster.scheduler.transition_log if t[2] == "memory"}
-    assert {"fit_run", "evaluate"} <= computed, computed   # (Φ of the demo was already cached)
+    # the evaluation is its use case, evaluate_split, sent whole (Φ of the demo was already cached)
+    assert {"fit_run", "evaluate_split"} <= computed, computed
