@@ -29,7 +29,7 @@ from typing import Any, Callable, Optional
 from .cores import computing, share
 from .errors import Cancelled, InputError
 from .job_backends import LocalBackend
-from .keys import ResultKey
+from .keys import require_key
 from .progress import Remaining
 
 __all__ = ["Job", "JobKind", "JobKey", "JobContext", "JobRunner", "offload", "KEPT"]
@@ -119,9 +119,7 @@ class JobKey:
     def __post_init__(self):
         if not isinstance(self.kind, JobKind):
             raise TypeError(f"a job key's kind is a JobKind declared once, not {type(self.kind).__name__}")
-        if not isinstance(self.digest, ResultKey):
-            raise TypeError(f"a job is named by core.base.keys.result_key of the data it reads, not "
-                            f"{type(self.digest).__name__} {str(self.digest)[:40]!r}")
+        require_key(self.digest, "a job")
 
     def __str__(self) -> str:
         return ":".join(p for p in (self.kind.name, self.about, self.digest) if p)

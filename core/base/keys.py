@@ -27,7 +27,8 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["digest", "digest_of", "key_of", "jsonable", "ResultKey", "data_key", "result_key", "read_key", "KEY_FORM"]
+__all__ = ["digest", "digest_of", "key_of", "jsonable", "ResultKey", "data_key", "result_key", "read_key", "require_key",
+           "KEY_FORM"]
 
 #: the form of every key: hex digits, after a lower-case kind where a store keeps several (``umap-…``)
 KEY_FORM = re.compile(r"(?:[a-z][a-z0-9_]*-)?[0-9a-f]{12,64}")
@@ -38,6 +39,15 @@ class ResultKey(str):
     back by `read_key`). It is a ``str``; what makes it one is where it came from."""
 
     __slots__ = ()
+
+
+def require_key(key, what: str) -> ResultKey:
+    """``key`` itself, once checked to be a `ResultKey`: the one guard of every place that keeps a
+    result (a store, the dashboard's cache, a job, the fit memo). TypeError naming ``what`` otherwise."""
+    if not isinstance(key, ResultKey):
+        raise TypeError(f"{what} is named by core.base.keys.result_key of the data it came from, "
+                        f"not {type(key).__name__} {str(key)[:40]!r}")
+    return key
 
 
 def read_key(text) -> ResultKey:

@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Optional
 
 from . import paths
 from .errors import InputError
-from .keys import ResultKey
+from .keys import ResultKey, require_key
 
 __all__ = ["ResultStore", "CorruptResult", "KEY", "prune"]
 
@@ -144,10 +144,7 @@ class ResultStore:
     def save(self, key: ResultKey, write: Callable) -> Path:
         """Write ``key`` atomically with ``write(fh)`` (a binary file object); its path. ``key`` is a
         `core.base.keys.ResultKey`: a result is kept only under the name of the data it came from."""
-        if not isinstance(key, ResultKey):
-            raise TypeError(f"the {self.what} is kept under a key made by core.base.keys.result_key, "
-                            f"not {type(key).__name__} {str(key)[:40]!r}")
-        path = self.path(key)
+        path = self.path(require_key(key, f"a stored {self.what}"))
         if not self.root.exists():   # a folder the tool makes is marked first, so a killed first save is swept too
             self.root.mkdir(parents=True, exist_ok=True)
             self._mark()

@@ -2,7 +2,6 @@
 core, and the memo of fits already made (see `core.evaluation`)."""
 from __future__ import annotations
 
-import json
 import threading
 import warnings
 from collections import OrderedDict
@@ -13,7 +12,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from ..base.keys import ResultKey, digest_of, result_key
+from ..base.keys import ResultKey, digest_of, require_key, result_key
 from ..models import KNN_K, family, make_model, title
 
 
@@ -123,8 +122,7 @@ class FitMemo:
             return hit
 
     def put(self, key: ResultKey, value: tuple) -> None:
-        if not isinstance(key, ResultKey):
-            raise TypeError(f"a fit is remembered under core.base.keys.result_key of its data, not {str(key)[:40]!r}")
+        require_key(key, "a remembered fit")
         size = self._size(value[0])
         if size > self.max_bytes:
             return

@@ -242,7 +242,7 @@ def project(X, ids=None, *, key: Optional[str] = None, method: str = "umap", n_n
 
 
 def _pca_step(X: np.ndarray, dims: int, random_state: int, progress, cancel):
-    """PCA to ``dims`` dimensions (`core.representations.pca`), and what it did."""
+    """PCA to ``dims`` dimensions (`core.base.pca`), and what it did."""
     pca = fit_pca(X, dims, random_state, FIT_ROWS)
     out = pca_transform(pca, X, progress=progress, cancel=cancel)
     record = {"from_dims": int(X.shape[1]), "dims": int(pca.n_components_), "fit_rows": int(pca.fit_rows_),

@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 import pandas as pd
 
-from artifact_lens.base.keys import ResultKey
+from artifact_lens.base.keys import ResultKey, require_key
 from artifact_lens.base.settings import settings
 
 __all__ = ["BoundedCache", "sizeof", "default_budget", "KIND_LIMITS"]
@@ -94,10 +94,7 @@ def _arrays_in(value, seen: set) -> int:
 
 
 def _entry(kind: str, key) -> tuple:
-    if not isinstance(key, ResultKey):
-        raise TypeError(f"the cache keeps a {kind} under core.base.keys.result_key of the data it came from, "
-                        f"not {type(key).__name__} {str(key)[:40]!r}")
-    return kind, key
+    return kind, require_key(key, f"a cached {kind}")
 
 
 class BoundedCache:

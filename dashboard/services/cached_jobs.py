@@ -15,7 +15,7 @@ import logging
 from typing import Optional
 
 from artifact_lens.base.jobs import Job, JobKey, JobKind
-from artifact_lens.base.keys import ResultKey, result_key
+from artifact_lens.base.keys import ResultKey, require_key, result_key
 
 __all__ = ["start", "result", "job", "ended", "keep", "kept", "KINDS", "RUN", "EVALUATION", "MAP",
            "MAP_PARALLEL", "QUALITY", "QUALITY_COMPARE", "FEEDBACK_MODELS", "ZFILTER", "CONSISTENCY", "DYNAMICS",
@@ -60,12 +60,9 @@ def _submit(tab, spec: JobKey, work, *, name: str = "") -> Job:
 
 
 def _named(kind: JobKind, key) -> ResultKey:
-    """``key`` itself, once checked to be a `core.base.keys.ResultKey`: every job and every kept
-    result is named by the data it was computed from (`result_key`), never by a tuple or a path."""
-    if not isinstance(key, ResultKey):
-        raise TypeError(f"a {kind.name} job is named by core.base.keys.result_key of the data it reads, "
-                        f"not {type(key).__name__} {str(key)[:40]!r}")
-    return key
+    """``key`` itself: every job and every kept result is named by the data it was computed from
+    (`result_key`), never by a tuple or a path."""
+    return require_key(key, f"a {kind.name} job")
 
 
 def _job_key(kind: JobKind, key) -> JobKey:

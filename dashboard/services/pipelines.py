@@ -45,10 +45,11 @@ def score(tab, ctx, ds_key: str, ds, spec: str, params: dict, life: Optional[Run
     def build():
         return offload(ctx, represent, ds, spec, progress=span(progress, 0.0, 0.4), cancel=cancel)
 
-    rep = srv.cache.get_or_compute("representation", result_key(ds_key, spec), build)
+    rep_key = result_key(ds_key, spec)
+    rep = srv.cache.get_or_compute("representation", rep_key, build)
     if source_changed(rep.info):      # Φ read from a vector file that has been rewritten since
-        srv.cache.discard("representation", result_key(ds_key, spec))
-        rep = srv.cache.get_or_compute("representation", result_key(ds_key, spec), build)
+        srv.cache.discard("representation", rep_key)
+        rep = srv.cache.get_or_compute("representation", rep_key, build)
     key = key or scoring.scored_key(ds, rep.spec, params, quality, joint)
 
     inputs = scoring.run_inputs(
